@@ -1,0 +1,1 @@
+"""Obsidian-native output: wikilinks, graph colour groups, JSON Canvas maps."""

@@ -1,0 +1,53 @@
+"""The few exception types reme-workbench raises.
+
+Every message says what went wrong *and* what to do about it; the attributes carry
+the data a caller needs (paths, failures) so a program need not parse the text.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RemeError",
+    "NoteError",
+    "UnsafePathError",
+    "NoteExistsError",
+    "StaleChangesetError",
+    "ChangesetRejectedError",
+]
+
+
+class RemeError(Exception):
+    """Base class: anything reme-workbench refuses to do, with the fix in the message."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class NoteError(RemeError):
+    """A file cannot be read as a note: bad YAML, binary, not UTF-8, too large."""
+
+
+class UnsafePathError(RemeError):
+    """A path leaves the vault, follows a symlink out, or is not writable by this caller."""
+
+
+class NoteExistsError(RemeError):
+    """A create would overwrite an existing file; pick another slug."""
+
+
+class StaleChangesetError(RemeError):
+    """A file changed since the changeset was planned; re-plan from the current files."""
+
+    def __init__(self, message: str, *, paths: list[str]) -> None:
+        super().__init__(message, path=paths[0] if paths else None)
+        self.paths = list(paths)
+
+
+class ChangesetRejectedError(RemeError):
+    """A changeset failed one of its checks; nothing was written."""
+
+    def __init__(self, message: str, *, failures: list[tuple[str, str]]) -> None:
+        super().__init__(message)
+        # (check name, explanation) pairs, in the order the checks ran
+        self.failures = list(failures)

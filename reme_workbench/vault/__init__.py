@@ -1,0 +1,1 @@
+"""The pure vault core: no LLM, no index, no network."""

@@ -1,0 +1,92 @@
+"""Layer boundaries, enforced: `vault/` is the pure core and never imports upward.
+
+Walks every module's AST (so a lazy import inside a function counts too).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "reme_workbench"
+
+# vault/ may use the stdlib, these third-party packages, its siblings and errors.
+VAULT_ALLOWED_THIRD_PARTY = {"yaml", "networkx"}
+FORBIDDEN_FOR_VAULT = {
+    "reme_workbench.llm",
+    "reme_workbench.index",
+    "reme_workbench.widgets",
+    "reme_workbench.cli",
+    "reme_workbench.dream",
+    "reme_workbench.consolidate",
+    "reme_workbench.proposals",
+    "reme_workbench.experiments",
+    "litellm",
+    "faiss",
+    "ipywidgets",
+    "matplotlib",
+    "graspologic",
+    "click",
+    "pydantic",
+}
+
+
+def _imports(path: Path, package: str) -> list[str]:
+    """Absolute module names imported by the file at `path` (relative ones resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+                if node.module is None:
+                    names.extend(f"{module}.{a.name}" for a in node.names)
+                else:
+                    names.append(module)
+            else:
+                names.append(node.module or "")
+    return names
+
+
+def _vault_modules():
+    return sorted((PACKAGE / "vault").glob("*.py"))
+
+
+def test_resolver_sees_relative_imports():
+    # guard the guard: a known relative import must resolve to the absolute name
+    names = _imports(PACKAGE / "vault" / "layout.py", "reme_workbench.vault")
+    assert "reme_workbench.errors" in names
+
+
+@pytest.mark.parametrize("path", _vault_modules(), ids=lambda p: p.name)
+def test_vault_core_never_imports_upward(path: Path):
+    bad = []
+    for name in _imports(path, "reme_workbench.vault"):
+        for forbidden in FORBIDDEN_FOR_VAULT:
+            if name == forbidden or name.startswith(forbidden + "."):
+                bad.append(name)
+        if name.startswith("reme_workbench.") and not (
+            name.startswith("reme_workbench.vault") or name == "reme_workbench.errors"
+        ):
+            bad.append(name)
+    assert not bad, f"{path.name} imports {sorted(set(bad))}; vault/ must stay pure"
+
+
+def test_cli_imports_nothing_heavy_at_module_level():
+    """`reme-workbench --help` must stay fast: the CLI module imports only click and
+    the package root at import time; everything else is imported inside commands."""
+    tree = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8"))
+    top_level = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            top_level.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            top_level.append(("." * node.level) + (node.module or ""))
+    heavy = [n for n in top_level if n not in {"__future__", "json", "os", "sys", "pathlib", "click", "."}]
+    assert not heavy, f"cli.py imports {heavy} at module level; move them into the commands"
