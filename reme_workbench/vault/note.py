@@ -1,0 +1,428 @@
+"""One note = one `.md` file: frontmatter mapping + body, parsed and rendered losslessly.
+
+Pure `parse` / `render` sit beside thin file I/O (`decode_note_bytes`, `read_note`), in
+the manner of basic-memory's entity parser. The identity of a note is its vault-relative
+path with the extension; the frontmatter keeps `name` (the basename, kept in sync) and
+`description`, `kind` is an optional free label, and every other user key is preserved
+in its order.
+
+Round trips are byte-identical: `render(parse(t, p)) == t` for every text `t` that
+parses. The original frontmatter block is re-emitted verbatim as long as the mapping is
+unchanged; only a real change re-dumps the YAML (comments and odd quoting are then lost,
+which is the price of editing — untouched notes never pay it).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import math
+import os
+import posixpath
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from ..errors import NoteError, UnsafePathError
+from ._frontmatter import BOM, find_frontmatter
+from .layout import is_markdown, normalize_rel, resolve_inside
+
+__all__ = [
+    "MAX_NOTE_BYTES",
+    "Note",
+    "parse",
+    "render",
+    "render_bytes",
+    "decode_note_bytes",
+    "read_note",
+]
+
+# A note is prose written for an LLM's context window; anything bigger is a mistake
+# (a log, a dump) and loading it would stall every scan.
+MAX_NOTE_BYTES = 5 * 1024 * 1024
+
+# Keys the library owns; `new` refuses them in `extra` so they cannot be overridden.
+_OWN_KEYS = ("name", "description", "kind")
+
+
+@dataclass(frozen=True)
+class Note:
+    """A parsed note. Frozen: every change returns a new Note (`with_*`)."""
+
+    path: str
+    frontmatter: Mapping[str, Any]
+    body: str
+    # Bookkeeping for byte-identical round trips; not part of a note's identity.
+    # The original block text (fences included, BOM excluded) and the mapping it
+    # parsed to: render re-emits the text while the mapping is still the same.
+    _fm_text: str | None = field(default=None, repr=False, compare=False)
+    _fm_source: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
+    _bom: bool = field(default=False, repr=False, compare=False)
+    _newline: str = field(default="\n", repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # A private deep copy behind a read-only view: the caller's dict (and nested
+        # lists) can change later without changing this frozen note.
+        fm = copy.deepcopy(dict(self.frontmatter))
+        object.__setattr__(self, "frontmatter", MappingProxyType(fm))
+
+    # --- the three keys the library reads -------------------------------------------
+
+    @property
+    def name(self) -> str | None:
+        return _as_text(self.frontmatter.get("name"))
+
+    @property
+    def description(self) -> str | None:
+        return _as_text(self.frontmatter.get("description"))
+
+    @property
+    def kind(self) -> str | None:
+        return _as_text(self.frontmatter.get("kind"))
+
+    # --- edits ------------------------------------------------------------------------
+
+    def with_frontmatter(self, **updates: Any) -> Note:
+        """Set keys (new ones go last, existing ones keep their place); None removes."""
+        fm = dict(self.frontmatter)
+        for key, value in updates.items():
+            if value is None:
+                fm.pop(key, None)
+            else:
+                fm[key] = value
+        return replace(self, frontmatter=fm)
+
+    def with_body(self, body: str) -> Note:
+        return replace(self, body=body)
+
+    def with_name_synced(self) -> Note:
+        """Set `name` to the file's basename without `.md`; a no-op keeps the bytes."""
+        stem = _stem(self.path)
+        if self.frontmatter.get("name") == stem and type(self.frontmatter["name"]) is str:
+            return self
+        if "name" in self.frontmatter:
+            return self.with_frontmatter(name=stem)
+        # A missing name goes first, where `new` puts it and readers look for it.
+        return replace(self, frontmatter={"name": stem, **self.frontmatter})
+
+    @classmethod
+    def new(
+        cls,
+        path: str,
+        *,
+        description: str,
+        body: str,
+        kind: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Note:
+        """A fresh note: frontmatter `name, description, kind?, extra...`."""
+        path = normalize_rel(path)
+        if not is_markdown(path):
+            raise UnsafePathError(
+                f"{path!r} is not a markdown path; a note's path ends in .md.", path=path
+            )
+        fm: dict[str, Any] = {"name": _stem(path), "description": description}
+        if kind is not None:
+            fm["kind"] = kind
+        for key, value in (extra or {}).items():
+            if key in _OWN_KEYS:
+                raise ValueError(
+                    f"extra may not set {key!r}; pass it as the {key}= argument instead."
+                )
+            if value is not None:  # None means "absent", as in with_frontmatter
+                fm[key] = value
+        # An empty body stays empty: the closing fence's newline already ends the file.
+        if body and not body.endswith("\n"):
+            body += "\n"
+        return cls(path=path, frontmatter=fm, body=body)
+
+
+# --- pure parse / render --------------------------------------------------------------
+
+
+def parse(text: str, path: str) -> Note:
+    """Split `text` into frontmatter and body. Pure; `path` is the note's identity."""
+    bom = text.startswith(BOM)
+    span = find_frontmatter(text)
+    if span is None:
+        body = text[1:] if bom else text
+        newline = "\r\n" if "\r\n" in body else "\n"
+        return Note(path=path, frontmatter={}, body=body, _bom=bom, _newline=newline)
+
+    yaml_text = text[span.yaml_start : span.yaml_end]
+    first_yaml_line = text.count("\n", 0, span.yaml_start) + 1
+    data = _load_yaml(yaml_text, path, first_yaml_line)
+    if data is None:  # only whitespace or comments
+        data = {}
+    if isinstance(data, dict):
+        _check_shape(data, path, first_yaml_line)
+    else:
+        raise NoteError(
+            f"{path}: the frontmatter (line {first_yaml_line}) is a YAML "
+            f"{type(data).__name__}, not a mapping of keys to values. Write it as "
+            "`key: value` lines, or remove the frontmatter block.",
+            path=path,
+        )
+    return Note(
+        path=path,
+        frontmatter=data,
+        body=text[span.end :],
+        _fm_text=text[span.start : span.end],
+        _fm_source=copy.deepcopy(data),
+        _bom=bom,
+        _newline=span.newline,
+    )
+
+
+def render(note: Note) -> str:
+    """The note's text. An untouched parsed note renders exactly as it was read."""
+    prefix = BOM if note._bom else ""
+    if note._fm_text is not None and _same(dict(note.frontmatter), note._fm_source):
+        return prefix + note._fm_text + note.body
+    if not note.frontmatter:
+        # Emptied mapping: keep an empty block if there was one, add none otherwise.
+        nl = note._newline
+        block = f"---{nl}---{nl}" if note._fm_text is not None else ""
+        return prefix + block + note.body
+    return prefix + _dump_block(note.frontmatter, note._newline) + note.body
+
+
+def render_bytes(note: Note) -> bytes:
+    """UTF-8 bytes of `render(note)`; a BOM read from the file is written back."""
+    text = render(note)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NoteError(
+            f"{note.path}: character {exc.start} is a lone surrogate "
+            f"({text[exc.start]!r}) that UTF-8 cannot store; remove it from the note.",
+            path=note.path,
+        ) from None
+
+
+# --- file I/O -------------------------------------------------------------------------
+
+
+def decode_note_bytes(data: bytes, path: str, *, max_bytes: int = MAX_NOTE_BYTES) -> str:
+    """Decode a note file's bytes (strict UTF-8, BOM kept as a character)."""
+    if len(data) > max_bytes:
+        raise _too_large(path, len(data), max_bytes)
+    # UTF-16 is full of NULs; name it rather than call the file binary.
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise NoteError(
+            f"{path} is UTF-16 encoded; notes are UTF-8. Convert it with "
+            f"`iconv -f utf-16 -t utf-8 {path}`.",
+            path=path,
+        )
+    nul = data.find(b"\x00")
+    if nul != -1:
+        raise NoteError(
+            f"{path} has a NUL byte at offset {nul}: it looks binary; move it out of the "
+            "vault or rename it without .md.",
+            path=path,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NoteError(
+            f"{path} is not UTF-8 (invalid byte 0x{data[exc.start]:02x} at byte offset "
+            f"{exc.start}). Convert it, e.g. `iconv -f <encoding> -t utf-8` with the "
+            "file's real encoding (often latin1 or cp1252).",
+            path=path,
+        ) from None
+
+
+def read_note(root: Path, rel: str, *, max_bytes: int = MAX_NOTE_BYTES) -> Note:
+    """Read and parse `root/rel`. Refuses symlinks, non-files and oversized files.
+
+    The size is checked with fstat on the open descriptor before any byte is read, and
+    at most `max_bytes + 1` bytes are ever read, so a huge (or growing) file is never
+    loaded. A missing file raises FileNotFoundError.
+    """
+    rel = normalize_rel(rel)
+    target = resolve_inside(root, rel)
+    # O_NOFOLLOW closes the gap between resolve_inside's lstat and the open; O_NONBLOCK
+    # keeps a FIFO named *.md from hanging the open.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(target, flags)
+    except OSError as exc:
+        if os.path.islink(target):
+            raise UnsafePathError(
+                f"{rel!r} is a symlink; reme-workbench never follows links. Replace it "
+                "with the real file.",
+                path=rel,
+            ) from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NoteError(
+                f"{rel} is not a regular file; move it out of the vault or rename it without .md.",
+                path=rel,
+            )
+        if st.st_size > max_bytes:
+            raise _too_large(rel, st.st_size, max_bytes)
+        chunks: list[bytes] = []
+        remaining = max_bytes + 1  # one extra byte tells us the file grew past the limit
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    finally:
+        os.close(fd)
+    return parse(decode_note_bytes(b"".join(chunks), rel, max_bytes=max_bytes), rel)
+
+
+# --- helpers --------------------------------------------------------------------------
+
+
+def _stem(path: str) -> str:
+    base = posixpath.basename(path)
+    return base[:-3] if is_markdown(base) else base
+
+
+def _as_text(value: Any) -> str | None:
+    """A frontmatter value as text: `name: 2026` is still a name; lists are not."""
+    if value is None or isinstance(value, dict | list | tuple | set | bytes):
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _load_yaml(yaml_text: str, path: str, first_line: int) -> Any:
+    try:
+        return yaml.safe_load(yaml_text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + (mark.line if mark is not None else 0)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise _bad_yaml(path, line, problem) from None
+    except yaml.reader.ReaderError as exc:
+        line = first_line + yaml_text.count("\n", 0, exc.position)
+        raise _bad_yaml(path, line, f"character {exc.character!r} is not allowed") from None
+    except yaml.YAMLError as exc:
+        raise _bad_yaml(path, first_line, str(exc)) from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # PyYAML lets some constructor errors escape unwrapped, e.g. the date
+        # `2026-13-45` raises ValueError("month must be in 1..12").
+        raise _bad_yaml(path, first_line, f"{type(exc).__name__}: {exc}") from None
+
+
+def _bad_yaml(path: str, line: int, problem: str) -> NoteError:
+    return NoteError(
+        f"{path}, line {line}: the frontmatter is not valid YAML ({problem}). Fix the "
+        "YAML between the --- lines, or remove the frontmatter block.",
+        path=path,
+    )
+
+
+def _too_large(path: str, size: int, limit: int) -> NoteError:
+    return NoteError(
+        f"{path} is {size:,} bytes ({size / 1048576:.1f} MiB), over the {limit:,}-byte "
+        f"({limit / 1048576:.1f} MiB) limit for a note. Split it into smaller notes or "
+        "move it out of the vault.",
+        path=path,
+    )
+
+
+def _dump_block(frontmatter: Mapping[str, Any], newline: str) -> str:
+    data = dict(frontmatter)
+    # PyYAML with allow_unicode writes U+0085 raw, which reads back as a line break;
+    # so check the dump reads back the same, and fall back to escaped non-ASCII.
+    for allow_unicode in (True, False):
+        try:
+            dumped = yaml.safe_dump(
+                data,
+                sort_keys=False,
+                allow_unicode=allow_unicode,
+                default_flow_style=False,
+                line_break=newline,
+            )
+        except yaml.representer.RepresenterError as exc:
+            raise TypeError(
+                f"A frontmatter value cannot be written as YAML ({exc}); use str, int, "
+                "float, bool, date, datetime, list or dict."
+            ) from None
+        try:
+            faithful = _same(yaml.safe_load(dumped), data, loose=True)
+        except (yaml.YAMLError, ValueError):
+            faithful = False
+        if faithful:
+            return f"---{newline}{dumped}---{newline}"
+    raise ValueError(
+        f"The frontmatter {data!r} does not survive a YAML round trip; simplify the values."
+    )
+
+
+_MAX_NODES = 100_000
+_MAX_DEPTH = 100
+
+
+def _check_shape(data: dict[Any, Any], path: str, line: int) -> None:
+    """Refuse frontmatter that refers to itself or explodes through YAML aliases.
+
+    Aliases share objects, so a small file can describe billions of values; every walk
+    over the mapping (compare, copy, dump) would then hang.
+    """
+    count = 0
+    on_path: set[int] = set()
+
+    def walk(value: Any, depth: int) -> None:
+        nonlocal count
+        count += 1
+        if count > _MAX_NODES or depth > _MAX_DEPTH:
+            raise NoteError(
+                f"{path}, line {line}: the frontmatter nests deeper than {_MAX_DEPTH} "
+                f"levels or expands to over {_MAX_NODES:,} values (YAML aliases); "
+                "simplify it, or remove the frontmatter block.",
+                path=path,
+            )
+        if isinstance(value, dict | list):
+            if id(value) in on_path:
+                raise NoteError(
+                    f"{path}, line {line}: the frontmatter refers to itself through a YAML "
+                    "alias; replace the alias with a plain value, or remove the "
+                    "frontmatter block.",
+                    path=path,
+                )
+            on_path.add(id(value))
+            for child in value.values() if isinstance(value, dict) else value:
+                walk(child, depth + 1)
+            on_path.discard(id(value))
+
+    walk(data, 0)
+
+
+def _same(a: Any, b: Any, *, loose: bool = False) -> bool:
+    """Equality that also demands equal types and key order.
+
+    Plain `==` would call `{a: 1}` and `{a: True}` the same and keep the old text, so
+    `with_frontmatter(a=True)` would silently not be written. `loose` lets a tuple
+    match the list YAML turns it into.
+    """
+    if a is b:
+        return True
+    if loose and isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        pass
+    elif type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return len(a) == len(b) and all(
+            _same(ka, kb, loose=loose) and _same(va, vb, loose=loose)
+            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True)
+        )
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, y, loose=loose) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, _dt.datetime):
+        # The same instant written in another zone is a change; the zone's class is not.
+        return a == b and a.utcoffset() == b.utcoffset()
+    return bool(a == b)
