@@ -1,0 +1,187 @@
+"""Derived data in `meta/`: versioned JSON snapshots and append-only JSONL logs.
+
+Seed 004 §11: every meta file carries `version` and `computed_at`; a reader that finds
+another version (or a broken file) ignores it with a warning and degrades, instead of
+crashing — meta is rebuildable, notes are the truth. Meta files are written directly
+(atomic temp + fsync + rename), not through a changeset: they are derived, and a
+last-writer-wins snapshot is all they need.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RemeError, UnsafePathError
+from .layout import resolve_inside
+
+if TYPE_CHECKING:
+    from .store import ApplyResult, Store
+
+__all__ = ["MetaRead", "write_meta", "read_meta", "append_jsonl", "append_audit", "meta_path"]
+
+_NAME_RE = re.compile(r"[a-z0-9_]+")
+_RESERVED = ("version", "computed_at")
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise RemeError(
+            f"Meta name {name!r} must be lowercase letters, digits and '_' (it becomes "
+            "meta/<name>.json), e.g. 'communities'."
+        )
+    return name
+
+
+def meta_path(root: Path, name: str, suffix: str = ".json") -> Path:
+    """`<root>/meta/<name><suffix>`, refusing symlinks on the way."""
+    return resolve_inside(Path(root), f"meta/{_check_name(name)}{suffix}")
+
+
+def _ensure_meta_dir(root: Path) -> Path:
+    folder = resolve_inside(Path(root), "meta")
+    try:
+        os.mkdir(folder)
+    except FileExistsError:
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            raise UnsafePathError(
+                f"{str(folder)!r} is not a real folder; replace it with one.", path="meta"
+            ) from None
+    return folder
+
+
+def _iso_utc(when: datetime) -> str:
+    # Naive datetimes from an injected clock are taken to be UTC already.
+    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return when.replace(tzinfo=None).isoformat() + "Z"
+
+
+def write_meta(
+    root: Path, name: str, payload: Mapping[str, Any], *, version: int, now: datetime
+) -> Path:
+    """Write `meta/<name>.json` atomically with `version` and `computed_at` first.
+
+    Keys `version` / `computed_at` in `payload` are replaced by the given values (so a
+    dict read back from `read_meta` can be written again).
+    """
+    path = meta_path(root, name)
+    folder = _ensure_meta_dir(root)
+    doc: dict[str, Any] = {"version": version, "computed_at": _iso_utc(now)}
+    doc.update((k, v) for k, v in payload.items() if k not in _RESERVED)
+    data = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    tmp = folder / f".{name}.json.{uuid.uuid4().hex[:8]}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)  # readers see the old file or the new one, never half
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+    return path
+
+
+@dataclass(frozen=True)
+class MetaRead:
+    data: dict | None  # None when absent, unreadable, bad JSON, or another version
+    warning: str | None  # why it was ignored and what to do
+
+
+def read_meta(root: Path, name: str, *, version: int, rebuild: str | None = None) -> MetaRead:
+    """Read `meta/<name>.json` if it has `version`; otherwise data None and a warning.
+
+    `rebuild` names the command that recomputes the file (e.g. "reme-workbench
+    communities"); it goes into the warning so the user knows the fix.
+    """
+    rel = f"meta/{_check_name(name)}.json"
+    fix = (
+        f"run `{rebuild}` to rebuild it"
+        if rebuild
+        else "it is rebuilt the next time it is computed"
+    )
+
+    def degrade(why: str) -> MetaRead:
+        return MetaRead(None, f"{rel} {why}; ignoring it — {fix}.")
+
+    try:
+        path = meta_path(root, name)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return degrade("does not exist yet")
+    except UnsafePathError as exc:
+        return degrade(f"is not safe to read ({exc})")
+    except OSError as exc:
+        return degrade(f"cannot be opened ({exc.strerror})")
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        return degrade(f"cannot be read ({exc.strerror})")
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return degrade(f"is not valid JSON ({exc})")
+    if not isinstance(doc, dict):
+        return degrade("is not a JSON object")
+    found = doc.get("version")
+    if found != version or isinstance(found, bool):
+        return degrade(f"has version {found!r} but this reme-workbench reads version {version}")
+    return MetaRead(doc, None)
+
+
+def append_jsonl(root: Path, name: str, record: Mapping[str, Any]) -> None:
+    """Append `record` as one line to `meta/<name>.jsonl` (e.g. the access log).
+
+    One `write()` on an O_APPEND fd: concurrent appenders never interleave inside a
+    line. Not fsynced — a log entry lost to a power cut is acceptable for a log.
+    """
+    path = meta_path(root, name, ".jsonl")
+    _ensure_meta_dir(root)
+    # json.dumps escapes newlines inside strings, so the record is exactly one line.
+    line = (json.dumps(dict(record), ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+        "utf-8"
+    )
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        written = os.write(fd, line)
+        if written != len(line):  # only on a full disk; report instead of tearing silently
+            raise RemeError(
+                f"Only {written} of {len(line)} bytes were appended to {path}; "
+                "free disk space and check the last line of the file."
+            )
+    finally:
+        os.close(fd)
+
+
+def append_audit(store: Store, kind: str, markdown: str, *, description: str = "") -> ApplyResult:
+    """Append an entry to `audit/<date>/<kind>.md` on its own, through the journal.
+
+    To record an audit entry together with a change, put `audit=AuditEntry(...)` on
+    that change's Changeset instead, so both land atomically.
+    """
+    from .store import AuditEntry, Changeset  # local: store is the heavier module
+
+    return store.apply(
+        Changeset((), description=description or f"audit {kind}", audit=AuditEntry(kind, markdown))
+    )
