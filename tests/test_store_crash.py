@@ -245,13 +245,14 @@ def kill_case(base: Path, delay: float) -> tuple[str, bool]:
 def test_kill_9_at_random_instants_leaves_old_or_new(calibration, fast_tmp):
     rng = random.Random(7)
     span = max(calibration["elapsed"], 0.01) * 1.3
-    delays = [rng.uniform(0, span) for _ in range(40)]
+    # the issue asks for >= 100 real kill -9s of a process applying 200 files
+    delays = [rng.uniform(0, span) for _ in range(100)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(
             pool.map(lambda a: kill_case(fast_tmp / f"k{a[0]}", a[1]), enumerate(delays))
         )
     # the delays are spread over one apply, so some kills must land inside the journal
-    assert sum(mid for _, mid in results) >= 3, results
+    assert sum(mid for _, mid in results) >= 5, results
 
 
 # --------------------------------------------------------------------------- in-process
