@@ -1,0 +1,34 @@
+"""Run every benchmark in this folder, one after the other, and print their figures.
+
+    python benchmarks/run_all.py            # default sizes
+    python benchmarks/run_all.py --quick    # smaller sizes, for a smoke run
+
+Exit status 1 when any benchmark missed its target.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+QUICK_ARGS = {"bench_vault.py": ["--sizes", "1000"]}
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    failed = []
+    for script in sorted(HERE.glob("bench_*.py")):
+        print(f"== {script.name}", flush=True)
+        args = QUICK_ARGS.get(script.name, []) if quick else []
+        code = subprocess.run([sys.executable, str(script), *args]).returncode
+        if code:
+            failed.append(script.name)
+    if failed:
+        print("missed targets: " + ", ".join(failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

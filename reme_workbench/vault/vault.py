@@ -1,0 +1,208 @@
+"""`Vault`: one open vault — its store (writes), scan (records) and link graph.
+
+Opening a vault finishes or rolls back an interrupted journal first, so every reader
+sees either the old or the new state of the last changeset, never a mix.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+
+from ..errors import RemeError
+from .graph import LinkGraph
+from .health import HealthReport, check_health, plan_link_fixes, render_health_markdown
+from .layout import BUCKETS, CACHE_DIR, LAYERS
+from .meta import write_meta
+from .ops import RETARGET_LAYERS, RetargetPlan, plan_rename, plan_retarget
+from .scan import ScanDelta, VaultScan
+from .store import ApplyResult, AuditEntry, Changeset, Store
+
+__all__ = ["Vault", "init_vault", "retarget_links", "rename_note", "looks_like_vault"]
+
+_GITIGNORE_LINE = f"{CACHE_DIR}/"
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def looks_like_vault(root: Path) -> bool:
+    root = Path(root)
+    return root.is_dir() and any((root / layer).is_dir() for layer in LAYERS)
+
+
+class Vault:
+    """An open vault. Build it with `Vault.open(root)`."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        clock: Callable[[], datetime] = _utcnow,
+        lock_timeout: float = 30.0,
+        cache: bool = True,
+    ) -> None:
+        self.root = Path(root)
+        self.clock = clock
+        self.store = Store(self.root, clock=clock, lock_timeout=lock_timeout)
+        self._cache = cache
+        self._scan: VaultScan | None = None
+        self._graph: LinkGraph | None = None
+        self.recovery_messages: list[str] = []
+
+    @classmethod
+    def open(
+        cls,
+        root: Path | str,
+        *,
+        clock: Callable[[], datetime] = _utcnow,
+        lock_timeout: float = 30.0,
+        cache: bool = True,
+    ) -> Vault:
+        root = Path(root)
+        if not root.is_dir():
+            raise RemeError(
+                f"{root} is not a folder; create a vault with `reme-workbench init {root}`.",
+                path=str(root),
+            )
+        if not looks_like_vault(root):
+            raise RemeError(
+                f"{root} has none of the vault layers ({', '.join(LAYERS)}); run "
+                f"`reme-workbench init {root}` to add them (existing files are kept).",
+                path=str(root),
+            )
+        vault = cls(root, clock=clock, lock_timeout=lock_timeout, cache=cache)
+        vault.recovery_messages = vault.store.recover()
+        return vault
+
+    # -- reading ---------------------------------------------------------------
+    @property
+    def scan(self) -> VaultScan:
+        if self._scan is None:
+            self._scan = VaultScan(self.root, cache=self._cache)
+            self._scan.refresh()
+        return self._scan
+
+    @property
+    def graph(self) -> LinkGraph:
+        if self._graph is None:
+            self._graph = LinkGraph.from_scan(self.scan)
+        return self._graph
+
+    def refresh(self, paths: Iterable[str] | None = None) -> ScanDelta:
+        """Bring scan and graph up to date (only `paths` when given)."""
+        delta = self.scan.refresh(paths)
+        if self._graph is not None and (delta.changed or delta.removed):
+            self._graph.update(self.scan, delta)
+        return delta
+
+    # -- writing ---------------------------------------------------------------
+    def apply(self, changeset: Changeset) -> ApplyResult:
+        result = self.store.apply(changeset)
+        if self._scan is not None:
+            self.refresh(result.written)
+        return result
+
+    def health(self, paths: Iterable[str] | None = None) -> HealthReport:
+        return check_health(self.scan, paths)
+
+    def write_health_report(self, report: HealthReport) -> str:
+        """Write `audit/<date>/health_links.md` (replacing today's) and return its path."""
+        date = self.clock().date().isoformat()
+        rel = f"audit/{date}/health_links.md"
+        content = render_health_markdown(report, date=date).encode("utf-8")
+        current = self.store.read(rel)
+        if current is not None and current[0] == content:
+            return rel
+        if current is None:
+            op = self.store.plan_create(rel, content)
+        else:
+            op = self.store.plan_edit(rel, content)
+        self.apply(Changeset(ops=(op,), description="health report"))
+        return rel
+
+    def fix_links(self, report: HealthReport) -> ApplyResult | None:
+        changeset = plan_link_fixes(self.store, report)
+        return None if changeset is None else self.apply(changeset)
+
+    def write_meta(self, name: str, payload: dict, *, version: int) -> Path:
+        return write_meta(self.root, name, payload, version=version, now=self.clock())
+
+    def record_audit(self, kind: str, markdown: str) -> ApplyResult:
+        return self.apply(Changeset(ops=(), description=kind, audit=AuditEntry(kind, markdown)))
+
+
+def retarget_links(
+    vault: Vault,
+    old: str,
+    new: str,
+    *,
+    layers: Iterable[str] = RETARGET_LAYERS,
+    dry_run: bool = False,
+) -> RetargetPlan:
+    """Rewrite every inbound link to `old` so it points at `new`, as one changeset."""
+    plan = plan_retarget(vault.store, vault.scan.records.values(), old, new, layers=layers)
+    if not dry_run and plan.changeset.ops:
+        vault.apply(plan.changeset)
+    return plan
+
+
+def rename_note(vault: Vault, old: str, new: str, *, dry_run: bool = False) -> RetargetPlan:
+    """Move note `old` to `new` and retarget every inbound link, atomically."""
+    plan = plan_rename(vault.store, vault.scan.records.values(), old, new)
+    if not dry_run:
+        vault.apply(plan.changeset)
+    return plan
+
+
+def _sample_root():
+    return resources.files("reme_workbench").joinpath("samples", "vault")
+
+
+def init_vault(root: Path | str, *, sample: bool = False) -> list[str]:
+    """Create the vault layers (keeping whatever exists) and optionally the sample.
+
+    Returns the vault-relative paths it created. Never overwrites a file: sample files
+    whose path already exists are skipped.
+    """
+    root = Path(root)
+    if root.exists() and not root.is_dir():
+        raise RemeError(f"{root} exists and is not a folder; choose another path.", path=str(root))
+    created: list[str] = []
+    for rel in [*LAYERS, *(f"digest/{b}" for b in BUCKETS), CACHE_DIR]:
+        folder = root / rel
+        if not folder.exists():
+            folder.mkdir(parents=True)
+            created.append(rel + "/")
+    gitignore = root / ".gitignore"
+    lines = gitignore.read_text(encoding="utf-8").splitlines() if gitignore.exists() else []
+    if _GITIGNORE_LINE not in lines:
+        with gitignore.open("a", encoding="utf-8") as fh:
+            if lines and not gitignore.read_text(encoding="utf-8").endswith("\n"):
+                fh.write("\n")
+            fh.write("# reme-workbench caches (rebuildable)\n" + _GITIGNORE_LINE + "\n")
+        created.append(".gitignore")
+    if sample:
+        created.extend(_copy_sample(root))
+    return created
+
+
+def _copy_sample(root: Path) -> list[str]:
+    created = []
+    source = _sample_root()
+    with resources.as_file(source) as src_dir:
+        for src in sorted(Path(src_dir).rglob("*")):
+            rel = src.relative_to(src_dir).as_posix()
+            if not src.is_file() or rel == "README.md":
+                continue
+            dest = root / rel
+            if dest.exists():
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
+            created.append(rel)
+    return created
