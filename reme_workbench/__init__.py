@@ -89,7 +89,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .vault.scan import VaultScan  # noqa: F401
     from .vault.slug import note_path, slugify  # noqa: F401
     from .vault.store import (  # noqa: F401
-        ApplyResult, AuditEntry, Changeset, Create, Delete, Edit, NamedCheck, Stamp, Store,
+        ApplyResult,
+        AuditEntry,
+        Changeset,
+        Create,
+        Delete,
+        Edit,
+        NamedCheck,
+        Stamp,
+        Store,
         apply_with_replan,
     )
     from .vault.vault import Vault, init_vault, rename_note, retarget_links  # noqa: F401

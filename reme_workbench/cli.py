@@ -219,17 +219,24 @@ def graph(obj: _Ctx, top: int, as_json):
 def health(obj: _Ctx, fix: bool, no_report: bool, as_json):
     """Check links: D1 broken links, D10 broken or missing provenance.
 
-    Writes audit/<date>/health_links.md with links to the offenders. --fix repairs D1
-    through one atomic changeset recorded in audit/; D10 is only reported, since a
-    broken provenance chain needs a person.
+    D1 covers digest notes and daily logs; D10 covers digest notes. Writes
+    audit/<date>/health_links.md with links to the offenders. --fix repairs D1 in
+    digest/ through one atomic changeset recorded in audit/ (daily/ is source material
+    and is only reported); D10 is only reported, since a broken provenance chain needs
+    a person.
     """
+    from .vault.layout import is_digest_note
+
+    def in_digest(r):
+        return sum(1 for b in r.broken_links if is_digest_note(b.source))
+
     vault = obj.open()
     report = vault.health()
     fixed = 0
-    if fix and report.broken_links:
-        result = vault.fix_links(report)
-        fixed = len(report.broken_links) if result else 0
-        report = vault.health()
+    if fix and in_digest(report):
+        vault.fix_links(report)
+        before, report = in_digest(report), vault.health()
+        fixed = before - in_digest(report)
     report_path = None if no_report else vault.write_health_report(report)
     _warn_problems(vault)
     if _wants_json(as_json):
@@ -246,6 +253,9 @@ def health(obj: _Ctx, fix: bool, no_report: bool, as_json):
         click.echo(f"  {path}")
     if fixed:
         click.echo(f"Fixed {fixed} broken link(s).")
+    left = len(report.broken_links) - in_digest(report)
+    if fix and left:
+        click.echo(f"Left {left} broken link(s) in daily/ as they are: source material is not rewritten.")
     if report_path:
         click.echo(f"Report: {report_path}")
 

@@ -254,5 +254,14 @@ def test_console_script_runs_end_to_end(tmp_path):
     subprocess.run([*exe, "init", str(target), "--sample", "--json"], check=True, capture_output=True)
     out = subprocess.run([*exe, "--vault", str(target), "health", "--json"], check=True, capture_output=True, text=True)
     data = json.loads(out.stdout)
-    # the sample holds exactly one deliberately broken link, in a daily log (not digest)
-    assert set(data) >= {"broken_links", "broken_provenance", "missing_provenance"}
+    # the sample holds exactly one deliberately broken link, in a daily log
+    assert [(b["source"], b["target"]) for b in data["broken_links"]] == [
+        ("daily/2026-10-20/vendor-sla-review.md", "resource/2026-10-20/missing-vendor-sla.md")
+    ]
+    assert data["broken_provenance"] == [] and data["missing_provenance"] == []
+    # --fix never rewrites daily/: the link is reported, the log is untouched
+    log = target / "daily/2026-10-20/vendor-sla-review.md"
+    before = log.read_bytes()
+    out = subprocess.run([*exe, "--vault", str(target), "health", "--fix", "--text"], check=True, capture_output=True, text=True)
+    assert "Left 1 broken link(s) in daily/" in out.stdout
+    assert log.read_bytes() == before

@@ -59,7 +59,7 @@ def vault(make_vault):
                 "Outside [[../../etc/passwd]] and [[#Local heading]].\n"
             ),
             "digest/personal/broken-only.md": "derived_from:: [[daily/2099-01-01/never.md]]\n",
-            "daily/2026-10-05/log.md": "log [[digest/wiki/nowhere.md]]\n",  # daily: not checked
+            "daily/2026-10-05/log.md": "log [[digest/wiki/ok.md]]\n",
         }
     )
 
@@ -241,3 +241,20 @@ def test_the_check_rejects_a_fix_that_touches_other_links(vault, clock):
     assert "digest/wiki/ok.md" in info.value.failures[0][1]
     assert (vault / "digest/wiki/fixme.md").read_text(encoding="utf-8") == FIXME
     assert isinstance(bad, Changeset)
+
+
+def test_d1_reports_daily_logs_but_the_fix_never_rewrites_them(make_vault):
+    root = make_vault(
+        {
+            "digest/wiki/a.md": "[[digest/wiki/gone.md]]\n" + PROV,
+            "daily/2026-10-05/log.md": "log [[digest/wiki/nowhere.md]]\n",
+        }
+    )
+    report = check_health(fresh_scan(root))
+    assert [(b.source, b.target) for b in report.broken_links] == [
+        ("daily/2026-10-05/log.md", "digest/wiki/nowhere.md"),
+        ("digest/wiki/a.md", "digest/wiki/gone.md"),
+    ]
+    assert report.missing_provenance == ()  # D10 is for digest notes only
+    changeset = plan_link_fixes(Store(root), report)
+    assert [op.path for op in changeset.ops] == ["digest/wiki/a.md"]

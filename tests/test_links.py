@@ -158,7 +158,8 @@ def test_line_predicate_after_optional_bullet_and_task_box_dataview(prefix):
 
 
 @pytest.mark.parametrize(
-    "line", ["text related:: [[a.md]]", "-related:: [[a.md]]", "1related:: [[a.md]]", "# h:: [[a.md]]"]
+    "line",
+    ["text related:: [[a.md]]", "-related:: [[a.md]]", "1related:: [[a.md]]", "# h:: [[a.md]]"],
 )
 def test_predicate_not_at_line_start_is_not_a_line_predicate(line):
     assert one(line).predicate is None
@@ -218,7 +219,10 @@ def test_retarget_exact_full_path_only_reme():
     "before, after",
     [
         ("Jump to [[topics/Alice.md#intro]] please.", "Jump to [[people/Alice.md#intro]] please."),
-        ("Meet [[topics/Alice.md|Alice the Architect]].", "Meet [[people/Alice.md|Alice the Architect]]."),
+        (
+            "Meet [[topics/Alice.md|Alice the Architect]].",
+            "Meet [[people/Alice.md|Alice the Architect]].",
+        ),
         ("See [[topics/Alice.md#bio|her bio]] now.", "See [[people/Alice.md#bio|her bio]] now."),
         ("Inline embed: ![[topics/Alice.md]] here.", "Inline embed: ![[people/Alice.md]] here."),
         ("| [[topics/Alice.md\\|A]] |", "| [[people/Alice.md\\|A]] |"),
@@ -409,7 +413,9 @@ def test_format_link_canonical_forms():
     assert format_link("x.md", alias="The X") == "[[x.md|The X]]"
     assert format_link("r/x.png", embed=True) == "![[r/x.png]]"
     assert format_predicate_link("related", "x.md") == "related:: [[x.md]]"
-    assert format_predicate_link("part_of", "x.md", alias="X", inline=True) == "[part_of:: [[x.md|X]]]"
+    assert (
+        format_predicate_link("part_of", "x.md", alias="X", inline=True) == "[part_of:: [[x.md|X]]]"
+    )
 
 
 @pytest.mark.parametrize(
@@ -513,8 +519,11 @@ def tokens(draw, line_pred=None):
     """One line of inline tokens and the links it should yield, in order."""
     parts, expected = [], []
     for _ in range(draw(st.integers(1, 6))):
-        kind = draw(st.sampled_from(["word", "word", "link", "code", "esc", "bang", "open",
-                                     "field", "cjk", "colon"]))
+        kind = draw(
+            st.sampled_from(
+                ["word", "word", "link", "code", "esc", "bang", "open", "field", "cjk", "colon"]
+            )
+        )
         if kind == "word":
             parts.append(draw(word_st))
         elif kind == "link":
@@ -592,7 +601,9 @@ def documents(draw):
 
 
 def summary(links: list[Link]) -> list[tuple]:
-    return [(lk.target, lk.alias, lk.anchor, lk.embed, lk.predicate, lk.predicate_kind) for lk in links]
+    return [
+        (lk.target, lk.alias, lk.anchor, lk.embed, lk.predicate, lk.predicate_kind) for lk in links
+    ]
 
 
 @settings(max_examples=200, deadline=None)

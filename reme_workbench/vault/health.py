@@ -54,7 +54,7 @@ class BrokenLink:
 
 @dataclass(frozen=True)
 class HealthReport:
-    broken_links: tuple[BrokenLink, ...]  # D1 (provenance links excepted: those are D10)
+    broken_links: tuple[BrokenLink, ...]  # D1 in digest/ and daily/ (provenance links are D10)
     broken_provenance: tuple[BrokenLink, ...]  # D10: derived_from:: into sources, unresolved
     missing_provenance: tuple[str, ...]  # D10: digest notes with no derived_from:: source link
 
@@ -119,13 +119,19 @@ class _Reasons:
         return found[0] if len(found) == 1 else None
 
 
+def _checked_source(path: str) -> bool:
+    # D1 covers the agent's daily logs too (their links feed dream); D10 is digest-only.
+    return is_digest_note(path) or (path.startswith("daily/") and path.endswith(".md"))
+
+
 def check_health(scan: VaultScan, paths: Iterable[str] | None = None) -> HealthReport:
-    """Run D1 and D10 over every digest note, or only over `paths` (inline after a write)."""
+    """Run D1 over digest notes and daily logs and D10 over digest notes, or only over
+    `paths` (inline after a write)."""
     records = scan.records
     if paths is None:
-        sources = sorted(p for p in records if is_digest_note(p))
+        sources = sorted(p for p in records if _checked_source(p))
     else:
-        sources = sorted({p for p in paths if p in records and is_digest_note(p)})
+        sources = sorted({p for p in paths if p in records and _checked_source(p)})
     reason = _Reasons(scan)
     broken: list[BrokenLink] = []
     broken_prov: list[BrokenLink] = []
@@ -144,7 +150,7 @@ def check_health(scan: VaultScan, paths: Iterable[str] | None = None) -> HealthR
                 reason(link.target),
             )
             (broken_prov if provenance else broken).append(found)
-        if not has_provenance:
+        if not has_provenance and is_digest_note(source):
             missing.append(source)
     return HealthReport(tuple(broken), tuple(broken_prov), tuple(missing))
 
@@ -272,6 +278,8 @@ def plan_link_fixes(store: Store, report: HealthReport) -> Changeset | None:
     """
     by_source: dict[str, dict[tuple[int, int, str], BrokenLink]] = defaultdict(dict)
     for b in report.broken_links:
+        if not is_digest_note(b.source):
+            continue  # daily/ is source material: reported, never rewritten by a fix
         by_source[b.source][(b.line, b.column, b.raw)] = b
     ops: list[Edit] = []
     removed: dict[str, list[Link]] = {}

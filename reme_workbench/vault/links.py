@@ -10,6 +10,10 @@ Grammar decisions beyond the seed:
   `[p:: [[a|x]]]` always ends where it should.
 - Inline fields are `[pred:: ...]` and Dataview's `(pred:: ...)`; the field ends at its
   matching bracket on the same line, with links skipped as atoms.
+- `[[]]`, `[[ ]]`, `[[|a]]` and `[[#]]` are not links; an empty alias or anchor is None.
+- A code span never crosses a blank line, a list item start or a heading.
+- format_link also refuses targets with surrounding whitespace (they would parse back
+  trimmed) and a trailing backslash (it would escape the alias pipe).
 """
 
 from __future__ import annotations
@@ -454,6 +458,7 @@ def retarget_text(text: str, old: str, new: str) -> tuple[str, int]:
 
     Only the target span changes, so alias, anchor, embed mark, predicate and spacing
     survive. Short or extension-less forms of `old` are not matched (seed 000 §3).
+    `old == new` changes nothing and counts 0.
     """
     _check_target(new)
     if not old:
