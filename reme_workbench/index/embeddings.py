@@ -1,0 +1,66 @@
+"""The `Embedder` interface and the embedders that need no model files.
+
+An embedder turns texts into L2-normalised float32 rows. Its `name` and `dim` are
+recorded in the index, so switching models forces a re-embed instead of mixing
+vectors from two models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Embedder", "HashingEmbedder", "normalize_rows"]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str  # e.g. "minilm-l6-v2", "hashing-256", "litellm:openai/text-embedding-3-small"
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Return a float32 array of shape (len(texts), dim), each row L2-normalised
+        (an all-zero row stays zero)."""
+        ...
+
+
+def normalize_rows(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (matrix / norms).astype(np.float32, copy=False)
+
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+class HashingEmbedder:
+    """Deterministic bag-of-words vectors by feature hashing. For tests and scale
+    benchmarks only: it measures our code, not a model, and knows no synonyms."""
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.name = f"hashing-{dim}"
+
+    def _features(self, text: str) -> list[str]:
+        words = [w.lower() for w in _TOKEN.findall(text)]
+        feats = []
+        for word in words:
+            if word.isascii():
+                feats.append(word)
+            else:  # CJK and friends: character bigrams stand in for words
+                feats.extend(word[i : i + 2] for i in range(max(1, len(word) - 1)))
+        return feats
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feat in self._features(text):
+                digest = hashlib.blake2b(feat.encode("utf-8"), digest_size=8).digest()
+                value = int.from_bytes(digest, "little")
+                sign = 1.0 if value & 1 else -1.0
+                out[row, (value >> 1) % self.dim] += sign
+        return normalize_rows(out)
