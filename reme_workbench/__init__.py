@@ -53,6 +53,11 @@ _EXPORTS: dict[str, str] = {
     "LinkGraph": "reme_workbench.vault.graph",
     "HealthReport": "reme_workbench.vault.health",
     "check_health": "reme_workbench.vault.health",
+    "CheckSpec": "reme_workbench.vault.checks",
+    # proposals
+    "Proposal": "reme_workbench.proposals",
+    "ProposalQueue": "reme_workbench.proposals",
+    "Policy": "reme_workbench.proposals",
     # the vault
     "Vault": "reme_workbench.vault.vault",
     "init_vault": "reme_workbench.vault.vault",
@@ -81,6 +86,8 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .config import Settings, load_settings  # noqa: F401
     from .errors import *  # noqa: F401,F403
+    from .proposals import Policy, Proposal, ProposalQueue  # noqa: F401
+    from .vault.checks import CheckSpec  # noqa: F401
     from .vault.graph import LinkGraph  # noqa: F401
     from .vault.health import HealthReport, check_health  # noqa: F401
     from .vault.layout import BUCKETS, FALLBACK_BUCKET, Bucket  # noqa: F401

@@ -92,7 +92,9 @@ def cli(ctx, vault_path: Path):
 
 @cli.command()
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--sample", is_flag=True, help="Also copy the bundled sample daily/ and resource/ material.")
+@click.option(
+    "--sample", is_flag=True, help="Also copy the bundled sample daily/ and resource/ material."
+)
 @output_options
 def init(path: Path, sample: bool, as_json):
     """Create a vault at PATH (or add the missing layers to an existing folder).
@@ -212,7 +214,11 @@ def graph(obj: _Ctx, top: int, as_json):
 
 
 @cli.command()
-@click.option("--fix", is_flag=True, help="Repair broken links (D1) in place: each becomes its alias or target text.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Repair broken links (D1) in place: each becomes its alias or target text.",
+)
 @click.option("--no-report", is_flag=True, help="Do not write audit/<date>/health_links.md.")
 @output_options
 @click.pass_obj
@@ -255,7 +261,9 @@ def health(obj: _Ctx, fix: bool, no_report: bool, as_json):
         click.echo(f"Fixed {fixed} broken link(s).")
     left = len(report.broken_links) - in_digest(report)
     if fix and left:
-        click.echo(f"Left {left} broken link(s) in daily/ as they are: source material is not rewritten.")
+        click.echo(
+            f"Left {left} broken link(s) in daily/ as they are: source material is not rewritten."
+        )
     if report_path:
         click.echo(f"Report: {report_path}")
 
@@ -293,6 +301,113 @@ def rename(obj: _Ctx, old: str, new: str, dry_run: bool, as_json):
         click.echo(f"  {count} link(s) in {path}")
     for path, count in sorted(plan.left_alone.items()):
         click.echo(f"  left alone: {count} link(s) in {path} (resource/ is immutable)")
+
+
+@cli.group()
+def proposals():
+    """Review proposed changes: list, show (with a diff), accept, reject, revert.
+
+    Pipelines apply confident proposals at once and hold the rest in
+    meta/proposals/ for a person. Accepting re-runs the proposal's checks against the
+    files as they are now; revert undoes an applied proposal while its files are
+    unchanged since.
+    """
+
+
+def _queue(obj: _Ctx):
+    from .proposals import ProposalQueue
+
+    return ProposalQueue(obj.open())
+
+
+def _proposal_row(p) -> dict:
+    return {
+        "id": p.id,
+        "state": p.state,
+        "action": p.action,
+        "summary": p.summary,
+        "files": list(p.paths),
+        "updated_at": p.updated_at,
+        "error": p.error,
+    }
+
+
+@proposals.command("list")
+@click.option(
+    "--state", help="Only proposals in this state (pending, applied, rejected, stale, reverted)."
+)
+@output_options
+@click.pass_obj
+def proposals_list(obj: _Ctx, state: str | None, as_json):
+    """List proposals, oldest first."""
+    rows = [_proposal_row(p) for p in _queue(obj).list(state)]
+    if _wants_json(as_json):
+        _emit_json(rows)
+        return
+    if not rows:
+        click.echo("No proposals.")
+    for row in rows:
+        click.echo(f"{row['id']}  {row['state']:<8} {row['action']:<18} {row['summary']}")
+
+
+@proposals.command("show")
+@click.argument("proposal_id")
+@output_options
+@click.pass_obj
+def proposals_show(obj: _Ctx, proposal_id: str, as_json):
+    """Show one proposal: its story and a unified diff per file."""
+    queue = _queue(obj)
+    proposal = queue.load(proposal_id)
+    diff = queue.diff(proposal)
+    if _wants_json(as_json):
+        _emit_json({**_proposal_row(proposal), "story": dict(proposal.story), "diff": diff})
+        return
+    click.echo(f"{proposal.id}  [{proposal.state}]  {proposal.action}")
+    click.echo(proposal.summary)
+    if proposal.error:
+        click.echo(f"note: {proposal.error}")
+    for key, value in proposal.story.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        click.echo(f"  {key}: {text[:300]}")
+    click.echo()
+    click.echo(diff, nl=False)
+
+
+def _decided(obj: _Ctx, proposal, as_json) -> None:
+    if _wants_json(as_json):
+        _emit_json(_proposal_row(proposal))
+        return
+    click.echo(
+        f"{proposal.id} is now {proposal.state}" + (f": {proposal.error}" if proposal.error else "")
+    )
+
+
+@proposals.command("accept")
+@click.argument("proposal_id")
+@output_options
+@click.pass_obj
+def proposals_accept(obj: _Ctx, proposal_id: str, as_json):
+    """Apply a pending proposal (its checks run again first)."""
+    _decided(obj, _queue(obj).accept(proposal_id), as_json)
+
+
+@proposals.command("reject")
+@click.argument("proposal_id")
+@click.option("--reason", default="", help="Why, kept in the proposal.")
+@output_options
+@click.pass_obj
+def proposals_reject(obj: _Ctx, proposal_id: str, reason: str, as_json):
+    """Reject a pending proposal; nothing is written to the notes."""
+    _decided(obj, _queue(obj).reject(proposal_id, reason), as_json)
+
+
+@proposals.command("revert")
+@click.argument("proposal_id")
+@output_options
+@click.pass_obj
+def proposals_revert(obj: _Ctx, proposal_id: str, as_json):
+    """Undo an applied proposal while its files are unchanged since."""
+    _decided(obj, _queue(obj).revert(proposal_id), as_json)
 
 
 def main() -> None:

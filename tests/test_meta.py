@@ -86,7 +86,7 @@ def test_failed_write_keeps_the_old_file_and_no_temp(root: Path, monkeypatch):
     assert sorted(p.name for p in (root / "meta").iterdir()) == ["graph.json"]
 
 
-@pytest.mark.parametrize("name", ["../escape", "Communities", "a/b", "", "x.json"])
+@pytest.mark.parametrize("name", ["../escape", "Communities", "a/b/c", "a/", "", "x.json"])
 def test_meta_name_validated(root: Path, name: str):
     with pytest.raises(RemeError):
         write_meta(root, name, {}, version=1, now=NOW)
@@ -187,3 +187,10 @@ def test_append_audit_goes_through_the_store(root: Path):
     assert result.written == ("audit/2026-11-02/health_links.md",)
     text = (root / "audit/2026-11-02/health_links.md").read_text()
     assert text == "# health_links 2026-11-02\n\n- 2 broken links\n"
+
+
+def test_meta_collection_in_one_sub_folder(tmp_path):
+    now = datetime(2026, 11, 2, tzinfo=UTC)
+    path = write_meta(tmp_path, "proposals/p-1", {"x": 1}, version=1, now=now)
+    assert path == tmp_path / "meta" / "proposals" / "p-1.json"
+    assert read_meta(tmp_path, "proposals/p-1", version=1).data["x"] == 1

@@ -28,15 +28,17 @@ if TYPE_CHECKING:
 
 __all__ = ["MetaRead", "write_meta", "read_meta", "append_jsonl", "append_audit", "meta_path"]
 
-_NAME_RE = re.compile(r"[a-z0-9_]+")
+# one optional sub-folder, for collections such as meta/proposals/<id>.json
+_NAME_RE = re.compile(r"[a-z0-9_]+(?:/[a-z0-9_-]+)?")
 _RESERVED = ("version", "computed_at")
 
 
 def _check_name(name: str) -> str:
     if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
         raise RemeError(
-            f"Meta name {name!r} must be lowercase letters, digits and '_' (it becomes "
-            "meta/<name>.json), e.g. 'communities'."
+            f"Meta name {name!r} must be lowercase letters, digits and '_' with at most "
+            "one sub-folder (it becomes meta/<name>.json), e.g. 'communities' or "
+            "'proposals/p-20261202-ab12'."
         )
     return name
 
@@ -58,6 +60,18 @@ def _ensure_meta_dir(root: Path) -> Path:
     return folder
 
 
+def _ensure_sub_dir(root: Path, sub: str) -> Path:
+    folder = resolve_inside(Path(root), f"meta/{sub}")
+    try:
+        os.mkdir(folder)
+    except FileExistsError:
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):
+            raise UnsafePathError(
+                f"{str(folder)!r} is not a real folder; replace it with one.", path=f"meta/{sub}"
+            ) from None
+    return folder
+
+
 def _iso_utc(when: datetime) -> str:
     # Naive datetimes from an injected clock are taken to be UTC already.
     when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
@@ -74,10 +88,12 @@ def write_meta(
     """
     path = meta_path(root, name)
     folder = _ensure_meta_dir(root)
+    if "/" in name:
+        folder = _ensure_sub_dir(root, name.split("/", 1)[0])
     doc: dict[str, Any] = {"version": version, "computed_at": _iso_utc(now)}
     doc.update((k, v) for k, v in payload.items() if k not in _RESERVED)
     data = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    tmp = folder / f".{name}.json.{uuid.uuid4().hex[:8]}.tmp"
+    tmp = folder / f".{path.stem}.json.{uuid.uuid4().hex[:8]}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
         try:

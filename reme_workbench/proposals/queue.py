@@ -1,0 +1,265 @@
+"""The proposal queue: submit under a policy, then list / show / accept / reject / revert.
+
+Confident proposals apply at once (the seeds' gates, as `Policy`); the rest wait in
+`meta/proposals/` for a person. Accepting re-runs the stored checks against the
+files as they are now, so a held proposal can never land on top of a changed note.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..errors import (
+    ChangesetRejectedError,
+    NoteExistsError,
+    RemeError,
+    StaleChangesetError,
+    UnsafePathError,
+)
+from ..vault.checks import CheckSpec
+from ..vault.meta import meta_path, write_meta
+from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp
+from ..vault.vault import Vault
+from .model import FORMAT_VERSION, STATES, Proposal, op_kind
+
+__all__ = ["Policy", "ProposalQueue", "DEFAULT_AUTO_APPLY"]
+
+# DESIGN.md §1 / dream issue: CREATE and CORROBORATE are confident; REFINE and CORRECT
+# rewrite meaning, so a person looks first.
+DEFAULT_AUTO_APPLY = frozenset({"dream.create", "dream.corroborate"})
+
+
+@dataclass(frozen=True)
+class Policy:
+    auto_apply: frozenset[str] = DEFAULT_AUTO_APPLY
+
+    def should_apply(self, action: str) -> bool:
+        return action in self.auto_apply
+
+    @classmethod
+    def hold_everything(cls) -> Policy:
+        return cls(frozenset())
+
+
+class ProposalQueue:
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+
+    # -- making -------------------------------------------------------------------
+    def new(
+        self,
+        action: str,
+        summary: str,
+        ops: Iterable[FileOp],
+        *,
+        checks: Iterable[CheckSpec] = (),
+        story: Mapping | None = None,
+    ) -> Proposal:
+        """A pending proposal; `before` records what each target held when planned."""
+        now = self._now()
+        ops = tuple(ops)
+        before = {}
+        for op in ops:
+            current = self.vault.store.read(op.path)
+            before[op.path] = None if current is None else current[0]
+        stamp = self.vault.clock().strftime("%Y%m%d-%H%M%S")
+        return Proposal(
+            id=f"p-{stamp}-{uuid.uuid4().hex[:6]}",
+            action=action,
+            summary=summary,
+            ops=ops,
+            checks=tuple(checks),
+            before=before,
+            story=json.loads(json.dumps(dict(story or {}), default=str)),  # JSON-able, detached
+            created_at=now,
+            updated_at=now,
+        )
+
+    def submit(self, proposal: Proposal, policy: Policy) -> Proposal:
+        """Apply now if the policy trusts this action, else store it as pending."""
+        if policy.should_apply(proposal.action):
+            return self._apply(proposal)
+        self.save(proposal)
+        return proposal
+
+    # -- storage ------------------------------------------------------------------
+    def save(self, proposal: Proposal) -> None:
+        write_meta(
+            self.vault.root,
+            f"proposals/{proposal.id}",
+            proposal.to_json(),
+            version=FORMAT_VERSION,
+            now=self.vault.clock(),
+        )
+
+    def load(self, proposal_id: str) -> Proposal:
+        path = meta_path(self.vault.root, f"proposals/{self.resolve(proposal_id)}")
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Proposal.from_json(data, source=str(path))
+
+    def ids(self) -> list[str]:
+        folder = self.vault.root / "meta" / "proposals"
+        if not folder.is_dir():
+            return []
+        return sorted(p.stem for p in folder.glob("p-*.json"))
+
+    def resolve(self, prefix: str) -> str:
+        """A full id from a unique prefix (as git does for commits)."""
+        ids = self.ids()
+        if prefix in ids:
+            return prefix
+        matches = [i for i in ids if i.startswith(prefix)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise RemeError(
+                f"No proposal {prefix!r}; run `reme-workbench proposals list` to see them."
+            )
+        raise RemeError(
+            f"{prefix!r} matches {len(matches)} proposals ({', '.join(matches[:5])}); give more of the id."
+        )
+
+    def list(self, state: str | None = None) -> list[Proposal]:
+        if state is not None and state not in STATES:
+            raise RemeError(f"Unknown state {state!r}; use one of {', '.join(STATES)}.")
+        out = []
+        for pid in self.ids():
+            try:
+                proposal = self.load(pid)
+            except (RemeError, ValueError) as exc:  # one bad file must not hide the rest
+                out.append(
+                    Proposal(
+                        id=pid, action="?", summary=f"unreadable: {exc}", ops=(), state="rejected"
+                    )
+                )
+                continue
+            if state is None or proposal.state == state:
+                out.append(proposal)
+        return out
+
+    # -- decisions ----------------------------------------------------------------
+    def accept(self, proposal_id: str, *, edited: Mapping[str, str] | None = None) -> Proposal:
+        """Apply a pending (or stale) proposal, optionally with a person's edits to the
+        new contents of some of its files; the stored checks still apply."""
+        proposal = self.load(proposal_id)
+        if proposal.state not in ("pending", "stale"):
+            raise RemeError(
+                f"{proposal.id} is {proposal.state}; only pending proposals can be accepted."
+            )
+        if edited:
+            proposal = self._with_edits(proposal, edited)
+        return self._apply(proposal)
+
+    def reject(self, proposal_id: str, reason: str = "") -> Proposal:
+        proposal = self.load(proposal_id)
+        if proposal.state not in ("pending", "stale"):
+            raise RemeError(
+                f"{proposal.id} is {proposal.state}; only pending proposals can be rejected."
+            )
+        done = proposal.with_state(
+            "rejected", now=self._now(), error=reason or "rejected by a person"
+        )
+        self.save(done)
+        return done
+
+    def revert(self, proposal_id: str) -> Proposal:
+        """Undo an applied proposal, while its files are unchanged since."""
+        proposal = self.load(proposal_id)
+        if proposal.state != "applied":
+            raise RemeError(
+                f"{proposal.id} is {proposal.state}; only applied proposals can be reverted."
+            )
+        try:
+            self.vault.apply(
+                Changeset(
+                    ops=proposal.inverse,
+                    description=f"revert {proposal.id}",
+                    audit=AuditEntry(
+                        "proposals", f"- {proposal.id} reverted: {proposal.summary}\n"
+                    ),
+                )
+            )
+        except StaleChangesetError as exc:
+            raise RemeError(
+                f"Cannot revert {proposal.id}: {', '.join(exc.paths)} changed since it was "
+                "applied. Undo it by hand, or edit the notes and keep the change."
+            ) from None
+        done = proposal.with_state("reverted", now=self._now())
+        self.save(done)
+        return done
+
+    # -- showing ------------------------------------------------------------------
+    def diff(self, proposal: Proposal) -> str:
+        """A unified diff per file, from what the plan saw to what it would write."""
+        chunks = []
+        for op in proposal.ops:
+            old = proposal.before.get(op.path)
+            new = None if isinstance(op, Delete) else op.content
+            chunks.append(_unified(op.path, old, new, op_kind(op)))
+        return "".join(chunks)
+
+    # -- internals ----------------------------------------------------------------
+    def _apply(self, proposal: Proposal) -> Proposal:
+        now = self._now()
+        try:
+            result = self.vault.apply(proposal.changeset())
+        except StaleChangesetError as exc:
+            done = proposal.with_state(
+                "stale",
+                now=now,
+                error=f"{', '.join(exc.paths)} changed after planning; re-run the pipeline to re-plan.",
+            )
+        except ChangesetRejectedError as exc:
+            done = proposal.with_state(
+                "rejected",
+                now=now,
+                error="; ".join(f"{name}: {why}" for name, why in exc.failures),
+            )
+        except (UnsafePathError, NoteExistsError) as exc:  # the store's own rules refused it
+            done = proposal.with_state("rejected", now=now, error=str(exc))
+        else:
+            done = proposal.with_state("applied", now=now, inverse=result.inverse.ops)
+        self.save(done)
+        return done
+
+    def _with_edits(self, proposal: Proposal, edited: Mapping[str, str]) -> Proposal:
+        ops = []
+        unknown = set(edited) - set(proposal.paths)
+        if unknown:
+            raise RemeError(f"Edits name files outside the proposal: {', '.join(sorted(unknown))}.")
+        for op in proposal.ops:
+            if op.path not in edited:
+                ops.append(op)
+            elif isinstance(op, Create):
+                ops.append(Create(op.path, edited[op.path].encode("utf-8")))
+            elif isinstance(op, Edit):
+                ops.append(Edit(op.path, edited[op.path].encode("utf-8"), op.expected))
+            else:
+                raise RemeError(
+                    f"{op.path} is deleted by this proposal; it has no content to edit."
+                )
+        story = {**proposal.story, "edited_by_person": sorted(edited)}
+        return Proposal(**{**proposal.__dict__, "ops": tuple(ops), "story": story})
+
+    def _now(self) -> str:
+        return self.vault.clock().isoformat()
+
+
+def _unified(path: str, old: bytes | None, new: bytes | None, kind: str) -> str:
+    def lines(data: bytes | None) -> list[str]:
+        return (
+            [] if data is None else data.decode("utf-8", errors="replace").splitlines(keepends=True)
+        )
+
+    a, b = lines(old), lines(new)
+    header_a = "/dev/null" if old is None else f"a/{path}"
+    header_b = "/dev/null" if new is None else f"b/{path}"
+    body = "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        for line in difflib.unified_diff(a, b, header_a, header_b)
+    )
+    return body or f"--- {path} ({kind}: no textual change)\n"

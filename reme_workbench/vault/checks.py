@@ -1,0 +1,225 @@
+"""Mechanical checks that a changeset must pass, as named, serialisable specs.
+
+A `CheckSpec` is a name plus JSON-able parameters, so a proposal held for review can
+be stored on disk and its checks rebuilt and re-run when a person accepts it later.
+The checks are the seeds' conservation rules made mechanical (DESIGN.md §5: E-1 was
+only a prompt request in the reference implementation; here it rejects the write).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import RemeError
+from .layout import bucket_of, layer_of
+from .links import outbound_keys, parse_links
+from .note import NoteError, parse
+from .store import CheckContext, NamedCheck
+
+__all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE"]
+
+PROVENANCE_PREDICATE = "derived_from"
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "params": dict(self.params)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CheckSpec:
+        return cls(str(data["name"]), dict(data.get("params") or {}))
+
+
+def _text(ctx: CheckContext, path: str) -> str | None:
+    data = ctx.after.get(path)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def _keeps_outbound(path: str, keys: list) -> Callable[[CheckContext], list[str]]:
+    """E-1 / E-2 style: the new body's (target, predicate) set contains the old one."""
+    required = {(t, p) for t, p in keys}
+
+    def run(ctx: CheckContext) -> list[str]:
+        text = _text(ctx, path)
+        if text is None:
+            return [f"{path} would be deleted, so it cannot keep its links"]
+        lost = required - outbound_keys(text)
+        return [
+            f"{path} drops the link {('' if p is None else p + ':: ')}[[{t}]]"
+            for t, p in sorted(lost, key=lambda k: (k[0], k[1] or ""))
+        ]
+
+    return run
+
+
+def _union_keeps_outbound(paths: list, keys: list) -> Callable[[CheckContext], list[str]]:
+    """E-2: (parent_new ∪ children) outbound ⊇ parent_old; also merge's A.out ∪ B.out."""
+    required = {(t, p) for t, p in keys}
+
+    def run(ctx: CheckContext) -> list[str]:
+        have: set = set()
+        for path in paths:
+            text = _text(ctx, path)
+            if text is not None:
+                have |= outbound_keys(text)
+        lost = required - have
+        return [
+            f"no note keeps the link [[{t}]]" + (f" ({p})" if p else "")
+            for t, p in sorted(lost, key=str)
+        ]
+
+    return run
+
+
+def _has_provenance(path: str, material: str) -> Callable[[CheckContext], list[str]]:
+    def run(ctx: CheckContext) -> list[str]:
+        text = _text(ctx, path)
+        if text is None:
+            return [f"{path} would be deleted"]
+        if any(
+            lk.target == material and lk.predicate == PROVENANCE_PREDICATE
+            for lk in parse_links(text)
+        ):
+            return []
+        return [f"{path} must carry `{PROVENANCE_PREDICATE}:: [[{material}]]` (its provenance)"]
+
+    return run
+
+
+def _keeps_some_provenance(paths: list) -> Callable[[CheckContext], list[str]]:
+    """Every digest note keeps at least one derived_from:: link into daily/ or resource/."""
+
+    def run(ctx: CheckContext) -> list[str]:
+        failures = []
+        for path in paths:
+            text = _text(ctx, path)
+            if text is None:
+                continue
+            if not any(
+                lk.predicate == PROVENANCE_PREDICATE
+                and layer_of(lk.target) in ("daily", "resource")
+                for lk in parse_links(text)
+            ):
+                failures.append(
+                    f"{path} has no {PROVENANCE_PREDICATE}:: link into daily/ or resource/"
+                )
+        return failures
+
+    return run
+
+
+def _no_new_anchors(paths: list) -> Callable[[CheckContext], list[str]]:
+    """Digest writes never emit `[[x.md#section]]`; anchors a user wrote may stay (E-1)."""
+
+    def anchored(data: bytes | None) -> set:
+        if data is None:
+            return set()
+        text = data.decode("utf-8", errors="replace")
+        return {(lk.target, lk.anchor) for lk in parse_links(text) if lk.anchor}
+
+    def run(ctx: CheckContext) -> list[str]:
+        failures = []
+        for path in paths:
+            new = anchored(ctx.after.get(path)) - anchored(ctx.before.get(path))
+            failures += [
+                f"{path} writes an anchor link [[{t}#{a}]]; link the note itself"
+                for t, a in sorted(new)
+            ]
+        return failures
+
+    return run
+
+
+def _name_matches_basename(paths: list) -> Callable[[CheckContext], list[str]]:
+    def run(ctx: CheckContext) -> list[str]:
+        failures = []
+        for path in paths:
+            text = _text(ctx, path)
+            if text is None:
+                continue
+            try:
+                name = parse(text, path).name
+            except NoteError as exc:
+                failures.append(f"{path}: {exc}")
+                continue
+            stem = posixpath.basename(path)[: -len(".md")]
+            if name != stem:
+                failures.append(
+                    f"{path}: frontmatter name {name!r} must equal the file name {stem!r}"
+                )
+        return failures
+
+    return run
+
+
+def _only_paths(paths: list) -> Callable[[CheckContext], list[str]]:
+    """F-2: a dream write changes its subject and nothing else."""
+    allowed = set(paths)
+
+    def run(ctx: CheckContext) -> list[str]:
+        return [
+            f"{p} is not the subject of this change and may not be touched"
+            for p in ctx.changeset.paths
+            if p not in allowed
+        ]
+
+    return run
+
+
+def _creates_in_bucket(path: str, bucket: str) -> Callable[[CheckContext], list[str]]:
+    def run(ctx: CheckContext) -> list[str]:
+        if bucket_of(path) != bucket:
+            return [f"{path} must be created in digest/{bucket}/ (the unit's bucket)"]
+        return []
+
+    return run
+
+
+def _no_sources_written() -> Callable[[CheckContext], list[str]]:
+    def run(ctx: CheckContext) -> list[str]:
+        return [
+            f"{p} is source material and may not be written"
+            for p in ctx.changeset.paths
+            if layer_of(p) in ("daily", "resource")
+        ]
+
+    return run
+
+
+# name -> factory(**params) -> check function
+CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
+    "keeps_outbound": _keeps_outbound,
+    "union_keeps_outbound": _union_keeps_outbound,
+    "has_provenance": _has_provenance,
+    "keeps_some_provenance": _keeps_some_provenance,
+    "no_new_anchors": _no_new_anchors,
+    "name_matches_basename": _name_matches_basename,
+    "only_paths": _only_paths,
+    "creates_in_bucket": _creates_in_bucket,
+    "no_sources_written": _no_sources_written,
+}
+
+
+def build_check(spec: CheckSpec) -> NamedCheck:
+    factory = CHECKS.get(spec.name)
+    if factory is None:
+        raise RemeError(
+            f"Unknown check {spec.name!r}; known checks: {', '.join(sorted(CHECKS))}. "
+            "The proposal may come from a newer version of reme-workbench."
+        )
+    try:
+        fn = factory(**spec.params)
+    except TypeError as exc:
+        raise RemeError(f"Check {spec.name!r} got bad parameters ({exc}).") from None
+    return NamedCheck(spec.name, fn)
+
+
+def build_checks(specs) -> tuple[NamedCheck, ...]:
+    return tuple(build_check(s) for s in specs)

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import pytest
+
+from reme_workbench.errors import RemeError
+from reme_workbench.vault.checks import CHECKS, CheckSpec, build_check
+from reme_workbench.vault.store import Changeset, CheckContext, Create, Edit, Stamp
+
+STAMP = Stamp("0" * 64, 1)
+P = "digest/wiki/x.md"
+MAT = "daily/2026-10-05/log.md"
+
+
+def ctx(
+    after: dict[str, str | None], before: dict[str, str | None] | None = None, ops=None
+) -> CheckContext:
+    ops = ops or tuple(Edit(p, (t or "").encode(), STAMP) for p, t in after.items())
+    enc = lambda d: {p: (None if t is None else t.encode()) for p, t in d.items()}  # noqa: E731
+    return CheckContext(Changeset(ops=tuple(ops)), enc(before or {}), enc(after))
+
+
+def run(name, params, context):
+    return build_check(CheckSpec(name, params)).fn(context)
+
+
+def test_keeps_outbound_is_e1_with_predicates():
+    keys = [["digest/wiki/a.md", None], ["digest/wiki/b.md", "is_a"]]
+    ok = ctx({P: "[[digest/wiki/a.md]]\nis_a:: [[digest/wiki/b.md]] [[digest/wiki/new.md]]"})
+    assert run("keeps_outbound", {"path": P, "keys": keys}, ok) == []
+    # same target, predicate dropped: a different edge, so it counts as lost
+    bad = ctx({P: "[[digest/wiki/a.md]] [[digest/wiki/b.md]]"})
+    assert run("keeps_outbound", {"path": P, "keys": keys}, bad) == [
+        f"{P} drops the link is_a:: [[digest/wiki/b.md]]"
+    ]
+
+
+def test_union_keeps_outbound_for_split_and_merge():
+    keys = [["digest/wiki/a.md", None], ["digest/wiki/b.md", None]]
+    c = ctx({P: "[[digest/wiki/a.md]]", "digest/wiki/child.md": "[[digest/wiki/b.md]]"})
+    assert (
+        run("union_keeps_outbound", {"paths": [P, "digest/wiki/child.md"], "keys": keys}, c) == []
+    )
+    assert run("union_keeps_outbound", {"paths": [P], "keys": keys}, c)
+
+
+def test_has_provenance_needs_the_predicate_and_the_material():
+    good = ctx({P: f"body\nderived_from:: [[{MAT}]]\n"})
+    assert run("has_provenance", {"path": P, "material": MAT}, good) == []
+    plain = ctx({P: f"body [[{MAT}]]\n"})
+    assert run("has_provenance", {"path": P, "material": MAT}, plain)
+    other = ctx({P: "derived_from:: [[daily/2026-10-06/other.md]]\n"})
+    assert run("has_provenance", {"path": P, "material": MAT}, other)
+
+
+def test_keeps_some_provenance_only_counts_sources():
+    assert run("keeps_some_provenance", {"paths": [P]}, ctx({P: f"derived_from:: [[{MAT}]]"})) == []
+    assert run(
+        "keeps_some_provenance", {"paths": [P]}, ctx({P: "derived_from:: [[digest/wiki/a.md]]"})
+    )
+
+
+def test_no_new_anchors_allows_a_users_existing_anchor():
+    before = {P: "[[digest/wiki/a.md#Intro]]"}
+    kept = ctx({P: "[[digest/wiki/a.md#Intro]] more"}, before)
+    assert run("no_new_anchors", {"paths": [P]}, kept) == []
+    added = ctx({P: "[[digest/wiki/a.md#Intro]] [[digest/wiki/b.md#Part]]"}, before)
+    assert run("no_new_anchors", {"paths": [P]}, added) == [
+        f"{P} writes an anchor link [[digest/wiki/b.md#Part]]; link the note itself"
+    ]
+
+
+def test_name_matches_basename():
+    assert run("name_matches_basename", {"paths": [P]}, ctx({P: "---\nname: x\n---\n"})) == []
+    assert run("name_matches_basename", {"paths": [P]}, ctx({P: "---\nname: y\n---\n"}))
+    assert run("name_matches_basename", {"paths": [P]}, ctx({P: "no frontmatter\n"}))
+
+
+def test_only_paths_and_bucket_and_sources():
+    two = ctx({P: "a", "digest/wiki/other.md": "b"})
+    assert run("only_paths", {"paths": [P]}, two) == [
+        "digest/wiki/other.md is not the subject of this change and may not be touched"
+    ]
+    create = ctx({"digest/personal/x.md": "a"}, ops=(Create("digest/personal/x.md", b"a"),))
+    assert (
+        run("creates_in_bucket", {"path": "digest/personal/x.md", "bucket": "personal"}, create)
+        == []
+    )
+    assert run("creates_in_bucket", {"path": "digest/personal/x.md", "bucket": "wiki"}, create)
+    src = ctx({MAT: "x"})
+    assert run("no_sources_written", {}, src) == [
+        f"{MAT} is source material and may not be written"
+    ]
+
+
+def test_unknown_check_and_bad_params_are_clear_errors():
+    with pytest.raises(RemeError, match="known checks"):
+        build_check(CheckSpec("nope"))
+    with pytest.raises(RemeError, match="bad parameters"):
+        build_check(CheckSpec("keeps_outbound", {"wrong": 1}))
+    assert set(CHECKS) >= {"keeps_outbound", "has_provenance", "only_paths"}
