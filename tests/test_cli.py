@@ -245,6 +245,8 @@ def test_bad_input_is_reported_per_file_and_the_rest_is_processed(make_vault, tm
     assert data["nodes"] >= 2  # ok.md and the oddly named note are in the graph
     health = json.loads(CliRunner().invoke(cli, ["--vault", str(vault), "health", "--json", "--no-report"]).stdout)
     assert any(b["target"] == "../../etc/passwd" for b in health["broken_links"])
+    # unreadable files are problems, not "notes without provenance"
+    assert not {"digest/wiki/binary.md", "digest/wiki/latin1.md", "digest/wiki/huge.md"} & set(health["missing_provenance"])
     assert snapshot(vault) == before  # reading modified nothing
 
 

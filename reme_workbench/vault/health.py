@@ -150,7 +150,9 @@ def check_health(scan: VaultScan, paths: Iterable[str] | None = None) -> HealthR
                 reason(link.target),
             )
             (broken_prov if provenance else broken).append(found)
-        if not has_provenance and is_digest_note(source):
+        record = records[source]
+        unreadable = record.error is not None and not record.links  # reported as a problem
+        if not has_provenance and is_digest_note(source) and not unreadable:
             missing.append(source)
     return HealthReport(tuple(broken), tuple(broken_prov), tuple(missing))
 
