@@ -13,7 +13,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Embedder", "HashingEmbedder", "normalize_rows"]
+from ..errors import RemeError
+
+__all__ = ["Embedder", "HashingEmbedder", "normalize_rows", "get_embedder", "EMBEDDER_SPECS"]
 
 
 @runtime_checkable
@@ -64,3 +66,41 @@ class HashingEmbedder:
                 sign = 1.0 if value & 1 else -1.0
                 out[row, (value >> 1) % self.dim] += sign
         return normalize_rows(out)
+
+
+EMBEDDER_SPECS = (
+    "minilm (default: all-MiniLM-L6-v2, offline)",
+    "hashing or hashing:<dim> (tests only)",
+    "litellm:<model> (e.g. litellm:openai/text-embedding-3-small)",
+)
+
+
+def get_embedder(
+    spec: str = "minilm", *, api_base: str | None = None, api_key: str | None = None
+) -> Embedder:
+    """The embedder a spec names. Cheap: no weights are loaded and no request is made
+    until the first embed(); a missing model package fails here, with the install command."""
+    spec = (spec or "").strip()
+    kind, _, arg = spec.partition(":")
+    kind = kind.lower()
+    if kind == "minilm" and not arg:
+        from .minilm import MiniLMEmbedder  # lazy: minilm imports this module
+
+        return MiniLMEmbedder()
+    if kind == "hashing":
+        if not arg:
+            return HashingEmbedder()
+        if arg.isdigit() and int(arg) > 0:
+            return HashingEmbedder(int(arg))
+        raise RemeError(
+            f"Bad embedder spec {spec!r}: the hashing dim must be a positive int, e.g. hashing:256."
+        )
+    if kind == "litellm":
+        if not arg.strip():
+            raise RemeError(
+                f"Bad embedder spec {spec!r}: name the model, e.g. litellm:openai/text-embedding-3-small."
+            )
+        from .providers import LiteLLMEmbedder
+
+        return LiteLLMEmbedder(arg, api_base=api_base, api_key=api_key)
+    raise RemeError(f"Unknown embedder spec {spec!r}; valid forms: {'; '.join(EMBEDDER_SPECS)}.")
