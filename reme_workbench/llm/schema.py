@@ -1,0 +1,173 @@
+"""What a brain may answer: strict, bounded pydantic models for untrusted LLM output.
+
+These are the only pydantic models of the brain (STYLE.md: pydantic at trust
+boundaries). Each reply is parsed by `parse_reply`, which repairs the JSON text first
+(`repair.extract_json`) and then validates; a `ValueError` (pydantic's ValidationError
+is one) means "ask the model again".
+
+`IntegrateDecision.target_path` must name one of the candidates the caller showed the
+model; that set comes in through pydantic's validation *context*
+(`{"candidate_paths": {...}}`), so the model stays a plain schema for its JSON Schema.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from ..errors import UnsafePathError
+from ..vault.layout import Bucket, normalize_rel
+from .repair import extract_json
+
+__all__ = [
+    "MemoryUnit",
+    "ExtractedUnits",
+    "IntegrateDecision",
+    "MAX_UNITS",
+    "parse_reply",
+    "format_validation_error",
+    "reply_schema",
+]
+
+MAX_UNITS = 20  # Phase 1 wants few, dense units; more than this is a runaway reply
+
+
+class _Reply(BaseModel):
+    # strict: no silent coercion (123 -> "123"); extra keys are ignored rather than
+    # forbidden, because a model adding "confidence" is harmless and a retry is not free.
+    model_config = ConfigDict(strict=True, frozen=True, extra="ignore", str_strip_whitespace=True)
+
+
+class MemoryUnit(_Reply):
+    """One abstraction Phase 1 found in the material, with the bucket it belongs to."""
+
+    name: str = Field(min_length=1, max_length=120, description="Short title of the abstraction.")
+    bucket: Bucket = Field(description="procedure | personal | wiki (wiki is the fallback).")
+    summary: str = Field(
+        min_length=1, max_length=2000, description="The abstraction in a few dense sentences."
+    )
+
+    @field_validator("bucket", mode="before")
+    @classmethod
+    def _fold_bucket(cls, value: Any) -> Any:
+        # "Wiki " is unambiguous; an unknown bucket is still rejected by the Literal.
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+class ExtractedUnits(_Reply):
+    """Phase 1's answer; an empty list means "nothing here is worth remembering"."""
+
+    units: list[MemoryUnit] = Field(default_factory=list, max_length=MAX_UNITS)
+
+
+Action = Literal["CREATE", "UPDATE"]
+Flavor = Literal["CORROBORATE", "REFINE", "CORRECT"]
+
+
+class IntegrateDecision(_Reply):
+    """Phase 2's answer for one unit: CREATE a note, or UPDATE a candidate with a flavor."""
+
+    action: Action = Field(description="CREATE a new note or UPDATE one of the candidates.")
+    flavor: Flavor | None = Field(
+        None, description="Required for UPDATE (CORROBORATE, REFINE or CORRECT); null for CREATE."
+    )
+    target_path: str | None = Field(
+        None, description="Required for UPDATE: the path of one candidate; null for CREATE."
+    )
+    name: str | None = Field(
+        None, min_length=1, max_length=120, description="Required for CREATE: the note's name."
+    )
+    description: str = Field(min_length=1, max_length=300, description="One-line description.")
+    body: str = Field(min_length=1, max_length=20000, description="The full markdown body.")
+    rationale: str = Field("", max_length=1000, description="Why this action (one or two lines).")
+
+    @field_validator("action", "flavor", mode="before")
+    @classmethod
+    def _fold_upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("target_path", mode="before")
+    @classmethod
+    def _check_path(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        value = value.strip()
+        if value.startswith("[[") and value.endswith("]]"):
+            value = value[2:-2].split("|", 1)[0]  # the model quoted it as a wikilink
+        if ".." in value:
+            raise ValueError("target_path may not contain '..'")
+        if value.startswith("/"):
+            raise ValueError("target_path must be vault-relative, without a leading '/'")
+        if not value.startswith("digest/"):
+            raise ValueError("target_path must be a digest note path starting with 'digest/'")
+        if "#" in value:
+            raise ValueError("target_path may not carry a #section anchor")
+        try:
+            return normalize_rel(value)
+        except UnsafePathError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _consistent(self, info: ValidationInfo) -> IntegrateDecision:
+        if self.action == "UPDATE":
+            if self.flavor is None:
+                raise ValueError("UPDATE needs a flavor: CORROBORATE, REFINE or CORRECT")
+            if self.target_path is None:
+                raise ValueError("UPDATE needs target_path, the path of one candidate note")
+            allowed = (info.context or {}).get("candidate_paths")
+            if allowed is not None and self.target_path not in allowed:
+                shown = (
+                    ", ".join(sorted(allowed)) or "none were given, so the action must be CREATE"
+                )
+                raise ValueError(
+                    f"target_path {self.target_path!r} is not one of the candidates ({shown})"
+                )
+        else:
+            if self.flavor is not None or self.target_path is not None:
+                raise ValueError("CREATE takes no flavor and no target_path; set both to null")
+            if self.name is None:
+                raise ValueError("CREATE needs name, the new note's name")
+        return self
+
+
+def reply_schema(model: type[BaseModel]) -> dict:
+    """The JSON Schema the prompts embed and `response_format` sends."""
+    return model.model_json_schema()
+
+
+def parse_reply(text: str, model: type[_Reply], *, context: dict | None = None) -> Any:
+    """Repair `text` into JSON and validate it as `model`; ValueError when unusable."""
+    data = extract_json(text)
+    if model is ExtractedUnits:
+        # Shapes local models like to send instead of {"units": [...]}.
+        if isinstance(data, list):
+            data = {"units": data}
+        elif isinstance(data, dict) and "units" not in data and {"name", "bucket"} <= data.keys():
+            data = {"units": [data]}
+    return model.model_validate(data, context=context)
+
+
+def format_validation_error(exc: Exception, *, limit: int = 1500) -> str:
+    """A compact, model-readable explanation of why a reply was refused."""
+    if isinstance(exc, ValidationError):
+        parts = []
+        for err in exc.errors(include_url=False):
+            where = ".".join(str(p) for p in err["loc"]) or "(reply)"
+            got = json.dumps(err.get("input"), ensure_ascii=False, default=str)
+            if len(got) > 80:
+                got = got[:77] + "..."
+            parts.append(f"{where}: {err['msg']} (got {got})")
+        text = "; ".join(parts)
+    else:
+        text = str(exc)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,317 @@
+"""LLMBrain end to end: real litellm, real HTTP, a local OpenAI-compatible server.
+
+The server (http.server in a thread on 127.0.0.1) answers POST /v1/chat/completions
+with canned replies in order and keeps every request it received, so the tests can
+assert what actually went over the wire. No network beyond the loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from reme_workbench.errors import RemeError
+from reme_workbench.llm import (
+    BrainError,
+    CandidateNote,
+    Cassette,
+    IntegrateDecision,
+    IntegrateRequest,
+    LLMBrain,
+    Material,
+    MemoryUnit,
+    TokenLedger,
+    Usage,
+    brain_from_spec,
+    shared_prefix_tokens,
+)
+from reme_workbench.llm.prompts import system_prompt
+
+KEY = "sk-test-not-real"
+MODEL = "openai/test-model"
+MATERIAL = Material(
+    "daily/2026-10-05/deploy-payments-api.md",
+    "Shipped payments-api v2.14.0. Canary at 10 % for 10 minutes, then promoted.\n"
+    "Mei wants end-of-task summaries as short bullets.",
+    "2026-10-05",
+    "auto",
+)
+BODY = "Watch the canary.\n\nderived_from:: [[daily/2026-10-05/deploy-payments-api.md]]"
+CREATE = {
+    "action": "CREATE",
+    "name": "Canary first",
+    "description": "Canary before promote.",
+    "body": BODY,
+    "rationale": "new",
+}
+UNITS = {
+    "units": [
+        {
+            "name": "Canary before promote",
+            "bucket": "procedure",
+            "summary": "10 % canary, 10 minutes.",
+        },
+        {"name": "Bullet summaries", "bucket": "personal", "summary": "Mei reads on her phone."},
+    ]
+}
+
+
+class FakeOpenAI:
+    """Canned chat completions, served in order; remembers every request."""
+
+    def __init__(self) -> None:
+        self.replies: deque[tuple[int, dict]] = deque()
+        self.requests: list[dict] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as the OpenAI client expects
+
+            def do_POST(self):  # noqa: N802 - http.server's naming
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append(
+                    {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
+                )
+                ok = self.path in ("/v1/chat/completions", "/chat/completions")
+                status, payload = (
+                    fake.replies.popleft()
+                    if ok and fake.replies
+                    else (
+                        500,
+                        {"error": {"message": "no canned reply left", "type": "server_error"}},
+                    )
+                )
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.api_base = f"http://127.0.0.1:{self.httpd.server_port}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def reply(self, content, *, prompt=120, completion=30, cached=0) -> None:
+        if not isinstance(content, str):
+            content = json.dumps(content)
+        self.replies.append(
+            (
+                200,
+                {
+                    "id": f"chatcmpl-{len(self.replies)}",
+                    "object": "chat.completion",
+                    "created": 1,
+                    "model": "test-model",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": content},
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": prompt,
+                        "completion_tokens": completion,
+                        "total_tokens": prompt + completion,
+                        "prompt_tokens_details": {"cached_tokens": cached},
+                    },
+                },
+            )
+        )
+
+    def error(self, status, message) -> None:
+        self.replies.append(
+            (status, {"error": {"message": message, "type": "invalid_request_error"}})
+        )
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    fake = FakeOpenAI()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture(autouse=True)
+def fresh(server):
+    server.replies.clear()
+    server.requests.clear()
+    yield
+    assert not server.replies, "a canned reply was not consumed"
+
+
+def brain(server, **kwargs) -> LLMBrain:
+    kwargs.setdefault("max_retries", 0)
+    return LLMBrain(MODEL, api_base=server.api_base, api_key=KEY, **kwargs)
+
+
+def integrate_request(bucket, name="Canary first", candidates=()):
+    return IntegrateRequest(
+        MATERIAL, MemoryUnit(name=name, bucket=bucket, summary="s"), tuple(candidates)
+    )
+
+
+def test_extract_repairs_fenced_json_and_counts_tokens(server):
+    server.reply(
+        "Sure!\n```json\n" + json.dumps(UNITS)[:-2] + "],}\n```\nAnything else?",
+        prompt=400,
+        completion=50,
+        cached=256,
+    )
+    ledger = TokenLedger()
+    reply = brain(server, ledger=ledger).extract(MATERIAL)
+    assert [u.bucket for u in reply.value.units] == ["procedure", "personal"]
+    assert reply.attempts == 1 and reply.model == MODEL and reply.raw.startswith("Sure!")
+    assert reply.usage == Usage(400, 50, 256)
+    [sent] = server.requests
+    assert sent["path"] == "/v1/chat/completions" and sent["auth"] == f"Bearer {KEY}"
+    body = sent["body"]
+    assert body["model"] == "test-model" and body["temperature"] == 0.0
+    assert body["response_format"] == {"type": "json_object"}  # litellm: no schema support known
+    assert body["messages"][0] == {"role": "system", "content": system_prompt("extract", "en")}
+    assert body["messages"][1]["content"].startswith(f'<material path="{MATERIAL.path}"')
+    assert ledger.by_action() == {"extract": Usage(400, 50, 256)}
+    assert ledger.by_material() == {MATERIAL.path: Usage(400, 50, 256)}
+
+
+def test_integrate_sends_the_bucket_prompt_material_first(server):
+    ledger = TokenLedger()
+    b = brain(server, ledger=ledger)
+    candidate = CandidateNote(
+        "digest/wiki/canary.md", "canary", "What a canary is.", "CANDIDATE BODY"
+    )
+    for i, bucket in enumerate(["procedure", "procedure", "personal", "wiki"]):
+        server.reply(
+            {**CREATE, "name": f"note {i}"}, prompt=1000, completion=100, cached=500 * (i % 2)
+        )
+        reply = b.integrate(integrate_request(bucket, name=f"UNIT-{i}", candidates=[candidate]))
+        assert reply.value.action == "CREATE" and reply.value.name == f"note {i}"
+    sent = [r["body"]["messages"] for r in server.requests]
+    for messages, bucket in zip(sent, ["procedure", "procedure", "personal", "wiki"], strict=True):
+        assert messages[0]["content"] == system_prompt(f"integrate_{bucket}", "en")
+        user = messages[1]["content"]
+        assert user.index("Canary at 10 %") < user.index("CANDIDATE BODY") < user.index("UNIT-")
+    # same bucket, same material: everything up to the unit is byte-identical
+    assert shared_prefix_tokens(sent[0], sent[1]) > shared_prefix_tokens(sent[1], sent[2])
+    assert sent[0][1]["content"].split("<unit")[0] == sent[1][1]["content"].split("<unit")[0]
+    assert ledger.totals() == Usage(4000, 400, 1000)
+    assert ledger.calls() == {"integrate": 4}
+
+
+def test_chinese_material_gets_chinese_prompts(server):
+    server.reply({"units": []})
+    zh = Material(
+        "daily/2026-10-05/weekly-report-w40.md",
+        "为梅起草第 40 周周报,确认周报每周一上午发、用要点格式。",
+    )
+    assert brain(server).extract(zh).value.units == []
+    assert server.requests[0]["body"]["messages"][0]["content"] == system_prompt("extract", "zh")
+
+
+def test_invalid_reply_is_retried_once_with_the_validation_error(server):
+    bad = {
+        **CREATE,
+        "action": "UPDATE",
+        "flavor": "REFINE",
+        "target_path": "digest/wiki/invented.md",
+    }
+    server.reply(bad, prompt=100, completion=40)
+    server.reply(CREATE, prompt=180, completion=40, cached=100)
+    ledger = TokenLedger()
+    reply = brain(server, ledger=ledger).integrate(
+        integrate_request(
+            "wiki", candidates=[CandidateNote("digest/wiki/canary.md", "c", "d", "b")]
+        )
+    )
+    assert reply.attempts == 2 and reply.value.action == "CREATE"
+    assert reply.usage == Usage(280, 80, 100) and ledger.calls() == {"integrate": 2}
+    first, second = (r["body"]["messages"] for r in server.requests)
+    assert second[: len(first)] == first  # the retry extends the same conversation
+    assert second[-2] == {"role": "assistant", "content": json.dumps(bad)}
+    assert second[-1]["role"] == "user"
+    assert "not one of the candidates" in second[-1]["content"]
+    assert "digest/wiki/invented.md" in second[-1]["content"]
+
+
+def test_broken_twice_fails_naming_the_model_and_quoting_the_reply(server):
+    server.reply("I think you should create a note about canaries {")
+    server.reply("Sorry! " + "blah " * 1000)
+    with pytest.raises(BrainError) as info:
+        brain(server).extract(MATERIAL)
+    message = str(info.value)
+    assert MODEL in message and "Sorry! blah" in message and "[truncated]" in message
+    assert len(message) < 3000 and KEY not in message
+    assert info.value.model == MODEL and info.value.raw.startswith("Sorry!")
+    assert len(server.requests) == 2
+
+
+def test_http_errors_are_wrapped_and_the_key_is_scrubbed(server):
+    server.error(401, f"Incorrect API key provided: {KEY}. Find your key at ...")
+    with pytest.raises(BrainError) as info:
+        brain(server).extract(MATERIAL)
+    message = str(info.value)
+    assert MODEL in message and server.api_base in message and "REME_LLM_API_KEY" in message
+    assert KEY not in message
+    assert info.value.__context__ is None and info.value.__cause__ is None
+
+
+def test_json_schema_is_sent_when_chosen(server):
+    server.reply(UNITS)
+    brain(server, structured_output="json_schema").extract(MATERIAL)
+    fmt = server.requests[0]["body"]["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["name"] == "ExtractedUnits"
+    assert "MemoryUnit" in json.dumps(fmt["json_schema"]["schema"])
+    # litellm knows gpt-4o-mini supports schemas (local cost map, no network)
+    assert (
+        LLMBrain("openai/gpt-4o-mini").response_format(IntegrateDecision)["type"] == "json_schema"
+    )
+    assert brain(server, structured_output="none").response_format(IntegrateDecision) is None
+
+
+def test_record_then_replay_without_the_server(tmp_path):
+    local = FakeOpenAI()  # a server of its own, so it can be stopped mid-test
+    path = tmp_path / "cassettes" / "dream.jsonl"
+    local.reply(UNITS, prompt=300, completion=60, cached=128)
+    local.reply("```json\n" + json.dumps(CREATE) + "\n```", prompt=500, completion=90)
+    recorder = brain_from_spec(
+        f"litellm:{MODEL}",
+        api_base=local.api_base,
+        api_key=KEY,
+        cassette=Cassette(path, mode="record"),
+    )
+    recorded = [recorder.extract(MATERIAL), recorder.integrate(integrate_request("procedure"))]
+    local.stop()
+    assert len(local.requests) == 2
+    text = path.read_text("utf-8")
+    assert KEY not in text and local.api_base not in text
+
+    ledger = TokenLedger()
+    player = LLMBrain(
+        MODEL,
+        api_base="http://127.0.0.1:9/v1",
+        api_key="sk-other",
+        cassette=Cassette(path),
+        ledger=ledger,
+    )
+    replayed = [player.extract(MATERIAL), player.integrate(integrate_request("procedure"))]
+    assert replayed == recorded
+    assert ledger.totals() == Usage(800, 150, 128)
+
+    with pytest.raises(RemeError) as info:
+        player.integrate(integrate_request("wiki", name="A unit never recorded"))
+    message = str(info.value)
+    assert "--record" in message and "no recorded reply" in message
+    assert "<material path=" in message  # the start of the last user message

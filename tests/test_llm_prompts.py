@@ -1,0 +1,218 @@
+"""Prompt files, language choice and the cache-friendly message layout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import resources
+
+import pytest
+
+from reme_workbench.llm import (
+    CandidateNote,
+    IntegrateRequest,
+    Material,
+    MemoryUnit,
+    order_units_for_cache,
+    shared_prefix_tokens,
+)
+from reme_workbench.llm.prompts import (
+    LANGUAGES,
+    PROMPT_NAMES,
+    SCHEMA_PLACEHOLDER,
+    approx_tokens,
+    detect_language,
+    extract_messages,
+    integrate_messages,
+    resolve_language,
+    system_prompt,
+)
+from reme_workbench.llm.schema import ExtractedUnits, IntegrateDecision
+from reme_workbench.vault.layout import BUCKETS
+
+INTEGRATE = [f"integrate_{b}" for b in BUCKETS]
+
+# Rules every Phase 2 prompt must restate (seed 000 §3, §4.2.3, §4.4 E-1, F-5), by key phrase.
+INTEGRATE_PHRASES = {
+    "en": [
+        "derived_from:: [[",  # provenance
+        "[[path.md#section]]",  # the no-anchor rule, with the form it forbids
+        "full vault path with the `.md` extension",
+        "Never drop a link the old body had",
+        "When unsure, CREATE",
+        "CORROBORATE",
+        "REFINE",
+        "CORRECT",
+        "JSON object only",
+    ],
+    "zh": [
+        "derived_from:: [[",
+        "[[path.md#section]]",
+        "完整库内路径",
+        "绝不删除旧正文中已有的任何链接",
+        "拿不准时选择 CREATE",
+        "CORROBORATE",
+        "REFINE",
+        "CORRECT",
+        "只输出一个 JSON 对象",
+    ],
+}
+EXTRACT_PHRASES = {
+    "en": ['{"units": []}', "procedure", "personal", "`wiki` is also the fallback", "Merge facts"],
+    "zh": ['{"units": []}', "procedure", "personal", "`wiki` 也是兜底桶", "合并为【一个】unit"],
+}
+BUCKET_SHAPES = {
+    ("en", "procedure"): ["When to use", "Preconditions", "Steps", "Failure modes"],
+    ("en", "personal"): ["Rule", "Why", "How to apply"],
+    ("en", "wiki"): ["Definition", "Properties", "Relations"],
+    ("zh", "procedure"): ["触发条件", "前置条件", "步骤", "失败模式"],
+    ("zh", "personal"): ["规则", "原因", "如何应用"],
+    ("zh", "wiki"): ["定义", "性质", "关系"],
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", PROMPT_NAMES)
+def test_prompt_files_exist_and_embed_the_reply_schema(language, name):
+    raw = (
+        resources.files("reme_workbench.prompts")
+        .joinpath(language, f"{name}.md")
+        .read_text("utf-8")
+    )
+    assert SCHEMA_PLACEHOLDER in raw
+    text = system_prompt(name, language)
+    assert SCHEMA_PLACEHOLDER not in text
+    model = ExtractedUnits if name == "extract" else IntegrateDecision
+    assert json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("bucket", BUCKETS)
+def test_integrate_prompts_restate_the_rules_and_their_bucket_shape(language, bucket):
+    text = system_prompt(f"integrate_{bucket}", language)
+    missing = [
+        p for p in INTEGRATE_PHRASES[language] + BUCKET_SHAPES[language, bucket] if p not in text
+    ]
+    assert not missing, f"{language}/integrate_{bucket}.md lacks {missing}"
+
+
+def test_the_three_integrate_prompts_differ():
+    for language in LANGUAGES:
+        assert len({system_prompt(name, language) for name in INTEGRATE}) == 3
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_extract_prompt_is_a_gate_and_classifier(language):
+    text = system_prompt("extract", language)
+    missing = [p for p in EXTRACT_PHRASES[language] if p not in text]
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("name", PROMPT_NAMES)
+def test_chinese_prompts_are_written_in_chinese(name):
+    body = system_prompt(name, "zh").split("{", 1)[0]  # the prose before the schema
+    assert detect_language(body) == "zh"
+    assert detect_language(system_prompt(name, "en").split("{", 1)[0]) == "en"
+
+
+def test_unknown_prompt_is_a_clear_error():
+    with pytest.raises(Exception, match="prompts are extract"):
+        system_prompt("integrate_tools", "en")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Deployed payments-api to staging.", "en"),
+        ("为梅起草第 40 周周报,确认周报每周一上午发。", "zh"),
+        ("部署 payments-api v2.14.0 到 staging 和 prod,金丝雀发布没有问题", "zh"),
+        ("Deployed payments-api v2.14.0 to staging and prod; 梅 asked for it.", "en"),
+        ("", "en"),
+        ("12345 !!!", "en"),
+    ],
+)
+def test_detect_language(text, expected):
+    assert detect_language(text) == expected
+
+
+def test_detect_language_threshold_is_thirty_percent_of_letters():
+    assert detect_language("中文字" + "a" * 7) == "zh"  # 3 of 10 letters
+    assert detect_language("中文" + "a" * 8) == "en"  # 2 of 10
+
+
+def test_resolve_language_precedence():
+    zh = Material("daily/x.md", "全部是中文的材料内容", language="auto")
+    assert resolve_language("auto", zh) == "zh"
+    assert resolve_language("en", zh) == "en"  # the brain's setting wins
+    assert resolve_language("auto", Material("daily/x.md", "全部是中文", language="en")) == "en"
+
+
+def _request(bucket="wiki", candidates=(), feedback=None, name="Unit"):
+    return IntegrateRequest(
+        material=Material("daily/2026-10-05/deploy.md", "MATERIAL TEXT", "2026-10-05", "en"),
+        unit=MemoryUnit(name=name, bucket=bucket, summary="UNIT SUMMARY"),
+        candidates=tuple(candidates),
+        feedback=feedback,
+    )
+
+
+def test_integrate_layout_material_first_unit_last_feedback_after():
+    candidate = CandidateNote("digest/wiki/canary.md", "canary", "CANDIDATE DESC", "CANDIDATE BODY")
+    messages = integrate_messages(_request(candidates=[candidate], feedback="FEEDBACK"), "en")
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[0]["content"] == system_prompt("integrate_wiki", "en")
+    user = messages[1]["content"]
+    assert user.startswith('<material path="daily/2026-10-05/deploy.md" date="2026-10-05">')
+    order = [user.index(s) for s in ("MATERIAL TEXT", "CANDIDATE BODY", "UNIT SUMMARY", "FEEDBACK")]
+    assert order == sorted(order)
+
+
+def test_no_candidates_says_create():
+    assert "must be CREATE" in integrate_messages(_request(), "en")[1]["content"]
+
+
+def test_calls_of_one_material_share_the_material_prefix():
+    a = integrate_messages(_request(name="first"), "en")
+    b = integrate_messages(
+        _request(name="second", candidates=[CandidateNote("digest/wiki/x.md", "x", "d", "b")]), "en"
+    )
+    other_bucket = integrate_messages(_request(bucket="procedure"), "en")
+    shared = shared_prefix_tokens(a, b)
+    assert shared >= approx_tokens(a[0]["content"]) + approx_tokens("MATERIAL TEXT")
+    assert shared_prefix_tokens(a, other_bucket) < shared  # another system prompt
+    assert shared_prefix_tokens(None, a) == 0
+    assert shared_prefix_tokens(a, a) == approx_tokens(
+        "".join(f"<|{m['role']}|>\n{m['content']}\n" for m in a)
+    )
+
+
+def test_extract_messages_put_the_material_first():
+    messages = extract_messages(Material("daily/x.md", "TEXT"), "zh")
+    assert messages[0]["content"] == system_prompt("extract", "zh")
+    assert messages[1]["content"].startswith('<material path="daily/x.md">\nTEXT\n</material>')
+
+
+def test_order_units_for_cache_groups_buckets_stably():
+    units = [
+        MemoryUnit(name=n, bucket=b, summary="s")
+        for n, b in [
+            ("w1", "wiki"),
+            ("p1", "procedure"),
+            ("me1", "personal"),
+            ("w2", "wiki"),
+            ("p2", "procedure"),
+        ]
+    ]
+    assert [u.name for u in order_units_for_cache(units)] == ["p1", "p2", "me1", "w1", "w2"]
+
+
+def test_approx_tokens_counts_cjk_per_character():
+    assert approx_tokens("abcdefgh") == 2
+    assert approx_tokens("中文字") == 3
+
+
+def test_importing_the_llm_package_does_not_import_litellm():
+    code = "import sys, reme_workbench.llm; print('litellm' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
