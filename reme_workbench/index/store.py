@@ -1,0 +1,604 @@
+"""`VaultIndex`: the keyword (SQLite FTS5) and vector (faiss) index of a vault, in `.reme/`.
+
+`.reme/index.db` holds the indexed files (with the content hash they were indexed at),
+their chunks, an FTS5 table over the CJK-segmented chunk text (see keyword.py) and the
+embedder's name and dim. `.reme/vectors.faiss` is an IndexIDMap2 over IndexFlatIP whose
+ids are chunk ids; rows are L2-normalised, so inner product is cosine similarity.
+
+It is a cache of the markdown files. `refresh()` re-indexes only files whose sha256
+(from the VaultScan records) differs from the one stored, in one transaction, then
+updates the in-memory faiss index (remove_ids / add_with_ids) and writes it to disk
+atomically (temp + rename) — at once after a big change, else at close(). Chunk ids
+only grow (never reused while the database lives, not even by a rebuild), so a vectors
+file that lags the database (a crash, a deferred write) is repaired on load by
+comparing id sets: ids the database lacks are removed, missing ones are embedded from
+the stored chunk text. A new, corrupt or old-schema database starts empty and drops
+the vectors file. A generation counter in the database tells an open VaultIndex that
+another process refreshed, so it reloads instead of using stale state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import uuid
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import NoteError, RemeError
+from ..vault.graph import LinkGraph
+from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
+from ..vault.note import MAX_NOTE_BYTES, decode_note_bytes
+from ..vault.scan import FileRecord, ScanDelta, VaultScan
+from .chunking import Chunk, chunk_file, is_indexable
+from .embeddings import Embedder
+from .keyword import FTS_SCHEMA, KeywordSearch, fts_rows
+
+__all__ = [
+    "VaultIndex", "IndexDelta", "IndexedFile", "SCOPES", "scope_layers",
+]
+
+INDEX_DB = "index.db"
+VECTORS_FILE = "vectors.faiss"
+SCOPES: dict[str, tuple[str, ...]] = {
+    "digest": ("digest",),  # dream's RECALL
+    "sources": ("daily", "resource"),
+    "all": ("digest", "daily", "resource"),
+}
+_SCHEMA = "1"  # bump when a table or the chunk/segment rules change: the cache rebuilds
+_EMBED_BATCH = 256
+_SQL_BATCH = 500
+_SAVE_AFTER = 256  # unsaved vector changes that make a refresh write vectors.faiss now
+
+
+def scope_layers(scope: str) -> tuple[str, ...]:
+    try:
+        return SCOPES[scope]
+    except (KeyError, TypeError):
+        raise RemeError(
+            f"Unknown scope {scope!r}; use one of {', '.join(SCOPES)}."
+        ) from None
+
+
+@dataclass(frozen=True)
+class IndexDelta:
+    indexed: tuple[str, ...]  # files (re)chunked and embedded by this refresh
+    removed: tuple[str, ...]  # files whose rows and vectors were dropped
+    chunks: int  # chunks written
+    reembedded_all: bool  # rebuild requested, or the embedder changed
+    message: str | None  # why everything was re-embedded, for the CLI
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedFile:
+    path: str
+    sha256: str
+    layer: str
+    name: str | None
+    description: str | None
+    chunks: int
+
+
+def _wanted(rec: FileRecord) -> bool:
+    """Files the index covers: digest notes, .md/.txt in daily/ and resource/, readable."""
+    layer = rec.path.split("/", 1)[0]
+    if not rec.sha256 or rec.size > MAX_NOTE_BYTES:
+        return False
+    if layer == "digest":
+        return is_digest_note(rec.path)
+    return layer in ("daily", "resource") and is_indexable(rec.path)
+
+
+def _embed_text(chunk: Chunk) -> str:
+    return f"{chunk.context}\n{chunk.text}"
+
+
+def _batched(items: list, size: int = _SQL_BATCH):
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _search_one(vectors, q: np.ndarray, k: int):
+    """One query on one thread: OpenMP start-up and spinning made a single-query flat
+    search ~20x slower with 2 threads (24 ms vs 1 ms at 20k vectors)."""
+    import faiss
+
+    threads = faiss.omp_get_max_threads()
+    if threads == 1:
+        return vectors.search(q, k)
+    faiss.omp_set_num_threads(1)
+    try:
+        return vectors.search(q, k)
+    finally:
+        faiss.omp_set_num_threads(threads)
+
+
+class VaultIndex:
+    """Open (or create) `<root>/.reme/index.db`; `refresh()` brings it up to date."""
+
+    def __init__(self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None) -> None:
+        self.root = Path(root)
+        self.embedder = embedder
+        self._own_scan = scan is None
+        self.scan = scan if scan is not None else VaultScan(self.root)
+        folder = resolve_inside(self.root, CACHE_DIR)  # refuses a symlinked .reme
+        folder.mkdir(exist_ok=True)
+        self._folder = folder
+        self._vec_path = folder / VECTORS_FILE
+        self.conn = self._connect(folder / INDEX_DB)
+        self._generation: int | None = None
+        self._files: dict[str, IndexedFile] = {}
+        self._chunk_layer: dict[int, str] = {}
+        self._vectors = None  # faiss index, loaded on first use
+        self._graph: LinkGraph | None = None
+        self._keyword = KeywordSearch()
+        self._unsaved = 0  # chunk vectors added or removed since vectors.faiss was written
+        self._sync()
+
+    # -- database ------------------------------------------------------------------------
+    def _connect(self, path: Path) -> sqlite3.Connection:
+        try:
+            return self._setup(path)
+        except sqlite3.DatabaseError as exc:
+            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
+                raise RemeError(
+                    f"The index {path} cannot be opened ({exc}); check that .reme/ is a "
+                    "writable folder, or wait for the other process using it."
+                ) from None
+            warnings.warn(
+                f"The index {path} is damaged ({exc}); it is only a cache, so it was deleted "
+                "and is rebuilt by the next refresh (`reme-workbench index`).",
+                RuntimeWarning, stacklevel=3,
+            )
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            return self._setup(path)
+
+    def _setup(self, path: Path) -> sqlite3.Connection:
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # a lost cache row costs one re-index
+            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None or row[0] != _SCHEMA:
+                self._create(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        for table in ("files", "chunks", "fts"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute("DELETE FROM meta")
+        conn.execute(
+            "CREATE TABLE files (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, layer TEXT NOT "
+            "NULL, name TEXT, description TEXT, chunks INTEGER NOT NULL) WITHOUT ROWID"
+        )
+        conn.execute(
+            "CREATE TABLE chunks (id INTEGER PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER "
+            "NOT NULL, layer TEXT NOT NULL, text TEXT NOT NULL, context TEXT NOT NULL, "
+            "line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, tokens INTEGER NOT NULL)"
+        )
+        conn.execute("CREATE INDEX chunks_path ON chunks (path, ordinal)")
+        conn.execute(FTS_SCHEMA)
+        conn.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [("schema", _SCHEMA), ("next_id", "1"), ("generation", "0")],
+        )
+        conn.execute("COMMIT")
+        # vectors from an earlier database would share its ids: they must not survive it
+        self._vec_path.unlink(missing_ok=True)
+
+    def _meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def _stored_embedder(self) -> tuple[str, int] | None:
+        name, dim = self._meta("embedder"), self._meta("dim")
+        return None if name is None or dim is None else (name, int(dim))
+
+    def _sync(self) -> None:
+        """Reload the in-memory view when the database changed under us (or on open)."""
+        generation = int(self._meta("generation") or 0)
+        if generation == self._generation:
+            return
+        self._files = {
+            row[0]: IndexedFile(*row)
+            for row in self.conn.execute(
+                "SELECT path, sha256, layer, name, description, chunks FROM files"
+            )
+        }
+        self._chunk_layer = dict(self.conn.execute("SELECT id, layer FROM chunks"))
+        self._vectors = None
+        self._unsaved = 0
+        self._graph = None
+        self._generation = generation
+
+    # -- vectors -------------------------------------------------------------------------
+    def _new_vectors(self):
+        import faiss
+
+        return faiss.IndexIDMap2(faiss.IndexFlatIP(int(self.embedder.dim)))
+
+    def _load_vectors(self):
+        """The faiss index matching the database, read once and repaired if stale."""
+        if self._vectors is not None:
+            return self._vectors
+        import faiss
+
+        stored = self._stored_embedder()
+        if stored is not None and stored != (self.embedder.name, int(self.embedder.dim)):
+            raise RemeError(
+                f"The index was built with the embedder {stored[0]} (dim {stored[1]}), not "
+                f"{self.embedder.name}; run `reme-workbench index` (refresh) to re-embed."
+            )
+        vectors = None
+        if self._vec_path.exists():
+            try:
+                vectors = faiss.read_index(str(self._vec_path))
+                if not isinstance(vectors, faiss.IndexIDMap2) or vectors.d != self.embedder.dim:
+                    vectors = None
+            except Exception as exc:  # noqa: BLE001 - a damaged cache file is re-embedded
+                warnings.warn(
+                    f"{self._vec_path} cannot be read ({exc}); re-embedding it from the index.",
+                    RuntimeWarning, stacklevel=3,
+                )
+        if vectors is None:
+            vectors = self._new_vectors()
+        have = faiss.vector_to_array(vectors.id_map) if vectors.ntotal else np.empty(0, np.int64)
+        want = np.fromiter(self._chunk_layer, dtype=np.int64, count=len(self._chunk_layer))
+        extra = np.setdiff1d(have, want, assume_unique=True)
+        missing = np.setdiff1d(want, have, assume_unique=True)
+        if extra.size:
+            vectors.remove_ids(extra)
+        for ids in _batched(missing.tolist(), _EMBED_BATCH):
+            rows = self._chunk_rows(ids)
+            texts = [_embed_text(rows[i]) for i in ids]
+            vectors.add_with_ids(self.embedder.embed(texts), np.asarray(ids, dtype=np.int64))
+        self._vectors = vectors
+        if extra.size or missing.size:
+            self._save_vectors()
+        return vectors
+
+    def _save_vectors(self) -> None:
+        import faiss
+
+        tmp = self._folder / f".{VECTORS_FILE}.{uuid.uuid4().hex[:8]}.tmp"
+        try:
+            faiss.write_index(self._vectors, str(tmp))
+            os.replace(tmp, self._vec_path)  # readers see the old file or the new one
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        self._unsaved = 0
+
+    # -- refreshing ----------------------------------------------------------------------
+    def refresh(
+        self,
+        *,
+        rebuild: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+        paths: Iterable[str] | None = None,
+    ) -> IndexDelta:
+        """Index what changed since the last refresh (everything with `rebuild=True`).
+
+        `progress(done, total)` counts files to (re)index. `paths` limits the look to
+        those files (present or deleted) — for a caller that knows what it wrote; it
+        saves the stat walk of the whole vault.
+        """
+        wanted_paths = None if paths is None else [p.removeprefix("./") for p in paths]
+        for _ in range(3):
+            delta = self._refresh_once(rebuild, progress, wanted_paths)
+            if delta is not None:
+                return delta
+        raise RemeError(
+            "Another process kept re-indexing this vault while this refresh ran; run it again."
+        )
+
+    def _refresh_once(self, rebuild: bool, progress, paths: list[str] | None) -> IndexDelta | None:
+        self._sync()
+        mine = (self.embedder.name, int(self.embedder.dim))
+        stored = self._stored_embedder()
+        switched = stored is not None and stored != mine
+        full = rebuild or switched
+        if full or paths is None:
+            paths = None
+            self.scan.refresh()
+        else:
+            self.scan.refresh(paths)
+        records = self.scan.records
+        files = self._files
+        if full:
+            changed = sorted(p for p, r in records.items() if _wanted(r))
+        else:  # the common case, an unchanged indexed file, costs one dict lookup
+            look = records if paths is None else {p: records[p] for p in paths if p in records}
+            changed = sorted(
+                p for p, r in look.items()
+                if (p not in files or files[p].sha256 != r.sha256) and _wanted(r)
+            )
+        indexed = files if paths is None else {p: files[p] for p in paths if p in files}
+        removed = sorted(
+            p for p, f in indexed.items()
+            if (r := records.get(p)) is None or (r.sha256 != f.sha256 and not _wanted(r))
+        )
+        if not (full or changed or removed or stored is None):
+            return IndexDelta((), (), 0, False, None)
+        vectors = self._new_vectors() if full else self._load_vectors()
+
+        # read, chunk and embed outside the transaction: a slow model never blocks readers
+        new_files: list[IndexedFile] = []
+        new_chunks: list[tuple[Chunk, str]] = []
+        matrices: list[np.ndarray] = []
+        pending: list[str] = []
+        total = len(changed)
+        if progress is not None:
+            progress(0, total)
+        for done, path in enumerate(changed, 1):
+            got = self._read(path)
+            if got is None:  # vanished since the scan: drop whatever we had
+                if path in files:
+                    removed.append(path)
+            else:
+                sha, text = got
+                chunks = chunk_file(path, text) if text is not None else []
+                rec, layer = records[path], path.split("/", 1)[0]
+                new_files.append(
+                    IndexedFile(path, sha, layer, rec.name, rec.description, len(chunks))
+                )
+                new_chunks.extend((c, layer) for c in chunks)
+                pending.extend(_embed_text(c) for c in chunks)
+            if len(pending) >= _EMBED_BATCH or done == total:
+                if pending:
+                    matrices.append(np.asarray(self.embedder.embed(pending), dtype=np.float32))
+                    pending = []
+                if progress is not None:
+                    progress(done, total)
+        removed.sort()
+
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if int(self._meta("generation") or 0) != self._generation:
+                conn.execute("ROLLBACK")  # another process refreshed meanwhile: plan again
+                return None
+            if full:
+                old_ids = list(self._chunk_layer)
+                for table in ("fts", "chunks", "files"):
+                    conn.execute(f"DELETE FROM {table}")
+            else:
+                touched = [p for p in (*changed, *removed) if p in files]
+                old_ids = []
+                for part in _batched(touched):
+                    marks = ",".join("?" * len(part))
+                    old_ids += [r[0] for r in conn.execute(
+                        f"SELECT id FROM chunks WHERE path IN ({marks})", part)]
+                conn.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in old_ids])
+                conn.executemany("DELETE FROM chunks WHERE path = ?", [(p,) for p in touched])
+                conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in touched])
+            first = int(self._meta("next_id") or 1)
+            ids = list(range(first, first + len(new_chunks)))
+            conn.executemany(
+                "INSERT INTO files VALUES (?,?,?,?,?,?)",
+                [(f.path, f.sha256, f.layer, f.name, f.description, f.chunks) for f in new_files],
+            )
+            conn.executemany(
+                "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?)",
+                [(i, c.path, c.ordinal, layer, c.text, c.context, c.line_start, c.line_end,
+                  c.tokens) for i, (c, layer) in zip(ids, new_chunks, strict=True)],
+            )
+            conn.executemany(
+                "INSERT INTO fts (rowid, context, body, layer) VALUES (?,?,?,?)",
+                fts_rows(ids, new_chunks),
+            )
+            generation = self._generation + 1
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
+                ("embedder", mine[0]), ("dim", str(mine[1])),
+                ("next_id", str(first + len(new_chunks))), ("generation", str(generation)),
+            ])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+        # the database is committed; bring memory and the vectors file in line with it
+        if old_ids and not full:
+            vectors.remove_ids(np.asarray(old_ids, dtype=np.int64))
+            for i in old_ids:
+                self._chunk_layer.pop(i, None)
+        if full:
+            self._chunk_layer = {}
+            self._files = {}
+        if ids:
+            vectors.add_with_ids(np.vstack(matrices), np.asarray(ids, dtype=np.int64))
+        self._vectors = vectors
+        for p in removed:
+            self._files.pop(p, None)
+        for f in new_files:
+            self._files[f.path] = f
+        self._chunk_layer.update((i, layer) for i, (_, layer) in zip(ids, new_chunks, strict=True))
+        self._generation = generation
+        # The vectors file may lag the database (a crash costs only a re-embed of the lag,
+        # see _load_vectors), so a small refresh leaves the write of the whole file to
+        # close() or a later refresh: it costs ~30 ms at 20k vectors.
+        self._unsaved += len(old_ids) + len(ids)
+        if full or self._unsaved >= _SAVE_AFTER or not self._vec_path.exists():
+            self._save_vectors()
+        self._update_graph(full, [f.path for f in new_files], removed)
+
+        message = None
+        if switched:
+            message = (
+                f"The embedder changed from {stored[0]} (dim {stored[1]}) to {mine[0]} "
+                f"(dim {mine[1]}): re-embedded all {len(new_files)} files."
+            )
+        elif rebuild:
+            message = f"Rebuilt the index from scratch: {len(new_files)} files."
+        return IndexDelta(
+            tuple(f.path for f in new_files), tuple(removed), len(new_chunks), full, message
+        )
+
+    def _read(self, rel: str) -> tuple[str, str | None] | None:
+        """(sha256, text or None when undecodable) of a file, or None when it is gone."""
+        try:
+            fd = os.open(resolve_inside(self.root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(MAX_NOTE_BYTES + 1)
+        except (OSError, RemeError):
+            return None
+        sha = hashlib.sha256(data).hexdigest()
+        try:
+            return sha, decode_note_bytes(data, rel)
+        except NoteError as exc:
+            warnings.warn(f"Not indexed: {exc}", RuntimeWarning, stacklevel=4)
+            return sha, None  # recorded with no chunks, so it is not re-read until it changes
+
+    def _update_graph(self, full: bool, changed: list[str], removed: list[str]) -> None:
+        if self._graph is None:
+            return
+        if full:
+            self._graph = None  # rebuilt lazily
+            return
+        delta = ScanDelta(
+            tuple(p for p in changed if is_digest_note(p)),
+            tuple(p for p in removed if is_digest_note(p)),
+        )
+        if delta:
+            self._graph.update(self.scan, delta)
+
+    # -- searching -----------------------------------------------------------------------
+    def keyword_search(
+        self, query: str, *, limit: int = 50, scope: str = "all"
+    ) -> list[tuple[int, float]]:
+        """(chunk id, -bm25) of the best keyword matches, best first."""
+        layers = scope_layers(scope)
+        if not isinstance(query, str) or not query.strip():
+            return []
+        self._sync()
+        return self._keyword.search(
+            self.conn, query, layers=None if scope == "all" else layers, limit=limit,
+            total=len(self._chunk_layer), generation=self._generation,
+        )
+
+    def vector_search(
+        self, query: str, *, limit: int = 50, scope: str = "all"
+    ) -> list[tuple[int, float]]:
+        """(chunk id, cosine similarity) of the nearest chunks, best first."""
+        layers = scope_layers(scope)
+        if not (query or "").strip() or limit < 1:
+            return []
+        self._sync()
+        vectors = self._load_vectors()
+        total = vectors.ntotal
+        if total == 0:
+            return []
+        q = np.asarray(self.embedder.embed([query]), dtype=np.float32).reshape(1, -1)
+        layer_of = self._chunk_layer
+        # a scope filter over-fetches, then widens until enough chunks of the scope are found
+        fetch = min(total, limit if scope == "all" else max(4 * limit, 64))
+        while True:
+            scores, ids = _search_one(vectors, q, fetch)
+            hits = [
+                (int(i), float(s)) for s, i in zip(scores[0], ids[0], strict=True)
+                if i >= 0 and layer_of.get(int(i)) in layers
+            ]
+            if len(hits) >= limit or fetch >= total:
+                return hits[:limit]
+            fetch = min(total, fetch * 4)
+
+    # -- reading -------------------------------------------------------------------------
+    def _chunk_rows(self, ids: Iterable[int]) -> dict[int, Chunk]:
+        out: dict[int, Chunk] = {}
+        for part in _batched(list(ids)):
+            marks = ",".join("?" * len(part))
+            for row in self.conn.execute(
+                "SELECT id, path, ordinal, text, context, line_start, line_end, tokens "
+                f"FROM chunks WHERE id IN ({marks})", part,
+            ):
+                out[row[0]] = Chunk(*row[1:])
+        return out
+
+    def chunk(self, chunk_id: int) -> Chunk:
+        found = self._chunk_rows([chunk_id])
+        if chunk_id not in found:
+            raise RemeError(
+                f"Chunk {chunk_id} is not in the index (it was re-indexed or removed); "
+                "search again."
+            )
+        return found[chunk_id]
+
+    def chunks(self, chunk_ids: Iterable[int]) -> dict[int, Chunk]:
+        """Several chunks in one query; ids no longer in the index are left out."""
+        return self._chunk_rows(chunk_ids)
+
+    def first_chunk(self, path: str) -> Chunk | None:
+        row = self.conn.execute(
+            "SELECT path, ordinal, text, context, line_start, line_end, tokens FROM chunks "
+            "WHERE path = ? ORDER BY ordinal LIMIT 1", (path,),
+        ).fetchone()
+        return None if row is None else Chunk(*row)
+
+    def file(self, path: str) -> IndexedFile | None:
+        """The indexed file at `path` (name, description, layer), as of the last search
+        or refresh; None when it is not indexed."""
+        return self._files.get(path)
+
+    def link_graph(self) -> LinkGraph:
+        """The digest link graph of this index's scan, built on first use and kept in
+        step by `refresh()`. Pass your own (`vault.graph`) when you share a scan."""
+        if self._graph is None:
+            self._graph = LinkGraph.from_scan(self.scan)
+        return self._graph
+
+    @property
+    def generation(self) -> int:
+        """A counter that changes whenever a refresh changes the index (or its graph)."""
+        return self._generation
+
+    def stats(self) -> dict:
+        self._sync()
+        layers = {layer: {"files": 0, "chunks": 0} for layer in SCOPES["all"]}
+        for f in self._files.values():
+            layers[f.layer]["files"] += 1
+            layers[f.layer]["chunks"] += f.chunks
+        stored = self._stored_embedder()
+        try:
+            vectors = int(self._load_vectors().ntotal) if stored else 0
+        except RemeError:  # built with another embedder: refresh() re-embeds
+            vectors = None
+        return {
+            "files": len(self._files),
+            "chunks": len(self._chunk_layer),
+            "vectors": vectors,
+            "embedder": stored[0] if stored else None,
+            "dim": stored[1] if stored else None,
+            "layers": layers,
+        }
+
+    def close(self) -> None:
+        """Write unsaved vectors (unless another process refreshed since) and close."""
+        if self.conn is not None:
+            try:
+                current = int(self._meta("generation") or 0) == self._generation
+                if self._unsaved and self._vectors is not None and current:
+                    self._save_vectors()
+            except (sqlite3.Error, OSError, RuntimeError) as exc:
+                warnings.warn(f"{self._vec_path} not written ({exc}); it is repaired on the "
+                              "next open.", RuntimeWarning, stacklevel=2)
+            self.conn.close()
+            self.conn = None
+        if self._own_scan:
+            self.scan.close()
+
+    def __enter__(self) -> VaultIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

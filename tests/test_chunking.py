@@ -1,0 +1,173 @@
+"""Chunking: markdown structure, the token bound, context, line ranges, CJK."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from reme_workbench.index import chunking
+from reme_workbench.index.chunking import chunk_file, estimate_tokens
+
+NOTE = """\
+---
+name: jwt-rotation
+description: How we rotate JWT signing keys.
+date: 2026-10-05
+tags: [auth]
+---
+# Rotation
+
+Keys rotate every 30 days. The old key stays valid for one day.
+
+## Steps
+
+- Generate a new key with `keyctl new`.
+  Store it in the vault under `jwt/next`.
+- Publish the JWKS document:
+  ```bash
+  # not a heading inside code
+  jwksctl publish
+  ```
+- Flip `jwt/current` after an hour.
+
+## Pitfalls
+
+Clients cache the JWKS for an hour.
+"""
+
+
+def lines_of(text: str, start: int, end: int) -> list[str]:
+    return text.split("\n")[start - 1 : end]
+
+
+def test_headings_start_chunks_and_frontmatter_is_not_text():
+    chunks = chunk_file("digest/procedure/jwt-rotation.md", NOTE)
+    assert [c.text.split("\n", 1)[0] for c in chunks] == ["# Rotation", "## Steps", "## Pitfalls"]
+    assert [c.ordinal for c in chunks] == [0, 1, 2]
+    assert all("tags:" not in c.text and "description:" not in c.text for c in chunks)
+    # the code comment "# not a heading" did not open a section
+    assert "jwksctl publish" in chunks[1].text and "# not a heading" in chunks[1].text
+
+
+def test_context_carries_name_description_date_and_heading_trail():
+    chunks = chunk_file("digest/procedure/jwt-rotation.md", NOTE)
+    head = "jwt-rotation — How we rotate JWT signing keys. (2026-10-05)"
+    assert chunks[0].context == f"{head} › Rotation"
+    assert chunks[1].context == f"{head} › Rotation › Steps"
+    assert chunks[2].context == f"{head} › Rotation › Pitfalls"
+
+
+def test_date_from_path_segment_and_name_from_stem():
+    text = "Deployed payments-api.\n"
+    [chunk] = chunk_file("daily/2026-10-13/deploy.md", text)
+    assert chunk.context == "deploy (2026-10-13)"
+    [txt] = chunk_file("resource/2026-10-16/rollout-sync.txt", "---\nname: x\n---\nbody\n")
+    # a .txt has no frontmatter: every line is text
+    assert txt.context == "rollout-sync (2026-10-16)" and txt.text.startswith("---\nname: x")
+    [bad] = chunk_file("daily/2026-13-45/x.md", text)
+    assert bad.context == "x"  # not a real date
+
+
+def test_line_ranges_point_into_the_file():
+    chunks = chunk_file("digest/procedure/jwt-rotation.md", NOTE, max_tokens=30)
+    assert len(chunks) > 3
+    for c in chunks:
+        file_lines = [ln.rstrip() for ln in lines_of(NOTE, c.line_start, c.line_end)]
+        # every line of the chunk is a line of the file in that range, in order
+        chunk_lines = [ln for ln in c.text.split("\n") if ln]
+        assert chunk_lines == [ln for ln in file_lines if ln], c
+    assert chunks[0].line_start == 7  # "# Rotation", after six frontmatter lines
+
+
+def test_list_items_are_kept_whole_and_split_between():
+    chunks = chunk_file("digest/procedure/jwt-rotation.md", NOTE, max_tokens=30)
+    steps = [c for c in chunks if c.context.endswith("Steps")]
+    assert [c.text.split("\n\n")[-1].split("\n")[0] for c in steps] == [
+        "- Generate a new key with `keyctl new`.",
+        "- Publish the JWKS document:",
+        "- Flip `jwt/current` after an hour.",
+    ]
+    # the continuation line and the nested code block stay with their item
+    assert steps[0].text.endswith("Store it in the vault under `jwt/next`.")
+    assert steps[1].text.endswith("```") and (steps[1].line_start, steps[1].line_end) == (15, 19)
+    whole = chunk_file("digest/procedure/jwt-rotation.md", NOTE)
+    assert [c.text.count("\n- ") for c in whole] == [0, 3, 0]  # packed when they fit
+
+
+def test_paragraphs_pack_until_the_budget_then_split():
+    text = "First paragraph here.\n\nSecond paragraph here.\n\nThird one.\n"
+    [packed] = chunk_file("daily/2026-10-05/p.md", text)
+    assert packed.text == "First paragraph here.\n\nSecond paragraph here.\n\nThird one."
+    split = chunk_file("daily/2026-10-05/p.md", text, max_tokens=5)
+    assert [c.text for c in split] == ["First paragraph here.", "Second paragraph here.", "Third one."]
+    assert [(c.line_start, c.line_end) for c in split] == [(1, 1), (3, 3), (5, 5)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        " ".join(f"Sentence number {i} talks about rotation keys." for i in range(200)),
+        " ".join(f"word{i}" for i in range(900)),  # one line, no sentence ends
+        "x" * 5000,  # one giant "word"
+        "部署失败" * 400,  # CJK without punctuation
+        "\n".join(f"line {i} of a long log paragraph" for i in range(300)),
+    ],
+    ids=["sentences", "words", "giant-word", "cjk-run", "many-lines"],
+)
+def test_token_bound_always_holds_and_nothing_is_lost(body):
+    chunks = chunk_file("resource/2026-10-05/big.md", body + "\n", max_tokens=64)
+    assert len(chunks) > 1
+    for c in chunks:
+        assert 0 < c.tokens <= 64
+        assert c.tokens == estimate_tokens(c.text)
+    joined = "".join("".join(c.text.split()) for c in chunks)
+    assert joined == "".join(body.split())
+
+
+def test_long_paragraph_splits_at_sentence_boundaries():
+    body = " ".join(f"Sentence {i} is here." for i in range(60))
+    chunks = chunk_file("daily/2026-10-05/s.md", body, max_tokens=40)
+    assert all(c.text.startswith("Sentence") and c.text.endswith(".") for c in chunks)
+    assert all(c.line_start == c.line_end == 1 for c in chunks)
+
+
+def test_cjk_tokens_and_sentence_split():
+    assert estimate_tokens("部署失败") == 4
+    assert estimate_tokens("部署 API deploying") == 2 + 1 + 2  # 9 letters: one 8-block
+    body = "。".join("我们今天讨论了家庭网络的隔离方案" for _ in range(40)) + "。"
+    chunks = chunk_file("resource/2026-10-11/home-network-zh.md", body, max_tokens=50)
+    assert len(chunks) > 1
+    assert all(c.tokens <= 50 and c.text.endswith("。") for c in chunks)
+
+
+def test_estimator_counts_words_punctuation_and_long_words():
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("deploy the api") == 3
+    assert estimate_tokens("internationalization") == 1 + 2  # 20 letters: two 8-blocks
+    assert estimate_tokens("digest/wiki/x.md") == 7
+    # additive over whitespace, which the packer relies on
+    assert estimate_tokens("a.b c") == estimate_tokens("a.b") + estimate_tokens("c")
+
+
+def test_ascii_fast_path_agrees_with_the_regex():
+    rng = random.Random(5)
+    alphabet = "abcXYZ019 _.-/#[]()\t\n\x0b\x1c\x00é"
+    for _ in range(3000):
+        s = "".join(rng.choice(alphabet[:-1]) for _ in range(rng.randint(0, 60)))
+        slow = len(chunking._TOKEN_RE.findall(s)) + len(chunking._LONG_RE.findall(s))
+        assert estimate_tokens(s) == slow, repr(s)
+
+
+def test_other_file_types_and_empty_bodies_give_no_chunks():
+    assert chunk_file("resource/2026-10-05/diagram.png", "binary-ish") == []
+    assert chunk_file("digest/wiki/empty.md", "---\nname: empty\n---\n") == []
+    assert chunk_file("digest/wiki/blank.md", "\n\n   \n") == []
+    with pytest.raises(ValueError):
+        chunk_file("digest/wiki/x.md", "x", max_tokens=0)
+
+
+def test_broken_frontmatter_is_still_skipped():
+    text = "---\nname: [unclosed\n---\nBody text.\n"
+    [chunk] = chunk_file("digest/wiki/broken.md", text)
+    assert chunk.text == "Body text." and chunk.context == "broken" and chunk.line_start == 4
