@@ -79,6 +79,7 @@ class CooldownSettings(_Section):
 class RecallSettings(_Section):
     rrf_k: int = Field(60, gt=0)  # recall issue: RRF constant
     traverse_depth: int = Field(2, ge=0)  # seed 000 §4.2.2
+    embedder: str = "minilm"  # "minilm", "hashing" (tests only) or "litellm:<model>"
 
 
 class LLMSettings(_Section):

@@ -1,0 +1,86 @@
+"""`reme-workbench index` and `recall`, driven through the CLI with the hashing embedder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from reme_workbench.cli import cli
+
+
+@pytest.fixture
+def vault(make_vault):
+    return make_vault(
+        {
+            "digest/procedure/deploy-payments-api.md": "---\nname: deploy-payments-api\ndescription: How to deploy payments-api.\n---\n"
+            "1. Run the canary for 15 minutes.\n2. Watch the error rate.\n\nderived_from:: [[daily/2026-10-05/deploy.md]]\n",
+            "digest/personal/uv-for-python.md": "---\nname: uv-for-python\ndescription: Always use uv for Python environments.\n---\n"
+            "Use uv, never sudo pip.\nSee [[digest/procedure/deploy-payments-api.md]].\n\nderived_from:: [[daily/2026-10-05/deploy.md]]\n",
+            "daily/2026-10-05/deploy.md": "---\nname: deploy\ndescription: Deploy log.\n---\nDeployed payments-api with a canary.\n",
+            "daily/2026-10-06/周报.md": "---\nname: 周报\ndescription: 周报\n---\n每周一上午写周报,用要点列表。\n",
+        }
+    )
+
+
+def run(vault, *args):
+    result = CliRunner().invoke(cli, ["--vault", str(vault), *args, "--embedder", "hashing"], catch_exceptions=False)
+    return result
+
+
+def test_index_is_incremental(vault):
+    first = json.loads(run(vault, "index", "--json").stdout)
+    assert len(first["indexed"]) == 4 and first["stats"]["embedder"].startswith("hashing")
+    again = json.loads(run(vault, "index", "--json").stdout)
+    assert again["indexed"] == [] and again["chunks_embedded"] == 0
+    note = vault / "digest/personal/uv-for-python.md"
+    note.write_text(note.read_text() + "Pin versions in a lock file.\n")
+    third = json.loads(run(vault, "index", "--json").stdout)
+    assert third["indexed"] == ["digest/personal/uv-for-python.md"]
+    (vault / "daily/2026-10-05/deploy.md").unlink()
+    fourth = json.loads(run(vault, "index", "--json").stdout)
+    assert fourth["removed"] == ["daily/2026-10-05/deploy.md"]
+
+
+def test_recall_finds_notes_sources_and_neighbours(vault):
+    hits = json.loads(run(vault, "recall", "canary error rate", "--scope", "digest", "--json").stdout)
+    assert hits[0]["path"] == "digest/procedure/deploy-payments-api.md"
+    assert {h["path"] for h in hits} >= {"digest/personal/uv-for-python.md"}  # a linked neighbour
+    assert all(h["path"].startswith("digest/") for h in hits)
+    zh = json.loads(run(vault, "recall", "周报", "--scope", "sources", "--json").stdout)
+    assert zh[0]["path"] == "daily/2026-10-06/周报.md"
+    log = (vault / "meta/access_log.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(log[0])["path"] == "digest/procedure/deploy-payments-api.md"
+
+
+def test_recall_text_output_and_no_match(vault):
+    out = run(vault, "recall", "canary", "--text").stdout
+    assert "deploy-payments-api.md" in out and "L" in out
+    assert "No matches." in run(vault, "recall", "zzzzqqqq", "--mode", "keyword", "--text").stdout
+
+
+def test_recall_batch_jsonl(vault, tmp_path):
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": "a", "query": "canary"}\n\n{"id": "b", "query": "uv"}\n', encoding="utf-8")
+    lines = run(vault, "recall", "--queries", str(queries), "--json").stdout.strip().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert [r["id"] for r in rows] == ["a", "b"]
+    assert set(rows[0]["hits"][0]) >= {"path", "score", "chunks"}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"query": "x"}\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--vault", str(vault), "recall", "--queries", str(bad), "--embedder", "hashing"])
+    assert result.exit_code == 1 and "Line 1" in result.output
+
+
+def test_recall_needs_exactly_one_of_query_or_file(vault):
+    result = CliRunner().invoke(cli, ["--vault", str(vault), "recall", "--embedder", "hashing"])
+    assert result.exit_code == 1 and "Give either a QUERY" in result.output
+
+
+def test_the_index_is_a_cache(vault):
+    before = run(vault, "recall", "canary uv", "--json", "--scope", "all").stdout
+    shutil.rmtree(vault / ".reme")
+    after = run(vault, "recall", "canary uv", "--json", "--scope", "all").stdout
+    assert json.loads(before) == json.loads(after)
