@@ -46,6 +46,16 @@ class HashingEmbedder:
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim
         self.name = f"hashing-{dim}"
+        self._slots: dict[str, tuple[int, float]] = {}  # feature -> (column, sign), memoised
+
+    def _slot(self, feat: str) -> tuple[int, float]:
+        slot = self._slots.get(feat)
+        if slot is None:
+            value = int.from_bytes(hashlib.blake2b(feat.encode("utf-8"), digest_size=8).digest(), "little")
+            slot = ((value >> 1) % self.dim, 1.0 if value & 1 else -1.0)
+            if len(self._slots) < 500_000:  # bounded: a huge vocabulary just stops memoising
+                self._slots[feat] = slot
+        return slot
 
     def _features(self, text: str) -> list[str]:
         words = [w.lower() for w in _TOKEN.findall(text)]
@@ -59,12 +69,12 @@ class HashingEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        slot = self._slot
         for row, text in enumerate(texts):
-            for feat in self._features(text):
-                digest = hashlib.blake2b(feat.encode("utf-8"), digest_size=8).digest()
-                value = int.from_bytes(digest, "little")
-                sign = 1.0 if value & 1 else -1.0
-                out[row, (value >> 1) % self.dim] += sign
+            slots = [slot(feat) for feat in self._features(text)]
+            if slots:
+                columns, signs = zip(*slots, strict=True)
+                out[row] = np.bincount(columns, weights=signs, minlength=self.dim)
         return normalize_rows(out)
 
 

@@ -488,7 +488,8 @@ class VaultScan:
                             continue
                         rel = f"{rel_folder}/{name}"
                         try:
-                            name.encode("utf-8")
+                            if not name.isascii():  # the common ASCII name needs no check
+                                name.encode("utf-8")
                         except UnicodeEncodeError:
                             shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                             problems[shown] = Problem(
@@ -498,12 +499,13 @@ class VaultScan:
                             )
                             continue
                         try:
-                            if entry.is_symlink():
-                                problems[rel] = _symlink_problem(rel)
+                            # most entries are plain files: test that first (d_type, no syscall)
+                            if entry.is_file(follow_symlinks=False):
+                                yield rel, entry.path, entry.stat(follow_symlinks=False)
                             elif entry.is_dir(follow_symlinks=False):
                                 stack.append((entry.path, rel))
-                            elif entry.is_file(follow_symlinks=False):
-                                yield rel, entry.path, entry.stat(follow_symlinks=False)
+                            elif entry.is_symlink():
+                                problems[rel] = _symlink_problem(rel)
                             else:
                                 problems[rel] = _special_problem(rel)
                         except FileNotFoundError:
