@@ -122,6 +122,7 @@ def write_meta(
 class MetaRead:
     data: dict | None  # None when absent, unreadable, bad JSON, or another version
     warning: str | None  # why it was ignored and what to do
+    exists: bool = True  # False when the file is simply not there yet (nothing to warn about)
 
 
 def read_meta(root: Path, name: str, *, version: int, rebuild: str | None = None) -> MetaRead:
@@ -137,14 +138,14 @@ def read_meta(root: Path, name: str, *, version: int, rebuild: str | None = None
         else "it is rebuilt the next time it is computed"
     )
 
-    def degrade(why: str) -> MetaRead:
-        return MetaRead(None, f"{rel} {why}; ignoring it — {fix}.")
+    def degrade(why: str, *, exists: bool = True) -> MetaRead:
+        return MetaRead(None, f"{rel} {why}; ignoring it — {fix}.", exists)
 
     try:
         path = meta_path(root, name)
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
-        return degrade("does not exist yet")
+        return degrade("does not exist yet", exists=False)
     except UnsafePathError as exc:
         return degrade(f"is not safe to read ({exc})")
     except OSError as exc:
