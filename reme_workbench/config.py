@@ -82,6 +82,11 @@ class RecallSettings(_Section):
     embedder: str = "minilm"  # "minilm", "hashing" (tests only) or "litellm:<model>"
 
 
+class ProposalSettings(_Section):
+    # dream issue: CREATE and CORROBORATE apply at once; REFINE / CORRECT wait for a person
+    auto_apply: tuple[str, ...] = ("dream.create", "dream.corroborate")
+
+
 class LLMSettings(_Section):
     brain: str = "offline"  # "offline" or "litellm:<model>"
     api_base: str | None = None
@@ -98,6 +103,7 @@ class Settings(_Section):
     cooldowns: CooldownSettings = CooldownSettings()
     recall: RecallSettings = RecallSettings()
     llm: LLMSettings = LLMSettings()
+    proposals: ProposalSettings = ProposalSettings()
 
 
 def load_settings(vault_root: Path) -> Settings:

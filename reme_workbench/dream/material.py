@@ -1,0 +1,160 @@
+"""Which material to dream, and what was already dreamt at which content hash.
+
+Material is any text file under `daily/` or `resource/`. `meta/dreamt.json` records
+each dreamt path with the sha256 it had, so a second run over unchanged material does
+nothing, and an edited log is dreamt again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..errors import NoteError, RemeError
+from ..vault.layout import SOURCE_LAYERS, normalize_rel
+from ..vault.meta import read_meta, write_meta
+from ..vault.note import decode_note_bytes, parse
+from ..vault.vault import Vault
+
+__all__ = ["MaterialFile", "select_material", "DreamtRecord", "TEXT_SUFFIXES", "split_material"]
+
+TEXT_SUFFIXES = (".md", ".txt")
+DREAMT_META = "dreamt"
+DREAMT_VERSION = 1
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_IN_PATH = re.compile(r"(\d{4}-\d{2}-\d{2})")
+# A model's context is finite; longer material is dreamt in pieces (and the CLI says so).
+MAX_MATERIAL_CHARS = 24_000
+
+
+@dataclass(frozen=True)
+class MaterialFile:
+    path: str
+    sha256: str
+    text: str
+    date: str | None
+
+
+class DreamtRecord:
+    """meta/dreamt.json: path -> {sha256, dreamt_at}."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        read = read_meta(vault.root, DREAMT_META, version=DREAMT_VERSION)
+        self.warning = read.warning if read.exists else None  # a corrupt record: redream
+        self.entries: dict[str, dict] = dict((read.data or {}).get("files", {}))
+
+    def is_current(self, path: str, sha256: str) -> bool:
+        return self.entries.get(path, {}).get("sha256") == sha256
+
+    def mark(self, path: str, sha256: str) -> None:
+        self.entries[path] = {"sha256": sha256, "dreamt_at": self.vault.clock().isoformat()}
+        write_meta(
+            self.vault.root,
+            DREAMT_META,
+            {"files": self.entries},
+            version=DREAMT_VERSION,
+            now=self.vault.clock(),
+        )
+
+
+def _candidates(vault: Vault, targets: Iterable[str] | None) -> list[str]:
+    records = vault.scan.records
+    material = sorted(
+        p
+        for p in records
+        if p.split("/", 1)[0] in SOURCE_LAYERS and p.lower().endswith(TEXT_SUFFIXES)
+    )
+    if not targets:
+        return material
+    chosen: list[str] = []
+    for target in targets:
+        target = target.rstrip("/")
+        if _DATE.match(target):  # a date: that day's logs and resources
+            hits = [p for p in material if p.split("/")[1:2] == [target]]
+        else:
+            rel = normalize_rel(target)
+            if rel.split("/", 1)[0] not in SOURCE_LAYERS:
+                raise RemeError(
+                    f"{target} is not material: dream reads files under daily/ or resource/ "
+                    "(give a path there, a date like 2026-10-05, or nothing for everything new)."
+                )
+            hits = [p for p in material if p == rel or p.startswith(rel + "/")]
+        if not hits:
+            raise RemeError(
+                f"No material matches {target!r}; check the path or date (`reme-workbench status`)."
+            )
+        chosen.extend(h for h in hits if h not in chosen)
+    return chosen
+
+
+def select_material(
+    vault: Vault, targets: Iterable[str] | None, record: DreamtRecord, *, force: bool = False
+) -> tuple[list[MaterialFile], list[str]]:
+    """The material to dream now, and messages about what was skipped and why.
+
+    With no targets: everything not yet dreamt at its current hash. With targets: those
+    files, still skipping unchanged ones unless `force`.
+    """
+    out: list[MaterialFile] = []
+    skipped: list[str] = []
+    records = vault.scan.records
+    for path in _candidates(vault, targets):
+        rec = records[path]
+        if rec.error:
+            skipped.append(f"{path}: {rec.error}")
+            continue
+        if not force and record.is_current(path, rec.sha256):
+            continue
+        current = vault.store.read(path)
+        if current is None:
+            continue
+        try:
+            text = decode_note_bytes(current[0], path)
+        except NoteError as exc:
+            skipped.append(f"{path}: {exc}")
+            continue
+        body = text
+        date = None
+        if path.endswith(".md"):
+            try:
+                note = parse(text, path)
+                body = note.body
+                raw_date = note.frontmatter.get("date")
+                date = str(raw_date) if raw_date else None
+            except NoteError:
+                body = text
+        if not body.strip():
+            skipped.append(f"{path}: empty, nothing to dream")
+            record.mark(path, rec.sha256)
+            continue
+        if date is None:
+            m = _DATE_IN_PATH.search(path)
+            date = m.group(1) if m else None
+        out.append(MaterialFile(path, rec.sha256, body, date))
+    return out, skipped
+
+
+def split_material(text: str, limit: int = MAX_MATERIAL_CHARS) -> list[str]:
+    """Cut over-long material into pieces at blank lines (else lines), each <= limit."""
+    if len(text) <= limit:
+        return [text]
+    pieces: list[str] = []
+    current = ""
+    for block in re.split(r"(\n\s*\n)", text):
+        if len(current) + len(block) <= limit:
+            current += block
+            continue
+        if current.strip():
+            pieces.append(current)
+        current = ""
+        while len(block) > limit:  # a single enormous paragraph: cut at a line, else hard
+            cut = block.rfind("\n", 0, limit)
+            cut = cut if cut > 0 else limit
+            pieces.append(block[:cut])
+            block = block[cut:]
+        current = block
+    if current.strip():
+        pieces.append(current)
+    return pieces

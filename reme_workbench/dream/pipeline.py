@@ -1,0 +1,382 @@
+"""Dream (seed 000 §4.2): material → Phase 1 extract → Phase 2 integrate, per unit.
+
+Each unit becomes exactly one proposal (CREATE in the unit's bucket, or UPDATE of a
+recalled note with a flavor). The proposal carries the mechanical rules as checks, so
+whatever the brain says — including text planted in the material to steer it — only
+a change that passes them can land. A violated rule gets the brain one retry with
+the violation explained; a second violation leaves a rejected proposal for review.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+
+from ..errors import NoteError, RemeError
+from ..index.chunking import estimate_tokens
+from ..index.recall import RecallHit, recall
+from ..index.store import VaultIndex
+from ..llm.base import (
+    Brain,
+    BrainError,
+    CandidateNote,
+    IntegrateRequest,
+    Material,
+    Usage,
+    order_units_for_cache,
+)
+from ..llm.prompts import detect_language
+from ..llm.schema import IntegrateDecision, MemoryUnit
+from ..proposals import Policy, ProposalQueue
+from ..vault.checks import CheckSpec, build_checks
+from ..vault.links import outbound_keys
+from ..vault.note import Note, decode_note_bytes, parse, render
+from ..vault.slug import free_slug, note_path, slugify
+from ..vault.store import Changeset, CheckContext, Create, Edit
+from ..vault.vault import Vault
+from .material import DreamtRecord, select_material, split_material
+
+__all__ = ["Dreamer", "DreamReport", "UnitOutcome"]
+
+@dataclass(frozen=True)
+class UnitOutcome:
+    """The seed's IntegrateOutcome {action, target_path}, plus what became of it."""
+
+    material: str
+    unit: str
+    bucket: str
+    action: str  # CREATE, UPDATE, or FAILED when no valid plan came out
+    flavor: str | None
+    target_path: str | None
+    proposal_id: str | None
+    state: str  # applied, pending, rejected, stale, dry-run, failed
+    message: str | None = None
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class DreamReport:
+    materials: tuple[str, ...]
+    outcomes: tuple[UnitOutcome, ...]
+    skipped: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    calls: int = 0
+    split_candidates: tuple[str, ...] = ()
+    broken_links: tuple[str, ...] = ()
+
+    @property
+    def pending(self) -> tuple[str, ...]:
+        return tuple(o.proposal_id for o in self.outcomes if o.state == "pending" and o.proposal_id)
+
+    def to_json(self) -> dict:
+        return {
+            "materials": list(self.materials),
+            "outcomes": [o.to_json() for o in self.outcomes],
+            "skipped": list(self.skipped),
+            "notices": list(self.notices),
+            "tokens": {**self.usage.to_json(), "calls": self.calls},
+            "pending": list(self.pending),
+            "split_candidates": list(self.split_candidates),
+            "broken_links": list(self.broken_links),
+        }
+
+
+class _PlanError(RemeError):
+    """The brain's decision cannot become a changeset; the message is its feedback."""
+
+
+@dataclass
+class _Plan:
+    action: str  # dream.create / dream.corroborate / ...
+    path: str
+    ops: tuple
+    checks: tuple[CheckSpec, ...]
+
+
+class Dreamer:
+    """Runs dream over a vault with one brain, one index and one proposal policy."""
+
+    def __init__(
+        self,
+        vault: Vault,
+        brain: Brain,
+        index: VaultIndex,
+        *,
+        policy: Policy | None = None,
+        recall_k: int = 8,
+        max_candidates: int = 5,
+        split_threshold: int = 2000,
+        on_overload: Callable[[str], None] | None = None,
+    ) -> None:
+        self.vault = vault
+        self.brain = brain
+        self.index = index
+        self.policy = policy or Policy()
+        self.queue = ProposalQueue(vault)
+        self.recall_k = recall_k
+        self.max_candidates = max_candidates
+        self.split_threshold = split_threshold  # seed 004 §5.1 T_token
+        self.on_overload = on_overload  # the split action hooks in here (consolidate issue)
+        self._usage = Usage()
+        self._calls = 0
+
+    # -- the run -------------------------------------------------------------------
+    def run(
+        self, targets: Iterable[str] | None = None, *, dry_run: bool = False, force: bool = False
+    ) -> DreamReport:
+        self.vault.refresh()  # scan and graph see the files as they are now
+        self.index.refresh()
+        record = DreamtRecord(self.vault)
+        files, skipped = select_material(self.vault, targets, record, force=force)
+        notices = [record.warning] if record.warning else []
+        outcomes: list[UnitOutcome] = []
+        written: list[str] = []
+        for mf in files:
+            pieces = split_material(mf.text)
+            if len(pieces) > 1:
+                notices.append(f"{mf.path} is long; dreamt in {len(pieces)} pieces.")
+            for piece in pieces:
+                material = Material(mf.path, piece, mf.date, detect_language(piece))
+                for outcome in self._dream_material(material, dry_run):
+                    outcomes.append(outcome)
+                    if outcome.state == "applied" and outcome.target_path:
+                        written.append(outcome.target_path)
+            if not dry_run:
+                record.mark(mf.path, mf.sha256)
+        return DreamReport(
+            materials=tuple(mf.path for mf in files),
+            outcomes=tuple(outcomes),
+            skipped=tuple(skipped),
+            notices=tuple(notices),
+            usage=self._usage,
+            calls=self._calls,
+            split_candidates=self._overloaded(written),
+            broken_links=self._broken(written),
+        )
+
+    def _dream_material(self, material: Material, dry_run: bool) -> list[UnitOutcome]:
+        try:
+            reply = self.brain.extract(material)
+        except BrainError as exc:
+            return [
+                UnitOutcome(material.path, "-", "-", "FAILED", None, None, None, "failed", str(exc))
+            ]
+        self._count(reply.usage)
+        # Phase 1 is the gate: an empty list means nothing here is worth remembering.
+        units = order_units_for_cache(reply.value.units)  # same-bucket calls share a prefix
+        return [self._integrate(material, unit, dry_run) for unit in units]
+
+    # -- Phase 2 -------------------------------------------------------------------
+    def _integrate(self, material: Material, unit: MemoryUnit, dry_run: bool) -> UnitOutcome:
+        hits = self._recall(unit)
+        candidates = self._candidates(hits)
+        request = IntegrateRequest(material, unit, tuple(candidates))
+        story: dict = {
+            "material": material.path,
+            "unit": unit.model_dump(),
+            "recall": [{"path": h.path, "score": round(h.score, 6), "via": h.via} for h in hits],
+            "candidates": [c.path for c in candidates],
+            "attempts": [],
+        }
+        plan: _Plan | None = None
+        decision: IntegrateDecision | None = None
+        failures: list[str] = []
+        for _ in range(2):  # the brain gets one retry with the violation explained
+            try:
+                reply = self.brain.integrate(request)
+            except BrainError as exc:
+                failures = [str(exc)]
+                story["attempts"].append({"error": str(exc), "raw": (exc.raw or "")[:4000]})
+                break
+            self._count(reply.usage)
+            decision = reply.value
+            attempt = {
+                "decision": decision.model_dump(),
+                "raw": reply.raw[:4000],
+                "usage": reply.usage.to_json(),
+            }
+            story["attempts"].append(attempt)
+            try:
+                plan = self._plan(material, unit, decision, candidates)
+                failures = self._precheck(plan)
+            except _PlanError as exc:
+                plan, failures = None, [str(exc)]
+            attempt["violations"] = failures
+            if not failures:
+                break
+            request = replace(request, feedback="; ".join(failures))
+        if plan is None or failures:
+            return self._failed(material, unit, decision, plan, failures, story, dry_run)
+        story["checks_passed"] = [c.name for c in plan.checks]
+        proposal = self.queue.new(
+            plan.action,
+            self._summary(plan, unit, decision),
+            plan.ops,
+            checks=plan.checks,
+            story=story,
+        )
+        if dry_run:
+            state, pid = "dry-run", None
+        else:
+            proposal = self.queue.submit(proposal, self.policy)
+            state, pid = proposal.state, proposal.id
+            if state == "applied":
+                self.index.refresh(paths=[plan.path])  # later units must recall this note
+        return UnitOutcome(
+            material.path,
+            unit.name,
+            unit.bucket,
+            decision.action,
+            decision.flavor,
+            plan.path,
+            pid,
+            state,
+            proposal.error,
+        )
+
+    def _recall(self, unit: MemoryUnit) -> list[RecallHit]:
+        # seed 000 §4.2.2: search digest; any hit → traverse depth 2 both ways, across buckets
+        return recall(
+            self.index,
+            f"{unit.name}\n{unit.summary}",
+            k=self.recall_k,
+            scope="digest",
+            graph=self.vault.graph,
+            traverse_depth=2,
+            log_access=False,
+            now=self.vault.clock(),
+        )
+
+    def _candidates(self, hits: list[RecallHit]) -> list[CandidateNote]:
+        """HIT: frontmatter triage (name/description carried by the hit), then the full
+        body of the best few — an UPDATE is only ever decided on the body."""
+        out = []
+        for hit in hits[: self.max_candidates]:
+            current = self.vault.store.read(hit.path)
+            if current is None:
+                continue
+            try:
+                note = parse(decode_note_bytes(current[0], hit.path), hit.path)
+            except NoteError:
+                continue
+            out.append(CandidateNote(hit.path, note.name or "", note.description or "", note.body))
+        return out
+
+    def _plan(
+        self, material: Material, unit: MemoryUnit, decision: IntegrateDecision, candidates
+    ) -> _Plan:
+        body = decision.body if decision.body.endswith("\n") else decision.body + "\n"
+        if decision.action == "CREATE":
+            try:
+                slug = slugify(decision.name or unit.name)
+            except RemeError as exc:
+                raise _PlanError(f"the note name cannot become a file name ({exc})") from None
+            slug = free_slug(
+                slug, lambda s: self.vault.store.read(note_path(unit.bucket, s)) is not None
+            )
+            path = note_path(unit.bucket, slug)  # CREATE goes to the unit's bucket, always
+            note = Note.new(path, description=decision.description.strip(), body=body)
+            ops = (Create(path, render(note).encode("utf-8")),)
+            checks = (
+                CheckSpec("creates_in_bucket", {"path": path, "bucket": unit.bucket}),
+                *self._common_checks(path, material.path),
+            )
+            return _Plan("dream.create", path, ops, checks)
+        target = decision.target_path
+        if target not in {c.path for c in candidates}:
+            raise _PlanError(
+                f"target_path {target!r} is not one of the recalled candidates; UPDATE only those, or CREATE"
+            )
+        current = self.vault.store.read(target)
+        if current is None:
+            raise _PlanError(f"{target} no longer exists; CREATE instead")
+        data, stamp = current
+        text = decode_note_bytes(data, target)
+        note = parse(text, target).with_body(body)
+        note = note.with_frontmatter(description=decision.description.strip()).with_name_synced()
+        old_keys = sorted(
+            ([t, p] for t, p in outbound_keys(text)), key=lambda k: (k[0], k[1] or "")
+        )
+        ops = (Edit(target, render(note).encode("utf-8"), stamp),)
+        checks = (
+            CheckSpec("keeps_outbound", {"path": target, "keys": old_keys}),  # E-1, mechanical
+            *self._common_checks(target, material.path),
+        )
+        return _Plan(f"dream.{decision.flavor.lower()}", target, ops, checks)
+
+    @staticmethod
+    def _common_checks(path: str, material: str) -> tuple[CheckSpec, ...]:
+        return (
+            CheckSpec("has_provenance", {"path": path, "material": material}),
+            CheckSpec("only_paths", {"paths": [path]}),  # F-2: only the subject changes
+            CheckSpec("no_sources_written", {}),
+            CheckSpec("no_new_anchors", {"paths": [path]}),
+            CheckSpec("name_matches_basename", {"paths": [path]}),
+        )
+
+    def _precheck(self, plan: _Plan) -> list[str]:
+        """Run the plan's checks now, so the brain can be told what to fix."""
+        before, after = {}, {}
+        for op in plan.ops:
+            current = self.vault.store.read(op.path)
+            before[op.path] = None if current is None else current[0]
+            after[op.path] = getattr(op, "content", None)
+        ctx = CheckContext(Changeset(ops=plan.ops), before, after)
+        return [f"{c.name}: {why}" for c in build_checks(plan.checks) for why in c.fn(ctx)]
+
+    def _failed(self, material, unit, decision, plan, failures, story, dry_run) -> UnitOutcome:
+        message = "; ".join(failures) or "no usable decision"
+        pid = None
+        if plan is not None and not dry_run:  # keep it for a person to look at
+            proposal = self.queue.new(
+                plan.action, f"REJECTED: {unit.name}", plan.ops, checks=plan.checks, story=story
+            )
+            proposal = proposal.with_state("rejected", now=proposal.created_at, error=message)
+            self.queue.save(proposal)
+            pid = proposal.id
+        return UnitOutcome(
+            material.path,
+            unit.name,
+            unit.bucket,
+            "FAILED",
+            decision.flavor if decision else None,
+            plan.path if plan else None,
+            pid,
+            "rejected" if pid else "failed",
+            message,
+        )
+
+    @staticmethod
+    def _summary(plan: _Plan, unit: MemoryUnit, decision: IntegrateDecision) -> str:
+        verb = "create" if decision.action == "CREATE" else decision.flavor.lower()
+        return f"{verb} {plan.path} from unit '{unit.name}' ({unit.bucket})"
+
+    # -- after writes ---------------------------------------------------------------
+    def _count(self, usage: Usage) -> None:
+        self._usage = self._usage + usage
+        self._calls += 1
+
+    def _overloaded(self, written: list[str]) -> tuple[str, ...]:
+        """Inline split trigger (seed 004 §5.1): bodies over T_token go to split."""
+        over = []
+        for path in dict.fromkeys(written):
+            current = self.vault.store.read(path)
+            if current is None:
+                continue
+            if estimate_tokens(decode_note_bytes(current[0], path)) > self.split_threshold:
+                over.append(path)
+                if self.on_overload is not None:
+                    self.on_overload(path)
+        return tuple(over)
+
+    def _broken(self, written: list[str]) -> tuple[str, ...]:
+        """D1 on the written files, inline (seed 004 §10)."""
+        if not written:
+            return ()
+        report = self.vault.health(list(dict.fromkeys(written)))
+        return tuple(
+            f"{b.source}:{b.line}:{b.column} {b.raw} ({b.reason})" for b in report.broken_links
+        )
