@@ -13,7 +13,7 @@ from ..llm.factory import brain_from_spec
 from ..llm.ledger import TokenLedger
 from ..proposals import Policy
 from ..vault.vault import Vault
-from .pipeline import DreamReport, Dreamer
+from .pipeline import Dreamer, DreamReport
 
 __all__ = ["build_brain", "dream_vault"]
 

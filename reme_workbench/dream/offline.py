@@ -1,0 +1,695 @@
+"""`OfflineBrain`: the embedded default brain — deterministic rules, no model, no network.
+
+It is rule-based and says so: it finds statements by their *form* (numbered steps,
+"always / never / prefers / 不要", "decided … because", "root cause"), never by meaning.
+
+Extract: `statements.segment` + `score_all`, chit-chat dropped, then grouped —
+  * the numbered steps under one heading -> ONE procedure unit, named from the heading
+    (from the file name when the heading is generic, "What I did"); a bullet list of
+    instructions under a procedure heading, and a chain "a → b → c", are procedures too;
+  * each distinct rule / preference -> a personal unit (near-duplicates merged);
+  * each decision / root cause / fact cluster -> a wiki unit (the fallback);
+  ranked by cue score and capped at `max_units` (Phase 1 prefers few, dense units).
+Integrate: CREATE, unless a candidate in the unit's bucket covers the unit (see
+`_most_similar`) — then UPDATE/CORROBORATE: the candidate's old body unchanged plus one
+`derived_from::` line, so every old outbound link survives (E-1). It never REFINEs or
+CORRECTs: it cannot judge what a change means. When the unit reports a change ("no
+longer", "改为") or a procedure has a step the note lacks, it CREATEs a new note that
+points at the similar one rather than record a contradiction as agreement (seed 000
+F-5: unsure -> create). Bodies are extractive (sentences of the material, no invention),
+end with `derived_from:: [[<material>]]` and never carry `#anchor` links.
+Feedback (the pipeline's one retry after a mechanical check failed) — what it fixes:
+provenance (always written), links an update dropped ("drops the link [[t]]": appended
+again), anchors (stripped from new text), a name clash (made specific with the file
+name). Anything else gets the same deterministic answer, and the rationale says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from ..llm.base import (
+    Brain,
+    BrainError,
+    BrainReply,
+    CandidateNote,
+    IntegrateRequest,
+    Material,
+    Usage,
+)
+from ..llm.prompts import detect_language
+from ..llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
+from ..vault._frontmatter import find_frontmatter
+from ..vault.links import format_predicate_link, parse_links
+from .statements import (
+    GENERIC_HEADINGS,
+    PROC_HEADING,
+    STOPWORDS,
+    TOO_SHORT,
+    Block,
+    Scores,
+    Statement,
+    has_reason,
+    is_cjk,
+    overlap,
+    plain,
+    score_all,
+    segment,
+    split_sentences,
+    tokens,
+)
+
+__all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
+
+PROVENANCE = "derived_from"
+MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
+REVERSE_SHARE = 0.6  # a candidate's name+description must be >= 0.6 x threshold in the unit
+DUPLICATE_OVERLAP = 0.5  # two rules say the same thing: one personal unit
+RELATED_OVERLAP = 0.34  # two facts under one heading: one wiki unit
+PROCEDURE_TWIN = 0.6  # two procedures of one material this alike: keep the stronger
+PERSONAL_MIN, WIKI_MIN, CHAIN_MIN, PROCEDURE_MIN = 2.0, 1.8, 2.5, 2.0  # to seed a unit
+MAX_STEPS, MAX_CODE_LINES, MAX_WATCH = 12, 8, 3
+# Section labels the brain writes; the sentences themselves stay in the material's words.
+LABELS = {
+    "en": {"when": "When", "steps": "Steps", "watch": "Watch out", "why": "Why",
+           "how": "How to apply",
+           "maybe": "this may update {0}; the offline brain does not judge which is current."},
+    "zh": {"when": "适用场景", "steps": "步骤", "watch": "注意", "why": "原因", "how": "做法",
+           "maybe": "这条可能更新了 {0}；离线规则无法判断哪条是现行的。"},
+}
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+_CHANGE = _rx(r"\b(moved (to|from)|changed|no longer|is now|are now|instead of|supersed\w*|"
+              r"obsolete|(is|was) wrong|replaced|corrected)\b|改为|改到|改成|不再|变更|取代|过时|有误")
+_CORRECTED = _rx(r"correct|current|updated|use this|supersed|修正|更新|正确")
+_CAUTION = _rx(r"\b(if|fail\w*|rollback|roll back|wrong|careful|warning|otherwise|must|never|"
+               r"don'?t|do not|only then|unless|without)\b|注意|失败|回滚|错误|否则|不要|别|以防")
+_NEGATED = _rx(r"\bno (rollback|errors?|failures?)\b|没有|无异常")  # "no rollback needed"
+_ABANDONED = _rx(r"stopped me|started over|caught it|was wrong|by mistake|不对|停下")
+_INSTRUCTION = _rx(r"^(always|never|don'?t|do not|no |use|avoid|prefer|keep|reply|write|send|"
+                   r"check|only|make|put|ask|give|run|wait)\b")
+_RULE_WORD = _rx(r"\b(always|never|don'?t|do not|no|prefers?|wants?|likes?)\b|"
+                 r"不要|别|总是|一定|以后|规矩|偏好|喜欢")
+_LABEL = re.compile(r"^\**([\w' ]{1,24})[:：]\**\s*(?=\S)")  # "Preference: ", "Root cause: "
+_FILLER_LABEL = _rx(r"^(preference|rule|notes?|so|fix|tip|important|reminders?|also|then|"
+                    r"she|he|she said|偏好|提醒|注意|.{1,6}(说|强调|提醒|表示))$")
+_QUOTED = re.compile(r"[\"“「]([^\"”」]{4,})[\"”」]")
+_OWNED_RULE = re.compile(r"(?:'s|\b[Hh]er|\b[Hh]is) (?:rule|preference)\b[^,;]*? is (.+)$")
+_CLUSTER_HEADING = _rx(r"decision|root cause|reasons?|决定|原因")
+_TASK = _rx(r"^(task|任务)$")
+_ANCHOR = re.compile(r"(\[\[[^\]|#]*)#[^\]|]*")
+_ACRONYMS = {"db", "api", "ci", "pr", "sla", "vlan", "ip", "dns", "url", "sql", "vm", "ha"}
+
+
+@dataclass
+class _Plan:
+    """One unit while it is planned (mutable; the reply is the frozen schema)."""
+
+    bucket: str
+    name: str
+    score: float
+    statements: list[Statement]
+    head: Statement | None = None  # what the unit rests on (personal: the rule)
+    steps: list[Block] = field(default_factory=list)
+    chain: list[str] = field(default_factory=list)
+    when: str = ""
+    watch: list[str] = field(default_factory=list)
+
+    @property
+    def position(self) -> int:
+        return min((s.index for s in self.statements), default=0)
+
+    def toks(self) -> frozenset[str]:
+        code = [c for b in self.steps for c in b.code]
+        texts = [self.name, *self.chain, *(s.text for s in self.statements), *code]
+        return tokens(" ".join(texts))
+
+
+class OfflineBrain(Brain):
+    """Deterministic, rule-based `Brain`: the default when no model is configured."""
+
+    name = "offline"
+    model = "offline"
+
+    def __init__(
+        self, *, max_units: int = 8, similarity_threshold: float = 0.5, language: str = "auto"
+    ) -> None:
+        if max_units < 1:
+            raise ValueError(f"max_units must be at least 1, got {max_units}.")
+        if not 0.0 < similarity_threshold <= 1.0:
+            raise ValueError(f"similarity_threshold must be in (0, 1], got {similarity_threshold}.")
+        if language not in ("auto", *LABELS):
+            raise ValueError(f"language must be 'auto', 'en' or 'zh', got {language!r}.")
+        self.max_units, self.similarity_threshold = max_units, similarity_threshold
+        self.language = language  # of the labels it writes; "auto": the material's
+        self._cache: OrderedDict[tuple[str, str], list[_Plan]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def extract(self, material: Material) -> BrainReply[ExtractedUnits]:
+        plans = self._plans(material)
+        units = [MemoryUnit(name=p.name, bucket=p.bucket, summary=_summary(p)) for p in plans]
+        return _reply(ExtractedUnits(units=units))
+
+    def integrate(self, request: IntegrateRequest) -> BrainReply[IntegrateDecision]:
+        material, unit, feedback = request.material, request.unit, request.feedback or ""
+        try:
+            provenance = format_predicate_link(PROVENANCE, material.path)
+        except ValueError as exc:
+            raise BrainError(f"Cannot cite {material.path!r} as provenance ({exc}); rename "
+                             "the file.", model=self.model) from None
+        fixes: list[str] = []
+        best, sim = self._most_similar(request)
+        if best is not None and not self._reports_change(unit, best):
+            decision = self._corroborate(request, best, sim, provenance, fixes)
+        else:
+            labels = LABELS[self._language(material)]
+            body = _render(self._find_plan(material, unit), labels)
+            if best is not None:  # similar, but the unit reports a change: keep both
+                body += "\n> " + labels["maybe"].format(f"[[{best.path}]]") + "\n"
+            body = _ANCHOR.sub(r"\1", body) + "\n" + provenance + "\n"
+            name = unit.name
+            if re.search(r"already exists|collid|is taken", feedback, re.I):
+                name = f"{unit.name} ({_title_from_path(material.path)})"[:120]
+                fixes.append("made the name specific to the material")
+            why = "no candidate in its bucket is similar enough" if best is None else (
+                f"{best.path} is similar ({sim:.2f}) but the unit reports a change or a new "
+                "step, which only a model can merge (REFINE / CORRECT)")
+            decision = IntegrateDecision(
+                action="CREATE", name=name, description=_description(body) or unit.name,
+                body=body, rationale=f"offline rules: {why}; extractive {unit.bucket} body.")
+        if feedback:
+            done = "; ".join(fixes) or "nothing the offline rules can change, same answer"
+            rationale = f"{decision.rationale} Feedback: {done}."[:1000]
+            decision = decision.model_copy(update={"rationale": rationale})
+        return _reply(decision)
+
+    def _most_similar(self, request: IntegrateRequest) -> tuple[CandidateNote | None, float]:
+        """The candidate that already covers the unit, and how well.
+
+        Similarity = the share of the unit's content tokens found in the candidate (name +
+        description + body without code and `pred::` lines), for the views "name" and
+        "name + first sentence" (asides in brackets dropped; later sentences of a cluster
+        may be about a neighbour); MIN_SHARED_TOKENS must be shared. Guards against false
+        hits: only candidates in the unit's bucket (lexical overlap cannot tell a runbook
+        from the rule it quotes); the candidate's own name + description must be partly in
+        the unit (REVERSE_SHARE); a note *created* from this same material (its first
+        provenance) counts only with the unit's name (a re-dream), not as a sibling unit's
+        note; one this material already corroborated counts as usual.
+        """
+        unit, threshold = request.unit, self.similarity_threshold
+        head = _unbracket(_first_sentence(unit.summary))
+        views = [tokens(unit.name), tokens(f"{unit.name} {head}")]
+        whole = _toks(f"{unit.name} {unit.summary}")
+        best, best_sim = None, 0.0
+        for cand in request.candidates:
+            if not cand.path.startswith(f"digest/{unit.bucket}/"):
+                continue
+            gist = _toks(f"{cand.name} {cand.description}")
+            if gist and len(gist & whole) / len(gist) < REVERSE_SHARE * threshold:
+                continue
+            sibling = _origin(cand.body) == request.material.path
+            if sibling and _toks(cand.name) != _toks(unit.name):
+                continue
+            cand_toks = tokens(f"{cand.description} {_prose(cand.body)}") | _toks(cand.name)
+            sims = [len(v & cand_toks) / len(v) for v in views
+                    if len(v & cand_toks) >= MIN_SHARED_TOKENS]
+            sim = max(sims, default=0.0)
+            if sim >= threshold and sim > best_sim:
+                best, best_sim = cand, sim
+        return best, round(best_sim, 3)
+
+    def _reports_change(self, unit: MemoryUnit, cand: CandidateNote) -> bool:
+        if _CHANGE.search(f"{unit.name} {_first_sentence(unit.summary)}"):
+            return True
+        if unit.bucket != "procedure":
+            return False
+        cand_toks = tokens(f"{cand.description} {cand.body}") | _toks(cand.name)  # + commands
+        steps = [tokens(s) for s in re.split(r"(?:Steps: |; )\d+\) ", unit.summary)[1:]]
+        return any(len(t) >= 3 and len(t & cand_toks) / len(t) < self.similarity_threshold
+                   for t in steps)
+
+    def _corroborate(self, request, cand, sim, provenance, fixes) -> IntegrateDecision:
+        have = {(lk.target, lk.predicate) for lk in parse_links(cand.body)}
+        add = []
+        dropped = r"drops the link (?:([A-Za-z]\w*):: )?\[\[([^\]|#]+)"  # what E-1 reports
+        for m in re.finditer(dropped, request.feedback or ""):
+            key = (m.group(2).strip(), m.group(1))
+            if key not in have:
+                add.append(f"{key[1]}:: [[{key[0]}]]" if key[1] else f"[[{key[0]}]]")
+                have.add(key)
+        if add:
+            fixes.append(f"re-added {len(add)} dropped link(s)")
+        if (request.material.path, PROVENANCE) not in have:
+            add.append(provenance)
+        body = cand.body
+        if add:  # after the old body, which stays byte for byte
+            body += ("" if not body or body.endswith("\n") else "\n") + "\n".join(add) + "\n"
+        description = cand.description.strip() or _first_sentence(plain(cand.body)) or cand.name
+        return IntegrateDecision(
+            action="UPDATE", flavor="CORROBORATE", target_path=cand.path,
+            name=cand.name.strip() or None, description=description[:300], body=body,
+            rationale=(f"offline rules: {cand.path} covers the unit ({sim:.2f} >= "
+                       f"{self.similarity_threshold}); CORROBORATE: old body kept, "
+                       "provenance added."))
+
+    def _find_plan(self, material: Material, unit: MemoryUnit) -> _Plan:
+        for plan in self._plans(material):
+            if plan.name == unit.name and plan.bucket == unit.bucket:
+                return plan
+        # A unit this brain did not extract (another brain, a person): render its summary.
+        block = Block(0, "para", unit.summary, "", 0, -1, 0, -1, 1)
+        sentences = _summary_sentences(unit.summary)
+        sts = [Statement(i, s, block, i == 0) for i, s in enumerate(sentences)]
+        chain = [s.text for s in sts[1:]] if unit.bucket == "procedure" else []
+        return _Plan(unit.bucket, unit.name, 0.0, sts, head=sts[0], when=unit.name, chain=chain)
+
+    def _plans(self, material: Material) -> list[_Plan]:
+        key = (material.path, material.text)
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        plans = _plan(material, self.max_units)
+        with self._lock:  # Phase 2 asks about one material K times in a row
+            self._cache[key] = plans
+            while len(self._cache) > 32:
+                self._cache.popitem(last=False)
+        return plans
+
+    def _language(self, material: Material) -> str:
+        if self.language != "auto":
+            return self.language
+        if material.language in LABELS:
+            return material.language
+        return detect_language(material.text)
+
+
+def _reply(value) -> BrainReply:
+    raw = json.dumps(value.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)
+    return BrainReply(value=value, raw=raw, usage=Usage(), model="offline", attempts=1)
+
+
+def _toks(text: str) -> frozenset[str]:
+    # Phase 2 sees candidates named by their file (name = basename, "always-use-uv-for-..."):
+    # names are compared word by word.
+    return tokens(text, split=True)
+
+
+def _origin(body: str) -> str | None:
+    """The material a note was created from: its first provenance link."""
+    return next((lk.target for lk in parse_links(body) if lk.predicate == PROVENANCE), None)
+
+
+# --- planning ------------------------------------------------------------------------------
+
+
+def _plan(material: Material, max_units: int) -> list[_Plan]:
+    _, statements = segment(material.text, plain_text=material.path.lower().endswith(".txt"))
+    scored = score_all(statements, resource=material.path.startswith("resource/"))
+    scores = {s.index: sc for s, sc in zip(statements, scored, strict=True)}
+    kept = [s for s in statements if not scores[s.index].noise]
+    plans = _dedupe(_procedures(statements, kept, scores, material))
+    used = {s.index for p in plans for s in p.statements}
+    plans += _personal(kept, scores, used)
+    used |= {s.index for p in plans for s in p.statements}
+    plans += _wiki(kept, scores, used)
+    chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
+    chosen.sort(key=lambda p: p.position)  # in the material's order
+    seen: dict[str, int] = {}
+    for p in chosen:  # the name identifies the unit between extract and integrate
+        seen[p.name.lower()] = n = seen.get(p.name.lower(), 0) + 1
+        p.name = p.name if n == 1 else f"{p.name} ({n})"
+        if p.bucket == "procedure":
+            p.watch = _watch_out(p, statements, scores)
+    return chosen
+
+
+def _procedures(statements, kept, scores: dict[int, Scores], material: Material) -> list[_Plan]:
+    sections: dict[int, list[Statement]] = {}
+    for s in statements:  # "Snapshot first:" is too short to be an idea, not to be a step
+        terse = scores[s.index].noise in (None, TOO_SHORT)
+        if s.block.kind == "step" and s.block.depth == 0 and terse:
+            sections.setdefault(s.block.section, []).append(s)
+    runs: dict[int, list[Statement]] = {}  # bullets of instructions under "Restores"
+    for s in kept:
+        if s.block.kind == "item" and s.block.depth == 0 and PROC_HEADING.search(s.block.heading):
+            runs.setdefault(s.block.run, []).append(s)
+    for sts in runs.values():
+        items = {s.block.index for s in sts}
+        doing = {s.block.index for s in sts if scores[s.index].procedure >= 1.0}
+        if len(items) >= 2 and 2 * len(doing) >= len(items):
+            sections.setdefault(sts[0].block.section, sts)
+    task = next((s.text for s in kept if _TASK.match(s.block.heading)), "")
+    plans = []
+    for sts in sections.values():
+        steps = list(dict.fromkeys(s.block for s in sts))[:MAX_STEPS]
+        heading = steps[0].heading
+        generic = not heading or bool(GENERIC_HEADINGS.match(_unbracket(heading)))
+        score = 2.5 + 0.25 * min(len(steps), 8) + (0.0 if generic else 0.5)
+        score += 1.5 * bool(_CORRECTED.search(heading)) - 2.5 * bool(_TASK.match(heading))
+        if len(steps) < 2 or score < PROCEDURE_MIN:
+            continue
+        if generic:
+            name = _title_from_path(material.path, material.text)
+        else:
+            name = _unbracket(heading)
+            if len(name.split()) < 2 and not is_cjk(name[0]):
+                name = f"{name} ({_title(material)})"  # "Deploy" alone says too little
+        nested = [s for s in kept if s.block.parent in {b.index for b in steps}]
+        when = task if generic and task else heading or name
+        plans.append(_Plan("procedure", _short(name), score, sts + nested, steps=steps, when=when))
+    for s in kept:  # "Restore procedure: list → restore → verify → drop"
+        parts = [p.strip(" .。") for p in re.split(r"\s*(?:→|->)\s*", s.text)]
+        if len(parts) >= 3 and scores[s.index].procedure >= CHAIN_MIN:
+            m = _LABEL.match(parts[0])
+            parts[0] = parts[0][m.end():] if m else parts[0]
+            label = m.group(1).strip() if m and len(m.group(1).strip()) > 3 else ""
+            label = label or _title_from_path(material.path, material.text)
+            plans.append(_Plan("procedure", _short(label), 3.5, [s], chain=parts, when=label))
+    return plans
+
+
+def _dedupe(plans: list[_Plan]) -> list[_Plan]:
+    """Two procedures with one name (What I did / Corrected procedure) or mostly the same
+    words: keep the stronger — a corrected or current procedure scores higher."""
+    out: list[_Plan] = []
+    for p in sorted(plans, key=lambda p: (-p.score, p.position)):
+        if not any(q.name.lower() == p.name.lower() or overlap(q.toks(), p.toks()) >= PROCEDURE_TWIN
+                   for q in out):
+            out.append(p)
+    return out
+
+
+def _personal(kept, scores: dict[int, Scores], used: set[int]) -> list[_Plan]:
+    def seed(s: Statement) -> bool:
+        sc = scores[s.index]
+        return ((s.index not in used or s.block.kind == "step") and sc.personal >= PERSONAL_MIN
+                and sc.personal >= sc.wiki
+                and (s.block.kind == "step" or sc.personal >= sc.procedure))
+
+    plans = []
+    for members in _cluster([s for s in kept if seed(s)], DUPLICATE_OVERLAP, same_section=False):
+        best = max(members, key=lambda s: (scores[s.index].personal, -s.index))
+        score = scores[best.index].personal + 0.3 * (len(members) - 1)
+        item = best.block if best.block.kind == "item" else None
+        extra = [s for s in kept if s.block is item and s not in members]
+        first = next((s for s in members + extra if s.block is item and s.first), None)
+        if first is not None and scores[first.index].personal >= PERSONAL_MIN - 0.5:
+            best = first  # an item's first sentence states the rule; the rest explains it
+        head = min(members, key=lambda s: s.index)  # the earliest statement names the unit
+        head = head if scores[head.index].personal >= PERSONAL_MIN - 0.5 else best
+        members = sorted(set(members + extra), key=lambda s: s.index)
+        name = _key_words(head.text, personal=True)
+        plans.append(_Plan("personal", name, score, members, head=best))
+    return plans
+
+
+def _wiki(kept, scores: dict[int, Scores], used: set[int]) -> list[_Plan]:
+    free = [s for s in kept if s.index not in used and s.block.kind != "step"]
+    seeds = [s for s in free
+             if scores[s.index].bucket == "wiki" and scores[s.index].wiki >= WIKI_MIN]
+    sections = sorted({s.block.section for s in seeds if _CLUSTER_HEADING.search(s.block.heading)})
+    grouped = [[s for s in free if s.block.section == sec] for sec in sections]  # + reasons
+    rest = [s for s in seeds if s.block.section not in sections]
+    plans = []
+    for members in grouped + _cluster(rest, RELATED_OVERLAP, same_section=True):
+        blocks = {s.block.index for s in members}  # the rest of its item gives a fact context
+        members += [s for s in free if s.block.index in blocks and s not in members][:3]
+        members.sort(key=lambda s: s.index)
+        best = max(members, key=lambda s: (scores[s.index].wiki, -s.index))
+        name = _key_words(members[0].text, members[0].block)
+        heading = _unbracket(members[0].block.heading)
+        if (_CLUSTER_HEADING.search(heading) and len(heading.split()) <= 3
+                and not name.lower().startswith(heading.lower())):
+            lower = name.split(" ", 1)[0][1:].islower()  # not "PgBouncer"
+            name = _short(f"{heading}: {name[:1].lower() + name[1:] if lower else name}")
+        score = scores[best.index].wiki + 0.2 * (len(members) - 1)
+        plans.append(_Plan("wiki", name, score, members, head=members[0]))
+    return plans
+
+
+def _cluster(statements: list[Statement], threshold: float, *, same_section: bool):
+    """Greedy single-link clusters (deterministic: the input order is fixed). Sentences of
+    one item stay together; across sections only near-duplicates join."""
+    clusters: list[list[Statement]] = []
+    for s in statements:
+        t = tokens(s.text)
+        for c in clusters:
+            cross = same_section and c[0].block.section != s.block.section
+            need, shared = (DUPLICATE_OVERLAP, MIN_SHARED_TOKENS) if cross else (threshold, 2)
+            if any(m.block is s.block or (overlap(t, tokens(m.text)) >= need
+                                         and len(t & tokens(m.text)) >= shared) for m in c):
+                c.append(s)
+                break
+        else:
+            clusters.append([s])
+    return clusters
+
+
+def _watch_out(plan: _Plan, statements, scores) -> list[str]:
+    """Cautions ("if", "fail", "rollback", 注意) elsewhere in the material that share
+    words with the procedure."""
+    inside = {b.index for b in plan.steps}
+    toks, found = plan.toks(), []
+    for s in statements:
+        text = plain(s.text)
+        if (scores[s.index].noise or s.block.index in inside or s.block.parent in inside
+                or s in plan.statements or _TASK.match(s.block.heading)
+                or not _CAUTION.search(text) or _NEGATED.search(text)):
+            continue
+        t = tokens(s.text)
+        if len(t & toks) >= 2 and len(t & toks) / len(t) >= 0.3:
+            found.append((-len(t & toks) / len(t), s.index, s.text))
+    return [text for _, _, text in sorted(sorted(found)[:MAX_WATCH], key=lambda f: f[1])]
+
+
+# --- names ---------------------------------------------------------------------------------
+
+
+def _title(material: Material) -> str:
+    m = re.search(r"^#\s+(.+)$", material.text, re.M)
+    return _unbracket(plain(m.group(1))) if m else _title_from_path(material.path, material.text)
+
+
+def _title_from_path(path: str, text: str = "") -> str:
+    """"deploy-payments-api.md" -> "Deploy payments-api", spelled as the text spells it."""
+    span = find_frontmatter(text)
+    text = re.sub(r"\[\[[^\]]*\]\]", "", text[span.end:] if span else text)  # not the stem
+    out: list[str] = []
+    for w in (w for w in re.split(r"[-_\s]+", path.rsplit("/", 1)[-1].rsplit(".", 1)[0]) if w):
+        last = out[-1].split("-")[-1] if out else ""
+        if last and re.search(rf"\b{re.escape(last)}-{re.escape(w)}\b", text, re.I):
+            out[-1] += "-" + w  # the text writes payments-api
+            continue
+        spelled = (m.group(0) for m in re.finditer(rf"\b{re.escape(w)}\b", text, re.I))
+        cased = next((c for c in spelled if any(x.isupper() for x in c[1:])), "")
+        if cased and (not cased.isupper() or len(cased) <= 4):
+            out.append(cased)  # PgBouncer, IoT, DB
+        else:
+            out.append(w.upper() if w.lower() in _ACRONYMS else w)
+    title = " ".join(out)
+    return title[:1].upper() + title[1:]
+
+
+def _unbracket(text: str) -> str:
+    return re.sub(r"\s*[(（][^)）]*[)）]", "", text).strip() or text
+
+
+def _short(text: str, limit: int = 70) -> str:
+    text = plain(text).strip(" :：-—.。")
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[: cut if cut > limit // 2 else limit].rstrip(" ,;:-—")
+
+
+def _core(text: str) -> str:
+    """The rule itself: a quotation's words, "her rule is X" -> X, else the sentence
+    without a filler label ("Preference:", "梅再次强调：")."""
+    m = _QUOTED.search(_unbracket(text))  # a quote in brackets is an example, not the rule
+    if m and len(plain(m.group(1))) >= 0.25 * len(plain(text)):
+        return plain(m.group(1)).strip()
+    t = plain(text)
+    owned = _OWNED_RULE.search(t)
+    if owned:
+        return owned.group(1).strip()
+    label = _LABEL.match(t)
+    return (t[label.end():] if label and _FILLER_LABEL.match(label.group(1).strip()) else t).strip()
+
+
+def _after_label(text: str) -> str:
+    """"And even if it didn't: no migration without a backup" -> the part with the rule."""
+    label = _LABEL.match(text)
+    if label and _RULE_WORD.search(text[label.end():]) and not _RULE_WORD.search(label.group(1)):
+        return text[label.end():]
+    return text
+
+
+def _key_words(text: str, block: Block | None = None, *, personal: bool = False) -> str:
+    """A short, human name from a statement: its first clause (for a rule, the clause that
+    carries it), the heading added to one-word labels ("Owns: x" -> "SRE owns: x")."""
+    if block is not None and block.kind == "row":  # "service: payments-api; port: ..."
+        first = plain(text).split(";")[0].split(":", 1)[-1].strip()
+        return _short(f"{_unbracket(block.heading)}: {first}" if block.heading else first, 60)
+    core = _unbracket(_after_label(_core(text)) if personal else _core(text))
+    clauses = [c.strip() for c in re.split(r"[;；，,]|\.\s|\s[—–]\s|——|。", core) if c.strip()]
+    clauses = clauses or [core]
+    clause = clauses[0]
+    if personal and not _RULE_WORD.search(clause):  # "今天也是周一，……——周五没合是按她的规矩"
+        k = next((k for k, c in enumerate(clauses) if _RULE_WORD.search(c)
+                  and (len(tokens(c)) >= 4 or not is_cjk(c[0]))), 0)
+        joined = f"{clauses[0]}{'，' if is_cjk(clauses[0][-1]) else ', '}{clauses[k]}"
+        clause = joined if k == 1 and len(joined) <= 40 else clauses[k]
+    if len(clause.split()) < 3 and not re.search(r"[\u4e00-\u9fff]{4}", clause):
+        if not (personal and _RULE_WORD.search(clause) and len(clause.split()) == 2):
+            clause = core  # "uv" says nothing; "Always uv" does
+    label = _LABEL.match(plain(text))
+    if (block is not None and label and len(label.group(1).split()) == 1 and block.heading
+            and not _FILLER_LABEL.match(label.group(1))
+            and not GENERIC_HEADINGS.match(block.heading)):
+        clause = f"{_unbracket(block.heading)} {clause[:1].lower()}{clause[1:]}"
+    return _cap(_short(clause, 60) or _short(text, 60), text)
+
+
+def _cap(text: str, source: str) -> str:
+    """Capitalise a sentence start, but not an identifier ("uv", "`deployctl`")."""
+    word = text.split(" ", 1)[0]
+    if (word.isalpha() and word.islower() and (len(word) > 2 or word in STOPWORDS)
+            and f"`{word}" not in source):
+        return text[:1].upper() + text[1:]
+    return text
+
+
+# --- bodies --------------------------------------------------------------------------------
+
+
+def _summary(plan: _Plan) -> str:
+    if plan.bucket == "procedure":
+        steps = plan.chain or [_step_text(b) for b in plan.steps]
+        numbered = "; ".join(f"{i}) {plain(s)}" for i, s in enumerate(steps, 1))
+        return _trim(f"{plain(plan.when)} Steps: {numbered}", 1500)
+    rest = [s for s in plan.statements if s is not plan.head]
+    return _trim(" ".join(plain(s.text) for s in [plan.head, *rest] if s), 1500)
+
+
+def _render(plan: _Plan, labels: dict[str, str]) -> str:
+    if plan.bucket == "procedure":  # runbook: trigger, steps (with commands), cautions
+        lines = [f"## {labels['when']}", "", _md(plan.when) or plan.name, "",
+                 f"## {labels['steps']}", ""]
+        lines += [f"{i}. {_md(s)}" for i, s in enumerate(plan.chain, 1)]
+        for i, block in enumerate(plan.steps, 1):
+            lines.append(f"{i}. {_md(_step_text(block))}")
+            lines += [f"   - {_md(s.block.text)}" for s in plan.statements
+                      if s.block.parent == block.index and s.first]
+            if _ABANDONED.search(block.text):
+                continue  # a step the user stopped: its commands are the wrong ones
+            for code in block.code[:2]:
+                code_lines = [f"   {c}".rstrip() for c in code.splitlines()[:MAX_CODE_LINES]]
+                lines += ["   ```", *code_lines, "   ```"]
+        if plan.watch:
+            lines += ["", f"## {labels['watch']}", "", *(f"- {_md(w)}" for w in plan.watch)]
+    elif plan.bucket == "personal":  # rule, why, how to apply
+        rule = plan.head or plan.statements[0]
+        core = _core(rule.text)
+        lines = [_md(rule.text) if core == plain(rule.text) else _md(core[:1].upper() + core[1:])]
+        why = _why(rule, plan.statements)
+        lines += ["", f"**{labels['why']}:** {_md(why)}"] if why else []
+        how, used = _how(rule, plan.statements)
+        lines += ["", f"**{labels['how']}:** {_md(how)}"]
+        lines += [f"- {_md(s.text)}" for s in plan.statements
+                  if s not in (rule, used) and s.first and s.block is not rule.block][:4]
+    else:  # wiki: the definition / decision as a paragraph, related statements as bullets
+        head = plan.head or plan.statements[0]
+        lines = [_md(" ".join(s.text for s in plan.statements if s.block is head.block))]
+        bullets = [f"- {_md(s.text)}" for s in plan.statements if s.block is not head.block]
+        lines += ["", *bullets] if bullets else []
+    return "\n".join(lines) + "\n"
+
+
+def _why(rule: Statement, statements: list[Statement]) -> str:
+    """The reason clause of the rule itself ("— if it breaks, nobody's around"), else a
+    later sentence of its item with a reason, else the reason a restatement gave."""
+    text = plain(rule.text)
+    m = has_reason(text)
+    if m and m.start() >= 8:
+        clause = text[m.start():].lstrip(" —-").strip(" \"”」*")
+        return clause[:1].upper() + clause[1:]
+    for s in statements:
+        if s.index > rule.index and s.block is rule.block and has_reason(s.text):
+            return s.text
+    for s in statements:
+        m = has_reason(plain(s.text))
+        if s.block is not rule.block and m and m.start() >= 8:
+            return _why(s, [])
+    return ""
+
+
+def _how(rule: Statement, statements: list[Statement]) -> tuple[str, Statement | None]:
+    """An instruction the material gives ("Check the weekday before any merge"), else the
+    rule restated: "Mei wants X" -> "Give Mei X", else the rule's own words."""
+    for s in statements:
+        if s is not rule and _INSTRUCTION.match(plain(s.text)) and not has_reason(s.text):
+            return s.text, s
+    sentences = split_sentences(_core(rule.text)) or [_core(rule.text)]
+    core = next((x for x in sentences if _RULE_WORD.search(x)), sentences[0])
+    core = _unbracket(_after_label(core))
+    m = re.match(r"^(.+?)\s+(wants|prefers|likes|would like|hates)\s+(.+)$", core)
+    if m and len(m.group(1).split()) <= 3:
+        verb = "Avoid" if m.group(2) == "hates" else f"Give {m.group(1)}"
+        return f"{verb} {m.group(3).rstrip('.')}.", None
+    return _cap(core, rule.text), None
+
+
+def _description(body: str) -> str:
+    for line in body.splitlines():  # the first prose line: the trigger, the rule, the fact
+        if line.strip() and not re.match(r"#|```|- |> |\*\*[^*]{1,20}:\*\*|[A-Za-z]\w*::", line):
+            return _trim(_first_sentence(line) or plain(line), 200)
+    return ""
+
+
+def _step_text(block: Block) -> str:
+    sentences = split_sentences(block.text)
+    text = sentences[0]
+    for extra in sentences[1:]:
+        if len(text) + len(extra) > 220:
+            break
+        text += " " + extra
+    return text
+
+
+def _md(text: str) -> str:
+    """Material text as one line of body Markdown, without #anchor links."""
+    return _ANCHOR.sub(r"\1", " ".join(text.split()))
+
+
+_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+
+
+def _prose(body: str) -> str:
+    """A note body without fenced code and `pred:: [[...]]` lines: what it *says*."""
+    lines = _FENCED.sub("", body).splitlines()
+    return "\n".join(ln for ln in lines if not re.match(r"^\s*[A-Za-z]\w*::\s", ln))
+
+
+def _summary_sentences(summary: str) -> list[str]:
+    return split_sentences(re.sub(r"(?:Steps: |; )\d+\) ", "\n", summary)) or [summary]
+
+
+def _first_sentence(text: str) -> str:
+    sentences = split_sentences(text.strip())
+    return plain(sentences[0]) if sentences else ""
+
+
+def _trim(text: str, limit: int) -> str:
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 1)
+    return text[: cut if cut > limit // 2 else limit - 1].rstrip() + "…"

@@ -1,0 +1,619 @@
+"""Candidate statements from material: Markdown-aware segmentation, cue scoring, overlap.
+
+Pure functions on strings (no I/O, no model); `OfflineBrain` builds its units from them.
+
+* `segment(text)` cuts material into `Block`s (paragraph, list item, numbered step,
+  table row) and each block into sentence `Statement`s. Frontmatter is skipped, headings
+  become the context of what follows, a fenced code block belongs to the block before it,
+  `pred:: [[x]]` lines are links rather than content, and `[12:03] Name: ...` transcript
+  lines are one block each. English sentences end at `.!?` before a capital; Chinese ones
+  at `。！？；` and at line ends; nothing is cut inside a code span or a quotation.
+* `score(statement)` gives cue scores for the three buckets plus a noise verdict.
+* `tokens(text)` / `overlap(a, b)`: content-token sets (light stemming, stopwords and
+  dates removed; CJK as character bigrams) and the overlap coefficient between two.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from ..vault._frontmatter import find_frontmatter
+
+__all__ = [
+    "Block", "Statement", "Scores", "segment", "split_sentences", "plain", "tokens", "overlap",
+    "score", "score_all", "has_reason", "is_cjk", "GENERIC_HEADINGS", "PROC_HEADING",
+    "STOPWORDS", "TOO_SHORT",
+]
+
+BlockKind = Literal["step", "item", "para", "row"]
+TOO_SHORT = "too short to carry an idea"  # noise that still counts as a (terse) step
+
+
+@dataclass(frozen=True)
+class Block:
+    """A paragraph, list item, numbered step or table row, with its Markdown context."""
+
+    index: int
+    kind: BlockKind
+    text: str  # the block's text, inline Markdown kept, lines joined
+    heading: str  # nearest heading above ("" before the first one)
+    section: int  # counts headings: blocks under one heading share it
+    run: int  # consecutive items of one list share it; -1 for paragraphs and rows
+    depth: int  # list nesting (0 = top level)
+    parent: int  # index of the enclosing list item, -1 at top level
+    line: int  # 1-based line in the material (frontmatter counted)
+    code: tuple[str, ...] = ()  # fenced code blocks that follow this block
+    lead: str = ""  # the "...:" paragraph that introduces this block's list
+
+    @property
+    def context(self) -> str:
+        return f"{self.heading} {self.lead}".strip()
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One sentence of a block; `index` is its position in the material."""
+
+    index: int
+    text: str
+    block: Block
+    first: bool  # the block's first sentence
+
+
+@dataclass(frozen=True)
+class Scores:
+    procedure: float
+    personal: float
+    wiki: float
+    noise: str | None  # why the statement is chit-chat / content-free, else None
+
+    @property
+    def bucket(self) -> str:
+        # Ties go to wiki, the fallback bucket (seed 000 §1).
+        best = max(self.wiki, self.personal, self.procedure)
+        if self.wiki == best:
+            return "wiki"
+        return "personal" if self.personal == best else "procedure"
+
+
+# --- segmentation -----------------------------------------------------------------------
+
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_SEP = re.compile(r"^\s*\|?(\s*:?-{2,}:?\s*\|)+\s*(:?-{2,}:?\s*)?\|?\s*$")
+_PRED_LINE = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_]*::\s")
+_HRULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
+# "[00:12] Oskar: ..." — the timestamp and the speaker are dropped
+_TIMESTAMP = re.compile(r"^\s*\[\d{1,2}:\d{2}(:\d{2})?\]\s*([A-Z][\w.-]*( [A-Z][\w.-]*)?:\s+)?")
+_QUOTE_MARK = re.compile(r"^\s*>\s?")
+_LINK_ONLY = re.compile(r"^\s*(!?\[\[[^\]]*\]\]\s*)+$")
+
+
+def is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF
+
+
+_CJK_PUNCT = set("。！？；，、：“”‘’（）《》「」")
+
+
+def _ends_cjk(line: str) -> bool:
+    s = line.rstrip()
+    return bool(s) and (is_cjk(s[-1]) or s[-1] in _CJK_PUNCT)
+
+
+class _Builder:
+    def __init__(self, plain_text: bool) -> None:
+        self.plain_text = plain_text  # .txt: a line is its own block unless hard-wrapped
+        self.blocks: list[Block] = []
+        self.heading, self.section, self.kind = "", 0, "para"
+        self.lines: list[str] = []  # the open block's lines, and its code blocks
+        self.code: list[str] = []
+        self.start = self.indent = self.next_run = 0  # indent: the open item's content column
+        self.gap = False  # a blank line since the open item's last line
+        self.levels: list[tuple[int, int, int, bool]] = []  # (indent, block, run, ordered)
+        self.run_lead: dict[int, str] = {}  # top-level list run -> its lead-in paragraph
+
+    @property
+    def in_item(self) -> bool:
+        return bool(self.lines) and self.kind in ("step", "item")
+
+    def close(self) -> None:
+        if not self.lines:
+            return
+        text = ""
+        for line in self.lines:
+            line = line.strip()
+            if not text:
+                text = line
+            elif _ends_cjk(text) or text.endswith(":"):
+                text += "\n" + line  # a CJK line end (or a lead-in colon) ends a sentence
+            else:
+                text += " " + line  # an English hard wrap
+        depth, parent, run, lead = 0, -1, -1, ""
+        if self.kind in ("step", "item"):
+            depth, run, top = len(self.levels) - 1, self.levels[-1][2], self.levels[0][2]
+            parent = self.levels[-2][1] if len(self.levels) > 1 else -1
+            if top not in self.run_lead:  # the list's first item: a "...:" paragraph before it
+                last = self.blocks[-1] if self.blocks else None
+                intro = last is not None and last.kind == "para" and last.section == self.section
+                intro = intro and last.text.rstrip("*").endswith((":", "："))
+                self.run_lead[top] = plain(last.text).rstrip(":：") if intro else ""
+            lead = self.run_lead[top]
+        self.blocks.append(Block(len(self.blocks), self.kind, text, self.heading, self.section,
+                                 run, depth, parent, self.start, tuple(self.code), lead))
+        self.lines, self.code = [], []
+
+    def attach_code(self, code: str) -> None:
+        # Code belongs to the step (or paragraph) before it.
+        if not code.strip():
+            return
+        if self.lines:
+            self.code.append(code)
+        elif self.blocks:
+            last = self.blocks[-1]
+            self.blocks[-1] = Block(**{**last.__dict__, "code": last.code + (code,)})
+
+    def item(self, indent: int, marker: str, text: str, line_no: int) -> None:
+        self.close()
+        ordered = marker[0].isdigit()
+        while self.levels and self.levels[-1][0] > indent:
+            self.levels.pop()
+        if self.levels and self.levels[-1][0] == indent and self.levels[-1][3] == ordered:
+            run = self.levels.pop()[2]
+        else:
+            if self.levels and self.levels[-1][0] == indent:
+                self.levels.pop()  # same level, other list type: a new list
+            run, self.next_run = self.next_run, self.next_run + 1
+        self.levels.append((indent, len(self.blocks), run, ordered))
+        self.kind = "step" if ordered else "item"
+        self.lines, self.start = [text], line_no
+        self.indent = indent + len(marker) + 1
+        self.gap = False
+
+    def text_line(self, line: str, line_no: int) -> None:
+        indent = len(line) - len(line.lstrip())
+        if self.in_item and (not self.gap or indent >= self.indent):
+            self.lines.append(line)  # continuation, also after the step's code block
+            self.gap = False
+            return
+        if self.in_item:
+            self.close()
+        if indent == 0:
+            self.levels = []  # an unindented paragraph ends the list
+        if self.plain_text and self.lines and not _continues(self.lines[-1], line):
+            self.close()
+        if not self.lines:
+            self.kind, self.start = "para", line_no
+        self.lines.append(line)
+
+    def blank(self) -> None:
+        self.gap = True  # an item may go on after a blank line, indented; a paragraph not
+        if not self.in_item:
+            self.close()
+
+    def finish(self) -> list[Block]:
+        self.close()
+        return self.blocks
+
+
+def _continues(prev: str, line: str) -> bool:
+    """Plain text: a line continues the previous one only mid-sentence (hard wrap)."""
+    p, s = prev.rstrip(), line.lstrip()
+    return bool(p and s) and p[-1] not in ".!?:。！？；" and s[0].islower()
+
+
+def segment(text: str, *, plain_text: bool = False) -> tuple[list[Block], list[Statement]]:
+    """Cut material into blocks and sentence statements (see the module docstring)."""
+    span = find_frontmatter(text)
+    first_line = 1
+    if span is not None:
+        first_line += text.count("\n", 0, span.end)
+        text = text[span.end :]
+    b = _Builder(plain_text)
+    table_head: list[str] | None = None
+    fence: tuple[str, int] | None = None
+    code: list[str] = []
+    for n, raw in enumerate(text.splitlines(), start=first_line):
+        line = raw.rstrip()
+        if fence is not None:
+            m = _FENCE.match(line)
+            closing = m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1]
+            if closing and not line[m.end() :].strip():
+                b.attach_code(_dedent(code))
+                fence, code = None, []
+            else:
+                code.append(line)
+            continue
+        m = _FENCE.match(line)
+        if m:
+            fence, code = (m.group(2)[0], len(m.group(2))), []
+            if not m.group(1) and b.kind == "para":
+                b.close()  # an unindented fence ends a paragraph
+            continue
+        if not line.strip():
+            b.blank()
+            table_head = None
+            continue
+        h = _HEADING.match(line)
+        if h:
+            b.close()
+            b.levels = []
+            b.heading, b.section = _clean_heading(h.group(2)), b.section + 1
+            continue
+        if _HRULE.match(line) or _PRED_LINE.match(line) or _LINK_ONLY.match(line):
+            b.close()
+            continue
+        if _TABLE_ROW.match(line):  # a row becomes "header: cell; header: cell"
+            b.close()
+            b.levels = []
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if table_head is None or _TABLE_SEP.match(line):
+                table_head = table_head or cells
+                continue
+            pairs = [f"{h}: {c}" if h else c for h, c in zip(table_head, cells, strict=False) if c]
+            b.lines, b.kind, b.start = ["; ".join(pairs)], "row", n
+            b.close()
+            continue
+        table_head = None
+        item = _ITEM.match(line)
+        if item and not plain_text:
+            b.item(len(item.group(1)), item.group(2), item.group(3), n)
+            continue
+        stamp = _TIMESTAMP.match(line)
+        if stamp:
+            b.close()
+            line = line[stamp.end() :]
+        line = _QUOTE_MARK.sub("", line, count=1)
+        b.text_line(line, n)
+    if fence is not None and code:
+        b.attach_code(_dedent(code))  # an unclosed fence still belongs to its step
+    blocks = b.finish()
+    statements: list[Statement] = []
+    for block in blocks:
+        for i, sentence in enumerate(split_sentences(block.text)):
+            statements.append(Statement(len(statements), sentence, block, i == 0))
+    return blocks, statements
+
+
+def _dedent(lines: list[str]) -> str:
+    indents = [len(x) - len(x.lstrip()) for x in lines if x.strip()]
+    cut = min(indents, default=0)
+    return "\n".join(x[cut:] for x in lines).strip("\n")
+
+
+def _clean_heading(text: str) -> str:
+    text = re.sub(r"^\d+(\.\d+)*[.)]?\s+", "", text)  # "2. Database migrations"
+    return plain(text).strip()
+
+
+# --- sentences --------------------------------------------------------------------------
+
+_ABBREV = {"e.g", "i.e", "vs", "etc", "approx", "no", "fig", "mr", "mrs", "ms", "dr", "st", "cf"}
+_CJK_END = set("。！？；!?")
+_CLOSERS = set("\"'”’」』）)*_`")
+_OPEN_QUOTES = {"“": "”", "「": "」", "『": "』", '"': '"'}
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of one block; code spans and quotations are never cut."""
+    out: list[str] = []
+    start, i, n = 0, 0, len(text)
+    closer: str | None = None
+    while i < n:
+        ch = text[i]
+        if ch == "`":
+            j = text.find("`", i + 1)
+            i = j + 1 if j > 0 else i + 1
+            continue
+        if closer is None and ch in _OPEN_QUOTES:
+            end = text.find(_OPEN_QUOTES[ch], i + 1)
+            if 0 < end - i <= 400:  # a stray quote mark must not swallow the block
+                closer = _OPEN_QUOTES[ch]
+                i += 1
+                continue
+        elif closer is not None and ch == closer:
+            closer = None
+            j = i + 1
+            while j < n and text[j] in _CLOSERS:
+                j += 1
+            before = text[i - 1] if i else ""
+            if before in "。！？；" or (before in ".!?" and _english_end(text, i, j)):
+                out.append(text[start:j])  # 'she said "No." Then' ends at the quote
+                start = j
+            i = j
+            continue
+        if ch == "\n":
+            out.append(text[start:i])
+            start = i + 1
+        elif closer is None and (ch in _CJK_END or ch in ".!?"):
+            j = i + 1
+            while j < n and text[j] in _CLOSERS:
+                j += 1
+            if ch in _CJK_END and (ch not in "!?" or (i and is_cjk(text[i - 1]))):
+                out.append(text[start:j])
+                start, i = j, j
+                continue
+            if ch in ".!?" and _english_end(text, i, j):
+                out.append(text[start:j])
+                start, i = j, j
+                continue
+        i += 1
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def _english_end(text: str, i: int, j: int) -> bool:
+    if j < len(text) and not text[j].isspace():
+        return False  # "v2.14.0", "example.com"
+    k = j
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    if k < len(text) and not (
+        text[k].isupper() or text[k].isdigit() or text[k] in '"“`*([' or is_cjk(text[k])
+    ):
+        return False
+    word = re.search(r"([A-Za-z.]+)$", text[:i])
+    if text[i] == "." and word and text[i - 1] == word.group(1)[-1]:
+        w = word.group(1).lower()
+        if w in _ABBREV or (len(w) == 1 and w.isalpha() and text[i - 1].isupper()):
+            return False
+    return True
+
+
+# --- tokens and similarity ----------------------------------------------------------------
+
+_MARKUP = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
+_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_MDLINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_WORD = re.compile(r"[a-z0-9]+(?:[-_'][a-z0-9]+)*")
+_PREFIXED = re.compile(r"^(non|auto|re|pre|un|multi|sub|self|anti|co)-([a-z]{3,})$")
+_DATE_LIKE = re.compile(r"^(\d{1,2}|\d{1,4}(-\d{1,2}){1,2})$")
+
+STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto over under
+    about as is are was were be been being am do does did done doing have has had having it its
+    it's this that these those there here i me my we our you your he him his she her they them
+    their what which who whom whose when where why how all any each every both few more most
+    other some such no nor not only own same so than too very can will just should would could
+    may might must shall also still yet again once one two three up down out off now today
+    yesterday tomorrow s t don didn doesn isn wasn aren won wouldn let lets get got gets make made
+    via per like use used using uses said says say ask asked asks told tell want wants go went
+    going gone come came take took put see saw seen time times day days week weeks first last
+    next new old back before after while because since until unless though although whether
+    thing things way lot much many bit just really even ever already including
+    instead rather well ok okay yes restated repeated plus vs""".split()
+)
+# CJK function characters dropped before bigrams, so 用中文回我 ~ 用中文回复 share bigrams.
+_CJK_STOP = set("的了是在我你她他它们就都也和与及把被很再又还这那个吧呢吗啊呀哦嗯着过给让")
+
+
+def plain(text: str) -> str:
+    """`text` without inline Markdown: emphasis, code ticks, link brackets."""
+    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1) or "").strip(), text)
+    text = _MDLINK.sub(r"\1", text)
+    return re.sub(r"\s+", " ", _MARKUP.sub("", text)).strip()
+
+
+def _stem(word: str) -> str:
+    # Crude on purpose: "merges", "merged", "merging" and "merge" must meet.
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"  # summaries -> summary
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def tokens(text: str, *, split: bool = False) -> frozenset[str]:
+    """Content tokens: stemmed Latin words, numbers of three or more digits, CJK character
+    bigrams; stopwords, dates and markup dropped. A hyphenated identifier is one token
+    ("non-hotfix" also gives "hotfix"); `split=True` cuts every one into its words, so
+    text can be compared with file-name slugs."""
+    text = plain(text).lower()
+    out: set[str] = set()
+    for word in _WORD.findall(text):
+        word = word.replace("'", "")
+        parts = [word]
+        m = _PREFIXED.match(word)
+        if split and ("-" in word or "_" in word):  # to meet a slug: payments-api-listens
+            parts = re.split(r"[-_]", word)
+        elif m:  # "non-hotfix" also says "hotfix"; "payments-api" stays one identifier
+            parts.append(m.group(2))
+        for part in parts:
+            if part in STOPWORDS or len(part) < 2 or _DATE_LIKE.match(part):
+                continue  # dates and small numbers say when, not what
+            out.add(part if part.isdigit() or "-" in part or "_" in part else _stem(part))
+    run: list[str] = []
+    for ch in text + " ":
+        if is_cjk(ch):
+            if ch not in _CJK_STOP:
+                run.append(ch)
+            continue
+        if len(run) == 1:
+            out.add(run[0])
+        out.update(run[k] + run[k + 1] for k in range(len(run) - 1))
+        run = []
+    return frozenset(out)
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Overlap coefficient |a∩b| / min(|a|, |b|): 1.0 when one set contains the other."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+# --- scoring ----------------------------------------------------------------------------
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+# Explicit "don't keep this" markers: the whole rest of the block is noise.
+_NOISE_MARK = _rx(
+    r"^(also read|see also|source|sources|last reviewed)\b|"
+    r"nothing to (keep|remember|act on)|not relevant|not memory|no real task|pure fun|"
+    r"chit-?chat|small talk|unrelated|nothing work-related|one-off|闲聊|不用记|没什么要记|无关"
+)
+# Chit-chat topics: the sentence (and the rest of its block) is noise.
+_NOISE_TOPIC = _rx(
+    r"\b(hi|hello|hey|thanks|thank you|good (morning|night|evening)|halloween|costume|recipe|"
+    r"pun|joke|jokes|lunch|dinner|breakfast|coffee|weather|rain|hiking|podcast|quiz|birthday|"
+    r"movie|holiday plans|cups? of)\b|你好|谢谢|天气|午饭|晚饭|咖啡|笑话|爬山|照片|心情"
+)
+_IMPERATIVE = _rx(
+    r"^(run|check|restart|take|set|add|use|install|create|deploy|verify|record|update|write|"
+    r"open|post|watch|promote|test|announce|disable|enable|remove|reinstall|confirm|start|stop|"
+    r"apply|back ?up|snapshot|export|import|merge|rebuild|rotate|roll ?back|restore|drop|call|"
+    r"ensure|make sure|keep|save|send|ask|wait|grep|ssh|login|log in|switch|point|move|copy|"
+    r"upgrade|downgrade|build|configure|pin|sync|tag|release|review|clear|delete)\b"
+)
+_IMPERATIVE_ZH = re.compile(
+    r"^(先|然后|再|运行|执行|检查|确认|改|建|打开|安装|备份|恢复|验证|记录|导出|重启|切换)"
+)
+_RULE = _rx(
+    r"\b(always|never|don'?t|do not|no exceptions?|prefers?|preferred|preference|rather than|"
+    r"must not|please|no \w+ without)\b|^\W*no\b"
+)
+_WEAK_RULE = _rx(r"\b(must|should|avoid|only|unless|make sure)\b")
+_RULE_ZH = re.compile(
+    r"喜欢|偏好|不要|别|总是|一定|以后都|以后|习惯|规矩|惯例|必须|务必|千万|就这样|不[写用发合]"
+)
+_HABIT = _rx(r"每周|每天|每次|每条|\bevery\b")
+# "Mei's rule", "her rule", "她的规矩": a rule and its owner in one phrase.
+_OWN_RULE = re.compile(
+    r"\b([A-Z][a-z]+'s|[Hh]er|[Hh]is|[Tt]heir) (rule|preference)s?\b|她的规矩|她的习惯"
+)
+# A named person (or she / he / I) wanting something is a preference by itself.
+_WANTS = re.compile(
+    r"\b([Ss]he|[Hh]e|[Tt]hey|[A-Z][a-z]+|I)\s+(wants?|prefers?|likes?|hates?|insists?|"
+    r"would rather|'d rather)\b"
+)
+_USER = _rx(
+    r"\b(she|he|they)\s+(asked for|said|reminded|stopped me|caught)\b|"
+    r"\b[A-Z][a-z]+'s (rule|preference)|"
+    r"\b[A-Z][a-z]+ (asked for|answered|replied|said|told me|insisted)\b|"
+    r"\b(her|his|their|my|user'?s?) (rule|preference|habit)s?\b|\bI (prefer|like|want|hate)\b|"
+    r"\bI'd rather\b|^(preference|rule|working rule)s?\b|^\w+: \**[\"“]|stopped me"
+)
+# She said / asked / stressed; a speaker (any 1-4 CJK characters) quoted: 某某："……"
+_USER_ZH = re.compile(
+    r"[她他]说|她要|她用|她提醒|要求|强调|她的习惯|她的规矩|我用中文|^[\u4e00-\u9fff]{1,4}[：:]\s*[“\"]"
+    r"|^[\u4e00-\u9fff]{1,4}说"
+)
+_REASON = _rx(
+    r"\bbecause\b|\bso that\b|\botherwise\b|\bif it breaks\b|\bthe reason\b|\bsince it\b|"
+    r" — it'?s\b|因为|(?<!就)这样(?!就|。|$)|否则|以免|免得|为了"
+)
+_DECISION = _rx(
+    r"\b(decided|decision|chose|chosen|choose|rejected|instead of|agreed|we will|"
+    r"went with|trade-?off)\b|决定|选择|否决|采用|确认"
+)
+_CAUSE = _rx(r"\b(caused by|because|due to|the reason|reason:|reasons)\b|导致|由于")
+_ROOT_CAUSE = _rx(r"\broot cause|根本原因|根因|原因是")
+_DEFINE = _rx(
+    r"\b(is|are|means|refers to|stands for|listens on|runs on|owns|default(s)? to|"
+    r"default|lives? in|uses)\b| = |是|指|即|位于|端口"
+)
+_OBSERVE = _rx(
+    r"\b(found|turned out|is wrong|wrong|no longer|changed|is now|are now|confirmed|"
+    r"became|obsolete|does not|doesn't|cannot|can't)\b|发现|变成|改为|不再|有误"
+)
+_FACT = _rx(
+    r"\b(port|endpoint|host|version|ip|address|replicas?|database|role|owner|lead)\b|"
+    r"\d{2,}|地址|端口|版本"
+)
+_WIKI_CUES = ((_DECISION, 1.5), (_CAUSE, 1.2), (_ROOT_CAUSE, 2.0), (_DEFINE, 0.5),
+              (_OBSERVE, 0.6), (_FACT, 0.4))
+PROC_HEADING = _rx(
+    r"deploy|procedure|steps|runbook|how to|rotat|migrat|restore|setup|set up|"
+    r"install|rollout|cutover|checklist|步骤|流程|操作|恢复"
+)
+_PERSONAL_HEADING = _rx(r"prefer|偏好|rules?\b|习惯|规矩")
+_SAID_HEADING = _rx(r"what \w+ (said|added|wants)")
+_WIKI_HEADING = _rx(
+    r"facts?|decision|root cause|findings|lessons|summary|what went wrong|"
+    r"systems|notes|事实|决定|原因|发现|结论|注意"
+)
+_NARRATIVE_HEADING = _rx(r"^(outcome|what i did|background|context|timeline.*|结果|过程)$")
+_TASK_HEADING = _rx(r"^(task|goal|request|任务|目标)$")
+
+GENERIC_HEADINGS = _rx(
+    r"^(task|outcome|what i did|steps|procedure|notes( for next time)?|summary|findings|"
+    r"corrected procedure|current .*procedure|facts worth keeping|what \w+ (said|added)|"
+    r"(corrected|current|updated|new) (order|steps)|how i did it|"
+    r"notes|details|misc|用户偏好.*|任务|结果|步骤|流程)$"
+)
+
+
+def score(statement: Statement, *, noise_before: bool = False, resource: bool = False) -> Scores:
+    """Cue scores per bucket (weights are relative; the thresholds live in offline.py).
+    `noise_before`: an earlier sentence of the block was chit-chat, so this one is too."""
+    text, block = plain(statement.text), statement.block
+    heading = block.context
+    toks = tokens(text)
+    size = len([t for t in toks if not is_cjk(t[0])]) + sum(map(is_cjk, text)) / 2
+    noise = (
+        "marked as not worth keeping" if _NOISE_MARK.search(text) or _NOISE_MARK.search(heading)
+        else "chit-chat topic" if _NOISE_TOPIC.search(text)
+        else "continues a chit-chat sentence" if noise_before
+        else TOO_SHORT if size < 3 else None
+    )
+    unlabeled = re.sub(r"^\**[\w ]{1,20}[:：]\**\s*", "", text)  # "So: ", "Fix: " labels
+    imperative = any(rx.search(t) for rx in (_IMPERATIVE, _IMPERATIVE_ZH)
+                     for t in (text, unlabeled))
+    chain = text.count("→") >= 2 or text.count("->") >= 2  # "a → b → c" is a compact runbook
+    proc = (2.0 * (block.kind == "step" and block.depth == 0) + 1.0 * imperative
+            + 0.5 * bool(block.code) + 2.5 * chain + 0.5 * bool(PROC_HEADING.search(heading)))
+
+    wants = bool(_WANTS.search(text) or _OWN_RULE.search(text))  # "Mei wants", "her rule"
+    rule = wants or bool(_RULE.search(text) or _RULE_ZH.search(text))
+    weak = not rule and bool(_WEAK_RULE.search(text))
+    user = wants or any(rx.search(t) for rx in (_USER, _USER_ZH) for t in (text, statement.text))
+    personal = 1.5 * rule + 0.8 * weak + (1.5 if rule or weak else 0.7) * user
+    personal += 0.5 * bool(_HABIT.search(text))
+    if _PERSONAL_HEADING.search(heading):
+        personal += 2.0  # listed under "Preferences" / "Working rules": a rule by place
+    elif _SAID_HEADING.search(heading):
+        personal += 1.0
+    if block.kind == "step" and not (rule and user):
+        personal -= 0.5  # narrated steps mention the user all the time
+    if rule and "`" in statement.text and not user:
+        personal, proc = personal - 0.5, proc + 0.5  # "always follow with `x`": a tip
+
+    wiki = 0.3 + sum(w for rx, w in _WIKI_CUES if rx.search(text))  # the fallback starts ahead
+    wiki += 1.0 * bool(_WIKI_HEADING.search(heading)) + 1.0 * resource  # sources say what X is
+    if _TASK_HEADING.search(block.heading):  # what was asked, not what was learnt
+        wiki, personal, proc = wiki - 1.5, personal - 1.5, proc - 1.0
+    elif _NARRATIVE_HEADING.search(block.heading) and not _PERSONAL_HEADING.search(block.lead):
+        wiki, personal = wiki - 0.7, personal - 0.3
+    if block.kind == "step":
+        wiki -= 0.5  # a step's sentences belong to its procedure
+    if text.rstrip().endswith(("?", "？")):
+        wiki, personal = wiki - 1.0, personal - 1.0  # a question is not knowledge yet
+    return Scores(round(proc, 2), round(personal, 2), round(wiki, 2), noise)
+
+
+def score_all(statements: list[Statement], *, resource: bool = False) -> list[Scores]:
+    """Scores for every statement, carrying chit-chat forward within a block."""
+    out: list[Scores] = []
+    noisy_block = -1
+    for st in statements:
+        s = score(st, noise_before=st.block.index == noisy_block, resource=resource)
+        if s.noise and s.noise != TOO_SHORT:
+            noisy_block = st.block.index
+        out.append(s)
+    return out
+
+
+def has_reason(text: str) -> re.Match[str] | None:
+    return _REASON.search(text)

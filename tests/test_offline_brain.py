@@ -1,0 +1,555 @@
+"""OfflineBrain: segmentation, scoring, gating, units on the real sample vault, integrate."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import reme_workbench
+from reme_workbench.dream.offline import OfflineBrain
+from reme_workbench.dream.statements import (
+    TOO_SHORT,
+    overlap,
+    score_all,
+    segment,
+    split_sentences,
+    tokens,
+)
+from reme_workbench.llm import (
+    BrainError,
+    CandidateNote,
+    IntegrateDecision,
+    IntegrateRequest,
+    Material,
+    MemoryUnit,
+)
+from reme_workbench.vault.links import outbound_keys, parse_links
+from reme_workbench.vault.note import parse
+from reme_workbench.vault.slug import slugify
+
+SAMPLE = Path(reme_workbench.__file__).parent / "samples" / "vault"
+PROVENANCE_PREFIX = "derived_from:: [["
+
+
+@cache
+def material(rel: str) -> Material:
+    """A sample file as the dream pipeline hands it over: the body, without frontmatter."""
+    text = (SAMPLE / rel).read_text(encoding="utf-8")
+    body = parse(text, rel).body if rel.endswith(".md") else text
+    return Material(rel, body, rel.split("/")[1])
+
+
+@cache
+def units(rel: str) -> tuple[MemoryUnit, ...]:
+    return tuple(OfflineBrain().extract(material(rel)).value.units)
+
+
+def unit_named(rel: str, bucket: str, *words: str) -> MemoryUnit:
+    """The unit of `rel` in `bucket` whose name + summary mention every word."""
+    for u in units(rel):
+        text = f"{u.name} {u.summary}".lower()
+        if u.bucket == bucket and all(w.lower() in text for w in words):
+            return u
+    shown = [(u.bucket, u.name) for u in units(rel)]
+    raise AssertionError(f"no {bucket} unit with {words} in {rel}: {shown}")
+
+
+def create(rel: str, unit: MemoryUnit, **kw) -> IntegrateDecision:
+    decision = OfflineBrain(**kw).integrate(IntegrateRequest(material(rel), unit)).value
+    assert decision.action == "CREATE"
+    return decision
+
+
+def as_note(decision: IntegrateDecision, bucket: str) -> CandidateNote:
+    """The note as the pipeline recalls it: named by its file, body ending in a newline."""
+    slug = slugify(decision.name)
+    return CandidateNote(f"digest/{bucket}/{slug}.md", slug, decision.description,
+                         decision.body + "\n")
+
+
+def all_sample_files() -> list[str]:
+    return sorted(str(p.relative_to(SAMPLE)) for p in SAMPLE.glob("*/*/*") if p.is_file())
+
+
+# --- segmentation ----------------------------------------------------------------------------
+
+
+def test_english_sentences_keep_versions_abbreviations_code_and_quotes_whole():
+    text = ('Deploy v2.14.0 to prod, e.g. after CI. Run `make test. now` first! '
+            'She said: "Never merge. Not on Fridays." Then we left.')
+    assert split_sentences(text) == [
+        "Deploy v2.14.0 to prod, e.g. after CI.",
+        "Run `make test. now` first!",
+        'She said: "Never merge. Not on Fridays."',
+        "Then we left.",
+    ]
+
+
+def test_chinese_sentences_split_on_full_stops_and_line_ends_not_inside_quotes():
+    text = "周报每周一上午发。她说：“周一早上发，这样能看到。”以后都这样！好吗？不要写段落；每条一行\n第二行"
+    assert split_sentences(text) == [
+        "周报每周一上午发。", "她说：“周一早上发，这样能看到。”", "以后都这样！", "好吗？",
+        "不要写段落；", "每条一行", "第二行",
+    ]
+
+
+def test_paragraph_lines_join_in_english_but_a_chinese_line_end_is_a_sentence_end():
+    _, sts = segment("Mei asked me to ship\nthe release today.\n\n周报每周一发\n用要点列表\n")
+    assert [s.text for s in sts] == ["Mei asked me to ship the release today.", "周报每周一发", "用要点列表"]
+
+
+SAMPLE_MD = """---
+name: secret-frontmatter-words
+description: never shown
+---
+# Runbook
+
+## Deploy the api
+
+1. Check CI is green:
+   ```bash
+   gh release view v1
+   ```
+   Takes a minute.
+2. Roll out to staging.
+   - watch the dashboard
+3. Promote.
+
+Rollback: `deployctl rollback` if errors climb.
+
+- a bullet
+- another bullet
+
+| service | port |
+|---|---|
+| api | 8080 |
+
+see_also:: [[digest/wiki/x.md]]
+"""
+
+
+def test_segment_is_markdown_aware():
+    blocks, sts = segment(SAMPLE_MD)
+    texts = " ".join(s.text for s in sts)
+    assert "secret" not in texts and "never shown" not in texts  # frontmatter skipped
+    assert "see_also" not in texts  # a predicate line is a link, not content
+    steps = [b for b in blocks if b.kind == "step"]
+    assert [b.text for b in steps] == [
+        "Check CI is green:\nTakes a minute.", "Roll out to staging.", "Promote."]
+    assert {b.heading for b in steps} == {"Deploy the api"} and len({b.run for b in steps}) == 1
+    assert steps[0].code == ("gh release view v1",)  # code belongs to the step before it
+    nested = next(b for b in blocks if b.text == "watch the dashboard")
+    assert nested.depth == 1 and nested.parent == steps[1].index
+    bullets = [b for b in blocks if b.kind == "item" and b.depth == 0]
+    assert len(bullets) == 2 and bullets[0].run == bullets[1].run != steps[0].run
+    assert [b.text for b in blocks if b.kind == "row"] == ["service: api; port: 8080"]
+    assert steps[0].line == 9  # frontmatter lines still count
+
+
+def test_plain_text_transcript_lines_drop_timestamp_and_speaker():
+    text = ("Sync notes\n[00:12] Oskar: PgBouncer listens on 6432. Postgres moves.\n"
+            "[00:41] Mei: Good.\n")
+    blocks, sts = segment(text, plain_text=True)
+    assert [b.text for b in blocks] == [
+        "Sync notes", "PgBouncer listens on 6432. Postgres moves.", "Good."]
+
+
+# --- scoring and gating ------------------------------------------------------------------------
+
+
+def scores_of(md: str) -> dict[str, object]:
+    _, sts = segment(md)
+    return {s.text: sc for s, sc in zip(sts, score_all(sts), strict=True)}
+
+
+def test_scores_point_to_the_right_bucket():
+    scored = scores_of(
+        "## Deploy\n\n1. Restart the api with `deployctl restart api`.\n2. Check the logs.\n\n"
+        "## Notes\n\n- Mei wants the summary as short bullets, not paragraphs.\n"
+        "- We decided to use PgBouncer because each backend costs 10 MB.\n"
+        "- 她说：以后周报不要写成段落。\n"
+    )
+    by_text = {t: (s.bucket, s) for t, s in scored.items()}
+    assert by_text["Restart the api with `deployctl restart api`."][0] == "procedure"
+    assert by_text["Mei wants the summary as short bullets, not paragraphs."][0] == "personal"
+    assert by_text["We decided to use PgBouncer because each backend costs 10 MB."][0] == "wiki"
+    assert by_text["她说：以后周报不要写成段落。"][0] == "personal"
+
+
+def test_chit_chat_and_content_free_lines_are_gated():
+    scored = scores_of(
+        "- Hi! Thanks a lot.\n- She asked whether it would rain tomorrow; she is going hiking.\n"
+        "- Nothing to keep here. Prod runs 3 replicas of the api now.\n- Done.\n"
+        "- Ledger-worker reads the same Keybox secret as the api.\n"
+    )
+    noise = {t: s.noise for t, s in scored.items()}
+    assert noise["Hi!"] and noise["Thanks a lot."]
+    rain = "She asked whether it would rain tomorrow; she is going hiking."
+    assert noise[rain] == "chit-chat topic"
+    assert noise["Prod runs 3 replicas of the api now."]  # after "nothing to keep" in its item
+    assert noise["Done."] == TOO_SHORT
+    assert noise["Ledger-worker reads the same Keybox secret as the api."] is None
+
+
+def test_tokens_stem_drop_dates_and_use_cjk_bigrams():
+    assert tokens("merges merged merging") == tokens("merge") == {"merg"}
+    assert tokens("Summaries of 10-09, 10-16") == tokens("summary")
+    assert tokens("`non-hotfix`") >= {"non-hotfix", "hotfix"}
+    assert {"中文", "文回"} <= tokens("用中文回复") and "的" not in "".join(tokens("我的中文"))
+    assert overlap(tokens("use uv for python"), tokens("always use uv for every python env")) == 1.0
+    assert overlap(frozenset(), tokens("x y z")) == 0.0
+
+
+def test_near_duplicate_rules_of_one_material_merge_into_one_unit():
+    rel = "daily/2026-10-09/dependabot-prs-no-friday-merge.md"
+    personal = [u for u in units(rel) if u.bucket == "personal"]
+    assert len(personal) == 1  # the quote and the "Preference:" note are one rule
+    assert "Fridays" in personal[0].name and "non-hotfix" in personal[0].summary
+
+
+# --- extract on the sample vault -----------------------------------------------------------------
+
+
+def test_halloween_chit_chat_yields_no_units():
+    assert units("daily/2026-10-31/halloween-chitchat.md") == ()
+
+
+@pytest.mark.parametrize("rel", all_sample_files())
+def test_every_sample_file_gives_few_valid_units(rel):
+    found = units(rel)
+    assert len(found) <= 8
+    assert len({u.name for u in found}) == len(found)  # names identify units in Phase 2
+    for u in found:
+        assert u.bucket in ("procedure", "personal", "wiki") and 0 < len(u.name) <= 120
+        assert 0 < len(u.summary) <= 2000
+
+
+@pytest.mark.parametrize(("rel", "name", "words"), [
+    ("daily/2026-10-05/deploy-payments-api.md", "Deploy payments-api", ("promote", "canary")),
+    ("daily/2026-10-07/migration-0041-add-refund-reason.md", "Migration 0041 add refund reason",
+     ("snapshot", "upgrade head")),
+    ("daily/2026-10-08/rotate-staging-db-credential.md", "Rotate staging DB credential",
+     ("both consumers", "Only then")),
+    ("daily/2026-10-22/restore-drill-staging.md", "Restore drill staging", ("scratch", "Dropped")),
+    ("daily/2026-10-06/build-box-python-venv.md", "Build box python venv", ("uv", "make venv")),
+    ("resource/2026-10-05/payments-runbook-v2.md", "Database migrations",
+     ("snapshot", "downgrade")),
+    ("resource/2026-10-07/backup-policy.md", "Restores (PostgreSQL backup policy)",  # bullets
+     ("pg-scratch-01", "Verify")),
+])
+def test_procedures_come_out_as_one_named_procedure_unit(rel, name, words):
+    u = unit_named(rel, "procedure", *words)
+    assert u.name == name
+    assert sum(x.bucket == "procedure" and x.name == name for x in units(rel)) == 1
+
+
+def test_the_corrected_procedure_wins_over_the_first_attempt():
+    u = unit_named("daily/2026-10-08/rotate-staging-db-credential.md", "procedure")
+    assert "Restart both consumers of the secret" in u.summary
+    assert "Disabled the old role straight away" not in u.summary  # the flawed first run
+
+
+@pytest.mark.parametrize(("rel", "words"), [
+    ("daily/2026-10-06/build-box-python-venv.md", ("always", "uv")),
+    ("daily/2026-10-09/dependabot-prs-no-friday-merge.md", ("auto-merge", "Fridays")),
+    ("daily/2026-10-05/weekly-report-w40.md", ("中文",)),  # reply in Chinese
+    ("daily/2026-10-05/deploy-payments-api.md", ("short bullets",)),
+    ("daily/2026-10-07/migration-0041-add-refund-reason.md", ("never", "without a backup")),
+    ("daily/2026-10-05/weekly-report-w40.md", ("周报每周一上午发",)),  # weekly report day
+    ("daily/2026-10-23/weekly-report-moved-to-friday.md", ("每周五下午",)),
+    ("daily/2026-11-01/october-review.md", ("weekends",)),
+])
+def test_preferences_come_out_as_personal_units(rel, words):
+    unit_named(rel, "personal", *words)
+
+
+@pytest.mark.parametrize(("rel", "words"), [
+    ("daily/2026-10-14/incident-payments-502.md", ("Root cause", "max_connections")),
+    ("resource/2026-10-15/incident-2026-10-14-postmortem.md", ("Root cause", "ledger-worker")),
+    ("daily/2026-10-15/pgbouncer-research.md", ("Decision", "transaction mode", "Reasons")),
+    ("daily/2026-10-05/deploy-payments-api.md", ("8080", "9090")),
+    ("daily/2026-10-15/pgbouncer-research.md", ("default port", "6432")),
+    ("daily/2026-10-28/pgbouncer-prod-cutover.md", ("6432",)),
+])
+def test_facts_decisions_and_root_causes_come_out_as_wiki_units(rel, words):
+    unit_named(rel, "wiki", *words)
+
+
+def test_units_are_capped_best_scored_first():
+    rel = "daily/2026-11-01/october-review.md"
+    capped = OfflineBrain(max_units=2).extract(material(rel)).value.units
+    assert len(units(rel)) > 2  # stated rules ("No ...") outrank restatements and facts
+    assert [u.name for u in capped] == ["No auto-merge / non-hotfix merges on Fridays",
+                                        "No migration without a backup"]
+    top = OfflineBrain(max_units=1).extract(material("daily/2026-10-05/deploy-payments-api.md"))
+    assert [u.bucket for u in top.value.units] == ["procedure"]
+
+
+# --- integrate: CREATE bodies ---------------------------------------------------------------------
+
+
+def check_created(decision: IntegrateDecision, rel: str) -> None:
+    # The schema strips surrounding whitespace; the pipeline adds the final newline back.
+    assert decision.body.splitlines()[-1] == f"derived_from:: [[{rel}]]"
+    assert all(link.anchor is None for link in parse_links(decision.body))
+    assert 0 < len(decision.description) <= 200 and "\n" not in decision.description
+
+
+def test_a_step_the_user_stopped_keeps_its_text_but_not_its_commands():
+    rel = "daily/2026-10-06/build-box-python-venv.md"
+    body = create(rel, unit_named(rel, "procedure")).body
+    assert "stopped me" in body and "python3 -m venv .venv" not in body
+    assert "uv venv --python 3.11 .venv" in body
+
+
+def test_procedure_body_is_a_runbook():
+    rel = "daily/2026-10-08/rotate-staging-db-credential.md"
+    d = create(rel, unit_named(rel, "procedure"))
+    check_created(d, rel)
+    when, steps = d.body.index("## When\n"), d.body.index("## Steps\n")
+    watch = d.body.index("## Watch out\n")
+    assert when < steps < watch
+    assert "\n1. New password on the inactive role.\n" in d.body and "\n5. Only then" in d.body
+    assert "deployctl restart ledger-worker --env <env>" in d.body  # the step's command
+    assert "ledger-worker reads the same Keybox secret" in d.body[watch:]
+    assert d.description == "Quarterly rotation of the staging application database credential."
+
+
+def test_personal_body_is_rule_why_how():
+    rel = "daily/2026-10-09/dependabot-prs-no-friday-merge.md"
+    d = create(rel, unit_named(rel, "personal"))
+    check_created(d, rel)
+    first, why, how = d.body.split("\n\n")[:3]
+    assert first.startswith("Don't auto-merge PRs on Fridays.")
+    assert why == "**Why:** If it breaks, nobody's around to notice."
+    assert how.startswith("**How to apply:** ")
+    assert d.description == "Don't auto-merge PRs on Fridays."
+
+
+def test_personal_body_without_a_reason_omits_why_and_restates_the_rule():
+    rel = "daily/2026-10-05/deploy-payments-api.md"
+    d = create(rel, unit_named(rel, "personal", "bullets"))
+    assert "**Why:**" not in d.body
+    assert ("**How to apply:** Give Mei the end-of-task summary as short bullets, not paragraphs."
+            in d.body)
+
+
+def test_wiki_body_is_a_paragraph_with_related_bullets():
+    rel = "daily/2026-10-15/pgbouncer-research.md"
+    d = create(rel, unit_named(rel, "wiki", "Decision"))
+    check_created(d, rel)
+    lines = d.body.splitlines()
+    assert lines[0].startswith("PgBouncer in **transaction** mode")
+    assert lines[2].startswith("- Reasons: ~10 MB RAM") and lines[3].startswith("- Rejected:")
+
+
+def test_labels_follow_the_material_language_unless_set():
+    rel = "daily/2026-10-25/home-assistant-restore.md"
+    u = unit_named(rel, "procedure", "qmrestore")
+    assert "## 步骤" in create(rel, u).body
+    assert "## Steps" in create(rel, u, language="en").body
+
+
+def test_anchor_links_of_the_material_are_written_without_the_anchor():
+    rel = "daily/2026-10-09/rules.md"
+    text = ("## Notes\n\n- Mei wants PR summaries as bullets, see "
+            "[[digest/wiki/prs.md#format|format]].\n")
+    u = OfflineBrain().extract(Material(rel, text)).value.units[0]
+    d = OfflineBrain().integrate(IntegrateRequest(Material(rel, text), u)).value
+    assert "[[digest/wiki/prs.md|format]]" in d.body and "#format" not in d.body
+
+
+def test_a_plain_text_file_is_read_line_by_line():
+    text = "Sync 2026-10-16 attendees Oskar and Mei\nDecision: use PgBouncer in transaction mode\n"
+    txt = OfflineBrain().extract(Material("resource/2026-10-16/sync.txt", text)).value.units
+    md = OfflineBrain().extract(Material("resource/2026-10-16/sync.md", text)).value.units
+    assert [u.name for u in txt] == ["Decision: use PgBouncer in transaction mode"]
+    assert [u.name for u in md] != [u.name for u in txt]  # Markdown joins the wrapped lines
+
+
+def test_a_unit_from_another_brain_is_rendered_from_its_summary():
+    rel = "daily/2026-10-09/dependabot-prs-no-friday-merge.md"
+    u = MemoryUnit(name="Friday merges", bucket="personal",
+                   summary="Never merge on Fridays. Nobody is around because it is the weekend.")
+    d = create(rel, u)
+    check_created(d, rel)
+    assert d.body.startswith("Never merge on Fridays.") and "**Why:**" in d.body
+
+
+# --- integrate: CORROBORATE ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "first_words", "later", "later_words"), [
+    ("daily/2026-10-06/build-box-python-venv.md", ("always", "uv"),
+     "daily/2026-10-27/build-box-venv-rebuild.md", ("restated", "uv")),
+    ("daily/2026-10-06/build-box-python-venv.md", ("always", "uv"),
+     "daily/2026-11-01/october-review.md", ("uv for every",)),
+    ("daily/2026-10-09/dependabot-prs-no-friday-merge.md", ("Fridays",),
+     "daily/2026-10-16/offsite-quiz-and-friday-hold.md", ("Fridays",)),
+    ("daily/2026-10-09/dependabot-prs-no-friday-merge.md", ("Fridays",),
+     "daily/2026-11-01/october-review.md", ("Fridays",)),
+    ("daily/2026-10-07/migration-0041-add-refund-reason.md", ("backup",),
+     "daily/2026-10-21/migration-0042-ledger-index.md", ("backup",)),
+    ("daily/2026-10-05/weekly-report-w40.md", ("周报每周一上午发",),
+     "daily/2026-10-12/weekly-report-w41.md", ("每周一上午",)),
+])
+def test_a_repeat_on_a_later_day_corroborates_the_earlier_note(first, first_words, later,
+                                                                later_words):
+    note = as_note(create(first, unit_named(first, "personal", *first_words)), "personal")
+    later_unit = unit_named(later, "personal", *later_words)
+    d = OfflineBrain().integrate(IntegrateRequest(material(later), later_unit, (note,))).value
+    assert (d.action, d.flavor, d.target_path) == ("UPDATE", "CORROBORATE", note.path)
+    assert d.body == note.body + f"derived_from:: [[{later}]]"
+
+
+def corroborating_request(old_body: str) -> tuple[IntegrateRequest, CandidateNote]:
+    rel = "daily/2026-10-27/build-box-venv-rebuild.md"
+    note = CandidateNote("digest/personal/uv.md", "Always use uv for Python envs",
+                         "Always uv for Python environments.", old_body)
+    return IntegrateRequest(material(rel), unit_named(rel, "personal", "restated"), (note,)), note
+
+
+OLD_BODY = (
+    "Always uv for Python environments, [is_a:: [[digest/wiki/tooling.md]]] and "
+    "[[digest/wiki/uv.md|uv]].\n\nsee_also:: [[digest/procedure/venv.md]]\n"
+    "derived_from:: [[daily/2026-10-06/build-box-python-venv.md]]"  # no final newline
+)
+
+
+def test_corroborate_keeps_the_old_body_and_every_outbound_link():
+    request, note = corroborating_request(OLD_BODY)
+    d = OfflineBrain().integrate(request).value
+    assert d.flavor == "CORROBORATE" and d.body.startswith(OLD_BODY)  # old bytes untouched
+    assert d.body == OLD_BODY + "\nderived_from:: [[daily/2026-10-27/build-box-venv-rebuild.md]]"
+    assert outbound_keys(OLD_BODY) < outbound_keys(d.body)  # E-1, plus the new provenance
+    assert d.name == note.name and d.description == note.description
+
+
+def test_corroborate_without_appending_when_the_material_is_already_cited():
+    body = OLD_BODY + "\nderived_from:: [[daily/2026-10-27/build-box-venv-rebuild.md]]"
+    request, _ = corroborating_request(body)
+    d = OfflineBrain().integrate(request).value
+    assert (d.action, d.flavor, d.body) == ("UPDATE", "CORROBORATE", body)
+
+
+def test_the_decision_validates_against_the_offered_candidates():
+    request, _ = corroborating_request(OLD_BODY)
+    raw = OfflineBrain().integrate(request).raw
+    context = {"candidate_paths": request.candidate_paths}
+    IntegrateDecision.model_validate(json.loads(raw), context=context)
+
+
+def test_a_dissimilar_or_other_bucket_candidate_means_create():
+    request, note = corroborating_request(OLD_BODY)
+    elsewhere = CandidateNote("digest/wiki/uv.md", note.name, note.description, note.body)
+    rule = "Don't auto-merge PRs on Fridays."
+    unrelated = CandidateNote("digest/personal/friday.md", "No merges on Fridays", rule, rule)
+    for candidates in [(elsewhere,), (unrelated,)]:
+        d = OfflineBrain().integrate(IntegrateRequest(request.material, request.unit, candidates))
+        assert d.value.action == "CREATE"
+
+
+def test_the_similarity_threshold_is_honoured():
+    request, _ = corroborating_request(OLD_BODY)
+    assert OfflineBrain(similarity_threshold=1.0).integrate(request).value.action == "CREATE"
+
+
+def test_a_note_created_from_the_same_material_is_a_sibling_unless_it_has_the_unit_name():
+    rel = "daily/2026-10-06/build-box-python-venv.md"
+    u = unit_named(rel, "personal", "uv")
+    created = as_note(create(rel, u), "personal")
+    sibling = CandidateNote(created.path, "Python environments on build-02", created.description,
+                            created.body)
+    request = IntegrateRequest(material(rel), u, (sibling,))
+    assert OfflineBrain().integrate(request).value.action == "CREATE"
+    redream = OfflineBrain().integrate(IntegrateRequest(material(rel), u, (created,))).value
+    assert (redream.flavor, redream.body) == ("CORROBORATE", created.body.strip())  # idempotent
+
+
+def test_a_note_about_something_else_that_quotes_the_unit_is_not_a_repeat():
+    rel = "daily/2026-10-14/incident-payments-502.md"
+    cause = unit_named(rel, "wiki", "Root cause")
+    ownership = CandidateNote("digest/wiki/team-ownership.md", "Team ownership",
+                              "Which team owns which service.",
+                              f"Payments Core owns the apps.\n\n- {cause.summary}\n")
+    d = OfflineBrain().integrate(IntegrateRequest(material(rel), cause, (ownership,))).value
+    assert d.action == "CREATE"
+
+
+def test_a_reported_change_creates_a_new_note_pointing_at_the_old_one():
+    later = "daily/2026-11-01/october-review.md"
+    monday = CandidateNote("digest/personal/weekly-report.md", "Weekly report on Monday morning",
+                           "Send the weekly report every Monday morning.",
+                           "Send the weekly report every Monday morning.\n")
+    moved = unit_named(later, "personal", "moved from Monday")
+    d = OfflineBrain().integrate(IntegrateRequest(material(later), moved, (monday,))).value
+    assert d.action == "CREATE" and f"> this may update [[{monday.path}]]" in d.body
+    check_created(d, later)
+
+
+def test_a_procedure_with_a_new_step_is_not_corroborated():
+    first, later = ("daily/2026-10-08/rotate-staging-db-credential.md",
+                    "daily/2026-10-29/rotate-prod-db-credential.md")
+    staging = as_note(create(first, unit_named(first, "procedure")), "procedure")
+    prod = unit_named(later, "procedure", "userlist")  # PgBouncer added a step since
+    d = OfflineBrain().integrate(IntegrateRequest(material(later), prod, (staging,))).value
+    assert d.action == "CREATE" and f"[[{staging.path}]]" in d.body
+    assert "new step" in d.rationale
+
+
+# --- feedback, reply, determinism ----------------------------------------------------------------
+
+
+def test_feedback_re_adds_a_dropped_link_and_says_so():
+    request, note = corroborating_request("Always uv.\n")
+    feedback = f"keeps_outbound: {note.path} drops the link see_also:: [[digest/wiki/uv.md]]"
+    d = OfflineBrain().integrate(IntegrateRequest(request.material, request.unit,
+                                                  request.candidates, feedback)).value
+    assert d.body.startswith("Always uv.\nsee_also:: [[digest/wiki/uv.md]]\nderived_from:: [[")
+    assert "Feedback: re-added 1 dropped link" in d.rationale
+
+
+def test_feedback_about_a_taken_name_makes_the_name_specific():
+    rel = "daily/2026-10-07/migration-0041-add-refund-reason.md"
+    u = unit_named(rel, "personal", "backup")
+    request = IntegrateRequest(material(rel), u, (), "the note name already exists")
+    d = OfflineBrain().integrate(request).value
+    assert d.name == f"{u.name} (Migration 0041 add refund reason)" and "Feedback:" in d.rationale
+    check_created(d, rel)
+
+
+def test_reply_is_the_json_of_its_value_and_costs_nothing():
+    brain = OfflineBrain()
+    rel = "daily/2026-10-05/deploy-payments-api.md"
+    reply = brain.extract(material(rel))
+    assert json.loads(reply.raw) == reply.value.model_dump(mode="json")
+    assert (reply.model, reply.attempts, reply.usage.total_tokens, reply.usage.cached_tokens) == (
+        "offline", 1, 0, 0)
+    assert brain.name == "offline" and brain.model == "offline"
+    decision = brain.integrate(IntegrateRequest(material(rel), reply.value.units[0]))
+    assert json.loads(decision.raw) == decision.value.model_dump(mode="json")
+
+
+@pytest.mark.parametrize("rel", ["daily/2026-10-14/incident-payments-502.md",
+                                 "daily/2026-10-05/weekly-report-w40.md",
+                                 "resource/2026-10-16/pgbouncer-rollout-sync.txt"])
+def test_same_input_same_output(rel):
+    def run() -> list[str]:
+        brain = OfflineBrain()
+        reply = brain.extract(Material(rel, material(rel).text))
+        return [reply.raw] + [brain.integrate(IntegrateRequest(material(rel), u)).raw
+                              for u in reply.value.units]
+
+    assert run() == run()
+
+
+def test_bad_settings_and_unlinkable_material_are_refused():
+    for kwargs in [{"max_units": 0}, {"similarity_threshold": 0}, {"language": "fr"}]:
+        with pytest.raises(ValueError):
+            OfflineBrain(**kwargs)
+    unit = MemoryUnit(name="x", bucket="wiki", summary="Ports are 8080 and 9090 here.")
+    with pytest.raises(BrainError, match="provenance"):
+        OfflineBrain().integrate(IntegrateRequest(Material("daily/a|b.md", "text"), unit))
