@@ -106,7 +106,7 @@ class Dreamer:
         index: VaultIndex,
         *,
         policy: Policy | None = None,
-        recall_k: int = 8,
+        recall_k: int = 20,
         max_candidates: int = 5,
         split_threshold: int = 2000,
         on_overload: Callable[[str], None] | None = None,
@@ -172,7 +172,7 @@ class Dreamer:
     # -- Phase 2 -------------------------------------------------------------------
     def _integrate(self, material: Material, unit: MemoryUnit, dry_run: bool) -> UnitOutcome:
         hits = self._recall(unit)
-        candidates = self._candidates(hits)
+        candidates = self._candidates(hits, unit.bucket)
         request = IntegrateRequest(material, unit, tuple(candidates))
         story: dict = {
             "material": material.path,
@@ -250,11 +250,18 @@ class Dreamer:
             now=self.vault.clock(),
         )
 
-    def _candidates(self, hits: list[RecallHit]) -> list[CandidateNote]:
+    def _candidates(self, hits: list[RecallHit], bucket: str) -> list[CandidateNote]:
         """HIT: frontmatter triage (name/description carried by the hit), then the full
-        body of the best few — an UPDATE is only ever decided on the body."""
+        body of the best few — an UPDATE is only ever decided on the body.
+
+        Recall stays cross-bucket (seed 000 §4.2.4), but the best two notes of the
+        unit's own bucket always get a place: long notes of another bucket otherwise
+        crowd out the one note this unit repeats.
+        """
+        top = hits[: self.max_candidates]
+        own = [h for h in hits if h.path.startswith(f"digest/{bucket}/") and h not in top][:2]
         out = []
-        for hit in hits[: self.max_candidates]:
+        for hit in top + own:
             current = self.vault.store.read(hit.path)
             if current is None:
                 continue

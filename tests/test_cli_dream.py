@@ -1,0 +1,60 @@
+"""The main job as a user runs it: init the sample, dream it with the offline brain."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from reme_workbench.cli import cli
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_dream_the_sample_vault_offline(tmp_path):
+    vault = tmp_path / "demo"
+    assert run("init", str(vault), "--sample", "--json").exit_code == 0
+    result = run("--vault", str(vault), "dream", "--embedder", "hashing", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert len(report["materials"]) == 32  # every daily log and resource
+    outcomes = report["outcomes"]
+    created = [o for o in outcomes if o["action"] == "CREATE" and o["state"] == "applied"]
+    corroborated = [o for o in outcomes if o["flavor"] == "CORROBORATE" and o["state"] == "applied"]
+    assert len(created) >= 40 and len(corroborated) >= 5
+    buckets = {o["target_path"].split("/")[1] for o in created}
+    assert buckets == {"procedure", "personal", "wiki"}
+    assert not [o for o in outcomes if o["material"].endswith("halloween-chitchat.md")]
+    assert report["tokens"]["prompt_tokens"] == 0  # the offline brain calls no model
+    # every note written passes health: provenance everywhere, no broken digest links
+    health = json.loads(run("--vault", str(vault), "health", "--json", "--no-report").stdout)
+    assert health["missing_provenance"] == [] and health["broken_provenance"] == []
+    assert all(b["source"].startswith("daily/") for b in health["broken_links"])
+    # a second run over unchanged material does nothing
+    again = json.loads(run("--vault", str(vault), "dream", "--embedder", "hashing", "--json").stdout)
+    assert again["materials"] == [] and again["outcomes"] == []
+    listing = json.loads(run("--vault", str(vault), "proposals", "list", "--json").stdout)
+    assert len(listing) == len([o for o in outcomes if o["proposal_id"]])
+
+
+def test_dream_dry_run_and_text_output(tmp_path):
+    vault = tmp_path / "demo"
+    run("init", str(vault), "--sample", "--json")
+    result = run("--vault", str(vault), "dream", "daily/2026-10-05", "--embedder", "hashing", "--dry-run", "--text")
+    assert result.exit_code == 0, result.output
+    assert "daily/2026-10-05/deploy-payments-api.md: CREATE" in result.stdout
+    assert "[dry-run]" in result.stdout and "brain call(s)" in result.stdout
+    assert not any((vault / "digest").rglob("*.md"))
+
+
+def test_dream_rejects_bad_material_and_flags(tmp_path):
+    vault = tmp_path / "demo"
+    run("init", str(vault), "--sample", "--json")
+    bad = CliRunner().invoke(cli, ["--vault", str(vault), "dream", "digest/wiki", "--embedder", "hashing"])
+    assert bad.exit_code == 1 and "not material" in bad.output
+    both = CliRunner().invoke(cli, ["--vault", str(vault), "dream", "--record", "a.jsonl", "--replay", "b.jsonl"])
+    assert both.exit_code == 1 and "not both" in both.output
+    unknown = CliRunner().invoke(cli, ["--vault", str(vault), "dream", "--brain", "gpt4", "--embedder", "hashing"])
+    assert unknown.exit_code == 1 and "litellm:<model>" in unknown.output
