@@ -61,6 +61,11 @@ _SPLITTERS = (
     re.compile(r"\s+"),
 )
 INDEXED_SUFFIXES = (".md", ".txt")
+# experimental knobs
+WINDOW_LINES = 0  # 0 = off
+WINDOW_STEP = 1
+WINDOW_MIN_LINES = 6
+WINDOW_LAYERS = ("daily", "resource")
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,14 @@ def chunk_file(path: str, text: str, *, max_tokens: int = 256) -> list[Chunk]:
                 trail.pop()
             if title:
                 trail.append((level, title))
+        if (kind == "paragraph" and WINDOW_LINES and len(block_lines) >= WINDOW_MIN_LINES
+                and path.split("/", 1)[0] in WINDOW_LAYERS):
+            flush()
+            used = 0
+            for window in _windows(block_lines, start, block_no, max_tokens):
+                current.extend(window)
+                flush()
+            continue
         for piece in _pieces(block_lines, start, block_no, max_tokens):
             if current and used + piece.tokens > max_tokens:
                 flush()
@@ -253,6 +266,32 @@ def _pieces(block_lines: list[str], start: int, block: int, max_tokens: int) -> 
             if n:
                 out.append(_Piece(part, start + offset, start + offset, n, block))
     return out
+
+
+def _windows(block_lines, start, block, max_tokens):
+    n = len(block_lines)
+    lines = [_pieces([ln], start + i, block, max_tokens) for i, ln in enumerate(block_lines)]
+    out = []
+    first = 0
+    while True:
+        win = []
+        used = 0
+        last = first
+        for i in range(first, min(n, first + WINDOW_LINES)):
+            toks = sum(p.tokens for p in lines[i])
+            if win and used + toks > max_tokens:
+                break
+            if not win and toks > max_tokens:
+                for p in lines[i]:
+                    out.append([p])
+                last = i
+                break
+            win.extend(lines[i]); used += toks; last = i
+        if win:
+            out.append(win)
+        if last >= n - 1:
+            return out
+        first = max(first + WINDOW_STEP, 0) if last - first + 1 >= WINDOW_STEP else last + 1
 
 
 def _split_text(text: str, max_tokens: int, level: int) -> list[tuple[str, int]]:
