@@ -90,3 +90,27 @@ def test_cli_imports_nothing_heavy_at_module_level():
             top_level.append(("." * node.level) + (node.module or ""))
     heavy = [n for n in top_level if n not in {"__future__", "json", "os", "sys", "pathlib", "click", "."}]
     assert not heavy, f"cli.py imports {heavy} at module level; move them into the commands"
+
+
+# Each layer may import only the layers below it (and errors/config).
+LAYER_RULES = {
+    "index": {"vault", "index"},
+    "llm": {"vault", "llm"},
+    "proposals": {"vault", "proposals"},
+    "dream": {"vault", "index", "llm", "proposals", "dream"},
+}
+SHARED = {"errors", "config"}
+
+
+@pytest.mark.parametrize("layer", sorted(LAYER_RULES))
+def test_each_layer_imports_only_layers_below(layer):
+    allowed = LAYER_RULES[layer] | SHARED
+    bad = []
+    for path in sorted((PACKAGE / layer).glob("*.py")):
+        for name in _imports(path, f"reme_workbench.{layer}"):
+            if not name.startswith("reme_workbench."):
+                continue
+            top = name.split(".")[1]
+            if top not in allowed:
+                bad.append(f"{path.name} -> {name}")
+    assert not bad, f"{layer}/ imports upward: {bad}"
