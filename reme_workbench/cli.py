@@ -480,6 +480,11 @@ def dream(obj: _Ctx, material, brain_spec, api_base, record_file, replay_file, d
         raise RemeError("Use --record or --replay, not both.")
     vault = obj.open()
     settings = obj.settings()
+    if (record_file or replay_file) and (brain_spec or settings.llm.brain) == "offline":
+        raise RemeError(
+            "--record / --replay capture a model's replies; the offline brain calls no model. "
+            "Add --brain litellm:<model> (the one the cassette was recorded with)."
+        )
     brain, ledger = build_brain(
         settings, brain_spec=brain_spec, api_base=api_base, record=record_file, replay=replay_file
     )
@@ -487,11 +492,15 @@ def dream(obj: _Ctx, material, brain_spec, api_base, record_file, replay_file, d
         report = dream_vault(vault, brain, idx, settings, targets=list(material), dry_run=dry_run, force=force)
     _warn_problems(vault)
     data = report.to_json()
-    if ledger is not None:
+    if ledger is not None:  # the ledger also counts calls whose replies were unusable
         data["ledger"] = ledger.to_dict()
+        data["tokens"] = {**ledger.totals().to_json(), "calls": sum(ledger.calls().values())}
+    # failures go to stderr in every mode: a replay miss or a dead server must be loud
+    for message in dict.fromkeys(o.message for o in report.outcomes if o.state == "failed"):
+        click.echo(f"Error: {message}", err=True)
     if _wants_json(as_json):
         _emit_json(data)
-        return
+        click.get_current_context().exit(1 if report.failed else 0)
     for line in report.notices + report.skipped:
         click.echo(f"note: {line}", err=True)
     if not report.materials:
@@ -510,6 +519,9 @@ def dream(obj: _Ctx, material, brain_spec, api_base, record_file, replay_file, d
         click.echo(f"over the split threshold: {path}")
     for line in report.broken_links:
         click.echo(f"broken link written: {line}")
+    if report.failed:
+        click.echo(f"{report.failed} unit(s) failed: the brain gave no usable answer (see above).", err=True)
+        click.get_current_context().exit(1)
 
 
 @cli.group()

@@ -58,3 +58,11 @@ def test_dream_rejects_bad_material_and_flags(tmp_path):
     assert both.exit_code == 1 and "not both" in both.output
     unknown = CliRunner().invoke(cli, ["--vault", str(vault), "dream", "--brain", "gpt4", "--embedder", "hashing"])
     assert unknown.exit_code == 1 and "litellm:<model>" in unknown.output
+
+
+def test_record_or_replay_needs_a_model_brain(tmp_path):
+    vault = tmp_path / "demo"
+    run("init", str(vault), "--sample", "--json")
+    result = CliRunner().invoke(cli, ["--vault", str(vault), "dream", "--record", str(tmp_path / "c.jsonl")])
+    assert result.exit_code == 1 and "--brain litellm:<model>" in result.output
+    assert not (tmp_path / "c.jsonl").exists()

@@ -252,3 +252,14 @@ def test_huge_material_is_dreamt_in_pieces(vault, index):
     report = dreamer(vault, brain, index).run(["resource/2026-10-01/big.txt"])
     assert any("pieces" in n for n in report.notices)
     assert sum(1 for m, _ in brain.history if m == "extract") >= 2
+
+
+def test_material_whose_units_got_no_answer_is_dreamt_again(vault, index):
+    brain = ScriptedBrain().enqueue_extract([unit("Prefer uv", "personal", "Use uv.")])  # no integrate reply
+    report = dreamer(vault, brain, index).run([LOG])
+    (o,) = report.outcomes
+    assert o.state == "failed" and report.failed == 1
+    assert any("tried again" in n for n in report.notices)
+    retry = ScriptedBrain().enqueue_extract([unit("Prefer uv", "personal", "Use uv.")]).enqueue_integrate(create())
+    (again,) = dreamer(vault, retry, index).run().outcomes[:1]
+    assert again.material == LOG and again.state == "applied"

@@ -68,6 +68,10 @@ class DreamReport:
     broken_links: tuple[str, ...] = ()
 
     @property
+    def failed(self) -> int:
+        return sum(1 for o in self.outcomes if o.state == "failed")
+
+    @property
     def pending(self) -> tuple[str, ...]:
         return tuple(o.proposal_id for o in self.outcomes if o.state == "pending" and o.proposal_id)
 
@@ -138,13 +142,20 @@ class Dreamer:
             pieces = split_material(mf.text)
             if len(pieces) > 1:
                 notices.append(f"{mf.path} is long; dreamt in {len(pieces)} pieces.")
+            failed = False
             for piece in pieces:
                 material = Material(mf.path, piece, mf.date, detect_language(piece))
                 for outcome in self._dream_material(material, dry_run):
                     outcomes.append(outcome)
+                    failed = failed or outcome.state == "failed"
                     if outcome.state == "applied" and outcome.target_path:
                         written.append(outcome.target_path)
-            if not dry_run:
+            if failed:
+                notices.append(
+                    f"{mf.path}: the brain gave no usable answer for some units; it stays "
+                    "un-dreamt and is tried again on the next run."
+                )
+            elif not dry_run:
                 record.mark(mf.path, mf.sha256)
         return DreamReport(
             materials=tuple(mf.path for mf in files),
@@ -184,12 +195,15 @@ class Dreamer:
         plan: _Plan | None = None
         decision: IntegrateDecision | None = None
         failures: list[str] = []
+        brain_failed = False
         for _ in range(2):  # the brain gets one retry with the violation explained
             try:
                 reply = self.brain.integrate(request)
-            except BrainError as exc:
+            except RemeError as exc:
                 failures = [str(exc)]
-                story["attempts"].append({"error": str(exc), "raw": (exc.raw or "")[:4000]})
+                raw = exc.raw if isinstance(exc, BrainError) else None
+                story["attempts"].append({"error": str(exc), "raw": (raw or "")[:4000]})
+                brain_failed = True
                 break
             self._count(reply.usage)
             decision = reply.value
@@ -209,7 +223,7 @@ class Dreamer:
                 break
             request = replace(request, feedback="; ".join(failures))
         if plan is None or failures:
-            return self._failed(material, unit, decision, plan, failures, story, dry_run)
+            return self._failed(material, unit, decision, plan, failures, story, dry_run, brain_failed)
         story["checks_passed"] = [c.name for c in plan.checks]
         proposal = self.queue.new(
             plan.action,
@@ -334,9 +348,15 @@ class Dreamer:
         ctx = CheckContext(Changeset(ops=plan.ops), before, after)
         return [f"{c.name}: {why}" for c in build_checks(plan.checks) for why in c.fn(ctx)]
 
-    def _failed(self, material, unit, decision, plan, failures, story, dry_run) -> UnitOutcome:
+    def _failed(
+        self, material, unit, decision, plan, failures, story, dry_run, brain_failed=False
+    ) -> UnitOutcome:
         message = "; ".join(failures) or "no usable decision"
         pid = None
+        if brain_failed:  # no answer at all: nothing to review, the material is retried
+            return UnitOutcome(
+                material.path, unit.name, unit.bucket, "FAILED", None, None, None, "failed", message
+            )
         if plan is not None and not dry_run:  # keep it for a person to look at
             proposal = self.queue.new(
                 plan.action, f"REJECTED: {unit.name}", plan.ops, checks=plan.checks, story=story
