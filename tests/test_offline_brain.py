@@ -1,8 +1,11 @@
-"""OfflineBrain: segmentation, scoring, gating, units on the real sample vault, integrate."""
+"""OfflineBrain: segmentation, scoring, gating, units on the real sample vault, integrate,
+the links it weaves (on synthetic requests and on the sample vault dreamt in order)."""
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from reme_workbench.dream.statements import (
     split_sentences,
     tokens,
 )
+from reme_workbench.dream.weave import MAX_RELATED, related_notes
 from reme_workbench.llm import (
     BrainError,
     CandidateNote,
@@ -25,10 +29,11 @@ from reme_workbench.llm import (
     IntegrateRequest,
     Material,
     MemoryUnit,
+    order_units_for_cache,
 )
 from reme_workbench.vault.links import outbound_keys, parse_links
 from reme_workbench.vault.note import parse
-from reme_workbench.vault.slug import slugify
+from reme_workbench.vault.slug import free_slug, note_path, slugify
 
 SAMPLE = Path(reme_workbench.__file__).parent / "samples" / "vault"
 PROVENANCE_PREFIX = "derived_from:: [["
@@ -553,3 +558,262 @@ def test_bad_settings_and_unlinkable_material_are_refused():
     unit = MemoryUnit(name="x", bucket="wiki", summary="Ports are 8080 and 9090 here.")
     with pytest.raises(BrainError, match="provenance"):
         OfflineBrain().integrate(IntegrateRequest(Material("daily/a|b.md", "text"), unit))
+
+
+# --- integrate: the links a CREATE weaves (seed 004 §4) -----------------------------------------
+
+MIGRATION = "daily/2026-10-07/migration-0041-add-refund-reason.md"
+RUNBOOK = "resource/2026-10-05/payments-runbook-v2.md"
+FRIDAY = "daily/2026-10-09/dependabot-prs-no-friday-merge.md"
+DEPLOY = "daily/2026-10-05/deploy-payments-api.md"
+_BULLET = re.compile(r"^- \[\[(digest/[^\]|#]+\.md)\]\]$")
+
+
+@cache
+def sample_note(rel: str, bucket: str, *words: str) -> CandidateNote:
+    """The note a unit of a sample file becomes when created with no candidates."""
+    return as_note(create(rel, unit_named(rel, bucket, *words)), bucket)
+
+
+def integrate(rel: str, unit: MemoryUnit, *candidates: CandidateNote, feedback=None, **kw):
+    request = IntegrateRequest(material(rel), unit, candidates, feedback)
+    return OfflineBrain(**kw).integrate(request).value
+
+
+def woven(body: str) -> list[str]:
+    """The targets listed under the Related label, in order (plain `- [[path]]` lines)."""
+    lines = body.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln in ("**Related:**", "**相关：**")), None)
+    if start is None:
+        return []
+    out: list[str] = []
+    for line in lines[start + 1:]:
+        m = _BULLET.match(line)
+        if m:
+            out.append(m.group(1))
+        elif out or line.strip():
+            break
+    return out
+
+
+def digest_links(body: str) -> set[str]:
+    return {lk.target for lk in parse_links(body) if lk.target.startswith("digest/")}
+
+
+def test_a_new_note_links_the_related_note_of_another_bucket_and_material_only():
+    unit = unit_named(RUNBOOK, "procedure", "snapshot", "downgrade")  # Database migrations
+    rule = sample_note(MIGRATION, "personal", "backup")  # never run migrations without one
+    unrelated = (sample_note(FRIDAY, "personal"), sample_note(DEPLOY, "personal", "bullets"))
+    d = integrate(RUNBOOK, unit, rule, *unrelated)
+    assert d.action == "CREATE" and woven(d.body) == [rule.path]
+    assert "linked 1 related note(s)" in d.rationale
+    assert woven(integrate(RUNBOOK, unit, *unrelated).body) == []  # 0 links is legal
+
+
+def test_related_links_are_plain_bullets_under_a_label_before_the_provenance():
+    unit = unit_named(RUNBOOK, "procedure", "snapshot", "downgrade")
+    rule = sample_note(MIGRATION, "personal", "backup")
+    d = integrate(RUNBOOK, unit, rule)
+    check_created(d, RUNBOOK)
+    lines = d.body.splitlines()
+    at = lines.index("**Related:**")
+    assert lines[at - 1:] == ["", "**Related:**", "", f"- [[{rule.path}]]", "",
+                              f"derived_from:: [[{RUNBOOK}]]"]
+    (link,) = [lk for lk in parse_links(d.body) if lk.target == rule.path]
+    assert (link.predicate, link.anchor, link.alias, link.embed) == (None, None, None, False)
+
+
+def test_a_note_of_the_same_material_is_related_on_less_evidence():
+    window = unit_named(MIGRATION, "wiki", "window")  # shares "migration", "window" with it
+    runbook = sample_note(MIGRATION, "procedure")
+    stranger = replace(runbook, body=runbook.body.replace(MIGRATION, "daily/2026-10-21/x.md"))
+    assert woven(integrate(MIGRATION, window, runbook).body) == [runbook.path]
+    assert woven(integrate(MIGRATION, window, stranger).body) == []
+
+
+def test_words_in_a_candidates_own_links_are_not_what_it_says():
+    rule = unit_named(MIGRATION, "personal", "backup")
+    friday = sample_note(FRIDAY, "personal")
+    paths = ["procedure/migrations", "personal/backups", "wiki/staging", "wiki/exceptions"]
+    bullets = "".join(f"- [[digest/{p}.md]]\n" for p in paths)  # the words of the unit
+    linked = friday.body.replace("derived_from", f"**Related:**\n\n{bullets}\nderived_from")
+    said = friday.body.replace("derived_from", "Never run migrations on staging without a "
+                               "backup either.\n\nderived_from")
+    assert woven(integrate(MIGRATION, rule, replace(friday, body=linked)).body) == []
+    assert woven(integrate(MIGRATION, rule, replace(friday, body=said)).body) == [friday.path]
+
+
+def test_never_a_link_to_the_note_itself_or_a_path_that_was_not_a_candidate():
+    unit = unit_named(MIGRATION, "personal", "backup")
+    runbook = sample_note(MIGRATION, "procedure")
+    own = note_path("personal", slugify(unit.name))
+    itself = CandidateNote(own, "snapshots-first", "Snapshots first.", runbook.body)
+    twin = replace(itself, path="digest/personal/snapshots-first.md")
+    anchored = replace(itself, path="digest/personal/snapshots#first.md")  # "#": an anchor
+    d = integrate(MIGRATION, unit, itself, anchored, twin)
+    assert woven(d.body) == [twin.path]  # the same words: only the path keeps `itself` out
+    assert digest_links(d.body) == {twin.path} and "#" not in d.body
+
+
+def test_a_covering_note_is_pointed_at_once_and_a_corroborate_weaves_nothing():
+    later = "daily/2026-11-01/october-review.md"
+    monday = CandidateNote("digest/personal/weekly-report.md", "Weekly report on Monday morning",
+                           "Send the weekly report every Monday morning.",
+                           "Send the weekly report every Monday morning.\n")
+    d = integrate(later, unit_named(later, "personal", "moved from Monday"), monday)
+    assert d.action == "CREATE" and d.body.count(f"[[{monday.path}]]") == 1  # "this may update"
+    assert woven(d.body) == []
+    first, again = "daily/2026-10-06/build-box-python-venv.md", "daily/2026-11-01/october-review.md"
+    rule, runbook = sample_note(first, "personal", "always", "uv"), sample_note(first, "procedure")
+    unit = unit_named(again, "personal", "uv for every")
+    d = integrate(again, unit, rule, runbook)
+    assert d.flavor == "CORROBORATE" and d.body == rule.body + f"derived_from:: [[{again}]]"
+    alone = integrate(again, unit, runbook)  # without the rule: a CREATE that links it
+    assert alone.action == "CREATE" and woven(alone.body) == [runbook.path]
+
+
+def test_feedback_about_a_link_leaves_the_related_links_out():
+    unit = unit_named(RUNBOOK, "procedure", "snapshot", "downgrade")
+    rule = sample_note(MIGRATION, "personal", "backup")
+    anchor = ("no_new_anchors: digest/procedure/database-migrations.md writes an anchor link "
+              "[[digest/personal/x.md#why]]; link the note itself")
+    d = integrate(RUNBOOK, unit, rule, feedback=anchor)
+    assert woven(d.body) == [] and not digest_links(d.body)
+    assert "Feedback: left out the related links" in d.rationale
+    check_created(d, RUNBOOK)
+    taken = integrate(RUNBOOK, unit, rule, feedback="the note name already exists")
+    assert woven(taken.body) == [rule.path]  # other feedback keeps them
+
+
+def test_a_chinese_note_gets_the_chinese_label():
+    rel = "daily/2026-10-05/weekly-report-w40.md"
+    bullets = sample_note(rel, "personal", "要点列表")
+    d = integrate(rel, unit_named(rel, "personal", "人名"), bullets)
+    assert "\n**相关：**\n" in d.body and woven(d.body) == [bullets.path]
+
+
+def test_the_brains_own_labels_are_not_words_two_notes_share():
+    rel = "daily/2026-10-05/weekly-report-w40.md"  # two rules of one log: 做法 and 说 alike
+    monday = sample_note(rel, "personal", "周报每周一上午发")
+    assert woven(integrate(rel, unit_named(rel, "personal", "中文"), monday).body) == []
+
+
+def _note(i: int, words: str, material: str = "daily/2026-01-01/other.md") -> CandidateNote:
+    return CandidateNote(f"digest/wiki/n{i}.md", f"n{i}", "", f"{words}\n\nderived_from:: "
+                         f"[[{material}]]\n")
+
+
+UNIT = "alpha bravo charlie delta echo foxtrot golf hotel"
+FILLER = " ".join(f"filler{i}" for i in range(40))
+
+
+def test_at_most_three_links_strongest_first_and_at_most_two_siblings():
+    unit, here = tokens(UNIT), "daily/2026-01-02/here.md"
+    words = UNIT.split()
+    strangers = [_note(k, " ".join(words[:k] + ["x", "y", "z"][: 8 - k])) for k in (6, 5, 4, 3)]
+    found = related_notes(unit, strangers, material=here)
+    assert [r.path for r in found] == ["digest/wiki/n6.md", "digest/wiki/n5.md", "digest/wiki/n4.md"]
+    assert len(found) == MAX_RELATED and found[0].score > found[1].score > found[2].score
+    assert related_notes(unit, strangers[::-1], material=here) == found  # order-free
+    siblings = [_note(10 + k, " ".join(words[:k]), here) for k in (7, 6, 5)]
+    found = related_notes(unit, [*siblings, strangers[-1]], material=here)
+    assert [r.path for r in found] == ["digest/wiki/n17.md", "digest/wiki/n16.md",
+                                       "digest/wiki/n3.md"]
+    assert [r.sibling for r in found] == [True, True, False]
+
+
+def test_a_word_or_two_or_a_few_words_in_a_long_note_are_chance():
+    unit, here = tokens(UNIT), "daily/2026-01-02/here.md"
+    two = _note(1, "alpha bravo")  # all it says is in the unit, but two words are luck
+    diluted = _note(2, f"alpha bravo charlie {FILLER}")
+    assert related_notes(unit, [two, diluted], material=here) == []
+    assert [r.path for r in related_notes(unit, [replace(two, body=f"{two.body} charlie")],
+                                          material=here)] == [two.path]
+    assert related_notes(unit, [_note(3, "alpha", here)], material=here) == []  # sibling: >= 2
+
+
+# --- the sample vault, dreamt in the pipeline's order ---------------------------------------------
+
+
+@cache
+def dream_sample() -> tuple[dict[str, CandidateNote], tuple]:
+    """Dream every sample file in the pipeline's order (files by path, units bucket by
+    bucket) with every note written so far as a candidate; the notes as they end up,
+    and each (request, decision)."""
+    brain, notes, calls = OfflineBrain(), {}, []
+    for rel in all_sample_files():
+        for unit in order_units_for_cache(brain.extract(material(rel)).value.units):
+            request = IntegrateRequest(material(rel), unit, tuple(notes.values()))
+            d = brain.integrate(request).value
+            calls.append((request, d))
+            if d.action == "CREATE":
+                def taken(slug: str, bucket: str = unit.bucket) -> bool:
+                    return note_path(bucket, slug) in notes
+
+                slug = free_slug(slugify(d.name), taken)
+                path = note_path(unit.bucket, slug)
+                notes[path] = CandidateNote(path, slug, d.description, d.body + "\n")
+            else:
+                old = notes[d.target_path]
+                notes[old.path] = replace(old, description=d.description, body=d.body + "\n")
+    return notes, tuple(calls)
+
+
+def test_dreaming_the_sample_vault_weaves_a_link_graph():
+    notes, calls = dream_sample()
+    linked = [p for p, n in notes.items() if digest_links(n.body)]
+    assert len(notes) >= 80 and len(linked) >= 0.4 * len(notes)
+    for path, note in notes.items():
+        for link in parse_links(note.body):
+            assert link.anchor is None, (path, link)
+            if link.target.startswith("digest/"):
+                assert link.target in notes and link.target != path, (path, link.target)
+                assert link.predicate is None
+    creates = [(r, d) for r, d in calls if d.action == "CREATE"]
+    assert sum(bool(woven(d.body)) for _, d in creates) >= 0.4 * len(creates)
+    for request, d in creates:
+        assert len(woven(d.body)) <= MAX_RELATED
+        assert digest_links(d.body) <= request.candidate_paths
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("procedure/migration-0041-add-refund-reason", "personal/never-run-migrations-without-a-backup"),
+    ("wiki/root-cause-ledger-worker-pool-plus-payments-api-can-exceed",
+     "wiki/decision-pgbouncer-in-transaction-mode"),
+    ("procedure/build-box-python-venv", "personal/always-use-uv-for-python-envs"),
+    ("procedure/rotate-prod-db-credential", "procedure/rotate-staging-db-credential"),
+    ("procedure/database-migrations", "procedure/migration-0042-ledger-index"),
+    ("personal/她今天全程用中文", "personal/我用中文写的时候你就用中文回我"),
+])
+def test_dreaming_links_notes_about_one_thing(a, b):
+    notes, _ = dream_sample()
+    a, b = f"digest/{a}.md", f"digest/{b}.md"
+    assert a in digest_links(notes[b].body) or b in digest_links(notes[a].body)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("personal/don-t-auto-merge-prs-on-fridays", "personal/never-run-migrations-without-a-backup"),
+    ("personal/always-use-uv-for-python-envs", "procedure/migration-0041-add-refund-reason"),
+    # one material, but all they share is "Mei"
+    ("personal/mei-wants-the-end-of-task-summary-as-short-bullets", "procedure/deploy-payments-api"),
+])
+def test_dreaming_does_not_link_notes_about_different_things(a, b):
+    notes, _ = dream_sample()
+    a, b = f"digest/{a}.md", f"digest/{b}.md"
+    assert a not in digest_links(notes[b].body) and b not in digest_links(notes[a].body)
+
+
+HOME = {"daily/2026-10-11/home-network-iot-vlan.md", "daily/2026-10-25/home-assistant-restore.md",
+        "resource/2026-10-11/home-network-zh.md"}
+
+
+def test_dreaming_never_links_the_home_lab_to_the_payments_work():
+    notes, _ = dream_sample()
+
+    def at_home(note: CandidateNote) -> bool:
+        return {lk.target for lk in parse_links(note.body) if lk.predicate} <= HOME
+
+    for path, note in notes.items():  # how she wants answers holds everywhere: not personal
+        for target in digest_links(note.body) - {p for p in notes if "/personal/" in p}:
+            if "/personal/" not in path:
+                assert at_home(note) == at_home(notes[target]), (path, target)

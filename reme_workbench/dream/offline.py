@@ -18,10 +18,17 @@ longer", "改为") or a procedure has a step the note lacks, it CREATEs a new no
 points at the similar one rather than record a contradiction as agreement (seed 000
 F-5: unsure -> create). Bodies are extractive (sentences of the material, no invention),
 end with `derived_from:: [[<material>]]` and never carry `#anchor` links.
+Weave (seed 004 §4: "reinforce" lives in dream Phase 2 now): a CREATE also links up to
+three candidates that are related but not the same concept — by shared content words,
+a note of the same material with a lower bar — as plain `[[digest/...]]` bullets under
+a `**Related:**` label before the provenance line (rules and thresholds: `weave.py`).
+Never the note itself, a covering candidate or a path that was not a candidate; a
+CORROBORATE adds no links (E-1: the old body stays as it is).
 Feedback (the pipeline's one retry after a mechanical check failed) — what it fixes:
 provenance (always written), links an update dropped ("drops the link [[t]]": appended
 again), anchors (stripped from new text), a name clash (made specific with the file
-name). Anything else gets the same deterministic answer, and the rationale says so.
+name), any other link problem of a CREATE (the Related links are left out). Anything
+else gets the same deterministic answer, and the rationale says so.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from ..errors import RemeError
 from ..llm.base import (
     Brain,
     BrainError,
@@ -45,6 +53,7 @@ from ..llm.prompts import detect_language
 from ..llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
 from ..vault._frontmatter import find_frontmatter
 from ..vault.links import format_predicate_link, parse_links
+from ..vault.slug import slugify
 from .statements import (
     GENERIC_HEADINGS,
     PROC_HEADING,
@@ -62,6 +71,7 @@ from .statements import (
     split_sentences,
     tokens,
 )
+from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section, strip_related
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
 
@@ -81,6 +91,11 @@ LABELS = {
     "zh": {"when": "适用场景", "steps": "步骤", "watch": "注意", "why": "原因", "how": "做法",
            "maybe": "这条可能更新了 {0}；离线规则无法判断哪条是现行的。"},
 }
+
+
+# The words of the labels the brain writes are not what a note is about.
+_NOISE = tokens(" ".join([*(v.replace("{0}", "") for d in LABELS.values() for v in d.values()),
+                          *RELATED_HEADINGS.values()]))
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -106,6 +121,7 @@ _OWNED_RULE = re.compile(r"(?:'s|\b[Hh]er|\b[Hh]is) (?:rule|preference)\b[^,;]*?
 _CLUSTER_HEADING = _rx(r"decision|root cause|reasons?|决定|原因")
 _TASK = _rx(r"^(task|任务)$")
 _ANCHOR = re.compile(r"(\[\[[^\]|#]*)#[^\]|]*")
+_LINK_PROBLEM = _rx(r"\blinks?\b|anchor|wikilink|dangling|broken|\[\[digest/")
 _ACRONYMS = {"db", "api", "ci", "pr", "sla", "vlan", "ip", "dns", "url", "sql", "vm", "ha"}
 
 
@@ -166,32 +182,47 @@ class OfflineBrain(Brain):
             raise BrainError(f"Cannot cite {material.path!r} as provenance ({exc}); rename "
                              "the file.", model=self.model) from None
         fixes: list[str] = []
-        best, sim = self._most_similar(request)
+        best, sim, covering = self._most_similar(request)
         if best is not None and not self._reports_change(unit, best):
             decision = self._corroborate(request, best, sim, provenance, fixes)
         else:
-            labels = LABELS[self._language(material)]
+            language = self._language(material)
+            labels = LABELS[language]
             body = _render(self._find_plan(material, unit), labels)
+            unit_toks = tokens(f"{unit.name} {unit.summary}") | content_tokens(body)
             if best is not None:  # similar, but the unit reports a change: keep both
                 body += "\n> " + labels["maybe"].format(f"[[{best.path}]]") + "\n"
-            body = _ANCHOR.sub(r"\1", body) + "\n" + provenance + "\n"
             name = unit.name
             if re.search(r"already exists|collid|is taken", feedback, re.I):
                 name = f"{unit.name} ({_title_from_path(material.path)})"[:120]
                 fixes.append("made the name specific to the material")
+            related = []
+            if _LINK_PROBLEM.search(feedback):
+                fixes.append("left out the related links")
+            else:  # seed 004 §4: dream weaves the links when it writes
+                related = related_notes(unit_toks - _NOISE, request.candidates,
+                                        material=material.path, noise=_NOISE,
+                                        exclude=covering | _own_path(unit.bucket, name))
+            section = related_section([r.path for r in related], language)
+            body = _ANCHOR.sub(r"\1", body) + (f"\n{section}" if section else "")
+            body += "\n" + provenance + "\n"
             why = "no candidate in its bucket is similar enough" if best is None else (
                 f"{best.path} is similar ({sim:.2f}) but the unit reports a change or a new "
                 "step, which only a model can merge (REFINE / CORRECT)")
+            woven = f"; linked {len(related)} related note(s) by shared words" if related else ""
             decision = IntegrateDecision(
                 action="CREATE", name=name, description=_description(body) or unit.name,
-                body=body, rationale=f"offline rules: {why}; extractive {unit.bucket} body.")
+                body=body,
+                rationale=f"offline rules: {why}; extractive {unit.bucket} body{woven}.")
         if feedback:
             done = "; ".join(fixes) or "nothing the offline rules can change, same answer"
             rationale = f"{decision.rationale} Feedback: {done}."[:1000]
             decision = decision.model_copy(update={"rationale": rationale})
         return _reply(decision)
 
-    def _most_similar(self, request: IntegrateRequest) -> tuple[CandidateNote | None, float]:
+    def _most_similar(
+        self, request: IntegrateRequest
+    ) -> tuple[CandidateNote | None, float, frozenset[str]]:
         """The candidate that already covers the unit, and how well.
 
         Similarity = the share of the unit's content tokens found in the candidate (name +
@@ -204,34 +235,40 @@ class OfflineBrain(Brain):
         provenance) counts only with the unit's name (a re-dream), not as a sibling unit's
         note; one this material already corroborated counts as usual.
         """
+        best, best_sim, covering = None, 0.0, set()
+        for cand in request.candidates:
+            sim = self._coverage(request, cand)
+            if sim >= self.similarity_threshold:
+                covering.add(cand.path)  # the same concept: never a Related link
+                if sim > best_sim:
+                    best, best_sim = cand, sim
+        return best, round(best_sim, 3), frozenset(covering)
+
+    def _coverage(self, request: IntegrateRequest, cand: CandidateNote) -> float:
+        """How well `cand` covers the unit; 0.0 when a guard rules it out."""
         unit, threshold = request.unit, self.similarity_threshold
+        if not cand.path.startswith(f"digest/{unit.bucket}/"):
+            return 0.0
+        gist = _toks(f"{cand.name} {cand.description}")
+        whole = _toks(f"{unit.name} {unit.summary}")
+        if gist and len(gist & whole) / len(gist) < REVERSE_SHARE * threshold:
+            return 0.0
+        sibling = _origin(cand.body) == request.material.path
+        if sibling and _toks(cand.name) != _toks(unit.name):
+            return 0.0
         head = _unbracket(_first_sentence(unit.summary))
         views = [tokens(unit.name), tokens(f"{unit.name} {head}")]
-        whole = _toks(f"{unit.name} {unit.summary}")
-        best, best_sim = None, 0.0
-        for cand in request.candidates:
-            if not cand.path.startswith(f"digest/{unit.bucket}/"):
-                continue
-            gist = _toks(f"{cand.name} {cand.description}")
-            if gist and len(gist & whole) / len(gist) < REVERSE_SHARE * threshold:
-                continue
-            sibling = _origin(cand.body) == request.material.path
-            if sibling and _toks(cand.name) != _toks(unit.name):
-                continue
-            cand_toks = tokens(f"{cand.description} {_prose(cand.body)}") | _toks(cand.name)
-            sims = [len(v & cand_toks) / len(v) for v in views
-                    if len(v & cand_toks) >= MIN_SHARED_TOKENS]
-            sim = max(sims, default=0.0)
-            if sim >= threshold and sim > best_sim:
-                best, best_sim = cand, sim
-        return best, round(best_sim, 3)
+        cand_toks = tokens(f"{cand.description} {_prose(cand.body)}") | _toks(cand.name)
+        sims = [len(v & cand_toks) / len(v) for v in views
+                if len(v & cand_toks) >= MIN_SHARED_TOKENS]
+        return max(sims, default=0.0)
 
     def _reports_change(self, unit: MemoryUnit, cand: CandidateNote) -> bool:
         if _CHANGE.search(f"{unit.name} {_first_sentence(unit.summary)}"):
             return True
         if unit.bucket != "procedure":
             return False
-        cand_toks = tokens(f"{cand.description} {cand.body}") | _toks(cand.name)  # + commands
+        cand_toks = tokens(f"{cand.description} {strip_related(cand.body)}") | _toks(cand.name)
         steps = [tokens(s) for s in re.split(r"(?:Steps: |; )\d+\) ", unit.summary)[1:]]
         return any(len(t) >= 3 and len(t & cand_toks) / len(t) < self.similarity_threshold
                    for t in steps)
@@ -300,6 +337,14 @@ def _toks(text: str) -> frozenset[str]:
     # Phase 2 sees candidates named by their file (name = basename, "always-use-uv-for-..."):
     # names are compared word by word.
     return tokens(text, split=True)
+
+
+def _own_path(bucket: str, name: str) -> frozenset[str]:
+    """The path a CREATE of `name` takes (a candidate there is the note or its namesake)."""
+    try:
+        return frozenset({f"digest/{bucket}/{slugify(name)}.md"})
+    except RemeError:
+        return frozenset()  # the pipeline refuses the name anyway
 
 
 def _origin(body: str) -> str | None:
@@ -649,7 +694,7 @@ def _how(rule: Statement, statements: list[Statement]) -> tuple[str, Statement |
 
 def _description(body: str) -> str:
     for line in body.splitlines():  # the first prose line: the trigger, the rule, the fact
-        if line.strip() and not re.match(r"#|```|- |> |\*\*[^*]{1,20}:\*\*|[A-Za-z]\w*::", line):
+        if line.strip() and not re.match(r"#|```|- |> |\*\*[^*]{1,20}[:：]\*\*|[A-Za-z]\w*::", line):
             return _trim(_first_sentence(line) or plain(line), 200)
     return ""
 
@@ -674,7 +719,7 @@ _FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
 
 def _prose(body: str) -> str:
     """A note body without fenced code and `pred:: [[...]]` lines: what it *says*."""
-    lines = _FENCED.sub("", body).splitlines()
+    lines = _FENCED.sub("", strip_related(body)).splitlines()
     return "\n".join(ln for ln in lines if not re.match(r"^\s*[A-Za-z]\w*::\s", ln))
 
 

@@ -1,0 +1,168 @@
+"""Weaving synapses: the links a new digest note gets at write time (seed 004 §4).
+
+Consolidate's "reinforce" was cancelled; wikilink sparsity is solved in dream Phase 2,
+when a note is written ("织突触"). `OfflineBrain` cannot judge meaning, so it weaves by
+form, conservatively and deterministically, on CREATE only (a CORROBORATE keeps the old
+body byte for byte, E-1):
+
+* Relatedness is lexical: the set cosine |U∩C| / sqrt(|U|·|C|) between the content
+  tokens of the unit (name + summary + the body it renders) and of each candidate
+  (name + description + body). Both sides drop what is not content: fenced code,
+  `pred::` lines, link targets (a path is not a topic), a Related section, and the
+  words of the brain's own section labels ("Steps", "How to apply", "做法").
+  The cosine, not the share of the unit found in the candidate, because a long runbook
+  contains a few words of almost everything.
+* A candidate is linked when it shares >= RELATED_SHARED tokens and its cosine is >=
+  RELATED_MIN; below that a shared word or two ("staging", "Mei") is chance.
+* A sibling — a candidate whose body cites the same material (`derived_from::`) — is
+  related by construction (one task, one session): it needs only SIBLING_SHARED tokens
+  and SIBLING_MIN, ranks SIBLING_BONUS higher, and at most MAX_SIBLINGS are linked, so a
+  review log that touches ten topics does not become a clique.
+* Never linked: the note itself (the path this CREATE will take), a path that is not a
+  candidate, a candidate the brain already links (the "this may update" note) and one
+  that covers the unit (`OfflineBrain` corroborates those: the same concept, not a
+  related one — the caller passes them in `exclude`); nor a path that is not a digest
+  `.md` note or could not be written as a plain link (no `#anchor`, ever).
+* At most MAX_RELATED links, strongest first (ties: path order), written as plain
+  untyped links — a predicate is a semantic claim the rules cannot make — as bullet
+  lines `- [[digest/<bucket>/<slug>.md]]` under a `**Related:**` (`**相关：**`) label,
+  placed before the provenance line. Zero links is legal (seed 000 §4.2.4).
+
+Why a bold label and not a `## Related` heading: the index starts a new chunk at every
+heading and gives each chunk the note's name and description as context, and recall
+scores a file by its best two chunks — so a heading-only link list would nearly double
+a linked note's recall score and push the note a unit repeats out of the candidates
+(on the sample vault: two CORROBORATEs became duplicate CREATEs). A label keeps the
+links in the last section's chunk, like the `derived_from::` lines. `strip_related`
+(used for every comparison) recognises both forms, so notes written by a model or a
+person with a `## Related` heading are read the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import NamedTuple
+
+from ..llm.base import CandidateNote
+from ..vault.links import format_link, parse_links
+from .statements import tokens
+
+__all__ = [
+    "RELATED_MIN", "SIBLING_MIN", "MAX_RELATED", "MAX_SIBLINGS", "RELATED_HEADINGS",
+    "Related", "content_tokens", "related_notes", "related_section", "strip_related",
+]
+
+RELATED_MIN = 0.18  # cosine for an unrelated-material candidate
+RELATED_SHARED = 3  # ... and this many shared content tokens
+SIBLING_MIN = 0.08  # a note of the same material: related by construction, a lower bar
+SIBLING_SHARED = 2
+SIBLING_BONUS = 0.05  # ranks a sibling above a stranger of about the same strength
+MAX_RELATED = 3
+MAX_SIBLINGS = 2
+RELATED_HEADINGS = {"en": "Related", "zh": "相关"}
+
+_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+_PRED_LINE = re.compile(r"^\s*[A-Za-z]\w*::\s")
+_RELATED_WORDS = "|".join(map(re.escape, RELATED_HEADINGS.values()))
+# "## Related" (another brain, a person) or "**Related:**" (this module)
+_RELATED_HEADING = re.compile(
+    rf"^(?:#{{1,6}}\s+(?:{_RELATED_WORDS})\s*#*|\*\*(?:{_RELATED_WORDS})\s*[:：]\s*\*\*)$", re.I)
+_LINK_ONLY = re.compile(r"^\s*(?:[-*+]\s+)?(?:!?\[\[[^\]]*\]\][\s,;]*)+$")
+_BARE_LINK = re.compile(r"!?\[\[[^\]|]*\]\]")  # a target only: a path, not words
+_LINKABLE = re.compile(r"^digest/[^\[\]|#\r\n]+\.md$")  # a note, as a plain link can name it
+
+
+class Related(NamedTuple):
+    """One woven link: the candidate, its cosine, whether it cites the same material."""
+
+    path: str
+    score: float
+    sibling: bool
+
+
+def strip_related(body: str) -> str:
+    """`body` without its Related section: the `**Related:**` / `## Related` line and
+    the link-only lines under it."""
+    out, inside = [], False
+    for line in body.splitlines():
+        if _RELATED_HEADING.match(line.strip()):
+            inside = True
+            continue
+        if inside and (not line.strip() or _LINK_ONLY.match(line)):
+            continue
+        inside = False
+        out.append(line)
+    return "\n".join(out)
+
+
+@lru_cache(maxsize=2048)  # Phase 2 sees the same few candidates again and again
+def content_tokens(text: str, noise: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The tokens of what a body *says*: no code, `pred::` lines, link-only lines,
+    bare link targets or Related section; minus `noise` (the brain's own labels)."""
+    text = _FENCED.sub("", strip_related(text))
+    lines = [ln for ln in text.splitlines()
+             if not _PRED_LINE.match(ln) and not _LINK_ONLY.match(ln)]
+    return tokens(_BARE_LINK.sub(" ", "\n".join(lines))) - noise
+
+
+def _cites(body: str, material: str) -> bool:
+    return any(lk.predicate == "derived_from" and lk.target == material
+               for lk in parse_links(body))
+
+
+def related_notes(
+    unit_toks: frozenset[str],
+    candidates: Iterable[CandidateNote],
+    *,
+    material: str,
+    exclude: Iterable[str] = (),
+    noise: frozenset[str] = frozenset(),
+) -> list[Related]:
+    """The candidates to link from a new note whose content tokens are `unit_toks`,
+    strongest first (see the module docstring for the rules)."""
+    pool: dict[str, tuple[CandidateNote, frozenset[str]]] = {}
+    for cand in candidates:
+        if cand.path not in pool and _LINKABLE.match(cand.path):
+            name = cand.name.replace("-", " ").replace("_", " ")  # a slug names words
+            text = f"{name}\n{cand.description}\n{cand.body}"
+            pool[cand.path] = cand, content_tokens(text, noise)
+    skip = set(exclude)
+    found: list[tuple[float, str, Related]] = []
+    for cand, cand_toks in pool.values():
+        if cand.path in skip:
+            continue
+        shared = len(unit_toks & cand_toks)
+        if not shared:
+            continue
+        cosine = shared / math.sqrt(len(unit_toks) * len(cand_toks))
+        sibling = _cites(cand.body, material)
+        need, floor = (SIBLING_SHARED, SIBLING_MIN) if sibling else (RELATED_SHARED, RELATED_MIN)
+        if shared < need or cosine < floor:
+            continue
+        rank = cosine + (SIBLING_BONUS if sibling else 0.0)
+        found.append((-rank, cand.path, Related(cand.path, round(cosine, 3), sibling)))
+    out: list[Related] = []
+    siblings = 0
+    for _, _, rel in sorted(found):
+        if rel.sibling:
+            if siblings >= MAX_SIBLINGS:
+                continue
+            siblings += 1
+        out.append(rel)
+        if len(out) >= MAX_RELATED:
+            break
+    return out
+
+
+def related_section(paths: Iterable[str], language: str = "en") -> str:
+    """The `**Related:**` (`**相关：**`) label and one `- [[path]]` line per path, or ""
+    when there is none."""
+    lines = [f"- {format_link(p)}" for p in paths]
+    if not lines:
+        return ""
+    label = RELATED_HEADINGS.get(language, RELATED_HEADINGS["en"])
+    colon = "：" if language == "zh" else ":"
+    return "\n".join([f"**{label}{colon}**", "", *lines]) + "\n"
