@@ -263,3 +263,17 @@ def test_material_whose_units_got_no_answer_is_dreamt_again(vault, index):
     retry = ScriptedBrain().enqueue_extract([unit("Prefer uv", "personal", "Use uv.")]).enqueue_integrate(create())
     (again,) = dreamer(vault, retry, index).run().outcomes[:1]
     assert again.material == LOG and again.state == "applied"
+
+
+def test_empty_and_binary_material_is_skipped_with_a_reason(vault, index):
+    (vault.root / "daily/2026-10-07").mkdir()
+    (vault.root / "daily/2026-10-07/empty.md").write_text("---\nname: empty\n---\n\n")
+    (vault.root / "daily/2026-10-07/blob.md").write_bytes(b"\x00\x01\x02binary")
+    (vault.root / "resource/2026-10-07").mkdir(parents=True)
+    (vault.root / "resource/2026-10-07/latin.txt").write_bytes("caf\xe9".encode("latin-1"))
+    report = dreamer(vault, ScriptedBrain(), index).run(["daily/2026-10-07", "resource/2026-10-07"])
+    assert report.materials == () and report.outcomes == ()
+    reasons = "\n".join(report.skipped)
+    assert "empty.md: empty" in reasons
+    assert "blob.md" in reasons and "binary" in reasons
+    assert "latin.txt" in reasons and "UTF-8" in reasons
