@@ -631,9 +631,17 @@ def proposals_revert(obj: _Ctx, proposal_id: str, as_json):
     _decided(obj, _queue(obj).revert(proposal_id), as_json)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    # the library warns about files it skips; a user needs the sentence, not our line numbers
+    click.echo(f"warning: {message}", err=True)
+
+
 def main() -> None:
+    import warnings
+
     # litellm otherwise fetches a price list at import; set it before anything can import it.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    warnings.showwarning = _show_warning
     cli(prog_name="reme-workbench")
 
 
