@@ -20,9 +20,10 @@ Recall uses the hashing embedder. Printed per data set: material files and token
 Phase-1 and Phase-2 calls, prompt tokens per 1k material tokens (overall and Phase 2),
 the share of Phase-2 prompt tokens in a prefix shared with the previous call, and
 PASS / MISS against the target (dream issue: >= 60 %). A breakdown says where the
-Phase-2 tokens go and which transitions lose the prefix, plus the share one
-alternative layout would reach (material before the bucket's system prompt), so a
-miss can be explained without changing the prompts here.
+Phase-2 tokens go and which transitions lose the prefix, plus the share the same
+requests would reach in other layouts (the former one system prompt per bucket; the
+bucket prompt before the material, as a provider that folds system messages sends it),
+so a miss can be explained without changing the prompts here.
 
 The LoCoMo data (CC BY-NC 4.0) is read from ../shared/data/locomo/; when it is absent
 that part is skipped with a message. Exit status 1 when a measured share misses.
@@ -132,24 +133,12 @@ def canned_units(path: str, text: str) -> list[dict]:
 
 
 # Other layouts of the very same Phase-2 requests, measured for diagnosis only (the
-# prompts are not changed here). "bucket part" = the paragraphs of an integrate prompt
-# that are not in all three bucket prompts (its first line names the bucket).
+# prompts are not changed here). The shipped layout is
+# [system common, user material, system bucket, user candidates + unit (+ feedback)].
 LAYOUTS = {
-    "material first, then the bucket prompt": "material_first",
-    "bucket part moved to the end of the system prompt": "bucket_part_last",
-    "shared system prompt; bucket part after the material": "bucket_part_in_user",
+    "one system prompt per bucket (common + bucket)": "one_system_per_bucket",
+    "both system prompts first (as a provider folds them)": "systems_folded",
 }
-
-
-def _split_prompt(language: str, bucket: str) -> tuple[str, str]:
-    """(paragraphs shared by all three integrate prompts, this bucket's own paragraphs)."""
-    paragraphs = {
-        b: system_prompt(f"integrate_{b}", language).split("\n\n") for b in BUCKETS
-    }
-    own = paragraphs[bucket]
-    common = [p for p in own if all(p in paragraphs[b] for b in BUCKETS)]
-    specific = [p for p in own if p not in common]
-    return "\n\n".join(common), "\n\n".join(specific)
 
 
 class CountingCassette:
@@ -165,9 +154,6 @@ class CountingCassette:
         self._kind = {
             system_prompt(name, lang): (name, lang) for name in PROMPT_NAMES for lang in LANGUAGES
         }
-        self._splits = {
-            (lang, b): _split_prompt(lang, b) for lang in LANGUAGES for b in BUCKETS
-        }
 
     def __len__(self) -> int:
         return len(self.calls)
@@ -175,10 +161,15 @@ class CountingCassette:
     def lookup(self, request: dict) -> Exchange:
         messages = request["messages"]
         kind, language = self._kind.get(messages[0]["content"], (None, None))
+        if kind == "integrate_common":  # the bucket's own prompt is the second system message
+            if [m["role"] for m in messages[:4]] != ["system", "user", "system", "user"]:
+                raise RuntimeError("an integrate request not laid out as system/user/system/user")
+            kind, _ = self._kind.get(messages[2]["content"], (None, None))
+            if kind in (None, "extract", "integrate_common"):
+                raise RuntimeError("an integrate request whose second system prompt is no bucket's")
         if kind is None:
             raise RuntimeError("a request whose system prompt is none of the prompt files")
-        user = messages[1]["content"]
-        material = _MATERIAL.search(user)
+        material = _MATERIAL.search(messages[1]["content"])
         if material is None:
             raise RuntimeError("a request without a <material> block")
         path, text = material.group(1), material.group(2)
@@ -196,7 +187,7 @@ class CountingCassette:
         self._prev["current"] = messages
         alt = {}
         for label, method in LAYOUTS.items():
-            laid = getattr(self, method)(messages, material.end(), language, bucket)
+            laid = getattr(self, method)(messages)
             alt[label] = shared_prefix_tokens(self._prev.get(label), laid)
             self._prev[label] = laid
         key = (path, bucket)
@@ -209,13 +200,15 @@ class CountingCassette:
         else:
             transition = "next material"
         self._prev_key = key
+        user = messages[3]["content"]  # candidates, then the unit, then feedback
         unit_at = user.find("<unit ")
         parts = {
-            "system prompt": approx_tokens(messages[0]["content"]),
-            "material": approx_tokens(user[: material.end()]),
-            "candidates": approx_tokens(user[material.end() : unit_at]),
+            "common system prompt": approx_tokens(messages[0]["content"]),
+            "material": approx_tokens(messages[1]["content"]),
+            "bucket system prompt": approx_tokens(messages[2]["content"]),
+            "candidates": approx_tokens(user[:unit_at]),
             "unit + feedback": approx_tokens(user[unit_at:])
-            + sum(approx_tokens(m["content"] or "") for m in messages[2:]),
+            + sum(approx_tokens(m["content"] or "") for m in messages[4:]),
         }
         self.calls.append(Call(2, path, bucket, prompt, shared, parts, transition, alt))
         unit = _UNIT.search(user)
@@ -236,28 +229,17 @@ class CountingCassette:
 
     # the alternative layouts: same content, other order
     @staticmethod
-    def material_first(messages, material_end, language, bucket) -> list[dict]:
-        user = messages[1]["content"]
-        return [
-            {"role": "user", "content": user[:material_end]},
-            messages[0],
-            {"role": "user", "content": user[material_end:]},
-            *messages[2:],
-        ]
+    def one_system_per_bucket(messages) -> list[dict]:
+        common, material, bucket, rest = messages[:4]
+        system = {"role": "system", "content": f"{common['content']}\n\n{bucket['content']}"}
+        user = {"role": "user", "content": f"{material['content']}\n\n{rest['content']}"}
+        return [system, user, *messages[4:]]
 
-    def bucket_part_last(self, messages, material_end, language, bucket) -> list[dict]:
-        common, specific = self._splits[(language, bucket)]
-        system = {"role": "system", "content": f"{common}\n\n{specific}"}
-        return [system, *messages[1:]]
-
-    def bucket_part_in_user(self, messages, material_end, language, bucket) -> list[dict]:
-        common, specific = self._splits[(language, bucket)]
-        user = messages[1]["content"]
-        return [
-            {"role": "system", "content": common},
-            {"role": "user", "content": f"{user[:material_end]}\n\n{specific}{user[material_end:]}"},
-            *messages[2:],
-        ]
+    @staticmethod
+    def systems_folded(messages) -> list[dict]:
+        common, material, bucket, rest = messages[:4]
+        system = {"role": "system", "content": f"{common['content']}\n\n{bucket['content']}"}
+        return [system, material, rest, *messages[4:]]
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -349,7 +331,8 @@ def report(result: Result) -> bool:
         shared = sum(c.shared_tokens for c in calls)
         print(f"    {transition:<30} {len(calls):>5} calls ({len(calls) / len(p2):4.0%}), "
               f"{tokens / prompt_p2:4.0%} of the tokens, {shared / tokens if tokens else 0:4.0%} of them shared")
-    print("  the same Phase-2 requests in other layouts (diagnosis; prompts unchanged):")
+    print("  the same Phase-2 requests in other layouts (diagnosis; shipped: common system, "
+          "material, bucket system, candidates + unit):")
     for label in LAYOUTS:
         alt = sum(c.alt_shared.get(label, 0) for c in p2) / prompt_p2
         print(f"    {label:<54} {alt:6.1%} shared")

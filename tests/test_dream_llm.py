@@ -2,8 +2,9 @@
 
 A local OpenAI-compatible server (http.server on 127.0.0.1, a thread of this process)
 answers chat completions by reading the request: the extract prompt gets a units JSON
-for the material it names; an integrate prompt gets a decision for the unit it names,
-with the provenance line of the material path found in the user message. Three
+for the material it names; an integrate request — common prompt, material, the bucket's
+prompt, then candidates and unit — gets a decision for the unit it names, with the
+provenance line of the material path found in the material message. Three
 replies are awkward on purpose: one fenced JSON with a trailing comma (repaired, no
 second request), one body without provenance (the pipeline retries with feedback,
 which the server must then see), and one REFINE (held for review).
@@ -123,7 +124,7 @@ def _candidate_body(user: str, path: str) -> str | None:
 
 @dataclass
 class Served:
-    kind: str  # "extract" or "integrate_<bucket>"
+    kind: str  # "extract" or "integrate_<bucket>" (the bucket prompt it was sent)
     auth: str | None
     messages: list
     reply: str
@@ -141,6 +142,7 @@ class DreamServer:
         self.systems = {system_prompt("extract", "en"): "extract"} | {
             system_prompt(f"integrate_{b}", "en"): f"integrate_{b}" for b in BUCKETS
         }
+        self.common = system_prompt("integrate_common", "en")
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -176,14 +178,19 @@ class DreamServer:
     def answer(self, path: str, headers, body: dict) -> dict:
         assert path == "/v1/chat/completions", path
         messages = body["messages"]
-        kind = self.systems.get(messages[0]["content"])
-        assert kind is not None, "the system prompt is none of the shipped prompts"
-        user = messages[1]["content"]
-        material = _MATERIAL.search(user).group(1)
+        if messages[0]["content"] == self.common:  # integrate: common, material, bucket, unit
+            roles = [m["role"] for m in messages[:4]]
+            assert roles == ["system", "user", "system", "user"], roles
+            kind = self.systems.get(messages[2]["content"])
+            assert kind not in (None, "extract"), "the second system prompt is no bucket prompt"
+        else:
+            kind = self.systems.get(messages[0]["content"])
+            assert kind == "extract", "the system prompt is none of the shipped prompts"
+        material = _MATERIAL.search(messages[1]["content"]).group(1)
         if kind == "extract":
             reply = json.dumps({"units": UNITS[material]})
         else:
-            reply = self.decide(kind.removeprefix("integrate_"), material, user)
+            reply = self.decide(kind.removeprefix("integrate_"), material, messages[3]["content"])
         prompt = sum(len(m["content"]) for m in messages) // 4
         usage = {
             "prompt_tokens": prompt,
@@ -345,7 +352,7 @@ def runs(tmp_path_factory) -> Runs:
         feedback = [
             i
             for i, line in enumerate(lines)
-            if "\n<feedback>\n" in json.loads(line)["request"]["messages"][1]["content"]
+            if "\n<feedback>\n" in json.loads(line)["request"]["messages"][-1]["content"]
         ]
         # delete the feedback retry (test_missing_provenance_... checks there is one)
         gone = json.loads(lines.pop(feedback[0] if feedback else -1))["hash"]
@@ -416,7 +423,7 @@ def test_notes_land_in_their_buckets_with_provenance(runs):
 def test_malformed_reply_is_repaired_without_asking_again(runs):
     wiki = [s for s in runs.recorded_log if s.kind == "integrate_wiki"][0]
     assert wiki.reply.startswith("Here you go:\n```json") and ",\n}\n```" in wiki.reply
-    assert len(wiki.messages) == 2  # no validation retry was needed
+    assert len(wiki.messages) == 4  # no validation retry was needed
     report = json.loads(runs.recorded.stdout)
     proposal = next(o["proposal_id"] for o in report["outcomes"] if o["target_path"] == WIKI)
     story = json.loads(
@@ -429,12 +436,13 @@ def test_malformed_reply_is_repaired_without_asking_again(runs):
 
 def test_missing_provenance_is_retried_with_feedback_the_server_sees(runs):
     first, second = [s for s in runs.recorded_log if s.kind == "integrate_personal"]
-    assert "<feedback>" not in first.messages[1]["content"]
-    user = second.messages[1]["content"]
+    assert "<feedback>" not in first.messages[3]["content"]
+    assert second.messages[:3] == first.messages[:3]
+    user = second.messages[3]["content"]
     feedback = user[user.index("<feedback>") :]
     assert "has_provenance" in feedback and LOG1 in feedback
     # the same request, with the feedback appended
-    assert user.split("<feedback>")[0].rstrip() == first.messages[1]["content"]
+    assert user.split("<feedback>")[0].rstrip() == first.messages[3]["content"]
     report = json.loads(runs.recorded.stdout)
     proposal = next(o["proposal_id"] for o in report["outcomes"] if o["target_path"] == PERSONAL)
     story = json.loads(

@@ -187,26 +187,34 @@ def test_extract_repairs_fenced_json_and_counts_tokens(server):
     assert ledger.by_material() == {MATERIAL.path: Usage(400, 50, 256)}
 
 
-def test_integrate_sends_the_bucket_prompt_material_first(server):
+def test_integrate_sends_common_prompt_material_then_bucket_prompt(server):
     ledger = TokenLedger()
     b = brain(server, ledger=ledger)
     candidate = CandidateNote(
         "digest/wiki/canary.md", "canary", "What a canary is.", "CANDIDATE BODY"
     )
-    for i, bucket in enumerate(["procedure", "procedure", "personal", "wiki"]):
+    buckets = ["procedure", "procedure", "personal", "wiki"]
+    for i, bucket in enumerate(buckets):
         server.reply(
             {**CREATE, "name": f"note {i}"}, prompt=1000, completion=100, cached=500 * (i % 2)
         )
         reply = b.integrate(integrate_request(bucket, name=f"UNIT-{i}", candidates=[candidate]))
         assert reply.value.action == "CREATE" and reply.value.name == f"note {i}"
     sent = [r["body"]["messages"] for r in server.requests]
-    for messages, bucket in zip(sent, ["procedure", "procedure", "personal", "wiki"], strict=True):
-        assert messages[0]["content"] == system_prompt(f"integrate_{bucket}", "en")
-        user = messages[1]["content"]
-        assert user.index("Canary at 10 %") < user.index("CANDIDATE BODY") < user.index("UNIT-")
-    # same bucket, same material: everything up to the unit is byte-identical
+    for messages, bucket in zip(sent, buckets, strict=True):
+        # the second system message really reaches an OpenAI-compatible server
+        assert [m["role"] for m in messages] == ["system", "user", "system", "user"]
+        assert messages[0]["content"] == system_prompt("integrate_common", "en")
+        assert messages[1]["content"].startswith(f'<material path="{MATERIAL.path}"')
+        assert "Canary at 10 %" in messages[1]["content"]
+        assert messages[2]["content"] == system_prompt(f"integrate_{bucket}", "en")
+        last = messages[3]["content"]
+        assert last.index("CANDIDATE BODY") < last.index("UNIT-")
+    # common prompt + material are byte-identical across buckets; the bucket prompt too
+    # when the bucket stays
+    assert all(m[:2] == sent[0][:2] for m in sent) and sent[0][:3] == sent[1][:3]
     assert shared_prefix_tokens(sent[0], sent[1]) > shared_prefix_tokens(sent[1], sent[2])
-    assert sent[0][1]["content"].split("<unit")[0] == sent[1][1]["content"].split("<unit")[0]
+    assert shared_prefix_tokens(sent[1], sent[2]) > shared_prefix_tokens(sent[0][:1], sent[0])
     assert ledger.totals() == Usage(4000, 400, 1000)
     assert ledger.calls() == {"integrate": 4}
 
@@ -314,4 +322,5 @@ def test_record_then_replay_without_the_server(tmp_path):
         player.integrate(integrate_request("wiki", name="A unit never recorded"))
     message = str(info.value)
     assert "--record" in message and "no recorded reply" in message
-    assert "<material path=" in message  # the start of the last user message
+    # the start of the last user message: (no) candidates, then the unit
+    assert "No candidate notes were recalled" in message and "A unit never recorded" in message

@@ -18,6 +18,7 @@ from reme_workbench.llm import (
     shared_prefix_tokens,
 )
 from reme_workbench.llm.prompts import (
+    INTEGRATE_COMMON,
     LANGUAGES,
     PROMPT_NAMES,
     SCHEMA_PLACEHOLDER,
@@ -25,15 +26,18 @@ from reme_workbench.llm.prompts import (
     detect_language,
     extract_messages,
     integrate_messages,
+    material_block,
     resolve_language,
     system_prompt,
 )
 from reme_workbench.llm.schema import ExtractedUnits, IntegrateDecision
 from reme_workbench.vault.layout import BUCKETS
 
-INTEGRATE = [f"integrate_{b}" for b in BUCKETS]
+INTEGRATE = [f"integrate_{b}" for b in BUCKETS]  # the three bucket prompts
+WITH_SCHEMA = ("extract", INTEGRATE_COMMON)  # the bucket prompts share the common one's
 
-# Rules every Phase 2 prompt must restate (seed 000 §3, §4.2.3, §4.4 E-1, F-5), by key phrase.
+# The rules of Phase 2 (seed 000 §3, §4.2.3, §4.4 E-1, F-5), by key phrase: all of them in
+# the common prompt every call starts with.
 INTEGRATE_PHRASES = {
     "en": [
         "derived_from:: [[",  # provenance
@@ -58,6 +62,11 @@ INTEGRATE_PHRASES = {
         "只输出一个 JSON 对象",
     ],
 }
+# ...and restated by every bucket prompt (the issue: provenance, no anchors, keep links).
+RESTATED_PHRASES = {
+    "en": ["derived_from:: [[", "[[path.md#section]]", "never drop a link the old body had"],
+    "zh": ["derived_from:: [[", "[[path.md#section]]", "绝不删除旧正文中已有的任何链接"],
+}
 EXTRACT_PHRASES = {
     "en": ['{"units": []}', "procedure", "personal", "`wiki` is also the fallback", "Merge facts"],
     "zh": ['{"units": []}', "procedure", "personal", "`wiki` 也是兜底桶", "合并为【一个】unit"],
@@ -74,32 +83,47 @@ BUCKET_SHAPES = {
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("name", PROMPT_NAMES)
-def test_prompt_files_exist_and_embed_the_reply_schema(language, name):
+def test_prompt_files_exist_and_the_reply_schema_is_embedded_once(language, name):
     raw = (
         resources.files("reme_workbench.prompts")
         .joinpath(language, f"{name}.md")
         .read_text("utf-8")
     )
-    assert SCHEMA_PLACEHOLDER in raw
     text = system_prompt(name, language)
     assert SCHEMA_PLACEHOLDER not in text
-    model = ExtractedUnits if name == "extract" else IntegrateDecision
-    assert json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) in text
+    if name in WITH_SCHEMA:
+        assert SCHEMA_PLACEHOLDER in raw
+        model = ExtractedUnits if name == "extract" else IntegrateDecision
+        assert json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) in text
+    else:  # a bucket prompt: the schema is the same for every bucket, in the common prompt
+        assert text == raw and '"properties"' not in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_common_integrate_prompt_states_every_rule_and_no_bucket_shape(language):
+    text = system_prompt(INTEGRATE_COMMON, language)
+    missing = [p for p in INTEGRATE_PHRASES[language] if p not in text]
+    assert not missing, f"{language}/integrate_common.md lacks {missing}"
+    shapes = [s for b in BUCKETS for s in BUCKET_SHAPES[language, b] if f"**{s}**" in text]
+    assert not shapes, f"{language}/integrate_common.md holds a bucket's form: {shapes}"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("bucket", BUCKETS)
-def test_integrate_prompts_restate_the_rules_and_their_bucket_shape(language, bucket):
+def test_bucket_prompts_restate_the_rules_and_give_their_shape(language, bucket):
     text = system_prompt(f"integrate_{bucket}", language)
-    missing = [
-        p for p in INTEGRATE_PHRASES[language] + BUCKET_SHAPES[language, bucket] if p not in text
-    ]
+    shape = [f"**{s}**" for s in BUCKET_SHAPES[language, bucket]]
+    wanted = RESTATED_PHRASES[language] + shape + [f"`{bucket}`"]
+    missing = [p for p in wanted if p not in text]
     assert not missing, f"{language}/integrate_{bucket}.md lacks {missing}"
+    others = [b for b in BUCKETS if b != bucket and f"`{b}`" in text]
+    assert not others, f"{language}/integrate_{bucket}.md names other buckets {others}"
 
 
 def test_the_three_integrate_prompts_differ():
     for language in LANGUAGES:
-        assert len({system_prompt(name, language) for name in INTEGRATE}) == 3
+        prompts = {system_prompt(name, language) for name in INTEGRATE}
+        assert len(prompts) == 3 and system_prompt(INTEGRATE_COMMON, language) not in prompts
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -157,30 +181,55 @@ def _request(bucket="wiki", candidates=(), feedback=None, name="Unit"):
     )
 
 
-def test_integrate_layout_material_first_unit_last_feedback_after():
+def test_integrate_layout_common_material_bucket_then_unit_last_feedback_after():
     candidate = CandidateNote("digest/wiki/canary.md", "canary", "CANDIDATE DESC", "CANDIDATE BODY")
-    messages = integrate_messages(_request(candidates=[candidate], feedback="FEEDBACK"), "en")
-    assert [m["role"] for m in messages] == ["system", "user"]
-    assert messages[0]["content"] == system_prompt("integrate_wiki", "en")
-    user = messages[1]["content"]
-    assert user.startswith('<material path="daily/2026-10-05/deploy.md" date="2026-10-05">')
-    order = [user.index(s) for s in ("MATERIAL TEXT", "CANDIDATE BODY", "UNIT SUMMARY", "FEEDBACK")]
+    request = _request(candidates=[candidate], feedback="FEEDBACK")
+    messages = integrate_messages(request, "en")
+    assert [m["role"] for m in messages] == ["system", "user", "system", "user"]
+    assert messages[0]["content"] == system_prompt(INTEGRATE_COMMON, "en")
+    assert messages[1]["content"] == material_block(request.material)
+    assert messages[1]["content"].startswith(
+        '<material path="daily/2026-10-05/deploy.md" date="2026-10-05">\nMATERIAL TEXT'
+    )
+    assert messages[2]["content"] == system_prompt("integrate_wiki", "en")
+    user = messages[3]["content"]
+    order = [user.index(s) for s in ("CANDIDATE BODY", "UNIT SUMMARY", "FEEDBACK")]
     assert order == sorted(order)
 
 
 def test_no_candidates_says_create():
-    assert "must be CREATE" in integrate_messages(_request(), "en")[1]["content"]
+    assert "must be CREATE" in integrate_messages(_request(), "en")[-1]["content"]
 
 
-def test_calls_of_one_material_share_the_material_prefix():
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_prefix_depends_on_neither_bucket_nor_unit(language):
+    candidate = CandidateNote("digest/wiki/x.md", "x", "d", "b")
+    heads = {
+        json.dumps(integrate_messages(_request(bucket, [candidate] * i, fb, n), language)[:2])
+        for i, bucket in enumerate(BUCKETS)
+        for fb in (None, "FEEDBACK")
+        for n in ("first", "second")
+    }
+    assert len(heads) == 1
+
+
+def test_calls_of_one_material_share_the_common_prompt_and_the_material():
     a = integrate_messages(_request(name="first"), "en")
     b = integrate_messages(
         _request(name="second", candidates=[CandidateNote("digest/wiki/x.md", "x", "d", "b")]), "en"
     )
     other_bucket = integrate_messages(_request(bucket="procedure"), "en")
+    next_material = integrate_messages(
+        IntegrateRequest(
+            Material("daily/y.md", "OTHER"), MemoryUnit(name="u", bucket="wiki", summary="s")
+        ),
+        "en",
+    )
+    common, material, bucket = (approx_tokens(m["content"]) for m in a[:3])
     shared = shared_prefix_tokens(a, b)
-    assert shared >= approx_tokens(a[0]["content"]) + approx_tokens("MATERIAL TEXT")
-    assert shared_prefix_tokens(a, other_bucket) < shared  # another system prompt
+    assert shared >= common + material + bucket  # same bucket: up to the candidates
+    assert common + material <= shared_prefix_tokens(a, other_bucket) < shared
+    assert common <= shared_prefix_tokens(a, next_material) < common + material
     assert shared_prefix_tokens(None, a) == 0
     assert shared_prefix_tokens(a, a) == approx_tokens(
         "".join(f"<|{m['role']}|>\n{m['content']}\n" for m in a)

@@ -1,9 +1,34 @@
 """Prompt files and the message layout of every brain call.
 
-Layout for provider prefix caches (DESIGN.md §6): the K Phase-2 calls of one material
-send `[system(bucket), user(material, candidates, unit, feedback)]`. The material block
-comes first and is rendered only from the material, so consecutive calls of the same
-bucket share a byte-identical prefix; whatever differs per unit comes after it.
+Phase 2 (integrate) is laid out for provider prefix caches (DESIGN.md §6). Each call of
+one material sends four messages:
+
+    [system: integrate_common]   the rules every bucket shares + the reply's JSON Schema
+    [user:   <material>]         rendered from the material alone
+    [system: integrate_<bucket>] the unit's bucket: body form, decision bias, restated rules
+    [user:   candidates, <unit>, feedback]
+
+Why two system messages and this order: a prefix cache serves the longest byte-identical
+prefix of the previous request. With one system prompt per bucket in front, every bucket
+change and every new material restarted the prefix at the first character that named
+the bucket (~250 characters in), so only same-bucket calls of one material shared more
+than a few tokens. Now nothing before the bucket prompt depends on the bucket or the
+unit: all K calls of one material share common prompt + material, consecutive calls of
+one bucket (the pipeline orders units by bucket) also the bucket prompt, and calls of
+the next material still the common prompt. The bucket prompts stay three separate,
+specialised prompts; each restates the provenance, no-anchor and never-drop-a-link rules.
+
+A second system message mid-conversation is accepted by OpenAI-compatible chat APIs
+(OpenAI, vLLM, DashScope's compatible mode, ...). litellm (1.110) adapts it for providers
+that want a single system string: Gemini folds every system message into one system
+instruction (still correct — the bucket prompt just moves before the material, so less
+is cacheable), Anthropic keeps the leading system run as `system` and places the later
+one in the conversation. A local server whose chat template insists on a single leading
+system message (some Mistral or Gemma templates) rejects the request; use a template
+that renders every role.
+
+The validation retry (`structured.complete_structured`) appends an assistant and a user
+message at the end, so it extends the same prefix.
 """
 
 from __future__ import annotations
@@ -21,6 +46,7 @@ from .schema import ExtractedUnits, IntegrateDecision, reply_schema
 __all__ = [
     "LANGUAGES",
     "PROMPT_NAMES",
+    "INTEGRATE_COMMON",
     "SCHEMA_PLACEHOLDER",
     "system_prompt",
     "detect_language",
@@ -34,11 +60,14 @@ __all__ = [
 ]
 
 LANGUAGES = ("en", "zh")
-PROMPT_NAMES = ("extract", *(f"integrate_{b}" for b in BUCKETS))
+INTEGRATE_COMMON = "integrate_common"
+PROMPT_NAMES = ("extract", INTEGRATE_COMMON, *(f"integrate_{b}" for b in BUCKETS))
 SCHEMA_PLACEHOLDER = "{{json_schema}}"
 CJK_SHARE_FOR_ZH = 0.30  # "auto": Chinese prompts when >= 30 % of the letters are CJK
 
-_SCHEMAS = {"extract": ExtractedUnits, **{f"integrate_{b}": IntegrateDecision for b in BUCKETS}}
+# The prompts that end with their reply's JSON Schema; a bucket prompt has none (the
+# schema is the same for every bucket, so it sits in the shared common prompt).
+_SCHEMAS = {"extract": ExtractedUnits, INTEGRATE_COMMON: IntegrateDecision}
 
 # The few words of the user message around the data, per language.
 _LABELS = {
@@ -67,8 +96,8 @@ _LABELS = {
 
 @cache
 def system_prompt(name: str, language: str) -> str:
-    """The system prompt `name` ("extract", "integrate_wiki", ...) in `language`,
-    with the JSON Schema of its reply filled in."""
+    """The system prompt `name` ("extract", "integrate_common", "integrate_wiki", ...) in
+    `language`, with the JSON Schema of its reply filled in where it has one."""
     if name not in PROMPT_NAMES or language not in LANGUAGES:
         raise RemeError(
             f"No prompt {name!r} in language {language!r}; prompts are {', '.join(PROMPT_NAMES)} "
@@ -85,6 +114,8 @@ def system_prompt(name: str, language: str) -> str:
             f"Prompt file prompts/{language}/{name}.md is missing ({exc}); reinstall "
             "reme-workbench."
         ) from None
+    if name not in _SCHEMAS:
+        return text
     schema = json.dumps(reply_schema(_SCHEMAS[name]), indent=2, ensure_ascii=False)
     return text.replace(SCHEMA_PLACEHOLDER, schema)
 
@@ -136,9 +167,11 @@ def extract_messages(material: Material, language: str) -> list[dict]:
 
 
 def integrate_messages(request: IntegrateRequest, language: str) -> list[dict]:
-    """`[system(unit bucket), user(material FIRST, candidates, unit LAST, feedback)]`."""
+    """`[system(common), user(material), system(unit's bucket), user(candidates, unit
+    LAST, feedback)]`: the first two messages are byte-identical for every unit of one
+    material, whatever its bucket (see the module docstring)."""
     labels = _LABELS[language]
-    parts = [material_block(request.material)]
+    parts = []
     if request.candidates:
         blocks = [f"## {labels['candidates']}"]
         for c in request.candidates:
@@ -157,6 +190,8 @@ def integrate_messages(request: IntegrateRequest, language: str) -> list[dict]:
     if request.feedback:
         parts.append(f"<feedback>\n{labels['feedback']}\n{request.feedback.strip()}\n</feedback>")
     return [
+        {"role": "system", "content": system_prompt(INTEGRATE_COMMON, language)},
+        {"role": "user", "content": material_block(request.material)},
         {"role": "system", "content": system_prompt(f"integrate_{unit.bucket}", language)},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
