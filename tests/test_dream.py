@@ -190,14 +190,29 @@ def test_an_update_of_a_path_not_recalled_is_refused(vault, index):
     assert o.action == "FAILED" and "candidates" in o.message
 
 
-def test_a_hostile_name_becomes_a_safe_slug_in_the_bucket(vault, index):
+def test_a_name_that_is_a_path_is_refused_and_nothing_is_written(vault, index):
+    before = snapshot(vault.root)
     brain = (
         ScriptedBrain()
-        .enqueue_extract([unit("../../etc/passwd", "wiki", "s")])
+        .enqueue_extract([unit("Passwords", "wiki", "s")])
         .enqueue_integrate(create(name="../../etc/passwd"))
+        .enqueue_integrate(create(name="/etc/passwd"))
     )
     (o,) = dreamer(vault, brain, index).run([LOG]).outcomes
-    assert o.target_path == "digest/wiki/etc-passwd.md" and o.state == "applied"
+    assert o.action == "FAILED" and "looks like a file path" in o.message
+    assert {k: v for k, v in snapshot(vault.root).items() if k.startswith("digest/")} == {
+        k: v for k, v in before.items() if k.startswith("digest/")
+    }
+
+
+def test_an_odd_but_plain_name_gets_a_safe_slug(vault, index):
+    brain = (
+        ScriptedBrain()
+        .enqueue_extract([unit("CI/CD: 部署 pipeline?", "wiki", "s")])
+        .enqueue_integrate(create(name="CI/CD: 部署 pipeline?"))
+    )
+    (o,) = dreamer(vault, brain, index).run([LOG]).outcomes
+    assert o.target_path == "digest/wiki/ci-cd-部署-pipeline.md" and o.state == "applied"
 
 
 def test_a_create_never_overwrites_and_later_units_recall_earlier_ones(vault, index):

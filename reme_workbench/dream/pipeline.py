@@ -9,6 +9,7 @@ the violation explained; a second violation leaves a rejected proposal for revie
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
@@ -86,6 +87,10 @@ class DreamReport:
             "split_candidates": list(self.split_candidates),
             "broken_links": list(self.broken_links),
         }
+
+
+# "../x", "/etc/x", "a\\..\\b": a name that tries to be a path is refused, not repaired
+_PATH_LIKE = re.compile(r"(^|[/\\])\.\.([/\\]|$)|^[/\\]|^[A-Za-z]:[/\\]")
 
 
 class _PlanError(RemeError):
@@ -291,8 +296,14 @@ class Dreamer:
     ) -> _Plan:
         body = decision.body if decision.body.endswith("\n") else decision.body + "\n"
         if decision.action == "CREATE":
+            name = decision.name or unit.name
+            if _PATH_LIKE.search(name):
+                raise _PlanError(
+                    f"the note name {name!r} looks like a file path; give a plain name "
+                    "(the file name is made from it, inside the unit's bucket)"
+                )
             try:
-                slug = slugify(decision.name or unit.name)
+                slug = slugify(name)
             except RemeError as exc:
                 raise _PlanError(f"the note name cannot become a file name ({exc})") from None
             slug = free_slug(
