@@ -395,8 +395,9 @@ def index(obj: _Ctx, rebuild: bool, embedder: str | None, as_json):
 @output_options
 @click.pass_obj
 def recall(obj: _Ctx, query, k, scope, mode, include_archived, queries_file, embedder, as_json):
-    """Find the notes and sources that answer QUERY (keyword + vector, fused by RRF,
-    then linked neighbours up to two hops away).
+    """Find the notes and sources that answer QUERY (keyword + vector, fused by
+    weighted RRF or, with reme.toml [recall] fusion = "relative", by score; then
+    linked neighbours up to two hops away).
 
     Every hit returned is logged to meta/access_log.jsonl (it keeps notes from being
     archived). With --queries FILE.jsonl many queries run in one process.
@@ -412,6 +413,7 @@ def recall(obj: _Ctx, query, k, scope, mode, include_archived, queries_file, emb
     options = dict(
         k=k, scope=scope, mode=mode, graph=vault.graph, traverse_depth=settings.traverse_depth,
         rrf_k=settings.rrf_k, include_archived=include_archived, now=vault.clock(),
+        fusion=settings.fusion,
     )
     with obj.index(vault, embedder) as idx:
         idx.refresh()

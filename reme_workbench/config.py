@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -80,6 +81,8 @@ class RecallSettings(_Section):
     rrf_k: int = Field(60, gt=0)  # recall issue: RRF constant
     traverse_depth: int = Field(2, ge=0)  # seed 000 §4.2.2
     embedder: str = "minilm"  # "minilm", "hashing" (tests only) or "litellm:<model>"
+    # recall issue: weighted RRF; "relative" (score fusion) measures better on LoCoMo
+    fusion: Literal["rrf", "relative"] = "rrf"
 
 
 class ProposalSettings(_Section):

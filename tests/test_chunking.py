@@ -121,6 +121,12 @@ def test_token_bound_always_holds_and_nothing_is_lost(body):
     for c in chunks:
         assert 0 < c.tokens <= 64
         assert c.tokens == estimate_tokens(c.text)
+    if "\n" in body:  # many lines: overlapping line windows, so every line is in some chunk
+        lines = body.split("\n")
+        for number, line in enumerate(lines, 1):
+            assert any(c.line_start <= number <= c.line_end and line in c.text.split("\n")
+                       for c in chunks), line
+        return
     joined = "".join("".join(c.text.split()) for c in chunks)
     assert joined == "".join(body.split())
 
@@ -171,3 +177,52 @@ def test_broken_frontmatter_is_still_skipped():
     text = "---\nname: [unclosed\n---\nBody text.\n"
     [chunk] = chunk_file("digest/wiki/broken.md", text)
     assert chunk.text == "Body text." and chunk.context == "broken" and chunk.line_start == 4
+
+
+TRANSCRIPT = "# Sync, 2026-10-16\n\n" + "\n".join(
+    f"[00:{i:02d}] {'Mei' if i % 2 else 'Oskar'}: point number {i} about the pgbouncer rollout "
+    + "and more words " * 6
+    for i in range(12)
+) + "\n\nAfterwards: one short paragraph.\n"
+
+
+def test_long_line_structured_blocks_become_overlapping_line_windows():
+    chunks = chunk_file("resource/2026-10-16/sync.md", TRANSCRIPT)
+    windows = [c for c in chunks if "[00:" in c.text]
+    # the heading joins the first window; then one 3-line window starting at every line
+    assert windows[0].text.startswith("# Sync, 2026-10-16\n\n[00:00]")
+    assert [(c.line_start, c.line_end) for c in windows] == [(1, 5)] + [
+        (n, n + 2) for n in range(4, 13)
+    ]
+    for c in windows:  # each window is exactly the file's lines in its range
+        assert [ln for ln in c.text.split("\n") if ln] == [
+            ln.rstrip() for ln in lines_of(TRANSCRIPT, c.line_start, c.line_end) if ln
+        ]
+    # adjacent lines always share a window; the paragraph after the block is its own chunk
+    assert chunks[-1].text == "Afterwards: one short paragraph."
+    assert all(c.tokens <= 256 for c in chunks)
+
+
+def test_short_blocks_and_prose_are_packed_as_before():
+    few = "\n".join(f"line {i}" for i in range(5)) + "\n"  # under WINDOW_MIN_LINES
+    assert len(chunk_file("daily/2026-10-05/few.md", few)) == 1
+    fits = "\n".join(f"line {i}" for i in range(40)) + "\n"  # many lines, but fits in one chunk
+    [one] = chunk_file("daily/2026-10-05/fits.md", fits)
+    assert (one.line_start, one.line_end) == (1, 40)
+    assert chunk_file("digest/procedure/jwt-rotation.md", NOTE) == chunk_file(
+        "digest/procedure/jwt-rotation.md", NOTE, window_lines=0
+    )
+    # window_lines=0 restores plain packing of a long block
+    plain = chunk_file("resource/2026-10-16/sync.md", TRANSCRIPT, window_lines=0)
+    assert len(plain) < len(chunk_file("resource/2026-10-16/sync.md", TRANSCRIPT))
+    with pytest.raises(ValueError):
+        chunk_file("daily/2026-10-05/x.md", "x", window_lines=3, window_step=4)
+
+
+def test_a_window_never_spans_an_over_long_line():
+    text = "\n".join(f"line {i} " + ("long " * 100 if i == 3 else "") for i in range(8))
+    chunks = chunk_file("daily/2026-10-05/x.md", text, max_tokens=64)
+    assert [(c.line_start, c.line_end) for c in chunks] == [
+        (1, 3), (4, 4), (4, 4), (5, 7), (6, 8)
+    ]
+    assert all(c.tokens <= 64 for c in chunks)

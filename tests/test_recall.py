@@ -1,4 +1,4 @@
-"""recall(): RRF fusion, per-file aggregation, link traversal, scopes, meta signals, access log."""
+"""recall(): relative and RRF fusion, per-file aggregation, link traversal, scopes, meta signals, access log."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def ask(index, query, **kw):
 
 
 def test_fusion_keeps_keyword_only_and_vector_only_hits(cars):
-    hits = recall(cars, "car", log_access=False)
+    hits = recall(cars, "car", log_access=False, fusion="relative")
     found = {h.path: h for h in hits}
     assert set(found) == {K, V, B}
     assert hits[0].path == B  # in both lists beats either list alone
@@ -95,26 +95,62 @@ def test_fusion_keeps_keyword_only_and_vector_only_hits(cars):
     kw = [cars.chunk(c).path for c, _ in cars.keyword_search("car", scope="digest")]
     vec = [cars.chunk(c).path for c, s in cars.vector_search("car", scope="digest") if s > 0]
     assert K in kw and K not in vec and V in vec and V not in kw
-    expected = {p: 0.0 for p in found}
-    for ranked in (kw, vec):
-        for rank, path in enumerate(ranked, 1):
-            expected[path] += 1 / (60 + rank)
+    # relative fusion by hand: each list over its best score (a short vector list has
+    # floor 0), 0.7 keyword + 0.3 vector, one chunk per file
+    kw_s = {cars.chunk(c).path: s for c, s in cars.keyword_search("car", scope="digest")}
+    vec_s = {cars.chunk(c).path: s
+             for c, s in cars.vector_search("car", scope="digest") if s > 0}
+    expected = {
+        p: 0.7 * kw_s.get(p, 0.0) / max(kw_s.values())
+        + 0.3 * vec_s.get(p, 0.0) / max(vec_s.values())
+        for p in found
+    }
     assert {p: h.score for p, h in found.items()} == pytest.approx(expected)
     assert all(h.via == "search" for h in hits)
     assert found[V].name == "garage" and found[V].description == "Where vehicles park."
 
 
-def test_modes_use_one_list_each(cars):
-    assert set(ask(cars, "car", mode="keyword")) == {K, B}
-    assert set(ask(cars, "car", mode="vector")) == {V, B}
-    with pytest.raises(RemeError, match="fused, keyword, vector"):
-        recall(cars, "car", mode="hybrid")
-    with pytest.raises(RemeError, match="digest, sources, all"):
-        recall(cars, "car", scope="notes")
+def test_rrf_fusion_by_hand(cars):
+    hits = recall(cars, "car", log_access=False)  # weighted RRF is the default
+    assert hits == recall(cars, "car", log_access=False, fusion="rrf")
+    found = {h.path: h for h in hits}
+    assert set(found) == {K, V, B} and hits[0].path == B
+    kw = [cars.chunk(c).path for c, _ in cars.keyword_search("car", scope="digest")]
+    vec = [cars.chunk(c).path for c, s in cars.vector_search("car", scope="digest") if s > 0]
+    expected = {p: 0.0 for p in found}
+    for ranked, weight in ((kw, 1.0), (vec, 0.3)):  # the vector list weighs 0.3
+        for rank, path in enumerate(ranked, 1):
+            expected[path] += weight / (60 + rank)
+    assert {p: h.score for p, h in found.items()} == pytest.approx(expected)
+    with pytest.raises(RemeError, match="rrf, relative"):
+        recall(cars, "car", fusion="sum")
+
+
+def test_relative_fusion_keeps_the_lead_of_a_clear_keyword_winner():
+    # bm25 10 vs 4: a clear winner that the vector list misses; C is second by keyword
+    # and first by vector. Rank fusion lets C overtake; relative fusion does not.
+    from types import SimpleNamespace
+
+    from reme_workbench.index.recall import CANDIDATES, _Recaller
+
+    a, c = 1, 2
+    keyword = [(a, 10.0), (c, 4.0), *[(100 + i, 3.0) for i in range(5)]]
+    vector = [(c, 0.60), *[(200 + i, 0.55 - 0.005 * i) for i in range(CANDIDATES - 1)]]
+    rel = _Recaller._fuse(SimpleNamespace(fusion="relative"), keyword, vector)
+    rrf = _Recaller._fuse(SimpleNamespace(fusion="rrf", rrf_k=60), keyword, vector)
+    assert rrf[c] > rrf[a]
+    assert rel[a] == pytest.approx(0.7) and rel[c] == pytest.approx(0.7 * 0.4 + 0.3)
+    assert rel[a] > rel[c]
+    floor = vector[-1][1]  # a full vector list is measured from its 50th cosine
+    assert rel[200] == pytest.approx(0.3 * (0.55 - floor) / (0.60 - floor))
+    assert rel[vector[-1][0]] == 0.0
+    # one list alone: its own normalised score
+    alone = _Recaller._fuse(SimpleNamespace(fusion="relative"), keyword, None)
+    assert alone[a] == 1.0 and alone[c] == pytest.approx(0.4)
 
 
 def test_rrf_k_changes_the_scores(cars):
-    assert ask(cars, "car", rrf_k=1)[B].score > ask(cars, "car")[B].score
+    assert ask(cars, "car", rrf_k=1, fusion="rrf")[B].score > ask(cars, "car", fusion="rrf")[B].score
 
 
 def test_at_most_two_chunks_per_file(make_vault):
@@ -124,7 +160,7 @@ def test_at_most_two_chunks_per_file(make_vault):
         assert index.refresh().chunks >= 4
         [hit] = recall(index, "car", log_access=False)
     assert len(hit.chunks) == 2
-    assert hit.score == pytest.approx(sum(c.score for c in hit.chunks))
+    assert hit.score == pytest.approx(hit.chunks[0].score)  # a file scores its best chunk
     assert hit.chunks[0].score >= hit.chunks[1].score > 0
     assert all(c.text.startswith("## Part") and c.line_start < c.line_end for c in hit.chunks)
 

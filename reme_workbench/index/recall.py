@@ -1,11 +1,29 @@
-"""Recall: keyword + vector search fused by RRF, link traversal, and the meta signals.
+"""Recall: keyword + vector search fused per chunk, link traversal, and the meta signals.
 
 1. Search. The keyword (FTS5 bm25) and vector (cosine) lists, `CANDIDATES` chunks each,
-   are fused per chunk by reciprocal rank fusion: score = Σ 1 / (rrf_k + rank), rank
-   1-based (rrf_k = RecallSettings.rrf_k, 60). Vector hits with cosine ≤ 0 share no
-   feature with the query and are dropped, so an unrelated vault yields no hits.
-2. Files. A file's score is the sum of its best `CHUNKS_PER_FILE` (2) chunk scores —
-   the chunks that are shown — times its recency factor.
+   are fused per chunk. Vector hits with cosine ≤ 0 share no feature with the query
+   and are dropped, so an unrelated vault yields no hits.
+   * fusion="rrf" (the default, as the recall issue specifies): weighted reciprocal rank
+     fusion, score = Σ w / (rrf_k + rank), rank 1-based, rrf_k = RecallSettings.rrf_k
+     (60), w = 1 for the keyword list and `RRF_VECTOR_WEIGHT` (0.3) for the vector list.
+   * fusion="relative" (opt-in, [recall] fusion = "relative"): each list's scores are put on 0..1 relative to
+     that list — bm25 / the list's best bm25 (bm25 has a natural zero: no match), and
+     (cosine − floor) / (best cosine − floor), the floor being the cosine of the
+     `CANDIDATES`-th nearest chunk, the level a chunk reaches by chance (0 when the
+     list is shorter: a small vault) — and a chunk scores
+     `KEYWORD_WEIGHT`·keyword + (1 − `KEYWORD_WEIGHT`)·vector, 0 for a list it is not
+     in. Unlike rank fusion this keeps how far ahead the best hit is: a keyword hit
+     with twice the next bm25 is not overtaken by a chunk that is only middling in
+     both lists. The keyword list weighs 0.7: exact words are the sharper signal for
+     an agent's logs and notes (names, tools, error strings), and MiniLM's cosine
+     spread is narrow; measured on LoCoMo, fused beats either list alone.
+     On LoCoMo (benchmarks/locomo_recall.py) it measures higher than weighted RRF
+     (recall@5 0.908 vs 0.899, MRR 0.850 vs 0.811).
+   In a single-list mode that list's (normalised) score is the chunk's score.
+2. Files. A file's score is its best chunk's score (max, not sum: overlapping windows
+   of a transcript repeat each line in several chunks, and a file is as relevant as
+   its best passage) times its recency factor; its best `CHUNKS_PER_FILE` (2) chunks
+   are shown.
 3. Traverse (seed 000 §4.2.2). From the best `TRAVERSE_SEEDS` search hits, links are
    followed `traverse_depth` hops in both directions across buckets (LinkGraph
    outbound + inbound); for the "sources" and "all" scopes also provenance links
@@ -44,10 +62,15 @@ from ..vault.layout import is_digest_note, normalize_rel
 from ..vault.meta import append_jsonl, meta_path, read_meta
 from .store import VaultIndex, scope_layers
 
-__all__ = ["ChunkHit", "RecallHit", "recall", "recall_batch", "MODES"]
+__all__ = ["ChunkHit", "RecallHit", "recall", "recall_batch", "MODES", "FUSIONS"]
 
 MODES = ("fused", "keyword", "vector")
+FUSIONS = ("rrf", "relative")
 CANDIDATES = 50  # chunks taken from each ranked list
+KEYWORD_WEIGHT = 0.7  # relative fusion: the keyword list's share; the vector list has the rest
+# weighted RRF: the vector list counts 0.3 of the keyword list (exact words are the sharper
+# signal in an agent's logs and notes; MiniLM's ranks are noisier), as the issue's baseline
+RRF_VECTOR_WEIGHT = 0.3
 CHUNKS_PER_FILE = 2
 TRAVERSE_SEEDS = 3
 HOP_DECAY = 0.5
@@ -192,10 +215,14 @@ class _Recaller:
         self, index: VaultIndex, *, k: int = 10, scope: str = "digest", mode: str = "fused",
         graph: LinkGraph | None = None, traverse_depth: int = 2, rrf_k: int = 60,
         include_archived: bool = False, log_access: bool = True, now: datetime | None = None,
+        fusion: str = "rrf",
     ) -> None:
         self.layers = scope_layers(scope)
         if mode not in MODES:
             raise RemeError(f"Unknown mode {mode!r}; use one of {', '.join(MODES)}.")
+        if fusion not in FUSIONS:
+            raise RemeError(f"Unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}.")
+        self.fusion = fusion
         if not isinstance(k, int) or k < 1:
             raise RemeError(f"k must be a positive number of hits, not {k!r}.")
         if rrf_k <= 0 or traverse_depth < 0:
@@ -213,16 +240,13 @@ class _Recaller:
     def run(self, query: str) -> list[RecallHit]:
         if not isinstance(query, str) or not query.strip():
             return []
-        lists = []
+        keyword = vector = None
         if self.mode != "vector":
-            lists.append(self.index.keyword_search(query, limit=CANDIDATES, scope=self.scope))
+            keyword = self.index.keyword_search(query, limit=CANDIDATES, scope=self.scope)
         if self.mode != "keyword":
             hits = self.index.vector_search(query, limit=CANDIDATES, scope=self.scope)
-            lists.append([(cid, s) for cid, s in hits if s > 0])
-        fused: dict[int, float] = {}
-        for ranked in lists:
-            for rank, (cid, _) in enumerate(ranked, 1):
-                fused[cid] = fused.get(cid, 0.0) + 1.0 / (self.rrf_k + rank)
+            vector = [(cid, s) for cid, s in hits if s > 0]
+        fused = self._fuse(keyword, vector)
         if not fused:
             return []
         rows = self.index.chunks(fused)
@@ -238,7 +262,7 @@ class _Recaller:
                 continue
             found.sort(key=lambda t: (-t[0], t[1]))
             shown[path] = found[:CHUNKS_PER_FILE]
-            scores[path] = sum(s for s, _ in shown[path]) * self._recency(path)
+            scores[path] = found[0][0] * self._recency(path)
         if not scores:
             return []
         order = sorted(scores, key=lambda p: (-scores[p], p))
@@ -263,6 +287,30 @@ class _Recaller:
         return hits
 
     # -- pieces --------------------------------------------------------------------------
+    def _fuse(self, keyword, vector) -> dict[int, float]:
+        """chunk id -> fused score from the keyword and/or vector (id, score) lists."""
+        lists = [x for x in (keyword, vector) if x is not None]
+        fused: dict[int, float] = {}
+        if self.fusion == "rrf":
+            both = len(lists) == 2
+            for ranked, weight in ((keyword, 1.0), (vector, RRF_VECTOR_WEIGHT if both else 1.0)):
+                for rank, (cid, _) in enumerate(ranked or (), 1):
+                    fused[cid] = fused.get(cid, 0.0) + weight / (self.rrf_k + rank)
+            return fused
+        both = len(lists) == 2
+        for ranked, weight, floor in (
+            (keyword, KEYWORD_WEIGHT if both else 1.0, 0.0),  # bm25 counts from 0: no match
+            (vector, 1.0 - KEYWORD_WEIGHT if both else 1.0,  # cosine from the chance level
+             vector[-1][1] if vector and len(vector) >= CANDIDATES else 0.0),
+        ):
+            if not ranked:
+                continue
+            span = ranked[0][1] - floor
+            for cid, score in ranked:
+                value = (score - floor) / span if span > 0 else 1.0
+                fused[cid] = fused.get(cid, 0.0) + weight * value
+        return fused
+
     def _dropped(self, path: str) -> bool:
         return bool(self.archived) and path in self.archived
 
@@ -366,11 +414,13 @@ def recall(
     include_archived: bool = False,
     log_access: bool = True,
     now: datetime | None = None,
+    fusion: str = "rrf",
 ) -> list[RecallHit]:
     """The `k` best files for `query` in `scope`, best first (see the module docstring)."""
     return _Recaller(
         index, k=k, scope=scope, mode=mode, graph=graph, traverse_depth=traverse_depth,
         rrf_k=rrf_k, include_archived=include_archived, log_access=log_access, now=now,
+        fusion=fusion,
     ).run(query)
 
 

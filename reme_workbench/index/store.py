@@ -50,7 +50,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "sources": ("daily", "resource"),
     "all": ("digest", "daily", "resource"),
 }
-_SCHEMA = "1"  # bump when a table or the chunk/segment rules change: the cache rebuilds
+_SCHEMA = "2"  # bump when a table or the chunk/segment rules change: the cache rebuilds
 _EMBED_BATCH = 256
 _SQL_BATCH = 500
 _SAVE_AFTER = 256  # unsaved vector changes that make a refresh write vectors.faiss now

@@ -1,0 +1,169 @@
+"""LoCoMo session-level retrieval benchmark for recall (keyword, vector, fused).
+
+    python benchmarks/locomo_recall.py [--conversations 0-4] [--modes keyword,vector,fused]
+                                       [--workdir DIR] [--embedder minilm] [--per-conversation]
+
+Each LoCoMo conversation becomes its own vault (one daily file per session, see
+reme_workbench/experiments/locomo.py); the vault is indexed with VaultIndex and every
+question with evidence runs through `recall_batch` (scope "sources", k=10, no access
+log). A question's ground truth is the set of sessions its evidence ids name.
+
+Printed per mode, overall ("all"), without the adversarial questions ("1-4", the
+headline group of basic-memory's LoCoMo benchmark) and per category (1 multi-hop,
+2 temporal, 3 open-domain, 4 single-hop, 5 adversarial):
+
+* R@k    — recall@k, the standard definition (and basic-memory's): the fraction of the
+           question's evidence sessions found in the top k, averaged over questions;
+* hit@k  — the lenient one: share of questions with ANY evidence session in the top k
+           (equal to R@k for the ~84 % of questions with one evidence session; they
+           differ on multi-hop questions, whose evidence spans 2-9 sessions);
+* MRR    — mean of 1 / rank of the first evidence session in the top 10 (0 if none);
+* p50/p95 latency of one recall call (query embedding included) after indexing.
+
+Targets (the "Index and recall" issue): fused recall@5 >= 0.92 and MRR >= 0.85 on
+conversations 0-4, p50 latency < 30 ms. `--workdir` keeps the vaults and their indexes
+so a second run re-embeds nothing; without it a temporary folder is used and removed.
+The data (CC BY-NC 4.0) is read from ../shared/data/locomo/; when it is absent the
+script says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from reme_workbench.experiments import locomo  # noqa: E402
+from reme_workbench.index.embeddings import get_embedder  # noqa: E402
+from reme_workbench.index.recall import MODES  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo10_conv0-4.json"
+TARGET_RECALL5, TARGET_MRR, TARGET_P50_MS = 0.92, 0.85, 30.0
+K = 10
+GROUPS = ("all", locomo.HEADLINE, *locomo.CATEGORIES.values())
+
+
+def parse_range(spec: str) -> list[int]:
+    """"0-4" / "0,2,3" / "1" → sorted conversation indexes."""
+    out: set[int] = set()
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(out)
+
+
+def fmt_table(title: str, scores: dict[str, locomo.Scores]) -> str:
+    lines = [title, f"  {'group':<12} {'n':>4}  {'R@5':>5}  {'R@10':>5}  {'hit@5':>5}  "
+                    f"{'hit@10':>6}  {'MRR':>5}"]
+    for g in GROUPS:
+        s = scores.get(g)
+        if s is None or not s.n:
+            continue
+        lines.append(f"  {g:<12} {s.n:>4}  {s.recall5:5.3f}  {s.recall10:5.3f}  {s.hit5:5.3f}  "
+                     f"{s.hit10:6.3f}  {s.mrr:5.3f}")
+    return "\n".join(lines)
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--conversations", default="0-4", help="indexes into the data file, e.g. 0-4 or 0,2")
+    ap.add_argument("--modes", default="keyword,vector,fused")
+    ap.add_argument("--workdir", type=Path, default=None,
+                    help="keep vaults and indexes here (reused by the next run)")
+    ap.add_argument("--embedder", default="minilm", help="embedder spec (minilm, hashing, ...)")
+    ap.add_argument("--rebuild", action="store_true", help="re-index from scratch")
+    ap.add_argument("--fusion", default="rrf", choices=["rrf", "relative"],
+                    help="how fused mode combines the lists (default: weighted RRF, k=60)")
+    ap.add_argument("--per-conversation", action="store_true", help="also print each conversation")
+    ap.add_argument("--json", type=Path, default=None, help="write the figures (and rankings) here")
+    args = ap.parse_args(argv)
+
+    if not args.data.is_file():
+        print(f"LoCoMo data not found at {args.data}; skipping (see ../shared/data/SOURCES.md).")
+        return 0
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in MODES]
+    if bad:
+        ap.error(f"unknown mode(s) {bad}; choose from {', '.join(MODES)}")
+    samples = locomo.load_conversations(args.data)
+    wanted = parse_range(args.conversations)
+    if not wanted or wanted[-1] >= len(samples):
+        ap.error(f"--conversations must index into the {len(samples)} conversations of {args.data}")
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="locomo-recall-"))
+    embedder = get_embedder(args.embedder)
+    print(f"LoCoMo recall: {args.data.name}, conversations {args.conversations}, embedder "
+          f"{embedder.name}, k={K}, scope sources, fusion {args.fusion}; vaults in {workdir}")
+    results: list[locomo.ConversationRun] = []
+    t_start = time.perf_counter()
+    try:
+        for i in wanted:
+            run = locomo.run_conversation(samples[i], workdir / f"conv{i}", embedder, modes,
+                                          k=K, rebuild=args.rebuild, fusion=args.fusion)
+            print(f"  conv {i} ({run.sample_id}): {run.files} sessions, {run.chunks} chunks, "
+                  f"{len(run.questions)} questions; refresh {run.index_s:.1f} s", flush=True)
+            results.append(run)
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    all_q = [q for r in results for q in r.questions]
+    report: dict = {"data": args.data.name, "conversations": wanted, "embedder": embedder.name,
+                    "modes": {}}
+    print()
+    for mode in modes:
+        rankings = {qid: rk for r in results for qid, rk in r.rankings[mode].items()}
+        scores = locomo.score_rankings(rankings, all_q)
+        times = [t for r in results for t in r.latency_ms[mode]]
+        p50, p95 = percentile(times, 0.5), percentile(times, 0.95)
+        print(fmt_table(f"[{mode}]  latency p50 {p50:.1f} ms, p95 {p95:.1f} ms", scores))
+        entry = {"scores": {g: s.as_dict() for g, s in scores.items()},
+                 "latency_ms": {"p50": p50, "p95": p95}, "per_conversation": {},
+                 "rankings": rankings}
+        for i, r in zip(wanted, results, strict=True):
+            sc = locomo.score_rankings(r.rankings[mode], r.questions)["all"]
+            entry["per_conversation"][i] = sc.as_dict()
+            if args.per_conversation:
+                print(f"    conv {i}: n={sc.n} R@5 {sc.recall5:.3f} R@10 {sc.recall10:.3f} "
+                      f"hit@5 {sc.hit5:.3f} MRR {sc.mrr:.3f}")
+        report["modes"][mode] = entry
+        print()
+    total = time.perf_counter() - t_start
+    print(f"{len(all_q)} questions, {sum(r.index_s for r in results):.1f} s indexing, "
+          f"{total:.1f} s in all")
+    ok = True
+    if "fused" in modes:
+        s = locomo.score_rankings(
+            {qid: rk for r in results for qid, rk in r.rankings["fused"].items()}, all_q)["all"]
+        p50 = report["modes"]["fused"]["latency_ms"]["p50"]
+        ok = s.recall5 >= TARGET_RECALL5 and s.mrr >= TARGET_MRR and p50 < TARGET_P50_MS
+        print(f"fused vs target: recall@5 {s.recall5:.3f} (>= {TARGET_RECALL5}), MRR {s.mrr:.3f} "
+              f"(>= {TARGET_MRR}), p50 {p50:.1f} ms (< {TARGET_P50_MS:.0f}) -> "
+              f"{'met' if ok else 'MISSED'}")
+    if args.json:
+        report["questions"] = {q.qid: {"text": q.text, "category": q.category,
+                                       "sessions": sorted(q.sessions)} for q in all_q}
+        args.json.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
