@@ -257,3 +257,28 @@ def test_deleting_reme_rebuilds_the_same_index(vault, index):
         ix.refresh()
         assert [(ix.chunk(c).path, round(s, 5)) for c, s in ix.vector_search("deploy network")] == before
         assert [(ix.chunk(c).path, round(s, 5)) for c, s in ix.keyword_search("deploy network")] == kw
+
+
+def test_vector_query_drops_words_found_in_most_chunks(tmp_path):
+    """A word on every chunk (the owner's name) tells none apart; the vector query
+    leaves it out once the index is big enough to judge, keeping stop words."""
+    from reme_workbench.index.embeddings import HashingEmbedder
+    from reme_workbench.index.store import VaultIndex
+
+    root = tmp_path / "v"
+    for i in range(60):
+        path = root / "daily" / "2026-10-05" / f"log-{i:02d}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        topic = "kayak" if i == 7 else f"topic{i}"
+        path.write_text(f"Melanie talked about {topic} today.\n", encoding="utf-8")
+    with VaultIndex(root, HashingEmbedder()) as index:
+        index.refresh()
+        assert index.vector_query("what did Melanie say about the kayak") == "what did say about the kayak"
+        # nothing informative left: the query is kept as it is
+        assert index.vector_query("Melanie") == "Melanie"
+    small = tmp_path / "small"
+    (small / "daily").mkdir(parents=True)
+    (small / "daily" / "a.md").write_text("Melanie kayak\n", encoding="utf-8")
+    with VaultIndex(small, HashingEmbedder()) as index:
+        index.refresh()
+        assert index.vector_query("Melanie kayak") == "Melanie kayak"  # too small to judge

@@ -18,7 +18,11 @@
      an agent's logs and notes (names, tools, error strings), and MiniLM's cosine
      spread is narrow; measured on LoCoMo, fused beats either list alone.
      On LoCoMo (benchmarks/locomo_recall.py) it measures higher than weighted RRF
-     (recall@5 0.908 vs 0.899, MRR 0.850 vs 0.811).
+     (recall@5 0.908 vs 0.900, MRR 0.852 vs 0.830).
+   The vector list is searched with the query minus its words found in more than half
+   of the index's chunks (KeywordSearch.vector_query: a name or year on every chunk tells
+   none apart but pulls the embedding towards all of them; LoCoMo vector recall@5 0.754
+   -> 0.829, fused RRF MRR 0.811 -> 0.830).
    In a single-list mode that list's (normalised) score is the chunk's score.
 2. Files. A file's score is its best chunk's score (max, not sum: overlapping windows
    of a transcript repeat each line in several chunks, and a file is as relevant as
@@ -244,7 +248,9 @@ class _Recaller:
         if self.mode != "vector":
             keyword = self.index.keyword_search(query, limit=CANDIDATES, scope=self.scope)
         if self.mode != "keyword":
-            hits = self.index.vector_search(query, limit=CANDIDATES, scope=self.scope)
+            hits = self.index.vector_search(
+                self.index.vector_query(query), limit=CANDIDATES, scope=self.scope
+            )
             vector = [(cid, s) for cid, s in hits if s > 0]
         fused = self._fuse(keyword, vector)
         if not fused:

@@ -487,6 +487,13 @@ class VaultIndex:
             total=len(self._chunk_layer), generation=self._generation,
         )
 
+    def vector_query(self, query: str) -> str:
+        """The text to embed for `query`: without words found in most chunks (keyword.py)."""
+        self._sync()
+        return self._keyword.vector_query(
+            self.conn, query, total=len(self._chunk_layer), generation=self._generation
+        )
+
     def vector_search(
         self, query: str, *, limit: int = 50, scope: str = "all"
     ) -> list[tuple[int, float]]:
