@@ -29,9 +29,7 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -40,6 +38,8 @@ from click.testing import CliRunner
 from reme_workbench.cli import cli
 from reme_workbench.llm.prompts import system_prompt
 from reme_workbench.vault.layout import BUCKETS
+
+from .local_http import LocalJSONServer
 
 KEY = "sk-dream-e2e-0123456789abcdef"  # only ever passed through REME_LLM_API_KEY
 MODEL = "openai/test-model"
@@ -143,36 +143,19 @@ class DreamServer:
             system_prompt(f"integrate_{b}", "en"): f"integrate_{b}" for b in BUCKETS
         }
         self.common = system_prompt("integrate_common", "en")
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        def respond(path, headers, body):
+            try:
+                return 200, self.answer(path, headers, body)
+            except Exception as exc:  # the test fails on self.errors
+                self.errors.append(f"{type(exc).__name__}: {exc}")
+                return 500, {"error": {"message": str(exc), "type": "server_error"}}
 
-            def do_POST(self):  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                try:
-                    status, payload = 200, server.answer(self.path, self.headers, body)
-                except Exception as exc:  # the test fails on server.errors
-                    server.errors.append(f"{type(exc).__name__}: {exc}")
-                    status, payload = 500, {"error": {"message": str(exc), "type": "server_error"}}
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.api_base = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.http = LocalJSONServer(respond)
+        self.api_base = self.http.api_base
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.stop()
 
     # -- the "model" ---------------------------------------------------------------------
     def answer(self, path: str, headers, body: dict) -> dict:
@@ -528,7 +511,7 @@ def test_replay_without_the_server_gives_identical_outcomes(runs):
     with pytest.raises(OSError):  # really stopped: nothing listens there any more
         import socket
 
-        socket.create_connection(("127.0.0.1", runs.server.httpd.server_port), timeout=1).close()
+        socket.create_connection(("127.0.0.1", runs.server.http.port), timeout=1).close()
     assert _outcomes(runs.replayed) == _outcomes(runs.recorded) == EXPECTED
     replayed, recorded = json.loads(runs.replayed.stdout), json.loads(runs.recorded.stdout)
     assert replayed["tokens"] == recorded["tokens"] and replayed["ledger"] == recorded["ledger"]

@@ -10,9 +10,7 @@ import json
 import math
 import subprocess
 import sys
-import threading
 import types
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,8 @@ from reme_workbench.errors import RemeError
 from reme_workbench.index import minilm as minilm_mod
 from reme_workbench.index.embeddings import Embedder, HashingEmbedder, get_embedder
 from reme_workbench.index.providers import LiteLLMEmbedder
+
+from .local_http import LocalJSONServer
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 REFERENCE = SHARED_DATA / "embeddings" / "minilm_reference.json"
@@ -313,66 +313,43 @@ class _Server:
     def __init__(self, status=200):
         self.requests: list[dict] = []
         self.status = status
-        owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 (http.server's name)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                owner.requests.append(
-                    {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
-                )
-                if owner.status != 200 or self.path not in ("/v1/embeddings", "/embeddings"):
-                    payload = {
-                        "error": {
-                            "message": f"Incorrect API key provided: {DUMMY_KEY}",
-                            "type": "invalid_request_error",
-                            "code": "invalid_api_key",
-                        }
-                    }
-                    return self._send(owner.status if owner.status != 200 else 404, payload)
-                inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
-                data = []
-                for i, text in enumerate(inputs):
-                    vec = np.array([len(text) + 1.0, 2.0, 3.0, 4.0], dtype=np.float32)
-                    emb = (
-                        base64.b64encode(vec.tobytes()).decode()
-                        if body.get("encoding_format") == "base64"
-                        else vec.tolist()
-                    )
-                    data.append({"object": "embedding", "index": i, "embedding": emb})
-                data.reverse()  # out of order on purpose: "index" must be honoured
-                self._send(
-                    200,
-                    {
-                        "object": "list",
-                        "data": data,
-                        "model": body["model"],
-                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
-                    },
-                )
-
-            def _send(self, status, payload):
-                raw = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+    def answer(self, path, headers, body):
+        self.requests.append({"path": path, "auth": headers.get("Authorization"), "body": body})
+        if self.status != 200 or path not in ("/v1/embeddings", "/embeddings"):
+            payload = {
+                "error": {
+                    "message": f"Incorrect API key provided: {DUMMY_KEY}",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+            }
+            return (self.status if self.status != 200 else 404), payload
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = []
+        for i, text in enumerate(inputs):
+            vec = np.array([len(text) + 1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+            emb = (
+                base64.b64encode(vec.tobytes()).decode()
+                if body.get("encoding_format") == "base64"
+                else vec.tolist()
+            )
+            data.append({"object": "embedding", "index": i, "embedding": emb})
+        data.reverse()  # out of order on purpose: "index" must be honoured
+        return 200, {
+            "object": "list",
+            "data": data,
+            "model": body["model"],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+        }
 
     def __enter__(self):
-        self.thread.start()
+        self.http = LocalJSONServer(self.answer)
+        self.base = self.http.api_base
         return self
 
     def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.stop()
 
 
 def _expected(texts):

@@ -8,9 +8,7 @@ assert what actually went over the wire. No network beyond the loopback.
 from __future__ import annotations
 
 import json
-import threading
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -30,6 +28,8 @@ from reme_workbench.llm import (
     shared_prefix_tokens,
 )
 from reme_workbench.llm.prompts import system_prompt
+
+from .local_http import LocalJSONServer
 
 KEY = "sk-test-not-real"
 MODEL = "openai/test-model"
@@ -66,39 +66,15 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.replies: deque[tuple[int, dict]] = deque()
         self.requests: list[dict] = []
-        fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keep-alive, as the OpenAI client expects
+        def respond(path, headers, body):
+            self.requests.append({"path": path, "auth": headers.get("Authorization"), "body": body})
+            if path in ("/v1/chat/completions", "/chat/completions") and self.replies:
+                return self.replies.popleft()
+            return 500, {"error": {"message": "no canned reply left", "type": "server_error"}}
 
-            def do_POST(self):  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                fake.requests.append(
-                    {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
-                )
-                ok = self.path in ("/v1/chat/completions", "/chat/completions")
-                status, payload = (
-                    fake.replies.popleft()
-                    if ok and fake.replies
-                    else (
-                        500,
-                        {"error": {"message": "no canned reply left", "type": "server_error"}},
-                    )
-                )
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.api_base = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.http = LocalJSONServer(respond)
+        self.api_base = self.http.api_base
 
     def reply(self, content, *, prompt=120, completion=30, cached=0) -> None:
         if not isinstance(content, str):
@@ -134,8 +110,7 @@ class FakeOpenAI:
         )
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.http.stop()
 
 
 @pytest.fixture(scope="module")
