@@ -94,6 +94,8 @@ class LLMSettings(_Section):
     brain: str = "offline"  # "offline" or "litellm:<model>"
     api_base: str | None = None
     language: str = "auto"  # "en", "zh" or "auto" (by the material)
+    # one leading system message, for local servers whose chat template rejects a second
+    single_system: bool = False
 
 
 class Settings(_Section):

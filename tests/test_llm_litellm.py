@@ -194,6 +194,24 @@ def test_integrate_sends_common_prompt_material_then_bucket_prompt(server):
     assert ledger.calls() == {"integrate": 4}
 
 
+def test_single_system_layout_for_strict_chat_templates(server):
+    """[llm] single_system = true: one leading system message (common + bucket) and one
+    user turn with the material first and the unit last."""
+    b = brain(server, single_system=True)
+    for bucket in ("procedure", "procedure", "wiki"):
+        server.reply(CREATE)
+        b.integrate(integrate_request(bucket, name=f"UNIT-{bucket}"))
+    sent = [r["body"]["messages"] for r in server.requests]
+    for messages, bucket in zip(sent, ("procedure", "procedure", "wiki"), strict=True):
+        assert [m["role"] for m in messages] == ["system", "user"]
+        system = messages[0]["content"]
+        assert system.startswith(system_prompt("integrate_common", "en"))
+        assert system.endswith(system_prompt(f"integrate_{bucket}", "en"))
+        user = messages[1]["content"]
+        assert user.startswith(f'<material path="{MATERIAL.path}"') and user.index("Canary at 10 %") < user.index("UNIT-")
+    assert sent[0][0] == sent[1][0] != sent[2][0]  # same bucket: the same prefix
+
+
 def test_chinese_material_gets_chinese_prompts(server):
     server.reply({"units": []})
     zh = Material(

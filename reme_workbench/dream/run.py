@@ -42,6 +42,7 @@ def build_brain(
         ledger=ledger,
         cassette=cassette,
         offline_factory=lambda: OfflineBrain(language=settings.llm.language),
+        single_system=settings.llm.single_system,
     )
     return brain, ledger
 

@@ -31,6 +31,7 @@ def brain_from_spec(
     ledger: TokenLedger | None = None,
     cassette: Cassette | None = None,
     offline_factory: Callable[[], Brain] | None = None,
+    single_system: bool = False,
 ) -> Brain:
     """The brain named by `spec`. The API base and key come from the arguments, else
     $REME_LLM_API_BASE / $REME_LLM_API_KEY, else litellm's provider variables
@@ -53,6 +54,7 @@ def brain_from_spec(
             language=language,
             ledger=ledger,
             cassette=cassette,
+            single_system=single_system,
         )
     shown = text if len(text) <= 60 else text[:57] + "..."
     raise RemeError(

@@ -60,6 +60,7 @@ class LLMBrain(Brain):
         timeout: float = 120,
         structured_output: str = "auto",
         max_retries: int = 2,
+        single_system: bool = False,
     ) -> None:
         if not model or not model.strip():
             raise RemeError("LLMBrain needs a model name such as 'openai/gpt-4o-mini'.")
@@ -79,6 +80,7 @@ class LLMBrain(Brain):
         self.timeout = timeout
         self.structured_output = structured_output
         self.max_retries = max_retries  # transport retries (429 / 5xx), done by litellm
+        self.single_system = single_system  # one system message, for strict chat templates
         self.__api_key = api_key or None  # name-mangled: not in vars() dumps by accident
         self._capability: str | None = None
         self._capability_lock = threading.Lock()
@@ -105,7 +107,7 @@ class LLMBrain(Brain):
         return self._ask(
             "integrate",
             request.material.path,
-            integrate_messages(request, language),
+            integrate_messages(request, language, single_system=self.single_system),
             IntegrateDecision,
             language,
             context={"candidate_paths": request.candidate_paths},

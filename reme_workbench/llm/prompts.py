@@ -166,10 +166,18 @@ def extract_messages(material: Material, language: str) -> list[dict]:
     ]
 
 
-def integrate_messages(request: IntegrateRequest, language: str) -> list[dict]:
+def integrate_messages(
+    request: IntegrateRequest, language: str, *, single_system: bool = False
+) -> list[dict]:
     """`[system(common), user(material), system(unit's bucket), user(candidates, unit
     LAST, feedback)]`: the first two messages are byte-identical for every unit of one
-    material, whatever its bucket (see the module docstring)."""
+    material, whatever its bucket (see the module docstring).
+
+    `single_system=True` is for servers whose chat template takes one leading system
+    message and strictly alternating turns (some local Mistral / Gemma templates):
+    `[system(common + bucket), user(material, candidates, unit, feedback)]`. Still
+    material first and unit last, so same-bucket calls share a prefix; less is cached.
+    """
     labels = _LABELS[language]
     parts = []
     if request.candidates:
@@ -189,10 +197,17 @@ def integrate_messages(request: IntegrateRequest, language: str) -> list[dict]:
     )
     if request.feedback:
         parts.append(f"<feedback>\n{labels['feedback']}\n{request.feedback.strip()}\n</feedback>")
+    common = system_prompt(INTEGRATE_COMMON, language)
+    bucket = system_prompt(f"integrate_{unit.bucket}", language)
+    if single_system:
+        return [
+            {"role": "system", "content": f"{common}\n\n{bucket}"},
+            {"role": "user", "content": "\n\n".join([material_block(request.material), *parts])},
+        ]
     return [
-        {"role": "system", "content": system_prompt(INTEGRATE_COMMON, language)},
+        {"role": "system", "content": common},
         {"role": "user", "content": material_block(request.material)},
-        {"role": "system", "content": system_prompt(f"integrate_{unit.bucket}", language)},
+        {"role": "system", "content": bucket},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
 
