@@ -52,7 +52,7 @@ from ..llm.base import (
 from ..llm.prompts import detect_language
 from ..llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
 from ..vault._frontmatter import find_frontmatter
-from ..vault.links import format_predicate_link, parse_links
+from ..vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ..vault.slug import slugify
 from .statements import (
     GENERIC_HEADINGS,
@@ -75,7 +75,7 @@ from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_sect
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
 
-PROVENANCE = "derived_from"
+PROVENANCE = PROVENANCE_PREDICATE  # one definition, in vault/links.py
 MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
 REVERSE_SHARE = 0.6  # a candidate's name+description must be >= 0.6 x threshold in the unit
 DUPLICATE_OVERLAP = 0.5  # two rules say the same thing: one personal unit

@@ -47,7 +47,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ..llm.base import CandidateNote
-from ..vault.links import format_link, parse_links
+from ..vault.links import format_link, is_provenance, parse_links
 from .statements import tokens
 
 __all__ = [
@@ -109,8 +109,7 @@ def content_tokens(text: str, noise: frozenset[str] = frozenset()) -> frozenset[
 
 
 def _cites(body: str, material: str) -> bool:
-    return any(lk.predicate == "derived_from" and lk.target == material
-               for lk in parse_links(body))
+    return any(is_provenance(lk, material) for lk in parse_links(body))
 
 
 def related_notes(

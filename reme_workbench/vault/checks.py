@@ -15,13 +15,12 @@ from typing import Any
 
 from ..errors import RemeError
 from .layout import bucket_of, layer_of
-from .links import outbound_keys, parse_links
+from .links import PROVENANCE_PREDICATE, is_provenance, outbound_keys, parse_links
 from .note import NoteError, parse
 from .store import CheckContext, NamedCheck
 
 __all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE"]
 
-PROVENANCE_PREDICATE = "derived_from"
 
 
 @dataclass(frozen=True)
@@ -83,10 +82,7 @@ def _has_provenance(path: str, material: str) -> Callable[[CheckContext], list[s
         text = _text(ctx, path)
         if text is None:
             return [f"{path} would be deleted"]
-        if any(
-            lk.target == material and lk.predicate == PROVENANCE_PREDICATE
-            for lk in parse_links(text)
-        ):
+        if any(is_provenance(lk, material) for lk in parse_links(text)):
             return []
         return [f"{path} must carry `{PROVENANCE_PREDICATE}:: [[{material}]]` (its provenance)"]
 
@@ -102,11 +98,7 @@ def _keeps_some_provenance(paths: list) -> Callable[[CheckContext], list[str]]:
             text = _text(ctx, path)
             if text is None:
                 continue
-            if not any(
-                lk.predicate == PROVENANCE_PREDICATE
-                and layer_of(lk.target) in ("daily", "resource")
-                for lk in parse_links(text)
-            ):
+            if not any(is_provenance(lk) for lk in parse_links(text)):
                 failures.append(
                     f"{path} has no {PROVENANCE_PREDICATE}:: link into daily/ or resource/"
                 )

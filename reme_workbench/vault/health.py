@@ -20,8 +20,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import NoteError, UnsafePathError
-from .layout import SOURCE_LAYERS, is_digest_note, normalize_rel, resolve_inside
-from .links import Link, format_link, parse_links, replace_link
+from .layout import is_digest_note, normalize_rel, resolve_inside
+from .links import (
+    PROVENANCE_PREDICATE,
+    Link,
+    format_link,
+    is_provenance,
+    parse_links,
+    replace_link,
+)
 from .note import decode_note_bytes
 from .scan import VaultScan
 from .store import AuditEntry, Changeset, CheckContext, Edit, NamedCheck, Store
@@ -35,8 +42,6 @@ __all__ = [
     "plan_link_fixes",
 ]
 
-# Seed 000 §4.2: provenance is the typed predicate derived_from:: into daily/ or resource/.
-PROVENANCE_PREDICATE = "derived_from"
 # `![[img.png|300]]` / `|300x200`: Obsidian's embed size, not text worth keeping.
 _EMBED_SIZE_RE = re.compile(r"\d+(x\d+)?")
 
@@ -68,16 +73,6 @@ class HealthReport:
     @property
     def ok(self) -> bool:
         return not (self.broken_links or self.broken_provenance or self.missing_provenance)
-
-
-def _is_provenance(link: Link) -> bool:
-    if link.predicate != PROVENANCE_PREDICATE:
-        return False
-    try:
-        target = normalize_rel(link.target)
-    except UnsafePathError:
-        return False
-    return target.split("/", 1)[0] in SOURCE_LAYERS
 
 
 class _Reasons:
@@ -141,7 +136,7 @@ def check_health(scan: VaultScan, paths: Iterable[str] | None = None) -> HealthR
         for link in records[source].links:
             if not link.target:  # `[[#heading]]` points into the note itself
                 continue
-            provenance = _is_provenance(link)
+            provenance = is_provenance(link)
             has_provenance = has_provenance or provenance
             if scan.exists(link.target):
                 continue

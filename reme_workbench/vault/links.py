@@ -22,7 +22,9 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from ..errors import UnsafePathError
 from ._frontmatter import find_frontmatter
+from .layout import SOURCE_LAYERS, normalize_rel
 
 __all__ = [
     "Link",
@@ -33,12 +35,17 @@ __all__ = [
     "retarget_text",
     "replace_link",
     "outbound_keys",
+    "PROVENANCE_PREDICATE",
+    "is_provenance",
 ]
 
 # ASCII only, on purpose: ReMe writes `[负责:: [[x.md]]]`, which under this grammar is a
 # plain link (predicate None). Edge keys must stay valid Dataview/YAML identifiers.
 PREDICATE_PATTERN = r"[A-Za-z][A-Za-z0-9_]*"
 _PREDICATE_RE = re.compile(PREDICATE_PATTERN)
+
+# Seed 000 §4.2: provenance is the typed predicate derived_from:: into daily/ or resource/.
+PROVENANCE_PREDICATE = "derived_from"
 
 # A candidate: `[[`, no brackets or newline inside, `]]` (the `!` is checked by hand:
 # an optional first char would cost re its fast literal scan). Brackets are excluded
@@ -492,3 +499,16 @@ def replace_link(text: str, link: Link, replacement: str) -> str:
 def outbound_keys(text: str) -> set[tuple[str, str | None]]:
     """Edge keys `(target, predicate)` of the note's knowledge links (embeds excluded)."""
     return {lk.key for lk in parse_links(text) if not lk.embed and lk.target}
+
+
+def is_provenance(link: Link, material: str | None = None) -> bool:
+    """A `derived_from::` link into daily/ or resource/ (into `material`, when given)."""
+    if link.predicate != PROVENANCE_PREDICATE:
+        return False
+    try:
+        target = normalize_rel(link.target)
+    except UnsafePathError:
+        return False
+    if material is not None:
+        return target == material
+    return target.split("/", 1)[0] in SOURCE_LAYERS
