@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import NoteError, RemeError
+from ..index.chunking import file_date
 from ..vault.layout import SOURCE_LAYERS, normalize_rel
 from ..vault.meta import read_meta, write_meta
 from ..vault.note import decode_note_bytes, parse
@@ -23,7 +24,6 @@ TEXT_SUFFIXES = (".md", ".txt")
 DREAMT_META = "dreamt"
 DREAMT_VERSION = 1
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DATE_IN_PATH = re.compile(r"(\d{4}-\d{2}-\d{2})")
 # A model's context is finite; longer material is dreamt in pieces (and the CLI says so).
 MAX_MATERIAL_CHARS = 24_000
 
@@ -115,23 +115,18 @@ def select_material(
         except NoteError as exc:
             skipped.append(f"{path}: {exc}")
             continue
-        body = text
-        date = None
+        body, frontmatter = text, {}
         if path.endswith(".md"):
             try:
                 note = parse(text, path)
-                body = note.body
-                raw_date = note.frontmatter.get("date")
-                date = str(raw_date) if raw_date else None
+                body, frontmatter = note.body, note.frontmatter
             except NoteError:
-                body = text
+                pass  # a log with broken frontmatter is still material
         if not body.strip():
             skipped.append(f"{path}: empty, nothing to dream")
             record.mark(path, rec.sha256)
             continue
-        if date is None:
-            m = _DATE_IN_PATH.search(path)
-            date = m.group(1) if m else None
+        date = file_date(path, frontmatter)
         out.append(MaterialFile(path, rec.sha256, body, date))
     return out, skipped
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import yaml
@@ -194,7 +195,8 @@ def _load_frontmatter(yaml_text: str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _file_date(path: str, fm: dict) -> str | None:
+def file_date(path: str, fm: Mapping) -> str | None:
+    """A file's date: frontmatter `date`, else a YYYY-MM-DD segment of its path."""
     value = fm.get("date")
     if isinstance(value, _dt.datetime):
         return value.date().isoformat()
@@ -220,7 +222,7 @@ def _file_context(path: str, fm: dict) -> str:
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     name = _as_text(fm.get("name")) or stem
     description = _as_text(fm.get("description"))
-    date = _file_date(path, fm)
+    date = file_date(path, fm)
     head = f"{name} — {description}" if description else name
     return f"{head} ({date})" if date else head
 
