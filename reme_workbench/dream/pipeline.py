@@ -103,6 +103,7 @@ class _Plan:
     path: str
     ops: tuple
     checks: tuple[CheckSpec, ...]
+    before: dict  # path -> bytes the plan was made from (None: absent); read once, reused
 
 
 class Dreamer:
@@ -236,6 +237,7 @@ class Dreamer:
             plan.ops,
             checks=plan.checks,
             story=story,
+            before=plan.before,
         )
         if dry_run:
             state, pid = "dry-run", None
@@ -316,7 +318,7 @@ class Dreamer:
                 CheckSpec("creates_in_bucket", {"path": path, "bucket": unit.bucket}),
                 *self._common_checks(path, material.path),
             )
-            return _Plan("dream.create", path, ops, checks)
+            return _Plan("dream.create", path, ops, checks, {path: None})
         target = decision.target_path
         if target not in {c.path for c in candidates}:
             raise _PlanError(
@@ -337,7 +339,7 @@ class Dreamer:
             CheckSpec("keeps_outbound", {"path": target, "keys": old_keys}),  # E-1, mechanical
             *self._common_checks(target, material.path),
         )
-        return _Plan(f"dream.{decision.flavor.lower()}", target, ops, checks)
+        return _Plan(f"dream.{decision.flavor.lower()}", target, ops, checks, {target: data})
 
     @staticmethod
     def _common_checks(path: str, material: str) -> tuple[CheckSpec, ...]:
@@ -351,12 +353,8 @@ class Dreamer:
 
     def _precheck(self, plan: _Plan) -> list[str]:
         """Run the plan's checks now, so the brain can be told what to fix."""
-        before, after = {}, {}
-        for op in plan.ops:
-            current = self.vault.store.read(op.path)
-            before[op.path] = None if current is None else current[0]
-            after[op.path] = getattr(op, "content", None)
-        ctx = CheckContext(Changeset(ops=plan.ops), before, after)
+        after = {op.path: getattr(op, "content", None) for op in plan.ops}
+        ctx = CheckContext(Changeset(ops=plan.ops), plan.before, after)
         return [f"{c.name}: {why}" for c in build_checks(plan.checks) for why in c.fn(ctx)]
 
     def _failed(
@@ -370,7 +368,12 @@ class Dreamer:
             )
         if plan is not None and not dry_run:  # keep it for a person to look at
             proposal = self.queue.new(
-                plan.action, f"REJECTED: {unit.name}", plan.ops, checks=plan.checks, story=story
+                plan.action,
+                f"REJECTED: {unit.name}",
+                plan.ops,
+                checks=plan.checks,
+                story=story,
+                before=plan.before,
             )
             proposal = proposal.with_state("rejected", now=proposal.created_at, error=message)
             self.queue.save(proposal)

@@ -58,14 +58,17 @@ class ProposalQueue:
         *,
         checks: Iterable[CheckSpec] = (),
         story: Mapping | None = None,
+        before: Mapping[str, bytes | None] | None = None,
     ) -> Proposal:
-        """A pending proposal; `before` records what each target held when planned."""
+        """A pending proposal; `before` records what each target held when planned
+        (read now unless the planner, which read them already, passes it)."""
         now = self._now()
         ops = tuple(ops)
-        before = {}
+        before = dict(before) if before is not None else {}
         for op in ops:
-            current = self.vault.store.read(op.path)
-            before[op.path] = None if current is None else current[0]
+            if op.path not in before:
+                current = self.vault.store.read(op.path)
+                before[op.path] = None if current is None else current[0]
         stamp = self.vault.clock().strftime("%Y%m%d-%H%M%S")
         return Proposal(
             id=f"p-{stamp}-{uuid.uuid4().hex[:6]}",
