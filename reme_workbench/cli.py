@@ -39,12 +39,15 @@ def _wants_json(as_json: bool | None) -> bool:
 class _Ctx:
     def __init__(self, vault_path: Path):
         self.vault_path = vault_path
+        self._settings = None
 
     def settings(self):
         """reme.toml of the vault, read once here at the edge and passed down."""
-        from .config import load_settings
+        if self._settings is None:
+            from .config import load_settings
 
-        return load_settings(self.vault_path)
+            self._settings = load_settings(self.vault_path)
+        return self._settings
 
     def index(self, vault, embedder_spec: str | None):
         from .index.embeddings import get_embedder
