@@ -485,11 +485,6 @@ def dream(obj: _Ctx, material, brain_spec, api_base, record_file, replay_file, d
         raise RemeError("Use --record or --replay, not both.")
     vault = obj.open()
     settings = obj.settings()
-    if (record_file or replay_file) and (brain_spec or settings.llm.brain) == "offline":
-        raise RemeError(
-            "--record / --replay capture a model's replies; the offline brain calls no model. "
-            "Add --brain litellm:<model> (the one the cassette was recorded with)."
-        )
     brain, ledger = build_brain(
         settings, brain_spec=brain_spec, api_base=api_base, record=record_file, replay=replay_file
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..config import Settings
+from ..errors import RemeError
 from ..index.store import VaultIndex
 from ..llm.base import Brain
 from ..llm.cassette import Cassette
@@ -33,6 +34,11 @@ def build_brain(
     from .offline import OfflineBrain  # the embedded default: rules, no model
 
     spec = brain_spec or settings.llm.brain
+    if (record or replay) and spec == "offline":
+        raise RemeError(
+            "--record / --replay capture a model's replies; the offline brain calls no model. "
+            "Add --brain litellm:<model> (the one the cassette was recorded with)."
+        )
     cassette = Cassette(record, "record") if record else Cassette(replay, "replay") if replay else None
     ledger = None if spec == "offline" else TokenLedger()
     brain = brain_from_spec(
