@@ -25,6 +25,7 @@ from reme_workbench.llm import (
     TokenLedger,
     Usage,
     brain_from_spec,
+    litellm_brain,
     shared_prefix_tokens,
 )
 from reme_workbench.llm.prompts import system_prompt
@@ -282,7 +283,7 @@ def test_json_schema_is_sent_when_chosen(server):
     assert brain(server, structured_output="none").response_format(IntegrateDecision) is None
 
 
-def test_record_then_replay_without_the_server(tmp_path):
+def test_record_then_replay_without_the_server(tmp_path, monkeypatch):
     local = FakeOpenAI()  # a server of its own, so it can be stopped mid-test
     path = tmp_path / "cassettes" / "dream.jsonl"
     local.reply(UNITS, prompt=300, completion=60, cached=128)
@@ -299,6 +300,11 @@ def test_record_then_replay_without_the_server(tmp_path):
     text = path.read_text("utf-8")
     assert KEY not in text and local.api_base not in text
 
+    def no_litellm():
+        raise AssertionError("a replay must not import litellm")
+
+    # structured_output "auto": the cassette, not litellm, says what was sent
+    monkeypatch.setattr(litellm_brain, "import_litellm", no_litellm)
     ledger = TokenLedger()
     player = LLMBrain(
         MODEL,

@@ -90,6 +90,23 @@ def test_rerecording_replaces_the_old_session(tmp_path):
     assert Cassette(path).lookup(REQUEST).raw == "new" and len(Cassette(path)) == 1
 
 
+def test_cassette_knows_the_recorded_response_format(tmp_path):
+    cassette = Cassette(tmp_path / "c.jsonl", mode="record")
+    assert cassette.structured_output("openai/test-model") is None  # nothing recorded
+    reply = Exchange("{}", Usage(1, 1), "openai/test-model")
+    cassette.record(REQUEST, reply)
+    assert cassette.structured_output("openai/test-model") == "json_object"
+    assert cassette.structured_output("openai/other") is None
+    plain = {**REQUEST, "model": "ollama/plain", "response_format": None}
+    cassette.record(plain, reply)
+    assert Cassette(cassette.path).structured_output("ollama/plain") == "none"
+    # two recording settings for one model: no answer, the brain asks litellm instead
+    schema = {**REQUEST, "messages": [{"role": "user", "content": "x"}],
+              "response_format": {"type": "json_schema", "json_schema": {}}}
+    cassette.record(schema, reply)
+    assert cassette.structured_output("openai/test-model") is None
+
+
 def test_replay_miss_is_loud(tmp_path):
     path = tmp_path / "c.jsonl"
     Cassette(path, "record").record(REQUEST, Exchange("x", Usage(), "m"))

@@ -124,6 +124,23 @@ class Cassette:
             model=str(response.get("model") or request.get("model") or ""),
         )
 
+    def structured_output(self, model: str) -> str | None:
+        """The `response_format` kind the recorded requests to `model` used — "json_schema",
+        "json_object" or "none" — or None when it has none for the model or they disagree.
+
+        Replaying must send exactly what was recorded, and this answers the "auto" question
+        without asking litellm (whose import takes seconds)."""
+        kinds = set()
+        with self._lock:
+            for entry in self._lines:
+                request = entry.get("request")
+                if not isinstance(request, dict) or request.get("model") != model:
+                    continue
+                fmt = request.get("response_format")
+                kind = fmt.get("type") if isinstance(fmt, dict) else (None if fmt else "none")
+                kinds.add(kind if kind in ("json_schema", "json_object", "none") else None)
+        return kinds.pop() if len(kinds) == 1 else None
+
     def record(self, request: dict, exchange: Exchange) -> None:
         """Store one exchange and rewrite the file atomically."""
         digest = request_hash(request)

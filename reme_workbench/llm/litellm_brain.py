@@ -1,8 +1,9 @@
 """`LLMBrain`: the brain implemented with prompt files and `litellm.completion`.
 
 litellm is imported on the first real call (its import takes seconds and would try
-the network without LITELLM_LOCAL_MODEL_COST_MAP); replaying a cassette with an
-explicit `structured_output` never imports it at all.
+the network without LITELLM_LOCAL_MODEL_COST_MAP). Replaying a cassette never imports
+it: with structured_output "auto" the cassette's recorded requests tell which
+`response_format` to send (it is imported only when they do not say).
 """
 
 from __future__ import annotations
@@ -162,6 +163,10 @@ class LLMBrain(Brain):
 
     def _detect_capability(self) -> str:
         with self._capability_lock:
+            if self._capability is None and self.cassette is not None \
+                    and self.cassette.mode == "replay":
+                # a replay sends what was recorded; the cassette knows, litellm need not load
+                self._capability = self.cassette.structured_output(self.model)
             if self._capability is None:
                 litellm = import_litellm()
                 try:
