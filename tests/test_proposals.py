@@ -76,6 +76,28 @@ def test_accept_applies_and_revert_restores_bytes(vault):
     assert queue.load(p.id).state == "reverted"
 
 
+def _access_events(vault):
+    log = vault.root / "meta" / "access_log.jsonl"
+    if not log.exists():
+        return []
+    return [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+
+
+def test_an_applied_change_logs_a_touch_of_its_digest_notes(vault, clock):
+    queue = ProposalQueue(vault)
+    p = queue.submit(refine(queue, vault), Policy())
+    assert _access_events(vault) == []  # held: nothing touched yet
+    queue.accept(p.id)
+    (event,) = _access_events(vault)
+    assert event["path"] == NOTE and event["event"] == "dream.refine"
+    assert event["ts"].endswith("Z")
+    # a change that does not apply (stale: the note moved on) touches nothing
+    stale = queue.submit(refine(queue, vault, text=NEW + "more\n"), Policy())
+    (vault.root / NOTE).write_text(OLD + "edited by hand\n")
+    assert queue.accept(stale.id).state == "stale"
+    assert len(_access_events(vault)) == 1
+
+
 def test_revert_refuses_when_the_file_changed_since(vault):
     queue = ProposalQueue(vault)
     p = queue.submit(refine(queue, vault), Policy(frozenset({"dream.refine"})))

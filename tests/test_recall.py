@@ -268,7 +268,8 @@ def test_access_log_lines(cars):
     hits = recall(cars, "car", now=FIXED_NOW, k=2)
     lines = (cars.root / "meta/access_log.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(x) for x in lines] == [
-        {"ts": "2026-11-02T09:30:00Z", "path": h.path, "query": "car", "rank": i}
+        {"ts": "2026-11-02T09:30:00Z", "path": h.path, "event": "recall", "query": "car",
+         "rank": i}
         for i, h in enumerate(hits, 1)
     ]
     recall(cars, "car", log_access=False)

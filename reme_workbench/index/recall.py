@@ -43,8 +43,9 @@
      so a cold note keeps at least half its score; a path without a score keeps 1.0;
    * meta/communities.json `{"version": 1, "communities": {path: id}}` (seed 004 §1.4) —
      every candidate in the community of the top search hit is multiplied by 1.2.
-5. Every returned hit appends {"ts", "path", "query", "rank"} to meta/access_log.jsonl
-   (the archive batch reads it), unless log_access=False.
+5. Every returned hit appends {"ts", "path", "event": "recall", "query", "rank"} to
+   meta/access_log.jsonl (vault.meta.log_access; the archive batch reads it), unless
+   log_access=False.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from typing import Any
 from ..errors import RemeError, UnsafePathError
 from ..vault.graph import LinkGraph
 from ..vault.layout import is_digest_note, normalize_rel
-from ..vault.meta import append_jsonl, meta_path, read_meta
+from ..vault.meta import log_access, meta_path, read_meta
 from .store import VaultIndex, scope_layers
 
 __all__ = ["ChunkHit", "RecallHit", "recall", "recall_batch", "MODES", "FUSIONS"]
@@ -203,11 +204,6 @@ def reverse_provenance(graph: LinkGraph) -> dict[str, list[str]]:
 
 # graph -> (index generation, reverse provenance), for the index's own graph only
 _DERIVED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _iso(when: datetime) -> str:
-    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-    return when.replace(tzinfo=None).isoformat() + "Z"
 
 
 # -- recall ------------------------------------------------------------------------------
@@ -397,11 +393,10 @@ class _Recaller:
         )
 
     def _log(self, query: str, hits: list[RecallHit]) -> None:
-        ts = _iso(self.now or datetime.now(UTC))
+        when = self.now or datetime.now(UTC)
         try:
             for rank, hit in enumerate(hits, 1):
-                append_jsonl(self.index.root, "access_log",
-                             {"ts": ts, "path": hit.path, "query": query, "rank": rank})
+                log_access(self.index.root, hit.path, when, "recall", query=query, rank=rank)
         except (OSError, RemeError) as exc:  # a log that cannot be written never costs a recall
             warnings.warn(f"meta/access_log.jsonl not written ({exc}).", RuntimeWarning,
                           stacklevel=3)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import uuid
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -21,7 +22,8 @@ from ..errors import (
     UnsafePathError,
 )
 from ..vault.checks import CheckSpec
-from ..vault.meta import meta_path, write_meta
+from ..vault.layout import is_digest_note
+from ..vault.meta import log_access, meta_path, write_meta
 from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp
 from ..vault.vault import Vault
 from .model import FORMAT_VERSION, STATES, Proposal, op_kind
@@ -227,7 +229,21 @@ class ProposalQueue:
         else:
             done = proposal.with_state("applied", now=now, inverse=result.inverse.ops)
         self.save(done)
+        if done.state == "applied":
+            self._log_touched(done)
         return done
+
+    def _log_touched(self, proposal: Proposal) -> None:
+        """Seed 004 §6.3: a note a dream or consolidate change touched is in use again —
+        one access-log event per created or edited digest note (deleted ones are gone)."""
+        when = self.vault.clock()
+        try:
+            for op in proposal.ops:
+                if not isinstance(op, Delete) and is_digest_note(op.path):
+                    log_access(self.vault.root, op.path, when, proposal.action)
+        except (OSError, RemeError) as exc:  # the change landed; a lost log line must not undo it
+            warnings.warn(f"meta/access_log.jsonl not written ({exc}).", RuntimeWarning,
+                          stacklevel=3)
 
     def _with_edits(self, proposal: Proposal, edited: Mapping[str, str]) -> Proposal:
         ops = []

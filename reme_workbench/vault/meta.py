@@ -26,7 +26,10 @@ from .layout import resolve_inside
 if TYPE_CHECKING:
     from .store import ApplyResult, Store
 
-__all__ = ["MetaRead", "write_meta", "read_meta", "append_jsonl", "append_audit", "meta_path"]
+__all__ = [
+    "MetaRead", "write_meta", "read_meta", "append_jsonl", "append_audit", "meta_path",
+    "log_access",
+]
 
 # one optional sub-folder, for collections such as meta/proposals/<id>.json
 _NAME_RE = re.compile(r"[a-z0-9_]+(?:/[a-z0-9_-]+)?")
@@ -189,6 +192,17 @@ def append_jsonl(root: Path, name: str, record: Mapping[str, Any]) -> None:
             )
     finally:
         os.close(fd)
+
+
+def log_access(root: Path, path: str, when: datetime, event: str, **fields: Any) -> None:
+    """One line of `meta/access_log.jsonl`: {"ts", "path", "event", **fields}.
+
+    Seed 004 §6: the archive batch reads this log to compute recency, and anything that
+    touches a note counts — a recall hit (event "recall", with its query and rank), a
+    dream or consolidate change that applied (event = the proposal's action, e.g.
+    "dream.create"). Callers treat a failure as a warning: a log never costs the work.
+    """
+    append_jsonl(root, "access_log", {"ts": _iso_utc(when), "path": path, "event": event, **fields})
 
 
 def append_audit(store: Store, kind: str, markdown: str, *, description: str = "") -> ApplyResult:
