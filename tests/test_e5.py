@@ -38,7 +38,7 @@ def test_spec_names_and_shapes(e5):
     assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
     assert e5.embed([]).shape == (0, 384)
     # the same text twice gives the same vector: the index relies on it
-    assert np.allclose(e5.embed(["a short note"])[0], rows[1], atol=1e-6)
+    assert np.allclose(e5.embed(["a short note"])[0], rows[1], atol=1e-4)
 
 
 @needs_e5
