@@ -22,7 +22,6 @@ from pathlib import Path
 from ..errors import NoteError, UnsafePathError
 from .layout import is_digest_note, normalize_rel, resolve_inside
 from .links import (
-    PROVENANCE_PREDICATE,
     Link,
     format_link,
     is_provenance,
@@ -36,7 +35,6 @@ from .store import AuditEntry, Changeset, CheckContext, Edit, NamedCheck, Store
 __all__ = [
     "BrokenLink",
     "HealthReport",
-    "PROVENANCE_PREDICATE",
     "check_health",
     "render_health_markdown",
     "plan_link_fixes",
