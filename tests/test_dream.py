@@ -293,3 +293,23 @@ def test_empty_and_binary_material_is_skipped_with_a_reason(vault, index):
     assert "empty.md: empty" in reasons
     assert "blob.md" in reasons and "binary" in reasons
     assert "latin.txt" in reasons and "UTF-8" in reasons
+
+
+def test_progress_reports_each_file_and_each_unit(vault, index):
+    brain = (
+        ScriptedBrain()
+        .enqueue_extract([unit("Prefer uv", "personal", "Use uv."), unit("Use pnpm", "personal", "pnpm.")])
+        .enqueue_integrate(create())
+        .enqueue_integrate(create(name="Use pnpm", description="Use pnpm for Node projects."))
+        .enqueue_extract([])
+    )
+    seen = []
+    dreamer(vault, brain, index, progress=seen.append).run([LOG, LOG2])
+    assert [(p.files_done, p.files_total, p.material, p.units_done, p.units_in_file) for p in seen] == [
+        (0, 2, LOG, 0, 0),  # the file starts
+        (0, 2, LOG, 0, 2),  # Phase 1 found two units
+        (0, 2, LOG, 1, 2),
+        (0, 2, LOG, 2, 2),
+        (1, 2, LOG2, 2, 0),
+        (1, 2, LOG2, 2, 0),  # Phase 1 found nothing
+    ]

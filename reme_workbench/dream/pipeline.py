@@ -37,7 +37,18 @@ from ..vault.store import Changeset, CheckContext, Create, Edit
 from ..vault.vault import Vault
 from .material import DreamtRecord, select_material, split_material
 
-__all__ = ["Dreamer", "DreamReport", "UnitOutcome"]
+__all__ = ["Dreamer", "DreamReport", "DreamProgress", "UnitOutcome"]
+
+
+@dataclass(frozen=True)
+class DreamProgress:
+    """Where a run is: sent to `Dreamer(progress=...)` after Phase 1 and after each unit."""
+
+    files_done: int  # material files finished before the current one
+    files_total: int
+    material: str  # the file being dreamt
+    units_done: int  # units integrated so far in this run (all files)
+    units_in_file: int  # units Phase 1 found in the current file (0 until it answered)
 
 @dataclass(frozen=True)
 class UnitOutcome:
@@ -120,6 +131,7 @@ class Dreamer:
         max_candidates: int = 5,
         split_threshold: int = 2000,
         on_overload: Callable[[str], None] | None = None,
+        progress: Callable[[DreamProgress], None] | None = None,
     ) -> None:
         self.vault = vault
         self.brain = brain
@@ -130,6 +142,7 @@ class Dreamer:
         self.max_candidates = max_candidates
         self.split_threshold = split_threshold  # seed 004 §5.1 T_token
         self.on_overload = on_overload  # the split action hooks in here (consolidate issue)
+        self.progress = progress
         self._usage = Usage()
         self._calls = 0
 
@@ -144,14 +157,17 @@ class Dreamer:
         notices = [record.warning] if record.warning else []
         outcomes: list[UnitOutcome] = []
         written: list[str] = []
-        for mf in files:
+        self._where = (0, len(files), "", 0)
+        for done, mf in enumerate(files):
+            self._where = (done, len(files), mf.path, 0)
+            self._tell(len(outcomes))
             pieces = split_material(mf.text)
             if len(pieces) > 1:
                 notices.append(f"{mf.path} is long; dreamt in {len(pieces)} pieces.")
             failed = False
             for piece in pieces:
                 material = Material(mf.path, piece, mf.date, detect_language(piece))
-                for outcome in self._dream_material(material, dry_run):
+                for outcome in self._dream_material(material, dry_run, len(outcomes)):
                     outcomes.append(outcome)
                     failed = failed or outcome.state == "failed"
                     if outcome.state == "applied" and outcome.target_path:
@@ -174,7 +190,14 @@ class Dreamer:
             broken_links=self._broken(written),
         )
 
-    def _dream_material(self, material: Material, dry_run: bool) -> list[UnitOutcome]:
+    def _tell(self, units_done: int) -> None:
+        if self.progress is not None:
+            done, total, path, in_file = self._where
+            self.progress(DreamProgress(done, total, path, units_done, in_file))
+
+    def _dream_material(
+        self, material: Material, dry_run: bool, units_before: int = 0
+    ) -> list[UnitOutcome]:
         try:
             reply = self.brain.extract(material)
         except BrainError as exc:
@@ -184,7 +207,14 @@ class Dreamer:
         self._count(reply.usage)
         # Phase 1 is the gate: an empty list means nothing here is worth remembering.
         units = order_units_for_cache(reply.value.units)  # same-bucket calls share a prefix
-        return [self._integrate(material, unit, dry_run) for unit in units]
+        done, total, path, in_file = self._where
+        self._where = (done, total, path, in_file + len(units))
+        self._tell(units_before)
+        out = []
+        for unit in units:
+            out.append(self._integrate(material, unit, dry_run))
+            self._tell(units_before + len(out))
+        return out
 
     # -- Phase 2 -------------------------------------------------------------------
     def _integrate(self, material: Material, unit: MemoryUnit, dry_run: bool) -> UnitOutcome:

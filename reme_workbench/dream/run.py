@@ -3,7 +3,7 @@ and the notebooks; the pipeline itself (`Dreamer`) takes everything injected."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..config import Settings
 from ..errors import RemeError
@@ -14,7 +14,7 @@ from ..llm.factory import brain_from_spec
 from ..llm.ledger import TokenLedger
 from ..proposals import Policy
 from ..vault.vault import Vault
-from .pipeline import Dreamer, DreamReport
+from .pipeline import Dreamer, DreamProgress, DreamReport
 
 __all__ = ["build_brain", "dream_vault"]
 
@@ -62,6 +62,7 @@ def dream_vault(
     targets: Iterable[str] | None = None,
     dry_run: bool = False,
     force: bool = False,
+    progress: Callable[[DreamProgress], None] | None = None,
 ) -> DreamReport:
     dreamer = Dreamer(
         vault,
@@ -69,5 +70,6 @@ def dream_vault(
         index,
         policy=Policy(frozenset(settings.proposals.auto_apply)),
         split_threshold=settings.split.token_threshold,
+        progress=progress,
     )
     return dreamer.run(list(targets or []) or None, dry_run=dry_run, force=force)
