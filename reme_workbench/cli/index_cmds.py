@@ -1,0 +1,140 @@
+"""`index` and `recall`: the keyword + vector index of a vault, and searching it."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json, warn_problems
+
+
+@cli.command()
+@click.option("--rebuild", is_flag=True, help="Drop the index and build it again from the files.")
+@EMBEDDER_OPTION
+@output_options
+@click.pass_obj
+def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
+    """Bring the keyword + vector index in .reme/ up to date.
+
+    Only files whose content changed since the last run are re-chunked and
+    re-embedded; deleted files leave no rows. The index is a cache: deleting .reme/
+    and running this again gives the same results.
+    """
+    vault = obj.open()
+    with obj.index(vault, embedder) as idx:
+        show_bar = not wants_json(as_json) and sys.stderr.isatty()
+        if show_bar:
+            with click.progressbar(length=0, label="indexing", file=sys.stderr) as bar:
+
+                def progress(done: int, total: int) -> None:
+                    bar.length = total
+                    bar.update(done - bar.pos)
+
+                delta = idx.refresh(rebuild=rebuild, progress=progress)
+        else:
+            delta = idx.refresh(rebuild=rebuild)
+        stats = idx.stats()
+    warn_problems(vault)
+    data = {
+        "indexed": list(delta.indexed),
+        "removed": list(delta.removed),
+        "chunks_embedded": delta.chunks,
+        "reembedded_all": delta.reembedded_all,
+        "message": delta.message,
+        "stats": stats,
+    }
+    if wants_json(as_json):
+        emit_json(data)
+        return
+    if delta.message:
+        click.echo(delta.message)
+    click.echo(
+        f"Indexed {len(delta.indexed)} file(s) ({delta.chunks} chunks), removed {len(delta.removed)}; "
+        f"the index holds {stats['files']} files, {stats['chunks']} chunks ({stats['embedder']})."
+    )
+
+
+@cli.command()
+@click.argument("query", required=False)
+@click.option("-k", "k", default=10, show_default=True, help="How many files to return.")
+@click.option(
+    "--scope",
+    type=click.Choice(["digest", "sources", "all"]),
+    default="all",
+    show_default=True,
+    help="digest notes, sources (daily/ + resource/), or all.",
+)
+@click.option(
+    "--mode", type=click.Choice(["fused", "keyword", "vector"]), default="fused", show_default=True
+)
+@click.option("--include-archived", is_flag=True, help="Do not drop notes listed in meta/archived.json.")
+@click.option(
+    "--queries",
+    "queries_file",
+    type=click.File("r", encoding="utf-8"),
+    help='JSON lines {"id", "query"} in; one {"id", "hits": [...]} per line out.',
+)
+@EMBEDDER_OPTION
+@output_options
+@click.pass_obj
+def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embedder, as_json):
+    """Find the notes and sources that answer QUERY (keyword + vector, fused by
+    weighted RRF or, with reme.toml [recall] fusion = "relative", by score; then
+    linked neighbours up to two hops away).
+
+    Every hit returned is logged to meta/access_log.jsonl (it keeps notes from being
+    archived). With --queries FILE.jsonl many queries run in one process.
+    """
+    from ..errors import RemeError
+    from ..index.recall import recall as run_recall
+    from ..index.recall import recall_batch
+
+    if (query is None) == (queries_file is None):
+        raise RemeError('Give either a QUERY or --queries FILE.jsonl (one {"id", "query"} per line).')
+    vault = obj.open()
+    settings = obj.settings().recall
+    options = dict(
+        k=k, scope=scope, mode=mode, graph=vault.graph, traverse_depth=settings.traverse_depth,
+        rrf_k=settings.rrf_k, include_archived=include_archived, now=vault.clock(),
+        fusion=settings.fusion,
+    )
+    with obj.index(vault, embedder) as idx:
+        idx.refresh()
+        if queries_file is not None:
+            batch = list(_read_queries(queries_file))
+            for qid, hits in recall_batch(idx, batch, **options):
+                click.echo(json.dumps({"id": qid, "hits": [h.to_json() for h in hits]}, ensure_ascii=False))
+            return
+        hits = run_recall(idx, query, **options)
+    if wants_json(as_json):
+        emit_json([h.to_json() for h in hits])
+        return
+    if not hits:
+        click.echo("No matches.")
+    for rank, hit in enumerate(hits, 1):
+        via = "" if hit.via == "search" else "  (via links)"
+        click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.path}{via}")
+        if hit.description:
+            click.echo(f"      {hit.description}")
+        for chunk in hit.chunks:
+            preview = " ".join(chunk.text.split())[:160]
+            click.echo(f"      L{chunk.line_start}-{chunk.line_end}: {preview}")
+
+
+def _read_queries(handle):
+    from ..errors import RemeError
+
+    for number, line in enumerate(handle, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            yield str(row["id"]), str(row["query"])
+        except (ValueError, KeyError, TypeError):
+            raise RemeError(
+                f"Line {number} of the queries file is not a JSON object with \"id\" and "
+                '"query"; fix that line.'
+            ) from None
+

@@ -1,0 +1,117 @@
+"""`proposals`: review what the pipelines proposed."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .app import Ctx, cli, emit_json, output_options, wants_json
+
+
+@cli.group()
+def proposals():
+    """Review proposed changes: list, show (with a diff), accept, reject, revert.
+
+    Pipelines apply confident proposals at once and hold the rest in
+    meta/proposals/ for a person. Accepting re-runs the proposal's checks against the
+    files as they are now; revert undoes an applied proposal while its files are
+    unchanged since.
+    """
+
+
+def _queue(obj: Ctx):
+    from ..proposals import ProposalQueue
+
+    return ProposalQueue(obj.open())
+
+
+def _proposal_row(p) -> dict:
+    return {
+        "id": p.id,
+        "state": p.state,
+        "action": p.action,
+        "summary": p.summary,
+        "files": list(p.paths),
+        "updated_at": p.updated_at,
+        "error": p.error,
+    }
+
+
+@proposals.command("list")
+@click.option(
+    "--state", help="Only proposals in this state (pending, applied, rejected, stale, reverted)."
+)
+@output_options
+@click.pass_obj
+def proposals_list(obj: Ctx, state: str | None, as_json):
+    """List proposals, oldest first."""
+    rows = [_proposal_row(p) for p in _queue(obj).list(state)]
+    if wants_json(as_json):
+        emit_json(rows)
+        return
+    if not rows:
+        click.echo("No proposals.")
+    for row in rows:
+        click.echo(f"{row['id']}  {row['state']:<8} {row['action']:<18} {row['summary']}")
+
+
+@proposals.command("show")
+@click.argument("proposal_id")
+@output_options
+@click.pass_obj
+def proposals_show(obj: Ctx, proposal_id: str, as_json):
+    """Show one proposal: its story and a unified diff per file."""
+    queue = _queue(obj)
+    proposal = queue.load(proposal_id)
+    diff = queue.diff(proposal)
+    if wants_json(as_json):
+        emit_json({**_proposal_row(proposal), "story": dict(proposal.story), "diff": diff})
+        return
+    click.echo(f"{proposal.id}  [{proposal.state}]  {proposal.action}")
+    click.echo(proposal.summary)
+    if proposal.error:
+        click.echo(f"note: {proposal.error}")
+    for key, value in proposal.story.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        click.echo(f"  {key}: {text[:300]}")
+    click.echo()
+    click.echo(diff, nl=False)
+
+
+def _decided(obj: Ctx, proposal, as_json) -> None:
+    if wants_json(as_json):
+        emit_json(_proposal_row(proposal))
+        return
+    click.echo(
+        f"{proposal.id} is now {proposal.state}" + (f": {proposal.error}" if proposal.error else "")
+    )
+
+
+@proposals.command("accept")
+@click.argument("proposal_id")
+@output_options
+@click.pass_obj
+def proposals_accept(obj: Ctx, proposal_id: str, as_json):
+    """Apply a pending proposal (its checks run again first)."""
+    _decided(obj, _queue(obj).accept(proposal_id), as_json)
+
+
+@proposals.command("reject")
+@click.argument("proposal_id")
+@click.option("--reason", default="", help="Why, kept in the proposal.")
+@output_options
+@click.pass_obj
+def proposals_reject(obj: Ctx, proposal_id: str, reason: str, as_json):
+    """Reject a pending proposal; nothing is written to the notes."""
+    _decided(obj, _queue(obj).reject(proposal_id, reason), as_json)
+
+
+@proposals.command("revert")
+@click.argument("proposal_id")
+@output_options
+@click.pass_obj
+def proposals_revert(obj: Ctx, proposal_id: str, as_json):
+    """Undo an applied proposal while its files are unchanged since."""
+    _decided(obj, _queue(obj).revert(proposal_id), as_json)
+

@@ -1,0 +1,215 @@
+"""Commands over the vault core: init, status, links, graph, health, rename."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .app import Ctx, cli, emit_json, output_options, vault_relative, wants_json, warn_problems
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--sample", is_flag=True, help="Also copy the bundled sample daily/ and resource/ material."
+)
+@output_options
+def init(path: Path, sample: bool, as_json):
+    """Create a vault at PATH (or add the missing layers to an existing folder).
+
+    Creates resource/, daily/, digest/{procedure,personal,wiki}/, meta/, audit/ and a
+    .gitignore entry for the .reme/ cache. Existing files are never overwritten.
+    """
+    from ..vault.vault import init_vault
+
+    created = init_vault(path, sample=sample)
+    if wants_json(as_json):
+        emit_json({"vault": str(path), "created": created})
+        return
+    click.echo(f"Vault ready at {path} ({len(created)} new files and folders).")
+    if sample:
+        click.echo("Sample material copied into daily/ and resource/.")
+    click.echo(f"Next: reme-workbench --vault {path} status")
+
+
+@cli.command()
+@output_options
+@click.pass_obj
+def status(obj: Ctx, as_json):
+    """Summarise the vault: files per layer, digest notes per bucket, unreadable files."""
+    from ..vault.layout import BUCKETS, bucket_of, layer_of
+
+    vault = obj.open()
+    records = vault.scan.records
+    layers: dict[str, int] = {}
+    buckets = {b: 0 for b in BUCKETS}
+    for path in records:
+        layers[layer_of(path) or "other"] = layers.get(layer_of(path) or "other", 0) + 1
+        bucket = bucket_of(path)
+        if bucket and path.endswith(".md"):
+            buckets[bucket] += 1
+    data = {
+        "vault": str(vault.root),
+        "files": dict(sorted(layers.items())),
+        "digest_notes": buckets,
+        "problems": [{"path": p.path, "message": p.message} for p in vault.scan.problems],
+    }
+    if wants_json(as_json):
+        emit_json(data)
+        return
+    click.echo(f"Vault {vault.root}")
+    for layer, count in data["files"].items():
+        click.echo(f"  {layer + '/':<10} {count:>6} files")
+    click.echo("  digest notes: " + ", ".join(f"{b} {n}" for b, n in buckets.items()))
+    warn_problems(vault)
+
+
+
+
+@cli.command()
+@click.argument("file")
+@output_options
+@click.pass_obj
+def links(obj: Ctx, file: str, as_json):
+    """List the wikilinks of FILE (vault-relative, or a path inside the vault).
+
+    JSON: a list of {target, alias, predicate, embed, anchor, line, column}.
+    """
+    from ..errors import RemeError
+    from ..vault.layout import resolve_inside
+    from ..vault.links import parse_links
+    from ..vault.note import decode_note_bytes
+
+    vault = obj.open()
+    rel = vault_relative(vault.root, file)
+    full = resolve_inside(vault.root, rel)
+    if not full.is_file():
+        raise RemeError(f"{rel} is not a file in the vault {vault.root}; check the path.", path=rel)
+    found = parse_links(decode_note_bytes(full.read_bytes(), rel))
+    if wants_json(as_json):
+        emit_json([link.to_json() for link in found])
+        return
+    for link in found:
+        extra = "".join(
+            [
+                f" ({link.predicate}::)" if link.predicate else "",
+                f" #{link.anchor}" if link.anchor else "",
+                f" |{link.alias}" if link.alias else "",
+                " [embed]" if link.embed else "",
+            ]
+        )
+        click.echo(f"{link.line}:{link.column}\t{link.target}{extra}")
+
+
+@cli.command()
+@click.option("--top", default=10, show_default=True, help="How many top-inbound notes to list.")
+@output_options
+@click.pass_obj
+def graph(obj: Ctx, top: int, as_json):
+    """Describe the digest link graph: nodes and edges per bucket, dangling links,
+    isolated notes and the most linked-to notes."""
+    vault = obj.open()
+    stats = vault.graph.stats(top=top)
+    warn_problems(vault)
+    if wants_json(as_json):
+        emit_json(stats)
+        return
+    click.echo(f"{stats['nodes']} notes, {stats['edges']} links between them")
+    for bucket, row in stats["buckets"].items():
+        click.echo(f"  {bucket:<10} {row['nodes']:>5} notes  {row['edges_out']:>6} outbound links")
+    click.echo(f"dangling links: {len(stats['dangling_links'])}")
+    click.echo(f"isolated notes: {len(stats['isolated_nodes'])}")
+    for row in stats["top_inbound"]:
+        click.echo(f"  {row['inbound']:>4} <- {row['path']}")
+
+
+@cli.command()
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Repair broken links (D1) in place: each becomes its alias or target text.",
+)
+@click.option("--no-report", is_flag=True, help="Do not write audit/<date>/health_links.md.")
+@output_options
+@click.pass_obj
+def health(obj: Ctx, fix: bool, no_report: bool, as_json):
+    """Check links: D1 broken links, D10 broken or missing provenance.
+
+    D1 covers digest notes and daily logs; D10 covers digest notes. Writes
+    audit/<date>/health_links.md with links to the offenders. --fix repairs D1 in
+    digest/ through one atomic changeset recorded in audit/ (daily/ is source material
+    and is only reported); D10 is only reported, since a broken provenance chain needs
+    a person.
+    """
+    from ..vault.layout import is_digest_note
+
+    def in_digest(r):
+        return sum(1 for b in r.broken_links if is_digest_note(b.source))
+
+    vault = obj.open()
+    report = vault.health()
+    fixed = 0
+    if fix and in_digest(report):
+        vault.fix_links(report)
+        before, report = in_digest(report), vault.health()
+        fixed = before - in_digest(report)
+    report_path = None if no_report else vault.write_health_report(report)
+    warn_problems(vault)
+    if wants_json(as_json):
+        emit_json({**report.to_json(), "fixed": fixed, "report": report_path})
+        return
+    click.echo(f"D1 broken links:       {len(report.broken_links)}")
+    for b in report.broken_links:
+        click.echo(f"  {b.source}:{b.line}:{b.column}  {b.raw}  ({b.reason})")
+    click.echo(f"D10 broken provenance: {len(report.broken_provenance)}")
+    for b in report.broken_provenance:
+        click.echo(f"  {b.source}:{b.line}:{b.column}  {b.raw}  ({b.reason})")
+    click.echo(f"D10 missing provenance: {len(report.missing_provenance)}")
+    for path in report.missing_provenance:
+        click.echo(f"  {path}")
+    if fixed:
+        click.echo(f"Fixed {fixed} broken link(s).")
+    left = len(report.broken_links) - in_digest(report)
+    if fix and left:
+        click.echo(
+            f"Left {left} broken link(s) in daily/ as they are: source material is not rewritten."
+        )
+    if report_path:
+        click.echo(f"Report: {report_path}")
+
+
+@cli.command()
+@click.argument("old")
+@click.argument("new")
+@click.option("--dry-run", is_flag=True, help="Show what would change and write nothing.")
+@output_options
+@click.pass_obj
+def rename(obj: Ctx, old: str, new: str, dry_run: bool, as_json):
+    """Move note OLD to NEW (vault-relative paths) and retarget every inbound link.
+
+    Links in digest/ and daily/ are rewritten keeping alias, embed mark, anchor and
+    predicate; resource/ is immutable and left alone. The move, the rewrites and the
+    audit line land together as one atomic changeset.
+    """
+    from ..vault.vault import rename_note
+
+    vault = obj.open()
+    plan = rename_note(vault, old, new, dry_run=dry_run)
+    data = {
+        "old": plan.old,
+        "new": plan.new,
+        "dry_run": dry_run,
+        "links_rewritten": plan.counts,
+        "left_alone": plan.left_alone,
+    }
+    if wants_json(as_json):
+        emit_json(data)
+        return
+    verb = "Would move" if dry_run else "Moved"
+    click.echo(f"{verb} {plan.old} -> {plan.new}")
+    for path, count in sorted(plan.counts.items()):
+        click.echo(f"  {count} link(s) in {path}")
+    for path, count in sorted(plan.left_alone.items()):
+        click.echo(f"  left alone: {count} link(s) in {path} (resource/ is immutable)")
+
