@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -194,3 +196,41 @@ def test_cli_list_show_accept_reject_revert(vault):
     )
     bad = run(vault, "accept", b.id)
     assert bad.exit_code == 1 and "only pending" in bad.output
+
+
+def _touch(path, seconds_later: int = 3600) -> None:
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + seconds_later * 10**9))
+
+
+def test_revert_after_a_timestamp_only_change_compares_content(vault):
+    """`touch` (or a sync tool, or git) changes only the mtime: the content is what counts."""
+    queue = ProposalQueue(vault)
+    p = queue.submit(refine(queue, vault), Policy(frozenset({"dream.refine"})))
+    _touch(vault.root / NOTE)
+    result = run(vault, "revert", p.id, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["state"] == "reverted"
+    assert (vault.root / NOTE).read_text() == OLD
+
+
+def test_revert_in_a_copied_vault(vault, tmp_path, clock):
+    """`cp -r` gives every file a new mtime; a proposal applied in the original reverts
+    in the copy, and its content check still guards a real edit."""
+    queue = ProposalQueue(vault)
+    p = queue.submit(refine(queue, vault), Policy(frozenset({"dream.refine"})))
+    copy = tmp_path / "copy"
+    shutil.copytree(vault.root, copy, copy_function=shutil.copy)  # like cp -r: new mtimes
+    assert (copy / NOTE).stat().st_mtime_ns != (vault.root / NOTE).stat().st_mtime_ns
+    copied = Vault.open(copy, clock=clock)
+    assert run(copied, "revert", p.id, "--json").exit_code == 0
+    assert (copy / NOTE).read_text() == OLD
+    assert (vault.root / NOTE).read_text() == NEW  # the original is untouched
+
+
+def test_accept_after_a_timestamp_only_change_applies(vault):
+    queue = ProposalQueue(vault)
+    p = queue.submit(refine(queue, vault), Policy())
+    _touch(vault.root / NOTE)
+    assert queue.accept(p.id).state == "applied"
+    assert (vault.root / NOTE).read_text() == NEW

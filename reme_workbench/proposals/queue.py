@@ -12,7 +12,7 @@ import json
 import uuid
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import (
     ChangesetRejectedError,
@@ -181,7 +181,7 @@ class ProposalQueue:
         try:
             self.vault.apply(
                 Changeset(
-                    ops=proposal.inverse,
+                    ops=self._restamped(proposal.inverse),
                     description=f"revert {proposal.id}",
                     audit=AuditEntry(
                         "proposals", f"- {proposal.id} reverted: {proposal.summary}\n"
@@ -208,8 +208,26 @@ class ProposalQueue:
         return "".join(chunks)
 
     # -- internals ----------------------------------------------------------------
+    def _restamped(self, ops: tuple[FileOp, ...]) -> tuple[FileOp, ...]:
+        """`ops` with each expected stamp renewed where only the mtime moved on.
+
+        A stamp holds the content hash and the mtime; `touch`, `cp -r`, a sync tool or a
+        git checkout change the mtime of a file whose bytes are exactly what the proposal
+        expects. Content decides: the store still refuses a file whose bytes differ, and
+        one that changes between this read and the write (its mtime moves again).
+        """
+        out: list[FileOp] = []
+        for op in ops:
+            if isinstance(op, Edit | Delete):
+                current = self.vault.store.read(op.path)
+                if current is not None and current[1].sha256 == op.expected.sha256:
+                    op = replace(op, expected=current[1])
+            out.append(op)
+        return tuple(out)
+
     def _apply(self, proposal: Proposal) -> Proposal:
         now = self._now()
+        proposal = replace(proposal, ops=self._restamped(proposal.ops))
         try:
             result = self.vault.apply(proposal.changeset())
         except StaleChangesetError as exc:
