@@ -267,3 +267,33 @@ def test_console_script_runs_end_to_end(tmp_path):
     out = subprocess.run([*exe, "--vault", str(target), "health", "--fix", "--text"], check=True, capture_output=True, text=True)
     assert "Left 1 broken link(s) in daily/" in out.stdout
     assert log.read_bytes() == before
+
+
+def test_rename_refuses_to_move_material_out_of_daily(vault):
+    """Sources are immutable: moving a daily log into digest/ would turn material into a
+    note and break the provenance pointing at it."""
+    before = snapshot(vault)
+    for new in ("digest/wiki/dpa.md", "daily/2026-10-06/log.md"):
+        result = CliRunner().invoke(cli, ["--vault", str(vault), "rename", "daily/2026-10-05/log.md", new])
+        assert result.exit_code == 1, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and "source material" in lines[0], result.output
+    # a digest note cannot become material either
+    result = CliRunner().invoke(cli, ["--vault", str(vault), "rename", "digest/wiki/alpha.md", "daily/2026-10-05/alpha.md"])
+    assert result.exit_code == 1 and "source material" in result.output
+    moved_out = CliRunner().invoke(
+        cli, ["--vault", str(vault), "rename", "daily/2026-10-05/log.md", "digest/wiki/dpa.md", "--move-source"]
+    )
+    assert moved_out.exit_code == 1 and "within daily/" in moved_out.output
+    assert snapshot(vault) == before
+
+
+def test_rename_move_source_moves_a_daily_log_and_keeps_provenance(vault):
+    result = run("rename", "daily/2026-10-05/log.md", "daily/2026-10-06/log.md", "--move-source", "--json", vault=vault)
+    assert result.exit_code == 0, result.output
+    assert not (vault / "daily/2026-10-05/log.md").exists()
+    assert (vault / "daily/2026-10-06/log.md").read_text(encoding="utf-8") == LOG
+    alpha = (vault / "digest/wiki/alpha.md").read_text(encoding="utf-8")
+    assert "derived_from:: [[daily/2026-10-06/log.md]]" in alpha
+    health = json.loads(run("health", "--json", "--no-report", vault=vault).stdout)
+    assert [b["target"] for b in health["broken_provenance"]] == ["resource/2026-10-01/gone.md"]

@@ -183,19 +183,30 @@ def health(obj: Ctx, fix: bool, no_report: bool, as_json):
 @click.argument("old")
 @click.argument("new")
 @click.option("--dry-run", is_flag=True, help="Show what would change and write nothing.")
+@click.option(
+    "--move-source",
+    is_flag=True,
+    help="Allow OLD to be a daily log, moved within daily/ (its provenance links follow).",
+)
 @output_options
 @click.pass_obj
-def rename(obj: Ctx, old: str, new: str, dry_run: bool, as_json):
+def rename(obj: Ctx, old: str, new: str, dry_run: bool, move_source: bool, as_json):
     """Move note OLD to NEW (vault-relative paths) and retarget every inbound link.
 
     Links in digest/ and daily/ are rewritten keeping alias, embed mark, anchor and
     predicate; resource/ is immutable and left alone. The move, the rewrites and the
     audit line land together as one atomic changeset.
+
+    Sources are immutable: rename moves digest notes within digest/. It is the one
+    command that writes daily/ — the links in daily logs to a renamed note — and, with
+    --move-source, moves a daily log within daily/, retargeting the provenance
+    (derived_from::) links of the notes made from it. resource/ files never move, and
+    nothing moves between daily/ and digest/.
     """
     from ..vault.vault import rename_note
 
     vault = obj.open()
-    plan = rename_note(vault, old, new, dry_run=dry_run)
+    plan = rename_note(vault, old, new, dry_run=dry_run, move_source=move_source)
     data = {
         "old": plan.old,
         "new": plan.new,

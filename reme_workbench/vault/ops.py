@@ -123,11 +123,15 @@ def plan_rename(
     new: str,
     *,
     layers: Iterable[str] = ("digest", "daily"),
+    move_source: bool = False,
 ) -> RetargetPlan:
     """Plan moving note `old` to `new` and retargeting every inbound link, as one changeset.
 
-    The moved note's frontmatter `name` follows its new basename. An explicit user
-    command may move files in daily/ too; resource/ files are immutable and never moved.
+    The moved note's frontmatter `name` follows its new basename. A note moves within
+    digest/. Sources are immutable: a daily log moves only with `move_source=True` (the
+    `rename --move-source` command) and only within daily/, so the provenance links
+    pointing at it are retargeted, not broken; resource/ files never move, and nothing
+    crosses between material and notes.
     """
     old, new = normalize_rel(old), normalize_rel(new)
     if old == new:
@@ -136,14 +140,8 @@ def plan_rename(
         raise RemeError(
             f"rename moves notes: both paths must end in .md (got {old} -> {new}).", path=old
         )
-    for path in (old, new):
-        if layer_of(path) == "resource":
-            raise RemeError(
-                f"{path} is in resource/, which is immutable source material; leave it where "
-                "it is.",
-                path=path,
-            )
-    allow_sources = layer_of(old) == "daily" or layer_of(new) == "daily"
+    _check_rename_layers(old, new, move_source=move_source)
+    allow_sources = layer_of(old) == "daily"
     check_writable(new, allow_sources=allow_sources)
     check_writable(old, allow_sources=allow_sources)
     current = store.read(old)
@@ -181,6 +179,32 @@ def plan_rename(
         audit=audit,
     )
     return RetargetPlan(old, new, counts, inbound.left_alone, changeset)
+
+
+def _check_rename_layers(old: str, new: str, *, move_source: bool) -> None:
+    """One line naming the fix when a rename would move source material."""
+    for path in (old, new):
+        if layer_of(path) == "resource":
+            raise RemeError(
+                f"{path} is in resource/, which is immutable source material; leave it where "
+                "it is.",
+                path=path,
+            )
+    old_layer, new_layer = layer_of(old), layer_of(new)
+    if old_layer == "daily" and not move_source:
+        raise RemeError(
+            f"{old} is source material (daily/); rename moves digest notes. To move a daily "
+            "log within daily/ (retargeting the links to it, provenance included), add "
+            "--move-source.",
+            path=old,
+        )
+    if old_layer != new_layer and "daily" in (old_layer, new_layer):
+        what = "source material into a note" if old_layer == "daily" else "a note into source material"
+        raise RemeError(
+            f"{old} -> {new} would turn {what} and break provenance; a daily log moves only "
+            "within daily/ (dream makes notes from material).",
+            path=old,
+        )
 
 
 def _check_moved_keeps_links(old: str, new: str, before_text: str) -> NamedCheck:

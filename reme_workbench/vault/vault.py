@@ -151,9 +151,14 @@ def retarget_links(
     return plan
 
 
-def rename_note(vault: Vault, old: str, new: str, *, dry_run: bool = False) -> RetargetPlan:
-    """Move note `old` to `new` and retarget every inbound link, atomically."""
-    plan = plan_rename(vault.store, vault.scan.records.values(), old, new)
+def rename_note(
+    vault: Vault, old: str, new: str, *, dry_run: bool = False, move_source: bool = False
+) -> RetargetPlan:
+    """Move note `old` to `new` and retarget every inbound link, atomically.
+
+    `move_source=True` lets a daily log move within daily/ (see `plan_rename`).
+    """
+    plan = plan_rename(vault.store, vault.scan.records.values(), old, new, move_source=move_source)
     if not dry_run:
         vault.apply(plan.changeset)
     return plan
