@@ -1,0 +1,332 @@
+"""Resolve Obsidian short links the way Obsidian does, and repair text to full-path links.
+
+Pure: a `LinkResolver` is built from the set of vault paths (every file, attachments
+too) and never touches the disk.
+
+How a target is looked up from a source file (case-insensitive throughout):
+
+1. **exact**: the target is a vault path (`digest/wiki/x.md`, `resource/d/Settings`);
+2. **relative**: the target joined to the source file's folder (`./x`, `../x`, `x`);
+3. **suffix**: the one file whose path ends with the target, segment by segment —
+   `[[Note]]` is a basename match, `[[dir1/Note]]` picks `dir1/Note.md` even when
+   `dir2/Note.md` exists. Several such files are *ambiguous*: no guess is made.
+
+A target that starts with `./` or `../` is only ever relative; one that starts with `/`
+is only ever a vault path. Within each step `x` means `x.md` first and then the file
+`x` itself, so `[[Settings]]` names `Settings.md`, `[[Figure 1.png]]` the image and
+`[[v1.2 notes]]` the note `v1.2 notes.md`. Where two files differ only in case, the
+one spelled exactly as the target wins; otherwise the match is ambiguous.
+
+`repair_links` turns every link of a text into the canonical `[[full/path.md|alias]]`
+or, when it does not resolve, into the text a reader saw (see its docstring).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..errors import UnsafePathError
+from .layout import normalize_rel
+from .links import Link, format_link, parse_links
+
+__all__ = [
+    "Resolution",
+    "LinkResolver",
+    "LinkRepair",
+    "is_linkable",
+    "repair_links",
+]
+
+# `![[img.png|300]]` / `|300x200`: Obsidian's embed size, not words for a reader.
+_EMBED_SIZE_RE = re.compile(r"\d+(x\d+)?")
+# Repairing can expose a link only by joining text around a removed one
+# (`[![[gone.png]][x]]` leaves `[[x]]`), so a few passes always reach a fixed point.
+_MAX_PASSES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Where a link target leads: `path` is None when it is ambiguous or missing."""
+
+    path: str | None
+    how: str  # "exact", "relative", "suffix", "ambiguous" or "missing"
+    candidates: tuple[str, ...] = ()  # the files an ambiguous target could mean
+
+
+_MISSING = Resolution(None, "missing")
+
+
+def _clean(path: str) -> str | None:
+    """`a/./b//c` -> `a/b/c`, `a/../b` -> `b`; None when it leaves the vault or is empty."""
+    if "\\" in path or "\x00" in path:
+        return None
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts) or None
+
+
+class LinkResolver:
+    """Resolves link targets against a fixed set of vault paths (see the module doc).
+
+    Indexed by lowercase path and by lowercase basename, so building it for 10k+
+    paths is one pass and each lookup touches only the files sharing a basename.
+    """
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self._paths: set[str] = set()
+        self._by_lower: dict[str, list[str]] = {}
+        self._by_name: dict[str, list[str]] = {}
+        for path in paths:
+            self.add(path)
+
+    def add(self, path: str) -> None:
+        """Know one more file (a note created since the resolver was built)."""
+        if path in self._paths:
+            return
+        self._paths.add(path)
+        low = path.lower()
+        self._by_lower.setdefault(low, []).append(path)
+        self._by_name.setdefault(posixpath.basename(low), []).append(path)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._paths
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def resolve(self, target: str, source: str | None = None) -> Resolution:
+        """Resolve `target` as written in the file `source` (a vault path, or None)."""
+        target = target.strip()
+        if not target:
+            return _MISSING
+        forms = [target] if target.lower().endswith(".md") else [target + ".md", target]
+        relative_only = target.startswith(("./", "../")) or target in (".", "..")
+        if target.startswith("/"):
+            return self._first(self._exact(f.lstrip("/")) for f in forms)
+        steps = []
+        if not relative_only:
+            steps.append(self._exact)
+        if source is not None:
+            folder = posixpath.dirname(source)
+            steps.append(lambda f: self._relative(folder, f))
+        if not relative_only:
+            steps.append(self._suffix)
+        for step in steps:
+            found = self._first(step(f) for f in forms)
+            if found is not _MISSING:
+                return found
+        return _MISSING
+
+    @staticmethod
+    def _first(results: Iterable[Resolution]) -> Resolution:
+        for found in results:
+            if found is not _MISSING:
+                return found
+        return _MISSING
+
+    def _pick(self, found: list[str], spelled: str, how: str) -> Resolution:
+        if spelled in found:
+            return Resolution(spelled, how)
+        if len(found) == 1:
+            return Resolution(found[0], how)
+        return Resolution(None, "ambiguous", tuple(sorted(found)))
+
+    def _exact(self, form: str) -> Resolution:
+        clean = _clean(form)
+        if clean is None:
+            return _MISSING
+        found = self._by_lower.get(clean.lower())
+        return self._pick(found, clean, "exact") if found else _MISSING
+
+    def _relative(self, folder: str, form: str) -> Resolution:
+        clean = _clean(posixpath.join(folder, form) if folder else form)
+        if clean is None:
+            return _MISSING
+        found = self._by_lower.get(clean.lower())
+        return self._pick(found, clean, "relative") if found else _MISSING
+
+    def _suffix(self, form: str) -> Resolution:
+        clean = _clean(form)
+        if clean is None:
+            return _MISSING
+        low = clean.lower()
+        tail = "/" + low
+        found = [
+            p
+            for p in self._by_name.get(posixpath.basename(low), ())
+            if ("/" + p.lower()).endswith(tail)
+        ]
+        if not found:
+            return _MISSING
+        if len(found) == 1:
+            return Resolution(found[0], "suffix")
+        return Resolution(None, "ambiguous", tuple(sorted(found)))
+
+
+def is_linkable(path: str) -> bool:
+    """Whether `path` can be written as a canonical `[[path]]` link that reads back as it.
+
+    A name holding `[ ] | #`, a line break, a trailing backslash or a reserved device
+    name, or a path that is not in clean vault form, cannot: such a file stays unlinked.
+    """
+    try:
+        format_link(path)
+        return normalize_rel(path) == path
+    except (ValueError, UnsafePathError):
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRepair:
+    """One link `repair_links` rewrote: what it was, what it became, and why."""
+
+    raw: str
+    replacement: str  # the canonical link, or the plain text ("" when removed)
+    how: str  # a Resolution.how, "unlinkable" (no valid link to that file) or "same-note"
+    path: str | None  # the file it resolved to (also for "unlinkable")
+    line: int
+
+    def to_json(self) -> dict:
+        return {
+            "raw": self.raw,
+            "replacement": self.replacement,
+            "how": self.how,
+            "path": self.path,
+            "line": self.line,
+        }
+
+
+def _caption(link: Link) -> str:
+    """An embed's alias when it is words (a caption), not a size such as `300x200`."""
+    if link.alias and not _EMBED_SIZE_RE.fullmatch(link.alias):
+        return link.alias
+    return ""
+
+
+def _as_text(link: Link) -> str:
+    """What an unresolvable link becomes: the words the reader saw, without the anchor.
+
+    An embed shows a file, not words: with its file gone, its name in the prose would
+    read as noise, so it goes (a caption alias stays). `[[#Heading]]` reads as the
+    heading; a same-note block reference `[[#^id]]` has no words but its alias.
+    """
+    if link.embed:
+        return _caption(link)
+    if link.alias:
+        return link.alias
+    if link.target:
+        return link.target
+    anchor = link.anchor or ""
+    return "" if anchor.startswith("^") else anchor
+
+
+def _in_table_row(text: str, link: Link) -> bool:
+    """A link in a `| a | b |` row, or one already written `[[t\\|a]]` (a table cell)."""
+    if "\\|" in link.raw:
+        return True
+    line_start = text.rfind("\n", 0, link.start) + 1
+    return text[line_start : link.start].lstrip().startswith("|")
+
+
+def _canonical(link: Link, path: str, table: bool) -> str:
+    # Without an alias the reader saw the target as written; keep that as the alias
+    # unless it is the path itself (then only an anchor was dropped). Embeds show the
+    # file, so they get no invented alias.
+    alias = link.alias
+    if alias is None and not link.embed and link.target != path:
+        alias = link.target
+    new = format_link(path, alias=alias, embed=link.embed)
+    return new.replace("|", "\\|", 1) if table and alias is not None else new
+
+
+def _repaired(link: Link, text: str, source: str | None, resolver: LinkResolver):
+    """(replacement, how, path) for one link, or None when it is canonical already."""
+    if not link.target:
+        return _as_text(link), "same-note", None
+    found = resolver.resolve(link.target, source)
+    if found.path is None:
+        return _as_text(link), found.how, None
+    if found.how == "exact" and found.path == link.target and link.anchor is None:
+        return None  # `[[digest/x.md|a]]`, `derived_from:: [[daily/d/x.md]]`: leave as is
+    if not is_linkable(found.path):
+        return _as_text(link), "unlinkable", found.path
+    return _canonical(link, found.path, _in_table_row(text, link)), found.how, found.path
+
+
+def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The whole line (with its newline) when `text[start:end]` is all it holds."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end + 1
+    if text[line_start:start].strip() or text[end:line_end].strip():
+        return start, end
+    return line_start, line_end
+
+
+def _one_pass(
+    text: str, source: str | None, resolver: LinkResolver, keep: frozenset
+) -> tuple[str, list[LinkRepair]]:
+    parts: list[str] = []
+    repairs: list[LinkRepair] = []
+    last = 0
+    for link in parse_links(text):
+        if link.key in keep:
+            continue
+        done = _repaired(link, text, source, resolver)
+        if done is None:
+            continue
+        new, how, path = done
+        start, end = (link.start, link.end)
+        if not new:  # a removed embed leaves no empty line behind
+            start, end = _line_span(text, start, end)
+        parts += [text[last:start], new]
+        last = end
+        repairs.append(LinkRepair(link.raw, new, how, path, link.line))
+    if not repairs:
+        return text, []
+    parts.append(text[last:])
+    return "".join(parts), repairs
+
+
+def repair_links(
+    text: str,
+    source: str | None,
+    resolver: LinkResolver,
+    *,
+    keep: frozenset[tuple[str, str | None]] = frozenset(),
+) -> tuple[str, list[LinkRepair]]:
+    """Rewrite every link of `text` (as written in the file `source`) so it resolves.
+
+    * A link that resolves becomes `[[full/vault/path.md|alias]]`: the `#heading` or
+      `#^block` anchor is dropped, the alias kept, and with no alias the target as
+      written becomes the alias, so the sentence reads as before. Embed marks and
+      `pred::` / `[pred:: ...]` predicates stay (they sit outside the link's span);
+      a link in a table row writes its pipe as `\\|`.
+    * A link already in full-path form that resolves exactly is left byte for byte.
+    * A link that resolves to nothing, ambiguously, or to a file whose name cannot be
+      a link target (`[ ] | #`) becomes its text: the alias, else the target without
+      the anchor. An unresolvable embed is removed (its caption alias stays), and a
+      line it held alone goes with it. `[[#Heading]]` becomes the heading's text.
+    * Links whose `(target, predicate)` key is in `keep` are never touched (an update
+      keeps the old body's links, E-1), nor are links in code or frontmatter.
+
+    Returns the new text and one `LinkRepair` per rewritten link. Idempotent.
+    """
+    repairs: list[LinkRepair] = []
+    for _ in range(_MAX_PASSES):
+        text, found = _one_pass(text, source, resolver, keep)
+        if not found:
+            break
+        repairs += found
+    return text, repairs
