@@ -4,7 +4,7 @@ import pytest
 
 from reme_workbench.errors import RemeError
 from reme_workbench.vault.checks import CHECKS, CheckSpec, build_check
-from reme_workbench.vault.store import Changeset, CheckContext, Create, Edit, Stamp
+from reme_workbench.vault.store import Changeset, CheckContext, Create, Delete, Edit, Stamp
 
 STAMP = Stamp("0" * 64, 1)
 P = "digest/wiki/x.md"
@@ -98,3 +98,47 @@ def test_unknown_check_and_bad_params_are_clear_errors():
     with pytest.raises(RemeError, match="bad parameters"):
         build_check(CheckSpec("keeps_outbound", {"wrong": 1}))
     assert set(CHECKS) >= {"keeps_outbound", "has_provenance", "only_paths"}
+
+
+def test_links_resolve_needs_a_full_path_to_a_file_that_is_there():
+    files = {"digest/wiki/a.md", MAT, "resource/2026-10-05/diagram.png"}
+    new = "digest/wiki/new.md"
+    text = (
+        f"[[digest/wiki/a.md|a]] ![[resource/2026-10-05/diagram.png]] [[{new}]]\n"
+        f"[[digest/wiki/a.md#Intro]]\nderived_from:: [[{MAT}]]\n"
+    )
+    ops = (Edit(P, text.encode(), STAMP), Create(new, b"x"))
+    good = CheckContext(Changeset(ops=ops), {P: b"", new: None},
+                        {P: text.encode(), new: b"x"}, exists=files.__contains__)
+    assert run("links_resolve", {"path": P}, good) == []
+
+    bad_text = (
+        "[[a]] [[digest/wiki/gone.md]] [[#Heading]] [[./digest/wiki/a.md]] "
+        "[[digest/wiki/deleted.md]]\n"
+    )
+    deleted = "digest/wiki/deleted.md"
+    bad = CheckContext(
+        Changeset(ops=(Edit(P, bad_text.encode(), STAMP), Delete(deleted, STAMP))),
+        {P: b"", deleted: b"x"},
+        {P: bad_text.encode(), deleted: None},
+        exists=(files | {deleted}).__contains__,
+    )
+    failures = run("links_resolve", {"path": P}, bad)
+    assert [f.split(" ", 1)[0] for f in failures] == [f"{P}:1:{c}" for c in (1, 7, 31, 44, 67)]
+    assert "[[a]] names no file" in failures[0]  # `a` would be a file at the vault root
+    assert "[[digest/wiki/gone.md]] names no file" in failures[1]
+    assert "points into the note itself" in failures[2]
+    assert "not a full vault path" in failures[3]
+    assert "[[digest/wiki/deleted.md]] names no file" in failures[4]  # this change deletes it
+    # an update's old links are exempt, broken or not (E-1 keeps them)
+    keep = [["a", None], ["digest/wiki/gone.md", None], ["", None], ["./digest/wiki/a.md", None],
+            [deleted, None]]
+    assert run("links_resolve", {"path": P, "keep": keep}, bad) == []
+
+
+def test_links_resolve_without_exists_blocks_visibly():
+    """A context built without `exists=` cannot decide, so the check fails the write."""
+    plain = ctx({P: "[[digest/wiki/a.md]]"})
+    with pytest.raises(RemeError, match="exists="):
+        run("links_resolve", {"path": P}, plain)
+    assert run("keeps_outbound", {"path": P, "keys": []}, plain) == []  # others need no exists

@@ -17,6 +17,7 @@ from ..errors import RemeError
 from .layout import bucket_of, layer_of
 from .links import PROVENANCE_PREDICATE, is_provenance, outbound_keys, parse_links
 from .note import NoteError, parse
+from .resolve import is_linkable
 from .store import CheckContext, NamedCheck
 
 __all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE"]
@@ -185,6 +186,41 @@ def _no_sources_written() -> Callable[[CheckContext], list[str]]:
     return run
 
 
+def _links_resolve(path: str, keep: list = ()) -> Callable[[CheckContext], list[str]]:
+    """Every link in the new text names an existing file by its full vault path.
+
+    "Existing" means a file in the vault or one this changeset creates; links whose
+    `(target, predicate)` key is in `keep` (an update's old links, E-1) are exempt.
+    `repair_links` (vault/resolve.py) writes exactly what this accepts.
+    """
+    kept = {(t, p) for t, p in keep}
+
+    def run(ctx: CheckContext) -> list[str]:
+        text = _text(ctx, path)
+        if text is None:
+            return []
+        failures = []
+        for lk in parse_links(text):
+            if lk.key in kept:
+                continue
+            where = f"{path}:{lk.line}:{lk.column} {lk.raw}"
+            if not lk.target:
+                failures.append(f"{where} points into the note itself; write the heading as text")
+            elif not is_linkable(lk.target):
+                failures.append(
+                    f"{where} is not a full vault path; link e.g. [[digest/wiki/x.md]] or "
+                    "write the words without [[ ]]"
+                )
+            elif not ctx.present_after(lk.target):
+                failures.append(
+                    f"{where} names no file in the vault; link an existing note or write "
+                    "the words without [[ ]]"
+                )
+        return failures
+
+    return run
+
+
 # name -> factory(**params) -> check function
 CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "keeps_outbound": _keeps_outbound,
@@ -196,6 +232,7 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "only_paths": _only_paths,
     "creates_in_bucket": _creates_in_bucket,
     "no_sources_written": _no_sources_written,
+    "links_resolve": _links_resolve,
 }
 
 

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 
@@ -40,6 +41,7 @@ __all__ = [
     "Delete",
     "FileOp",
     "CheckContext",
+    "is_vault_file",
     "NamedCheck",
     "AuditEntry",
     "Changeset",
@@ -156,11 +158,35 @@ FileOp = Create | Edit | Delete
 # --------------------------------------------------------------------------- changesets
 
 
+def _exists_unknown(rel: str) -> bool:
+    raise RemeError(
+        "This check needs to know which vault files exist, but its CheckContext was "
+        "built without exists=; pass a callable (Store.apply passes one)."
+    )
+
+
+def is_vault_file(root: Path, rel: str) -> bool:
+    """Whether `rel` names a regular file inside the vault at `root`; never follows links."""
+    try:
+        return stat.S_ISREG(os.lstat(resolve_inside(Path(root), rel)).st_mode)
+    except (UnsafePathError, OSError, ValueError):
+        return False
+
+
 @dataclass(frozen=True)
 class CheckContext:
     changeset: Changeset
     before: Mapping[str, bytes | None]  # every op path -> current bytes (None if absent)
     after: Mapping[str, bytes | None]  # every op path -> bytes after the change (None if deleted)
+    # Whether a vault path is a file now (before the change); checks that look beyond
+    # the changeset's own paths use it. The default refuses, visibly, rather than guess.
+    exists: Callable[[str], bool] = _exists_unknown
+
+    def present_after(self, rel: str) -> bool:
+        """Whether `rel` is a file once the change is applied (created, kept or edited)."""
+        if rel in self.after:
+            return self.after[rel] is not None
+        return self.exists(rel)
 
 
 @dataclass(frozen=True)
@@ -402,7 +428,12 @@ class Store:
         before: dict[str, bytes | None],
         after: dict[str, bytes | None],
     ) -> None:
-        ctx = CheckContext(changeset, MappingProxyType(before), MappingProxyType(after))
+        ctx = CheckContext(
+            changeset,
+            MappingProxyType(before),
+            MappingProxyType(after),
+            exists=partial(is_vault_file, self.root),  # under the lock: what is there now
+        )
         failures: list[tuple[str, str]] = []
         for check in changeset.checks:
             try:
