@@ -268,3 +268,11 @@ def test_every_rule_from_the_daily_folder_too():
     )
     assert resolver.resolve("Settings", SRC).path == SETTINGS
     assert resolver.resolve("Settings", "digest/wiki/x.md").how == "ambiguous"
+
+
+def test_a_removed_embed_paragraph_leaves_one_blank_line(resolver):
+    text, _ = repair("Intro.\n\n![[missing.png]]\n\nNext.\n", resolver)
+    assert text == "Intro.\n\nNext.\n"
+    assert repair("![[missing.png]]\n\nNext.\n", resolver)[0] == "Next.\n"
+    assert repair("Intro.\n\n![[missing.png]]", resolver)[0] == "Intro.\n\n"
+    assert repair("Intro.\n![[a.png]]\n![[b.png]]\nEnd.\n", resolver)[0] == "Intro.\nEnd.\n"

@@ -264,13 +264,23 @@ def _repaired(link: Link, text: str, source: str | None, resolver: LinkResolver)
     return _canonical(link, found.path, _in_table_row(text, link)), found.how, found.path
 
 
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end + 1
+
+
 def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """The whole line (with its newline) when `text[start:end]` is all it holds."""
+    """The whole line (with its newline) when `text[start:end]` is all it holds, and the
+    blank line after it too when one precedes it (a paragraph of its own goes whole)."""
     line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end + 1
+    line_end = _line_end(text, end)
     if text[line_start:start].strip() or text[end:line_end].strip():
         return start, end
+    prev_start = text.rfind("\n", 0, max(line_start - 1, 0)) + 1
+    blank_before = line_start == 0 or not text[prev_start:line_start].strip()
+    after_end = _line_end(text, line_end)
+    if blank_before and line_end < len(text) and not text[line_end:after_end].strip():
+        line_end = after_end
     return line_start, line_end
 
 
