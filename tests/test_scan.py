@@ -346,8 +346,8 @@ def test_bad_files_each_give_a_problem_and_the_scan_carries_on(make_vault, tmp_p
     assert "NUL byte" in problems["digest/wiki/binary.md"]
     assert "not UTF-8" in problems["digest/wiki/latin1.md"]
     assert "limit for a note" in problems["digest/wiki/huge.md"]
-    assert "does not follow links out of the vault" in problems["digest/wiki/link-out.md"]
-    assert "does not follow links" in problems["daily/linked-folder"]
+    assert "symlink to a path outside the vault" in problems["digest/wiki/link-out.md"]
+    assert "never follows symlinks" in problems["daily/linked-folder"]
     assert "not valid UTF-8" in problems["digest/wiki/bad-\ufffd-name.md"]
 
     records = scan.records
@@ -355,6 +355,11 @@ def test_bad_files_each_give_a_problem_and_the_scan_carries_on(make_vault, tmp_p
     assert bad_yaml.name is None and bad_yaml.description is None
     assert [lk.target for lk in bad_yaml.links] == ["digest/wiki/ok.md"]  # body still read
     assert records["digest/wiki/binary.md"].links == ()
+    # bad YAML is still a note (body read); binary, non-UTF-8 and huge files are not
+    assert bad_yaml.readable and records["digest/wiki/ok.md"].readable
+    assert not any(
+        records[f"digest/wiki/{n}.md"].readable for n in ("binary", "latin1", "huge")
+    )
     huge = records["digest/wiki/huge.md"]
     assert huge.size == 50 * 1024 * 1024 and huge.sha256 == "" and huge.links == ()
     assert sum(bytes_read) < 10_000  # the 50 MB note was refused by its size, unread

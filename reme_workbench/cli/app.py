@@ -41,6 +41,21 @@ class Ctx:
     def __init__(self, vault_path: Path):
         self.vault_path = vault_path
         self._settings = None
+        self._said: list[str] = []
+
+    def warn(self, message: str, kind: str = "warning") -> None:
+        """Print `kind: message` on stderr once: a message that repeats one already said
+        (the index and dream re-report the scan's unreadable files) is left out."""
+        message = str(message).strip()
+        if any(_repeats(message, said) for said in self._said):
+            return
+        self._said.append(message)
+        click.echo(f"{kind}: {message}", err=True)
+
+    def warn_problems(self, vault) -> None:
+        for problem in vault.scan.problems:
+            text = problem.message
+            self.warn(text if text.startswith(problem.path) else f"{problem.path}: {text}")
 
     def settings(self):
         """reme.toml of the vault, read once here at the edge and passed down."""
@@ -68,9 +83,11 @@ class Ctx:
         return vault
 
 
-def warn_problems(vault) -> None:
-    for problem in vault.scan.problems:
-        click.echo(f"warning: {problem.path}: {problem.message}", err=True)
+def _repeats(message: str, said: str) -> bool:
+    if message == said:
+        return True
+    # containment only for sentences: a short fragment says too little to be a repeat
+    return min(len(message), len(said)) >= 20 and (message in said or said in message)
 
 
 def vault_relative(vault_root: Path, file: str) -> str:
@@ -91,17 +108,53 @@ EMBEDDER_OPTION = click.option(
 )
 
 
+def _set_vault(ctx: click.Context, _param, value: Path | None) -> None:
+    if value is not None:
+        ctx.find_object(Ctx).vault_path = value
+
+
+def _vault_option() -> click.Option:
+    return click.Option(
+        ["--vault", "vault_override"],
+        type=click.Path(file_okay=False, path_type=Path),
+        expose_value=False,
+        callback=_set_vault,
+        help="The vault to work on (the same as --vault before the command).",
+    )
+
+
 class _Group(click.Group):
-    """Turns library errors into one clear line on stderr and exit status 1."""
+    """Gives every command `--vault` (before or after its name), says each library
+    warning once, and turns library errors into one clear line and exit status 1."""
+
+    group_class = type  # sub-groups (`proposals`) are _Groups too
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        if not any("--vault" in p.opts for p in cmd.params):
+            cmd.params.append(_vault_option())
+        super().add_command(cmd, name)
 
     def invoke(self, ctx):
+        import warnings
+
         from ..errors import RemeError
 
-        try:
-            return super().invoke(ctx)
-        except RemeError as exc:
-            click.echo(f"Error: {exc}", err=True)
-            ctx.exit(1)
+        def show(message, category, filename, lineno, file=None, line=None) -> None:
+            # the library warns about files it skips; a user needs the sentence once
+            obj = ctx.find_object(Ctx)
+            if obj is None:
+                click.echo(f"warning: {message}", err=True)
+            else:
+                obj.warn(str(message))
+
+        with warnings.catch_warnings():
+            if ctx.parent is None:
+                warnings.showwarning = show
+            try:
+                return super().invoke(ctx)
+            except RemeError as exc:
+                click.echo(f"Error: {exc}", err=True)
+                ctx.exit(1)
 
 
 @click.group(cls=_Group)
@@ -126,15 +179,7 @@ def cli(ctx, vault_path: Path):
     ctx.obj = Ctx(vault_path)
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    # the library warns about files it skips; a user needs the sentence, not our line numbers
-    click.echo(f"warning: {message}", err=True)
-
-
 def main() -> None:
-    import warnings
-
     # litellm otherwise fetches a price list at import; set it before anything can import it.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    warnings.showwarning = _show_warning
     cli(prog_name="reme-workbench")

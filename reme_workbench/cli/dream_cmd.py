@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json, warn_problems
+from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json
 
 
 @cli.command()
@@ -38,9 +38,10 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
     brain, ledger = build_brain(
         settings, brain_spec=brain_spec, api_base=api_base, record=record_file, replay=replay_file
     )
+    obj.warn_problems(vault)  # first: what the index and dream say again about them is left out
     with obj.index(vault, embedder) as idx:
         report = dream_vault(vault, brain, idx, settings, targets=list(material), dry_run=dry_run, force=force)
-    warn_problems(vault)
+    obj.warn_problems(vault)  # anything new since
     data = report.to_json()
     if ledger is not None:  # the ledger also counts calls whose replies were unusable
         data["ledger"] = ledger.to_dict()
@@ -52,7 +53,7 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
         emit_json(data)
         click.get_current_context().exit(1 if report.failed else 0)
     for line in report.notices + report.skipped:
-        click.echo(f"note: {line}", err=True)
+        obj.warn(line, "note")
     if not report.materials:
         click.echo("Nothing new to dream.")
         return

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json, warn_problems
+from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json
 
 
 @cli.command()
@@ -23,6 +23,7 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     and running this again gives the same results.
     """
     vault = obj.open()
+    obj.warn_problems(vault)  # first: the index's own "not indexed" repeats are left out
     with obj.index(vault, embedder) as idx:
         show_bar = not wants_json(as_json) and sys.stderr.isatty()
         if show_bar:
@@ -36,7 +37,7 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
         else:
             delta = idx.refresh(rebuild=rebuild)
         stats = idx.stats()
-    warn_problems(vault)
+    obj.warn_problems(vault)
     data = {
         "indexed": list(delta.indexed),
         "removed": list(delta.removed),
@@ -74,7 +75,8 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     "--queries",
     "queries_file",
     type=click.File("r", encoding="utf-8"),
-    help='JSON lines {"id", "query"} in; one {"id", "hits": [...]} per line out.',
+    help='JSON lines {"id", "query"} in; out, one {"id", "hits": [...]} per line '
+    "(JSON) or each query with its hits (text).",
 )
 @EMBEDDER_OPTION
 @output_options
@@ -94,6 +96,7 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     if (query is None) == (queries_file is None):
         raise RemeError('Give either a QUERY or --queries FILE.jsonl (one {"id", "query"} per line).')
     vault = obj.open()
+    obj.warn_problems(vault)
     settings = obj.settings().recall
     options = dict(
         k=k, scope=scope, mode=mode, graph=vault.graph, traverse_depth=settings.traverse_depth,
@@ -104,13 +107,23 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
         idx.refresh()
         if queries_file is not None:
             batch = list(_read_queries(queries_file))
-            for qid, hits in recall_batch(idx, batch, **options):
-                click.echo(json.dumps({"id": qid, "hits": [h.to_json() for h in hits]}, ensure_ascii=False))
+            results = recall_batch(idx, batch, **options)
+            for (qid, text), (_, hits) in zip(batch, results, strict=True):
+                if wants_json(as_json):
+                    row = {"id": qid, "hits": [h.to_json() for h in hits]}
+                    click.echo(json.dumps(row, ensure_ascii=False))
+                else:
+                    click.echo(f"[{qid}] {text}")
+                    _print_hits(hits)
             return
         hits = run_recall(idx, query, **options)
     if wants_json(as_json):
         emit_json([h.to_json() for h in hits])
         return
+    _print_hits(hits)
+
+
+def _print_hits(hits) -> None:
     if not hits:
         click.echo("No matches.")
     for rank, hit in enumerate(hits, 1):

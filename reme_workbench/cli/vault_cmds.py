@@ -6,23 +6,26 @@ from pathlib import Path
 
 import click
 
-from .app import Ctx, cli, emit_json, output_options, vault_relative, wants_json, warn_problems
+from .app import Ctx, cli, emit_json, output_options, vault_relative, wants_json
 
 
 @cli.command()
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--sample", is_flag=True, help="Also copy the bundled sample daily/ and resource/ material."
 )
 @output_options
-def init(path: Path, sample: bool, as_json):
+@click.pass_obj
+def init(obj: Ctx, path: Path | None, sample: bool, as_json):
     """Create a vault at PATH (or add the missing layers to an existing folder).
 
     Creates resource/, daily/, digest/{procedure,personal,wiki}/, meta/, audit/ and a
     .gitignore entry for the .reme/ cache. Existing files are never overwritten.
+    Without PATH, the vault that --vault names (default: the current folder).
     """
     from ..vault.vault import init_vault
 
+    path = obj.vault_path if path is None else path
     created = init_vault(path, sample=sample)
     if wants_json(as_json):
         emit_json({"vault": str(path), "created": created})
@@ -38,17 +41,16 @@ def init(path: Path, sample: bool, as_json):
 @click.pass_obj
 def status(obj: Ctx, as_json):
     """Summarise the vault: files per layer, digest notes per bucket, unreadable files."""
-    from ..vault.layout import BUCKETS, bucket_of, layer_of
+    from ..vault.layout import BUCKETS, bucket_of, is_digest_note, layer_of
 
     vault = obj.open()
     records = vault.scan.records
     layers: dict[str, int] = {}
     buckets = {b: 0 for b in BUCKETS}
-    for path in records:
+    for path, record in records.items():
         layers[layer_of(path) or "other"] = layers.get(layer_of(path) or "other", 0) + 1
-        bucket = bucket_of(path)
-        if bucket and path.endswith(".md"):
-            buckets[bucket] += 1
+        if is_digest_note(path) and record.readable:  # an unreadable file is a problem
+            buckets[bucket_of(path)] += 1
     data = {
         "vault": str(vault.root),
         "files": dict(sorted(layers.items())),
@@ -62,8 +64,7 @@ def status(obj: Ctx, as_json):
     for layer, count in data["files"].items():
         click.echo(f"  {layer + '/':<10} {count:>6} files")
     click.echo("  digest notes: " + ", ".join(f"{b} {n}" for b, n in buckets.items()))
-    warn_problems(vault)
-
+    obj.warn_problems(vault)
 
 
 
@@ -111,7 +112,7 @@ def graph(obj: Ctx, top: int, as_json):
     isolated notes and the most linked-to notes."""
     vault = obj.open()
     stats = vault.graph.stats(top=top)
-    warn_problems(vault)
+    obj.warn_problems(vault)
     if wants_json(as_json):
         emit_json(stats)
         return
@@ -131,16 +132,21 @@ def graph(obj: Ctx, top: int, as_json):
     help="Repair broken links (D1) in place: each becomes its alias or target text.",
 )
 @click.option("--no-report", is_flag=True, help="Do not write audit/<date>/health_links.md.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Exit with status 1 when a D1 or D10 problem is found (after --fix), as linters do.",
+)
 @output_options
 @click.pass_obj
-def health(obj: Ctx, fix: bool, no_report: bool, as_json):
+def health(obj: Ctx, fix: bool, no_report: bool, check: bool, as_json):
     """Check links: D1 broken links, D10 broken or missing provenance.
 
     D1 covers digest notes and daily logs; D10 covers digest notes. Writes
     audit/<date>/health_links.md with links to the offenders. --fix repairs D1 in
     digest/ through one atomic changeset recorded in audit/ (daily/ is source material
     and is only reported); D10 is only reported, since a broken provenance chain needs
-    a person.
+    a person. The exit status is 0 whatever is found, unless --check is given.
     """
     from ..vault.layout import is_digest_note
 
@@ -155,10 +161,11 @@ def health(obj: Ctx, fix: bool, no_report: bool, as_json):
         before, report = in_digest(report), vault.health()
         fixed = before - in_digest(report)
     report_path = None if no_report else vault.write_health_report(report)
-    warn_problems(vault)
+    obj.warn_problems(vault)
+    failed = check and not report.ok
     if wants_json(as_json):
         emit_json({**report.to_json(), "fixed": fixed, "report": report_path})
-        return
+        click.get_current_context().exit(1 if failed else 0)
     click.echo(f"D1 broken links:       {len(report.broken_links)}")
     for b in report.broken_links:
         click.echo(f"  {b.source}:{b.line}:{b.column}  {b.raw}  ({b.reason})")
@@ -177,6 +184,8 @@ def health(obj: Ctx, fix: bool, no_report: bool, as_json):
         )
     if report_path:
         click.echo(f"Report: {report_path}")
+    if failed:
+        click.get_current_context().exit(1)
 
 
 @cli.command()

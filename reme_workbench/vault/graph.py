@@ -64,7 +64,10 @@ class LinkGraph:
         self = cls()
         self._scan = scan
         with _paused_gc():
-            notes = [rec for path, rec in scan.records.items() if is_digest_note(path)]
+            # an unreadable file (binary, not UTF-8, too large) is a problem, not a note
+            notes = [
+                rec for path, rec in scan.records.items() if is_digest_note(path) and rec.readable
+            ]
             self.graph.add_nodes_from((rec.path, _node_attrs(rec)) for rec in notes)
             nodes = self.graph.nodes
             edges = []
@@ -87,6 +90,11 @@ class LinkGraph:
         for path in delta.changed:
             rec = records.get(path)
             if rec is None or not is_digest_note(path):
+                continue
+            if not rec.readable:  # became unreadable: no longer a note
+                if path in graph:
+                    graph.remove_node(path)
+                self._forget(path)
                 continue
             is_new = path not in graph
             graph.add_node(path, **_node_attrs(rec))

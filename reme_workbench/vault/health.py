@@ -144,8 +144,8 @@ def check_health(scan: VaultScan, paths: Iterable[str] | None = None) -> HealthR
             )
             (broken_prov if provenance else broken).append(found)
         record = records[source]
-        unreadable = record.error is not None and not record.links  # reported as a problem
-        if not has_provenance and is_digest_note(source) and not unreadable:
+        # an unreadable file is reported as a problem, not as a note without provenance
+        if not has_provenance and is_digest_note(source) and record.readable:
             missing.append(source)
     return HealthReport(tuple(broken), tuple(broken_prov), tuple(missing))
 

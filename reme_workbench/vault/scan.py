@@ -41,7 +41,7 @@ SCAN_LAYERS: tuple[str, ...] = ("resource", "daily", "digest")
 SCAN_DB = "scan.db"
 # Bump when the table layout or the meaning of a column changes; the Link fields and the
 # size limit are part of the version too, so a change to either rebuilds the cache.
-_SCHEMA = 1
+_SCHEMA = 2
 _LINK_FIELDS = tuple(f.name for f in dataclasses.fields(Link))
 _CACHE_VERSION = f"{_SCHEMA}|{','.join(_LINK_FIELDS)}|{MAX_NOTE_BYTES}"
 _link_values = operator.attrgetter(*_LINK_FIELDS)
@@ -66,6 +66,10 @@ class FileRecord:
     description: str | None
     links: tuple[Link, ...]  # () for non-markdown
     error: str | None  # why this file could not be (fully) read, with the fix
+    # the bytes were read (and, for markdown, decoded as text): False for a file too
+    # large, unreadable, binary or not UTF-8, which is a problem, not a note. A note with
+    # bad frontmatter YAML is readable: its body and links are known.
+    readable: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,12 +103,31 @@ def _paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _symlink_problem(rel: str) -> Problem:
-    return Problem(
-        rel,
-        f"{rel} is a symlink; reme-workbench does not follow links out of the vault. "
-        "Replace it with the real file or folder, or remove it.",
+def _symlink_problem(root: Path, rel: str) -> Problem:
+    """What a skipped symlink points at, truly: inside the vault, outside it, or nowhere."""
+    skipped = (
+        f"{rel} is a symlink {{where}}; reme-workbench never follows symlinks (a write "
+        "through one could land anywhere), so it was skipped. {fix}"
     )
+    full = os.path.join(root, rel)
+    try:
+        target = os.path.realpath(full, strict=True)
+    except (OSError, RuntimeError):
+        return Problem(rel, skipped.format(
+            where="to a path that does not exist", fix="Remove it, or replace it with the file."
+        ))
+    real_root = os.path.realpath(root)
+    inside = os.path.relpath(target, real_root)
+    if inside == "." or inside.startswith(".." + os.sep) or inside == "..":
+        return Problem(rel, skipped.format(
+            where="to a path outside the vault",
+            fix="Move the real file or folder into the vault, or remove the link.",
+        ))
+    inside = Path(inside).as_posix()
+    return Problem(rel, skipped.format(
+        where=f"to {inside}, inside the vault",
+        fix=f"Link to it with [[{inside}]] instead, or replace the symlink with the real file.",
+    ))
 
 
 def _too_large(rel: str, size: int) -> str:
@@ -180,18 +203,20 @@ def _build(rel: str, full: str, old: FileRecord | None) -> FileRecord:
         return FileRecord(rel, size, mtime, "", md, None, None, (), (
             f"{rel} could not be read ({reason}). Check that it is a plain file you may read "
             "(permissions), then refresh."
-        ))
+        ), False)
     if not md:
         return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, False, None, None, (), None)
     if data is None or len(data) > MAX_NOTE_BYTES:
         size = max(st.st_size, len(data or b""))
-        return FileRecord(rel, size, st.st_mtime_ns, "", True, None, None, (), _too_large(rel, size))
+        return FileRecord(
+            rel, size, st.st_mtime_ns, "", True, None, None, (), _too_large(rel, size), False
+        )
     if old is not None and old.sha256 == sha:
         return dataclasses.replace(old, size=st.st_size, mtime_ns=st.st_mtime_ns)
     try:
         text = decode_note_bytes(data, rel)
     except NoteError as exc:
-        return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, True, None, None, (), str(exc))
+        return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, True, None, None, (), str(exc), False)
     name, description, error = _note_fields(text, rel)
     links = tuple(parse_links(text))
     return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, True, name, description, links, error)
@@ -206,8 +231,8 @@ def _stat_reusable(old: FileRecord, st: os.stat_result) -> bool:
 
 
 def _same_content(a: FileRecord, b: FileRecord) -> bool:
-    return (a.sha256, a.error, a.name, a.description, a.links) == (
-        b.sha256, b.error, b.name, b.description, b.links,
+    return (a.sha256, a.error, a.name, a.description, a.links, a.readable) == (
+        b.sha256, b.error, b.name, b.description, b.links, b.readable,
     )
 
 
@@ -280,15 +305,18 @@ class _Cache:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
             "mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, is_markdown INTEGER NOT NULL, "
-            "name TEXT, description TEXT, links TEXT NOT NULL, error TEXT) WITHOUT ROWID"
+            "name TEXT, description TEXT, links TEXT NOT NULL, error TEXT, "
+            "readable INTEGER NOT NULL) WITHOUT ROWID"
         )
         records = {}
-        for path, size, mtime, sha, md, name, desc, links, error in conn.execute(
-            "SELECT path, size, mtime_ns, sha256, is_markdown, name, description, links, error "
-            "FROM files"
+        for path, size, mtime, sha, md, name, desc, links, error, readable in conn.execute(
+            "SELECT path, size, mtime_ns, sha256, is_markdown, name, description, links, error, "
+            "readable FROM files"
         ):
             parsed = tuple(Link(*v) for v in json.loads(links)) if links else ()
-            records[path] = FileRecord(path, size, mtime, sha, bool(md), name, desc, parsed, error)
+            records[path] = FileRecord(
+                path, size, mtime, sha, bool(md), name, desc, parsed, error, bool(readable)
+            )
         return records
 
     def write(self, upserts: list[FileRecord], removed: Iterable[str]) -> None:
@@ -296,12 +324,15 @@ class _Cache:
             return
         rows = [
             (r.path, r.size, r.mtime_ns, r.sha256, int(r.is_markdown), r.name, r.description,
-             _encode_links([_link_values(lk) for lk in r.links]) if r.links else "", r.error)
+             _encode_links([_link_values(lk) for lk in r.links]) if r.links else "", r.error,
+             int(r.readable))
             for r in upserts
         ]
         try:
             with self.conn:  # one transaction per refresh
-                self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?)", rows)
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)", rows
+                )
                 self.conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
         except sqlite3.Error as exc:
             self._give_up(exc)
@@ -408,7 +439,7 @@ class VaultScan:
                 self._update(rel, str(self.root / rel), None, changed, upserts)
                 continue
             if kind == "symlink":
-                self._walk_problems[where] = _symlink_problem(where)
+                self._walk_problems[where] = _symlink_problem(self.root, where)
             elif kind == "other":
                 self._walk_problems[rel] = _special_problem(rel)
             if self._records.pop(rel, None) is not None:
@@ -466,7 +497,7 @@ class VaultScan:
                 continue
             if kind != "dir":
                 problems[layer] = (
-                    _symlink_problem(layer) if kind == "symlink" else _special_problem(layer)
+                    _symlink_problem(self.root, layer) if kind == "symlink" else _special_problem(layer)
                 )
                 continue
             stack = [(os.path.join(root, layer), layer)]
@@ -505,7 +536,7 @@ class VaultScan:
                             elif entry.is_dir(follow_symlinks=False):
                                 stack.append((entry.path, rel))
                             elif entry.is_symlink():
-                                problems[rel] = _symlink_problem(rel)
+                                problems[rel] = _symlink_problem(self.root, rel)
                             else:
                                 problems[rel] = _special_problem(rel)
                         except FileNotFoundError:
