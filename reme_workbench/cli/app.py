@@ -8,6 +8,7 @@ instant.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -82,6 +83,19 @@ class Ctx:
             click.echo(f"recovered: {message}", err=True)
         return vault
 
+    def require_writable(self, vault, what: str) -> None:
+        """Stop with one line before `what` starts writing to a vault this user may only read."""
+        from ..errors import RemeError
+
+        folder = vault.unwritable()
+        if folder is not None:
+            raise RemeError(
+                f"{what} writes to the vault, but {vault.root} is read-only for this user "
+                f"({folder}/ may not be written); make it writable (e.g. `chmod -R u+w "
+                f"{vault.root}`), or use a command that only reads: status, graph, links, "
+                "health --no-report, rename --dry-run, proposals list / show."
+            )
+
 
 def _repeats(message: str, said: str) -> bool:
     if message == said:
@@ -106,6 +120,10 @@ EMBEDDER_OPTION = click.option(
     "hashing (tests only) or litellm:<model>; "
     "default from reme.toml [recall] embedder.",
 )
+
+
+# what the kernel says when this user may not write a path (modes, a read-only mount)
+_REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 def _set_vault(ctx: click.Context, _param, value: Path | None) -> None:
@@ -154,6 +172,17 @@ class _Group(click.Group):
                 return super().invoke(ctx)
             except RemeError as exc:
                 click.echo(f"Error: {exc}", err=True)
+                ctx.exit(1)
+            except OSError as exc:
+                if exc.errno not in _REFUSED:
+                    raise
+                # the last guard: a write the kernel refused is one line, not a traceback
+                where = exc.filename or "a file"
+                click.echo(
+                    f"Error: {where} cannot be written ({exc.strerror}): this user may not "
+                    "write there; make it writable (chmod u+w) or choose another folder.",
+                    err=True,
+                )
                 ctx.exit(1)
 
 

@@ -34,6 +34,7 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
     if record_file and replay_file:
         raise RemeError("Use --record or --replay, not both.")
     vault = obj.open()
+    obj.require_writable(vault, "dream (even --dry-run: it brings the index in .reme/ up to date)")
     settings = obj.settings()
     brain, ledger = build_brain(
         settings, brain_spec=brain_spec, api_base=api_base, record=record_file, replay=replay_file

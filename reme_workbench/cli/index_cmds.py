@@ -23,6 +23,7 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     and running this again gives the same results.
     """
     vault = obj.open()
+    obj.require_writable(vault, "index (it keeps the index in .reme/)")
     obj.warn_problems(vault)  # first: the index's own "not indexed" repeats are left out
     with obj.index(vault, embedder) as idx:
         show_bar = not wants_json(as_json) and sys.stderr.isatty()
@@ -96,6 +97,7 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     if (query is None) == (queries_file is None):
         raise RemeError('Give either a QUERY or --queries FILE.jsonl (one {"id", "query"} per line).')
     vault = obj.open()
+    obj.require_writable(vault, "recall (it brings the index in .reme/ up to date and logs hits)")
     obj.warn_problems(vault)
     settings = obj.settings().recall
     options = dict(

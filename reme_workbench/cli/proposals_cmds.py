@@ -20,10 +20,14 @@ def proposals():
     """
 
 
-def _queue(obj: Ctx):
+def _queue(obj: Ctx, writes: str | None = None):
+    """The vault's proposal queue; `writes` names the command when it will write."""
     from ..proposals import ProposalQueue
 
-    return ProposalQueue(obj.open())
+    vault = obj.open()
+    if writes is not None:
+        obj.require_writable(vault, writes)
+    return ProposalQueue(vault)
 
 
 def _proposal_row(p) -> dict:
@@ -94,7 +98,7 @@ def _decided(obj: Ctx, proposal, as_json) -> None:
 @click.pass_obj
 def proposals_accept(obj: Ctx, proposal_id: str, as_json):
     """Apply a pending proposal (its checks run again first)."""
-    _decided(obj, _queue(obj).accept(proposal_id), as_json)
+    _decided(obj, _queue(obj, "proposals accept").accept(proposal_id), as_json)
 
 
 @proposals.command("reject")
@@ -104,7 +108,7 @@ def proposals_accept(obj: Ctx, proposal_id: str, as_json):
 @click.pass_obj
 def proposals_reject(obj: Ctx, proposal_id: str, reason: str, as_json):
     """Reject a pending proposal; nothing is written to the notes."""
-    _decided(obj, _queue(obj).reject(proposal_id, reason), as_json)
+    _decided(obj, _queue(obj, "proposals reject").reject(proposal_id, reason), as_json)
 
 
 @proposals.command("revert")
@@ -113,5 +117,5 @@ def proposals_reject(obj: Ctx, proposal_id: str, reason: str, as_json):
 @click.pass_obj
 def proposals_revert(obj: Ctx, proposal_id: str, as_json):
     """Undo an applied proposal while its files are unchanged since."""
-    _decided(obj, _queue(obj).revert(proposal_id), as_json)
+    _decided(obj, _queue(obj, "proposals revert").revert(proposal_id), as_json)
 

@@ -154,13 +154,22 @@ def health(obj: Ctx, fix: bool, no_report: bool, check: bool, as_json):
         return sum(1 for b in r.broken_links if is_digest_note(b.source))
 
     vault = obj.open()
+    if fix:
+        obj.require_writable(vault, "health --fix")
     report = vault.health()
     fixed = 0
     if fix and in_digest(report):
         vault.fix_links(report)
         before, report = in_digest(report), vault.health()
         fixed = before - in_digest(report)
-    report_path = None if no_report else vault.write_health_report(report)
+    report_path = None
+    if not no_report and vault.unwritable() is not None:
+        obj.warn(
+            f"{vault.root} is read-only for this user, so audit/<date>/health_links.md was "
+            "not written (--no-report skips it)."
+        )
+    elif not no_report:
+        report_path = vault.write_health_report(report)
     obj.warn_problems(vault)
     failed = check and not report.ok
     if wants_json(as_json):
@@ -215,6 +224,8 @@ def rename(obj: Ctx, old: str, new: str, dry_run: bool, move_source: bool, as_js
     from ..vault.vault import rename_note
 
     vault = obj.open()
+    if not dry_run:
+        obj.require_writable(vault, "rename")
     plan = rename_note(vault, old, new, dry_run=dry_run, move_source=move_source)
     data = {
         "old": plan.old,

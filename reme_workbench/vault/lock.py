@@ -18,9 +18,19 @@ from types import TracebackType
 from ..errors import RemeError
 from .layout import CACHE_DIR, resolve_inside
 
-__all__ = ["LOCK_NAME", "VaultLock", "ensure_cache_dir"]
+__all__ = ["LOCK_NAME", "VaultLock", "ensure_cache_dir", "read_only_message"]
 
 LOCK_NAME = "lock"
+# what the kernel says when this user may not write here (modes, a read-only mount)
+_REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def read_only_message(root: Path, exc: OSError) -> str:
+    where = exc.filename or root
+    return (
+        f"The vault {root} is read-only for this user ({where}: {exc.strerror}); make it "
+        f"writable (e.g. `chmod -R u+w {root}`) to change it, or only read it."
+    )
 
 
 def ensure_cache_dir(root: Path) -> Path:
@@ -66,9 +76,14 @@ class VaultLock:
                 f"The vault lock {str(self.path)!r} is already held by this object; "
                 "release it before taking it again."
             )
-        ensure_cache_dir(self.root)
-        # O_NOFOLLOW: a symlinked lock file could make us create files elsewhere.
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            ensure_cache_dir(self.root)
+            # O_NOFOLLOW: a symlinked lock file could make us create files elsewhere.
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            if exc.errno not in _REFUSED:
+                raise
+            raise RemeError(read_only_message(self.root, exc), path=f"{CACHE_DIR}/{LOCK_NAME}") from None
         deadline = time.monotonic() + max(self.timeout, 0.0)
         delay = 0.002
         try:

@@ -260,15 +260,34 @@ def _is_corrupt(exc: Exception) -> bool:
     return isinstance(exc, ValueError | TypeError)
 
 
+def _may_write(path: Path) -> bool:
+    """Whether this process may write `path` (an existing file or folder), as the kernel
+    decides for this user: a read-only mount or mode refuses even when the bits look open."""
+    return os.access(path, os.W_OK | (os.X_OK if path.is_dir() else 0))
+
+
 class _Cache:
-    """The SQLite side of the scan; every failure degrades to "no cache" with a warning."""
+    """The SQLite side of the scan; every failure degrades to "no cache" with a warning.
+
+    In a vault this user may not write (a read-only mount, `chmod a-w`), the cache is
+    read as it is and never written, without a warning: reading such a vault is normal.
+    """
 
     def __init__(self, root: Path) -> None:
         self.path = root / CACHE_DIR / SCAN_DB
         self.conn: sqlite3.Connection | None = None
+        self.read_only = False
 
     def open(self) -> dict[str, FileRecord]:
         """Connect (creating `.reme/` and the schema) and load every cached record."""
+        root = self.path.parents[1]
+        folder = self.path.parent
+        try:
+            if not _may_write(folder if folder.is_dir() else root):
+                return self._open_read_only()
+        except Exception:  # noqa: BLE001 - a cache we cannot even read is no cache
+            self.close()
+            return {}
         try:
             return self._open()
         except Exception as exc:  # noqa: BLE001 - anything wrong with a cache degrades
@@ -287,6 +306,24 @@ class _Cache:
         except Exception as exc:  # noqa: BLE001
             self._give_up(exc)
             return {}
+
+    def _open_read_only(self) -> dict[str, FileRecord]:
+        """Records from an existing cache that may not be written; {} when there is none.
+
+        `immutable=1`: WAL mode needs a writable -shm file even to read. Records are only
+        reused when a file's stat still matches, so a cache that lags costs re-reads only.
+        """
+        self.read_only = True
+        resolve_inside(self.path.parents[1], f"{CACHE_DIR}/{SCAN_DB}")  # no symlinks
+        if not self.path.is_file():
+            return {}
+        uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+        self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        row = self.conn.execute("SELECT version FROM version").fetchone()
+        if row is None or row[0] != _CACHE_VERSION:
+            self.close()
+            return {}
+        return self._load(self.conn)
 
     def _open(self) -> dict[str, FileRecord]:
         folder = resolve_inside(self.path.parents[1], CACHE_DIR)  # refuses a symlinked .reme
@@ -308,6 +345,10 @@ class _Cache:
             "name TEXT, description TEXT, links TEXT NOT NULL, error TEXT, "
             "readable INTEGER NOT NULL) WITHOUT ROWID"
         )
+        return self._load(conn)
+
+    @staticmethod
+    def _load(conn: sqlite3.Connection) -> dict[str, FileRecord]:
         records = {}
         for path, size, mtime, sha, md, name, desc, links, error, readable in conn.execute(
             "SELECT path, size, mtime_ns, sha256, is_markdown, name, description, links, error, "
@@ -320,7 +361,7 @@ class _Cache:
         return records
 
     def write(self, upserts: list[FileRecord], removed: Iterable[str]) -> None:
-        if self.conn is None:
+        if self.conn is None or self.read_only:
             return
         rows = [
             (r.path, r.size, r.mtime_ns, r.sha256, int(r.is_markdown), r.name, r.description,

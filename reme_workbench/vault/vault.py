@@ -6,6 +6,7 @@ sees either the old or the new state of the last changeset, never a mix.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -78,6 +79,23 @@ class Vault:
         vault = cls(root, clock=clock, lock_timeout=lock_timeout, cache=cache)
         vault.recovery_messages = vault.store.recover()
         return vault
+
+    def unwritable(self) -> str | None:
+        """The first folder a write needs that this process may not write (`.reme`,
+        `meta`, `audit`, `digest`, a bucket; `.` for the root), or None.
+
+        Asks the kernel (`os.access`) for this user, so a read-only mount or `chmod a-w`
+        counts and root's override of file modes does too. Commands check it before
+        they start, so a read-only vault stops them with one line, not half-way.
+        """
+        cache = self.root / CACHE_DIR
+        folders = [CACHE_DIR if cache.is_dir() else ".", "meta", "audit", "digest"]
+        folders += [f"digest/{b}" for b in BUCKETS]
+        for rel in folders:
+            path = self.root / rel
+            if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
+                return rel
+        return None
 
     # -- reading ---------------------------------------------------------------
     @property
