@@ -287,7 +287,8 @@ def description_repeats_name(name: str, description: str) -> bool:
     After de-slugging and normalising both (case, punctuation, spaces), the description
     repeats the name when it is empty, starts with the name, contains the whole name
     and the name has two or more words (three or more CJK characters), or what is left
-    once the name's words are taken out weighs fewer than 3 content words.
+    once the name's words are taken out weighs fewer than 2 content words
+    ("About symbolic links", "Symbolic links in Lodestone").
     """
     n = _words_only(deslug(name))
     d = _words_only(description)
@@ -304,7 +305,7 @@ def description_repeats_name(name: str, description: str) -> bool:
     rest = d
     for token in n_tokens:
         rest = re.sub(rf"(?<![a-z0-9]){re.escape(token)}(?![a-z0-9])", " ", rest)
-    return _substance(rest) < 3
+    return _substance(rest) < 2
 
 
 def _words_only(text: str) -> str:
