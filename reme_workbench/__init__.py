@@ -20,6 +20,7 @@ _EXPORTS: dict[str, str] = {
     "NoteExistsError": "reme_workbench.errors",
     "StaleChangesetError": "reme_workbench.errors",
     "ChangesetRejectedError": "reme_workbench.errors",
+    "EmbedderMismatchError": "reme_workbench.errors",
     # settings
     "Settings": "reme_workbench.config",
     "load_settings": "reme_workbench.config",

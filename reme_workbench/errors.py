@@ -13,6 +13,7 @@ __all__ = [
     "NoteExistsError",
     "StaleChangesetError",
     "ChangesetRejectedError",
+    "EmbedderMismatchError",
 ]
 
 
@@ -51,3 +52,30 @@ class ChangesetRejectedError(RemeError):
         super().__init__(message)
         # (check name, explanation) pairs, in the order the checks ran
         self.failures = list(failures)
+
+
+class EmbedderMismatchError(RemeError):
+    """The index was built with another embedder than the one this command would use.
+
+    Nothing was re-embedded. `stored` and `requested` are the embedders' names (as the
+    index records them), `files` and `chunks` how much of the index a re-embed redoes.
+    """
+
+    def __init__(
+        self, *, stored: str, requested: str, files: int, chunks: int,
+        stored_spec: str | None = None, requested_spec: str | None = None,
+        stored_dim: int | None = None, requested_dim: int | None = None,
+    ) -> None:
+        old, new = stored_spec or stored, requested_spec or requested
+        shown_old, shown_new = old, new
+        if old == new:  # same model name, another vector size
+            shown_old, shown_new = f"{old} (dim {stored_dim})", f"{new} (dim {requested_dim})"
+        super().__init__(
+            f"The index in .reme/ was built with the {shown_old} embedder, but this command "
+            f"would use {shown_new}; run `reme-workbench index --embedder {new}` to re-embed "
+            f"{chunks:,} chunks ({files:,} files), or pass `--embedder {old}`."
+        )
+        self.stored = stored
+        self.requested = requested
+        self.files = files
+        self.chunks = chunks

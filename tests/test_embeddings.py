@@ -395,3 +395,77 @@ def test_litellm_errors_name_the_model_and_hide_the_key():
     assert server.requests, "the request never reached the server"
     assert "litellm:openai/fake-embed" in message and "REME_LLM_API_KEY" in message
     assert "--api-base" in message and DUMMY_KEY not in message and DUMMY_KEY not in repr(embedder)
+
+
+def test_an_index_learns_a_providers_dim_from_it(tmp_path):
+    """A litellm embedder knows its dim only after a first request; the index asks it
+    (it used to fail with int(None))."""
+    from reme_workbench.index.store import VaultIndex
+
+    note = tmp_path / "v" / "daily" / "2026-10-05" / "a.md"
+    note.parent.mkdir(parents=True)
+    note.write_text("Deployed payments-api with a canary.\n", encoding="utf-8")
+    with _Server() as server:
+        embedder = LiteLLMEmbedder("openai/fake-embed", api_base=server.base, api_key=DUMMY_KEY)
+        with VaultIndex(tmp_path / "v", embedder) as index:
+            assert index.refresh().chunks == 1
+            assert index.stats()["dim"] == 4 and index.stats()["vectors"] == 1
+        # another model is refused by name, before any request is made to learn its dim
+        other = LiteLLMEmbedder("openai/other-embed", api_base=server.base, api_key=DUMMY_KEY)
+        sent = len(server.requests)
+        with VaultIndex(tmp_path / "v", other) as index:
+            with pytest.raises(RemeError, match="--embedder litellm:openai/fake-embed"):
+                index.refresh()
+        assert len(server.requests) == sent
+
+
+# --- bounded texts (issue 10: large notes) ----------------------------------------------
+
+
+def test_minilm_never_tokenizes_more_than_its_text_bound(minilm, monkeypatch):
+    """A 2 MB text used to be tokenized whole (30 s, 600 MB at 5 MB) to keep 256 tokens."""
+    model = minilm._model()
+    seen: list[int] = []
+    real = model.token_ids
+
+    def spy(texts):
+        seen.extend(len(t) for t in texts)
+        return real(texts)
+
+    monkeypatch.setattr(model, "token_ids", spy)
+    huge, short = minilm.embed(["word " * 400_000, "word " * 1_000])
+    assert max(seen) <= minilm_mod.MAX_TEXT_CHARS
+    assert float(huge @ short) > 0.99999  # only the first 256 tokens counted anyway
+
+
+def test_a_query_is_cut_before_it_is_embedded():
+    from reme_workbench.index.embeddings import MAX_QUERY_CHARS, embed_query
+
+    class Recording(HashingEmbedder):
+        def __init__(self):
+            super().__init__(16)
+            self.seen: list[str] = []
+
+        def embed(self, texts):
+            self.seen += texts
+            return super().embed(texts)
+
+    embedder = Recording()
+    assert embed_query(embedder, "deploy " * 100_000).shape == (16,)
+    assert len(embedder.seen[0]) == MAX_QUERY_CHARS
+    embed_query(embedder, "a normal question")
+    assert embedder.seen[1] == "a normal question"
+
+
+@pytest.mark.parametrize(
+    ("name", "spec"),
+    [("minilm-l6-v2", "minilm"), ("e5-small-q4", "e5"), ("hashing-256", "hashing"),
+     ("hashing-64", "hashing:64"), ("litellm:openai/text-embedding-3-small",
+                                    "litellm:openai/text-embedding-3-small")],
+)
+def test_embedder_spec_names_the_flag_for_a_recorded_embedder(name, spec):
+    from reme_workbench.index.embeddings import embedder_spec
+
+    assert embedder_spec(name) == spec
+    if spec.startswith("hashing"):
+        assert get_embedder(spec).name == name

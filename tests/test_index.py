@@ -8,7 +8,7 @@ import sqlite3
 import faiss
 import pytest
 
-from reme_workbench.errors import RemeError
+from reme_workbench.errors import EmbedderMismatchError, RemeError
 from reme_workbench.index import keyword
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.store import VaultIndex
@@ -160,16 +160,58 @@ def test_refresh_of_given_paths_only(vault, index):
     assert index.refresh().indexed == ("daily/2026-10-05/deploy.md",)
 
 
-def test_embedder_change_forces_a_full_reembed(vault, index):
+def test_another_embedder_is_refused_and_nothing_is_rebuilt(vault, index):
+    """Issue 10 item 3: an index built with one embedder is not silently re-embedded by
+    a command that uses another; it says which and how to fix it."""
     index.close()
+    on_disk = (vault / ".reme/vectors.faiss").read_bytes()
     with VaultIndex(vault, HashingEmbedder(dim=64)) as ix:
-        with pytest.raises(RemeError, match="hashing-256"):
-            ix.vector_search("deploy")  # old vectors are never mixed with new ones
+        with pytest.raises(EmbedderMismatchError) as info:
+            ix.refresh()
+        err = info.value
+        assert isinstance(err, RemeError)
+        assert (err.stored, err.requested, err.files, err.chunks) == ("hashing-256", "hashing-64", 5, 5)
+        message = str(err)
+        assert "\n" not in message
+        assert "built with the hashing embedder" in message and "would use hashing:64" in message
+        assert "`reme-workbench index --embedder hashing:64` to re-embed 5 chunks" in message
+        assert "or pass `--embedder hashing`" in message
+        with pytest.raises(EmbedderMismatchError):
+            ix.vector_search("deploy")  # old vectors are never searched with another model
+        # keyword search reads no vectors: it still answers
+        assert paths(ix, ix.keyword_search("部门")) == ["digest/procedure/meeting.md"]
+        assert ix.stats()["embedder"] == "hashing-256"
+    assert (vault / ".reme/vectors.faiss").read_bytes() == on_disk  # untouched
+    with VaultIndex(vault, HashingEmbedder()) as ix:  # the right embedder: nothing to redo
+        assert ix.refresh().indexed == () and ix.vector_search("pgbouncer")
+
+
+def test_reembed_mode_rebuilds_with_the_new_embedder_and_says_why(vault, index):
+    index.close()
+    with VaultIndex(vault, HashingEmbedder(dim=64), on_embedder_change="reembed") as ix:
+        with pytest.raises(EmbedderMismatchError):
+            ix.vector_search("deploy")  # before the refresh the vectors are the old model's
         delta = ix.refresh()
         assert delta.reembedded_all and len(delta.indexed) == 5
-        assert "hashing-256" in delta.message and "hashing-64" in delta.message
+        assert "built with the hashing-256 embedder" in delta.message
+        assert "re-embedded all 5 files (5 chunks) with hashing-64" in delta.message
         assert ix.stats()["dim"] == 64 and ix.vector_search("pgbouncer")
         assert not ix.refresh().reembedded_all
+    with VaultIndex(vault, HashingEmbedder()) as ix:  # and now the old one is refused
+        with pytest.raises(EmbedderMismatchError, match="built with the hashing:64 embedder"):
+            ix.refresh()
+
+
+def test_an_explicit_rebuild_may_switch_the_embedder(vault, index):
+    index.close()
+    with VaultIndex(vault, HashingEmbedder(dim=64)) as ix:
+        delta = ix.refresh(rebuild=True)
+        assert delta.reembedded_all and ix.stats()["embedder"] == "hashing-64"
+
+
+def test_unknown_embedder_change_mode_is_refused(vault):
+    with pytest.raises(RemeError, match="error, reembed"):
+        VaultIndex(vault, HashingEmbedder(), on_embedder_change="silently")
 
 
 def test_rebuild_starts_from_scratch(index):

@@ -15,6 +15,18 @@ comparing id sets: ids the database lacks are removed, missing ones are embedded
 the stored chunk text. A new, corrupt or old-schema database starts empty and drops
 the vectors file. A generation counter in the database tells an open VaultIndex that
 another process refreshed, so it reloads instead of using stale state.
+
+Large files (see chunking.py): `plan_file` bounds a file's chunks and picks the ones
+to embed; the others are rows with `embedded = 0`, in FTS5 but with no vector, so a
+file's cost is bounded and all of its text stays findable by keyword.
+
+The embedder. The database records the embedder's name and dim. An index opened with
+another embedder is not silently re-embedded: with `on_embedder_change="error"` (the
+default) `refresh()` and `vector_search()` raise `EmbedderMismatchError`, which names
+both embedders and the command that re-embeds; `"reembed"` (what `reme-workbench
+index` passes) re-embeds every file and says so in `IndexDelta.message`. An explicit
+`refresh(rebuild=True)` re-embeds in either mode: it asks to drop the index anyway.
+Keyword search reads no vectors, so it works whatever the embedder.
 """
 
 from __future__ import annotations
@@ -30,17 +42,17 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import NoteError, RemeError
+from ..errors import EmbedderMismatchError, NoteError, RemeError
 from ..vault.graph import LinkGraph
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.note import MAX_NOTE_BYTES, decode_note_bytes
 from ..vault.scan import FileRecord, ScanDelta, VaultScan
-from .chunking import Chunk, chunk_file, is_indexable
-from .embeddings import Embedder, embed_query
+from .chunking import Chunk, is_indexable, plan_file
+from .embeddings import Embedder, embed_query, embedder_spec
 from .keyword import FTS_SCHEMA, KeywordSearch, fts_rows
 
 __all__ = [
-    "VaultIndex", "IndexDelta", "IndexedFile", "SCOPES", "scope_layers",
+    "VaultIndex", "IndexDelta", "IndexedFile", "SCOPES", "scope_layers", "EMBEDDER_CHANGE_MODES",
 ]
 
 INDEX_DB = "index.db"
@@ -50,10 +62,11 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "sources": ("daily", "resource"),
     "all": ("digest", "daily", "resource"),
 }
-_SCHEMA = "2"  # bump when a table or the chunk/segment rules change: the cache rebuilds
+_SCHEMA = "3"  # bump when a table or the chunk/segment rules change: the cache rebuilds
 _EMBED_BATCH = 256
 _SQL_BATCH = 500
 _SAVE_AFTER = 256  # unsaved vector changes that make a refresh write vectors.faiss now
+EMBEDDER_CHANGE_MODES = ("error", "reembed")
 
 
 def scope_layers(scope: str) -> tuple[str, ...]:
@@ -71,7 +84,9 @@ class IndexDelta:
     removed: tuple[str, ...]  # files whose rows and vectors were dropped
     chunks: int  # chunks written
     reembedded_all: bool  # rebuild requested, or the embedder changed
-    message: str | None  # why everything was re-embedded, for the CLI
+    message: str | None  # why everything was re-embedded, or which files were sampled
+    # files over the embedding budget: some of their chunks are in the keyword index only
+    sampled: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +107,14 @@ def _wanted(rec: FileRecord) -> bool:
     if layer == "digest":
         return is_digest_note(rec.path)
     return layer in ("daily", "resource") and is_indexable(rec.path)
+
+
+def _sampled_note(paths: list[str]) -> str:
+    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
+    return (
+        f"{len(paths):,} file(s) over the embedding budget ({shown}): a sample of their "
+        "chunks is embedded, and all of their text is in the keyword index."
+    )
 
 
 def _embed_text(chunk: Chunk) -> str:
@@ -121,9 +144,18 @@ def _search_one(vectors, q: np.ndarray, k: int):
 class VaultIndex:
     """Open (or create) `<root>/.reme/index.db`; `refresh()` brings it up to date."""
 
-    def __init__(self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None) -> None:
+    def __init__(
+        self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None,
+        on_embedder_change: str = "error",
+    ) -> None:
+        if on_embedder_change not in EMBEDDER_CHANGE_MODES:
+            raise RemeError(
+                f"on_embedder_change must be one of {', '.join(EMBEDDER_CHANGE_MODES)}, "
+                f"not {on_embedder_change!r}."
+            )
         self.root = Path(root)
         self.embedder = embedder
+        self.on_embedder_change = on_embedder_change
         self._own_scan = scan is None
         self.scan = scan if scan is not None else VaultScan(self.root)
         folder = resolve_inside(self.root, CACHE_DIR)  # refuses a symlinked .reme
@@ -134,6 +166,7 @@ class VaultIndex:
         self._generation: int | None = None
         self._files: dict[str, IndexedFile] = {}
         self._chunk_layer: dict[int, str] = {}
+        self._keyword_only: set[int] = set()  # chunk ids with no vector (large files)
         self._vectors = None  # faiss index, loaded on first use
         self._graph: LinkGraph | None = None
         self._keyword = KeywordSearch()
@@ -185,7 +218,8 @@ class VaultIndex:
         conn.execute(
             "CREATE TABLE chunks (id INTEGER PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER "
             "NOT NULL, layer TEXT NOT NULL, text TEXT NOT NULL, context TEXT NOT NULL, "
-            "line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, tokens INTEGER NOT NULL)"
+            "line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, tokens INTEGER NOT NULL, "
+            "embedded INTEGER NOT NULL)"
         )
         conn.execute("CREATE INDEX chunks_path ON chunks (path, ordinal)")
         conn.execute(FTS_SCHEMA)
@@ -205,6 +239,35 @@ class VaultIndex:
         name, dim = self._meta("embedder"), self._meta("dim")
         return None if name is None or dim is None else (name, int(dim))
 
+    def _embedder_key(self) -> tuple[str, int]:
+        """(name, dim) of this index's embedder; a provider that learns its dim from its
+        first response (litellm) is asked for it here."""
+        dim = getattr(self.embedder, "dim", None)
+        if dim is None and callable(resolve := getattr(self.embedder, "resolve_dim", None)):
+            dim = resolve()
+        if dim is None:
+            raise RemeError(f"The embedder {self.embedder.name} has no dim; pass one.")
+        return self.embedder.name, int(dim)
+
+    def _mismatch(self) -> EmbedderMismatchError | None:
+        """The error for an index built with another embedder than this one (else None).
+
+        Names are compared first, so a provider is not asked for its dim when the name
+        already differs."""
+        stored = self._stored_embedder()
+        if stored is None:
+            return None
+        if stored[0] == self.embedder.name and stored == self._embedder_key():
+            return None
+        mine_dim = getattr(self.embedder, "dim", None)
+        files = len(self._files)
+        chunks = len(self._chunk_layer) - len(self._keyword_only)
+        return EmbedderMismatchError(
+            stored=stored[0], requested=self.embedder.name, files=files, chunks=chunks,
+            stored_spec=embedder_spec(stored[0]), requested_spec=embedder_spec(self.embedder.name),
+            stored_dim=stored[1], requested_dim=None if mine_dim is None else int(mine_dim),
+        )
+
     def _sync(self) -> None:
         """Reload the in-memory view when the database changed under us (or on open)."""
         generation = int(self._meta("generation") or 0)
@@ -217,6 +280,9 @@ class VaultIndex:
             )
         }
         self._chunk_layer = dict(self.conn.execute("SELECT id, layer FROM chunks"))
+        self._keyword_only = {
+            row[0] for row in self.conn.execute("SELECT id FROM chunks WHERE embedded = 0")
+        }
         self._vectors = None
         self._unsaved = 0
         self._graph = None
@@ -226,7 +292,7 @@ class VaultIndex:
     def _new_vectors(self):
         import faiss
 
-        return faiss.IndexIDMap2(faiss.IndexFlatIP(int(self.embedder.dim)))
+        return faiss.IndexIDMap2(faiss.IndexFlatIP(self._embedder_key()[1]))
 
     def _load_vectors(self):
         """The faiss index matching the database, read once and repaired if stale."""
@@ -234,17 +300,15 @@ class VaultIndex:
             return self._vectors
         import faiss
 
-        stored = self._stored_embedder()
-        if stored is not None and stored != (self.embedder.name, int(self.embedder.dim)):
-            raise RemeError(
-                f"The index was built with the embedder {stored[0]} (dim {stored[1]}), not "
-                f"{self.embedder.name}; run `reme-workbench index` (refresh) to re-embed."
-            )
+        mismatch = self._mismatch()
+        if mismatch is not None:
+            raise mismatch  # old vectors are never mixed with (or searched by) new ones
+        dim = self._embedder_key()[1]
         vectors = None
         if self._vec_path.exists():
             try:
                 vectors = faiss.read_index(str(self._vec_path))
-                if not isinstance(vectors, faiss.IndexIDMap2) or vectors.d != self.embedder.dim:
+                if not isinstance(vectors, faiss.IndexIDMap2) or vectors.d != dim:
                     vectors = None
             except Exception as exc:  # noqa: BLE001 - a damaged cache file is re-embedded
                 warnings.warn(
@@ -254,7 +318,11 @@ class VaultIndex:
         if vectors is None:
             vectors = self._new_vectors()
         have = faiss.vector_to_array(vectors.id_map) if vectors.ntotal else np.empty(0, np.int64)
-        want = np.fromiter(self._chunk_layer, dtype=np.int64, count=len(self._chunk_layer))
+        keyword_only = self._keyword_only
+        want = np.fromiter(
+            (i for i in self._chunk_layer if i not in keyword_only), dtype=np.int64,
+            count=len(self._chunk_layer) - len(keyword_only),
+        )
         extra = np.setdiff1d(have, want, assume_unique=True)
         missing = np.setdiff1d(want, have, assume_unique=True)
         if extra.size:
@@ -305,9 +373,12 @@ class VaultIndex:
 
     def _refresh_once(self, rebuild: bool, progress, paths: list[str] | None) -> IndexDelta | None:
         self._sync()
-        mine = (self.embedder.name, int(self.embedder.dim))
         stored = self._stored_embedder()
-        switched = stored is not None and stored != mine
+        mismatch = self._mismatch()
+        if mismatch is not None and not rebuild and self.on_embedder_change == "error":
+            raise mismatch
+        mine = self._embedder_key()
+        switched = mismatch is not None
         full = rebuild or switched
         if full or paths is None:
             paths = None
@@ -336,6 +407,8 @@ class VaultIndex:
         # read, chunk and embed outside the transaction: a slow model never blocks readers
         new_files: list[IndexedFile] = []
         new_chunks: list[tuple[Chunk, str]] = []
+        embedded: list[bool] = []  # per new chunk: does it get a vector
+        sampled: list[str] = []
         matrices: list[np.ndarray] = []
         pending: list[str] = []
         total = len(changed)
@@ -348,13 +421,17 @@ class VaultIndex:
                     removed.append(path)
             else:
                 sha, text = got
-                chunks = chunk_file(path, text) if text is not None else []
+                plan = plan_file(path, text) if text is not None else None
+                chunks = plan.chunks if plan is not None else ()
                 rec, layer = records[path], path.split("/", 1)[0]
                 new_files.append(
                     IndexedFile(path, sha, layer, rec.name, rec.description, len(chunks))
                 )
                 new_chunks.extend((c, layer) for c in chunks)
-                pending.extend(_embed_text(c) for c in chunks)
+                embedded.extend(c.ordinal in plan.embedded for c in chunks)
+                pending.extend(_embed_text(c) for c in chunks if c.ordinal in plan.embedded)
+                if plan is not None and plan.sampled:
+                    sampled.append(path)
             if len(pending) >= _EMBED_BATCH or done == total:
                 if pending:
                     matrices.append(np.asarray(self.embedder.embed(pending), dtype=np.float32))
@@ -390,9 +467,10 @@ class VaultIndex:
                 [(f.path, f.sha256, f.layer, f.name, f.description, f.chunks) for f in new_files],
             )
             conn.executemany(
-                "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
                 [(i, c.path, c.ordinal, layer, c.text, c.context, c.line_start, c.line_end,
-                  c.tokens) for i, (c, layer) in zip(ids, new_chunks, strict=True)],
+                  c.tokens, int(e))
+                 for i, (c, layer), e in zip(ids, new_chunks, embedded, strict=True)],
             )
             conn.executemany(
                 "INSERT INTO fts (rowid, context, body, layer) VALUES (?,?,?,?)",
@@ -413,11 +491,15 @@ class VaultIndex:
             vectors.remove_ids(np.asarray(old_ids, dtype=np.int64))
             for i in old_ids:
                 self._chunk_layer.pop(i, None)
+                self._keyword_only.discard(i)
         if full:
             self._chunk_layer = {}
+            self._keyword_only = set()
             self._files = {}
-        if ids:
-            vectors.add_with_ids(np.vstack(matrices), np.asarray(ids, dtype=np.int64))
+        vector_ids = [i for i, e in zip(ids, embedded, strict=True) if e]
+        self._keyword_only.update(i for i, e in zip(ids, embedded, strict=True) if not e)
+        if vector_ids:
+            vectors.add_with_ids(np.vstack(matrices), np.asarray(vector_ids, dtype=np.int64))
         self._vectors = vectors
         for p in removed:
             self._files.pop(p, None)
@@ -428,21 +510,25 @@ class VaultIndex:
         # The vectors file may lag the database (a crash costs only a re-embed of the lag,
         # see _load_vectors), so a small refresh leaves the write of the whole file to
         # close() or a later refresh: it costs ~30 ms at 20k vectors.
-        self._unsaved += len(old_ids) + len(ids)
+        self._unsaved += len(old_ids) + len(vector_ids)
         if full or self._unsaved >= _SAVE_AFTER or not self._vec_path.exists():
             self._save_vectors()
         self._update_graph(full, [f.path for f in new_files], removed)
 
-        message = None
+        notes = []
         if switched:
-            message = (
-                f"The embedder changed from {stored[0]} (dim {stored[1]}) to {mine[0]} "
-                f"(dim {mine[1]}): re-embedded all {len(new_files)} files."
+            notes.append(
+                f"The index was built with the {stored[0]} embedder (dim {stored[1]}); "
+                f"re-embedded all {len(new_files)} files ({len(vector_ids):,} chunks) with "
+                f"{mine[0]} (dim {mine[1]})."
             )
         elif rebuild:
-            message = f"Rebuilt the index from scratch: {len(new_files)} files."
+            notes.append(f"Rebuilt the index from scratch: {len(new_files)} files.")
+        if sampled:
+            notes.append(_sampled_note(sampled))
         return IndexDelta(
-            tuple(f.path for f in new_files), tuple(removed), len(new_chunks), full, message
+            tuple(f.path for f in new_files), tuple(removed), len(new_chunks), full,
+            " ".join(notes) or None, tuple(sampled),
         )
 
     def _read(self, rel: str) -> tuple[str, str | None] | None:
@@ -583,6 +669,7 @@ class VaultIndex:
         return {
             "files": len(self._files),
             "chunks": len(self._chunk_layer),
+            "keyword_only_chunks": len(self._keyword_only),
             "vectors": vectors,
             "embedder": stored[0] if stored else None,
             "dim": stored[1] if stored else None,
