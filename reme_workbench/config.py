@@ -3,11 +3,14 @@
 Defaults are the seeds' values; each field names the seed section it comes from.
 A vault may override any of them in `<vault>/reme.toml`, e.g.::
 
-    [abstract]
-    min_nodes = 6
+    [vault]
+    lock_timeout_s = 5
 
     [llm]
     brain = "litellm:openai/gpt-4o-mini"
+
+Every key here changes what a command does (tests/test_settings_act.py proves it key
+by key); a key no code reads is not added until the code that reads it is.
 """
 
 from __future__ import annotations
@@ -31,50 +34,16 @@ class _Section(BaseModel):
 
 
 class VaultSettings(_Section):
-    max_note_bytes: int = Field(5 * 1024 * 1024, gt=0)  # bad-input guard: bigger notes are refused
-    lock_timeout_s: float = Field(30.0, gt=0)  # how long apply waits for another process
-    max_replans: int = Field(3, ge=1)  # seed 004 §9.1 step 5: CAS re-plan limit
+    # bad-input guard: a bigger note is not read (the scan, the index and edits refuse it)
+    max_note_bytes: int = Field(5 * 1024 * 1024, gt=0)  # = vault.note.MAX_NOTE_BYTES
+    lock_timeout_s: float = Field(30.0, gt=0)  # how long a write waits for another process
+    # seed 004 §9.1 step 5: how many times a vault operation (rename, health --fix, the
+    # health report) is planned when the files keep changing under it
+    max_replans: int = Field(3, ge=1)
 
 
 class SplitSettings(_Section):
-    token_threshold: int = Field(2000, gt=0)  # seed 004 §5.1 T_token
-
-
-class CommunitySettings(_Section):
-    resolution: float = Field(1.0, gt=0)  # seed 004 §1.2 Leiden resolution
-    seed: int = 42  # Leiden is randomised; a fixed seed keeps weekly runs comparable
-
-
-class AbstractSettings(_Section):
-    min_nodes: int = Field(5, ge=1)  # seed 004 §2.2
-    min_stability: float = Field(0.7, ge=0, le=1)  # seed 004 §2.2
-    min_active_nodes: int = Field(3, ge=0)  # seed 004 §2.2 (hits in the window below)
-    active_window_days: int = Field(30, ge=1)  # seed 004 §2.2
-    min_name_diversity: float = Field(0.5, ge=0, le=1)  # seed 004 §2.2
-    hub_coverage: float = Field(0.6, ge=0, le=1)  # seed 004 §2.5 community_has_hub
-    max_summary_tokens: int = Field(1500, gt=0)  # seed 004 §2.4
-    min_source_grounding: float = Field(0.6, ge=0, le=1)  # seed 004 §2.3
-
-
-class MergeSettings(_Section):
-    min_description_similarity: float = Field(0.6, ge=0, le=1)  # seed 004 §3.1
-    min_body_overlap: float = Field(0.5, ge=0, le=1)  # seed 004 §3.1
-    votes: int = Field(3, ge=1)  # seed 004 §3.2
-    min_agree: int = Field(2, ge=1)  # seed 004 §3.2
-    min_vote_confidence: float = Field(0.8, ge=0, le=1)  # seed 004 §3.2
-
-
-class ArchiveSettings(_Section):
-    tau_update_days: float = Field(60.0, gt=0)  # seed 004 §6.1 τ_update
-    centrality_scale: float = Field(10.0, gt=0)  # seed 004 §6.1 SCALE
-    threshold: float = Field(0.15, ge=0, le=1)  # seed 004 §6.2
-
-
-class CooldownSettings(_Section):
-    split_to_merge_days: int = 14  # seed 004 §8
-    merge_to_split_days: int = 14  # seed 004 §8
-    merge_to_merge_days: int = 84  # seed 004 §8 (12 weeks)
-    abstract_to_merge_days: int = 28  # seed 004 §8
+    token_threshold: int = Field(2000, gt=0)  # seed 004 §5.1 T_token: dream flags longer notes
 
 
 class RecallSettings(_Section):
@@ -101,11 +70,6 @@ class LLMSettings(_Section):
 class Settings(_Section):
     vault: VaultSettings = VaultSettings()
     split: SplitSettings = SplitSettings()
-    communities: CommunitySettings = CommunitySettings()
-    abstract: AbstractSettings = AbstractSettings()
-    merge: MergeSettings = MergeSettings()
-    archive: ArchiveSettings = ArchiveSettings()
-    cooldowns: CooldownSettings = CooldownSettings()
     recall: RecallSettings = RecallSettings()
     llm: LLMSettings = LLMSettings()
     proposals: ProposalSettings = ProposalSettings()

@@ -4,31 +4,33 @@ import pytest
 
 from reme_workbench.config import Settings, load_settings
 from reme_workbench.errors import RemeError
+from reme_workbench.vault.note import MAX_NOTE_BYTES
 
 
 def test_defaults_are_the_seed_values(tmp_path):
     s = load_settings(tmp_path)
     assert s == Settings()
     assert s.split.token_threshold == 2000
-    assert (s.abstract.min_nodes, s.abstract.min_stability, s.abstract.hub_coverage) == (5, 0.7, 0.6)
-    assert (s.merge.votes, s.merge.min_agree, s.merge.min_vote_confidence) == (3, 2, 0.8)
-    assert (s.archive.tau_update_days, s.archive.centrality_scale, s.archive.threshold) == (60.0, 10.0, 0.15)
-    assert s.cooldowns.merge_to_merge_days == 84
+    assert (s.recall.rrf_k, s.recall.traverse_depth, s.recall.fusion) == (60, 2, "rrf")
     assert s.vault.max_replans == 3
+    assert s.vault.max_note_bytes == MAX_NOTE_BYTES  # the library's default limit
 
 
 def test_reme_toml_overrides_a_value(tmp_path):
-    (tmp_path / "reme.toml").write_text("[abstract]\nmin_nodes = 7\n", encoding="utf-8")
-    assert load_settings(tmp_path).abstract.min_nodes == 7
+    (tmp_path / "reme.toml").write_text("[split]\ntoken_threshold = 700\n", encoding="utf-8")
+    assert load_settings(tmp_path).split.token_threshold == 700
 
 
 @pytest.mark.parametrize(
     "text, fragment",
     [
-        ("[abstract\n", "not valid TOML"),
-        ("[abstract]\nmin_nodez = 3\n", "abstract.min_nodez"),
-        ("[merge]\nvotes = 0\n", "merge.votes"),
+        ("[split\n", "not valid TOML"),
+        ("[split]\ntoken_treshold = 3\n", "split.token_treshold"),
+        ("[vault]\nmax_replans = 0\n", "vault.max_replans"),
         ("[llm]\napi_key = 'sk-123'\n", "REME_LLM_API_KEY"),
+        # sections for consolidate, which does not exist yet: a key that does nothing is refused
+        ("[merge]\nvotes = 3\n", "merge"),
+        ("[abstract]\nmin_nodes = 5\n", "abstract"),
     ],
 )
 def test_bad_settings_fail_with_a_message_naming_the_fix(tmp_path, text, fragment):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from reme_workbench.errors import ChangesetRejectedError
+from reme_workbench.errors import ChangesetRejectedError, StaleChangesetError
 from reme_workbench.vault.store import Changeset, Edit
 from reme_workbench.vault.vault import Vault, init_vault, rename_note, retarget_links
 
@@ -85,34 +85,56 @@ def test_retarget_only_touches_digest_by_default(make_vault):
     assert (root / "daily/2026-10-05/log.md").read_text() == f"[[{OLD}]]\n"
 
 
-def test_rename_is_one_atomic_changeset(make_vault, monkeypatch):
-    root = make_vault(
-        {
-            OLD: "---\nname: old\ndescription: d\n---\nself [[digest/wiki/old.md]]\n",
-            "digest/wiki/a.md": f"x [[{OLD}|A]]\n",
-            "digest/wiki/b.md": f"y [[{OLD}]]\n",
-        }
-    )
-    before = snapshot(root)
-    vault = Vault.open(root)
+def _edit_b_before_each_apply(root, monkeypatch, times: int) -> list[int]:
+    """Someone edits b.md between planning and applying, the first `times` applies."""
     from reme_workbench.vault import store as store_module
 
     real_apply = store_module.Store.apply
+    calls = []
 
     def sabotage(self, changeset):
-        # someone edits b.md between planning and applying: the whole rename must stop
-        (root / "digest/wiki/b.md").write_text("changed meanwhile\n")
+        calls.append(1)
+        if len(calls) <= times:
+            (root / "digest/wiki/b.md").write_text(f"changed meanwhile {len(calls)} [[{OLD}]]\n")
         return real_apply(self, changeset)
 
     monkeypatch.setattr(store_module.Store, "apply", sabotage)
-    with pytest.raises(Exception) as info:
+    return calls
+
+
+RENAME_FILES = {
+    OLD: "---\nname: old\ndescription: d\n---\nself [[digest/wiki/old.md]]\n",
+    "digest/wiki/a.md": f"x [[{OLD}|A]]\n",
+    "digest/wiki/b.md": f"y [[{OLD}]]\n",
+}
+
+
+def test_rename_is_one_atomic_changeset(make_vault, monkeypatch):
+    """With no re-plan left, a file edited meanwhile stops the whole rename."""
+    root = make_vault(RENAME_FILES)
+    before = snapshot(root)
+    vault = Vault.open(root, max_replans=1)
+    _edit_b_before_each_apply(root, monkeypatch, times=1)
+    with pytest.raises(StaleChangesetError) as info:
         rename_note(vault, OLD, NEW)
-    assert "changed" in str(info.value) or "stale" in str(info.value).lower()
+    assert info.value.paths == ["digest/wiki/b.md"] and "keep changing" in str(info.value)
     after = snapshot(root)
-    assert after["digest/wiki/b.md"][0] == b"changed meanwhile\n"
+    assert after["digest/wiki/b.md"][0] == f"changed meanwhile 1 [[{OLD}]]\n".encode()
     assert {k: v for k, v in after.items() if k != "digest/wiki/b.md"} == {
         k: v for k, v in before.items() if k != "digest/wiki/b.md"
     }
+
+
+def test_rename_replans_when_a_file_changed_meanwhile(make_vault, monkeypatch):
+    """The plan is redone from the files as they are, up to max_replans plans."""
+    root = make_vault(RENAME_FILES)
+    vault = Vault.open(root, max_replans=3)
+    calls = _edit_b_before_each_apply(root, monkeypatch, times=2)
+    plan = rename_note(vault, OLD, NEW)
+    assert len(calls) == 3
+    # the person's edit is kept, and its link retargeted in the third plan
+    assert (root / "digest/wiki/b.md").read_text() == f"changed meanwhile 2 [[{NEW}]]\n"
+    assert plan.counts["digest/wiki/b.md"] == 1 and not (root / OLD).exists()
 
 
 def test_rename_updates_self_links_and_name(make_vault):

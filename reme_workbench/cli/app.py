@@ -76,9 +76,17 @@ class Ctx:
         return VaultIndex(vault.root, get_embedder(spec, api_base=api_base, api_key=api_key), scan=vault.scan)
 
     def open(self):
+        """The vault, opened with reme.toml's [vault] limits: every command that opens a
+        vault validates its reme.toml first, so a typo is refused by all of them."""
         from ..vault.vault import Vault
 
-        vault = Vault.open(self.vault_path)
+        limits = self.settings().vault
+        vault = Vault.open(
+            self.vault_path,
+            lock_timeout=limits.lock_timeout_s,
+            max_note_bytes=limits.max_note_bytes,
+            max_replans=limits.max_replans,
+        )
         for message in vault.recovery_messages:
             click.echo(f"recovered: {message}", err=True)
         return vault

@@ -26,6 +26,9 @@ def init(obj: Ctx, path: Path | None, sample: bool, as_json):
     from ..vault.vault import init_vault
 
     path = obj.vault_path if path is None else path
+    if path.is_dir():  # an existing folder's reme.toml is checked like every command's
+        obj.vault_path = path
+        obj.settings()
     created = init_vault(path, sample=sample)
     if wants_json(as_json):
         emit_json({"vault": str(path), "created": created})
@@ -87,7 +90,10 @@ def links(obj: Ctx, file: str, as_json):
     full = resolve_inside(vault.root, rel)
     if not full.is_file():
         raise RemeError(f"{rel} is not a file in the vault {vault.root}; check the path.", path=rel)
-    found = parse_links(decode_note_bytes(full.read_bytes(), rel))
+    limit = vault.max_note_bytes
+    with full.open("rb") as fh:
+        data = fh.read(limit + 1)  # one byte more tells a file over the limit
+    found = parse_links(decode_note_bytes(data, rel, max_bytes=limit))
     if wants_json(as_json):
         emit_json([link.to_json() for link in found])
         return

@@ -28,7 +28,7 @@ from .links import (
     parse_links,
     replace_link,
 )
-from .note import decode_note_bytes
+from .note import MAX_NOTE_BYTES, decode_note_bytes
 from .scan import VaultScan
 from .store import AuditEntry, Changeset, CheckContext, Edit, NamedCheck, Store
 
@@ -264,7 +264,9 @@ def _check_only_broken_removed(removed: dict[str, list[Link]]) -> NamedCheck:
     return NamedCheck("d1_fix_only_removes_broken_links", run)
 
 
-def plan_link_fixes(store: Store, report: HealthReport) -> Changeset | None:
+def plan_link_fixes(
+    store: Store, report: HealthReport, *, max_bytes: int = MAX_NOTE_BYTES
+) -> Changeset | None:
     """One changeset replacing every D1 broken link by its alias or target text.
 
     Each note is re-read now (its stamp guards the edit); a link is replaced only if it
@@ -285,7 +287,7 @@ def plan_link_fixes(store: Store, report: HealthReport) -> Changeset | None:
             continue
         data, stamp = current
         try:
-            text = decode_note_bytes(data, source)
+            text = decode_note_bytes(data, source, max_bytes=max_bytes)
         except NoteError:
             continue
         wanted = by_source[source]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..errors import NoteExistsError, RemeError
 from .layout import check_writable, is_digest_note, is_markdown, layer_of, normalize_rel
 from .links import outbound_keys, parse_links, retarget_text
-from .note import decode_note_bytes, parse, render
+from .note import MAX_NOTE_BYTES, decode_note_bytes, parse, render
 from .store import AuditEntry, Changeset, CheckContext, Create, Delete, Edit, NamedCheck, Store
 
 __all__ = ["RetargetPlan", "plan_retarget", "plan_rename", "RETARGET_LAYERS"]
@@ -72,6 +72,7 @@ def plan_retarget(
     *,
     layers: Iterable[str] = RETARGET_LAYERS,
     exclude: Iterable[str] = (),
+    max_bytes: int = MAX_NOTE_BYTES,
 ) -> RetargetPlan:
     """Plan rewriting every inbound link to `old` so it points at `new`.
 
@@ -90,13 +91,14 @@ def plan_retarget(
         if path in exclude:
             continue
         if layer_of(path) not in layers:
-            left[path] = sum(1 for lk in parse_links(_read_text(store, path)) if lk.target == old)
+            text = _read_text(store, path, max_bytes)
+            left[path] = sum(1 for lk in parse_links(text) if lk.target == old)
             continue
         current = store.read(path)
         if current is None:  # removed since the scan; nothing to rewrite
             continue
         data, stamp = current
-        text = decode_note_bytes(data, path)
+        text = decode_note_bytes(data, path, max_bytes=max_bytes)
         new_text, count = retarget_text(text, old, new)
         if count:
             counts[path] = count
@@ -111,9 +113,9 @@ def plan_retarget(
     return RetargetPlan(old, new, counts, left, changeset)
 
 
-def _read_text(store: Store, path: str) -> str:
+def _read_text(store: Store, path: str, max_bytes: int) -> str:
     current = store.read(path)
-    return "" if current is None else decode_note_bytes(current[0], path)
+    return "" if current is None else decode_note_bytes(current[0], path, max_bytes=max_bytes)
 
 
 def plan_rename(
@@ -124,6 +126,7 @@ def plan_rename(
     *,
     layers: Iterable[str] = ("digest", "daily"),
     move_source: bool = False,
+    max_bytes: int = MAX_NOTE_BYTES,
 ) -> RetargetPlan:
     """Plan moving note `old` to `new` and retargeting every inbound link, as one changeset.
 
@@ -150,7 +153,7 @@ def plan_rename(
     if store.read(new) is not None:
         raise NoteExistsError(f"{new} already exists; choose another name.", path=new)
     data, stamp = current
-    text = decode_note_bytes(data, old)
+    text = decode_note_bytes(data, old, max_bytes=max_bytes)
     moved_text, self_links = retarget_text(text, old, new)
     note = parse(moved_text, new)
     if "name" in note.frontmatter or is_digest_note(new):
@@ -158,7 +161,9 @@ def plan_rename(
     moved_text = render(note)
 
     records = list(records)
-    inbound = plan_retarget(store, records, old, new, layers=layers, exclude=[old])
+    inbound = plan_retarget(
+        store, records, old, new, layers=layers, exclude=[old], max_bytes=max_bytes
+    )
     counts = dict(inbound.counts)
     if self_links:
         counts[new] = self_links

@@ -43,7 +43,7 @@ SCAN_DB = "scan.db"
 # size limit are part of the version too, so a change to either rebuilds the cache.
 _SCHEMA = 2
 _LINK_FIELDS = tuple(f.name for f in dataclasses.fields(Link))
-_CACHE_VERSION = f"{_SCHEMA}|{','.join(_LINK_FIELDS)}|{MAX_NOTE_BYTES}"
+_CACHE_FORMAT = f"{_SCHEMA}|{','.join(_LINK_FIELDS)}"  # + "|<size limit>": see _Cache
 _link_values = operator.attrgetter(*_LINK_FIELDS)
 _encode_links = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), check_circular=False
@@ -130,9 +130,9 @@ def _symlink_problem(root: Path, rel: str) -> Problem:
     ))
 
 
-def _too_large(rel: str, size: int) -> str:
+def _too_large(rel: str, size: int, limit: int) -> str:
     return (
-        f"{rel} is {size:,} bytes ({size / 1048576:.1f} MiB), over the {MAX_NOTE_BYTES:,}-byte "
+        f"{rel} is {size:,} bytes ({size / 1048576:.1f} MiB), over the {limit:,}-byte "
         "limit for a note, so it was not read. Split it into smaller notes or move it out "
         "of the vault."
     )
@@ -188,11 +188,11 @@ def _read_file(full: str, rel: str, limit: int | None) -> tuple[bytes | None, st
         os.close(fd)
 
 
-def _build(rel: str, full: str, old: FileRecord | None) -> FileRecord:
+def _build(rel: str, full: str, old: FileRecord | None, limit: int) -> FileRecord:
     """Read, hash and (when the hash changed) parse one file."""
     md = is_markdown(rel)
     try:
-        data, sha, st = _read_file(full, rel, MAX_NOTE_BYTES if md else None)
+        data, sha, st = _read_file(full, rel, limit if md else None)
     except OSError as exc:
         try:
             st = os.lstat(full)
@@ -206,15 +206,15 @@ def _build(rel: str, full: str, old: FileRecord | None) -> FileRecord:
         ), False)
     if not md:
         return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, False, None, None, (), None)
-    if data is None or len(data) > MAX_NOTE_BYTES:
+    if data is None or len(data) > limit:
         size = max(st.st_size, len(data or b""))
         return FileRecord(
-            rel, size, st.st_mtime_ns, "", True, None, None, (), _too_large(rel, size), False
+            rel, size, st.st_mtime_ns, "", True, None, None, (), _too_large(rel, size, limit), False
         )
     if old is not None and old.sha256 == sha:
         return dataclasses.replace(old, size=st.st_size, mtime_ns=st.st_mtime_ns)
     try:
-        text = decode_note_bytes(data, rel)
+        text = decode_note_bytes(data, rel, max_bytes=limit)
     except NoteError as exc:
         return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, True, None, None, (), str(exc), False)
     name, description, error = _note_fields(text, rel)
@@ -222,12 +222,12 @@ def _build(rel: str, full: str, old: FileRecord | None) -> FileRecord:
     return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, True, name, description, links, error)
 
 
-def _stat_reusable(old: FileRecord, st: os.stat_result) -> bool:
+def _stat_reusable(old: FileRecord, st: os.stat_result, limit: int) -> bool:
     """The cached record still holds: same stat, and its last read did not fail."""
     if old.mtime_ns != st.st_mtime_ns or old.size != st.st_size:
         return False
     # sha "" means the bytes were not read: only a refusal by size is decided by stat alone
-    return bool(old.sha256) or (old.is_markdown and old.size > MAX_NOTE_BYTES)
+    return bool(old.sha256) or (old.is_markdown and old.size > limit)
 
 
 def _same_content(a: FileRecord, b: FileRecord) -> bool:
@@ -273,10 +273,12 @@ class _Cache:
     read as it is and never written, without a warning: reading such a vault is normal.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, max_note_bytes: int) -> None:
         self.path = root / CACHE_DIR / SCAN_DB
         self.conn: sqlite3.Connection | None = None
         self.read_only = False
+        # records made under another size limit differ (refused vs read): rebuild on change
+        self.version = f"{_CACHE_FORMAT}|{max_note_bytes}"
 
     def open(self) -> dict[str, FileRecord]:
         """Connect (creating `.reme/` and the schema) and load every cached record."""
@@ -320,7 +322,7 @@ class _Cache:
         uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
         self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         row = self.conn.execute("SELECT version FROM version").fetchone()
-        if row is None or row[0] != _CACHE_VERSION:
+        if row is None or row[0] != self.version:
             self.close()
             return {}
         return self._load(self.conn)
@@ -334,11 +336,11 @@ class _Cache:
         conn.execute("PRAGMA synchronous=NORMAL")  # a lost cache row costs one re-read
         conn.execute("CREATE TABLE IF NOT EXISTS version (version TEXT NOT NULL)")
         row = conn.execute("SELECT version FROM version").fetchone()
-        if row is None or row[0] != _CACHE_VERSION:
+        if row is None or row[0] != self.version:
             with conn:
                 conn.execute("DROP TABLE IF EXISTS files")
                 conn.execute("DELETE FROM version")
-                conn.execute("INSERT INTO version VALUES (?)", (_CACHE_VERSION,))
+                conn.execute("INSERT INTO version VALUES (?)", (self.version,))
         conn.execute(
             "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
             "mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, is_markdown INTEGER NOT NULL, "
@@ -408,17 +410,24 @@ class VaultScan:
     """Records for every file under resource/, daily/ and digest/ (hidden names skipped).
 
     Build it, then `refresh()`; reading `records` or `problems` before any full refresh
-    runs one. `cache=False` keeps everything in memory (tests, read-only vaults).
+    runs one. `cache=False` keeps everything in memory (tests). A markdown file over
+    `max_note_bytes` (reme.toml `[vault] max_note_bytes`) is not read: its record has
+    no links and an error; readers of note bodies (the index) use the same limit.
     """
 
-    def __init__(self, root: Path, *, cache: bool = True) -> None:
+    def __init__(
+        self, root: Path, *, cache: bool = True, max_note_bytes: int = MAX_NOTE_BYTES
+    ) -> None:
+        if max_note_bytes < 1:
+            raise ValueError("max_note_bytes must be at least 1")
         self.root = Path(root)
+        self.max_note_bytes = int(max_note_bytes)
         self._records: dict[str, FileRecord] = {}
         self._walk_problems: dict[str, Problem] = {}
         self._walked = False
         self._cache: _Cache | None = None
         if cache:
-            self._cache = _Cache(self.root)
+            self._cache = _Cache(self.root, self.max_note_bytes)
             with _paused_gc():
                 self._records = self._cache.open()
             if self._cache.conn is None:
@@ -509,9 +518,9 @@ class VaultScan:
         self, rel: str, full: str, st: os.stat_result | None, changed: list, upserts: list
     ) -> None:
         old = self._records.get(rel)
-        if old is not None and st is not None and _stat_reusable(old, st):
+        if old is not None and st is not None and _stat_reusable(old, st, self.max_note_bytes):
             return
-        new = _build(rel, full, old)
+        new = _build(rel, full, old, self.max_note_bytes)
         if new == old:
             return
         self._records[rel] = new

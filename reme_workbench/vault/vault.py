@@ -18,9 +18,10 @@ from .graph import LinkGraph
 from .health import HealthReport, check_health, plan_link_fixes, render_health_markdown
 from .layout import BUCKETS, CACHE_DIR, LAYERS
 from .meta import write_meta
+from .note import MAX_NOTE_BYTES
 from .ops import RETARGET_LAYERS, RetargetPlan, plan_rename, plan_retarget
 from .scan import ScanDelta, VaultScan
-from .store import ApplyResult, AuditEntry, Changeset, Store
+from .store import ApplyResult, AuditEntry, Changeset, Store, apply_with_replan
 
 __all__ = ["Vault", "init_vault", "retarget_links", "rename_note", "looks_like_vault"]
 
@@ -37,7 +38,14 @@ def looks_like_vault(root: Path) -> bool:
 
 
 class Vault:
-    """An open vault. Build it with `Vault.open(root)`."""
+    """An open vault. Build it with `Vault.open(root)`.
+
+    The limits come from reme.toml's `[vault]` section when the CLI opens a vault:
+    `lock_timeout` (s) is how long a write waits for another process's lock,
+    `max_note_bytes` the size over which a note is not read, and `max_replans` how many
+    times `rename_note`, `retarget_links`, `fix_links` and the health report plan their
+    change when files keep changing under them.
+    """
 
     def __init__(
         self,
@@ -46,10 +54,16 @@ class Vault:
         clock: Callable[[], datetime] = _utcnow,
         lock_timeout: float = 30.0,
         cache: bool = True,
+        max_note_bytes: int = MAX_NOTE_BYTES,
+        max_replans: int = 3,
     ) -> None:
+        if max_replans < 1:
+            raise ValueError("max_replans must be at least 1")
         self.root = Path(root)
         self.clock = clock
         self.store = Store(self.root, clock=clock, lock_timeout=lock_timeout)
+        self.max_note_bytes = max_note_bytes
+        self.max_replans = max_replans
         self._cache = cache
         self._scan: VaultScan | None = None
         self._graph: LinkGraph | None = None
@@ -63,6 +77,8 @@ class Vault:
         clock: Callable[[], datetime] = _utcnow,
         lock_timeout: float = 30.0,
         cache: bool = True,
+        max_note_bytes: int = MAX_NOTE_BYTES,
+        max_replans: int = 3,
     ) -> Vault:
         root = Path(root)
         if not root.is_dir():
@@ -76,7 +92,10 @@ class Vault:
                 f"`reme-workbench init {root}` to add them (existing files are kept).",
                 path=str(root),
             )
-        vault = cls(root, clock=clock, lock_timeout=lock_timeout, cache=cache)
+        vault = cls(
+            root, clock=clock, lock_timeout=lock_timeout, cache=cache,
+            max_note_bytes=max_note_bytes, max_replans=max_replans,
+        )
         vault.recovery_messages = vault.store.recover()
         return vault
 
@@ -101,7 +120,7 @@ class Vault:
     @property
     def scan(self) -> VaultScan:
         if self._scan is None:
-            self._scan = VaultScan(self.root, cache=self._cache)
+            self._scan = VaultScan(self.root, cache=self._cache, max_note_bytes=self.max_note_bytes)
             self._scan.refresh()
         return self._scan
 
@@ -125,6 +144,23 @@ class Vault:
             self.refresh(result.written)
         return result
 
+    def apply_planned(self, plan: Callable[[], Changeset]) -> ApplyResult:
+        """Apply `plan()`; when a file changed since it was planned, refresh the scan and
+        plan again from the files as they are, up to `max_replans` plans in all."""
+        attempts = 0
+
+        def fresh_plan() -> Changeset:
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1:
+                self.refresh()
+            return plan()
+
+        result = apply_with_replan(self.store, fresh_plan, max_attempts=self.max_replans)
+        if self._scan is not None:
+            self.refresh(result.written)
+        return result
+
     def health(self, paths: Iterable[str] | None = None) -> HealthReport:
         return check_health(self.scan, paths)
 
@@ -135,17 +171,33 @@ class Vault:
         content = render_health_markdown(report, date=date).encode("utf-8")
         current = self.store.read(rel)
         if current is not None and current[0] == content:
-            return rel
-        if current is None:
-            op = self.store.plan_create(rel, content)
-        else:
-            op = self.store.plan_edit(rel, content)
-        self.apply(Changeset(ops=(op,), description="health report"))
+            return rel  # today's report says the same: no write, no lock
+
+        def plan() -> Changeset:
+            current = self.store.read(rel)
+            if current is None:
+                ops = (self.store.plan_create(rel, content),)
+            else:
+                ops = () if current[0] == content else (self.store.plan_edit(rel, content),)
+            return Changeset(ops=ops, description="health report")
+
+        self.apply_planned(plan)
         return rel
 
     def fix_links(self, report: HealthReport) -> ApplyResult | None:
-        changeset = plan_link_fixes(self.store, report)
-        return None if changeset is None else self.apply(changeset)
+        """Apply the D1 fix for `report`; a re-plan checks the links again, so a link
+        someone fixed meanwhile is not fixed twice. None when nothing is to fix."""
+        plans = [plan_link_fixes(self.store, report, max_bytes=self.max_note_bytes)]
+        if plans[0] is None:
+            return None
+
+        def plan() -> Changeset:
+            changeset = plans.pop() if plans else plan_link_fixes(
+                self.store, self.health(), max_bytes=self.max_note_bytes
+            )
+            return changeset or Changeset(ops=(), description="no broken link left to fix")
+
+        return self.apply_planned(plan)
 
     def write_meta(self, name: str, payload: dict, *, version: int) -> Path:
         return write_meta(self.root, name, payload, version=version, now=self.clock())
@@ -163,10 +215,17 @@ def retarget_links(
     dry_run: bool = False,
 ) -> RetargetPlan:
     """Rewrite every inbound link to `old` so it points at `new`, as one changeset."""
-    plan = plan_retarget(vault.store, vault.scan.records.values(), old, new, layers=layers)
-    if not dry_run and plan.changeset.ops:
-        vault.apply(plan.changeset)
-    return plan
+
+    def make() -> RetargetPlan:
+        records = vault.scan.records.values()
+        return plan_retarget(
+            vault.store, records, old, new, layers=layers, max_bytes=vault.max_note_bytes
+        )
+
+    plan = make()
+    if dry_run or not plan.changeset.ops:
+        return plan
+    return _apply_replanned(vault, plan, make)
 
 
 def rename_note(
@@ -176,10 +235,31 @@ def rename_note(
 
     `move_source=True` lets a daily log move within daily/ (see `plan_rename`).
     """
-    plan = plan_rename(vault.store, vault.scan.records.values(), old, new, move_source=move_source)
-    if not dry_run:
-        vault.apply(plan.changeset)
-    return plan
+
+    def make() -> RetargetPlan:
+        records = vault.scan.records.values()
+        return plan_rename(
+            vault.store, records, old, new, move_source=move_source,
+            max_bytes=vault.max_note_bytes,
+        )
+
+    plan = make()
+    return plan if dry_run else _apply_replanned(vault, plan, make)
+
+
+def _apply_replanned(
+    vault: Vault, first: RetargetPlan, make: Callable[[], RetargetPlan]
+) -> RetargetPlan:
+    """Apply `first`; when its files changed meanwhile, plan again with `make()` (up to
+    the vault's `max_replans` plans in all). Returns the plan that was applied."""
+    pending, made = [first], []
+
+    def plan() -> Changeset:
+        made.append(pending.pop() if pending else make())
+        return made[-1].changeset
+
+    vault.apply_planned(plan)
+    return made[-1]
 
 
 def _sample_root():
