@@ -84,3 +84,44 @@ def test_the_index_is_a_cache(vault):
     shutil.rmtree(vault / ".reme")
     after = run(vault, "recall", "canary uv", "--json", "--scope", "all").stdout
     assert json.loads(before) == json.loads(after)
+
+
+def _index_state(vault):
+    import sqlite3
+
+    conn = sqlite3.connect(vault / ".reme" / "index.db")
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    finally:
+        conn.close()
+    return meta, chunks, (vault / ".reme" / "vectors.faiss").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("recall", "canary"),  # no flag: reme.toml's default embedder (MiniLM)
+        ("recall", "canary", "--embedder", "hashing:64"),
+        ("dream", "--dry-run", "--embedder", "hashing:64"),
+    ],
+    ids=["recall default", "recall other", "dream other"],
+)
+def test_a_command_with_another_embedder_asks_for_index_instead_of_rebuilding(vault, args):
+    built = CliRunner().invoke(cli, ["--vault", str(vault), "index", "--embedder", "hashing", "--json"])
+    assert built.exit_code == 0, built.output
+    before = _index_state(vault)
+    result = CliRunner().invoke(cli, ["--vault", str(vault), *args])
+    assert result.exit_code == 1, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith("Error: ") and "`reme-workbench index --embedder" in line
+    assert _index_state(vault) == before  # nothing was re-embedded
+
+
+def test_index_with_another_embedder_reembeds_and_says_so(vault):
+    assert run(vault, "index", "--json").exit_code == 0  # hashing
+    result = CliRunner().invoke(cli, ["--vault", str(vault), "index", "--embedder", "hashing:64", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["reembedded_all"] is True and "hashing" in data["message"]
+    assert data["stats"]["embedder"].startswith("hashing") and len(data["indexed"]) == 4

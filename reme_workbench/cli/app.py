@@ -66,14 +66,23 @@ class Ctx:
             self._settings = load_settings(self.vault_path)
         return self._settings
 
-    def index(self, vault, embedder_spec: str | None):
+    def index(self, vault, embedder_spec: str | None, *, on_embedder_change: str = "error"):
+        """The vault's index with the embedder the command line or reme.toml names.
+
+        An index built with another embedder is not silently re-embedded: only `index`
+        (whose job that is) passes "reembed"; every other command stops with the
+        library's one line naming `reme-workbench index --embedder ...`.
+        """
         from ..index.embeddings import get_embedder
         from ..index.store import VaultIndex
 
         spec = embedder_spec or self.settings().recall.embedder
         api_base = os.environ.get("REME_LLM_API_BASE")
         api_key = os.environ.get("REME_LLM_API_KEY")
-        return VaultIndex(vault.root, get_embedder(spec, api_base=api_base, api_key=api_key), scan=vault.scan)
+        embedder = get_embedder(spec, api_base=api_base, api_key=api_key)
+        return VaultIndex(
+            vault.root, embedder, scan=vault.scan, on_embedder_change=on_embedder_change
+        )
 
     def open(self):
         """The vault, opened with reme.toml's [vault] limits: every command that opens a

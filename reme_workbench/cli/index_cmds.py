@@ -20,12 +20,14 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
 
     Only files whose content changed since the last run are re-chunked and
     re-embedded; deleted files leave no rows. The index is a cache: deleting .reme/
-    and running this again gives the same results.
+    and running this again gives the same results. The index records its embedder:
+    this is the one command that re-embeds everything when --embedder (or reme.toml
+    [recall] embedder) names another (and says so); recall and dream refuse instead.
     """
     vault = obj.open()
     obj.require_writable(vault, "index (it keeps the index in .reme/)")
     obj.warn_problems(vault)  # first: the index's own "not indexed" repeats are left out
-    with obj.index(vault, embedder) as idx:
+    with obj.index(vault, embedder, on_embedder_change="reembed") as idx:
         show_bar = not wants_json(as_json) and sys.stderr.isatty()
         if show_bar:
             with click.progressbar(length=0, label="indexing", file=sys.stderr) as bar:
