@@ -43,6 +43,14 @@ class Ctx:
         self.vault_path = vault_path
         self._settings = None
         self._said: list[str] = []
+        self._progress = None
+
+    def progress(self):
+        """The status line of a long command (stderr, terminals only); warnings erase it."""
+        from .progress import Progress
+
+        self._progress = Progress()
+        return self._progress
 
     def warn(self, message: str, kind: str = "warning") -> None:
         """Print `kind: message` on stderr once: a message that repeats one already said
@@ -51,6 +59,8 @@ class Ctx:
         if any(_repeats(message, said) for said in self._said):
             return
         self._said.append(message)
+        if self._progress is not None:
+            self._progress.clear()  # the next update redraws it below the warning
         click.echo(f"{kind}: {message}", err=True)
 
     def warn_problems(self, vault) -> None:

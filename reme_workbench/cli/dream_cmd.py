@@ -40,8 +40,12 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
         settings, brain_spec=brain_spec, api_base=api_base, record=record_file, replay=replay_file
     )
     obj.warn_problems(vault)  # first: what the index and dream say again about them is left out
-    with obj.index(vault, embedder) as idx:
-        report = dream_vault(vault, brain, idx, settings, targets=list(material), dry_run=dry_run, force=force)
+    with obj.index(vault, embedder) as idx, obj.progress() as bar:
+        idx.refresh(progress=bar.files("indexing"))  # dream's own refresh then finds it done
+        report = dream_vault(
+            vault, brain, idx, settings, targets=list(material), dry_run=dry_run, force=force,
+            progress=bar.dream,
+        )
     obj.warn_problems(vault)  # anything new since
     data = report.to_json()
     if ledger is not None:  # the ledger also counts calls whose replies were unusable

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
@@ -27,18 +26,8 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     vault = obj.open()
     obj.require_writable(vault, "index (it keeps the index in .reme/)")
     obj.warn_problems(vault)  # first: the index's own "not indexed" repeats are left out
-    with obj.index(vault, embedder, on_embedder_change="reembed") as idx:
-        show_bar = not wants_json(as_json) and sys.stderr.isatty()
-        if show_bar:
-            with click.progressbar(length=0, label="indexing", file=sys.stderr) as bar:
-
-                def progress(done: int, total: int) -> None:
-                    bar.length = total
-                    bar.update(done - bar.pos)
-
-                delta = idx.refresh(rebuild=rebuild, progress=progress)
-        else:
-            delta = idx.refresh(rebuild=rebuild)
+    with obj.index(vault, embedder, on_embedder_change="reembed") as idx, obj.progress() as bar:
+        delta = idx.refresh(rebuild=rebuild, progress=bar.files("indexing"))
         stats = idx.stats()
     obj.warn_problems(vault)
     data = {
@@ -107,12 +96,13 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
         rrf_k=settings.rrf_k, include_archived=include_archived, now=vault.clock(),
         fusion=settings.fusion,
     )
-    with obj.index(vault, embedder) as idx:
-        idx.refresh()
+    with obj.index(vault, embedder) as idx, obj.progress() as bar:
+        idx.refresh(progress=bar.files("indexing"))
         if queries_file is not None:
             batch = list(_read_queries(queries_file))
-            results = recall_batch(idx, batch, **options)
+            results = recall_batch(idx, batch, progress=bar.queries, **options)
             for (qid, text), (_, hits) in zip(batch, results, strict=True):
+                bar.clear()
                 if wants_json(as_json):
                     row = {"id": qid, "hits": [h.to_json() for h in hits]}
                     click.echo(json.dumps(row, ensure_ascii=False))
@@ -120,6 +110,7 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
                     click.echo(f"[{qid}] {text}")
                     _print_hits(hits)
             return
+        bar.clear()
         hits = run_recall(idx, query, **options)
     if wants_json(as_json):
         emit_json([h.to_json() for h in hits])

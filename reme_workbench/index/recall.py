@@ -426,11 +426,27 @@ def recall(
 
 
 def recall_batch(
-    index: VaultIndex, queries: Iterable[tuple[str, str]], **kw: Any
+    index: VaultIndex,
+    queries: Iterable[tuple[str, str]],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    **kw: Any,
 ) -> Iterator[tuple[str, list[RecallHit]]]:
     """(id, hits) for each (id, query), with the meta signals and graph set up once.
 
     Arguments are checked before the first query runs, so a bad scope raises here.
+    `progress(done, total)` is called after each query (the queries are read first, to
+    know the total).
     """
     recaller = _Recaller(index, **kw)
-    return ((qid, recaller.run(query)) for qid, query in queries)
+    if progress is None:
+        return ((qid, recaller.run(query)) for qid, query in queries)
+    batch = list(queries)
+
+    def run() -> Iterator[tuple[str, list[RecallHit]]]:
+        for done, (qid, query) in enumerate(batch, 1):
+            hits = recaller.run(query)
+            progress(done, len(batch))
+            yield qid, hits
+
+    return run()
