@@ -90,7 +90,7 @@ def test_cli_imports_nothing_heavy_at_module_level(path: Path):
             top_level.extend(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             top_level.append(("." * node.level) + (node.module or ""))
-    light = {"__future__", "errno", "json", "os", "sys", "pathlib", "click", ".", ".."}
+    light = {"__future__", "errno", "json", "os", "sys", "time", "typing", "pathlib", "click", ".", ".."}
     heavy = [n for n in top_level if n not in light and not _cli_sibling(n)]
     assert not heavy, f"cli/{path.name} imports {heavy} at module level; move them into the commands"
 

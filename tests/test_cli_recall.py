@@ -113,8 +113,9 @@ def test_a_command_with_another_embedder_asks_for_index_instead_of_rebuilding(va
     before = _index_state(vault)
     result = CliRunner().invoke(cli, ["--vault", str(vault), *args])
     assert result.exit_code == 1, result.output
-    (line,) = result.output.strip().splitlines()
-    assert line.startswith("Error: ") and "`reme-workbench index --embedder" in line
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("Error: ") and "`reme-workbench index --embedder" in lines[0]
     assert _index_state(vault) == before  # nothing was re-embedded
 
 

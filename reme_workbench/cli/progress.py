@@ -8,10 +8,9 @@ progress is for a person watching.
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import TextIO
-
-import click
 
 _ERASE = "\r\x1b[K"
 _INTERVAL = 0.1  # s between redraws: a fast loop must not flood the terminal
@@ -21,7 +20,7 @@ class Progress:
     """`update(text)` redraws the status line; `clear()` erases it (before other output)."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream if stream is not None else click.get_text_stream("stderr")
+        self.stream = stream if stream is not None else sys.stderr
         try:
             self.enabled = self.stream.isatty()
         except (AttributeError, ValueError):  # a closed or odd stream is no terminal
