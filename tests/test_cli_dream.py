@@ -66,3 +66,23 @@ def test_record_or_replay_needs_a_model_brain(tmp_path):
     result = CliRunner().invoke(cli, ["--vault", str(vault), "dream", "--record", str(tmp_path / "c.jsonl")])
     assert result.exit_code == 1 and "--brain litellm:<model>" in result.output
     assert not (tmp_path / "c.jsonl").exists()
+
+
+def test_dream_review_holds_every_proposal_for_a_person(tmp_path):
+    """The offline brain only CREATEs and CORROBORATEs, which apply at once by default;
+    --review holds them all, so they can be read before anything lands."""
+    vault = tmp_path / "demo"
+    run("init", str(vault), "--sample", "--json")
+    result = run("--vault", str(vault), "dream", "daily/2026-10-05", "--embedder", "hashing", "--review", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    states = {o["state"] for o in report["outcomes"]}
+    assert report["outcomes"] and states <= {"pending", "rejected"} and "pending" in states
+    assert not any((vault / "digest").rglob("*.md"))  # nothing applied
+    pending = json.loads(run("--vault", str(vault), "proposals", "list", "--state", "pending", "--json").stdout)
+    assert sorted(p["id"] for p in pending) == sorted(report["pending"])
+    first = pending[0]
+    assert json.loads(run("--vault", str(vault), "proposals", "accept", first["id"], "--json").stdout)["state"] == "applied"
+    assert (vault / first["files"][0]).is_file()
+    text = run("--vault", str(vault), "dream", "daily/2026-10-06", "--embedder", "hashing", "--review", "--text")
+    assert "wait for review: reme-workbench proposals list --state pending" in text.stdout

@@ -12,12 +12,16 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_executes(path, tmp_path, monkeypatch):
+def test_notebook_executes_and_leaves_no_vault_behind(path, tmp_path, monkeypatch):
     monkeypatch.delenv("REME_VAULT", raising=False)
+    scratch = tmp_path / "tmp"  # the kernel's temp folder: whatever it makes shows here
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
+    assert [p.name for p in scratch.iterdir()] == []  # the sample copy went with the kernel
 
 
 def test_vault_tour_shows_the_sample_broken_link(tmp_path):

@@ -15,17 +15,26 @@ from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_jso
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), help="Answer from this cassette; no model is called.")
 @click.option("--dry-run", is_flag=True, help="Plan and show the proposals, write nothing.")
 @click.option("--force", is_flag=True, help="Dream the given material again even if unchanged.")
+@click.option(
+    "--review",
+    is_flag=True,
+    help="Apply nothing: hold every proposal for `reme-workbench proposals` "
+    "(as [proposals] auto_apply = [] in reme.toml).",
+)
 @EMBEDDER_OPTION
 @output_options
 @click.pass_obj
-def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dry_run, force, embedder, as_json):
+def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dry_run, force, review, embedder, as_json):
     """Turn material into digest notes (seed 000 §4.2): Phase 1 extracts units, Phase 2
     recalls related notes and CREATEs or UPDATEs (CORROBORATE / REFINE / CORRECT).
 
     MATERIAL is files or folders under daily/ or resource/, or dates (2026-10-05);
     with none, everything not yet dreamt at its current content. Every change is a
     proposal: CREATE and CORROBORATE apply at once, REFINE and CORRECT wait for
-    `reme-workbench proposals`. The offline brain is rule-based (no model, no
+    `reme-workbench proposals`. With --review nothing applies: every proposal waits,
+    to be read with `proposals list --state pending` / `show ID` and applied with
+    `accept ID` (the offline brain only CREATEs and CORROBORATEs, so without --review
+    all it proposes lands at once). The offline brain is rule-based (no model, no
     network); --brain litellm:<model> uses a real model.
     """
     from ..dream.run import build_brain, dream_vault
@@ -36,6 +45,9 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
     vault = obj.open()
     obj.require_writable(vault, "dream (even --dry-run: it brings the index in .reme/ up to date)")
     settings = obj.settings()
+    if review:  # the policy comes from the settings: hold every action for a person
+        held = settings.proposals.model_copy(update={"auto_apply": ()})
+        settings = settings.model_copy(update={"proposals": held})
     brain, ledger = build_brain(
         settings, brain_spec=brain_spec, api_base=api_base, record=record_file, replay=replay_file
     )
