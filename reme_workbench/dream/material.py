@@ -13,10 +13,13 @@ from dataclasses import dataclass
 
 from ..errors import NoteError, RemeError
 from ..index.chunking import file_date
+from ..llm.base import Material
+from ..llm.prompts import detect_language
 from ..vault.layout import SOURCE_LAYERS, normalize_rel
 from ..vault.meta import read_meta, write_meta
 from ..vault.note import decode_note_bytes, parse
 from ..vault.vault import Vault
+from .markdown import MaterialInfo, material_info, title_from_file_name
 
 __all__ = ["MaterialFile", "select_material", "DreamtRecord", "TEXT_SUFFIXES", "split_material"]
 
@@ -32,8 +35,18 @@ MAX_MATERIAL_CHARS = 24_000
 class MaterialFile:
     path: str
     sha256: str
-    text: str
+    text: str  # the body: frontmatter removed
     date: str | None
+    info: MaterialInfo = MaterialInfo("")
+
+    def pieces(self) -> list[Material]:
+        """The material as the brain reads it: one `Material` per piece of the body."""
+        info = self.info
+        return [
+            Material(self.path, piece, self.date, detect_language(piece), title=info.title,
+                     description=info.description, aliases=info.aliases, tags=info.tags)
+            for piece in split_material(self.text)
+        ]
 
 
 class DreamtRecord:
@@ -127,7 +140,9 @@ def select_material(
             record.mark(path, rec.sha256)
             continue
         date = file_date(path, frontmatter)
-        out.append(MaterialFile(path, rec.sha256, body, date))
+        info = material_info(path, frontmatter, body) if path.endswith(".md") else MaterialInfo(
+            title_from_file_name(path, body))
+        out.append(MaterialFile(path, rec.sha256, body, date, info))
     return out, skipped
 
 

@@ -37,7 +37,6 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
 
 from ..errors import RemeError
 from ..llm.base import (
@@ -54,6 +53,9 @@ from ..llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
 from ..vault._frontmatter import find_frontmatter
 from ..vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ..vault.slug import slugify
+from .markdown import MaterialInfo, fenced
+from .naming import describe, heading_name, same_text, statement_name, weak_name
+from .sections import is_document, plan_document
 from .statements import (
     GENERIC_HEADINGS,
     PROC_HEADING,
@@ -71,6 +73,7 @@ from .statements import (
     split_sentences,
     tokens,
 )
+from .units import UnitPlan
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section, strip_related
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
@@ -79,6 +82,7 @@ PROVENANCE = PROVENANCE_PREDICATE  # one definition, in vault/links.py
 MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
 REVERSE_SHARE = 0.6  # a candidate's name+description must be >= 0.6 x threshold in the unit
 DUPLICATE_OVERLAP = 0.5  # two rules say the same thing: one personal unit
+SECTION_SAME = 0.6  # a documentation section covered by a note holding this share of its words
 RELATED_OVERLAP = 0.34  # two facts under one heading: one wiki unit
 PROCEDURE_TWIN = 0.6  # two procedures of one material this alike: keep the stronger
 PERSONAL_MIN, WIKI_MIN, CHAIN_MIN, PROCEDURE_MIN = 2.0, 1.8, 2.5, 2.0  # to seed a unit
@@ -125,30 +129,6 @@ _LINK_PROBLEM = _rx(r"\blinks?\b|anchor|wikilink|dangling|broken|\[\[digest/")
 _ACRONYMS = {"db", "api", "ci", "pr", "sla", "vlan", "ip", "dns", "url", "sql", "vm", "ha"}
 
 
-@dataclass
-class _Plan:
-    """One unit while it is planned (mutable; the reply is the frozen schema)."""
-
-    bucket: str
-    name: str
-    score: float
-    statements: list[Statement]
-    head: Statement | None = None  # what the unit rests on (personal: the rule)
-    steps: list[Block] = field(default_factory=list)
-    chain: list[str] = field(default_factory=list)
-    when: str = ""
-    watch: list[str] = field(default_factory=list)
-
-    @property
-    def position(self) -> int:
-        return min((s.index for s in self.statements), default=0)
-
-    def toks(self) -> frozenset[str]:
-        code = [c for b in self.steps for c in b.code]
-        texts = [self.name, *self.chain, *(s.text for s in self.statements), *code]
-        return tokens(" ".join(texts))
-
-
 class OfflineBrain(Brain):
     """Deterministic, rule-based `Brain`: the default when no model is configured."""
 
@@ -166,7 +146,7 @@ class OfflineBrain(Brain):
             raise ValueError(f"language must be 'auto', 'en' or 'zh', got {language!r}.")
         self.max_units, self.similarity_threshold = max_units, similarity_threshold
         self.language = language  # of the labels it writes; "auto": the material's
-        self._cache: OrderedDict[tuple[str, str], list[_Plan]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], list[UnitPlan]] = OrderedDict()
         self._lock = threading.Lock()
 
     def extract(self, material: Material) -> BrainReply[ExtractedUnits]:
@@ -188,7 +168,8 @@ class OfflineBrain(Brain):
         else:
             language = self._language(material)
             labels = LABELS[language]
-            body = _render(self._find_plan(material, unit), labels)
+            plan = self._find_plan(material, unit)
+            body = plan.body or _render(plan, labels)
             unit_toks = tokens(f"{unit.name} {unit.summary}") | content_tokens(body)
             if best is not None:  # similar, but the unit reports a change: keep both
                 body += "\n> " + labels["maybe"].format(f"[[{best.path}]]") + "\n"
@@ -210,8 +191,11 @@ class OfflineBrain(Brain):
                 f"{best.path} is similar ({sim:.2f}) but the unit reports a change or a new "
                 "step, which only a model can merge (REFINE / CORRECT)")
             woven = f"; linked {len(related)} related note(s) by shared words" if related else ""
+            description = plan.description or _description(body, name)
+            if not description or same_text(description, name):
+                description = describe([s.text for s in plan.statements], name) or unit.name
             decision = IntegrateDecision(
-                action="CREATE", name=name, description=_description(body) or unit.name,
+                action="CREATE", name=name, description=description,
                 body=body,
                 rationale=f"offline rules: {why}; extractive {unit.bucket} body{woven}.")
         if feedback:
@@ -249,7 +233,8 @@ class OfflineBrain(Brain):
         unit, threshold = request.unit, self.similarity_threshold
         if not cand.path.startswith(f"digest/{unit.bucket}/"):
             return 0.0
-        gist = _toks(f"{cand.name} {cand.description}")
+        # what the note is: its name, description and opening sentence (the rule itself)
+        gist = _toks(f"{cand.name} {cand.description} {_first_sentence(_prose(cand.body))}")
         whole = _toks(f"{unit.name} {unit.summary}")
         if gist and len(gist & whole) / len(gist) < REVERSE_SHARE * threshold:
             return 0.0
@@ -261,7 +246,13 @@ class OfflineBrain(Brain):
         cand_toks = tokens(f"{cand.description} {_prose(cand.body)}") | _toks(cand.name)
         sims = [len(v & cand_toks) / len(v) for v in views
                 if len(v & cand_toks) >= MIN_SHARED_TOKENS]
-        return max(sims, default=0.0)
+        sim = max(sims, default=0.0)
+        plan = self._find_plan(request.material, unit)
+        if sim and plan.body:  # a page's section: the same concept only if it says the same
+            said = content_tokens(plan.body) - _NOISE
+            if not said or len(said & cand_toks) / len(said) < SECTION_SAME:
+                return 0.0
+        return sim
 
     def _reports_change(self, unit: MemoryUnit, cand: CandidateNote) -> bool:
         if _CHANGE.search(f"{unit.name} {_first_sentence(unit.summary)}"):
@@ -297,7 +288,7 @@ class OfflineBrain(Brain):
                        f"{self.similarity_threshold}); CORROBORATE: old body kept, "
                        "provenance added."))
 
-    def _find_plan(self, material: Material, unit: MemoryUnit) -> _Plan:
+    def _find_plan(self, material: Material, unit: MemoryUnit) -> UnitPlan:
         for plan in self._plans(material):
             if plan.name == unit.name and plan.bucket == unit.bucket:
                 return plan
@@ -306,9 +297,9 @@ class OfflineBrain(Brain):
         sentences = _summary_sentences(unit.summary)
         sts = [Statement(i, s, block, i == 0) for i, s in enumerate(sentences)]
         chain = [s.text for s in sts[1:]] if unit.bucket == "procedure" else []
-        return _Plan(unit.bucket, unit.name, 0.0, sts, head=sts[0], when=unit.name, chain=chain)
+        return UnitPlan(unit.bucket, unit.name, 0.0, sts, head=sts[0], when=unit.name, chain=chain)
 
-    def _plans(self, material: Material) -> list[_Plan]:
+    def _plans(self, material: Material) -> list[UnitPlan]:
         key = (material.path, material.text)
         with self._lock:
             if key in self._cache:
@@ -355,10 +346,16 @@ def _origin(body: str) -> str | None:
 # --- planning ------------------------------------------------------------------------------
 
 
-def _plan(material: Material, max_units: int) -> list[_Plan]:
-    _, statements = segment(material.text, plain_text=material.path.lower().endswith(".txt"))
-    scored = score_all(statements, resource=material.path.startswith("resource/"))
+def _plan(material: Material, max_units: int) -> list[UnitPlan]:
+    resource = material.path.startswith("resource/")
+    plain_text = material.path.lower().endswith(".txt")
+    blocks, statements = segment(material.text, plain_text=plain_text, bold_headings=resource)
+    scored = score_all(statements, resource=resource)
     scores = {s.index: sc for s, sc in zip(statements, scored, strict=True)}
+    if not plain_text and is_document(material.path, blocks):  # a page: follow its sections
+        info = MaterialInfo(material.title or _title(material), material.description,
+                            material.aliases, material.tags)
+        return plan_document(info, blocks, statements, scores, max_units)
     kept = [s for s in statements if not scores[s.index].noise]
     plans = _dedupe(_procedures(statements, kept, scores, material))
     used = {s.index for p in plans for s in p.statements}
@@ -367,6 +364,8 @@ def _plan(material: Material, max_units: int) -> list[_Plan]:
     plans += _wiki(kept, scores, used)
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
+    for p in chosen:
+        p.name = _person_name(p)
     seen: dict[str, int] = {}
     for p in chosen:  # the name identifies the unit between extract and integrate
         seen[p.name.lower()] = n = seen.get(p.name.lower(), 0) + 1
@@ -376,7 +375,7 @@ def _plan(material: Material, max_units: int) -> list[_Plan]:
     return chosen
 
 
-def _procedures(statements, kept, scores: dict[int, Scores], material: Material) -> list[_Plan]:
+def _procedures(statements, kept, scores: dict[int, Scores], material: Material) -> list[UnitPlan]:
     sections: dict[int, list[Statement]] = {}
     for s in statements:  # "Snapshot first:" is too short to be an idea, not to be a step
         terse = scores[s.index].noise in (None, TOO_SHORT)
@@ -409,7 +408,7 @@ def _procedures(statements, kept, scores: dict[int, Scores], material: Material)
                 name = f"{name} ({_title(material)})"  # "Deploy" alone says too little
         nested = [s for s in kept if s.block.parent in {b.index for b in steps}]
         when = task if generic and task else heading or name
-        plans.append(_Plan("procedure", _short(name), score, sts + nested, steps=steps, when=when))
+        plans.append(UnitPlan("procedure", _short(name), score, sts + nested, steps=steps, when=when))
     for s in kept:  # "Restore procedure: list → restore → verify → drop"
         parts = [p.strip(" .。") for p in re.split(r"\s*(?:→|->)\s*", s.text)]
         if len(parts) >= 3 and scores[s.index].procedure >= CHAIN_MIN:
@@ -417,14 +416,27 @@ def _procedures(statements, kept, scores: dict[int, Scores], material: Material)
             parts[0] = parts[0][m.end():] if m else parts[0]
             label = m.group(1).strip() if m and len(m.group(1).strip()) > 3 else ""
             label = label or _title_from_path(material.path, material.text)
-            plans.append(_Plan("procedure", _short(label), 3.5, [s], chain=parts, when=label))
+            plans.append(UnitPlan("procedure", _short(label), 3.5, [s], chain=parts, when=label))
     return plans
 
 
-def _dedupe(plans: list[_Plan]) -> list[_Plan]:
+def _person_name(plan: UnitPlan) -> str:
+    """The planned name when it reads as one (naming.weak_name); else the key phrase of
+    the statement the unit rests on, else its heading, else the name cut short."""
+    if not weak_name(plan.name):
+        return plan.name
+    head = plan.head or (plan.statements[0] if plan.statements else None)
+    tries = [statement_name(plan.name)]  # the planner chose the clause that carries the idea
+    tries += [statement_name(head.text)] if head is not None else []
+    if head is not None and head.block.heading:
+        tries.append(heading_name(head.block.heading))
+    return next((t for t in tries if t and not weak_name(t)), plan.name)
+
+
+def _dedupe(plans: list[UnitPlan]) -> list[UnitPlan]:
     """Two procedures with one name (What I did / Corrected procedure) or mostly the same
     words: keep the stronger — a corrected or current procedure scores higher."""
-    out: list[_Plan] = []
+    out: list[UnitPlan] = []
     for p in sorted(plans, key=lambda p: (-p.score, p.position)):
         if not any(q.name.lower() == p.name.lower() or overlap(q.toks(), p.toks()) >= PROCEDURE_TWIN
                    for q in out):
@@ -432,7 +444,7 @@ def _dedupe(plans: list[_Plan]) -> list[_Plan]:
     return out
 
 
-def _personal(kept, scores: dict[int, Scores], used: set[int]) -> list[_Plan]:
+def _personal(kept, scores: dict[int, Scores], used: set[int]) -> list[UnitPlan]:
     def seed(s: Statement) -> bool:
         sc = scores[s.index]
         return ((s.index not in used or s.block.kind == "step") and sc.personal >= PERSONAL_MIN
@@ -452,11 +464,11 @@ def _personal(kept, scores: dict[int, Scores], used: set[int]) -> list[_Plan]:
         head = head if scores[head.index].personal >= PERSONAL_MIN - 0.5 else best
         members = sorted(set(members + extra), key=lambda s: s.index)
         name = _key_words(head.text, personal=True)
-        plans.append(_Plan("personal", name, score, members, head=best))
+        plans.append(UnitPlan("personal", name, score, members, head=best))
     return plans
 
 
-def _wiki(kept, scores: dict[int, Scores], used: set[int]) -> list[_Plan]:
+def _wiki(kept, scores: dict[int, Scores], used: set[int]) -> list[UnitPlan]:
     free = [s for s in kept if s.index not in used and s.block.kind != "step"]
     seeds = [s for s in free
              if scores[s.index].bucket == "wiki" and scores[s.index].wiki >= WIKI_MIN]
@@ -476,7 +488,7 @@ def _wiki(kept, scores: dict[int, Scores], used: set[int]) -> list[_Plan]:
             lower = name.split(" ", 1)[0][1:].islower()  # not "PgBouncer"
             name = _short(f"{heading}: {name[:1].lower() + name[1:] if lower else name}")
         score = scores[best.index].wiki + 0.2 * (len(members) - 1)
-        plans.append(_Plan("wiki", name, score, members, head=members[0]))
+        plans.append(UnitPlan("wiki", name, score, members, head=members[0]))
     return plans
 
 
@@ -498,7 +510,7 @@ def _cluster(statements: list[Statement], threshold: float, *, same_section: boo
     return clusters
 
 
-def _watch_out(plan: _Plan, statements, scores) -> list[str]:
+def _watch_out(plan: UnitPlan, statements, scores) -> list[str]:
     """Cautions ("if", "fail", "rollback", 注意) elsewhere in the material that share
     words with the procedure."""
     inside = {b.index for b in plan.steps}
@@ -615,7 +627,9 @@ def _cap(text: str, source: str) -> str:
 # --- bodies --------------------------------------------------------------------------------
 
 
-def _summary(plan: _Plan) -> str:
+def _summary(plan: UnitPlan) -> str:
+    if plan.summary:
+        return plan.summary
     if plan.bucket == "procedure":
         steps = plan.chain or [_step_text(b) for b in plan.steps]
         numbered = "; ".join(f"{i}) {plain(s)}" for i, s in enumerate(steps, 1))
@@ -624,7 +638,7 @@ def _summary(plan: _Plan) -> str:
     return _trim(" ".join(plain(s.text) for s in [plan.head, *rest] if s), 1500)
 
 
-def _render(plan: _Plan, labels: dict[str, str]) -> str:
+def _render(plan: UnitPlan, labels: dict[str, str]) -> str:
     if plan.bucket == "procedure":  # runbook: trigger, steps (with commands), cautions
         lines = [f"## {labels['when']}", "", _md(plan.when) or plan.name, "",
                  f"## {labels['steps']}", ""]
@@ -636,8 +650,7 @@ def _render(plan: _Plan, labels: dict[str, str]) -> str:
             if _ABANDONED.search(block.text):
                 continue  # a step the user stopped: its commands are the wrong ones
             for code in block.code[:2]:
-                code_lines = [f"   {c}".rstrip() for c in code.splitlines()[:MAX_CODE_LINES]]
-                lines += ["   ```", *code_lines, "   ```"]
+                lines += fenced(code, "   ", MAX_CODE_LINES)
         if plan.watch:
             lines += ["", f"## {labels['watch']}", "", *(f"- {_md(w)}" for w in plan.watch)]
     elif plan.bucket == "personal":  # rule, why, how to apply
@@ -647,15 +660,26 @@ def _render(plan: _Plan, labels: dict[str, str]) -> str:
         why = _why(rule, plan.statements)
         lines += ["", f"**{labels['why']}:** {_md(why)}"] if why else []
         how, used = _how(rule, plan.statements)
-        lines += ["", f"**{labels['how']}:** {_md(how)}"]
-        lines += [f"- {_md(s.text)}" for s in plan.statements
-                  if s not in (rule, used) and s.first and s.block is not rule.block][:4]
+        if not _restates(how, rule.text):  # "How to apply" only when it adds something
+            lines += ["", f"**{labels['how']}:** {_md(how)}"]
+        said = {plain(why)} if why else set()
+        context = [s for s in plan.statements  # the rest of the rule's own item, then others
+                   if s not in (rule, used) and plain(s.text) not in said
+                   and (s.block is rule.block or s.first)]
+        if context:
+            lines += ["", *(f"- {_md(s.text)}" for s in context[:4])]
     else:  # wiki: the definition / decision as a paragraph, related statements as bullets
         head = plan.head or plan.statements[0]
         lines = [_md(" ".join(s.text for s in plan.statements if s.block is head.block))]
         bullets = [f"- {_md(s.text)}" for s in plan.statements if s.block is not head.block]
         lines += ["", *bullets] if bullets else []
     return "\n".join(lines) + "\n"
+
+
+def _restates(text: str, rule: str) -> bool:
+    """`text` says no more than the rule: the same words, or the rule's own opening."""
+    a, b = plain(text).lower().rstrip(" .。"), plain(rule).lower().rstrip(" .。")
+    return same_text(a, b) or b.startswith(a) or a.startswith(b)
 
 
 def _why(rule: Statement, statements: list[Statement]) -> str:
@@ -692,10 +716,15 @@ def _how(rule: Statement, statements: list[Statement]) -> tuple[str, Statement |
     return _cap(core, rule.text), None
 
 
-def _description(body: str) -> str:
-    for line in body.splitlines():  # the first prose line: the trigger, the rule, the fact
+def _description(body: str, name: str = "") -> str:
+    """The first sentence of the first prose line (the trigger, the rule, the fact) that
+    is not the name again."""
+    for line in body.splitlines():
         if line.strip() and not re.match(r"#|```|- |> |\*\*[^*]{1,20}[:：]\*\*|[A-Za-z]\w*::", line):
-            return _trim(_first_sentence(line) or plain(line), 200)
+            for sentence in split_sentences(line.strip()) or [line]:
+                text = plain(sentence)
+                if text and not same_text(text, name) and not text.endswith((":", "：")):
+                    return _trim(text, 200)
     return ""
 
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..vault._frontmatter import find_frontmatter
+from .markdown import CALLOUT, neutralise
 
 __all__ = [
     "Block", "Statement", "Scores", "segment", "split_sentences", "plain", "tokens", "overlap",
     "score", "score_all", "has_reason", "is_cjk", "GENERIC_HEADINGS", "PROC_HEADING",
-    "STOPWORDS", "TOO_SHORT",
+    "STOPWORDS", "TOO_SHORT", "chat_speakers", "is_agent",
 ]
 
 BlockKind = Literal["step", "item", "para", "row"]
@@ -46,6 +47,12 @@ class Block:
     line: int  # 1-based line in the material (frontmatter counted)
     code: tuple[str, ...] = ()  # fenced code blocks that follow this block
     lead: str = ""  # the "...:" paragraph that introduces this block's list
+    callout: str = ""  # inside `> [!note]`: the callout's type ("note", "warning", ...)
+    callout_title: str = ""  # the callout's own title line, when it has a body
+    path: tuple[str, ...] = ()  # the heading tree above: ("Internal links", "Link to a file")
+    level: int = 0  # the nearest heading's level (1-6; 7: a bold line used as a heading)
+    levels: tuple[int, ...] = ()  # the level of each heading in `path`
+    speaker: str = ""  # a chat line's speaker ("Lin", "林晓", "agent"), label removed
 
     @property
     def context(self) -> str:
@@ -89,7 +96,16 @@ _PRED_LINE = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_]*::\s")
 _HRULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 # "[00:12] Oskar: ..." — the timestamp and the speaker are dropped
 _TIMESTAMP = re.compile(r"^\s*\[\d{1,2}:\d{2}(:\d{2})?\]\s*([A-Z][\w.-]*( [A-Z][\w.-]*)?:\s+)?")
-_QUOTE_MARK = re.compile(r"^\s*>\s?")
+# A chat line: "[08:02] 林晓：…", "**Lin:** …", "Lin: …" (the label, bold or not)
+_SPEAKER = re.compile(
+    r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?\]\s*)?(?:\*\*|__)?"
+    r"([A-Za-z][\w.-]{0,20}(?: [A-Z][\w.-]{0,20})?|[\u4e00-\u9fff]{1,6})"
+    r"(?:\*\*|__)?\s*[:：](?:\*\*|__)?[ \t]*(?=\S)"
+)
+_QUOTE_MARK = re.compile(r"^\s*(?:>\s?)+")  # every level: a nested quote reads as its text
+# a paragraph that is one bold line and nothing else reads as a sub-heading
+_BOLD_HEADING = re.compile(r"^\s{0,3}(?:\*\*|__)([^*_\n]{2,80}?)[:：]?(?:\*\*|__)[:：]?\s*$")
+_BOLD_LEAD = re.compile(r"^(?:\*\*|__)([^*_\n]{2,80}?)[:：]?(?:\*\*|__)")
 _LINK_ONLY = re.compile(r"^\s*(!?\[\[[^\]]*\]\]\s*)+$")
 
 
@@ -107,8 +123,9 @@ def _ends_cjk(line: str) -> bool:
 
 
 class _Builder:
-    def __init__(self, plain_text: bool) -> None:
-        self.plain_text = plain_text  # .txt: a line is its own block unless hard-wrapped
+    def __init__(self, plain_text: bool, bold_headings: bool = False) -> None:
+        self.plain_text = plain_text
+        self.bold_headings = bold_headings  # .txt: a line is its own block unless hard-wrapped
         self.blocks: list[Block] = []
         self.heading, self.section, self.kind = "", 0, "para"
         self.lines: list[str] = []  # the open block's lines, and its code blocks
@@ -117,6 +134,40 @@ class _Builder:
         self.gap = False  # a blank line since the open item's last line
         self.levels: list[tuple[int, int, int, bool]] = []  # (indent, block, run, ordered)
         self.run_lead: dict[int, str] = {}  # top-level list run -> its lead-in paragraph
+        self.callout, self.callout_title = "", ""  # the callout being read, if any
+        self.callout_body = False  # the open callout has lines after its title (an embed counts)
+        self.tree: list[tuple[int, str]] = []  # (level, heading) from the top down
+        self.speaker = ""  # of the chat line being read
+
+    def heading_line(self, level: int, text: str) -> None:
+        self.close()
+        self.levels = []
+        self._push_heading(level, text)
+
+    def _push_heading(self, level: int, text: str) -> None:
+        while self.tree and self.tree[-1][0] >= level:
+            self.tree.pop()
+        self.tree.append((level, text))
+        self.heading, self.section = text, self.section + 1
+
+    def open_callout(self, kind: str, title: str, line_no: int) -> None:
+        self.end_callout()
+        self.close()
+        self.levels = []
+        self.callout, self.callout_title, self.callout_body = kind.lower(), title, False
+        self.start = line_no
+
+    def end_callout(self) -> None:
+        """A callout with no body says it all in its title line: that line is its text."""
+        if not self.callout:
+            return
+        self.close()
+        if not self.callout_body and self.callout_title:
+            self.lines, self.kind = [self.callout_title], "para"
+            self.callout_title = ""
+            self.close()
+        self.callout, self.callout_title = "", ""
+        self.levels = []
 
     @property
     def in_item(self) -> bool:
@@ -145,8 +196,15 @@ class _Builder:
                 self.run_lead[top] = plain(last.text).rstrip(":：") if intro else ""
             lead = self.run_lead[top]
         self.blocks.append(Block(len(self.blocks), self.kind, text, self.heading, self.section,
-                                 run, depth, parent, self.start, tuple(self.code), lead))
+                                 run, depth, parent, self.start, tuple(self.code), lead,
+                                 self.callout, self.callout_title,
+                                 tuple(h for _, h in self.tree),
+                                 self.tree[-1][0] if self.tree else 0,
+                                 tuple(lv for lv, _ in self.tree), self.speaker))
         self.lines, self.code = [], []
+        lead_in = _BOLD_LEAD.match(text) if self.kind == "para" and self.bold_headings else None
+        if lead_in and text.rstrip("*").endswith((":", "：")):
+            self._push_heading(7, _clean_heading(lead_in.group(1)))  # "**Rules** (…):" + a list
 
     def attach_code(self, code: str) -> None:
         # Code belongs to the step (or paragraph) before it.
@@ -198,6 +256,7 @@ class _Builder:
 
     def finish(self) -> list[Block]:
         self.close()
+        self.end_callout()
         return self.blocks
 
 
@@ -207,19 +266,42 @@ def _continues(prev: str, line: str) -> bool:
     return bool(p and s) and p[-1] not in ".!?:。！？；" and s[0].islower()
 
 
-def segment(text: str, *, plain_text: bool = False) -> tuple[list[Block], list[Statement]]:
-    """Cut material into blocks and sentence statements (see the module docstring)."""
+def segment(
+    text: str, *, plain_text: bool = False, bold_headings: bool = False
+) -> tuple[list[Block], list[Statement]]:
+    """Cut material into blocks and sentence statements (see the module docstring).
+    `bold_headings`: a paragraph that is only a bold line, or a bold lead-in to a list
+    ("**Working rules** (…):"), opens a sub-section, as documentation pages use them."""
     span = find_frontmatter(text)
     first_line = 1
     if span is not None:
         first_line += text.count("\n", 0, span.end)
         text = text[span.end :]
-    b = _Builder(plain_text)
+    original = text.splitlines()
+    if not plain_text:
+        text = neutralise(text)  # same line count: `original[i]` is line i before it
+    text_lines = text.splitlines()
+    speakers = chat_speakers(text_lines)
+    b = _Builder(plain_text, bold_headings)
     table_head: list[str] | None = None
     fence: tuple[str, int] | None = None
     code: list[str] = []
     for n, raw in enumerate(text.splitlines(), start=first_line):
         line = raw.rstrip()
+        quoted = fence is None and bool(_QUOTE_MARK.match(line))
+        if plain_text and quoted:
+            line = _QUOTE_MARK.sub("", line, count=1)
+        elif fence is None:
+            callout = CALLOUT.match(line)
+            if callout:
+                b.open_callout(callout.group(1), plain(callout.group(2)), n)
+                continue
+            if b.callout and not quoted:
+                b.end_callout()  # a callout ends at the first line that is not quoted
+            elif b.callout and _QUOTE_MARK.sub("", original[n - first_line], count=1).strip():
+                b.callout_body = True
+            if quoted:
+                line = _QUOTE_MARK.sub("", line, count=1)
         if fence is not None:
             m = _FENCE.match(line)
             closing = m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1]
@@ -240,10 +322,12 @@ def segment(text: str, *, plain_text: bool = False) -> tuple[list[Block], list[S
             table_head = None
             continue
         h = _HEADING.match(line)
-        if h:
-            b.close()
-            b.levels = []
-            b.heading, b.section = _clean_heading(h.group(2)), b.section + 1
+        if h and not quoted:
+            b.heading_line(len(h.group(1)), _clean_heading(h.group(2)))
+            continue
+        bold = _BOLD_HEADING.match(line)
+        if bold and bold_headings and not quoted and not b.lines and _alone(text_lines, n - first_line):
+            b.heading_line(7, _clean_heading(bold.group(1)))  # "**Linking to subheadings**"
             continue
         if _HRULE.match(line) or _PRED_LINE.match(line) or _LINK_ONLY.match(line):
             b.close()
@@ -251,7 +335,7 @@ def segment(text: str, *, plain_text: bool = False) -> tuple[list[Block], list[S
         if _TABLE_ROW.match(line):  # a row becomes "header: cell; header: cell"
             b.close()
             b.levels = []
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            cells = _cells(line)
             if table_head is None or _TABLE_SEP.match(line):
                 table_head = table_head or cells
                 continue
@@ -264,11 +348,18 @@ def segment(text: str, *, plain_text: bool = False) -> tuple[list[Block], list[S
         if item and not plain_text:
             b.item(len(item.group(1)), item.group(2), item.group(3), n)
             continue
+        said = _SPEAKER.match(line) if speakers else None
+        if said and said.group(1) in speakers:
+            b.close()
+            b.speaker, line = said.group(1), line[said.end() :]
+            b.text_line(line, n)
+            b.close()  # one chat line, one block
+            b.speaker = ""
+            continue
         stamp = _TIMESTAMP.match(line)
         if stamp:
             b.close()
             line = line[stamp.end() :]
-        line = _QUOTE_MARK.sub("", line, count=1)
         b.text_line(line, n)
     if fence is not None and code:
         b.attach_code(_dedent(code))  # an unclosed fence still belongs to its step
@@ -278,6 +369,66 @@ def segment(text: str, *, plain_text: bool = False) -> tuple[list[Block], list[S
         for i, sentence in enumerate(split_sentences(block.text)):
             statements.append(Statement(len(statements), sentence, block, i == 0))
     return blocks, statements
+
+
+_AGENT = re.compile(r"^(agent|assistant|ai|bot|claude|gpt|copilot|helper|助手|助理|机器人|智能体)$", re.I)
+
+
+def is_agent(speaker: str) -> bool:
+    """The agent's own chat lines: it echoes and confirms, it does not state the user's rules."""
+    return bool(_AGENT.match(speaker.strip()))
+
+
+def chat_speakers(lines: list[str]) -> frozenset[str]:
+    """The speakers of a chat transcript: labels that open at least two lines each, when
+    there are two or more of them and their lines are most of the text ("Note:" or
+    "Decision:" in a log is a label, not a speaker)."""
+    counts: dict[str, int] = {}
+    content = 0
+    for line in lines:
+        if not line.strip() or line.lstrip().startswith(("#", "|", "```")):
+            continue
+        content += 1
+        m = _SPEAKER.match(line)
+        if m:
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    found = {k for k, v in counts.items() if v >= 2}
+    if len(found) < 2 or sum(counts[k] for k in found) < 0.5 * content:
+        return frozenset()
+    return frozenset(found)
+
+
+def _cells(row: str) -> list[str]:
+    r"""The cells of a table row; `\|` and a pipe inside `[[...]]` do not separate cells."""
+    cells, cur, i, row = [], "", 0, row.strip()
+    if row.startswith("|"):
+        row = row[1:]
+    while i < len(row):
+        if row.startswith("[[", i):
+            j = row.find("]]", i)
+            j = len(row) if j < 0 else j + 2
+            cur += row[i:j].replace("\\|", "|")
+            i = j
+            continue
+        ch = row[i]
+        if ch == "\\" and row.startswith("|", i + 1):
+            cur += "|"
+            i += 2
+            continue
+        if ch == "|":
+            cells.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    if cur.strip():
+        cells.append(cur.strip())
+    return [c for c in cells] if cells else [""]
+
+
+def _alone(lines: list[str], i: int) -> bool:
+    """Line i stands between blank lines (or the text's ends): a paragraph of its own."""
+    return (i == 0 or not lines[i - 1].strip()) and (i + 1 >= len(lines) or not lines[i + 1].strip())
 
 
 def _dedent(lines: list[str]) -> str:
@@ -368,7 +519,7 @@ def _english_end(text: str, i: int, j: int) -> bool:
 # --- tokens and similarity ----------------------------------------------------------------
 
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
-_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]")
+_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#\^?([^\]|]*))?(?:\|([^\]]*))?\]\]")
 _MDLINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _WORD = re.compile(r"[a-z0-9]+(?:[-_'][a-z0-9]+)*")
 _PREFIXED = re.compile(r"^(non|auto|re|pre|un|multi|sub|self|anti|co)-([a-z]{3,})$")
@@ -394,7 +545,8 @@ _CJK_STOP = set("的了是在我你她他它们就都也和与及把被很再又
 
 def plain(text: str) -> str:
     """`text` without inline Markdown: emphasis, code ticks, link brackets."""
-    text = _WIKILINK.sub(lambda m: (m.group(2) or m.group(1) or "").strip(), text)
+    # what a reader sees: the alias, else the target, else the heading of `[[#Heading]]`
+    text = _WIKILINK.sub(lambda m: (m.group(3) or m.group(1) or m.group(2) or "").strip(), text)
     text = _MDLINK.sub(r"\1", text)
     return re.sub(r"\s+", " ", _MARKUP.sub("", text)).strip()
 
@@ -464,6 +616,14 @@ _NOISE_MARK = _rx(
     r"nothing to (keep|remember|act on)|not relevant|not memory|no real task|pure fun|"
     r"chit-?chat|small talk|unrelated|nothing work-related|one-off|闲聊|不用记|没什么要记|无关"
 )
+# A sentence that only points back ("就这样", "that's it", "yes, like that"): a fragment
+# that needs its context — dropped rather than kept as a note of its own.
+_BACK_REFERENCE = _rx(
+    r"(^|[“\"「：:]\s*)(就这样|就这么|这样就|对，?就|是的|好的|没错|that's it|exactly|"
+    r"yes,? like that|same as before)"
+    r"|(以后就这样|以后都这样|就这样吧|就按这个|like that from now on)[。.!！]?[”\"」]?"
+)
+_TASK_ITEM = re.compile(r"^\[[ xX]\]\s")  # "- [ ] Lin: check the billing alert"
 # Chit-chat topics: the sentence (and the rest of its block) is noise.
 _NOISE_TOPIC = _rx(
     r"\b(hi|hello|hey|thanks|thank you|good (morning|night|evening)|halloween|costume|recipe|"
@@ -555,17 +715,24 @@ GENERIC_HEADINGS = _rx(
 )
 
 
-def score(statement: Statement, *, noise_before: bool = False, resource: bool = False) -> Scores:
+def score(
+    statement: Statement, *, noise_before: bool = False, resource: bool = False,
+    agent_chat: bool = False,
+) -> Scores:
     """Cue scores per bucket (weights are relative; the thresholds live in offline.py).
-    `noise_before`: an earlier sentence of the block was chit-chat, so this one is too."""
+    `noise_before`: an earlier sentence of the block was chit-chat, so this one is too.
+    `agent_chat`: the material is a chat with the agent, so its other speaker is the user."""
     text, block = plain(statement.text), statement.block
     heading = block.context
     toks = tokens(text)
     size = len([t for t in toks if not is_cjk(t[0])]) + sum(map(is_cjk, text)) / 2
     noise = (
-        "marked as not worth keeping" if _NOISE_MARK.search(text) or _NOISE_MARK.search(heading)
+        "the agent's own chat line" if block.speaker and is_agent(block.speaker)
+        else "marked as not worth keeping" if _NOISE_MARK.search(text) or _NOISE_MARK.search(heading)
         else "chit-chat topic" if _NOISE_TOPIC.search(text)
         else "continues a chit-chat sentence" if noise_before
+        else "refers back to what was said before" if _BACK_REFERENCE.search(text)
+        else "a task on a checklist, not knowledge" if _TASK_ITEM.match(statement.block.text)
         else TOO_SHORT if size < 3 else None
     )
     unlabeled = re.sub(r"^\**[\w ]{1,20}[:：]\**\s*", "", text)  # "So: ", "Fix: " labels
@@ -579,6 +746,7 @@ def score(statement: Statement, *, noise_before: bool = False, resource: bool = 
     rule = wants or bool(_RULE.search(text) or _RULE_ZH.search(text))
     weak = not rule and bool(_WEAK_RULE.search(text))
     user = wants or any(rx.search(t) for rx in (_USER, _USER_ZH) for t in (text, statement.text))
+    user = user or bool(block.speaker and agent_chat)  # the user, talking to the agent
     personal = 1.5 * rule + 0.8 * weak + (1.5 if rule or weak else 0.7) * user
     personal += 0.5 * bool(_HABIT.search(text))
     if _PERSONAL_HEADING.search(heading):
@@ -607,8 +775,10 @@ def score_all(statements: list[Statement], *, resource: bool = False) -> list[Sc
     """Scores for every statement, carrying chit-chat forward within a block."""
     out: list[Scores] = []
     noisy_block = -1
+    agent_chat = any(st.block.speaker and is_agent(st.block.speaker) for st in statements)
     for st in statements:
-        s = score(st, noise_before=st.block.index == noisy_block, resource=resource)
+        s = score(st, noise_before=st.block.index == noisy_block, resource=resource,
+                  agent_chat=agent_chat)
         if s.noise and s.noise != TOO_SHORT:
             noisy_block = st.block.index
         out.append(s)

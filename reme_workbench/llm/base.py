@@ -38,9 +38,15 @@ class Material:
     "auto" (detect from the text) — used only when the brain's own setting is "auto"."""
 
     path: str  # vault-relative, e.g. daily/2026-10-05/deploy-payments-api.md
-    text: str
+    text: str  # the body, frontmatter removed
     date: str | None = None
     language: str = "auto"
+    # what the file says about itself: frontmatter title / first H1 / file name, and its
+    # own frontmatter description, aliases and tags
+    title: str = ""
+    description: str = ""
+    aliases: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

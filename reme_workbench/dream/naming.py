@@ -1,0 +1,520 @@
+"""Names and descriptions a person would give, from headings and statements.
+
+Pure functions on strings. A note's name is a short noun phrase or imperative: at most
+`MAX_WORDS` words (English) or `MAX_CJK` characters (Chinese), never a sentence prefix,
+never starting or ending on a function word, never carrying Markdown or a callout
+marker. A description is one sentence saying what the note holds, and never the name
+again.
+
+Where a name comes from, best first:
+1. a heading that names the section's topic ("Link to a heading in a note"); a generic
+   heading ("Overview", "Examples", "注意事项") takes the page title in front;
+2. the key phrase of a statement: for "To X, do Y" and "use … to X" the purpose X (an
+   imperative); for "If / When / Because A, B" the main clause B; then the first clause,
+   with leading function words, determiners and asides dropped, cut before a
+   preposition, conjunction or relative word so that it ends on a content word;
+3. Chinese: the same clause cut at word boundaries (jieba's dictionary), leading
+   pronouns, modals and "在…中" phrases dropped, cut before a conjunction, ending on a
+   content word.
+
+`weak_name` says why a name is not good enough (the callers then try the next source).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .statements import is_cjk, plain
+
+__all__ = [
+    "MAX_WORDS",
+    "MAX_CJK",
+    "GENERIC_SECTION",
+    "PART_WORDS",
+    "heading_name",
+    "statement_name",
+    "weak_name",
+    "describe",
+    "same_text",
+    "cjk_count",
+    "is_imperative",
+]
+
+MAX_WORDS = 6
+MAX_CJK = 12
+
+# Headings that name a part of a page, not a topic.
+GENERIC_SECTION = re.compile(
+    r"^(overview|introduction|intro|about|summary|background|context|details|notes?|examples?|"
+    r"usage|tips?|faq|limitations?|known (issues|limitations)|troubleshooting|caveats?|"
+    r"see also|related|references?|more|misc(ellaneous)?|other|general|basics|getting started|"
+    r"how it works|what('| i)s next|next steps|root cause|timeline|impact|action items|"
+    r"lessons( learned)?|what went wrong|follow[- ]?ups?|decisions?|findings|outcome|results?|"
+    r"resolution|detection|postmortem|open questions|risks|"
+    r"根因|根本原因|时间线|影响|行动项|教训|结论|决定|结果|后续|"
+    r"概述|简介|介绍|概览|示例|例子|用法|注意事项|注意|提示|限制|已知问题|常见问题|参见|相关|其他|更多|基础)$",
+    re.I,
+)
+# Words a name may not start or end with (they open or continue a clause).
+_FUNCTION = frozenset(
+    """a an the this that these those there here it its it's you your yours we our us they their
+    them he she his her him i my me mine for in on at by to of with from into onto over under
+    about as because since when whenever while if unless although though so and or nor but also
+    then thus therefore however yet still just even only can could will would should must may
+    might shall is are was were be been being am do does did has have had not very more most
+    such which who whom whose what where why how than like via per each every any some all both
+    either neither let lets once""".split()
+)
+# Dropped inside a name: they add nothing a title needs.
+_FILLER = frozenset(
+    """a an the this that these those its your our their my his her very really just also
+    currently actually simply fully always usually often even quite rather""".split()
+)
+# A name is cut before one of these (what follows is a phrase of its own).
+_CUT_BEFORE = frozenset(
+    """for in on at by to of with from into onto over under about as because since when while
+    if unless although though so and or but which who whom whose where that than via per
+    without within between through during after before until""".split()
+)
+_LABEL = re.compile(r"^\**([A-Za-z][\w' -]{0,24}|[\u4e00-\u9fff]{1,8})\**(?::\**\s+|：\**\s*)(?=\S)")
+_LABEL_FILLER = re.compile(
+    r"^(note|notes|tip|tips|important|warning|caution|info|so|also|then|fix|update|reminder|"
+    r"example|e\.g|nb|ps|备注|注意|提示|提醒|更新|警告)$",
+    re.I,
+)
+_PURPOSE = re.compile(r"^to\s+([a-z]+\b.*?)(?:,|$)", re.I)  # "To create a callout, add …"
+_USE_TO = re.compile(
+    r"^(?:you can |you could |you may |just )?(?:use|type|press|select|enter|add|click|drag|run)"
+    r"\b.{1,80}?\bto\s+((?:add|create|make|open|link|insert|show|hide|find|turn|start|stop|"
+    r"change|move|copy|keep|get|set|remove|delete|rename|search|sort|embed|format|write|mark)"
+    r"\b.*)$",
+    re.I,
+)
+_CONDITION = re.compile(
+    r"^(?:if|when|whenever|because|since|while|although|though|once|after|before|unless|"
+    r"as long as|by default|in that case|otherwise|for example|for instance)\b[^,]{0,120},\s*(.+)$",
+    re.I,
+)
+_YOU_CAN = re.compile(
+    r"^(?:you|we|users?)\s+(?:can|could|may|might|should|must|need to|have to|will|'ll)\s+(?:also\s+)?",
+    re.I,
+)
+_ASIDE = re.compile(r"\s*[(（][^)）]*[)）]|\s*\[[^\]]*\]")
+_CLAUSE = re.compile(r"[;；。!?！？]|:\s|：|,\s|，|\s[—–]\s|——|\.\s")
+_WORD = re.compile(r"[A-Za-z0-9][\w'./+#-]*|[^\sA-Za-z0-9]")
+_MARKUP_CHARS = re.compile(r"[`*_\[\]|<>#^{}$\\]")
+
+
+def cjk_count(text: str) -> int:
+    return sum(1 for ch in text if is_cjk(ch))
+
+
+def _is_cjk_text(text: str) -> bool:
+    return cjk_count(text) >= max(2, len(text.replace(" ", "")) // 3)
+
+
+def same_text(a: str, b: str) -> bool:
+    """Equal after case, punctuation, dashes and spacing are ignored (`internal-links`
+    and "Internal links." are the same text)."""
+    def norm(t: str) -> str:
+        return re.sub(r"[\W_]+", "", plain(t).lower())
+
+    return bool(norm(a)) and norm(a) == norm(b)
+
+
+def weak_name(name: str) -> str | None:
+    """Why `name` is not a name a person would give, or None when it is."""
+    text = name.strip()
+    if not text:
+        return "empty"
+    if "[!" in text or _MARKUP_CHARS.search(text):
+        return "carries Markdown"
+    if re.search(r"[.!?。！？;；]$", text) or re.search(r"[.!?。！？;；]\s", text):
+        return "is a sentence"
+    if _is_cjk_text(text):
+        if cjk_count(text) > MAX_CJK:
+            return f"over {MAX_CJK} CJK characters"
+        words = _cjk_words(text)
+        if words and words[0] in _CJK_LEAD:
+            return f"starts with {words[0]!r}"
+        if words and words[-1] in _CJK_TRAIL:
+            return f"ends with {words[-1]!r}"
+        return None
+    words = [w for w in re.split(r"[\s/]+", text) if w]
+    if len(words) > MAX_WORDS:
+        return f"over {MAX_WORDS} words"
+    lowered = [w.lower() for w in words]
+    if any(a == b for a, b in zip(lowered, lowered[1:], strict=False)):
+        return "repeats a word"
+    if len(words) >= 3 and lowered[0] in ("note", "warning", "tip", "info", "caution", "important"):
+        return f"starts with the callout label {words[0]!r}"
+    first, last = words[0].lower().strip(",:"), words[-1].lower().strip(",:")
+    if first in _FUNCTION:
+        return f"starts with {first!r}"
+    if last in _FUNCTION and len(words) > 1:
+        return f"ends with {last!r}"
+    return None
+
+
+# --- headings -----------------------------------------------------------------------------
+
+
+# One-word headings that name a part of a topic ("Graph view" > "Settings"): they need it.
+PART_WORDS = re.compile(
+    r"^(settings|options|preferences|display|appearance|interface|filters?|forces|groups|"
+    r"account|features|configuration|config|supported|unsupported|behaviou?r|advanced|general|"
+    r"commands|shortcuts|hotkeys|syntax|format|formatting|links|files|font|fonts|layout|"
+    r"privacy|security|storage|performance|requirements|installation|"
+    r"设置|选项|显示|外观|界面|筛选|过滤|分组|账户|功能|配置|语法|格式|高级|常规|行为|命令|快捷键|字体|布局)$",
+    re.I,
+)
+
+
+def heading_name(heading: str, title: str = "", parent: str = "") -> str:
+    """The name a section heading gives, or "" when it cannot name a note.
+
+    A heading that only names a part ("Settings", "Advanced", "示例") is qualified by
+    the section it belongs to, or the page title: "Graph view settings", "Advanced
+    appearance settings"; on a page whose title is such a part ("Settings"), a one-word
+    section takes the title after it: "Account settings"."""
+    text = _clean(heading)
+    if not text:
+        return ""
+    cjk = _is_cjk_text(text)
+    part = bool(PART_WORDS.match(text) or GENERIC_SECTION.match(text))
+    title_c, parent_c = _title_core(title), _clean(parent)
+    one_word = cjk or len(text.split()) == 1
+    if part or (one_word and title_c and PART_WORDS.match(title_c)):
+        context = [c for c in (parent_c, title_c) if c and not same_text(c, text)]
+        if GENERIC_SECTION.match(text) and not context:
+            return ""  # "Overview" of a page with no title to say what of
+        if part and context and not PART_WORDS.match(context[0]):
+            words = [text, context[0]] + ([title_c] if PART_WORDS.match(title_c or "-")
+                                           and len(context) > 1 else [])
+        elif context:
+            words = [text, context[0]]
+        else:
+            words = [text]
+        if cjk:  # "关系图谱" + "设置" -> 关系图谱设置; "高级" on the page "设置" -> 高级设置
+            text = words[0] + words[1] if len(words) > 1 and PART_WORDS.match(words[1]) else (
+                "".join(reversed(words[:2])))
+        elif part and context and not PART_WORDS.match(context[0]):
+            # "Settings" of "Graph view" -> "Graph view settings"; "Advanced" of "Files and
+            # links" on the Settings page -> "Advanced files and links settings"
+            text = (f"{text} {context[0].lower()}" if text.lower() in ("advanced", "general")
+                    else f"{context[0]} {text.lower()}")
+            if len(words) > 2 and len(f"{text} {title_c}".split()) <= MAX_WORDS:
+                text = f"{text} {title_c.lower()}"
+        else:
+            text = f"{text} {context[0].lower()}" if context else text
+    elif one_word and not cjk and parent_c and not same_text(parent_c, text):
+        text = f"{text} {_singular(parent_c).lower()}"  # "Date" of "Property types"
+    elif one_word and not cjk and (brand := _brand(title_c)) and brand.lower() != text.lower():
+        text = f"{brand} {text.lower()}"  # "Restores" of "PostgreSQL backup policy"
+    if cjk and cjk_count(text) <= MAX_CJK and not weak_name(text):
+        return text  # a Chinese heading is kept as written ("为笔记添加别名")
+    name = _shorten(text)
+    return "" if weak_name(name) else _capitalise(name)
+
+
+def _title_core(title: str) -> str:
+    """What a title is about: "Postmortem: INC-2026-031 — payments-api 502s" -> "INC-2026-031"."""
+    text = _clean(title)
+    label = _LABEL.match(text)
+    if label and len(text) - label.end() >= 4:
+        text = text[label.end():]
+    return _first_clause(text)
+
+
+def _singular(phrase: str) -> str:
+    words = phrase.split()
+    last = words[-1]
+    if len(last) > 3 and last.endswith("s") and not last.endswith("ss"):
+        words[-1] = last[:-3] + "y" if last.endswith("ies") else last[:-1]
+    return " ".join(words)
+
+
+def _brand(title: str) -> str:
+    """The title's first word when it is a product name (PostgreSQL, PgBouncer, API)."""
+    first = title.split(" ", 1)[0] if title else ""
+    inner_caps = any(ch.isupper() for ch in first[1:])
+    return first if first.isalpha() and inner_caps and len(first) > 1 else ""
+
+
+# --- statements ---------------------------------------------------------------------------
+
+
+def statement_name(text: str) -> str:
+    """A name from one statement (see the module doc), or "" when none reads well."""
+    core = _clean(text)
+    label = _LABEL.match(core)
+    if label and len(core) - label.end() >= 4:  # "Decision: X" / "梅的决定：X" — X names it,
+        rest = core[label.end():]  # unless X goes on from the label: "Weekly report: moved …"
+        first = rest.split(" ", 1)[0]
+        if not (first.islower() and first.isalpha() and (first.endswith("ed") or first in _MODALS
+                                                          or first in ("is", "are", "was", "now"))):
+            core = rest
+        else:
+            core = f"{label.group(1).strip('* ')} {rest}"
+    if not core:
+        return ""
+    if _is_cjk_text(core):
+        return _cjk_name(core)
+    for candidate in _english_candidates(core):
+        name = _shorten(candidate)
+        if name and not weak_name(name):
+            return _capitalise(name)
+    return ""
+
+
+def _english_candidates(core: str) -> list[str]:
+    out = []
+    m = _PURPOSE.match(core)
+    if m:
+        out.append(m.group(1))  # "To create a callout, add [!info]" -> "create a callout"
+    m = _USE_TO.match(core)
+    if m:
+        out.append(m.group(1))  # "You can use *** … to add a horizontal bar"
+    m = _CONDITION.match(core)
+    main = m.group(1) if m else core
+    main = _YOU_CAN.sub("", main)  # "you can use other editors" -> "use other editors"
+    out.append(main)
+    if m:
+        out.append(_YOU_CAN.sub("", core))
+    return out
+
+
+def _clean(text: str) -> str:
+    text = plain(text)
+    text = _ASIDE.sub("", text)
+    text = re.sub(r"\[!\w[\w-]*\][+-]?", "", text)  # a callout marker
+    text = re.sub(r"^\W+|[\s:：,，;；.。!！?？\-—–]+$", "", text.strip())
+    return " ".join(text.split())
+
+
+def _first_clause(text: str) -> str:
+    parts = [p.strip() for p in _CLAUSE.split(text) if p.strip()]
+    return parts[0] if parts else text
+
+
+_NEGATIONS = frozenset("not no never don't didn't doesn't isn't won't can't cannot".split())
+_MODALS = frozenset("can could will would should must may might shall does did do".split())
+
+
+def _ends_well(words: list[str]) -> bool:
+    """A name ends on a content word: not a function word, not "will display" (a verb
+    after a modal), not "from 10" (a number after a preposition)."""
+    if not words or len(words) > MAX_WORDS:
+        return False
+    last = words[-1].lower().strip(",:")
+    if last in _FUNCTION:
+        return False
+    if len(words) >= 2 and words[-2].lower() in _MODALS:
+        return False
+    return not (len(words) >= 2 and last.replace(".", "").isdigit() and words[-2].lower() in _CUT_BEFORE)
+
+
+def _shorten(text: str) -> str:
+    """At most MAX_WORDS words, cut at a phrase boundary, ending on a content word: of
+    the cuts that end well, the longest."""
+    if _is_cjk_text(text):
+        return _cjk_name(text)
+    words = _first_clause(text).split()
+    while words and words[0].lower() in _FUNCTION:
+        if words[0].lower() in _NEGATIONS:
+            return ""  # "not enable auto-merge" must not become "enable auto-merge"
+        words.pop(0)
+    if not words:
+        return ""
+    slim = [w for i, w in enumerate(words) if i == 0 or w.lower() not in _FILLER]
+    good: list[list[str]] = []
+    for source in (words, slim):  # the words as written first; without fillers if need be
+        candidates = [source]
+        candidates += [source[:i] for i in range(2, min(len(source), MAX_WORDS + 1))
+                       if source[i].lower() in _CUT_BEFORE]
+        candidates += [source[:i] for i in range(2, min(len(source), MAX_WORDS + 1))
+                       if source[i].lower() in _MODALS]  # "X can exceed" -> "X"
+        good = [c for c in candidates if _ends_well(c) and not _verb_cut(c, source)]
+        if good:
+            break
+    if good:
+        best = max(good, key=len)
+    else:  # the subject: the words before the first verb ("Canary window" goes from …)
+        best = _subject(slim) or slim[:MAX_WORDS]
+        while len(best) > 1 and best[-1].lower().strip(",:") in _FUNCTION:
+            best.pop()
+    return " ".join(best).strip(" ,:;")
+
+
+def _verb_like(words: list[str], i: int) -> bool:
+    """words[i] reads as the clause's verb: a modal, or an -s/-ed word right after the
+    subject and before a preposition, article or number ("goes from", "listens on")."""
+    w = words[i].lower()
+    if w in _MODALS:
+        return True
+    lead = words[0].lower().strip("*`")
+    if lead in _VERBS or lead in ("never", "always", "don't", "do", "please", "only"):
+        return False  # an imperative's verb is its first word: "Keep file names as …"
+    if words[i - 1].lower() in _CUT_BEFORE:
+        return False  # "on weekends": a noun after a preposition
+    nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+    return (i >= 1 and (w.endswith("s") and not w.endswith("ss") or w.endswith("ed"))
+            and (nxt in _CUT_BEFORE or nxt in ("a", "an", "the") or nxt[:1].isdigit()))
+
+
+def _verb_cut(candidate: list[str], words: list[str]) -> bool:
+    """A cut that ends on the clause's verb ("Canary window goes")."""
+    n = len(candidate)
+    return n < len(words) and words[:n] == candidate and _verb_like(words, n - 1)
+
+
+def _subject(words: list[str]) -> list[str]:
+    for i in range(1, min(len(words), MAX_WORDS + 1)):
+        if _verb_like(words, i):
+            return words[:i] if i >= 2 else []
+    return []
+
+
+def _capitalise(name: str) -> str:
+    first = name.split(" ", 1)[0]
+    if first.isalpha() and first.islower() and len(first) > 1:
+        return name[:1].upper() + name[1:]
+    return name  # "uv", "payments-api", "`x`" stay as written
+
+
+# --- Chinese --------------------------------------------------------------------------------
+
+# Words a Chinese name may not start with: pronouns, modals, prepositions, conjunctions.
+_CJK_LEAD = frozenset(
+    "你 您 我 我们 你们 他 她 它 他们 大家 可以 能 能够 需要 要 应该 必须 会 将 把 被 在 当 如果 "
+    "假如 若 因为 由于 为了 对 对于 关于 从 向 并 并且 而 而且 但 但是 所以 因此 或 或者 和 与 "
+    "及 以及 这 那 这个 那个 这些 那些 其 就 也 还 都 又 再 请 然后 另外 此外 同时 即使 "
+    "也就是说 例如 比如".split()
+)
+_CJK_TRAIL = frozenset("的 了 和 与 及 或 在 中 里 上 下 时 等 吗 呢 吧 啊 也 都 就 并 而 把 被 对 从".split())
+_CJK_CUT = frozenset("或者说 或者 以及 并且 而且 但是 但 所以 因此 然后 同时 即 例如 比如 因为 由于 以便 从而 来".split())
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import logging
+
+    import jieba  # a dictionary-based Chinese word segmenter; imported only for Chinese
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+@lru_cache(maxsize=4096)
+def _cjk_words_cached(text: str) -> tuple[str, ...]:
+    # spaces kept as " " tokens, so "Home Assistant" stays two words when joined back
+    return tuple(" " if not w.strip() else w for w in _jieba().cut(text) if w)
+
+
+def _cjk_words(text: str) -> list[str]:
+    return list(_cjk_words_cached(text))
+
+
+_CJK_CONDITION = ("如果", "假如", "若", "当", "因为", "由于", "为了", "虽然", "即使", "只要")
+_CJK_MID_CUT = frozenset("从 向 对于 于 在 来 以便 以 通过 根据 按照".split())
+
+
+def _cjk_name(text: str) -> str:
+    clauses = [c.strip() for c in re.split(r"[，,；;。：:！？!?]", text) if c.strip()]
+    if not clauses:
+        return ""
+    if len(clauses) > 1 and clauses[0].startswith(_CJK_CONDITION):
+        clauses = clauses[1:]  # "如果 A，B": the name is B
+    for clause in clauses[:3]:  # "在标签视图中，你可以按名称排序": the first clause is a place
+        name = _cjk_clause_name(clause)
+        if name:
+            return name
+    return ""
+
+
+def _cjk_clause_name(clause: str) -> str:
+    for marker in ("的时候", "时候"):  # "我用中文写的时候你就用中文回我": the rule follows
+        if marker in clause and not clause.endswith(marker):
+            clause = clause.split(marker, 1)[1]
+    words = _cjk_words(clause.strip())
+    changed = True
+    while words and changed:  # leading "在…中" phrases, pronouns, modals
+        changed = False
+        if words[0] in ("在", "当") and any(w in _PLACE_END for w in words[1:6]):
+            k = next(i for i, w in enumerate(words[1:6], 1) if w in _PLACE_END)
+            words, changed = words[k + 1:], True
+        while words and (words[0] == " " or words[0] in _CJK_LEAD and words[0] not in ("在", "当")):
+            words, changed = words[1:], True
+    out: list[str] = []
+    for w in words:
+        if out and (w in _CJK_CUT or (w in _CJK_MID_CUT and cjk_count("".join(out)) >= 2)):
+            break
+        if cjk_count("".join(out + [w])) > MAX_CJK:
+            break
+        out.append(w)
+    while out and (out[-1] in _CJK_TRAIL or out[-1] == " "):
+        out.pop()
+    name = "".join(out).strip(" ，,、：:")
+    return "" if cjk_count(name) < 2 else name
+
+
+_PLACE_END = frozenset(("中", "里", "上", "下", "时", "时候", "内", "之中"))
+
+
+# --- imperatives -------------------------------------------------------------------------
+
+# Verbs a how-to heading starts with ("Link to a heading", "Take a snapshot").
+_VERBS = frozenset(
+    """add adjust allow apply archive assign attach avoid back block build bulk calculate cancel
+    change check choose clean clear clone close collapse combine compare configure confirm
+    connect convert copy create customise customize cut define delete deploy detect disable
+    display download drag duplicate edit embed enable encrypt enter exclude expand export
+    filter find fix fold format generate get give group hide highlight import include insert
+    install invite join keep label launch link list load lock log make manage mark merge
+    migrate mount move name navigate open organise organize paste pin plan play preview
+    print prune publish read rebuild recover redo refresh reindex reload remove rename
+    reorder repair replace request reset resize resolve restore restrict retry return
+    review revert rotate run save schedule search select send set share show sign skip sort
+    split start stop store submit switch sync tag take test toggle track transfer translate
+    trigger troubleshoot try turn type undo unlock unpin update upgrade upload use verify
+    view watch write zoom""".split()
+)
+_ZH_VERB_HEAD = re.compile(
+    r"^(先|再|请)?(链接|创建|新建|修改|更改|挂载|检查|恢复|添加|删除|移除|使用|启用|禁用|打开|关闭|"
+    r"插入|嵌入|搜索|查找|排序|导入|导出|安装|升级|更新|切换|管理|编辑|查看|显示|隐藏|同步|发布|"
+    r"分享|折叠|展开|重命名|移动|复制|粘贴|备份|试运行|运行|执行|配置|设置[^\s]|定义|固定|取消|"
+    r"连接|加密|验证|合并|拆分|清理|迁移|部署|轮换|回滚|制作|写|用)"
+)
+
+
+def is_imperative(heading: str) -> bool:
+    """A heading that says what to do: English verb first ("Take a snapshot", "How to
+    …"), or a Chinese verb first ("挂载快照", "先试运行"; "设置" alone is a noun)."""
+    text = _clean(heading)
+    if not text:
+        return False
+    if _is_cjk_text(text):
+        return bool(_ZH_VERB_HEAD.match(text)) and cjk_count(text) >= 2 and text != "设置"
+    first = text.split(" ", 1)[0].lower()
+    return first in _VERBS or text.lower().startswith("how to ")
+
+
+# --- descriptions -------------------------------------------------------------------------
+
+
+def describe(sentences: list[str], name: str, *, limit: int = 200) -> str:
+    """One sentence saying what a note holds: the first that is a real sentence (not a
+    lead-in ending in ':' and not the name again), trimmed to `limit` characters."""
+    for raw in sentences:
+        text = " ".join(plain(raw).split())
+        text = re.sub(r"\[!\w[\w-]*\][+-]?\s*", "", text)
+        if not text or text.endswith((":", "：")) or same_text(text, name):
+            continue
+        if len(text.split()) < 4 and cjk_count(text) < 8:
+            continue  # "For example:", "Wikilink" — not a sentence about the note
+        if len(text) > limit:
+            cut = text.rfind(" ", 0, limit - 1)
+            text = text[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:") + "…"
+        return text
+    return ""

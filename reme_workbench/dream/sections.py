@@ -1,0 +1,399 @@
+"""Documentation pages planned by their structure: one unit per section worth a note.
+
+A page in `resource/` with headings (a help page, a README, a design note) is already
+organised by its author; the offline brain follows that organisation instead of picking
+sentences by cue words. The rules:
+
+* **The page** is a wiki unit named by its title (frontmatter `title`, first H1, or the
+  file name), described by its own frontmatter `description` (else its first sentence),
+  holding the introduction — when the introduction (or the description) says something.
+* **A section** (the page's top heading level below the title, with everything under
+  it) is a unit when it has substance: at least `MIN_TOKENS` content words (`MIN_CJK`
+  Chinese characters) of prose — links, code, examples' markup and labels do not count.
+  A long section (more than `SPLIT_STATEMENTS` statements) whose sub-sections each have
+  substance becomes one unit per sub-section instead.
+* A section without substance is a **fragment**: it is folded into the page unit (its
+  first sentence becomes a bullet there) or, when there is no page unit, dropped.
+* **Bucket**: procedure when the section teaches steps — at least two numbered steps, or
+  an imperative heading ("Link to a file", "创建仓库") over instructions (imperative
+  bullets or "To X, do Y" sentences); otherwise wiki. A documentation page is never
+  personal: it addresses every reader as "you", not the user.
+* **Name**: the section heading (`naming.heading_name`); a generic heading ("Overview",
+  "示例") takes the page title in front. **Description**: the section's first real
+  sentence, never the name again.
+* **Body**, extractive: the lead paragraph, then bullets (later paragraphs' first
+  sentences, list items, table rows, sub-sections as `**Heading:** sentence`, callouts
+  as `**Note:** …` / `**Warning:** …`), at most `MAX_BULLETS`; a procedure is written as
+  a runbook (when / steps / watch out).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .markdown import MaterialInfo, fenced
+from .naming import (
+    cjk_count,
+    describe,
+    heading_name,
+    is_imperative,
+    same_text,
+    statement_name,
+    weak_name,
+)
+from .statements import PROC_HEADING, Block, Scores, Statement, is_cjk, plain, tokens
+from .units import UnitPlan
+
+__all__ = ["is_document", "plan_document", "MIN_TOKENS", "MIN_CJK"]
+
+MIN_TOKENS = 12  # content words of prose a note needs to stand on its own
+MIN_CJK = 24  # the same for Chinese, in characters
+SPLIT_STATEMENTS = 14  # a section longer than this is split into its sub-sections
+MAX_BULLETS = 10
+MAX_LEAD = 3  # sentences of the lead paragraph
+MAX_CODE_LINES = 8
+
+_INSTRUCTION = re.compile(
+    r"^(to [a-z]+\b[^,]*,|in the \w+|open|select|click|press|type|enter|go to|choose|drag|"
+    r"run|add|remove|enable|disable|turn|right-click|under)\b|^(要|在|打开|选择|点击|按|输入|进入|"
+    r"拖动|运行|添加|启用|禁用|右键)",
+    re.I,
+)
+# The lead of a how-to: "To X, …", "You can X by adding …", "要……，……", "……即可".
+_HOW_TO = re.compile(
+    r"^(to [a-z]+\b[^,]{0,80},|you can [^.]{0,80}\bby (adding|typing|using|selecting|pressing|"
+    r"running|putting|writing|wrapping|placing|clicking|dragging)\b|in order to\b)|"
+    r"^(要|若要|如需|想要)[^，,]{1,30}[，,]|(即可|就可以|就能)[。.]?$",
+    re.I,
+)
+_EXAMPLE = re.compile(r"^(for example|e\.g\.|example:|例如|比如|举例)", re.I)
+_CALLOUT_LABEL = {
+    "en": {"warning": "Warning", "caution": "Warning", "danger": "Warning", "important": "Important",
+           "tip": "Tip", "hint": "Tip"},
+    "zh": {"warning": "警告", "caution": "警告", "danger": "警告", "important": "重要", "tip": "提示",
+           "hint": "提示"},
+}
+_LABELS = {
+    "en": {"note": "Note", "when": "When", "steps": "Steps", "watch": "Watch out"},
+    "zh": {"note": "注意", "when": "适用场景", "steps": "步骤", "watch": "注意"},
+}
+
+
+def is_document(path: str, blocks: list[Block]) -> bool:
+    """A Markdown page in resource/ is read as documentation: by its sections."""
+    return path.startswith("resource/") and path.lower().endswith(".md") and bool(blocks)
+
+
+@dataclass
+class _Section:
+    heading: str
+    level: int
+    blocks: list[Block] = field(default_factory=list)
+    statements: list[Statement] = field(default_factory=list)
+    children: list[_Section] = field(default_factory=list)
+
+    def all_statements(self) -> list[Statement]:
+        out = list(self.statements)
+        for child in self.children:
+            out += child.all_statements()
+        return sorted(out, key=lambda s: s.index)
+
+    def all_blocks(self) -> list[Block]:
+        out = list(self.blocks)
+        for child in self.children:
+            out += child.all_blocks()
+        return sorted(out, key=lambda b: b.index)
+
+
+def _prose_size(statements: list[Statement]) -> tuple[int, int]:
+    """(content words outside CJK, CJK characters) of what the statements say."""
+    words, cjk = 0, 0
+    for s in statements:
+        text = re.sub(r"`[^`]*`", " ", s.text)  # code is not prose
+        text = plain(re.sub(r"\[\[[^\]|]*\|([^\]]*)\]\]|\[\[([^\]]*)\]\]", " ", text))
+        cjk += cjk_count(text)
+        words += len([t for t in tokens(text) if not is_cjk(t[0])])
+    return words, cjk
+
+
+def _has_substance(statements: list[Statement]) -> bool:
+    words, cjk = _prose_size(statements)
+    return words >= MIN_TOKENS or cjk >= MIN_CJK or (words >= MIN_TOKENS // 2 and cjk >= MIN_CJK // 2)
+
+
+def _tree(blocks: list[Block], statements: list[Statement]) -> tuple[_Section, list[_Section]]:
+    """The page's introduction and its top-level sections (each with its children),
+    built from every block's heading path, so a heading with no text of its own
+    ("### Display" right before "#### Readable line length") still holds its children."""
+    by_block: dict[int, list[Statement]] = {}
+    for s in statements:
+        by_block.setdefault(s.block.index, []).append(s)
+    h1s = {p[0] for b in blocks for p, lv in [(b.path, b.levels)] if lv and lv[0] == 1}
+    title_h1 = len(h1s) == 1  # one H1 over the page: its title, not a section
+    levels = {lv for b in blocks for i, lv in enumerate(b.levels) if not (title_h1 and i == 0 and lv == 1)}
+    top = min(levels, default=1)
+    intro = _Section("", 0)
+    roots: list[_Section] = []
+    nodes: dict[tuple[str, ...], _Section] = {}
+    for b in blocks:
+        keep = [(lv, h) for lv, h in zip(b.levels, b.path, strict=True) if lv >= top
+                and not (title_h1 and lv == 1)]
+        if not keep:  # before the first section heading (or under the H1 title only)
+            intro.blocks.append(b)
+            intro.statements += by_block.get(b.index, [])
+            continue
+        key: tuple[str, ...] = ()
+        parent = None
+        for lv, h in keep:
+            key += (h,)
+            node = nodes.get(key)
+            if node is None:
+                node = nodes[key] = _Section(h, lv)
+                (parent.children if parent else roots).append(node)
+            parent = node
+        parent.blocks.append(b)
+        parent.statements += by_block.get(b.index, [])
+    return intro, roots
+
+
+def _language(statements: list[Statement]) -> str:
+    text = " ".join(s.text for s in statements[:20])
+    return "zh" if cjk_count(text) * 2 > len(text.replace(" ", "")) * 0.3 else "en"
+
+
+def plan_document(
+    info: MaterialInfo, blocks: list[Block], statements: list[Statement],
+    scores: dict[int, Scores], max_units: int,
+) -> list[UnitPlan]:
+    kept = [s for s in statements if not scores[s.index].noise or scores[s.index].noise.startswith("too short")]
+    kept_ids = {s.index for s in kept}
+    intro, sections = _tree(blocks, [s for s in statements if s.index in kept_ids])
+    lang = _language(statements)
+    units: list[_Section] = []
+    fragments: list[_Section] = []
+    for sec in sections:
+        if not heading_name(sec.heading, info.title):
+            fragments.append(sec)  # "Overview" on a page whose title is the topic: the page
+            continue
+        parts = [c for c in sec.children if _has_substance(c.all_statements())]
+        if len(sec.all_statements()) > SPLIT_STATEMENTS and len(parts) >= 2:
+            own = _Section(sec.heading, sec.level, sec.blocks, sec.statements)
+            (units if _has_substance(own.statements) else fragments).append(own)
+            units += parts
+            fragments += [c for c in sec.children if c not in parts]
+        elif _has_substance(sec.all_statements()):
+            units.append(sec)
+        else:
+            fragments.append(sec)
+    plans = [_section_plan(sec, info, lang, scores) for sec in units]
+    plans = [p for p in plans if p is not None]
+    page = _page_plan(info, intro, fragments, lang)
+    if page is not None:
+        plans.insert(0, page)
+    if len(plans) > max_units:  # keep the page and the sections with the most to say
+        keep = sorted(plans[1:] if page else plans, key=lambda p: -p.score)[: max_units - bool(page)]
+        plans = ([page] if page else []) + sorted(keep, key=lambda p: p.position)
+    _unique_names(plans)
+    return plans
+
+
+def _unique_names(plans: list[UnitPlan]) -> None:
+    seen: dict[str, int] = {}
+    for p in plans:
+        key = p.name.lower()
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            p.name = f"{p.name} ({seen[key]})"
+
+
+def _page_plan(info: MaterialInfo, intro: _Section, fragments: list[_Section], lang: str):
+    name = heading_name(info.title) or statement_name(info.title)
+    if not name:
+        return None
+    lead = [s for s in intro.statements if not _EXAMPLE.match(plain(s.text))]
+    folded = []
+    for frag in fragments:
+        sts = [s for s in frag.all_statements() if not _EXAMPLE.match(plain(s.text))]
+        if sts:
+            label = heading_name(frag.heading) if frag.heading else ""
+            folded.append((label, sts[0]))
+    if not _has_substance(lead + [s for _, s in folded]):
+        return None  # the page says no more than its sections: no note of its own
+    description = info.description or describe([s.text for s in lead], name)
+    if same_text(description, name):
+        description = describe([s.text for s in lead[1:]], name)
+    body = _article(intro, _LABELS[lang], lang) if lead else ""
+    bullets = [f"- **{label}:** {_md(s.text)}" if label and not same_text(label, name) else
+               f"- {_md(s.text)}" for label, s in folded]
+    if bullets:
+        body = (body.rstrip("\n") + "\n\n" if body.strip() else "") + "\n".join(bullets) + "\n"
+    statements = lead + [s for _, s in folded]
+    summary = " ".join([description, *(plain(s.text) for s in statements[:6])]).strip()
+    head = statements[0] if statements else None
+    return UnitPlan("wiki", name, 3.0, statements or intro.statements, head=head,
+                    body=body, description=description or name, summary=summary[:1500])
+
+
+def _is_procedure(sec: _Section, scores: dict[int, Scores]) -> bool:
+    """A section that teaches how: numbered steps that are most of it, an imperative
+    heading ("Take a snapshot"), or a how-to lead ("To make a callout foldable, add …")
+    over instructions or code."""
+    blocks = sec.all_blocks()
+    statements = sec.all_statements()
+    steps = [b for b in blocks if b.kind == "step" and b.depth == 0]
+    step_share = sum(1 for s in statements if s.block in steps) / max(len(statements), 1)
+    if len(steps) >= 2 and _steps_have_substance(steps) and step_share >= 0.4:
+        return True
+    if is_imperative(sec.heading):
+        return True
+    heading = plain(sec.heading)
+    lead = [s for s in statements if not s.block.callout and s.block.kind != "row"][:2]
+    if any(_how_to(plain(s.text)) for s in lead):
+        return True
+    doing = [s for s in statements
+             if _INSTRUCTION.match(plain(s.text)) or scores[s.index].procedure >= 1.0]
+    return bool(PROC_HEADING.search(heading)) and len(doing) >= 2
+
+
+def _how_to(text: str) -> bool:
+    """A sentence that starts telling how: "To X, …", "You can X by …", "Add … to …",
+    "要……，……"."""
+    if _HOW_TO.search(text):
+        return True
+    first = text.split(" ", 1)[0].lower().strip("*`")
+    return is_imperative(first) and " to " in f" {text.lower()} " or bool(
+        re.match(r"^you can (\w+)\b.*\b(with|using|by)\b", text, re.I) and
+        is_imperative(re.match(r"^you can (\w+)", text, re.I).group(1)))
+
+
+def _steps_have_substance(steps: list[Block]) -> bool:
+    """Steps that are more than links ("Open [[Settings]]."): six content words in all."""
+    text = " ".join(re.sub(r"\[\[[^\]]*\]\]", " ", b.text) for b in steps)
+    return len(tokens(text)) >= 6 or cjk_count(plain(text)) >= 12
+
+
+def _section_plan(
+    sec: _Section, info: MaterialInfo, lang: str, scores: dict[int, Scores]
+) -> UnitPlan | None:
+    name = heading_name(sec.heading, info.title)
+    if not name or weak_name(name):
+        return None
+    statements = sec.all_statements()
+    if not statements:
+        return None
+    prose = [s for s in statements if not _EXAMPLE.match(plain(s.text))]
+    description = describe([s.text for s in prose or statements], name)
+    words, cjk = _prose_size(statements)
+    score = 2.0 + min(words + cjk / 2, 80) / 20
+    labels = _LABELS[lang]
+    if _is_procedure(sec, scores):
+        body = _runbook(sec, labels, lang)
+        bucket = "procedure"
+    else:
+        body = _article(sec, labels, lang)
+        bucket = "wiki"
+    summary = " ".join([description, *(plain(s.text) for s in prose[:6])]).strip()
+    return UnitPlan(bucket, name, score, statements, head=prose[0] if prose else statements[0],
+                    body=body, description=description or name, summary=summary[:1500])
+
+
+# --- bodies ---------------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _lead_lines(statements: list[Statement]) -> list[str]:
+    """The lead paragraph: the first block's sentences (up to MAX_LEAD)."""
+    first = statements[0].block
+    lead = [s.text for s in statements if s.block is first][:MAX_LEAD]
+    return [_md(" ".join(lead))]
+
+
+def _callout_label(block: Block, labels: dict, lang: str) -> str:
+    label = _CALLOUT_LABEL[lang].get(block.callout, labels["note"])
+    title = block.callout_title
+    return f"{label} — {title}" if title and not same_text(title, label) else label
+
+
+def _code(block: Block, indent: str = "") -> list[str]:
+    return [ln for code in block.code[:1] for ln in fenced(code, indent, MAX_CODE_LINES)]
+
+
+def _article(sec: _Section, labels: dict, lang: str) -> str:
+    statements = [s for s in sec.statements if s.block.kind != "row"] or sec.statements
+    lines: list[str] = []
+    head_block = None
+    if statements:
+        head_block = statements[0].block
+        if not head_block.callout:
+            lines = _lead_lines(statements) + _code(head_block)
+    bullets: list[str] = []
+    seen_blocks = {head_block.index} if lines and head_block else set()
+    for s in sec.statements:
+        b = s.block
+        if b.index in seen_blocks or not s.first:
+            continue
+        seen_blocks.add(b.index)
+        text = _md(s.text)
+        if b.callout:
+            bullets.append(f"- **{_callout_label(b, labels, lang)}:** {text}")
+        elif b.kind == "row":
+            bullets.append(f"- {text}")
+        else:
+            bullets.append(f"- {text}")
+            bullets += _code(b, "  ")
+    for child in sec.children:
+        sts = [s for s in child.all_statements() if not _EXAMPLE.match(plain(s.text))]
+        if not sts:
+            continue
+        label = heading_name(child.heading) or plain(child.heading)
+        bullets.append(f"- **{label}:** {_md(sts[0].text)}")
+    bullets = _cap_bullets(bullets)
+    if not lines and bullets:
+        first = bullets.pop(0)
+        lines = [first[2:]]
+    return "\n".join(lines + ([""] if bullets else []) + bullets) + "\n"
+
+
+def _cap_bullets(bullets: list[str]) -> list[str]:
+    out, count = [], 0
+    for line in bullets:
+        if line.startswith("- "):
+            count += 1
+            if count > MAX_BULLETS:
+                break
+        out.append(line)
+    return out
+
+
+def _runbook(sec: _Section, labels: dict, lang: str) -> str:
+    """when / steps / watch out. Steps: the numbered list, else the instruction bullets,
+    else the section's how-to sentences (a procedure told in prose)."""
+    blocks = sec.all_blocks()
+    statements = [s for s in sec.all_statements() if not s.block.callout]
+    steps = [b for b in blocks if b.kind == "step" and b.depth == 0]
+    if len(steps) < 2:
+        steps = [b for b in blocks if b.kind in ("item", "step") and b.depth == 0 and not b.callout]
+    first_step = steps[0].index if len(steps) >= 2 else 10**9
+    intro = [s for s in statements if s.block.kind == "para" and s.block.index < first_step]
+    if len(steps) >= 2:
+        step_lines = [(_md(b.text), b) for b in steps]
+        when = " ".join(_md(s.text) for s in intro[:2])
+    else:  # prose: every sentence that is not an example is a step of the how-to
+        prose = [s for s in statements if not _EXAMPLE.match(plain(s.text))] or statements
+        step_lines = [(_md(s.text), s.block if s.first else None) for s in prose]
+        when = ""
+    lines = [f"## {labels['when']}", "", when, ""] if when and not when.endswith("]]") else []
+    lines += [f"## {labels['steps']}", ""]
+    for i, (text, block) in enumerate(step_lines[:12], 1):
+        lines.append(f"{i}. {text}")
+        if block is not None:
+            lines += _code(block, "   ")
+    cautions = [s for s in sec.all_statements() if s.block.callout and s.first]
+    if cautions:
+        lines += ["", f"## {labels['watch']}", ""]
+        lines += [f"- {_md(s.text)}" for s in cautions[:3]]
+    return "\n".join(lines) + "\n"
