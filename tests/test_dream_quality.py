@@ -384,3 +384,21 @@ def test_the_benchmark_refuses_a_missing_material_folder(tmp_path, capsys):
         _bench().main(["--material", str(tmp_path / "nope")])
     assert exc.value.code == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("split", ["tune", "holdout"])
+def test_the_offline_brain_meets_the_targets_on_the_labelled_set(split, tmp_path):
+    """The issue's targets, on every file of a split (holdout was never used for tuning):
+    no broken link written, at most 10 % fragment names, bucket accuracy at least 0.85.
+    On tune, also nothing from chit-chat and nothing personal from documentation (on
+    holdout one chit-chat note remains: measured, not tuned away — see the README)."""
+    bench = _bench()
+    labels = load_labels(EVAL / split / "labels.yaml")
+    result = bench.run_split(split, EVAL / split, labels, tmp_path, embedder="hashing")
+    report = result["report"]
+    assert report.broken_links == []
+    assert report.fragment_rate <= 0.10, report.fragment_names
+    assert report.bucket_accuracy >= 0.85
+    assert report.spurious_personal == []
+    if split == "tune":
+        assert report.noise_notes == []
