@@ -146,11 +146,14 @@ def test_two_violations_reject_and_keep_the_attempt_for_review(vault, index):
     )
     (o,) = dreamer(vault, brain, index).run([LOG]).outcomes
     assert o.action == "FAILED" and o.state == "rejected"
-    assert "has_provenance" in o.message and "no_new_anchors" in o.message
+    # the anchor is no violation: the link repair drops it before the checks run
+    assert "has_provenance" in o.message and "no_new_anchors" not in o.message
     assert {k: v for k, v in snapshot(vault.root).items() if k.startswith("digest/")} == {
         k: v for k, v in before.items() if k.startswith("digest/")
     }
-    assert ProposalQueue(vault).load(o.proposal_id).state == "rejected"
+    stored = ProposalQueue(vault).load(o.proposal_id)
+    assert stored.state == "rejected"
+    assert b"[[digest/wiki/canary.md]]." in stored.changeset().ops[0].content
 
 
 def test_an_injected_instruction_cannot_drop_links(vault, index):
@@ -313,3 +316,156 @@ def test_progress_reports_each_file_and_each_unit(vault, index):
         (1, 2, LOG2, 2, 0),
         (1, 2, LOG2, 2, 0),  # Phase 1 found nothing
     ]
+
+
+# --- every link dream writes resolves ------------------------------------------------------
+
+HELP = "resource/2026-11-20/help"
+PAGE = f"{HELP}/Internal links.md"
+SETTINGS = f"{HELP}/Settings.md"
+
+
+def add_help_pages(vault):
+    (vault.root / HELP).mkdir(parents=True)
+    (vault.root / PAGE).write_text("# Internal links\n\nSee [[Settings]] and [[属性列表]].\n")
+    (vault.root / SETTINGS).write_text("# Settings\n\n## Files and links\n\nThe link format.\n")
+    (vault.root / HELP / "属性列表.md").write_text("# 属性列表\n\n属性。\n")
+
+
+def digest_broken(vault):
+    vault.refresh()
+    return [b for b in vault.health().broken_links if b.source.startswith("digest/")]
+
+
+def test_a_create_from_material_writes_only_links_that_resolve(vault, index):
+    add_help_pages(vault)
+    body = (
+        "Link by name: [[Settings]], set in [[Settings#Files and links|Files and links]]; "
+        "properties: [[属性列表]].\n\n![[missing.png]]\n\n"
+        "Never written: [[digest/wiki/nowhere.md]]. Known: [[digest/wiki/canary.md]].\n\n"
+        f"derived_from:: [[{PAGE}]]\n"
+    )
+    brain = (
+        ScriptedBrain()
+        .enqueue_extract([unit("Internal links", "wiki", "Obsidian links by name.")])
+        .enqueue_integrate(create(name="Internal links", body=body, description="Links."))
+    )
+    report = dreamer(vault, brain, index).run([PAGE])
+    (o,) = report.outcomes
+    assert (o.state, o.target_path) == ("applied", "digest/wiki/internal-links.md")
+    text = (vault.root / o.target_path).read_text()
+    assert text.split("---\n", 2)[2] == (
+        f"Link by name: [[{SETTINGS}|Settings]], set in [[{SETTINGS}|Files and links]]; "
+        f"properties: [[{HELP}/属性列表.md|属性列表]].\n\n"
+        "Never written: digest/wiki/nowhere.md. Known: [[digest/wiki/canary.md]].\n\n"
+        f"derived_from:: [[{PAGE}]]\n"
+    )
+    assert report.broken_links == () and digest_broken(vault) == []
+    story = ProposalQueue(vault).load(o.proposal_id).story
+    assert [(r["raw"], r["how"]) for r in story["link_repairs"]] == [
+        ("[[Settings]]", "relative"),
+        ("[[Settings#Files and links|Files and links]]", "relative"),
+        ("[[属性列表]]", "relative"),
+        ("![[missing.png]]", "missing"),
+        ("[[digest/wiki/nowhere.md]]", "missing"),
+    ]
+    assert "links_resolve" in story["checks_passed"]
+
+
+def test_an_update_keeps_an_old_broken_link_byte_for_byte(vault, index):
+    old = EXISTING_TEXT.replace("2. Watch", "Old: [[Old runbook#Step 2|step two]] ![[old.png]]\n2. Watch")
+    (vault.root / EXISTING).write_text(old)
+    new_body = old.split("---\n", 2)[2] + f"Also [[Brand new page]].\nderived_from:: [[{LOG2}]]\n"
+    brain = (
+        ScriptedBrain()
+        .enqueue_extract([unit()])
+        .enqueue_integrate({"action": "UPDATE", "flavor": "CORROBORATE", "target_path": EXISTING,
+                            "description": "How to deploy payments-api with a canary.", "body": new_body})
+    )
+    (o,) = dreamer(vault, brain, index).run([LOG2]).outcomes
+    assert o.state == "applied"
+    after = (vault.root / EXISTING).read_text()
+    assert "Old: [[Old runbook#Step 2|step two]] ![[old.png]]\n" in after
+    assert "Also Brand new page.\n" in after
+    story = ProposalQueue(vault).load(o.proposal_id).story
+    assert [(r["raw"], r["how"]) for r in story["link_repairs"]] == [("[[Brand new page]]", "missing")]
+
+
+def test_later_units_may_link_to_a_note_created_earlier_in_the_run(vault, index):
+    brain = (
+        ScriptedBrain()
+        .enqueue_extract([unit("Canary size", "wiki", "canary size"), unit("Canary time", "wiki", "time")])
+        .enqueue_integrate(create(name="Canary size"))
+        .enqueue_integrate(create(name="Canary time", body=f"Size: [[canary-size]].\nderived_from:: [[{LOG}]]\n"))
+    )
+    first, second = dreamer(vault, brain, index).run([LOG]).outcomes
+    assert first.target_path == "digest/wiki/canary-size.md"
+    text = (vault.root / second.target_path).read_text()
+    assert "Size: [[digest/wiki/canary-size.md|canary-size]]." in text
+    assert digest_broken(vault) == []
+
+
+def test_links_resolve_rejects_a_changeset_built_by_hand(vault):
+    from reme_workbench.errors import ChangesetRejectedError
+    from reme_workbench.vault.checks import CheckSpec, build_checks
+    from reme_workbench.vault.store import Changeset
+
+    path, other = "digest/wiki/hand.md", "digest/wiki/hand-2.md"
+
+    def changeset(body):
+        text = f"---\nname: hand\ndescription: d\n---\n{body}\nderived_from:: [[{LOG}]]\n"
+        return Changeset(
+            ops=(vault.store.plan_create(path, text), vault.store.plan_create(other, "x\n")),
+            checks=build_checks([CheckSpec("links_resolve", {"path": path, "keep": []})]),
+        )
+
+    before = snapshot(vault.root)
+    with pytest.raises(ChangesetRejectedError) as caught:
+        vault.apply(changeset("See [[Settings]] and [[digest/wiki/canary.md#Intro]]."))
+    assert [name for name, _ in caught.value.failures] == ["links_resolve"]
+    assert "[[Settings]] names no file" in caught.value.failures[0][1]
+    assert snapshot(vault.root) == before
+    vault.apply(changeset(f"See [[digest/wiki/canary.md]] and [[{other}]]."))  # created with it
+    assert (vault.root / path).exists()
+
+
+def test_a_held_proposal_whose_link_went_away_is_refused_on_accept(vault, index):
+    body = (EXISTING_TEXT.split("---\n", 2)[2].replace("10 minutes", "15 minutes")
+            + f"See [[digest/wiki/runbook.md|the runbook]] again.\nderived_from:: [[{LOG2}]]\n")
+    (vault.root / EXISTING).write_text(EXISTING_TEXT.replace("is_a:: [[digest/wiki/runbook.md]]", ""))
+    brain = (
+        ScriptedBrain()
+        .enqueue_extract([unit()])
+        .enqueue_integrate({"action": "UPDATE", "flavor": "REFINE", "target_path": EXISTING,
+                            "description": "15 minute canary.", "body": body})
+    )
+    (o,) = dreamer(vault, brain, index).run([LOG2]).outcomes
+    assert o.state == "pending"
+    (vault.root / "digest/wiki/runbook.md").unlink()
+    done = ProposalQueue(vault).accept(o.proposal_id)
+    assert done.state == "rejected" and "links_resolve" in done.error
+    assert "15 minutes" not in (vault.root / EXISTING).read_text()
+
+
+def test_the_offline_brain_dreams_a_resource_page_into_resolving_links(make_vault, clock):
+    from reme_workbench.dream.offline import OfflineBrain
+
+    root = make_vault({
+        SETTINGS: "# Settings\n\nThe settings page lists every option.\n",
+        PAGE: (
+            "# Internal links\n\n"
+            "We decided to keep links as full vault paths, set in "
+            "[[Settings#Files and links|Files and links]], because short names break when "
+            "two notes share a name.\n\n"
+            "The root cause of most broken links is a rename done in another editor; "
+            "[[Settings]] and [[Renaming notes#Outside]] explain it.\n\n![[link-diagram.png]]\n"
+        ),
+    })
+    vault = Vault.open(root, clock=clock)
+    with VaultIndex(vault.root, HashingEmbedder(), scan=vault.scan) as idx:
+        report = Dreamer(vault, OfflineBrain(), idx).run([PAGE])
+    assert report.outcomes and all(o.state == "applied" for o in report.outcomes)
+    notes = "\n".join((root / o.target_path).read_text() for o in report.outcomes)
+    assert f"[[{SETTINGS}|Settings]]" in notes and "Renaming notes" in notes
+    assert "[[Settings" not in notes and "[[Renaming" not in notes
+    assert digest_broken(vault) == []

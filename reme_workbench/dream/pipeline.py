@@ -26,16 +26,16 @@ from ..llm.base import (
     Usage,
     order_units_for_cache,
 )
-from ..llm.prompts import detect_language
 from ..llm.schema import IntegrateDecision, MemoryUnit
 from ..proposals import Policy, ProposalQueue
 from ..vault.checks import CheckSpec, build_checks
-from ..vault.links import outbound_keys
+from ..vault.links import outbound_keys, parse_links
 from ..vault.note import Note, decode_note_bytes, parse, render
+from ..vault.resolve import LinkRepair, LinkResolver, repair_links
 from ..vault.slug import free_slug, note_path, slugify
 from ..vault.store import Changeset, CheckContext, Create, Edit
 from ..vault.vault import Vault
-from .material import DreamtRecord, select_material, split_material
+from .material import DreamtRecord, select_material
 
 __all__ = ["Dreamer", "DreamReport", "DreamProgress", "UnitOutcome"]
 
@@ -104,6 +104,11 @@ class DreamReport:
 _PATH_LIKE = re.compile(r"(^|[/\\])\.\.([/\\]|$)|^[/\\]|^[A-Za-z]:[/\\]")
 
 
+def _sorted_keys(keys: Iterable[tuple[str, str | None]]) -> list[list]:
+    """Edge keys as a JSON list in a stable order (check parameters are stored)."""
+    return sorted(([t, p] for t, p in keys), key=lambda k: (k[0], k[1] or ""))
+
+
 class _PlanError(RemeError):
     """The brain's decision cannot become a changeset; the message is its feedback."""
 
@@ -115,6 +120,7 @@ class _Plan:
     ops: tuple
     checks: tuple[CheckSpec, ...]
     before: dict  # path -> bytes the plan was made from (None: absent); read once, reused
+    repairs: tuple[LinkRepair, ...] = ()  # links rewritten so that every one resolves
 
 
 class Dreamer:
@@ -145,6 +151,7 @@ class Dreamer:
         self.progress = progress
         self._usage = Usage()
         self._calls = 0
+        self._links: LinkResolver | None = None  # the vault's files, for repair_links
 
     # -- the run -------------------------------------------------------------------
     def run(
@@ -152,6 +159,7 @@ class Dreamer:
     ) -> DreamReport:
         self.vault.refresh()  # scan and graph see the files as they are now
         self.index.refresh()
+        self._links = LinkResolver(self.vault.scan.records)
         record = DreamtRecord(self.vault)
         files, skipped = select_material(self.vault, targets, record, force=force)
         notices = [record.warning] if record.warning else []
@@ -161,12 +169,11 @@ class Dreamer:
         for done, mf in enumerate(files):
             self._where = (done, len(files), mf.path, 0)
             self._tell(len(outcomes))
-            pieces = split_material(mf.text)
+            pieces = mf.pieces()
             if len(pieces) > 1:
                 notices.append(f"{mf.path} is long; dreamt in {len(pieces)} pieces.")
             failed = False
-            for piece in pieces:
-                material = Material(mf.path, piece, mf.date, detect_language(piece))
+            for material in pieces:
                 for outcome in self._dream_material(material, dry_run, len(outcomes)):
                     outcomes.append(outcome)
                     failed = failed or outcome.state == "failed"
@@ -258,6 +265,8 @@ class Dreamer:
             if not failures:
                 break
             request = replace(request, feedback="; ".join(failures))
+        if plan is not None:
+            story["link_repairs"] = [r.to_json() for r in plan.repairs]
         if plan is None or failures:
             return self._failed(material, unit, decision, plan, failures, story, dry_run, brain_failed)
         story["checks_passed"] = [c.name for c in plan.checks]
@@ -276,6 +285,7 @@ class Dreamer:
             state, pid = proposal.state, proposal.id
             if state == "applied":
                 self.index.refresh(paths=[plan.path])  # later units must recall this note
+                self._resolver().add(plan.path)  # ... and may link to it
         return UnitOutcome(
             material.path,
             unit.name,
@@ -343,12 +353,13 @@ class Dreamer:
             )
             path = note_path(unit.bucket, slug)  # CREATE goes to the unit's bucket, always
             note = Note.new(path, description=decision.description.strip(), body=body)
-            ops = (Create(path, render(note).encode("utf-8")),)
+            content, repairs = self._repair_links(render(note), material.path)
+            ops = (Create(path, content.encode("utf-8")),)
             checks = (
                 CheckSpec("creates_in_bucket", {"path": path, "bucket": unit.bucket}),
                 *self._common_checks(path, material.path),
             )
-            return _Plan("dream.create", path, ops, checks, {path: None})
+            return _Plan("dream.create", path, ops, checks, {path: None}, repairs)
         target = decision.target_path
         if target not in {c.path for c in candidates}:
             raise _PlanError(
@@ -361,19 +372,36 @@ class Dreamer:
         text = decode_note_bytes(data, target)
         note = parse(text, target).with_body(body)
         note = note.with_frontmatter(description=decision.description.strip()).with_name_synced()
-        old_keys = sorted(
-            ([t, p] for t, p in outbound_keys(text)), key=lambda k: (k[0], k[1] or "")
-        )
-        ops = (Edit(target, render(note).encode("utf-8"), stamp),)
+        old_keys = _sorted_keys(outbound_keys(text))
+        old_links = {lk.key for lk in parse_links(text)}  # kept as they are, even if broken
+        content, repairs = self._repair_links(render(note), material.path, old_links)
+        ops = (Edit(target, content.encode("utf-8"), stamp),)
         checks = (
             CheckSpec("keeps_outbound", {"path": target, "keys": old_keys}),  # E-1, mechanical
-            *self._common_checks(target, material.path),
+            *self._common_checks(target, material.path, old_links),
         )
-        return _Plan(f"dream.{decision.flavor.lower()}", target, ops, checks, {target: data})
+        action = f"dream.{decision.flavor.lower()}"
+        return _Plan(action, target, ops, checks, {target: data}, repairs)
+
+    def _resolver(self) -> LinkResolver:
+        if self._links is None:
+            self._links = LinkResolver(self.vault.scan.records)
+        return self._links
+
+    def _repair_links(
+        self, text: str, material: str, keep: frozenset | set = frozenset()
+    ) -> tuple[str, tuple[LinkRepair, ...]]:
+        """Every link resolves before the note is written, whichever brain wrote it: the
+        material's short links are resolved from the material file, the rest become text."""
+        new, repairs = repair_links(text, material, self._resolver(), keep=frozenset(keep))
+        return new, tuple(repairs)
 
     @staticmethod
-    def _common_checks(path: str, material: str) -> tuple[CheckSpec, ...]:
+    def _common_checks(
+        path: str, material: str, keep: Iterable[tuple[str, str | None]] = ()
+    ) -> tuple[CheckSpec, ...]:
         return (
+            CheckSpec("links_resolve", {"path": path, "keep": _sorted_keys(keep)}),
             CheckSpec("has_provenance", {"path": path, "material": material}),
             CheckSpec("only_paths", {"paths": [path]}),  # F-2: only the subject changes
             CheckSpec("no_sources_written", {}),
@@ -384,7 +412,8 @@ class Dreamer:
     def _precheck(self, plan: _Plan) -> list[str]:
         """Run the plan's checks now, so the brain can be told what to fix."""
         after = {op.path: getattr(op, "content", None) for op in plan.ops}
-        ctx = CheckContext(Changeset(ops=plan.ops), plan.before, after)
+        exists = self.vault.scan.exists  # what D1 asks too; Store.apply asks the disk
+        ctx = CheckContext(Changeset(ops=plan.ops), plan.before, after, exists=exists)
         return [f"{c.name}: {why}" for c in build_checks(plan.checks) for why in c.fn(ctx)]
 
     def _failed(
