@@ -53,6 +53,11 @@ _INSTALL_HINT = (
 _N_LAYERS = 6
 _N_HEADS = 12
 _LN_EPS = 1e-12  # config.json layer_norm_eps
+# The attention scores of a batch are (texts, heads, L, L) floats: 100 MB for 32 texts of
+# 256 tokens, the largest allocation of a forward pass. They are computed for as many
+# texts at a time as fit in this many floats (16 MB; 5 texts of 256 tokens, a whole
+# batch of short ones); each text's scores are the same either way.
+_ATTENTION_FLOATS = 4 * 1024 * 1024
 
 
 def model_dir() -> Path:
@@ -199,18 +204,22 @@ class _NumpyMiniLM:
         # padded keys get a large negative score so softmax gives them ~0 weight
         bias = ((1.0 - mask[:, None, None, :]) * np.float32(-1e9)).astype(np.float32)
         scale = np.float32(1.0 / math.sqrt(hd))
+        rows = max(1, _ATTENTION_FLOATS // (_N_HEADS * length * length))
         for lw in self.layers:
             qkv = x @ lw["qkv_w"]
             qkv += lw["qkv_b"]
             # (B, L, 3, H, hd) -> three (B, H, L, hd) views
             qkv = qkv.reshape(b, length, 3, _N_HEADS, hd).transpose(2, 0, 3, 1, 4)
             q, k, v = qkv[0], qkv[1], qkv[2]
-            scores = np.matmul(q * scale, k.transpose(0, 1, 3, 2))
-            scores += bias
-            scores -= scores.max(-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(-1, keepdims=True)
-            ctx = np.matmul(scores, v).transpose(0, 2, 1, 3).reshape(b * length, DIM)
+            ctx = np.empty((b, length, _N_HEADS, hd), dtype=np.float32)
+            for s in range(0, b, rows):  # a few texts at a time: see _ATTENTION_FLOATS
+                scores = np.matmul(q[s : s + rows] * scale, k[s : s + rows].transpose(0, 1, 3, 2))
+                scores += bias[s : s + rows]
+                scores -= scores.max(-1, keepdims=True)
+                np.exp(scores, out=scores)
+                scores /= scores.sum(-1, keepdims=True)
+                ctx[s : s + rows] = np.matmul(scores, v[s : s + rows]).transpose(0, 2, 1, 3)
+            ctx = ctx.reshape(b * length, DIM)
             att = ctx @ lw["ao_w"]
             att += lw["ao_b"]
             att += x
