@@ -143,16 +143,29 @@ def test_a_large_file_is_chunked_without_line_windows():
 def test_the_opening_chunk_of_every_section_is_embedded_first():
     rng = random.Random(3)
     sections = []
-    for s in range(40):  # 40 sections of ~600 words: several chunks each
+    for s in range(20):  # 20 sections of ~600 words: several chunks each
         body = " ".join(" ".join(rng.choices(WORDS, k=12)).capitalize() + "." for _ in range(50))
         sections.append(f"## Section {s}\n\n{body}\n")
     plan = plan_file("digest/wiki/big.md", "\n".join(sections))
     assert plan.sampled
     openers = {c.ordinal for c in plan.chunks if c.text.startswith("## Section")}
-    assert len(openers) == 40 and openers <= plan.embedded
+    assert len(openers) == 20 and openers <= plan.embedded
     # the rest of the sample is spread over the file, not bunched at its start
     others = sorted(plan.embedded - openers)
     assert others and others[-1] > len(plan.chunks) * 3 // 4
+
+
+def test_a_windowed_log_over_the_budget_still_embeds_every_line():
+    """Line windows overlap, so a day's log of ~30 KB is over the budget three times
+    over; the windows that hold each line once are embedded before the overlaps (a
+    sample spread over all windows left 51 of these 450 lines with no vector)."""
+    text = daily_log(450)
+    plan = plan_file(LOG, text)
+    assert plan.windowed and plan.sampled
+    embedded = [plan.chunks[i] for i in sorted(plan.embedded)]
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip() and not line.startswith("#"):
+            assert any(c.line_start <= number <= c.line_end for c in embedded), line
 
 
 def test_a_normal_note_is_embedded_whole():

@@ -26,22 +26,24 @@ heading trail above it — which the index adds to both the keyword and the vect
 The frontmatter block itself is never chunk text. Line numbers are 1-based and count
 the frontmatter, so `line_start..line_end` points into the file as it is on disk.
 
-Large files: the cost of one file is bounded. Measured before this rule (MiniLM in
-numpy, 2 cores), a 500 KB note took 61 s and a 5 MB daily log would have taken about
-half an hour: the encoder costs ~0.3-0.5 ms per token, and line windows triple a log's
-tokens. So:
+Large files: the cost of one file is bounded. Before this rule a 500 KB note took 61 s
+to index and a 5 MB daily log about half an hour: MiniLM in numpy costs ~0.5 ms per
+token on 2 cores, and line windows triple a log's tokens. So:
 
 * every chunk holds at most `max_tokens` (256) estimated tokens and `MAX_CHUNK_CHARS`
-  characters, and its context at most `MAX_CONTEXT_CHARS`; a line longer than
-  `LONG_LINE_CHARS` is cut in one linear pass (sentence end, else space, else
-  anywhere), so no text, however long its lines, costs more than linear work;
+  (4,096) characters, and its context at most `MAX_CONTEXT_CHARS` (1,024); a line
+  longer than `LONG_LINE_CHARS` (16,384) is cut in one linear pass (at a sentence end,
+  else a space, else anywhere), so no text costs more than linear work, however long
+  its lines;
 * a file's chunks are all embedded while their estimated tokens (context included)
-  add up to at most `EMBED_TOKEN_BUDGET` — every normal note, and every LoCoMo
-  session (41 chunks at most) is below it. A file over the budget is embedded as a
-  sample of that many tokens: first the opening chunk of each section (the chunk where
-  the heading trail changes), then chunks spread evenly over the file; its other chunks
-  are in the keyword index only, so every word of it is still found by keyword recall;
-* a file whose text alone is over the budget is chunked without line windows, so each
+  add up to at most `EMBED_TOKEN_BUDGET` (8,192, ~4 s of MiniLM) — every digest note
+  of ordinary size and every LoCoMo session is below it. A file over the budget is
+  embedded as a sample of at most that many tokens: first the opening chunk of each
+  section (where the heading trail changes), then chunks that hold each line once
+  (of overlapping line windows, every third), then the other windows, each group
+  spread evenly over the file while the budget lasts; its other chunks are in the
+  keyword index only, so every word of it is still found by keyword recall;
+* a file whose whole text is over the budget is chunked without line windows, so each
   of its lines is indexed once, not three times.
 
 `plan_file(path, text)` applies these rules; `chunk_file` is the chunker alone.
@@ -118,10 +120,11 @@ MAX_CONTEXT_CHARS = 1024  # name, description, date and heading trail; normal on
 # without punctuation re-read the run at every level (85 s).
 LONG_LINE_CHARS = 16384
 # Estimated tokens of one file's chunks (context included) that are embedded. MiniLM in
-# numpy costs ~0.3-0.5 ms per token on 2 cores, so the budget is ~5-8 s per file at most
-# (64 full chunks, or ~200 short log windows); e5 is about twice that. Every normal note
-# and every LoCoMo session (7 KB, 41 windows at most) is far below it.
-EMBED_TOKEN_BUDGET = 16384
+# numpy costs ~0.5 ms of wall time per token on 2 idle cores (~1 ms of CPU), so this is
+# ~4-5 s per file at most: 32 full chunks, or ~100 short log windows; e5 about twice
+# that. Digest notes (a few KB) and the sample vault's logs (1,325 at most) are far
+# below it, and so is every LoCoMo session (6,832 at most, line windows included).
+EMBED_TOKEN_BUDGET = 8192
 
 
 @dataclass(frozen=True)
@@ -277,9 +280,10 @@ def plan_file(path: str, text: str, *, budget: int | None = None) -> FilePlan:
 
 def embedded_ordinals(chunks: list[Chunk] | tuple[Chunk, ...], budget: int) -> list[int]:
     """Ordinals of the chunks to embed, ascending: all of them when their tokens
-    (context included) add up to at most `budget`; otherwise the opening chunk of each
-    section first, then the rest, each group taken in spread order (first, last,
-    middle, quarters, ...) while the budget lasts."""
+    (context included) add up to at most `budget`; otherwise, while the budget lasts,
+    the opening chunk of each section, then chunks that hold each line once (line
+    windows overlap: every third one), then the rest — each group in spread order
+    (first, last, middle, quarters, ...)."""
     context_cost: dict[str, int] = {}
     costs = []
     for c in chunks:
@@ -289,12 +293,22 @@ def embedded_ordinals(chunks: list[Chunk] | tuple[Chunk, ...], budget: int) -> l
         costs.append(c.tokens + cost)
     if sum(costs) <= budget:
         return list(range(len(chunks)))
-    openers = [i for i, c in enumerate(chunks) if i == 0 or c.context != chunks[i - 1].context]
-    opener_set = set(openers)
-    rest = [i for i in range(len(chunks)) if i not in opener_set]
+    openers = {i for i, c in enumerate(chunks) if i == 0 or c.context != chunks[i - 1].context}
+    cover: list[int] = []
+    last: Chunk | None = None
+    for i, c in enumerate(chunks):
+        if last is not None and c.line_start <= last.line_end:  # repeats lines: a window
+            one_line = c.line_start == c.line_end == last.line_start == last.line_end
+            if not one_line:  # (parts of one over-long line repeat none of its text)
+                continue
+        if i not in openers:
+            cover.append(i)
+        last = c
+    taken = openers | set(cover)
+    groups = (sorted(openers), cover, [i for i in range(len(chunks)) if i not in taken])
     chosen: list[int] = []
     left = budget
-    for group in (openers, rest):
+    for group in groups:
         for k in _spread_order(len(group)):
             i = group[k]
             if costs[i] <= left:
