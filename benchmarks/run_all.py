@@ -13,7 +13,10 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-QUICK_ARGS = {"bench_vault.py": ["--sizes", "1000"]}
+QUICK_ARGS = {
+    "bench_vault.py": ["--sizes", "1000"],
+    "bench_large_notes.py": ["--sizes", "1K,100K,5M", "--kinds", "log,long"],
+}
 QUICK_ARGS["bench_dream_quality.py"] = ["--embedder", "hashing"]  # the tune + holdout set, ~30 s
 
 
