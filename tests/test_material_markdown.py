@@ -126,6 +126,17 @@ def test_labels_in_a_log_are_not_chat_speakers():
     assert all(sc.personal < 2.0 for sc in score_all(statements))
 
 
-def test_a_sentence_that_only_points_back_is_a_fragment():
-    _, statements = segment('- 梅说格式很好，"就这样，每周一都这么写"。\n- That\'s it, like before.\n')
-    assert {sc.noise for sc in score_all(statements)} == {"refers back to what was said before"}
+@pytest.mark.parametrize("line", [
+    '梅说格式很好，"就这样，每周一都这么写"。', "That's it, like before.", "对，周五不合。",
+    '她说："周五发确实舒服多了，以后就这样。"', "周五不自动合并 PR 的规矩再次确认。",
+    'Mei caught it: "uv. Always uv. We said this." — same preference as on 10-06.',
+    "This is action item one from INC-2026-031.",
+])
+def test_a_sentence_that_only_points_back_is_a_fragment(line):
+    _, statements = segment(f"- {line}\n")
+    assert score_all(statements)[0].noise == "refers back to what was said before"
+
+
+def test_a_restated_rule_is_kept_so_that_it_corroborates():
+    _, statements = segment("- Preference restated: uv for every Python environment.\n")
+    assert score_all(statements)[0].noise is None

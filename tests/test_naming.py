@@ -9,6 +9,7 @@ from reme_workbench.dream.naming import (
     heading_name,
     is_imperative,
     statement_name,
+    title_name,
     weak_name,
 )
 
@@ -90,3 +91,11 @@ def test_a_description_is_a_sentence_that_is_not_the_name():
     assert describe(sentences, "Internal links") == (
         "Links connect one note to another, in either format.")
     assert describe(["x " * 150], "n").endswith("…") and len(describe(["word " * 100], "n")) <= 200
+
+
+def test_a_page_title_names_what_the_page_is_about():
+    assert title_name("Postmortem: INC-2026-031 — payments-api 502s (2026-10-14)") == (
+        "INC-2026-031 postmortem")
+    assert title_name("Internal links") == "Internal links"
+    assert title_name("PostgreSQL backup policy (Data Platform, rev. 7)") == (
+        "PostgreSQL backup policy")

@@ -39,6 +39,7 @@ __all__ = [
     "same_text",
     "cjk_count",
     "is_imperative",
+    "title_name",
 ]
 
 MAX_WORDS = 6
@@ -216,6 +217,20 @@ def heading_name(heading: str, title: str = "", parent: str = "") -> str:
         return text  # a Chinese heading is kept as written ("为笔记添加别名")
     name = _shorten(text)
     return "" if weak_name(name) else _capitalise(name)
+
+
+def title_name(title: str) -> str:
+    """A page's name from its title: "Postmortem: INC-2026-031 — payments-api 502s" ->
+    "INC-2026-031 postmortem"; "Internal links" stays."""
+    text = _clean(title)
+    label = _LABEL.match(text)
+    if label and len(text) - label.end() >= 4:
+        core = _title_core(text)
+        kind = label.group(1).strip("* ")
+        combined = f"{core}{kind}" if _is_cjk_text(kind) else f"{core} {kind.lower()}"
+        if not weak_name(combined):
+            return combined
+    return heading_name(title)
 
 
 def _title_core(title: str) -> str:

@@ -40,6 +40,7 @@ from .naming import (
     is_imperative,
     same_text,
     statement_name,
+    title_name,
     weak_name,
 )
 from .statements import PROC_HEADING, Block, Scores, Statement, is_cjk, plain, tokens
@@ -208,7 +209,7 @@ def _unique_names(plans: list[UnitPlan]) -> None:
 
 
 def _page_plan(info: MaterialInfo, intro: _Section, fragments: list[_Section], lang: str):
-    name = heading_name(info.title) or statement_name(info.title)
+    name = title_name(info.title) or statement_name(info.title)
     if not name:
         return None
     lead = [s for s in intro.statements if not _EXAMPLE.match(plain(s.text))]

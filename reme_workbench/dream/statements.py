@@ -619,9 +619,13 @@ _NOISE_MARK = _rx(
 # A sentence that only points back ("就这样", "that's it", "yes, like that"): a fragment
 # that needs its context — dropped rather than kept as a note of its own.
 _BACK_REFERENCE = _rx(
-    r"(^|[“\"「：:]\s*)(就这样|就这么|这样就|对，?就|是的|好的|没错|that's it|exactly|"
-    r"yes,? like that|same as before)"
+    r"(^|[“\"「：:]\s*)(就这样|就这么|这样就|对[，,]|是的|好的|没错|that's it|exactly|"
+    r"yes,? like that|same as before|we said this|as (i|we) said|like (i|we) said)"
     r"|(以后就这样|以后都这样|就这样吧|就按这个|like that from now on)[。.!！]?[”\"」]?"
+    # an instance of a rule said before, not the rule: "……——周五没合是按她的规矩"
+    r"|按(她|他|梅|用户)?的?规矩|规矩再次确认|再次确认|\b(per|following|as per) (her|his|their|\w+'s) rule\b"
+    r"|^(this|that) (is|was) (action item|item|the same|what)\b"
+    r"|\bwe said this\b|\bsame (preference|rule|thing) as\b|和上次一样|同上"
 )
 _TASK_ITEM = re.compile(r"^\[[ xX]\]\s")  # "- [ ] Lin: check the billing alert"
 # Chit-chat topics: the sentence (and the rest of its block) is noise.
