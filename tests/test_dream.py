@@ -469,3 +469,30 @@ def test_the_offline_brain_dreams_a_resource_page_into_resolving_links(make_vaul
     assert f"[[{SETTINGS}|Settings]]" in notes and "Renaming notes" in notes
     assert "[[Settings" not in notes and "[[Renaming" not in notes
     assert digest_broken(vault) == []
+
+
+def test_dream_recalls_as_deep_as_reme_toml_says(vault, index, monkeypatch):
+    from reme_workbench.config import Settings
+    from reme_workbench.dream import pipeline
+    from reme_workbench.dream.run import dream_vault
+
+    depths = []
+    real = pipeline.recall
+
+    def spy(*args, **kw):
+        depths.append(kw["traverse_depth"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(pipeline, "recall", spy)
+    brain = ScriptedBrain().enqueue_extract([unit()]).enqueue_integrate(create(name="Deploy canary"))
+    settings = Settings.model_validate({"recall": {"traverse_depth": 0}})
+    dream_vault(vault, brain, index, settings, targets=[LOG], dry_run=True)
+    assert depths == [0]  # [recall] traverse_depth reaches dream's RECALL, not only `recall`
+
+
+def test_material_over_the_vaults_size_limit_is_skipped_with_a_reason(make_vault, clock):
+    root = make_vault({LOG: "x" * 4000 + "\n"})
+    small = Vault.open(root, clock=clock, max_note_bytes=1000)
+    with VaultIndex(small.root, HashingEmbedder(), scan=small.scan) as idx:
+        report = Dreamer(small, ScriptedBrain(), idx).run([LOG])
+    assert report.materials == () and any(LOG in s for s in report.skipped)

@@ -124,7 +124,7 @@ def select_material(
         if current is None:
             continue
         try:
-            text = decode_note_bytes(current[0], path)
+            text = decode_note_bytes(current[0], path, max_bytes=vault.scan.max_note_bytes)
         except NoteError as exc:
             skipped.append(f"{path}: {exc}")
             continue

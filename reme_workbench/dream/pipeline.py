@@ -134,6 +134,7 @@ class Dreamer:
         *,
         policy: Policy | None = None,
         recall_k: int = 20,
+        traverse_depth: int = 2,
         max_candidates: int = 5,
         split_threshold: int = 2000,
         on_overload: Callable[[str], None] | None = None,
@@ -145,6 +146,7 @@ class Dreamer:
         self.policy = policy or Policy()
         self.queue = ProposalQueue(vault)
         self.recall_k = recall_k
+        self.traverse_depth = traverse_depth  # seed 000 §4.2.2: depth 2 by default
         self.max_candidates = max_candidates
         self.split_threshold = split_threshold  # seed 004 §5.1 T_token
         self.on_overload = on_overload  # the split action hooks in here (consolidate issue)
@@ -196,6 +198,10 @@ class Dreamer:
             split_candidates=self._overloaded(written),
             broken_links=self._broken(written),
         )
+
+    def _decode(self, data: bytes, path: str) -> str:
+        """A note's text, refused above the vault's [vault] max_note_bytes like the scan."""
+        return decode_note_bytes(data, path, max_bytes=self.vault.scan.max_note_bytes)
 
     def _tell(self, units_done: int) -> None:
         if self.progress is not None:
@@ -306,7 +312,7 @@ class Dreamer:
             k=self.recall_k,
             scope="digest",
             graph=self.vault.graph,
-            traverse_depth=2,
+            traverse_depth=self.traverse_depth,
             log_access=False,
             now=self.vault.clock(),
         )
@@ -327,7 +333,7 @@ class Dreamer:
             if current is None:
                 continue
             try:
-                note = parse(decode_note_bytes(current[0], hit.path), hit.path)
+                note = parse(self._decode(current[0], hit.path), hit.path)
             except NoteError:
                 continue
             out.append(CandidateNote(hit.path, note.name or "", note.description or "", note.body))
@@ -369,7 +375,7 @@ class Dreamer:
         if current is None:
             raise _PlanError(f"{target} no longer exists; CREATE instead")
         data, stamp = current
-        text = decode_note_bytes(data, target)
+        text = self._decode(data, target)
         note = parse(text, target).with_body(body)
         note = note.with_frontmatter(description=decision.description.strip()).with_name_synced()
         old_keys = _sorted_keys(outbound_keys(text))
@@ -466,7 +472,7 @@ class Dreamer:
             current = self.vault.store.read(path)
             if current is None:
                 continue
-            if estimate_tokens(decode_note_bytes(current[0], path)) > self.split_threshold:
+            if estimate_tokens(self._decode(current[0], path)) > self.split_threshold:
                 over.append(path)
                 if self.on_overload is not None:
                     self.on_overload(path)

@@ -70,6 +70,7 @@ def dream_vault(
         index,
         policy=Policy(frozenset(settings.proposals.auto_apply)),
         split_threshold=settings.split.token_threshold,
+        traverse_depth=settings.recall.traverse_depth,
         progress=progress,
     )
     return dreamer.run(list(targets or []) or None, dry_run=dry_run, force=force)
