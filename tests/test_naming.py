@@ -48,6 +48,8 @@ def test_good_names_pass(name):
     ("高级", "设置", "", "高级设置"),
     ("为笔记添加别名", "别名", "", "为笔记添加别名"),
     ("> [!note] Overview", "", "", ""),  # a generic heading with nothing to say what of
+    ("After setup", "Set up Sync", "", ""),  # a phrase of a sentence: the section's text names it
+    ("How to create a vault", "", "", "Create a vault"),
 ])
 def test_heading_names(heading, title, parent, name):
     assert heading_name(heading, title, parent) == name

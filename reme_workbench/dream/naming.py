@@ -65,7 +65,7 @@ _FUNCTION = frozenset(
     then thus therefore however yet still just even only can could will would should must may
     might shall is are was were be been being am do does did has have had not very more most
     such which who whom whose what where why how than like via per each every any some all both
-    either neither let lets once""".split()
+    either neither let lets once after before during until without within between through""".split()
 )
 # Dropped inside a name: they add nothing a title needs.
 _FILLER = frozenset(
@@ -183,6 +183,10 @@ def heading_name(heading: str, title: str = "", parent: str = "") -> str:
     if not text:
         return ""
     cjk = _is_cjk_text(text)
+    if not cjk:
+        text = re.sub(r"^how to\s+", "", text, flags=re.I)  # "How to create a vault"
+        if text.split(" ", 1)[0].lower() in _FUNCTION - _NEGATIONS:
+            return ""  # "After setup", "When it fails": a phrase of a sentence, not a topic
     part = bool(PART_WORDS.match(text) or GENERIC_SECTION.match(text))
     title_c, parent_c = _title_core(title), _clean(parent)
     one_word = cjk or len(text.split()) == 1

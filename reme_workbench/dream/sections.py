@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from .markdown import MaterialInfo, fenced
 from .naming import (
+    GENERIC_SECTION,
     cjk_count,
     describe,
     heading_name,
@@ -41,7 +42,6 @@ from .naming import (
     same_text,
     statement_name,
     title_name,
-    weak_name,
 )
 from .statements import PROC_HEADING, Block, Scores, Statement, is_cjk, plain, tokens
 from .units import UnitPlan
@@ -118,6 +118,18 @@ def _prose_size(statements: list[Statement]) -> tuple[int, int]:
     return words, cjk
 
 
+def _name_of(sec: _Section, info: MaterialInfo) -> str:
+    """The section's heading as a name; a heading that is a phrase of a sentence ("After
+    setup", "Before you begin") gives way to the key phrase of what the section says."""
+    name = heading_name(sec.heading, info.title)
+    if name:
+        return name
+    if GENERIC_SECTION.match(plain(sec.heading).strip()):
+        return ""  # "Overview": the page's own note holds it
+    prose = [s for s in sec.all_statements() if not _EXAMPLE.match(plain(s.text))]
+    return statement_name(prose[0].text) if prose and _has_substance(prose) else ""
+
+
 def _has_substance(statements: list[Statement]) -> bool:
     words, cjk = _prose_size(statements)
     return words >= MIN_TOKENS or cjk >= MIN_CJK or (words >= MIN_TOKENS // 2 and cjk >= MIN_CJK // 2)
@@ -174,7 +186,7 @@ def plan_document(
     units: list[_Section] = []
     fragments: list[_Section] = []
     for sec in sections:
-        if not heading_name(sec.heading, info.title):
+        if not _name_of(sec, info):
             fragments.append(sec)  # "Overview" on a page whose title is the topic: the page
             continue
         parts = [c for c in sec.children if _has_substance(c.all_statements())]
@@ -277,8 +289,8 @@ def _steps_have_substance(steps: list[Block]) -> bool:
 def _section_plan(
     sec: _Section, info: MaterialInfo, lang: str, scores: dict[int, Scores]
 ) -> UnitPlan | None:
-    name = heading_name(sec.heading, info.title)
-    if not name or weak_name(name):
+    name = _name_of(sec, info)
+    if not name:
         return None
     statements = sec.all_statements()
     if not statements:
