@@ -324,3 +324,14 @@ def test_vector_query_drops_words_found_in_most_chunks(tmp_path):
     with VaultIndex(small, HashingEmbedder()) as index:
         index.refresh()
         assert index.vector_query("Melanie kayak") == "Melanie kayak"  # too small to judge
+
+
+def test_the_index_reads_notes_only_up_to_the_vaults_size_limit(make_vault):
+    from reme_workbench.vault.vault import Vault
+
+    root = make_vault({"digest/wiki/big.md": "---\nname: big\n---\n" + "word " * 600 + "\n",
+                       "digest/wiki/small.md": "---\nname: small\n---\nA small note.\n"})
+    vault = Vault.open(root, max_note_bytes=1000)  # reme.toml [vault] max_note_bytes
+    with VaultIndex(vault.root, HashingEmbedder(), scan=vault.scan) as idx:
+        delta = idx.refresh()
+    assert "digest/wiki/small.md" in delta.indexed and "digest/wiki/big.md" not in delta.indexed

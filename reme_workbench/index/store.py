@@ -99,10 +99,11 @@ class IndexedFile:
     chunks: int
 
 
-def _wanted(rec: FileRecord) -> bool:
-    """Files the index covers: digest notes, .md/.txt in daily/ and resource/, readable."""
+def _wanted(rec: FileRecord, max_bytes: int = MAX_NOTE_BYTES) -> bool:
+    """Files the index covers: digest notes, .md/.txt in daily/ and resource/, readable
+    (the scan already warned about the others) and within [vault] max_note_bytes."""
     layer = rec.path.split("/", 1)[0]
-    if not rec.sha256 or rec.size > MAX_NOTE_BYTES:
+    if not rec.sha256 or rec.size > max_bytes or not getattr(rec, "readable", True):
         return False
     if layer == "digest":
         return is_digest_note(rec.path)
@@ -158,6 +159,7 @@ class VaultIndex:
         self.on_embedder_change = on_embedder_change
         self._own_scan = scan is None
         self.scan = scan if scan is not None else VaultScan(self.root)
+        self._max_bytes = self.scan.max_note_bytes  # [vault] max_note_bytes, as the scan reads it
         folder = resolve_inside(self.root, CACHE_DIR)  # refuses a symlinked .reme
         folder.mkdir(exist_ok=True)
         self._folder = folder
@@ -388,17 +390,17 @@ class VaultIndex:
         records = self.scan.records
         files = self._files
         if full:
-            changed = sorted(p for p, r in records.items() if _wanted(r))
+            changed = sorted(p for p, r in records.items() if _wanted(r, self._max_bytes))
         else:  # the common case, an unchanged indexed file, costs one dict lookup
             look = records if paths is None else {p: records[p] for p in paths if p in records}
             changed = sorted(
                 p for p, r in look.items()
-                if (p not in files or files[p].sha256 != r.sha256) and _wanted(r)
+                if (p not in files or files[p].sha256 != r.sha256) and _wanted(r, self._max_bytes)
             )
         indexed = files if paths is None else {p: files[p] for p in paths if p in files}
         removed = sorted(
             p for p, f in indexed.items()
-            if (r := records.get(p)) is None or (r.sha256 != f.sha256 and not _wanted(r))
+            if (r := records.get(p)) is None or (r.sha256 != f.sha256 and not _wanted(r, self._max_bytes))
         )
         if not (full or changed or removed or stored is None):
             return IndexDelta((), (), 0, False, None)
@@ -536,12 +538,12 @@ class VaultIndex:
         try:
             fd = os.open(resolve_inside(self.root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             with os.fdopen(fd, "rb") as fh:
-                data = fh.read(MAX_NOTE_BYTES + 1)
+                data = fh.read(self._max_bytes + 1)
         except (OSError, RemeError):
             return None
         sha = hashlib.sha256(data).hexdigest()
         try:
-            return sha, decode_note_bytes(data, rel)
+            return sha, decode_note_bytes(data, rel, max_bytes=self._max_bytes)
         except NoteError as exc:
             warnings.warn(f"Not indexed: {exc}", RuntimeWarning, stacklevel=4)
             return sha, None  # recorded with no chunks, so it is not re-read until it changes
