@@ -76,7 +76,7 @@ def title_from_file_name(path: str, text: str = "") -> str:
     -> "Deploy payments-api" when the text writes payments-api, `pgbouncer-cutover.md`
     -> "PgBouncer cutover"."""
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].strip()
-    if " " in stem or not re.search(r"[-_]", stem):
+    if " " in stem or any(ord(ch) > 0x2E7F for ch in stem):  # a title already, or Chinese
         return stem[:1].upper() + stem[1:] if stem[:1].islower() else stem
     text = re.sub(r"\[\[[^\]]*\]\]", "", text)  # a link names the stem, not how the text spells it
     out: list[str] = []

@@ -50,10 +50,9 @@ from ..llm.base import (
 )
 from ..llm.prompts import detect_language
 from ..llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
-from ..vault._frontmatter import find_frontmatter
 from ..vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ..vault.slug import slugify
-from .markdown import MaterialInfo, fenced
+from .markdown import MaterialInfo, fenced, title_from_file_name
 from .naming import describe, heading_name, same_text, statement_name, weak_name
 from .sections import is_document, plan_document
 from .statements import (
@@ -126,7 +125,6 @@ _CLUSTER_HEADING = _rx(r"decision|root cause|reasons?|决定|原因")
 _TASK = _rx(r"^(task|任务)$")
 _ANCHOR = re.compile(r"(\[\[[^\]|#]*)#[^\]|]*")
 _LINK_PROBLEM = _rx(r"\blinks?\b|anchor|wikilink|dangling|broken|\[\[digest/")
-_ACRONYMS = {"db", "api", "ci", "pr", "sla", "vlan", "ip", "dns", "url", "sql", "vm", "ha"}
 
 
 class OfflineBrain(Brain):
@@ -175,7 +173,7 @@ class OfflineBrain(Brain):
                 body += "\n> " + labels["maybe"].format(f"[[{best.path}]]") + "\n"
             name = unit.name
             if re.search(r"already exists|collid|is taken", feedback, re.I):
-                name = f"{unit.name} ({_title_from_path(material.path)})"[:120]
+                name = f"{unit.name} ({title_from_file_name(material.path)})"[:120]
                 fixes.append("made the name specific to the material")
             related = []
             if _LINK_PROBLEM.search(feedback):
@@ -401,7 +399,7 @@ def _procedures(statements, kept, scores: dict[int, Scores], material: Material)
         if len(steps) < 2 or score < PROCEDURE_MIN:
             continue
         if generic:
-            name = _title_from_path(material.path, material.text)
+            name = title_from_file_name(material.path, material.text)
         else:
             name = _unbracket(heading)
             if len(name.split()) < 2 and not is_cjk(name[0]):
@@ -415,7 +413,7 @@ def _procedures(statements, kept, scores: dict[int, Scores], material: Material)
             m = _LABEL.match(parts[0])
             parts[0] = parts[0][m.end():] if m else parts[0]
             label = m.group(1).strip() if m and len(m.group(1).strip()) > 3 else ""
-            label = label or _title_from_path(material.path, material.text)
+            label = label or title_from_file_name(material.path, material.text)
             plans.append(UnitPlan("procedure", _short(label), 3.5, [s], chain=parts, when=label))
     return plans
 
@@ -532,27 +530,7 @@ def _watch_out(plan: UnitPlan, statements, scores) -> list[str]:
 
 def _title(material: Material) -> str:
     m = re.search(r"^#\s+(.+)$", material.text, re.M)
-    return _unbracket(plain(m.group(1))) if m else _title_from_path(material.path, material.text)
-
-
-def _title_from_path(path: str, text: str = "") -> str:
-    """"deploy-payments-api.md" -> "Deploy payments-api", spelled as the text spells it."""
-    span = find_frontmatter(text)
-    text = re.sub(r"\[\[[^\]]*\]\]", "", text[span.end:] if span else text)  # not the stem
-    out: list[str] = []
-    for w in (w for w in re.split(r"[-_\s]+", path.rsplit("/", 1)[-1].rsplit(".", 1)[0]) if w):
-        last = out[-1].split("-")[-1] if out else ""
-        if last and re.search(rf"\b{re.escape(last)}-{re.escape(w)}\b", text, re.I):
-            out[-1] += "-" + w  # the text writes payments-api
-            continue
-        spelled = (m.group(0) for m in re.finditer(rf"\b{re.escape(w)}\b", text, re.I))
-        cased = next((c for c in spelled if any(x.isupper() for x in c[1:])), "")
-        if cased and (not cased.isupper() or len(cased) <= 4):
-            out.append(cased)  # PgBouncer, IoT, DB
-        else:
-            out.append(w.upper() if w.lower() in _ACRONYMS else w)
-    title = " ".join(out)
-    return title[:1].upper() + title[1:]
+    return _unbracket(plain(m.group(1))) if m else title_from_file_name(material.path, material.text)
 
 
 def _unbracket(text: str) -> str:
