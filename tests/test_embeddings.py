@@ -247,8 +247,8 @@ def test_factory_specs():
 
 
 @needs_model
-def test_factory_default_is_minilm():
-    embedder = get_embedder()
+def test_factory_minilm():
+    embedder = get_embedder("minilm")
     assert isinstance(embedder, minilm_mod.MiniLMEmbedder) and isinstance(embedder, Embedder)
     assert (embedder.name, embedder.dim) == ("minilm-l6-v2", 384)
 

