@@ -37,13 +37,13 @@ class VaultSettings(_Section):
     # bad-input guard: a bigger note is not read (the scan, the index and edits refuse it)
     max_note_bytes: int = Field(5 * 1024 * 1024, gt=0)  # = vault.note.MAX_NOTE_BYTES
     lock_timeout_s: float = Field(30.0, gt=0)  # how long a write waits for another process
-    # seed 004 §9.1 step 5: how many times a vault operation (rename, health --fix, the
+    # the CAS re-plan limit: how many times a vault operation (rename, health --fix, the
     # health report) is planned when the files keep changing under it
     max_replans: int = Field(3, ge=1)
 
 
 class SplitSettings(_Section):
-    token_threshold: int = Field(2000, gt=0)  # seed 004 §5.1 T_token: dream flags longer notes
+    token_threshold: int = Field(2000, gt=0)  # the split trigger T_token: dream flags longer notes
 
 
 class RecallSettings(_Section):

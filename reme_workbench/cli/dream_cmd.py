@@ -25,7 +25,7 @@ from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_jso
 @output_options
 @click.pass_obj
 def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dry_run, force, review, embedder, as_json):
-    """Turn material into digest notes (seed 000 §4.2): Phase 1 extracts units, Phase 2
+    """Turn material into digest notes: Phase 1 extracts units, Phase 2
     recalls related notes and CREATEs or UPDATEs (CORROBORATE / REFINE / CORRECT).
 
     MATERIAL is files or folders under daily/ or resource/, or dates (2026-10-05);

@@ -146,7 +146,7 @@ class Dreamer:
         self.policy = policy or Policy()
         self.queue = ProposalQueue(vault)
         self.recall_k = recall_k
-        self.traverse_depth = traverse_depth  # seed 000 §4.2.2: depth 2 by default
+        self.traverse_depth = traverse_depth  # link hops from the search hits ([recall])
         self.max_candidates = max_candidates
         self.split_threshold = split_threshold  # seed 004 §5.1 T_token
         self.on_overload = on_overload  # the split action hooks in here (consolidate issue)
