@@ -818,3 +818,11 @@ def test_dreaming_never_links_the_home_lab_to_the_payments_work():
         for target in digest_links(note.body) - {p for p in notes if "/personal/" in p}:
             if "/personal/" not in path:
                 assert at_home(note) == at_home(notes[target]), (path, target)
+
+
+def test_a_runbook_with_no_prose_is_described_by_its_first_steps():
+    rel = "daily/2026-10-25/home-assistant-restore.md"
+    units = OfflineBrain().extract(material(rel)).value.units
+    chain = next(u for u in units if u.bucket == "procedure" and "恢复流程" in u.name)
+    d = create(rel, chain)
+    assert d.description.startswith("确认故障；") and d.description != d.name

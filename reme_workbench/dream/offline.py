@@ -53,7 +53,7 @@ from ..llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
 from ..vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ..vault.slug import slugify
 from .markdown import MaterialInfo, fenced, title_from_file_name
-from .naming import describe, heading_name, same_text, statement_name, weak_name
+from .naming import cjk_count, describe, heading_name, same_text, statement_name, weak_name
 from .sections import is_document, plan_document
 from .statements import (
     GENERIC_HEADINGS,
@@ -697,12 +697,26 @@ def _how(rule: Statement, statements: list[Statement]) -> tuple[str, Statement |
 def _description(body: str, name: str = "") -> str:
     """The first sentence of the first prose line (the trigger, the rule, the fact) that
     is not the name again."""
+    steps: list[str] = []
+    fence = False
     for line in body.splitlines():
-        if line.strip() and not re.match(r"#|```|- |> |\*\*[^*]{1,20}[:：]\*\*|[A-Za-z]\w*::", line):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        step = re.match(r"\s*\d+[.)]\s+(.+)", line)
+        if fence or step:
+            if step and not fence:
+                steps.append(plain(step.group(1)).rstrip(" .。"))
+            continue
+        if line.strip() and not re.match(r"#|- |> |\*\*[^*]{1,20}[:：]\*\*|[A-Za-z]\w*::", line):
             for sentence in split_sentences(line.strip()) or [line]:
                 text = plain(sentence)
-                if text and not same_text(text, name) and not text.endswith((":", "：")):
+                if (text and not same_text(text, name) and not text.endswith((":", "："))
+                        and (len(text.split()) >= 3 or cjk_count(text) >= 4)):
                     return _trim(text, 200)
+    if steps:  # a runbook with no prose: what its first steps do
+        sep = "；" if cjk_count(steps[0]) else "; "
+        return _trim(sep.join(steps[:3]) + ("…" if len(steps) > 3 else ""), 200)
     return ""
 
 
