@@ -108,6 +108,7 @@ LAYER_RULES = {
     "llm": {"vault", "llm"},
     "proposals": {"vault", "proposals"},
     "dream": {"vault", "index", "llm", "proposals", "dream"},
+    "consolidate": {"vault", "index", "llm", "proposals", "consolidate"},
 }
 SHARED = {"errors", "config"}
 
