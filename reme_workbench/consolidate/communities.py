@@ -1,0 +1,282 @@
+"""Communities: Leiden (modularity) over the digest link graph, and how stable they are.
+
+The one signal every later consolidate phase leans on: which digest notes belong to the
+same topic. Pure parts first (`digest_graph`, `leiden`, `stability`), then the one writer
+(`update_communities`), which reads the previous run, computes, and writes two meta files:
+
+* `meta/communities.json` — `{"version": 1, "computed_at", "algorithm":
+  "leiden-modularity", "resolution", "seed", "modularity", "communities": {path: id},
+  "stats": {"n_communities", "median_size", "max_size", "singletons"}}`. Recall's
+  same-community boost reads `communities` (index/recall.py): that key is a contract.
+* `meta/community_changes.json` — `{"version": 1, "computed_at", "previous": the
+  previous file's computed_at or null, "stability_per_community": {id: float | null}}`.
+
+The graph: digest notes only (every one a node, isolated ones too), undirected and
+unweighted — every predicate counts the same, several links between two notes are one
+edge, a note's links to itself are dropped; provenance (links into daily/, resource/)
+and links to anything that is not an existing digest note are not edges.
+
+Community ids are not stable between runs (Leiden relabels freely), so stability is
+measured on node sets: each new community is matched to the previous community with the
+highest Jaccard similarity, and that similarity is its stability. With no previous run
+it is unknown (None), never 0 or 1: a gate that needs it must say it cannot decide yet.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from ..vault.meta import read_meta, write_meta
+
+if TYPE_CHECKING:
+    from ..vault.graph import LinkGraph
+    from ..vault.vault import Vault
+
+__all__ = [
+    "ALGORITHM",
+    "COMMUNITIES_META",
+    "CHANGES_META",
+    "META_VERSION",
+    "Partition",
+    "CommunityReport",
+    "digest_graph",
+    "leiden",
+    "stability",
+    "community_stats",
+    "update_communities",
+]
+
+ALGORITHM = "leiden-modularity"
+COMMUNITIES_META = "communities"
+CHANGES_META = "community_changes"
+META_VERSION = 1
+REBUILD = "reme-workbench consolidate --only communities --force"
+# Full Leiden cycles per seed, each starting from the last one's result: on the reference
+# graphs a second cycle reaches the best known modularity more often (davis 0.3334 ->
+# 0.3360, polbooks 0.5266 -> 0.5270) for about 15 % more time.
+_ITERATIONS = 2
+_RANDOMNESS = 0.001  # graspologic's default: how far refinement may explore
+_TIE = 1e-12  # the same partition from two seeds can differ in the last float bits
+
+
+@dataclass(frozen=True)
+class Partition:
+    """node -> community id ("c_00" is the largest community), its modularity, the seed."""
+
+    communities: Mapping[str, str]
+    modularity: float
+    seed: int
+
+    def members(self) -> dict[str, list[str]]:
+        """id -> its nodes, sorted; ids in order (largest community first)."""
+        out: dict[str, list[str]] = {}
+        for node, cid in self.communities.items():
+            out.setdefault(cid, []).append(node)
+        return {cid: sorted(out[cid], key=str) for cid in sorted(out)}
+
+
+@dataclass(frozen=True)
+class CommunityReport:
+    partition: Partition
+    stats: dict
+    stability: dict[str, float | None]
+    previous_computed_at: str | None
+    paths: tuple[str, ...]  # meta files written (vault-relative); empty on a dry run
+
+
+# -- the graph -------------------------------------------------------------------------------
+
+def digest_graph(graph: LinkGraph) -> nx.Graph:
+    """The community graph of a vault's `LinkGraph` (see the module doc for the rules).
+
+    `LinkGraph.graph` already holds exactly the digest notes as nodes and only links
+    between existing digest notes as edges (provenance is kept apart), keyed by
+    predicate; here they collapse to one undirected, unweighted edge per pair of notes.
+    Nodes and edges are added in sorted order, so the same vault gives the same graph.
+    """
+    links = graph.graph
+    out = nx.Graph()
+    out.add_nodes_from(sorted(links.nodes))
+    out.add_edges_from(sorted({
+        (u, v) if u < v else (v, u) for u, v in links.edges() if u != v
+    }))
+    return out
+
+
+# -- Leiden ------------------------------------------------------------------------------------
+
+def leiden(graph: nx.Graph, *, resolution: float = 1.0, seed: int = 42, trials: int = 5) -> Partition:
+    """Leiden with the modularity objective (graspologic_native), the best of `trials` seeds.
+
+    Seeds `seed`, `seed + 1`, … each run once; the partition with the highest modularity
+    is kept, the lowest seed on a tie. The objective is set explicitly: under CPM (the
+    other objective) resolution 1.0 would put every node in a community of its own.
+    Self-loops are ignored and the graph is read as undirected and unweighted.
+
+    A node with no edge (an isolated note) is a community of its own; so is every node of
+    a graph with no edges at all, whose modularity is reported as 0.0 (it is undefined
+    there: with no edges there is nothing to divide) and whose seed is `seed`. An empty
+    graph gives an empty partition.
+
+    Ids are "c_00", "c_01", … by size, largest first, ties by the smallest member (as a
+    string), so the same partition always gets the same ids; the width grows with the
+    count (c_000 from 101 communities).
+    """
+    if trials < 1:
+        raise ValueError("trials must be at least 1")
+    if not resolution > 0:
+        raise ValueError("resolution must be greater than 0")
+    nodes = sorted(graph.nodes, key=str)
+    # graspologic_native names nodes by string: number them, so any hashable node works
+    # and the edge list does not depend on the graph's insertion order.
+    number = {node: i for i, node in enumerate(nodes)}
+    pairs = set()
+    for u, v in graph.edges():
+        a, b = number[u], number[v]
+        if a != b:
+            pairs.add((a, b) if a < b else (b, a))
+    edges = [(str(a), str(b), 1.0) for a, b in sorted(pairs)]
+    best_q, best_seed, best_groups = 0.0, seed, {}
+    if edges:
+        import graspologic_native as gn  # lazily: only a run that clusters pays for it
+
+        found = None
+        for trial_seed in range(seed, seed + trials):
+            quality, groups = gn.leiden(
+                edges, resolution=float(resolution), randomness=_RANDOMNESS,
+                iterations=_ITERATIONS, use_modularity=True, seed=trial_seed, trials=1,
+            )
+            if found is None or quality > found[0] + _TIE:
+                found = (quality, trial_seed, groups)
+        best_q, best_seed, best_groups = found
+    members: dict[object, list[Hashable]] = {}
+    for i, node in enumerate(nodes):
+        group = best_groups.get(str(i))
+        members.setdefault(("g", group) if group is not None else ("solo", i), []).append(node)
+    ranked = sorted(members.values(), key=lambda ms: (-len(ms), min(str(m) for m in ms)))
+    width = max(2, len(str(len(ranked) - 1)))
+    communities = {
+        node: f"c_{k:0{width}d}" for k, group in enumerate(ranked) for node in group
+    }
+    return Partition(MappingProxyType(communities), float(best_q), best_seed)
+
+
+# -- stability ---------------------------------------------------------------------------------
+
+def stability(
+    new: Mapping[str, str], previous: Mapping[str, str] | None
+) -> dict[str, float | None]:
+    """Per new community id: the highest Jaccard similarity of its node set with any
+    previous community's node set (1.0 unchanged, 0.0 wholly new).
+
+    Previous communities are whole as they were, members since deleted included: a
+    community that lost half its notes is half stable. With no previous partition every
+    value is None — unknown, not 0 and not 1. An empty previous partition (the last run
+    saw no notes) is known: every community is new, 0.0.
+    """
+    sizes: dict[str, int] = {}
+    for cid in new.values():
+        sizes[cid] = sizes.get(cid, 0) + 1
+    if previous is None:
+        return {cid: None for cid in sorted(sizes)}
+    prev_sizes: dict[str, int] = {}
+    for pid in previous.values():
+        prev_sizes[pid] = prev_sizes.get(pid, 0) + 1
+    overlap: dict[str, dict[str, int]] = {cid: {} for cid in sizes}
+    for node, cid in new.items():
+        pid = previous.get(node)
+        if pid is not None:
+            row = overlap[cid]
+            row[pid] = row.get(pid, 0) + 1
+    out: dict[str, float | None] = {}
+    for cid in sorted(sizes):
+        best = 0.0
+        for pid, inter in overlap[cid].items():
+            best = max(best, inter / (sizes[cid] + prev_sizes[pid] - inter))
+        out[cid] = best
+    return out
+
+
+def community_stats(communities: Mapping[str, str]) -> dict:
+    """`n_communities`, `median_size`, `max_size`, and `singletons` (communities of one
+    note: isolated notes, mostly — they pull the median down, so they are counted)."""
+    sizes: dict[str, int] = {}
+    for cid in communities.values():
+        sizes[cid] = sizes.get(cid, 0) + 1
+    counts = list(sizes.values())
+    median = statistics.median(counts) if counts else 0
+    return {
+        "n_communities": len(counts),
+        "median_size": int(median) if float(median).is_integer() else float(median),
+        "max_size": max(counts, default=0),
+        "singletons": sum(1 for c in counts if c == 1),
+    }
+
+
+# -- the writer --------------------------------------------------------------------------------
+
+def _previous(root) -> tuple[dict[str, str] | None, str | None]:
+    """The last run's {path: id} and computed_at; (None, None) when there is none usable."""
+    read = read_meta(root, COMMUNITIES_META, version=META_VERSION, rebuild=REBUILD)
+    doc = read.data
+    if doc is None:
+        return None, None
+    found = doc.get("communities")
+    if not isinstance(found, dict):
+        return None, None
+    communities = {
+        k: str(v) for k, v in found.items()
+        if isinstance(k, str) and isinstance(v, str | int) and not isinstance(v, bool)
+    }
+    when = doc.get("computed_at")
+    return communities, when if isinstance(when, str) else None
+
+
+def update_communities(
+    vault: Vault,
+    *,
+    resolution: float = 1.0,
+    seed: int = 42,
+    trials: int = 5,
+    now: datetime,
+    dry_run: bool = False,
+) -> CommunityReport:
+    """Recompute the communities of `vault`'s digest and write both meta files.
+
+    Reads the previous `meta/communities.json` (version 1; a missing, broken or
+    other-version file means there is no previous run, so stability is unknown), runs
+    `leiden` on `digest_graph(vault.graph)` — the graph as the vault holds it now; the
+    caller refreshes the vault first — and writes `meta/communities.json` then
+    `meta/community_changes.json`, each atomically. `dry_run` computes the same report
+    and writes nothing.
+    """
+    previous, previous_at = _previous(vault.root)
+    partition = leiden(digest_graph(vault.graph), resolution=resolution, seed=seed, trials=trials)
+    communities = dict(partition.communities)
+    stats = community_stats(communities)
+    stable = stability(communities, previous)
+    paths: tuple[str, ...] = ()
+    if not dry_run:
+        write_meta(vault.root, COMMUNITIES_META, {
+            "algorithm": ALGORITHM,
+            "resolution": resolution,
+            "seed": partition.seed,
+            "modularity": round(partition.modularity, 6),
+            "communities": dict(sorted(communities.items())),
+            "stats": stats,
+        }, version=META_VERSION, now=now)
+        write_meta(vault.root, CHANGES_META, {
+            "previous": previous_at,
+            "stability_per_community": {
+                cid: (None if s is None else round(s, 6)) for cid, s in stable.items()
+            },
+        }, version=META_VERSION, now=now)
+        paths = (f"meta/{COMMUNITIES_META}.json", f"meta/{CHANGES_META}.json")
+    return CommunityReport(partition, stats, stable, previous_at, paths)
