@@ -268,6 +268,7 @@ def update_communities(
             "algorithm": ALGORITHM,
             "resolution": resolution,
             "seed": partition.seed,
+            "seeds_tried": [seed + i for i in range(trials)],
             "modularity": round(partition.modularity, 6),
             "communities": dict(sorted(communities.items())),
             "stats": stats,
