@@ -24,8 +24,12 @@ it is unknown (None), never 0 or 1: a gate that needs it must say it cannot deci
 
 from __future__ import annotations
 
+import gc
+import os
 import statistics
 from collections.abc import Hashable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
@@ -63,6 +67,7 @@ REBUILD = "reme-workbench consolidate --only communities --force"
 # 0.3360, polbooks 0.5266 -> 0.5270) for about 15 % more time.
 _ITERATIONS = 2
 _RANDOMNESS = 0.001  # graspologic's default: how far refinement may explore
+_MAX_WORKERS = 4  # each running seed holds its own copy of the graph in native memory
 _TIE = 1e-12  # the same partition from two seeds can differ in the last float bits
 
 
@@ -91,6 +96,19 @@ class CommunityReport:
     paths: tuple[str, ...]  # meta files written (vault-relative); empty on a dry run
 
 
+@contextmanager
+def _paused_gc():
+    """Hundreds of thousands of small tuples, none of them cyclic: the cyclic collector
+    would only rescan the vault's whole heap again and again (seconds at 50k notes)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 # -- the graph -------------------------------------------------------------------------------
 
 def digest_graph(graph: LinkGraph) -> nx.Graph:
@@ -103,10 +121,20 @@ def digest_graph(graph: LinkGraph) -> nx.Graph:
     """
     links = graph.graph
     out = nx.Graph()
-    out.add_nodes_from(sorted(links.nodes))
-    out.add_edges_from(sorted({
-        (u, v) if u < v else (v, u) for u, v in links.edges() if u != v
-    }))
+    with _paused_gc():
+        nodes = sorted(links.nodes)
+        number = {node: i for i, node in enumerate(nodes)}
+        # the adjacency, not edges(): one visit per linked pair and direction, not per
+        # key; pairs as numbers, which sort far faster than pairs of long paths
+        pairs = set()
+        for u, targets in links.adjacency():
+            a = number[u]
+            for v in targets:
+                b = number[v]
+                if a != b:
+                    pairs.add((a, b) if a < b else (b, a))
+        out.add_nodes_from(nodes)
+        out.add_edges_from((nodes[a], nodes[b]) for a, b in sorted(pairs))
     return out
 
 
@@ -133,38 +161,56 @@ def leiden(graph: nx.Graph, *, resolution: float = 1.0, seed: int = 42, trials: 
         raise ValueError("trials must be at least 1")
     if not resolution > 0:
         raise ValueError("resolution must be greater than 0")
-    nodes = sorted(graph.nodes, key=str)
-    # graspologic_native names nodes by string: number them, so any hashable node works
-    # and the edge list does not depend on the graph's insertion order.
-    number = {node: i for i, node in enumerate(nodes)}
-    pairs = set()
-    for u, v in graph.edges():
-        a, b = number[u], number[v]
-        if a != b:
-            pairs.add((a, b) if a < b else (b, a))
-    edges = [(str(a), str(b), 1.0) for a, b in sorted(pairs)]
+    with _paused_gc():
+        nodes = sorted(graph.nodes, key=str)
+        # graspologic_native names nodes by string: number them, so any hashable node
+        # works and the edge list does not depend on the graph's insertion order.
+        number = {node: i for i, node in enumerate(nodes)}
+        names = [str(i) for i in range(len(nodes))]
+        pairs = set()
+        for u, v in graph.edges():
+            a, b = number[u], number[v]
+            if a != b:
+                pairs.add((a, b) if a < b else (b, a))  # a multigraph's parallel edges: one
+        edges = [(names[a], names[b], 1.0) for a, b in sorted(pairs)]
+        del pairs
     best_q, best_seed, best_groups = 0.0, seed, {}
     if edges:
         import graspologic_native as gn  # lazily: only a run that clusters pays for it
 
-        found = None
-        for trial_seed in range(seed, seed + trials):
-            quality, groups = gn.leiden(
+        def run(trial_seed: int) -> tuple[float, dict[str, int]]:
+            return gn.leiden(
                 edges, resolution=float(resolution), randomness=_RANDOMNESS,
                 iterations=_ITERATIONS, use_modularity=True, seed=trial_seed, trials=1,
             )
+
+        seeds = range(seed, seed + trials)
+        # the native code lets go of the GIL: seeds run side by side, each one the same
+        # as it would be alone, so the result does not depend on the number of cores
+        workers = min(trials, os.cpu_count() or 1, _MAX_WORKERS)
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                results = list(pool.map(run, seeds))
+        else:
+            results = [run(s) for s in seeds]
+        found = None
+        for trial_seed, (quality, groups) in zip(seeds, results, strict=True):
             if found is None or quality > found[0] + _TIE:
                 found = (quality, trial_seed, groups)
         best_q, best_seed, best_groups = found
-    members: dict[object, list[Hashable]] = {}
-    for i, node in enumerate(nodes):
-        group = best_groups.get(str(i))
-        members.setdefault(("g", group) if group is not None else ("solo", i), []).append(node)
-    ranked = sorted(members.values(), key=lambda ms: (-len(ms), min(str(m) for m in ms)))
-    width = max(2, len(str(len(ranked) - 1)))
-    communities = {
-        node: f"c_{k:0{width}d}" for k, group in enumerate(ranked) for node in group
-    }
+        del results
+    with _paused_gc():
+        members: dict[object, list[Hashable]] = {}
+        for i, node in enumerate(nodes):
+            group = best_groups.get(names[i])
+            key = ("g", group) if group is not None else ("solo", i)
+            members.setdefault(key, []).append(node)
+        # each member list is in `nodes` order, so its first member is its smallest
+        ranked = sorted(members.values(), key=lambda ms: (-len(ms), str(ms[0])))
+        width = max(2, len(str(len(ranked) - 1)))
+        communities = {
+            node: f"c_{k:0{width}d}" for k, group in enumerate(ranked) for node in group
+        }
     return Partition(MappingProxyType(communities), float(best_q), best_seed)
 
 
