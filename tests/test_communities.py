@@ -272,6 +272,9 @@ def test_meta_files_shape_and_second_run_stability(make_vault):
     assert list(doc)[:2] == ["version", "computed_at"]
     assert doc["version"] == 1 and doc["computed_at"] == "2026-11-02T09:30:00Z"
     assert doc["algorithm"] == ALGORITHM == "leiden-modularity" and doc["resolution"] == 1.0
+    assert doc["seeds_tried"] == [42, 43, 44, 45, 46] and doc["seed"] in doc["seeds_tried"]
+    assert doc["modularity"] == pytest.approx(first.partition.modularity, abs=1e-6)
+    assert doc["modularity"] > 0.3
     groups = {cid for p, cid in doc["communities"].items() if p.startswith("digest/wiki/a")}
     assert len(groups) == 1 and len(set(doc["communities"].values())) == 2
     assert doc["stats"] == {"n_communities": 2, "median_size": 5, "max_size": 5, "singletons": 0}

@@ -5,7 +5,8 @@ same topic. Pure parts first (`digest_graph`, `leiden`, `stability`), then the o
 (`update_communities`), which reads the previous run, computes, and writes two meta files:
 
 * `meta/communities.json` — `{"version": 1, "computed_at", "algorithm":
-  "leiden-modularity", "resolution", "seed", "modularity", "communities": {path: id},
+  "leiden-modularity", "resolution", "seed" (the one kept), "seeds_tried", "modularity",
+  "communities": {path: id},
   "stats": {"n_communities", "median_size", "max_size", "singletons"}}`. Recall's
   same-community boost reads `communities` (index/recall.py): that key is a contract.
 * `meta/community_changes.json` — `{"version": 1, "computed_at", "previous": the
