@@ -38,3 +38,151 @@ def test_ci_runs_exactly_the_readme_test_command():
 def test_readme_main_job_uses_the_sample_vault():
     main_job = _readme_command("Set up and run the main job")
     assert "init demo-vault --sample" in main_job
+
+
+# --- docs/spec.md: the project's own spec ------------------------------------------------
+
+SPEC_PATH = ROOT / "docs" / "spec.md"
+SPEC = SPEC_PATH.read_text(encoding="utf-8")
+_KEY = re.compile(r"`\[(\w+)\] (\w+)`")
+_CODE_REF = re.compile(r"`([\w/]+)\.py` `(\w+)(?:\((\w+)\))?`")
+_SECTION_NUMBER = re.compile(r"^(?:#{2,3} (\d+(?:\.\d+)?)\.? |- \*\*(\d+\.\d+\.\d+)\*\* )", re.M)
+_CITATION = re.compile(r"§(\d+(?:\.\d+)*)")
+
+
+def _threshold_rows() -> list[dict]:
+    """The rows of the table in '## 10. Thresholds', as {threshold, default, key, code, section}."""
+    section = SPEC.split("\n## 10. Thresholds", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    assert header == ["threshold", "default", "config key", "code", "§"], header
+    rows = []
+    for line in lines[2:]:  # after the header and the |---| line
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        assert len(cells) == 5, f"a threshold row needs 5 cells: {line}"
+        rows.append(dict(zip(("threshold", "default", "key", "code", "section"), cells, strict=True)))
+    return rows
+
+
+def _default(cell: str):
+    """The default of a row: its first code span, read as a TOML value (`none`: no value)."""
+    import tomllib
+
+    found = re.search(r"`([^`]+)`", cell)
+    assert found, f"the default {cell!r} must be a code span such as `0.15`"
+    text = found.group(1)
+    return None if text == "none" else tomllib.loads(f"v = {text}")["v"]
+
+
+def _settings_defaults() -> dict[str, object]:
+    """'[section] key' -> the default of every field of Settings."""
+    from reme_workbench.config import Settings
+
+    settings = Settings()
+    out = {}
+    for section in Settings.model_fields:
+        values = getattr(settings, section)
+        for key in type(values).model_fields:
+            value = getattr(values, key)
+            out[f"[{section}] {key}"] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _same(found, expected) -> bool:
+    if isinstance(expected, bool) or isinstance(found, bool):
+        return type(found) is type(expected) and found == expected
+    return found == expected
+
+
+def test_the_spec_has_a_threshold_table():
+    rows = _threshold_rows()
+    assert len(rows) >= 40
+    assert all(r["section"].startswith("§") for r in rows)
+
+
+def test_every_threshold_with_a_config_key_has_the_settings_default():
+    defaults = _settings_defaults()
+    problems = []
+    for row in _threshold_rows():
+        key = _KEY.search(row["key"])
+        if key is None or "(planned)" in row["key"]:
+            continue
+        name = f"[{key.group(1)}] {key.group(2)}"
+        if name not in defaults:
+            problems.append(f"{name} is not a key of Settings (a typo, or mark it (planned))")
+        elif not _same(_default(row["default"]), defaults[name]):
+            problems.append(f"{name}: the spec says {row['default']}, config.py {defaults[name]!r}")
+    assert not problems, "docs/spec.md §10 and config.py disagree:\n" + "\n".join(problems)
+
+
+def test_every_setting_is_in_the_threshold_table():
+    listed = {
+        f"[{m.group(1)}] {m.group(2)}"
+        for row in _threshold_rows()
+        if "(planned)" not in row["key"]
+        for m in [_KEY.search(row["key"])]
+        if m
+    }
+    missing = sorted(set(_settings_defaults()) - listed)
+    assert not missing, f"add these reme.toml keys to docs/spec.md §10 (not as planned): {missing}"
+
+
+def test_every_threshold_constant_the_spec_names_has_that_value_in_the_code():
+    import importlib
+    import inspect
+
+    checked, problems = 0, []
+    for row in _threshold_rows():
+        ref = _CODE_REF.search(row["code"])
+        if ref is None:
+            continue
+        path, name, param = ref.groups()
+        module = importlib.import_module("reme_workbench." + path.replace("/", "."))
+        value = getattr(module, name)
+        if param is not None:
+            value = inspect.signature(value).parameters[param].default
+        if not _same(_default(row["default"]), value):
+            problems.append(f"{path}.py {name}{f'({param})' if param else ''}: the spec says "
+                            f"{row['default']}, the code {value!r}")
+        checked += 1
+    assert checked >= 30
+    assert not problems, "docs/spec.md §10 and the code disagree:\n" + "\n".join(problems)
+
+
+def _spec_numbers() -> set[str]:
+    return {a or b for a, b in _SECTION_NUMBER.findall(SPEC)}
+
+
+def test_the_spec_numbers_its_sections_and_rules_in_order_without_gaps():
+    numbers = [a or b for a, b in _SECTION_NUMBER.findall(SPEC)]
+    assert len(numbers) == len(set(numbers)), "a section or rule number is used twice"
+    for number in numbers:
+        parent, _, last = number.rpartition(".")
+        if parent:
+            assert parent in numbers, f"§{number} has no §{parent} above it"
+        siblings = [n for n in numbers if n.rpartition(".")[0] == parent]
+        previous = f"{parent + '.' if parent else ''}{int(last) - 1}"
+        assert last == "1" or previous in siblings, f"§{number} follows no §{previous}"
+
+
+def _citing_files():
+    import os
+
+    skip = {".git", ".venv", "node_modules", "__pycache__", "docs"}
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in skip and not d.startswith(".")
+                   and not d.endswith(".egg-info")]
+        for name in files:
+            if name.endswith((".py", ".md", ".ipynb", ".toml")):
+                yield Path(folder) / name
+
+
+def test_every_citation_of_the_spec_names_a_section_or_rule_it_has():
+    numbers = _spec_numbers()
+    bad = [f"docs/spec.md cites §{n}" for n in _CITATION.findall(SPEC) if n not in numbers]
+    for path in _citing_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for m in re.finditer(r"spec\.md,? §(\d+(?:\.\d+)*)", text):
+            if m.group(1) not in numbers:
+                bad.append(f"{path.relative_to(ROOT)} cites docs/spec.md §{m.group(1)}")
+    assert not bad, "no such section or rule in docs/spec.md:\n" + "\n".join(bad)
