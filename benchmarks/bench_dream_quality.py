@@ -45,7 +45,7 @@ from reme_workbench.experiments.dream_quality import (  # noqa: E402
     evaluate,
     load_labels,
 )
-from reme_workbench.index.embeddings import get_embedder  # noqa: E402
+from reme_workbench.index.factory import get_embedder  # noqa: E402
 from reme_workbench.llm.prompts import detect_language  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -118,7 +118,7 @@ def _cpu_seconds() -> float:
 
 def run_one(kind: str, size: int, embedder_spec: str) -> dict:
     """Index one generated note in a fresh vault; runs inside the child process."""
-    from reme_workbench.index.embeddings import get_embedder
+    from reme_workbench.index.factory import get_embedder
     from reme_workbench.index.store import VaultIndex
 
     text = GENERATORS[kind](size, random.Random(7))

@@ -48,7 +48,7 @@ from reme_workbench.experiments.dream_quality import (  # noqa: E402
     material_files,
 )
 from reme_workbench.experiments.locomo import hit_at, recall_at, reciprocal_rank  # noqa: E402
-from reme_workbench.index.embeddings import get_embedder  # noqa: E402
+from reme_workbench.index.factory import get_embedder  # noqa: E402
 from reme_workbench.index.recall import MODES, recall_batch  # noqa: E402
 from reme_workbench.index.store import VaultIndex  # noqa: E402
 from reme_workbench.vault.vault import init_vault  # noqa: E402

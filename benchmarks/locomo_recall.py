@@ -40,7 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reme_workbench.experiments import locomo  # noqa: E402
-from reme_workbench.index.embeddings import get_embedder  # noqa: E402
+from reme_workbench.index.factory import get_embedder  # noqa: E402
 from reme_workbench.index.recall import MODES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

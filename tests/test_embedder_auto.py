@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from reme_workbench.cli import cli
 from reme_workbench.config import Settings
-from reme_workbench.index import embeddings
-from reme_workbench.index.embeddings import auto_spec, get_embedder
+from reme_workbench.index import factory
+from reme_workbench.index.factory import auto_spec, get_embedder
 from reme_workbench.index.store import choose_embedder, recorded_embedder
 
 
@@ -29,7 +29,7 @@ def test_auto_is_the_default():
 def test_a_new_index_gets_e5_when_it_is_installed_and_minilm_without_it(monkeypatch, no_e5):
     assert auto_spec() == "minilm"
     assert get_embedder("auto").name == get_embedder("minilm").name
-    monkeypatch.setattr(embeddings, "e5_installed", lambda: True)
+    monkeypatch.setattr(factory, "e5_installed", lambda: True)
     assert auto_spec() == "e5"
 
 

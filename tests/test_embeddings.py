@@ -18,7 +18,8 @@ import pytest
 
 from reme_workbench.errors import RemeError
 from reme_workbench.index import minilm as minilm_mod
-from reme_workbench.index.embeddings import Embedder, HashingEmbedder, get_embedder
+from reme_workbench.index.embeddings import Embedder, HashingEmbedder
+from reme_workbench.index.factory import get_embedder
 from reme_workbench.index.providers import LiteLLMEmbedder
 
 from .local_http import LocalJSONServer
@@ -276,9 +277,9 @@ def test_imports_stay_lazy():
     """Importing and constructing embedders loads no weights and no heavy library."""
     code = (
         "import sys\n"
-        "from reme_workbench.index import embeddings, minilm, providers\n"
-        "embeddings.get_embedder('hashing'); embeddings.get_embedder('litellm:openai/x')\n"
-        f"if {HAVE_MODEL}: embeddings.get_embedder('minilm')\n"
+        "from reme_workbench.index import factory, minilm\n"
+        "factory.get_embedder('hashing'); factory.get_embedder('litellm:openai/x')\n"
+        f"if {HAVE_MODEL}: factory.get_embedder('minilm')\n"
         "assert not minilm._CACHE\n"
         "print([m for m in ('tokenizers', 'safetensors', 'litellm', 'sentence_transformers')"
         " if m in sys.modules])\n"
@@ -464,7 +465,7 @@ def test_a_query_is_cut_before_it_is_embedded():
                                     "litellm:openai/text-embedding-3-small")],
 )
 def test_embedder_spec_names_the_flag_for_a_recorded_embedder(name, spec):
-    from reme_workbench.index.embeddings import embedder_spec
+    from reme_workbench.index.factory import embedder_spec
 
     assert embedder_spec(name) == spec
     if spec.startswith("hashing"):

