@@ -200,3 +200,68 @@ def test_index_modules_import_each_other_without_a_cycle():
         "sides into a module that imports them (as index/factory.py does for embedders)"
     )
 
+
+# --- vault's private modules and names stay private -------------------------------------
+
+
+def _private_vault_imports(source: str, package: str) -> list[str]:
+    """Imports in `source` (a module of `package`) of a private vault module (`vault._x`)
+    or of a private name from vault (`from ..vault.note import _as_text`)."""
+    here = package.split(".")
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            pairs = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            pairs = [(module, alias.name) for alias in node.names]
+        else:
+            continue
+        for module, name in pairs:
+            parts = module.split(".")
+            if parts[:2] != ["reme_workbench", "vault"]:
+                continue
+            if any(p.startswith("_") for p in parts[2:]) or (name or "").startswith("_"):
+                bad.append(f"{module}{'' if name is None else ' import ' + name}")
+    return bad
+
+
+def _modules_outside_vault():
+    root = PACKAGE.parent
+    for path in sorted([*PACKAGE.rglob("*.py"), *(root / "benchmarks").glob("*.py")]):
+        rel = path.relative_to(root)
+        if rel.parts[:2] == ("reme_workbench", "vault"):
+            continue
+        package = ".".join(rel.with_suffix("").parts[:-1]) or rel.stem
+        yield path, package
+
+
+def test_private_vault_import_finder_finds_them():
+    # guard the guard: each private form is caught, the public ones are not
+    source = (
+        "from ..vault._frontmatter import find_frontmatter\n"
+        "from ..vault.note import _as_text, parse\n"
+        "import reme_workbench.vault._x\n"
+        "from reme_workbench.vault import _y, frontmatter\n"
+        "from ..vault.frontmatter import field_text\n"
+        "def f():\n    from ..vault.scan import _note_fields\n"
+    )
+    assert _private_vault_imports(source, "reme_workbench.index") == [
+        "reme_workbench.vault._frontmatter import find_frontmatter",
+        "reme_workbench.vault.note import _as_text",
+        "reme_workbench.vault._x",
+        "reme_workbench.vault import _y",
+        "reme_workbench.vault.scan import _note_fields",
+    ]
+
+
+def test_nothing_outside_vault_imports_a_private_vault_module_or_name():
+    bad = []
+    for path, package in _modules_outside_vault():
+        found = _private_vault_imports(path.read_text(encoding="utf-8"), package)
+        bad.extend(f"{path.relative_to(PACKAGE.parent)}: {item}" for item in found)
+    assert not bad, (
+        f"private vault imports: {bad}; use (or add) a public name, e.g. "
+        "reme_workbench.vault.frontmatter's find_frontmatter / read_frontmatter / field_text"
+    )

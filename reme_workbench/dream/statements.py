@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ..vault._frontmatter import find_frontmatter
+from ..vault.frontmatter import find_frontmatter
 from .markdown import CALLOUT, neutralise
 
 __all__ = [

@@ -56,10 +56,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import yaml
-
-from ..vault._frontmatter import find_frontmatter
-from ..vault.note import _as_text  # the one rule for what a frontmatter name is
+from ..errors import NoteError
+from ..vault.frontmatter import field_text, find_frontmatter, load_frontmatter
 
 __all__ = [
     "Chunk", "FilePlan", "estimate_tokens", "chunk_file", "plan_file", "embedded_ordinals",
@@ -97,7 +95,6 @@ _ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _FENCE_RE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PATH_DATE_RE = re.compile(r"(?:^|/)(\d{4}-\d{2}-\d{2})(?=/|\.[^/]*$|$)")
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # How an over-long line is broken, coarsest first: after a sentence end, then at spaces.
 _SPLITTERS = (
@@ -198,7 +195,7 @@ def chunk_file(
         span = find_frontmatter(text)
         if span is not None:
             body_start = span.end
-            fm = _load_frontmatter(text[span.yaml_start : span.yaml_end])
+            fm = _load_frontmatter(text[span.yaml_start : span.yaml_end], path)
     first_line = text.count("\n", 0, body_start) + 1
     lines = text[body_start:].split("\n")
     head = _clip(_file_context(path, fm), MAX_CONTEXT_CHARS)
@@ -344,12 +341,11 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _load_frontmatter(yaml_text: str) -> dict:
+def _load_frontmatter(yaml_text: str, path: str) -> dict:
     try:
-        data = yaml.load(yaml_text, Loader=_YAML_LOADER)
-    except Exception:  # noqa: BLE001 - broken YAML: the scan reports it; we chunk the body
+        return load_frontmatter(yaml_text, path)
+    except NoteError:  # broken YAML: the scan reports it; we chunk the body
         return {}
-    return data if isinstance(data, dict) else {}
 
 
 def file_date(path: str, fm: Mapping) -> str | None:
@@ -377,8 +373,8 @@ def _valid(iso: str) -> bool:
 
 def _file_context(path: str, fm: dict) -> str:
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    name = _as_text(fm.get("name")) or stem
-    description = _as_text(fm.get("description"))
+    name = field_text(fm.get("name")) or stem
+    description = field_text(fm.get("description"))
     date = file_date(path, fm)
     head = f"{name} — {description}" if description else name
     return f"{head} ({date})" if date else head

@@ -23,7 +23,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from ..errors import UnsafePathError
-from ._frontmatter import find_frontmatter
+from .frontmatter import find_frontmatter
 from .layout import SOURCE_LAYERS, normalize_rel
 
 __all__ = [

@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from ..errors import NoteError, UnsafePathError
-from ._frontmatter import BOM, find_frontmatter
+from .frontmatter import BOM, field_text, load_yaml, read_frontmatter
 from .layout import is_markdown, normalize_rel, resolve_inside
 
 __all__ = [
@@ -75,15 +75,15 @@ class Note:
 
     @property
     def name(self) -> str | None:
-        return _as_text(self.frontmatter.get("name"))
+        return field_text(self.frontmatter.get("name"))
 
     @property
     def description(self) -> str | None:
-        return _as_text(self.frontmatter.get("description"))
+        return field_text(self.frontmatter.get("description"))
 
     @property
     def kind(self) -> str | None:
-        return _as_text(self.frontmatter.get("kind"))
+        return field_text(self.frontmatter.get("kind"))
 
     # --- edits ------------------------------------------------------------------------
 
@@ -148,26 +148,11 @@ class Note:
 def parse(text: str, path: str) -> Note:
     """Split `text` into frontmatter and body. Pure; `path` is the note's identity."""
     bom = text.startswith(BOM)
-    span = find_frontmatter(text)
+    data, span = read_frontmatter(text, path)  # NoteError for bad YAML, with the line
     if span is None:
         body = text[1:] if bom else text
         newline = "\r\n" if "\r\n" in body else "\n"
         return Note(path=path, frontmatter={}, body=body, _bom=bom, _newline=newline)
-
-    yaml_text = text[span.yaml_start : span.yaml_end]
-    first_yaml_line = text.count("\n", 0, span.yaml_start) + 1
-    data = _load_yaml(yaml_text, path, first_yaml_line)
-    if data is None:  # only whitespace or comments
-        data = {}
-    if isinstance(data, dict):
-        _check_shape(data, path, first_yaml_line)
-    else:
-        raise NoteError(
-            f"{path}: the frontmatter (line {first_yaml_line}) is a YAML "
-            f"{type(data).__name__}, not a mapping of keys to values. Write it as "
-            "`key: value` lines, or remove the frontmatter block.",
-            path=path,
-        )
     return Note(
         path=path,
         frontmatter=data,
@@ -289,40 +274,6 @@ def _stem(path: str) -> str:
     return base[:-3] if is_markdown(base) else base
 
 
-def _as_text(value: Any) -> str | None:
-    """A frontmatter value as text: `name: 2026` is still a name; lists are not."""
-    if value is None or isinstance(value, dict | list | tuple | set | bytes):
-        return None
-    return value if isinstance(value, str) else str(value)
-
-
-def _load_yaml(yaml_text: str, path: str, first_line: int) -> Any:
-    try:
-        return yaml.safe_load(yaml_text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = first_line + (mark.line if mark is not None else 0)
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise _bad_yaml(path, line, problem) from None
-    except yaml.reader.ReaderError as exc:
-        line = first_line + yaml_text.count("\n", 0, exc.position)
-        raise _bad_yaml(path, line, f"character {exc.character!r} is not allowed") from None
-    except yaml.YAMLError as exc:
-        raise _bad_yaml(path, first_line, str(exc)) from None
-    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        # PyYAML lets some constructor errors escape unwrapped, e.g. the date
-        # `2026-13-45` raises ValueError("month must be in 1..12").
-        raise _bad_yaml(path, first_line, f"{type(exc).__name__}: {exc}") from None
-
-
-def _bad_yaml(path: str, line: int, problem: str) -> NoteError:
-    return NoteError(
-        f"{path}, line {line}: the frontmatter is not valid YAML ({problem}). Fix the "
-        "YAML between the --- lines, or remove the frontmatter block.",
-        path=path,
-    )
-
-
 def _too_large(path: str, size: int, limit: int) -> NoteError:
     return NoteError(
         f"{path} is {size:,} bytes ({size / 1048576:.1f} MiB), over the {limit:,}-byte "
@@ -351,7 +302,7 @@ def _dump_block(frontmatter: Mapping[str, Any], newline: str) -> str:
                 "float, bool, date, datetime, list or dict."
             ) from None
         try:
-            faithful = _same(yaml.safe_load(dumped), data, loose=True)
+            faithful = _same(load_yaml(dumped), data, loose=True)  # as parse will read it
         except (yaml.YAMLError, ValueError):
             faithful = False
         if faithful:
@@ -359,45 +310,6 @@ def _dump_block(frontmatter: Mapping[str, Any], newline: str) -> str:
     raise ValueError(
         f"The frontmatter {data!r} does not survive a YAML round trip; simplify the values."
     )
-
-
-_MAX_NODES = 100_000
-_MAX_DEPTH = 100
-
-
-def _check_shape(data: dict[Any, Any], path: str, line: int) -> None:
-    """Refuse frontmatter that refers to itself or explodes through YAML aliases.
-
-    Aliases share objects, so a small file can describe billions of values; every walk
-    over the mapping (compare, copy, dump) would then hang.
-    """
-    count = 0
-    on_path: set[int] = set()
-
-    def walk(value: Any, depth: int) -> None:
-        nonlocal count
-        count += 1
-        if count > _MAX_NODES or depth > _MAX_DEPTH:
-            raise NoteError(
-                f"{path}, line {line}: the frontmatter nests deeper than {_MAX_DEPTH} "
-                f"levels or expands to over {_MAX_NODES:,} values (YAML aliases); "
-                "simplify it, or remove the frontmatter block.",
-                path=path,
-            )
-        if isinstance(value, dict | list):
-            if id(value) in on_path:
-                raise NoteError(
-                    f"{path}, line {line}: the frontmatter refers to itself through a YAML "
-                    "alias; replace the alias with a plain value, or remove the "
-                    "frontmatter block.",
-                    path=path,
-                )
-            on_path.add(id(value))
-            for child in value.values() if isinstance(value, dict) else value:
-                walk(child, depth + 1)
-            on_path.discard(id(value))
-
-    walk(data, 0)
 
 
 def _same(a: Any, b: Any, *, loose: bool = False) -> bool:

@@ -24,15 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-import yaml
-
 from ..errors import NoteError, UnsafePathError
-from ._frontmatter import find_frontmatter
+from .frontmatter import field_text, read_frontmatter
 from .layout import CACHE_DIR, is_markdown, resolve_inside
 from .links import Link, parse_links
 from .note import MAX_NOTE_BYTES, decode_note_bytes
-from .note import _as_text as _frontmatter_text  # the one rule for what a name is
-from .note import parse as parse_note
 
 __all__ = ["FileRecord", "Problem", "ScanDelta", "VaultScan", "SCAN_LAYERS", "SCAN_DB"]
 
@@ -48,11 +44,8 @@ _link_values = operator.attrgetter(*_LINK_FIELDS)
 _encode_links = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), check_circular=False
 ).encode
-# libyaml is ~10x faster than the pure-Python loader; on any doubt note.parse decides.
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _CHUNK = 1 << 20
-_FAILED = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,23 +133,11 @@ def _too_large(rel: str, size: int, limit: int) -> str:
 
 def _note_fields(text: str, rel: str) -> tuple[str | None, str | None, str | None]:
     """(name, description, error) from the frontmatter; the body's links never depend on it."""
-    span = find_frontmatter(text)
-    if span is None:
-        return None, None, None
     try:
-        data = yaml.load(text[span.yaml_start : span.yaml_end], Loader=_FAST_LOADER)
-    except Exception:  # noqa: BLE001 - the slow path below words the message
-        data = _FAILED
-    if data is None:
-        return None, None, None
-    if isinstance(data, dict):
-        # Note.name's rule: `name: 2026` is a name, a list is not
-        return _frontmatter_text(data.get("name")), _frontmatter_text(data.get("description")), None
-    try:
-        note = parse_note(text, rel)
+        data, _ = read_frontmatter(text, rel)  # note.parse's rule for bad YAML, so they agree
     except NoteError as exc:
         return None, None, str(exc)
-    return note.name, note.description, None
+    return field_text(data.get("name")), field_text(data.get("description")), None
 
 
 def _read_file(full: str, rel: str, limit: int | None) -> tuple[bytes | None, str, os.stat_result]:
