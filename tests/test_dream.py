@@ -496,3 +496,39 @@ def test_material_over_the_vaults_size_limit_is_skipped_with_a_reason(make_vault
     with VaultIndex(small.root, HashingEmbedder(), scan=small.scan) as idx:
         report = Dreamer(small, ScriptedBrain(), idx).run([LOG])
     assert report.materials == () and any(LOG in s for s in report.skipped)
+
+
+def test_dream_sees_archived_notes_updates_them_and_so_thaws_them(vault, index, clock):
+    """docs/spec.md §7.3.6: recall drops archived notes, dream's own recall must not —
+    otherwise dream could never update (thaw) them and would write duplicates instead."""
+    import os
+    from datetime import timedelta
+
+    from reme_workbench.consolidate.archive import update_archive
+    from reme_workbench.index.recall import recall
+
+    now = clock()
+    for rel in (EXISTING, "digest/wiki/canary.md", "digest/wiki/runbook.md"):
+        old = now.timestamp() - 300 * 86400
+        os.utime(vault.root / rel, (old, old))
+    vault.refresh()
+    first = update_archive(vault, now=now - timedelta(days=1))
+    assert EXISTING in first.archived
+    index.refresh()
+    assert EXISTING not in {h.path for h in recall(index, "deploy payments-api canary",
+                                                   log_access=False)}
+    new_body = EXISTING_TEXT.split("---\n", 2)[2] + f"derived_from:: [[{LOG2}]]\n"
+    brain = (
+        ScriptedBrain()
+        .enqueue_extract([unit()])
+        .enqueue_integrate({"action": "UPDATE", "flavor": "CORROBORATE", "target_path": EXISTING,
+                            "description": "How to deploy payments-api with a canary.",
+                            "body": new_body})
+    )
+    (o,) = dreamer(vault, brain, index).run([LOG2]).outcomes
+    request = [r for m, r in brain.history if m == "integrate"][0]
+    assert EXISTING in request.candidate_paths  # archived, and still shown to the brain
+    assert (o.action, o.target_path, o.state) == ("UPDATE", EXISTING, "applied")
+    vault.refresh()
+    second = update_archive(vault, now=now)
+    assert EXISTING not in second.archived and EXISTING in second.thawed

@@ -305,7 +305,9 @@ class Dreamer:
         )
 
     def _recall(self, unit: MemoryUnit) -> list[RecallHit]:
-        # seed 000 §4.2.2: search digest; any hit → traverse depth 2 both ways, across buckets
+        # docs/spec.md §4.3.1: search digest; any hit → traverse both ways, across buckets.
+        # Archived notes included (§7.3.6): dream must be able to update, and so thaw,
+        # them; dropping them would make it write duplicates of them instead.
         return recall(
             self.index,
             f"{unit.name}\n{unit.summary}",
@@ -313,6 +315,7 @@ class Dreamer:
             scope="digest",
             graph=self.vault.graph,
             traverse_depth=self.traverse_depth,
+            include_archived=True,
             log_access=False,
             now=self.vault.clock(),
         )

@@ -1,0 +1,247 @@
+"""Archive: a recency score for every digest note, and the soft archive of the cold ones.
+
+docs/spec.md §7.3. Once a day (`[schedule] archive_every_days`) every digest note gets
+
+    recency = exp(−Δ / τ) × (1 + ln(1 + hits)) × (1 + ln(1 + inbound) / SCALE)
+
+where Δ is the days since its last update (the later of the file's mtime and its last
+change event in `meta/access_log.jsonl`, i.e. any event other than `recall`), hits its
+access-log events of the last `[archive] hit_window_days`, and inbound the number of
+other digest notes that link to it. The score is stored clipped to [0, 1] — a fresh,
+used note would otherwise score above 1, and recall reads it as a factor:
+
+* `meta/recency.json` — `{"version": 1, "computed_at", "scores": {path: 0..1},
+  "clipped": [0, 1], "tau_update_days", "centrality_scale", "hit_window_days"}`;
+* `meta/archived.json` — `{"version": 1, "computed_at", "archived": [path, ...] (sorted),
+  "threshold"}`: the notes scoring under `[archive] threshold`, except those touched
+  (any access-log event) since the previous archived.json — they thaw (§7.3.6).
+
+Recall reads `scores` and `archived` (index/recall.py): those keys are a contract.
+Archiving is soft: no note is moved or changed. Pure parts first (`recency_score`,
+`read_access_log`, `archive_decision`), then the one writer (`update_archive`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..vault.layout import resolve_inside
+from ..vault.meta import read_meta, write_meta
+
+if TYPE_CHECKING:
+    from ..vault.vault import Vault
+
+__all__ = [
+    "RECENCY_META",
+    "ARCHIVED_META",
+    "META_VERSION",
+    "NoteActivity",
+    "ArchiveReport",
+    "recency_score",
+    "read_access_log",
+    "note_activity",
+    "archive_decision",
+    "update_archive",
+]
+
+RECENCY_META = "recency"
+ARCHIVED_META = "archived"
+META_VERSION = 1
+REBUILD = "reme-workbench consolidate --only archive --force"
+RECALL_EVENT = "recall"  # a read; every other event is a change (§7.3.2)
+_DAY = 86400.0
+
+
+def recency_score(days_since_update: float, hits: int, inbound: int, *,
+                  tau_days: float = 60.0, scale: float = 10.0) -> float:
+    """The raw score of §7.3.1 (not clipped): 1.0 for a note updated now, unused, unlinked.
+
+    A negative `days_since_update` (a last update in the future) counts as now.
+    """
+    days = max(0.0, float(days_since_update))
+    return (math.exp(-days / tau_days)
+            * (1.0 + math.log1p(max(0, hits)))
+            * (1.0 + math.log1p(max(0, inbound)) / scale))
+
+
+def _clip(score: float) -> float:
+    return min(1.0, max(0.0, score))
+
+
+@dataclass(frozen=True)
+class NoteActivity:
+    """What the access log says of one path."""
+
+    last_change: datetime | None = None  # newest event that is not a recall
+    last_event: datetime | None = None  # newest event of any kind (for thaw)
+    hits: int = 0  # events of any kind inside the hit window
+
+
+def _parse_ts(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def _as_utc(when: datetime) -> datetime:
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def read_access_log(root: Path | str) -> Iterator[tuple[str, str, datetime]]:
+    """(path, event, ts) of every usable line of `meta/access_log.jsonl`, in file order.
+
+    A line that is not a JSON object with a string `path`, a string `event` and an ISO
+    `ts` is skipped (§7.3.7): the log is appended by several processes and a torn or
+    foreign line must not stop the batch. A missing log yields nothing.
+    """
+    try:
+        path = resolve_inside(Path(root), "meta/access_log.jsonl")
+        fh = open(path, "rb")  # noqa: SIM115 (closed below; a generator owns it)
+    except OSError:  # missing (the usual case before any recall), or not a file
+        return
+    with fh:
+        for raw in fh:
+            try:
+                doc = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(doc, dict):
+                continue
+            note, event, when = doc.get("path"), doc.get("event"), _parse_ts(doc.get("ts"))
+            if isinstance(note, str) and isinstance(event, str) and when is not None:
+                yield note, event, when
+
+
+def note_activity(
+    events: Iterable[tuple[str, str, datetime]], *, now: datetime, window_days: float,
+    paths: Iterable[str] | None = None,
+) -> dict[str, NoteActivity]:
+    """Fold access-log events into one `NoteActivity` per path (only `paths`, if given).
+
+    Hits count events with `now - window_days <= ts <= now`: an event stamped after
+    `now` (a clock ahead of ours) is a touch but not a hit in this window.
+    """
+    now = _as_utc(now)
+    since = now - timedelta(days=window_days)
+    wanted = None if paths is None else set(paths)
+    last_change: dict[str, datetime] = {}
+    last_event: dict[str, datetime] = {}
+    hits: dict[str, int] = {}
+    for note, event, when in events:
+        if wanted is not None and note not in wanted:
+            continue
+        if note not in last_event or when > last_event[note]:
+            last_event[note] = when
+        if event != RECALL_EVENT and (note not in last_change or when > last_change[note]):
+            last_change[note] = when
+        if since <= when <= now:
+            hits[note] = hits.get(note, 0) + 1
+    return {
+        note: NoteActivity(last_change.get(note), last_event[note], hits.get(note, 0))
+        for note in last_event
+    }
+
+
+def archive_decision(
+    scores: Mapping[str, float], threshold: float, *,
+    touched: Iterable[str] = (),
+) -> tuple[str, ...]:
+    """The archived paths (sorted): stored score under `threshold`, and not `touched`."""
+    keep_out = set(touched)
+    return tuple(sorted(p for p, s in scores.items() if s < threshold and p not in keep_out))
+
+
+@dataclass(frozen=True)
+class ArchiveReport:
+    scores: Mapping[str, float]  # path -> stored (clipped) score
+    archived: tuple[str, ...]
+    newly_archived: tuple[str, ...]  # archived now, not in the previous batch
+    thawed: tuple[str, ...]  # in the previous batch, out now (deleted notes are not counted)
+    kept_by_touch: tuple[str, ...]  # under the threshold but touched since the last batch
+    previous_computed_at: str | None  # the previous archived.json's batch, if usable
+    computed_at: datetime
+    paths: tuple[str, ...]  # meta files written (vault-relative); empty on a dry run
+
+
+def _previous_batch(root: Path) -> tuple[frozenset[str] | None, datetime | None, str | None]:
+    read = read_meta(root, ARCHIVED_META, version=META_VERSION, rebuild=REBUILD)
+    doc = read.data
+    if doc is None or not isinstance(doc.get("archived"), list):
+        return None, None, None  # no thaw reference: every note is scored afresh
+    stamp = doc.get("computed_at")
+    return (frozenset(p for p in doc["archived"] if isinstance(p, str)), _parse_ts(stamp),
+            stamp if isinstance(stamp, str) else None)
+
+
+def update_archive(
+    vault: Vault,
+    *,
+    tau_days: float = 60.0,
+    scale: float = 10.0,
+    threshold: float = 0.15,
+    window_days: float = 30,
+    now: datetime,
+    dry_run: bool = False,
+) -> ArchiveReport:
+    """Score every digest note of `vault` as it is now, and write both meta files.
+
+    The caller refreshes the vault first. `dry_run` computes the same report and
+    writes nothing.
+    """
+    now = _as_utc(now)
+    graph = vault.graph.graph  # exactly the readable digest notes, edges between them
+    records = vault.scan.records
+    notes = list(graph.nodes)
+    activity = note_activity(read_access_log(vault.root), now=now, window_days=window_days,
+                             paths=notes)
+    previous, previous_at, previous_stamp = _previous_batch(vault.root)
+    scores: dict[str, float] = {}
+    touched: list[str] = []
+    pred = graph.pred
+    for path in notes:
+        act = activity.get(path, NoteActivity())
+        updated = datetime.fromtimestamp(records[path].mtime_ns / 1e9, UTC)
+        if act.last_change is not None and act.last_change > updated:
+            updated = act.last_change
+        inbound = len(pred[path]) - (1 if path in pred[path] else 0)
+        raw = recency_score((now - updated).total_seconds() / _DAY, act.hits, inbound,
+                            tau_days=tau_days, scale=scale)
+        scores[path] = round(_clip(raw), 6)
+        if previous_at is not None and act.last_event is not None and act.last_event > previous_at:
+            touched.append(path)
+    archived = archive_decision(scores, threshold, touched=touched)
+    was = previous or frozenset()
+    kept = tuple(sorted(p for p in touched if scores[p] < threshold))
+    paths: tuple[str, ...] = ()
+    if not dry_run:
+        write_meta(vault.root, RECENCY_META, {
+            "scores": dict(sorted(scores.items())),
+            "clipped": [0, 1],  # §7.3.4: raw scores above 1 are stored as 1
+            "tau_update_days": tau_days,
+            "centrality_scale": scale,
+            "hit_window_days": window_days,
+        }, version=META_VERSION, now=now)
+        write_meta(vault.root, ARCHIVED_META, {"archived": list(archived), "threshold": threshold},
+                   version=META_VERSION, now=now)
+        paths = (f"meta/{RECENCY_META}.json", f"meta/{ARCHIVED_META}.json")
+    archived_set = set(archived)
+    return ArchiveReport(
+        scores=scores,
+        archived=archived,
+        newly_archived=tuple(p for p in archived if p not in was),
+        thawed=tuple(sorted(p for p in was if p in scores and p not in archived_set)),
+        kept_by_touch=kept,
+        previous_computed_at=previous_stamp,
+        computed_at=now,
+        paths=paths,
+    )
