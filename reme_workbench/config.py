@@ -46,6 +46,31 @@ class SplitSettings(_Section):
     token_threshold: int = Field(2000, gt=0)  # the split trigger T_token: dream flags longer notes
 
 
+class CommunitySettings(_Section):  # docs/spec.md §7.2
+    resolution: float = Field(1.0, gt=0)  # Leiden (modularity) resolution
+    seed: int = 42  # Leiden is randomised: a fixed first seed keeps weekly runs comparable
+    trials: int = Field(5, ge=1)  # seeds tried (seed, seed+1, ...); the best modularity is kept
+
+
+class ArchiveSettings(_Section):  # docs/spec.md §7.3
+    tau_update_days: float = Field(60.0, gt=0)  # τ of the recency decay
+    centrality_scale: float = Field(10.0, gt=0)  # SCALE of the inbound-link cushion
+    threshold: float = Field(0.15, ge=0, le=1)  # recency under this: archived
+    hit_window_days: int = Field(30, ge=1)  # access-log events counted as recent hits
+
+
+class CooldownSettings(_Section):  # docs/spec.md §7.4
+    split_to_merge_days: int = Field(14, ge=0)  # just-split notes are no merge candidates
+    merge_to_split_days: int = Field(14, ge=0)  # just-merged notes are not split
+    merge_to_merge_days: int = Field(84, ge=0)  # merged again this soon: an alarm, held for a person
+    abstract_to_merge_days: int = Field(28, ge=0)  # a new hub is no merge candidate
+
+
+class ScheduleSettings(_Section):  # docs/spec.md §7.1: when `consolidate` runs each phase
+    communities_every_days: float = Field(7.0, gt=0)  # weekly
+    archive_every_days: float = Field(1.0, gt=0)  # daily; health runs every time
+
+
 class RecallSettings(_Section):
     rrf_k: int = Field(60, gt=0)  # recall issue: RRF constant
     traverse_depth: int = Field(2, ge=0)  # seed 000 §4.2.2
@@ -72,6 +97,10 @@ class LLMSettings(_Section):
 class Settings(_Section):
     vault: VaultSettings = VaultSettings()
     split: SplitSettings = SplitSettings()
+    communities: CommunitySettings = CommunitySettings()
+    archive: ArchiveSettings = ArchiveSettings()
+    cooldowns: CooldownSettings = CooldownSettings()
+    schedule: ScheduleSettings = ScheduleSettings()
     recall: RecallSettings = RecallSettings()
     llm: LLMSettings = LLMSettings()
     proposals: ProposalSettings = ProposalSettings()

@@ -37,6 +37,16 @@ def test_dream_the_sample_vault_offline(tmp_path):
     assert again["materials"] == [] and again["outcomes"] == []
     listing = json.loads(run("--vault", str(vault), "proposals", "list", "--json").stdout)
     assert len(listing) == len([o for o in outcomes if o["proposal_id"]])
+    # the main job then consolidates what dream wrote
+    done = json.loads(run("--vault", str(vault), "consolidate", "--json").stdout)
+    assert done["ran"] == ["communities", "archive", "cooldowns", "health"]
+    phases = {p["phase"]: p for p in done["phases"]}
+    notes = len(list((vault / "digest").rglob("*.md")))
+    stats = phases["communities"]["details"]["stats"]
+    assert 1 < stats["n_communities"] < notes and phases["communities"]["details"]["modularity"] > 0.3
+    assert phases["archive"]["details"]["scored"] == notes  # fresh notes: none archived
+    assert phases["archive"]["details"]["archived"] == []
+    assert done["audit"].endswith("consolidate_actions.md")
 
 
 def test_dream_dry_run_and_text_output(tmp_path):

@@ -38,6 +38,7 @@ def test_ci_runs_exactly_the_readme_test_command():
 def test_readme_main_job_uses_the_sample_vault():
     main_job = _readme_command("Set up and run the main job")
     assert "init demo-vault --sample" in main_job
+    assert "demo-vault dream" in main_job and "demo-vault consolidate" in main_job
 
 
 # --- docs/spec.md: the project's own spec ------------------------------------------------

@@ -10,6 +10,8 @@ the bug this file exists to catch.
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
 import time
 from collections.abc import Callable
@@ -264,11 +266,169 @@ def probe_llm_single_system(make_vault, models, **_):
     assert systems == {False: 2, True: 1}
 
 
+# --- [communities], [archive], [cooldowns], [schedule]: through `consolidate` -----------------
+
+
+def _cluster_files() -> dict[str, str]:
+    """Two rings of six notes joined by one link: two communities at resolution 1."""
+    files = {}
+    for group in ("a", "b"):
+        for i in range(6):
+            nxt = f"{group}{(i + 1) % 6}"
+            files[f"digest/wiki/{group}{i}.md"] = (
+                f"---\nname: {group}{i}\ndescription: Note {group}{i}.\n---\n"
+                f"Next [[digest/wiki/{nxt}.md]], then [[digest/wiki/{group}{(i + 2) % 6}.md]].\n\n"
+                f"derived_from:: [[{LOG}]]\n")
+    files["digest/wiki/a0.md"] = files["digest/wiki/a0.md"].replace("Next", "Bridge [[digest/wiki/b0.md]]. Next")
+    return files
+
+
+def _consolidate(make_vault, toml: str, name: str, *args: str, extra=None, ages=None, meta=None) -> dict:
+    root = _vault(make_vault, toml, name, {**_cluster_files(), **(extra or {})})
+    now = time.time()
+    for rel, days in (ages or {}).items():
+        os.utime(root / rel, (now - days * 86400, now - days * 86400))
+    for rel, doc in (meta or {}).items():
+        (root / rel).write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
+    data = _json(root, "consolidate", *args)
+    data["root"] = str(root)
+    return data
+
+
+def _phase(data: dict, phase: str) -> dict:
+    return next(p for p in data["phases"] if p["phase"] == phase)
+
+
+def _meta(data: dict, name: str) -> dict:
+    return json.loads((Path(data["root"]) / "meta" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def probe_communities_resolution(make_vault, **_):
+    default = _consolidate(make_vault, "", "a", "--only", "communities")
+    coarse = _consolidate(make_vault, "[communities]\nresolution = 0.05\n", "b", "--only", "communities")
+    assert _phase(default, "communities")["details"]["stats"]["n_communities"] == 3  # + canary/zebra
+    assert _phase(coarse, "communities")["details"]["stats"]["n_communities"] < 3
+    assert _meta(coarse, "communities")["resolution"] == 0.05
+
+
+def probe_communities_seed(make_vault, **_):
+    data = _consolidate(make_vault, "[communities]\nseed = 7\n", "a", "--only", "communities")
+    assert _meta(data, "communities")["seeds_tried"] == [7, 8, 9, 10, 11]
+    assert 7 <= _phase(data, "communities")["details"]["seed"] <= 11
+
+
+def probe_communities_trials(make_vault, **_):
+    data = _consolidate(make_vault, "[communities]\ntrials = 2\n", "a", "--only", "communities")
+    assert _meta(data, "communities")["seeds_tried"] == [42, 43]
+
+
+AGED = {"digest/wiki/a1.md": 100, "digest/wiki/a2.md": 300}
+
+
+def _scores(make_vault, toml: str, name: str, **kw) -> tuple[dict, dict]:
+    data = _consolidate(make_vault, toml, name, "--only", "archive", ages=AGED, **kw)
+    return _meta(data, "recency")["scores"], _phase(data, "archive")["details"]
+
+
+def probe_archive_tau_update_days(make_vault, **_):
+    default, _ = _scores(make_vault, "", "a")
+    slow, _ = _scores(make_vault, "[archive]\ntau_update_days = 600\n", "b")
+    # a1: inbound 2 (a0, a5) -> x (1 + ln 3 / 10)
+    assert default["digest/wiki/a1.md"] == pytest.approx(math.exp(-100 / 60) * (1 + math.log(3) / 10), abs=1e-3)
+    assert slow["digest/wiki/a1.md"] == pytest.approx(math.exp(-100 / 600) * (1 + math.log(3) / 10), abs=1e-3)
+
+
+def probe_archive_centrality_scale(make_vault, **_):
+    default, _ = _scores(make_vault, "", "a")
+    flat, _ = _scores(make_vault, "[archive]\ncentrality_scale = 1.0\n", "b")
+    assert flat["digest/wiki/a1.md"] / default["digest/wiki/a1.md"] == pytest.approx(
+        (1 + math.log(3)) / (1 + math.log(3) / 10), rel=1e-3)
+
+
+def probe_archive_threshold(make_vault, **_):
+    _, default = _scores(make_vault, "", "a")
+    _, high = _scores(make_vault, "[archive]\nthreshold = 0.5\n", "b")
+    assert default["archived"] == ["digest/wiki/a2.md"]  # a1 scores 0.21
+    assert high["archived"] == ["digest/wiki/a1.md", "digest/wiki/a2.md"] and high["threshold"] == 0.5
+
+
+def probe_archive_hit_window_days(make_vault, **_):
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 20 * 86400))
+    log = json.dumps({"ts": stamp, "path": "digest/wiki/a2.md", "event": "recall", "query": "q", "rank": 1})
+    extra = {"meta/access_log.jsonl": log + "\n"}
+    default, _ = _scores(make_vault, "", "a", extra=extra)
+    short, _ = _scores(make_vault, "[archive]\nhit_window_days = 10\n", "b", extra=extra)
+    assert default["digest/wiki/a2.md"] / short["digest/wiki/a2.md"] == pytest.approx(1 + math.log(2), rel=1e-2)
+
+
+def _cooldowns(make_vault, toml: str, name: str, action: str, days_ago: float) -> list[tuple[str, str]]:
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - days_ago * 86400))
+    doc = {"version": 1, "computed_at": stamp,
+           "entries": [{"path": "digest/wiki/a1.md", "action": action, "started_at": stamp}]}
+    data = _consolidate(make_vault, toml, name, "--only", "cooldowns", meta={"meta/cooldowns.json": doc})
+    return [(c["path"], c["forbids"]) for c in _phase(data, "cooldowns")["details"]["active"]]
+
+
+def probe_cooldowns_split_to_merge_days(make_vault, **_):
+    assert _cooldowns(make_vault, "", "a", "split", 20) == []
+    assert _cooldowns(make_vault, "[cooldowns]\nsplit_to_merge_days = 30\n", "b", "split", 20) == [
+        ("digest/wiki/a1.md", "merge")]
+
+
+def probe_cooldowns_merge_to_split_days(make_vault, **_):
+    assert _cooldowns(make_vault, "", "a", "merge", 20) == [("digest/wiki/a1.md", "merge-without-a-person")]
+    assert ("digest/wiki/a1.md", "split") in _cooldowns(
+        make_vault, "[cooldowns]\nmerge_to_split_days = 30\n", "b", "merge", 20)
+
+
+def probe_cooldowns_merge_to_merge_days(make_vault, **_):
+    assert _cooldowns(make_vault, "", "a", "merge", 100) == []
+    assert _cooldowns(make_vault, "[cooldowns]\nmerge_to_merge_days = 120\n", "b", "merge", 100) == [
+        ("digest/wiki/a1.md", "merge-without-a-person")]
+
+
+def probe_cooldowns_abstract_to_merge_days(make_vault, **_):
+    assert _cooldowns(make_vault, "", "a", "abstract", 30) == []
+    assert _cooldowns(make_vault, "[cooldowns]\nabstract_to_merge_days = 40\n", "b", "abstract", 30) == [
+        ("digest/wiki/a1.md", "merge")]
+
+
+def _ran_with_state(make_vault, toml: str, name: str, phase: str, hours_ago: float) -> bool:
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() - hours_ago * 3600))
+    doc = {"version": 1, "computed_at": stamp, "last_run": {phase: stamp}}
+    data = _consolidate(make_vault, toml, name, "--only", phase,
+                        meta={"meta/consolidate_state.json": doc})
+    return phase in data["ran"]
+
+
+def probe_schedule_communities_every_days(make_vault, **_):
+    assert not _ran_with_state(make_vault, "", "a", "communities", 48)
+    assert _ran_with_state(make_vault, "[schedule]\ncommunities_every_days = 1\n", "b", "communities", 48)
+
+
+def probe_schedule_archive_every_days(make_vault, **_):
+    assert not _ran_with_state(make_vault, "", "a", "archive", 12)
+    assert _ran_with_state(make_vault, "[schedule]\narchive_every_days = 0.25\n", "b", "archive", 12)
+
+
 PROBES: dict[str, Callable] = {
     "vault.max_note_bytes": probe_vault_max_note_bytes,
     "vault.lock_timeout_s": probe_vault_lock_timeout_s,
     "vault.max_replans": probe_vault_max_replans,
     "split.token_threshold": probe_split_token_threshold,
+    "communities.resolution": probe_communities_resolution,
+    "communities.seed": probe_communities_seed,
+    "communities.trials": probe_communities_trials,
+    "archive.tau_update_days": probe_archive_tau_update_days,
+    "archive.centrality_scale": probe_archive_centrality_scale,
+    "archive.threshold": probe_archive_threshold,
+    "archive.hit_window_days": probe_archive_hit_window_days,
+    "cooldowns.split_to_merge_days": probe_cooldowns_split_to_merge_days,
+    "cooldowns.merge_to_split_days": probe_cooldowns_merge_to_split_days,
+    "cooldowns.merge_to_merge_days": probe_cooldowns_merge_to_merge_days,
+    "cooldowns.abstract_to_merge_days": probe_cooldowns_abstract_to_merge_days,
+    "schedule.communities_every_days": probe_schedule_communities_every_days,
+    "schedule.archive_every_days": probe_schedule_archive_every_days,
     "recall.rrf_k": probe_recall_rrf_k,
     "recall.traverse_depth": probe_recall_traverse_depth,
     "recall.embedder": probe_recall_embedder,
@@ -314,6 +474,7 @@ def test_the_key_changes_behaviour(key, make_vault, monkeypatch, request):
         ("status",), ("graph",), ("links", LOG), ("health", "--no-report"), ("proposals", "list"),
         ("proposals", "show", "p-1"), ("rename", "digest/wiki/zebra.md", "digest/wiki/z.md", "--dry-run"),
         ("index",), ("recall", "canary"), ("dream", "--dry-run"), ("init",),
+        ("consolidate", "--dry-run"),
     ],
     ids=lambda a: " ".join(a[:2]),
 )

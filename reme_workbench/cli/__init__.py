@@ -6,7 +6,13 @@ what the commands share; each module below registers one family of commands.
 
 from __future__ import annotations
 
-from . import dream_cmd, index_cmds, proposals_cmds, vault_cmds  # noqa: F401  (register commands)
+from . import (  # noqa: F401  (register commands)
+    consolidate_cmd,
+    dream_cmd,
+    index_cmds,
+    proposals_cmds,
+    vault_cmds,
+)
 from .app import cli, main
 
 __all__ = ["cli", "main"]

@@ -1,0 +1,76 @@
+"""`consolidate`: run the consolidate phases that are due (communities, archive, cooldowns, health)."""
+
+from __future__ import annotations
+
+import click
+
+from .app import Ctx, cli, emit_json, output_options, wants_json
+
+
+@cli.command()
+@click.option(
+    "--only",
+    help="Run only these phases, comma-separated: communities, archive, cooldowns, health.",
+)
+@click.option("--dry-run", is_flag=True, help="Compute and report; write nothing at all.")
+@click.option("--force", is_flag=True, help="Run the chosen phases even when they are not due.")
+@click.option(
+    "--brain", "brain_spec",
+    help="offline (default) or litellm:<model> for the brain-driven phases; default from "
+    "reme.toml [llm] brain.",
+)
+@click.option("--replay", "replay_file", type=click.Path(dir_okay=False),
+              help="Answer the brain from this cassette; no model is called.")
+@output_options
+@click.pass_obj
+def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json):
+    """Keep the digest healthy: run what is due, record what changed.
+
+    Phases, in order: communities (Leiden over the digest link graph, weekly:
+    meta/communities.json and community_changes.json), archive (recency of every note,
+    daily: meta/recency.json and archived.json; recall then leaves archived notes out),
+    cooldowns (prunes expired entries of meta/cooldowns.json and lists the active ones,
+    every run), health (D1 broken links, fixed in digest/ as `health --fix` does, and
+    D10 provenance, every run). A phase that is not due is skipped and the output says
+    until when; --force runs it anyway. When each phase last ran is kept in
+    meta/consolidate_state.json; a run in which a scheduled phase ran or a file changed
+    is recorded in audit/<date>/consolidate_actions.md. Schedule it with cron or a
+    systemd timer (see the README).
+    """
+    from ..consolidate.run import consolidate_vault, parse_only
+    from ..dream.run import build_brain
+
+    phases = parse_only(only)  # a typo in --only stops here, before anything runs
+    vault = obj.open()
+    if not dry_run:
+        obj.require_writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
+    settings = obj.settings()
+    brain = None
+    if brain_spec or replay_file:  # the brain-driven phases (abstract, merge) use it
+        brain, _ = build_brain(settings, brain_spec=brain_spec, replay=replay_file)
+    obj.warn_problems(vault)
+    with obj.progress() as bar:
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if phase != "done":
+                bar.update(f"consolidate: {phase} ({done + 1}/{total})", force=True)
+
+        report = consolidate_vault(vault, settings, only=phases, dry_run=dry_run, force=force,
+                                   brain=brain, progress=progress)
+    if wants_json(as_json):
+        emit_json(report.to_json())
+        return
+    verb = "would run" if dry_run else "ran"
+    for p in report.phases:
+        if p.ran:
+            click.echo(f"{p.phase:<12} {verb} ({p.reason}, {p.seconds:.1f} s): {p.summary}")
+            for path in p.changed:
+                click.echo(f"{'':<12}   wrote {path}")
+        else:
+            click.echo(f"{p.phase:<12} skipped: {p.reason}")
+    if dry_run:
+        click.echo("Dry run: nothing was written.")
+    elif report.audit:
+        click.echo(f"Recorded in {report.audit}")
+    else:
+        click.echo("Nothing changed; no audit entry written.")

@@ -1,0 +1,146 @@
+"""`consolidate`: what is due runs, what is not is skipped with the reason, every change is
+recorded — through the library and through the CLI, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from click.testing import CliRunner
+
+from reme_workbench.cli import cli
+from reme_workbench.config import Settings
+from reme_workbench.consolidate.run import PHASES, Consolidator, consolidate_vault, parse_only
+from reme_workbench.errors import RemeError
+from reme_workbench.vault.meta import read_meta
+from reme_workbench.vault.vault import Vault
+
+from .conftest import FIXED_NOW, snapshot
+
+LOG = "daily/2026-10-05/deploy.md"
+
+
+def note(name: str, body: str, links: tuple[str, ...] = ()) -> str:
+    see = "".join(f"\nSee [[digest/wiki/{t}.md]]." for t in links)
+    return (f"---\nname: {name}\ndescription: About {name}.\n---\n{body}{see}\n\n"
+            f"derived_from:: [[{LOG}]]\n")
+
+
+def two_clusters() -> dict[str, str]:
+    """Two groups of five notes, linked inside each group, and one broken link."""
+    files = {LOG: "---\nname: deploy\ndescription: A log.\n---\nDeployed.\n"}
+    for group in ("a", "b"):
+        names = [f"{group}{i}" for i in range(5)]
+        for i, name in enumerate(names):
+            links = tuple(n for n in names if n != name)[: 2 + i % 2]
+            files[f"digest/wiki/{name}.md"] = note(name, f"Note {name} of group {group}.", links)
+    files["digest/wiki/a0.md"] = files["digest/wiki/a0.md"].replace(
+        "Note a0", "Note a0 with a [[digest/wiki/gone.md|gone note]]")
+    return files
+
+
+class Clock:
+    def __init__(self, now=FIXED_NOW):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def vault(make_vault):
+    clock = Clock()
+    root = make_vault(two_clusters())
+    return Vault.open(root, clock=clock), clock
+
+
+def test_the_phases_run_in_order_and_unknown_ones_are_refused():
+    assert PHASES == ("communities", "archive", "cooldowns", "health")
+    assert parse_only("health,communities") == ("communities", "health")
+    with pytest.raises(RemeError, match="Unknown consolidate phase chaos"):
+        parse_only("chaos")
+
+
+def test_health_fixes_a_broken_digest_link_and_records_everything(vault):
+    v, _ = vault
+    report = consolidate_vault(v, Settings(), only="health")
+    (health,) = report.phases
+    assert health.ran and health.reason == "runs every time"
+    assert health.details["fixed"] == 1 and "fixing 1 in digest/" in health.summary
+    assert "[[digest/wiki/gone.md" not in (v.root / "digest/wiki/a0.md").read_text()
+    assert "gone note" in (v.root / "digest/wiki/a0.md").read_text()  # the link became its text
+    assert f"audit/{FIXED_NOW.date()}/health_links.md" in health.changed
+    audit = (v.root / report.audit).read_text()
+    assert "**health** (runs every time)" in audit and "fixing 1 in digest/" in audit
+    state = read_meta(v.root, "consolidate_state", version=1).data
+    assert state["last_run"] == {"health": FIXED_NOW.isoformat()}
+
+
+def test_a_dry_run_writes_nothing(vault):
+    v, _ = vault
+    before = snapshot(v.root)
+    report = consolidate_vault(v, Settings(), only="health", dry_run=True)
+    assert report.dry_run and report.audit is None and report.phases[0].details["fixed"] == 0
+    assert snapshot(v.root) == before
+
+
+def test_a_phase_that_is_not_due_is_skipped_with_the_date_it_is_due(vault):
+    v, clock = vault
+    c = Consolidator(v, Settings())
+    last = {"communities": (FIXED_NOW - timedelta(days=2)).isoformat(),
+            "archive": (FIXED_NOW - timedelta(hours=30)).isoformat()}
+    due, why = c.due("communities", last, FIXED_NOW)
+    assert not due and why == "not due until 2026-11-07 (ran 2 days ago)"
+    assert c.due("archive", last, FIXED_NOW) == (True, "last ran 30 h ago")
+    assert c.due("health", last, FIXED_NOW) == (True, "runs every time")
+    assert c.due("communities", {}, FIXED_NOW) == (True, "never ran")
+    weekly = Settings.model_validate({"schedule": {"communities_every_days": 1}})
+    assert Consolidator(v, weekly).due("communities", last, FIXED_NOW)[0]
+
+
+def test_the_cli_says_what_ran_what_was_skipped_and_what_changed(vault):
+    v, _ = vault
+    text = CliRunner().invoke(cli, ["--vault", str(v.root), "consolidate", "--only", "health",
+                                    "--text"])
+    assert text.exit_code == 0, text.output
+    assert "health       ran (runs every time" in text.output
+    assert "Recorded in audit/" in text.output and "consolidate_actions.md" in text.output
+    data = json.loads(CliRunner().invoke(cli, ["--vault", str(v.root), "consolidate", "--only",
+                                                "health", "--json"]).stdout)
+    assert data["ran"] == ["health"] and data["phases"][0]["details"]["fixed"] == 0
+    bad = CliRunner().invoke(cli, ["--vault", str(v.root), "consolidate", "--only", "nope"])
+    assert bad.exit_code == 1 and bad.output.count("\n") == 1 and "Unknown consolidate phase" in bad.output
+
+
+def test_a_full_run_then_a_run_with_nothing_due(vault):
+    v, clock = vault
+    root = str(v.root)
+    first = CliRunner().invoke(cli, ["--vault", root, "consolidate", "--text"],
+                               catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    lines = first.output.splitlines()
+    assert lines[0].startswith("communities  ran (never ran") and "2 communities" in lines[0]
+    assert "wrote meta/communities.json" in first.output
+    assert "archive      ran (never ran" in first.output and "wrote meta/archived.json" in first.output
+    assert "cooldowns    ran (runs every time" in first.output
+    assert "health       ran (runs every time" in first.output
+    audit = next(p for p in (v.root / "audit").rglob("consolidate_actions.md"))
+    entries = audit.read_text().count("## consolidate ")
+    assert entries == 1
+    state = read_meta(v.root, "consolidate_state", version=1).data["last_run"]
+    assert set(state) == set(PHASES)
+    # an hour later: communities and archive are not due, health finds nothing new
+    second = CliRunner().invoke(cli, ["--vault", root, "consolidate", "--text"],
+                                catch_exceptions=False)
+    assert "communities  skipped: not due until" in second.output
+    assert "archive      skipped: not due until" in second.output
+    assert second.output.rstrip().endswith("Nothing changed; no audit entry written.")
+    assert audit.read_text().count("## consolidate ") == entries
+    # --force runs them again, and the run is recorded
+    forced = CliRunner().invoke(cli, ["--vault", root, "consolidate", "--force", "--only",
+                                      "communities", "--json"], catch_exceptions=False)
+    data = json.loads(forced.stdout)
+    assert data["ran"] == ["communities"] and data["phases"][0]["reason"].startswith("forced (not due")
+    assert data["phases"][0]["details"]["stability"] == {"c_00": 1.0, "c_01": 1.0}
+    assert audit.read_text().count("## consolidate ") == entries + 1
