@@ -9,15 +9,15 @@ it, each from a cold scan cache (no `.reme/scan.db`; files in the OS page cache)
 one size's memory never leaks into the next:
 
 * whole — `Vault.open` + `consolidate_vault(vault, Settings(), force=True)`: every
-  phase the no-brain consolidate has (communities, archive, health), as the CLI runs it;
+  phase the no-brain consolidate has (communities, archive, cooldowns, health), as the
+  CLI runs it;
   its wall time and the process's peak RSS are the targets;
 * parts — the same work step by step: vault scan + link graph, `digest_graph`, `leiden`
   (5 seeds), `stability` of that partition against the planted one (a previous run
   whose ids and sets differ), `update_communities` a first and a second time (the second
   reads the first as its previous run), and recency (`update_archive`).
 
-A phase whose module is not in the tree yet (archive) is left out of both and the output
-says it was not measured. Printed also: communities found against planted, NMI against
+Printed also: communities found against planted, NMI against
 the planted truth, modularity. Targets: the whole consolidate of 10k notes < 10 s, 50k
 < 60 s, peak memory < 1 GiB at 50k.
 """
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
 import os
 import resource
@@ -46,16 +45,10 @@ TARGET_MEMORY_MB = 1024.0
 NOW = datetime(2026, 12, 2, 3, 0, tzinfo=UTC)
 
 
-def available(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
-
-
 def phases() -> tuple[str, ...]:
-    """The consolidate phases this tree can run (archive is written by another issue)."""
-    names = ["communities", "health"]
-    if available("reme_workbench.consolidate.archive"):
-        names.insert(1, "archive")
-    return tuple(names)
+    from reme_workbench.consolidate.run import PHASES
+
+    return PHASES
 
 
 def peak_mb() -> float:
@@ -113,12 +106,9 @@ def run_parts(root: Path, truth: Path) -> dict:
     out["update_first"], _ = timed(lambda: update_communities(vault, now=NOW))
     out["update_second"], second = timed(lambda: update_communities(vault, now=NOW))
     assert set(second.stability.values()) == {1.0}, "the same vault must give the same sets"
-    if available("reme_workbench.consolidate.archive"):
-        from reme_workbench.consolidate.archive import update_archive
+    from reme_workbench.consolidate.archive import update_archive
 
-        out["recency"], _ = timed(lambda: update_archive(vault, now=NOW))
-    else:
-        out["recency"] = None
+    out["recency"], _ = timed(lambda: update_archive(vault, now=NOW))
     values = sorted(stable.values())
     out.update(
         communities=len(set(partition.communities.values())),
@@ -151,8 +141,7 @@ def bench(n: int, mixing: float, timeout: float) -> tuple[dict, dict, float]:
         del made
         gc.collect()
         generated = time.perf_counter() - t0
-        whole = child("whole", root, truth, timeout) if available(
-            "reme_workbench.consolidate.run") else None
+        whole = child("whole", root, truth, timeout)
         parts = child("parts", root, truth, timeout)
         return whole, parts, generated
 
@@ -177,11 +166,6 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPU(s); mixing {args.mixing}; "
           f"phases measured: {', '.join(phases())}")
-    if "archive" not in phases():
-        print("recency (archive phase): NOT MEASURED — reme_workbench/consolidate/archive.py "
-              "is not in this tree yet")
-    if not available("reme_workbench.consolidate.run"):
-        print("whole consolidate: NOT MEASURED — reme_workbench/consolidate/run.py is missing")
     print(f"{'notes':>7} {'edges':>7} {'whole s':>8} {'peak MB':>8} | {'scan+graph':>10} "
           f"{'digest_g':>8} {'leiden':>7} {'stabil.':>7} {'update':>7} {'update2':>7} "
           f"{'recency':>7} {'parts MB':>8} | {'found':>5} {'planted':>7} {'NMI':>5} {'Q':>5}")
@@ -214,8 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             verdicts.append(f"{n} notes: peak memory {peak:.0f} MB (< {TARGET_MEMORY_MB:.0f} MB) "
                             f"{'PASS' if ok else 'MISS'}")
     print()
-    print("targets: whole consolidate 10k < 10 s, 50k < 60 s; peak memory < 1 GiB at 50k"
-          + ("" if "archive" in phases() else " (archive phase not included: not in the tree)"))
+    print("targets: whole consolidate 10k < 10 s, 50k < 60 s; peak memory < 1 GiB at 50k")
     print("\n".join(verdicts) if verdicts else "(no size with a target was run)")
     return 1 if missed else 0
 
