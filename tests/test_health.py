@@ -1,4 +1,4 @@
-"""Health checks D1 / D10 (seed 004 §10): the report, its Obsidian page, and the D1 fix."""
+"""Health checks D1 / D10 (docs/spec.md §7.5): the report, its Obsidian page, and the D1 fix."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Wikilink grammar (seed 000 §3): parse, format, retarget.
+"""Wikilink grammar (docs/spec.md §2.1): parse, format, retarget.
 
 Fixed cases are written from published behaviour of other link parsers, listed in
 /work/shared/data/link-behaviour.md; where a tool differs, our grammar wins and the

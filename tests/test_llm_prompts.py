@@ -36,7 +36,7 @@ from reme_workbench.vault.layout import BUCKETS
 INTEGRATE = [f"integrate_{b}" for b in BUCKETS]  # the three bucket prompts
 WITH_SCHEMA = ("extract", INTEGRATE_COMMON)  # the bucket prompts share the common one's
 
-# The rules of Phase 2 (seed 000 §3, §4.2.3, §4.4 E-1, F-5), by key phrase: all of them in
+# The rules of Phase 2 (docs/spec.md §2, §4.3–§4.5), by key phrase: all of them in
 # the common prompt every call starts with.
 INTEGRATE_PHRASES = {
     "en": [

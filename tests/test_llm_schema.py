@@ -41,7 +41,7 @@ def test_memory_unit_accepts_the_three_buckets_and_folds_case():
 @pytest.mark.parametrize(
     "change",
     [
-        {"bucket": "knowledge"},  # LLMs cannot invent buckets (seed 000 §1)
+        {"bucket": "knowledge"},  # LLMs cannot invent buckets (docs/spec.md §1.2)
         {"bucket": 3},
         {"name": ""},
         {"name": "   "},  # whitespace is stripped first

@@ -562,7 +562,7 @@ def test_bad_settings_and_unlinkable_material_are_refused():
         OfflineBrain().integrate(IntegrateRequest(Material("daily/a|b.md", "text"), unit))
 
 
-# --- integrate: the links a CREATE weaves (seed 004 §4) -----------------------------------------
+# --- integrate: the links a CREATE weaves (docs/spec.md §5.6) -----------------------------------------
 
 MIGRATION = "daily/2026-10-07/migration-0041-add-refund-reason.md"
 RUNBOOK = "resource/2026-10-05/payments-runbook-v2.md"

@@ -1,1 +1,1 @@
-"""Dream (seed 000 §4.2): material -> Phase 1 extract -> Phase 2 integrate, with provenance."""
+"""Dream (docs/spec.md §4): material -> Phase 1 extract -> Phase 2 integrate, with provenance."""

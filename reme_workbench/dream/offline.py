@@ -15,10 +15,10 @@ Integrate: CREATE, unless a candidate in the unit's bucket covers the unit (see
 `derived_from::` line, so every old outbound link survives (E-1). It never REFINEs or
 CORRECTs: it cannot judge what a change means. When the unit reports a change ("no
 longer", "改为") or a procedure has a step the note lacks, it CREATEs a new note that
-points at the similar one rather than record a contradiction as agreement (seed 000
-F-5: unsure -> create). Bodies are extractive (sentences of the material, no invention),
+points at the similar one rather than record a contradiction as agreement (docs/spec.md
+§4.3.3: unsure -> create). Bodies are extractive (sentences of the material, no invention),
 end with `derived_from:: [[<material>]]` and never carry `#anchor` links.
-Weave (seed 004 §4: "reinforce" lives in dream Phase 2 now): a CREATE also links up to
+Weave (docs/spec.md §5.6): a CREATE also links up to
 three candidates that are related but not the same concept — by shared content words,
 a note of the same material with a lower bar — as plain `[[digest/...]]` bullets under
 a `**Related:**` label before the provenance line (rules and thresholds: `weave.py`).
@@ -178,7 +178,7 @@ class OfflineBrain(Brain):
             related = []
             if _LINK_PROBLEM.search(feedback):
                 fixes.append("left out the related links")
-            else:  # seed 004 §4: dream weaves the links when it writes
+            else:  # docs/spec.md §5.6: dream weaves the links when it writes
                 related = related_notes(unit_toks - _NOISE, request.candidates,
                                         material=material.path, noise=_NOISE,
                                         exclude=covering | _own_path(unit.bucket, name))

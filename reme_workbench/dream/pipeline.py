@@ -1,4 +1,4 @@
-"""Dream (seed 000 §4.2): material → Phase 1 extract → Phase 2 integrate, per unit.
+"""Dream (docs/spec.md §4): material → Phase 1 extract → Phase 2 integrate, per unit.
 
 Each unit becomes exactly one proposal (CREATE in the unit's bucket, or UPDATE of a
 recalled note with a flavor). The proposal carries the mechanical rules as checks, so
@@ -52,7 +52,7 @@ class DreamProgress:
 
 @dataclass(frozen=True)
 class UnitOutcome:
-    """The seed's IntegrateOutcome {action, target_path}, plus what became of it."""
+    """The brain's IntegrateOutcome {action, target_path}, plus what became of it."""
 
     material: str
     unit: str
@@ -148,7 +148,7 @@ class Dreamer:
         self.recall_k = recall_k
         self.traverse_depth = traverse_depth  # link hops from the search hits ([recall])
         self.max_candidates = max_candidates
-        self.split_threshold = split_threshold  # seed 004 §5.1 T_token
+        self.split_threshold = split_threshold  # docs/spec.md §4.9.1 split trigger
         self.on_overload = on_overload  # the split action hooks in here (consolidate issue)
         self.progress = progress
         self._usage = Usage()
@@ -324,7 +324,7 @@ class Dreamer:
         """HIT: frontmatter triage (name/description carried by the hit), then the full
         body of the best few — an UPDATE is only ever decided on the body.
 
-        Recall stays cross-bucket (seed 000 §4.2.4), but the best two notes of the
+        Recall stays cross-bucket (docs/spec.md §4.3.2), but the best two notes of the
         unit's own bucket always get a place: long notes of another bucket otherwise
         crowd out the one note this unit repeats.
         """
@@ -469,7 +469,7 @@ class Dreamer:
         self._calls += 1
 
     def _overloaded(self, written: list[str]) -> tuple[str, ...]:
-        """Inline split trigger (seed 004 §5.1): bodies over T_token go to split."""
+        """Inline split trigger (docs/spec.md §4.9.1): notes over the threshold go to split."""
         over = []
         for path in dict.fromkeys(written):
             current = self.vault.store.read(path)
@@ -482,7 +482,7 @@ class Dreamer:
         return tuple(over)
 
     def _broken(self, written: list[str]) -> tuple[str, ...]:
-        """D1 on the written files, inline (seed 004 §10)."""
+        """D1 on the written files, inline (docs/spec.md §4.9.2, §7.5)."""
         if not written:
             return ()
         report = self.vault.health(list(dict.fromkeys(written)))

@@ -78,7 +78,7 @@ class Scores:
 
     @property
     def bucket(self) -> str:
-        # Ties go to wiki, the fallback bucket (seed 000 §1).
+        # Ties go to wiki, the fallback bucket (docs/spec.md §1.2).
         best = max(self.wiki, self.personal, self.procedure)
         if self.wiki == best:
             return "wiki"

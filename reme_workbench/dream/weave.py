@@ -1,4 +1,4 @@
-"""Weaving synapses: the links a new digest note gets at write time (seed 004 §4).
+"""Weaving synapses: the links a new digest note gets at write time (docs/spec.md §5.6).
 
 Consolidate's "reinforce" was cancelled; wikilink sparsity is solved in dream Phase 2,
 when a note is written ("织突触"). `OfflineBrain` cannot judge meaning, so it weaves by
@@ -26,7 +26,7 @@ body byte for byte, E-1):
 * At most MAX_RELATED links, strongest first (ties: path order), written as plain
   untyped links — a predicate is a semantic claim the rules cannot make — as bullet
   lines `- [[digest/<bucket>/<slug>.md]]` under a `**Related:**` (`**相关：**`) label,
-  placed before the provenance line. Zero links is legal (seed 000 §4.2.4).
+  placed before the provenance line. Zero links is legal (docs/spec.md §4.3.6).
 
 Why a bold label and not a `## Related` heading: the index starts a new chunk at every
 heading and gives each chunk the note's name and description as context, and recall

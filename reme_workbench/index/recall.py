@@ -28,20 +28,20 @@
    of a transcript repeat each line in several chunks, and a file is as relevant as
    its best passage) times its recency factor; its best `CHUNKS_PER_FILE` (2) chunks
    are shown.
-3. Traverse (seed 000 §4.2.2). From the best `TRAVERSE_SEEDS` search hits, links are
+3. Traverse (docs/spec.md §6.4). From the best `TRAVERSE_SEEDS` search hits, links are
    followed `traverse_depth` hops in both directions across buckets (LinkGraph
    outbound + inbound); for the "sources" and "all" scopes also provenance links
    (digest note ⇄ the daily/resource file it is derived from). A note reached at hop h
    from a seed scores seed × `HOP_DECAY`^h (0.5 per hop) × its own recency factor; the
    best path wins, and a search hit keeps via="search" with the higher of its two
    scores. Intermediate hops may leave the scope; only in-scope, indexed notes are added.
-4. Signals, each used only when its meta file exists (seed 004 §11); a file with the
+4. Signals, each used only when its meta file exists (docs/spec.md §6.5, §8.2); a file with the
    wrong version or bad JSON is ignored with a warning and recall goes on without it:
    * meta/archived.json `{"version": 1, "archived": [path, ...]}` — these paths are
      dropped (unless include_archived=True), as hits and as traversal targets;
    * meta/recency.json `{"version": 1, "scores": {path: 0..1}}` — score × (0.5 + 0.5·r),
      so a cold note keeps at least half its score; a path without a score keeps 1.0;
-   * meta/communities.json `{"version": 1, "communities": {path: id}}` (seed 004 §1.4) —
+   * meta/communities.json `{"version": 1, "communities": {path: id}}` (docs/spec.md §6.5.3, §8.2) —
      every candidate in the community of the top search hit is multiplied by 1.2.
 5. Every returned hit appends {"ts", "path", "event": "recall", "query", "rank"} to
    meta/access_log.jsonl (vault.meta.log_access; the archive batch reads it), unless

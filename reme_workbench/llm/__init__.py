@@ -1,4 +1,4 @@
-"""The brain: the task-level model interface the pipelines depend on (DESIGN.md §6).
+"""The brain: the task-level model interface the pipelines depend on (docs/spec.md §4.10).
 
 `Brain` has one method per capability (`extract`, `integrate`); `LLMBrain` implements
 it with prompt files and litellm, `ScriptedBrain` from a script for tests. Every call

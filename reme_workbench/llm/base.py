@@ -51,7 +51,7 @@ class Material:
 
 @dataclass(frozen=True)
 class CandidateNote:
-    """A recalled digest note shown to Phase 2 as evidence (seed 000 §4.2.2 HIT)."""
+    """A recalled digest note shown to Phase 2 as evidence (docs/spec.md §4.3.2, hit)."""
 
     path: str
     name: str
@@ -127,7 +127,7 @@ class BrainError(RemeError):
 class Brain(ABC):
     """What the pipelines may ask of a model, one method per capability.
 
-    Phase 1 `extract` and Phase 2 `integrate` of dream (seed 000 §4.2) are here; later
+    Phase 1 `extract` and Phase 2 `integrate` of dream (docs/spec.md §4) are here; later
     issues add methods here for consolidate (judge overload / plan a split, vote on
     same-concept pairs, write a community summary, merge two bodies).
     Implementations must be safe to call from several threads at once.

@@ -1,6 +1,6 @@
 """Prompt files and the message layout of every brain call.
 
-Phase 2 (integrate) is laid out for provider prefix caches (DESIGN.md §6). Each call of
+Phase 2 (integrate) is laid out for provider prefix caches (docs/spec.md §4.10). Each call of
 one material sends four messages:
 
     [system: integrate_common]   the rules every bucket shares + the reply's JSON Schema

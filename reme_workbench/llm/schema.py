@@ -1,6 +1,6 @@
 """What a brain may answer: strict, bounded pydantic models for untrusted LLM output.
 
-These are the only pydantic models of the brain (STYLE.md: pydantic at trust
+These are the only pydantic models of the brain (pydantic only at trust
 boundaries). Each reply is parsed by `parse_reply`, which repairs the JSON text first
 (`repair.extract_json`) and then validates; a `ValueError` (pydantic's ValidationError
 is one) means "ask the model again".

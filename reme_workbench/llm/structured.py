@@ -1,7 +1,7 @@
 """The one loop every brain shares: ask, repair + validate, retry once, or fail loudly.
 
 Shared by `LLMBrain` and `ScriptedBrain`, so a scripted malformed reply takes exactly
-the path a real one would (DESIGN.md §6: never a silent empty result).
+the path a real one would (never a silent empty result).
 """
 
 from __future__ import annotations

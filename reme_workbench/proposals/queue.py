@@ -1,6 +1,6 @@
 """The proposal queue: submit under a policy, then list / show / accept / reject / revert.
 
-Confident proposals apply at once (the seeds' gates, as `Policy`); the rest wait in
+Confident proposals apply at once (docs/spec.md §3.7, as `Policy`); the rest wait in
 `meta/proposals/` for a person. Accepting re-runs the stored checks against the
 files as they are now, so a held proposal can never land on top of a changed note.
 """
@@ -30,7 +30,7 @@ from .model import FORMAT_VERSION, STATES, Proposal, op_kind
 
 __all__ = ["Policy", "ProposalQueue", "DEFAULT_AUTO_APPLY"]
 
-# DESIGN.md §1 / dream issue: CREATE and CORROBORATE are confident; REFINE and CORRECT
+# docs/spec.md §4.7.1: CREATE and CORROBORATE are confident; REFINE and CORRECT
 # rewrite meaning, so a person looks first.
 DEFAULT_AUTO_APPLY = frozenset({"dream.create", "dream.corroborate"})
 

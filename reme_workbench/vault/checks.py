@@ -2,8 +2,9 @@
 
 A `CheckSpec` is a name plus JSON-able parameters, so a proposal held for review can
 be stored on disk and its checks rebuilt and re-run when a person accepts it later.
-The checks are the seeds' conservation rules made mechanical (DESIGN.md §5: E-1 was
-only a prompt request in the reference implementation; here it rejects the write).
+The checks are the conservation rules of docs/spec.md §3.3 and §4.5 made mechanical
+(E-1 was only a prompt request in the reference implementation; here it rejects the
+write).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Health checks D1 and D10 (seed 004 §10), their Obsidian report, and the D1 fix.
+"""Health checks D1 and D10 (docs/spec.md §7.5), their Obsidian report, and the D1 fix.
 
 * D1 — a link in a digest note (embeds included) to a path that does not exist.
 * D10 — provenance: a `derived_from::` link into daily/ or resource/ that does not
@@ -184,7 +184,7 @@ def render_health_markdown(report: HealthReport, *, date: str) -> str:
     else:
         out += [
             f"{len(d1)} broken link(s) (D1), {len(d10b)} broken provenance link(s) and "
-            f"{len(d10m)} note(s) without provenance (D10). Checks from seed 004 §10.",
+            f"{len(d10m)} note(s) without provenance (D10). The checks are described in docs/spec.md §7.5 of reme-workbench.",
             "",
         ]
     out += [
@@ -314,7 +314,7 @@ def plan_link_fixes(
     summary = f"D1: replaced {count} broken link(s) in {len(ops)} note(s) by their text"
     audit = AuditEntry(
         kind="consolidate_actions",
-        markdown=f"## {summary} (seed 004 §10)\n\n" + "\n".join(lines) + "\n",
+        markdown=f"## {summary} (docs/spec.md §7.5.3)\n\n" + "\n".join(lines) + "\n",
     )
     return Changeset(
         ops=tuple(ops),

@@ -1,7 +1,7 @@
 """The vault's fixed layout: layers, buckets, and which paths a caller may touch.
 
 Paths inside the library are always vault-relative POSIX strings with the extension
-(`digest/wiki/jwt-rotation.md`); that string is a note's identity (seed 000 §2).
+(`digest/wiki/jwt-rotation.md`); that string is a note's identity (docs/spec.md §1.3).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Wikilinks: parse, format and retarget `[[...]]` links in note text (seed 000 §3).
+"""Wikilinks: parse, format and retarget `[[...]]` links in note text (docs/spec.md §2.1).
 
 Pure: no I/O. Offsets always refer to the full text passed in, frontmatter included.
 
@@ -464,7 +464,7 @@ def retarget_text(text: str, old: str, new: str) -> tuple[str, int]:
     """Point every link whose target is exactly `old` at `new`; return (text, count).
 
     Only the target span changes, so alias, anchor, embed mark, predicate and spacing
-    survive. Short or extension-less forms of `old` are not matched (seed 000 §3).
+    survive. Short or extension-less forms of `old` are not matched (docs/spec.md §2.1).
     `old == new` changes nothing and counts 0.
     """
     _check_target(new)
