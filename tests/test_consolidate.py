@@ -91,7 +91,7 @@ def test_a_phase_that_is_not_due_is_skipped_with_the_date_it_is_due(vault):
     last = {"communities": (FIXED_NOW - timedelta(days=2)).isoformat(),
             "archive": (FIXED_NOW - timedelta(hours=30)).isoformat()}
     due, why = c.due("communities", last, FIXED_NOW)
-    assert not due and why == "not due until 2026-11-07 (ran 2 days ago)"
+    assert not due and why == "not due until 2026-11-07, ran 2 days ago"
     assert c.due("archive", last, FIXED_NOW) == (True, "last ran 30 h ago")
     assert c.due("health", last, FIXED_NOW) == (True, "runs every time")
     assert c.due("communities", {}, FIXED_NOW) == (True, "never ran")
@@ -141,6 +141,6 @@ def test_a_full_run_then_a_run_with_nothing_due(vault):
     forced = CliRunner().invoke(cli, ["--vault", root, "consolidate", "--force", "--only",
                                       "communities", "--json"], catch_exceptions=False)
     data = json.loads(forced.stdout)
-    assert data["ran"] == ["communities"] and data["phases"][0]["reason"].startswith("forced (not due")
+    assert data["ran"] == ["communities"] and data["phases"][0]["reason"].startswith("forced, not due until")
     assert data["phases"][0]["details"]["stability"] == {"c_00": 1.0, "c_01": 1.0}
     assert audit.read_text().count("## consolidate ") == entries + 1

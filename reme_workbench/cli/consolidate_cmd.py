@@ -63,7 +63,7 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     verb = "would run" if dry_run else "ran"
     for p in report.phases:
         if p.ran:
-            click.echo(f"{p.phase:<12} {verb} ({p.reason}, {p.seconds:.1f} s): {p.summary}")
+            click.echo(f"{p.phase:<12} {verb} ({p.reason}; {p.seconds:.1f} s): {p.summary}")
             for path in p.changed:
                 click.echo(f"{'':<12}   wrote {path}")
         else:

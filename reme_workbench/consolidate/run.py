@@ -95,13 +95,14 @@ class Consolidator:
         index=None,  # the brain-driven phases (abstract, merge) search with it
         brain=None,
         progress: Callable[[str, int, int], None] | None = None,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.vault = vault
         self.settings = settings
         self.index = index
         self.brain = brain
         self.progress = progress  # (phase, phases done, phases to run)
-        self.clock = vault.clock
+        self.clock = clock or vault.clock  # the vault's by default, so audit dates agree
 
     # -- the schedule ---------------------------------------------------------------------
     def _every(self, phase: str) -> timedelta | None:
@@ -129,7 +130,7 @@ class Consolidator:
             return True, f"its last run time {last!r} cannot be read"
         if now - when >= every:
             return True, f"last ran {_ago(now - when)} ago"
-        return False, f"not due until {(when + every).date().isoformat()} (ran {_ago(now - when)} ago)"
+        return False, f"not due until {(when + every).date().isoformat()}, ran {_ago(now - when)} ago"
 
     # -- the run ------------------------------------------------------------------------
     def run(
@@ -143,7 +144,7 @@ class Consolidator:
         for phase in wanted:
             is_due, why = self.due(phase, last, now)
             if force and not is_due:
-                is_due, why = True, f"forced ({why})"
+                is_due, why = True, f"forced, {why}"
             plan.append((phase, is_due, why))
         todo = sum(1 for _, d, _ in plan if d)
         outcomes: list[PhaseOutcome] = []
@@ -278,6 +279,8 @@ def _timed(outcome: PhaseOutcome, seconds: float) -> PhaseOutcome:
 
 def _ago(delta: timedelta) -> str:
     hours = delta.total_seconds() / 3600
+    if hours < 1:
+        return f"{max(0, hours * 60):.0f} min"
     return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} days"
 
 
