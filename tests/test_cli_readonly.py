@@ -113,6 +113,7 @@ def test_the_vault_really_is_read_only_for_the_cli_user(readonly):
         ("health", "--no-report", "--json"),
         ("proposals", "list", "--json"),
         ("rename", "digest/wiki/alpha.md", "digest/wiki/beta.md", "--dry-run", "--json"),
+        ("consolidate", "--dry-run", "--json"),
     ],
     ids=lambda a: " ".join(a[:2]),
 )
@@ -145,6 +146,8 @@ def test_health_reports_read_only_and_says_the_report_was_not_written(readonly):
         ("proposals", "accept", "p-1"),
         ("proposals", "reject", "p-1"),
         ("proposals", "revert", "p-1"),
+        ("consolidate",),
+        ("consolidate", "--only", "health"),
     ],
     ids=lambda a: " ".join(a[:2]),
 )
