@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from reme_workbench.config import Settings
-from reme_workbench.consolidate.cooldowns import CooldownWindows, Cooldowns
+from reme_workbench.consolidate.cooldowns import Cooldowns, CooldownWindows
 from reme_workbench.consolidate.run import consolidate_vault
 from reme_workbench.errors import RemeError
 from reme_workbench.vault.meta import read_meta

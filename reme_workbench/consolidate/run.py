@@ -211,7 +211,7 @@ class Consolidator:
         return PhaseOutcome("archive", True, why, summary, tuple(report.paths), details)
 
     def _cooldowns(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
-        from .cooldowns import CooldownWindows, Cooldowns
+        from .cooldowns import Cooldowns, CooldownWindows
 
         cooldowns = Cooldowns.load(self.vault.root, CooldownWindows.from_settings(
             self.settings.cooldowns))
