@@ -34,6 +34,11 @@ __all__ = [
     "ExtractedUnits",
     "IntegrateDecision",
     "MAX_UNITS",
+    "PairVote",
+    "MergedNote",
+    "SplitChild",
+    "SplitPlan",
+    "HubNote",
     "parse_reply",
     "format_validation_error",
     "reply_schema",
@@ -171,3 +176,106 @@ def format_validation_error(exc: Exception, *, limit: int = 1500) -> str:
     else:
         text = str(exc)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- consolidate (docs/spec.md §7.6–§7.8) -----------------------------------------------------
+
+MAX_BODY = 20000  # characters of a body a brain may send back (a 1 MB body is refused)
+MAX_SPLIT_CHILDREN = 6
+MAX_PILLARS = 5
+
+
+def _digest_path(value: Any, what: str) -> Any:
+    """The checks every path a consolidate reply names must pass: vault-relative, in
+    digest/, no `..`, no anchor; a wikilink-quoted path is unwrapped."""
+    if not isinstance(value, str):
+        return value
+    value = value.strip()
+    if value.startswith("[[") and value.endswith("]]"):
+        value = value[2:-2].split("|", 1)[0]
+    if ".." in value or value.startswith("/"):
+        raise ValueError(f"{what} must be a vault-relative digest path without '..'")
+    if not value.startswith("digest/") or "#" in value:
+        raise ValueError(f"{what} must be a digest note path starting with 'digest/', no #anchor")
+    try:
+        return normalize_rel(value)
+    except UnsafePathError as exc:
+        raise ValueError(str(exc)) from None
+
+
+class PairVote(_Reply):
+    """One judge's vote on whether two notes are the same concept (docs/spec.md §7.7)."""
+
+    is_same: bool = Field(description="true when both notes describe the same concept.")
+    confidence: float = Field(ge=0.0, le=1.0, description="How sure, from 0 to 1.")
+    reason: str = Field(min_length=1, max_length=600, description="One or two lines a person can check.")
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _int_is_float(cls, value: Any) -> Any:
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class MergedNote(_Reply):
+    """The body of the winner after a merge: its own text plus what only the loser had."""
+
+    description: str = Field(min_length=1, max_length=300, description="One-line description.")
+    body: str = Field(min_length=1, max_length=MAX_BODY, description="The full merged markdown body.")
+
+
+class SplitChild(_Reply):
+    name: str = Field(min_length=1, max_length=120, description="The child note's name.")
+    description: str = Field(min_length=1, max_length=300, description="One-line description.")
+    body: str = Field(min_length=1, max_length=MAX_BODY, description="The child's markdown body.")
+
+
+class SplitPlan(_Reply):
+    """Whether a long note mixes topics (is dispersed), and if so how to split it."""
+
+    overloaded: bool = Field(description="true when the note covers several separable topics.")
+    reason: str = Field(min_length=1, max_length=600, description="Why (one or two lines).")
+    parent_body: str | None = Field(
+        None, max_length=MAX_BODY,
+        description="Required when overloaded: the parent's new body, an overview linking each child.")
+    children: list[SplitChild] = Field(default_factory=list, max_length=MAX_SPLIT_CHILDREN)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SplitPlan:
+        if self.overloaded:
+            if not self.parent_body or len(self.children) < 2:
+                raise ValueError("an overloaded note needs parent_body and at least 2 children")
+        elif self.children:
+            raise ValueError("a note that is not overloaded has no children; send children: []")
+        return self
+
+
+class HubNote(_Reply):
+    """A community's hub: overview, 3–5 pillars with links, what stays in the sources."""
+
+    name: str = Field(min_length=1, max_length=120, description="The hub note's name.")
+    bucket: Bucket = Field(description="procedure | personal | wiki.")
+    description: str = Field(min_length=1, max_length=300, description="One-line description.")
+    body: str = Field(min_length=1, max_length=MAX_BODY, description="The hub's markdown body.")
+    pillars: list[str] = Field(min_length=3, max_length=MAX_PILLARS,
+                               description="3 to 5 member paths the body links as pillars.")
+
+    @field_validator("bucket", mode="before")
+    @classmethod
+    def _fold_bucket(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("pillars", mode="before")
+    @classmethod
+    def _check_pillars(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        return [_digest_path(v, "each pillar") for v in value]
+
+    @model_validator(mode="after")
+    def _pillars_are_members(self, info: ValidationInfo) -> HubNote:
+        members = (info.context or {}).get("member_paths")
+        if members is not None:
+            strangers = [p for p in self.pillars if p not in members]
+            if strangers:
+                raise ValueError(f"pillars {strangers} are not members of the community")
+        return self
