@@ -252,7 +252,7 @@ class ProposalQueue:
         return done
 
     def _log_touched(self, proposal: Proposal) -> None:
-        """Seed 004 §6.3: a note a dream or consolidate change touched is in use again —
+        """docs/spec.md §7.3.6: a note a dream or consolidate change touched is in use again —
         one access-log event per created or edited digest note (deleted ones are gone)."""
         when = self.vault.clock()
         try:

@@ -31,7 +31,7 @@ __all__ = [
     "check_writable",
 ]
 
-# Seed 000 §1: the three buckets are part of the dream model, not a setting.
+# docs/spec.md §1.2: the three buckets are part of the dream model, not a setting.
 Bucket = Literal["procedure", "personal", "wiki"]
 BUCKETS: tuple[str, ...] = get_args(Bucket)
 FALLBACK_BUCKET: Bucket = "wiki"

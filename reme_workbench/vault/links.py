@@ -44,7 +44,7 @@ __all__ = [
 PREDICATE_PATTERN = r"[A-Za-z][A-Za-z0-9_]*"
 _PREDICATE_RE = re.compile(PREDICATE_PATTERN)
 
-# Seed 000 §4.2: provenance is the typed predicate derived_from:: into daily/ or resource/.
+# docs/spec.md §2.3: provenance is the typed predicate derived_from:: into daily/ or resource/.
 PROVENANCE_PREDICATE = "derived_from"
 
 # A candidate: `[[`, no brackets or newline inside, `]]` (the `!` is checked by hand:

@@ -1,6 +1,6 @@
 """Derived data in `meta/`: versioned JSON snapshots and append-only JSONL logs.
 
-Seed 004 §11: every meta file carries `version` and `computed_at`; a reader that finds
+docs/spec.md §8.1: every meta file carries `version` and `computed_at`; a reader that finds
 another version (or a broken file) ignores it with a warning and degrades, instead of
 crashing — meta is rebuildable, notes are the truth. Meta files are written directly
 (atomic temp + fsync + rename), not through a changeset: they are derived, and a
@@ -197,7 +197,7 @@ def append_jsonl(root: Path, name: str, record: Mapping[str, Any]) -> None:
 def log_access(root: Path, path: str, when: datetime, event: str, **fields: Any) -> None:
     """One line of `meta/access_log.jsonl`: {"ts", "path", "event", **fields}.
 
-    Seed 004 §6: the archive batch reads this log to compute recency, and anything that
+    docs/spec.md §7.3: the archive batch reads this log to compute recency, and anything that
     touches a note counts — a recall hit (event "recall", with its query and rank), a
     dream or consolidate change that applied (event = the proposal's action, e.g.
     "dream.create"). Callers treat a failure as a warning: a log never costs the work.
