@@ -125,3 +125,49 @@ def test_consolidate_prunes_and_reports_the_active_cooldowns(make_vault):
     (phase,) = consolidate_vault(vault, Settings(), only="cooldowns").phases
     assert phase.details["defended"] is False and "no loop defence" in phase.summary
     assert (root / "meta/cooldowns.json").read_text() == '{"version": 9}'
+
+
+def test_cooldowns_start_when_a_consolidate_proposal_applies(make_vault):
+    from reme_workbench.proposals.model import Proposal
+
+    def proposal(state, action, at, cooldowns):
+        return Proposal(id="p-1", action=action, summary="s", ops=(), state=state,
+                        updated_at=at.isoformat(), story={"cooldowns": cooldowns})
+
+    root = make_vault({})
+    cd = Cooldowns.load(root)
+    merged = [{"path": B, "action": "merge"}]
+    added = cd.sync_applied([
+        proposal("applied", "consolidate.merge", NOW - days(1), merged),
+        proposal("pending", "consolidate.split", NOW, [{"path": A, "action": "split"}]),
+        proposal("applied", "dream.create", NOW, [{"path": C, "action": "split"}]),
+        proposal("applied", "consolidate.split", NOW - days(30), [{"path": A, "action": "split"}]),
+        proposal("applied", "consolidate.abstract", NOW, [{"path": C, "action": "nope"}, "junk"]),
+    ], NOW)
+    # only the applied consolidate proposal within its windows; the 30-day-old split expired
+    assert [(e.path, e.action, e.started_at) for e in added] == [(B, "merge", NOW - days(1))]
+    assert cd.active(B, "split", NOW).until == NOW - days(1) + days(14)
+    again = cd.sync_applied([proposal("applied", "consolidate.merge", NOW - days(1), merged)], NOW)
+    assert again == [] and len(cd.entries) == 1  # idempotent
+
+
+def test_consolidate_starts_the_cooldowns_of_a_proposal_applied_through_the_queue(make_vault):
+    from reme_workbench.proposals import Policy, ProposalQueue
+
+    note = "---\nname: b\ndescription: B.\n---\nB.\n"
+    root = make_vault({B: note})
+    vault = Vault.open(root, clock=lambda: NOW)
+    queue = ProposalQueue(vault)
+    op = vault.store.plan_edit(B, note.replace("B.\n", "B, merged.\n", 1))
+    held = queue.submit(queue.new("consolidate.merge", "merge a into b", [op],
+                                  story={"cooldowns": [{"path": B, "action": "merge"}]}),
+                        Policy.hold_everything())
+    (phase,) = consolidate_vault(vault, Settings(), only="cooldowns").phases
+    assert phase.details["started"] == []  # waiting for a person: no cooldown yet
+    queue.accept(held.id)
+    (phase,) = consolidate_vault(vault, Settings(), only="cooldowns").phases
+    assert [(e["path"], e["action"]) for e in phase.details["started"]] == [(B, "merge")]
+    assert "1 started by applied proposals" in phase.summary
+    assert Cooldowns.load(root).active(B, "split", NOW) is not None
+    (phase,) = consolidate_vault(vault, Settings(), only="cooldowns").phases
+    assert phase.details["started"] == []

@@ -211,6 +211,42 @@ class Cooldowns:
         self.entries.append(entry)
         return entry
 
+    def sync_applied(self, proposals: Iterable, now: datetime) -> list[CooldownEntry]:
+        """Start the cooldowns of consolidate proposals that applied (docs/spec.md §7.4.3).
+
+        A proposal may wait for a person for days; its cooldowns start when it applied
+        (its `updated_at` in state `applied`), not when it was planned. Each proposal lists
+        them in `story["cooldowns"]` as `[{"path", "action"}]`. Idempotent: an entry
+        already recorded, or one whose windows have all passed, is not added again.
+        Returns the entries added (call `save` to keep them).
+        """
+        now = _utc(now)
+        have = {(e.path, e.action, e.started_at) for e in self.entries}
+        added = []
+        for proposal in proposals:
+            if getattr(proposal, "state", None) != "applied":
+                continue
+            if not str(getattr(proposal, "action", "")).startswith("consolidate."):
+                continue
+            try:
+                when = _utc(datetime.fromisoformat(proposal.updated_at))
+            except (TypeError, ValueError):
+                continue
+            wanted = (proposal.story or {}).get("cooldowns")
+            for item in wanted if isinstance(wanted, list) else ():
+                if not isinstance(item, dict):
+                    continue
+                path, action = item.get("path"), item.get("action")
+                if not isinstance(path, str) or action not in ACTIONS:
+                    continue
+                if (path, action, when) in have or now >= when + self.windows.longest(action):
+                    continue
+                entry = CooldownEntry(path, action, when)
+                self.entries.append(entry)
+                have.add((path, action, when))
+                added.append(entry)
+        return added
+
     def expired(self, now: datetime) -> list[CooldownEntry]:
         now = _utc(now)
         return [e for e in self.entries if now >= e.started_at + self.windows.longest(e.action)]

@@ -218,18 +218,23 @@ class Consolidator:
         if not cooldowns.defended:  # leave the file for a person: it may be a newer version's
             return PhaseOutcome("cooldowns", True, why, cooldowns.warning or "",
                                 details={"defended": False, "warning": cooldowns.warning})
+        from ..proposals.queue import ProposalQueue
+
+        started = cooldowns.sync_applied(ProposalQueue(self.vault).list("applied"), now)
         expired = cooldowns.prune(now)
         active = cooldowns.cooldowns(now)
         changed: tuple[str, ...] = ()
-        if expired and not dry_run:
+        if (expired or started) and not dry_run:
             cooldowns.save(now)
             changed = ("meta/cooldowns.json",)
         summary = (f"{len(active)} active" + (": " + "; ".join(
             f"{c.path} no {c.forbids} until {c.until.date().isoformat()}" for c in active[:3])
             + (" …" if len(active) > 3 else "") if active else "")
-            + f", {len(expired)} expired entr{'y' if len(expired) == 1 else 'ies'} pruned")
+            + f", {len(expired)} expired entr{'y' if len(expired) == 1 else 'ies'} pruned"
+            + (f", {len(started)} started by applied proposals" if started else ""))
         details = {"defended": True, "active": [c.to_json() for c in active],
-                   "pruned": [e.to_json() for e in expired]}
+                   "pruned": [e.to_json() for e in expired],
+                   "started": [e.to_json() for e in started]}
         return PhaseOutcome("cooldowns", True, why, summary, changed, details)
 
     def _health(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
