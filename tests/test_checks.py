@@ -142,3 +142,35 @@ def test_links_resolve_without_exists_blocks_visibly():
     with pytest.raises(RemeError, match="exists="):
         run("links_resolve", {"path": P}, plain)
     assert run("keeps_outbound", {"path": P, "keys": []}, plain) == []  # others need no exists
+
+
+# -- abstract (docs/spec.md §7.6) ------------------------------------------------------
+
+
+def test_links_share_counts_distinct_targets_against_the_share():
+    members = [f"digest/wiki/m{i}.md" for i in range(5)]
+    three = ctx({P: "[[digest/wiki/m0.md]] [[digest/wiki/m1.md|one]]\nsee:: [[digest/wiki/m2.md]]"})
+    assert run("links_share", {"path": P, "targets": members, "share": 0.6}, three) == []
+    # the same note linked twice, and an embed, count once / not at all
+    two = ctx({P: "[[digest/wiki/m0.md]] [[digest/wiki/m0.md]] ![[digest/wiki/m1.md]] [[digest/wiki/m3.md]]"})
+    (failure,) = run("links_share", {"path": P, "targets": members, "share": 0.6}, two)
+    assert "links 2 of 5 notes (40%)" in failure and "at least 60%" in failure
+    assert "[[digest/wiki/m2.md]]" in failure  # names what to add
+    assert run("links_share", {"path": P, "targets": members, "share": 0.4}, two) == []
+    gone = ctx({P: None})
+    assert run("links_share", {"path": P, "targets": members, "share": 0.6}, gone)
+
+
+def test_pillars_are_members_refuses_strangers_and_too_few():
+    members = ["digest/wiki/a.md", "digest/wiki/b.md", "digest/wiki/c.md", "digest/wiki/d.md"]
+    plain = ctx({P: ""})
+    ok = {"pillars": members[:3], "members": members, "min_pillars": 3}
+    assert run("pillars_are_members", ok, plain) == []
+    stranger = {"pillars": [*members[:3], "digest/wiki/elsewhere.md"], "members": members}
+    assert run("pillars_are_members", stranger, plain) == [
+        "pillar digest/wiki/elsewhere.md is not a note of this community; pick pillars among its members"
+    ]
+    repeated = {"pillars": [members[0]] * 3, "members": members}
+    assert run("pillars_are_members", repeated, plain) == [
+        "the hub names 1 distinct pillar(s); it needs at least 3"
+    ]

@@ -222,6 +222,56 @@ def _links_resolve(path: str, keep: list = ()) -> Callable[[CheckContext], list[
     return run
 
 
+# -- abstract (docs/spec.md §7.6) ---------------------------------------------------
+
+
+def _links_share(path: str, targets: list, share: float) -> Callable[[CheckContext], list[str]]:
+    """`path` links at least `share` of `targets` (any predicate, embeds not counted): a
+    hub links most of its community, not only its pillars."""
+    wanted = sorted(set(targets))
+
+    def run(ctx: CheckContext) -> list[str]:
+        text = _text(ctx, path)
+        if text is None:
+            return [f"{path} would be deleted, so it cannot link its notes"]
+        if not wanted:
+            return []
+        linked = {t for t, _ in outbound_keys(text)}
+        missing = [t for t in wanted if t not in linked]
+        have = len(wanted) - len(missing)
+        if have >= share * len(wanted):
+            return []
+        return [
+            f"{path} links {have} of {len(wanted)} notes ({have / len(wanted):.0%}); it must "
+            f"link at least {share:.0%} of them — add links to e.g. "
+            + ", ".join(f"[[{t}]]" for t in missing[:5])
+        ]
+
+    return run
+
+
+def _pillars_are_members(
+    pillars: list, members: list, min_pillars: int = 3
+) -> Callable[[CheckContext], list[str]]:
+    """A hub's pillars are distinct notes of its own community, at least `min_pillars`."""
+    allowed = set(members)
+
+    def run(ctx: CheckContext) -> list[str]:
+        failures = [
+            f"pillar {p} is not a note of this community; pick pillars among its members"
+            for p in dict.fromkeys(pillars)
+            if p not in allowed
+        ]
+        distinct = len(set(pillars))
+        if distinct < min_pillars:
+            failures.append(
+                f"the hub names {distinct} distinct pillar(s); it needs at least {min_pillars}"
+            )
+        return failures
+
+    return run
+
+
 # name -> factory(**params) -> check function
 CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "keeps_outbound": _keeps_outbound,
@@ -234,6 +284,8 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "creates_in_bucket": _creates_in_bucket,
     "no_sources_written": _no_sources_written,
     "links_resolve": _links_resolve,
+    "links_share": _links_share,
+    "pillars_are_members": _pillars_are_members,
 }
 
 
