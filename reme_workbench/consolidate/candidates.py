@@ -1,0 +1,321 @@
+"""Merge candidates: pairs of digest notes that may be one concept (docs/spec.md §7.7.1).
+
+Two gates, cheap one first, both computed mechanically (no brain):
+
+1. **Description similarity** — the cosine of the embeddings of `"<name>: <description>"`
+   (the name alone when a note has no description). The name and description are what
+   a note says it is about; embedding them once per note, in batches, makes the gate one
+   matrix product per community (row blocks, so a community of 10k notes needs no
+   10k × 10k matrix). Embedder rows are L2-normalised, so the dot product is the cosine.
+2. **Body topic overlap** — the overlap coefficient of the notes' *topic words*:
+   `|A ∩ B| / max(min(|A|, |B|), MIN_TOPIC_WORDS)`. Topic words of a body: its Latin
+   words lower-cased and crudely stemmed (`deploys`, `deployed`, `deploying` meet),
+   numbers of three digits or more, jieba words of two characters or more for Chinese,
+   and each wikilink reduced to one token for its target (two notes linking the same
+   note share that token; the alias wording does not count). Dropped: stop words, dates,
+   provenance (`derived_from::` links into daily/ or resource/, and the lines holding
+   only them — every dream note has them, so they would make unrelated notes alike),
+   predicates (`related_to::`), callout markers and Markdown punctuation. The overlap
+   coefficient rather than Jaccard because a duplicate is often a short note and a long
+   one saying the same and more: the short one's words are all in the long one. The
+   floor keeps two tiny bodies from scoring 1.0 on two shared words.
+   Computed only for pairs that pass gate 1.
+
+Pairs are only formed inside one community (§7.7.1: similar descriptions across
+communities are mostly homonyms). A pair passing both gates where either note is under a
+cooldown that forbids merging (`Cooldowns.active(path, "merge", now)`) is returned with
+`skipped` set, so the run can report it; it is not a candidate. Order is deterministic:
+best `score` first, then the paths.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import RemeError
+from ..index.chunking import CJK_CHARS
+from ..index.keyword import STOPWORDS
+from ..vault.layout import is_digest_note
+from ..vault.links import is_provenance, parse_links
+from ..vault.note import decode_note_bytes, parse
+
+if TYPE_CHECKING:
+    from ..index.embeddings import Embedder
+    from ..vault.vault import Vault
+    from .cooldowns import Cooldowns
+
+__all__ = [
+    "MergeCandidate",
+    "mine_candidates",
+    "description_text",
+    "topic_words",
+    "topic_overlap",
+    "MIN_DESCRIPTION_SIMILARITY",
+    "MIN_BODY_OVERLAP",
+    "MIN_TOPIC_WORDS",
+    "EMBED_BATCH",
+]
+
+MIN_DESCRIPTION_SIMILARITY = 0.6  # docs/spec.md §10 `[merge] min_description_similarity`
+MIN_BODY_OVERLAP = 0.5  # docs/spec.md §10 `[merge] min_body_overlap`
+# The overlap's denominator is at least this many words: two 3-word bodies sharing 3
+# words are not "the same topic" with certainty 1.0.
+MIN_TOPIC_WORDS = 5
+EMBED_BATCH = 256  # texts per embedder call: a model embedder's memory stays bounded
+_BLOCK = 1024  # rows of one community's similarity matrix computed at a time
+
+
+@dataclass(frozen=True)
+class MergeCandidate:
+    """A pair of notes of one community that passed both gates (`a` < `b` by path).
+
+    `skipped` says why the pair is not a candidate after all (a cooldown), else None.
+    """
+
+    a: str
+    b: str
+    community: str
+    description_similarity: float
+    body_overlap: float
+    skipped: str | None = None
+
+    @property
+    def score(self) -> float:
+        """How alike the pair is on both gates: the mean of the two figures."""
+        return (self.description_similarity + self.body_overlap) / 2
+
+    def to_json(self) -> dict:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "community": self.community,
+            "description_similarity": round(self.description_similarity, 4),
+            "body_overlap": round(self.body_overlap, 4),
+            "score": round(self.score, 4),
+            "skipped": self.skipped,
+        }
+
+
+# -- the measures ----------------------------------------------------------------------------
+
+
+def description_text(path: str, name: str | None, description: str | None) -> str:
+    """What gate 1 embeds: `"<name>: <description>"`, the name alone without one."""
+    name = (name or "").strip() or posixpath.basename(path)[: -len(".md")]
+    description = (description or "").strip()
+    return f"{name}: {description}" if description else name
+
+
+_CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_LATIN_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_PREDICATE = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9_]*::")
+_CALLOUT = re.compile(r"\[![A-Za-z-]+\][+-]?")
+_URL = re.compile(r"https?://\S+")
+# days, months and years say when, not what (a port such as 8080 stays a topic word)
+_DATE_LIKE = re.compile(r"^(?:\d{1,2}|(?:19|20)\d{2}(?:\d{4})?)$")
+# Markdown and note-format words that say nothing about a topic.
+_EXTRA_STOP = frozenset(
+    "md also may might must could would shall one two use used using via per like get got "
+    "make made see new note notes etc e g ie eg since every never always".split()
+)
+_STOP = STOPWORDS | _EXTRA_STOP
+# Chinese function words jieba keeps as words of two characters.
+_CJK_STOP = frozenset(
+    "我们 你们 他们 她们 它们 这个 那个 这些 那些 一个 一些 可以 没有 因为 所以 但是 如果 "
+    "就是 还是 已经 然后 或者 以及 并且 而且 不是 什么 怎么 这样 那样 时候 进行 需要 通过 "
+    "对于 关于 其中 之后 之前 以后 以前 为了 由于 虽然 只要 即使 例如 比如 另外 此外 同时".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import logging
+
+    import jieba  # dictionary-based Chinese word segmenter; imported only for Chinese text
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+def _stem(word: str) -> str:
+    # Crude on purpose: plural and tense endings only, so "merges" meets "merge".
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def _link_token(target: str) -> str:
+    target = target.strip().lower()
+    return "[[" + (target[:-3] if target.endswith(".md") else target) + "]]"
+
+
+def topic_words(body: str) -> frozenset[str]:
+    """The topic words of a note body (see the module doc for what counts)."""
+    words: set[str] = set()
+    parts: list[str] = []
+    last = 0
+    for link in parse_links(body):
+        parts.append(body[last : link.start])
+        last = link.end
+        if not link.target or link.embed or is_provenance(link):
+            continue  # provenance says where it came from, not what it is about
+        words.add(_link_token(link.target))
+    parts.append(body[last:])
+    text = "".join(parts)
+    text = _URL.sub(" ", _CALLOUT.sub(" ", _PREDICATE.sub(" ", text)))
+    for run in _CJK_RUN.findall(text):
+        words.update(
+            w for w in _jieba().cut(run) if len(w) >= 2 and w not in _CJK_STOP
+        )
+    for word in _LATIN_WORD.findall(_CJK_RUN.sub(" ", text).lower()):
+        word = word.replace("’", "'").split("'", 1)[0]
+        if len(word) < 2 or word in _STOP:
+            continue
+        if word.isdigit():
+            if not _DATE_LIKE.match(word) and len(word) >= 3:
+                words.add(word)
+            continue
+        if word[0].isdigit():  # 2026-10-05 split into numbers, v2, 10x: not topic words
+            continue
+        words.add(_stem(word))
+    return frozenset(words)
+
+
+def topic_overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """|a ∩ b| / max(min(|a|, |b|), MIN_TOPIC_WORDS); 0.0 when either is empty."""
+    if not a or not b:
+        return 0.0
+    return len(a & b) / max(min(len(a), len(b)), MIN_TOPIC_WORDS)
+
+
+# -- mining ----------------------------------------------------------------------------------
+
+
+def _embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    rows = [
+        np.asarray(embedder.embed(texts[i : i + EMBED_BATCH]), dtype=np.float32)
+        for i in range(0, len(texts), EMBED_BATCH)
+    ]
+    if not rows:
+        return np.zeros((0, int(getattr(embedder, "dim", 1))), dtype=np.float32)
+    matrix = np.vstack(rows)
+    # a provider that does not normalise would make the gate a dot product, not a cosine
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+def _similar_pairs(vectors: np.ndarray, threshold: float) -> Iterable[tuple[int, int, float]]:
+    """(i, j, cosine) for i < j with cosine ≥ threshold, one row block at a time."""
+    n = len(vectors)
+    for start in range(0, n, _BLOCK):
+        block = vectors[start : start + _BLOCK] @ vectors.T
+        rows, cols = np.nonzero(block >= threshold)
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+            i = start + r
+            if c > i:
+                yield i, c, float(block[r, c])
+
+
+def mine_candidates(
+    vault: Vault,
+    communities: Mapping[str, str],
+    embedder: Embedder,
+    *,
+    min_description_similarity: float = MIN_DESCRIPTION_SIMILARITY,
+    min_body_overlap: float = MIN_BODY_OVERLAP,
+    cooldowns: Cooldowns | None = None,
+    now: datetime | None = None,
+) -> list[MergeCandidate]:
+    """Every pair of one community passing both gates, best first (see the module doc).
+
+    `communities` is `meta/communities.json`'s `{path: id}`; notes it names that are no
+    longer readable digest notes are left out. A pair under a merge-forbidding cooldown
+    comes back with `skipped` set.
+    """
+    if not 0.0 <= min_description_similarity <= 1.0 or not 0.0 <= min_body_overlap <= 1.0:
+        raise RemeError(
+            "min_description_similarity and min_body_overlap are shares between 0 and 1 "
+            f"(got {min_description_similarity}, {min_body_overlap}); fix [merge] in reme.toml."
+        )
+    records = vault.scan.records
+    notes = sorted(
+        p for p, cid in communities.items()
+        if isinstance(cid, str) and is_digest_note(p)
+        and (rec := records.get(p)) is not None and rec.readable
+    )
+    if len(notes) < 2:
+        return []
+    texts = [description_text(p, records[p].name, records[p].description) for p in notes]
+    vectors = _embed(embedder, texts)
+    members: dict[str, list[int]] = {}
+    for i, path in enumerate(notes):
+        members.setdefault(communities[path], []).append(i)
+
+    words: dict[str, frozenset[str] | None] = {}
+
+    def words_of(path: str) -> frozenset[str] | None:
+        if path not in words:
+            words[path] = _read_topic_words(vault, path)
+        return words[path]
+
+    when = now if now is not None else vault.clock()
+    found: list[MergeCandidate] = []
+    for cid in sorted(members):
+        index = members[cid]
+        if len(index) < 2:
+            continue
+        for i, j, similarity in _similar_pairs(vectors[index], min_description_similarity):
+            a, b = notes[index[i]], notes[index[j]]
+            wa, wb = words_of(a), words_of(b)
+            if wa is None or wb is None:
+                continue  # unreadable since the scan: nothing to merge
+            overlap = topic_overlap(wa, wb)
+            if overlap < min_body_overlap:
+                continue
+            found.append(MergeCandidate(
+                a, b, cid, min(similarity, 1.0), overlap,
+                skipped=_cooldown_reason(cooldowns, (a, b), when),
+            ))
+    found.sort(key=lambda c: (-round(c.score, 9), c.a, c.b))
+    return found
+
+
+def _read_topic_words(vault: Vault, path: str) -> frozenset[str] | None:
+    current = vault.store.read(path)
+    if current is None:
+        return None
+    try:
+        text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
+        return topic_words(parse(text, path).body)
+    except RemeError:
+        return None
+
+
+def _cooldown_reason(
+    cooldowns: Cooldowns | None, pair: tuple[str, str], now: datetime
+) -> str | None:
+    if cooldowns is None:
+        return None
+    for path in pair:
+        found = cooldowns.active(path, "merge", now)
+        if found is not None:
+            return (
+                f"{path} was {found.entry.action} on {found.entry.started_at:%Y-%m-%d}: no merge "
+                f"until {found.until:%Y-%m-%d} ([cooldowns] {found.key}, docs/spec.md §7.4)"
+            )
+    return None

@@ -1,0 +1,216 @@
+"""Merge candidates (docs/spec.md §7.7.1): the two gates, communities, cooldowns, order."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from reme_workbench.consolidate.candidates import (
+    MergeCandidate,
+    description_text,
+    mine_candidates,
+    topic_overlap,
+    topic_words,
+)
+from reme_workbench.consolidate.cooldowns import Cooldowns
+from reme_workbench.errors import RemeError
+from reme_workbench.index.embeddings import HashingEmbedder
+from reme_workbench.vault.vault import Vault
+
+from .conftest import FIXED_NOW
+
+DAILY = "daily/2026-10-05/deploy.md"
+
+
+def note(name: str, description: str, body: str) -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n{body}"
+
+
+DEPLOY_A = note(
+    "deploy-payments-api", "How to deploy the payments API to production",
+    "# Deploy the payments API\n\n"
+    "Run the database migrations first, then roll the payments API out with the canary "
+    "script. Watch the error rate dashboard for ten minutes before widening the rollout.\n\n"
+    "> [!warning] Never deploy on Friday evening.\n\n"
+    "See [[digest/wiki/canary-rollout.md|canary rollout]].\n\n"
+    f"derived_from:: [[{DAILY}]]\n",
+)
+DEPLOY_B = note(
+    "payments-api-deploy", "Deploying the payments API to production",
+    "Before rolling out the payments API run the database migrations. The canary script "
+    "rolls it out; keep an eye on the error rate dashboard, then widen the rollout.\n\n"
+    "related_to:: [[digest/wiki/canary-rollout.md]]\n\n"
+    "derived_from:: [[daily/2026-10-12/payments.md]]\n",
+)
+CANARY = note(
+    "canary-rollout", "How the canary rollout script shifts traffic",
+    "The canary script sends 5 % of traffic to the new version and doubles it every "
+    "five minutes while the error budget holds.\n\n"
+    f"derived_from:: [[{DAILY}]]\n",
+)
+# same description words as DEPLOY_A, but a body about something else
+LOOKALIKE = note(
+    "deploy-payments-api-history", "How to deploy the payments API to production (history)",
+    "In 2024 the team moved from Jenkins to GitHub Actions; the old pipeline lived on a "
+    "single VM that nobody patched. This page keeps the story for reference.\n\n"
+    f"derived_from:: [[{DAILY}]]\n",
+)
+
+
+@pytest.fixture
+def vault(make_vault):
+    root = make_vault({
+        "digest/procedure/deploy-payments-api.md": DEPLOY_A,
+        "digest/procedure/payments-api-deploy.md": DEPLOY_B,
+        "digest/wiki/canary-rollout.md": CANARY,
+        "digest/procedure/deploy-payments-api-history.md": LOOKALIKE,
+        "digest/wiki/copy-elsewhere.md": DEPLOY_A.replace("deploy-payments-api", "copy-elsewhere"),
+        DAILY: "deploy log\n",
+        "daily/2026-10-12/payments.md": "payments log\n",
+    })
+    return Vault.open(root, clock=lambda: FIXED_NOW)
+
+
+COMMUNITIES = {
+    "digest/procedure/deploy-payments-api.md": "c_00",
+    "digest/procedure/payments-api-deploy.md": "c_00",
+    "digest/wiki/canary-rollout.md": "c_00",
+    "digest/procedure/deploy-payments-api-history.md": "c_00",
+    "digest/wiki/copy-elsewhere.md": "c_01",  # identical to A, but another community
+}
+
+
+def test_topic_words_drop_provenance_dates_and_markup_and_keep_link_targets():
+    body = (
+        "# Deploy the payments API\n"
+        "derived_from:: [[daily/2026-10-05/log.md]]\n"
+        "We deploy on port 8080 since 2026-10-05. related_to:: [[digest/wiki/Kubernetes.md|k8s]]\n"
+        "> [!note] Deploys happen on Fridays.\n"
+    )
+    words = topic_words(body)
+    assert {"deploy", "payment", "api", "port", "8080", "friday", "[[digest/wiki/kubernetes]]"} <= words
+    assert not {w for w in words if "daily" in w or "2026" in w or "derived" in w}
+    assert not {"related_to", "note", "the", "on", "k8s", "05"} & words  # alias, callout, stop words
+
+
+def test_topic_words_cut_chinese_with_jieba():
+    words = topic_words("部署支付接口之前需要先检查数据库迁移。\n")
+    assert {"部署", "支付", "接口", "数据库", "迁移"} <= words
+    assert not {w for w in words if len(w) < 2}
+    assert "需要" not in words  # a function word
+
+
+def test_topic_overlap_is_the_overlap_coefficient_with_a_floor():
+    small = frozenset({"deploy", "payment", "api", "canary", "migration"})
+    large = small | {"dashboard", "error", "rate", "rollout", "friday"}
+    assert topic_overlap(small, large) == 1.0  # the short note says nothing the long one lacks
+    assert topic_overlap(large, small) == 1.0
+    two = frozenset({"deploy", "api"})
+    assert topic_overlap(two, two) == pytest.approx(2 / 5)  # tiny bodies do not score 1.0
+    assert topic_overlap(frozenset(), large) == 0.0
+
+
+def test_description_text_falls_back_to_the_name_and_the_file_name():
+    assert description_text("digest/wiki/x.md", "x", "What x is") == "x: What x is"
+    assert description_text("digest/wiki/x.md", "x", None) == "x"
+    assert description_text("digest/wiki/x-y.md", None, "  ") == "x-y"
+
+
+def test_mine_finds_the_duplicate_and_not_the_lookalike_or_another_community(vault):
+    found = mine_candidates(vault, COMMUNITIES, HashingEmbedder())
+    pairs = [(c.a, c.b) for c in found]
+    assert pairs == [("digest/procedure/deploy-payments-api.md",
+                      "digest/procedure/payments-api-deploy.md")]
+    cand = found[0]
+    assert cand.community == "c_00" and cand.skipped is None
+    assert cand.description_similarity >= 0.6 and cand.body_overlap >= 0.5
+    assert cand.score == pytest.approx((cand.description_similarity + cand.body_overlap) / 2)
+    # the lookalike passes gate 1 but not gate 2: its body is about something else
+    loose = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), min_body_overlap=0.0)
+    assert ("digest/procedure/deploy-payments-api-history.md",
+            "digest/procedure/deploy-payments-api.md") in [(c.a, c.b) for c in loose]
+    # the identical copy in c_01 is never paired with A
+    assert all("copy-elsewhere" not in c.a + c.b for c in loose)
+
+
+def test_mine_is_deterministic_and_sorted_best_first(vault):
+    loose = dict(min_description_similarity=0.0, min_body_overlap=0.0)
+    first = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), **loose)
+    second = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), **loose)
+    assert first == second
+    # every pair of the four notes of c_00 but one, whose hashed vectors point apart
+    assert len(first) == 5 and all(c.description_similarity >= 0.0 for c in first)
+    scores = [c.score for c in first]
+    assert scores == sorted(scores, reverse=True)
+    assert all(c.a < c.b for c in first)
+
+
+def test_a_pair_under_a_merge_cooldown_is_reported_as_skipped(vault):
+    cooldowns = Cooldowns(root=vault.root)
+    cooldowns.start("digest/procedure/payments-api-deploy.md", "split", FIXED_NOW - timedelta(days=3))
+    found = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), cooldowns=cooldowns, now=FIXED_NOW)
+    assert len(found) == 1
+    assert found[0].skipped is not None
+    assert "split" in found[0].skipped and "split_to_merge_days" in found[0].skipped
+    # once the window passed it is a candidate again
+    later = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), cooldowns=cooldowns,
+                            now=FIXED_NOW + timedelta(days=20))
+    assert later[0].skipped is None
+
+
+def test_notes_gone_or_unreadable_since_the_communities_are_left_out(vault):
+    (vault.root / "digest/procedure/payments-api-deploy.md").unlink()
+    vault.refresh()
+    stale = {**COMMUNITIES, "digest/wiki/not-there.md": "c_00"}
+    assert mine_candidates(vault, stale, HashingEmbedder()) == []
+
+
+def test_a_chinese_duplicate_pair_is_found(make_vault):
+    a = note("支付接口部署", "如何把支付接口部署到生产环境",
+             "部署支付接口之前先执行数据库迁移，然后用灰度脚本发布，观察错误率面板十分钟。\n")
+    b = note("生产环境部署支付接口", "把支付接口部署到生产环境的步骤",
+             "先执行数据库迁移，再用灰度脚本发布支付接口；发布后观察错误率面板。\n")
+    root = make_vault({"digest/procedure/支付接口部署.md": a,
+                       "digest/procedure/生产环境部署支付接口.md": b})
+    v = Vault.open(root, clock=lambda: FIXED_NOW)
+    found = mine_candidates(v, {"digest/procedure/支付接口部署.md": "c_00",
+                                "digest/procedure/生产环境部署支付接口.md": "c_00"},
+                            HashingEmbedder())
+    assert len(found) == 1 and found[0].body_overlap >= 0.5
+
+
+def test_embedding_is_batched_once_per_note(vault, monkeypatch):
+    calls = []
+
+    class Counting(HashingEmbedder):
+        def embed(self, texts):
+            calls.append(len(texts))
+            return super().embed(texts)
+
+    monkeypatch.setattr("reme_workbench.consolidate.candidates.EMBED_BATCH", 2)
+    mine_candidates(vault, COMMUNITIES, Counting())
+    assert calls == [2, 2, 1]  # five notes, each embedded once
+
+
+def test_an_unnormalised_embedder_still_gives_cosines(vault):
+    class Loud(HashingEmbedder):
+        def embed(self, texts):
+            return super().embed(texts) * 7.0
+
+    assert [c.description_similarity for c in mine_candidates(vault, COMMUNITIES, Loud())] == \
+        pytest.approx([c.description_similarity
+                       for c in mine_candidates(vault, COMMUNITIES, HashingEmbedder())])
+
+
+def test_bad_thresholds_are_refused_with_the_fix(vault):
+    with pytest.raises(RemeError, match=r"\[merge\]"):
+        mine_candidates(vault, COMMUNITIES, HashingEmbedder(), min_body_overlap=1.5)
+
+
+def test_candidate_json_rounds_its_figures():
+    c = MergeCandidate("digest/wiki/a.md", "digest/wiki/b.md", "c_00", 0.712345, 0.5, None)
+    assert c.to_json()["description_similarity"] == 0.7123
+    assert c.to_json()["score"] == round((0.712345 + 0.5) / 2, 4)
+    assert np.isclose(c.score, 0.6061725)
