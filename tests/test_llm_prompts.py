@@ -30,11 +30,26 @@ from reme_workbench.llm.prompts import (
     resolve_language,
     system_prompt,
 )
-from reme_workbench.llm.schema import ExtractedUnits, IntegrateDecision
+from reme_workbench.llm.schema import (
+    ExtractedUnits,
+    HubNote,
+    IntegrateDecision,
+    MergedNote,
+    PairVote,
+    SplitPlan,
+)
 from reme_workbench.vault.layout import BUCKETS
 
 INTEGRATE = [f"integrate_{b}" for b in BUCKETS]  # the three bucket prompts
-WITH_SCHEMA = ("extract", INTEGRATE_COMMON)  # the bucket prompts share the common one's
+# each prompt that embeds a schema, and whose; the bucket prompts share the common one's
+WITH_SCHEMA = {
+    "extract": ExtractedUnits,
+    INTEGRATE_COMMON: IntegrateDecision,
+    "consolidate_vote": PairVote,
+    "consolidate_merge": MergedNote,
+    "consolidate_split": SplitPlan,
+    "consolidate_hub": HubNote,
+}
 
 # The rules of Phase 2 (docs/spec.md §2, §4.3–§4.5), by key phrase: all of them in
 # the common prompt every call starts with.
@@ -93,7 +108,7 @@ def test_prompt_files_exist_and_the_reply_schema_is_embedded_once(language, name
     assert SCHEMA_PLACEHOLDER not in text
     if name in WITH_SCHEMA:
         assert SCHEMA_PLACEHOLDER in raw
-        model = ExtractedUnits if name == "extract" else IntegrateDecision
+        model = WITH_SCHEMA[name]
         assert json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) in text
     else:  # a bucket prompt: the schema is the same for every bucket, in the common prompt
         assert text == raw and '"properties"' not in text
