@@ -2,11 +2,17 @@
 
 File format: JSON Lines, one exchange per line, in the order they were recorded::
 
-    {"hash": "<sha256>", "request": {"model", "messages", "response_format",
-     "temperature"}, "response": {"raw": "...", "usage": {...}, "model": "..."}}
+    {"hash": "<sha256>", "action": "integrate", "request": {"model", "messages",
+     "response_format", "temperature"}, "response": {"raw": "...", "usage": {...},
+     "model": "..."}}
 
 The hash covers exactly the request fields shown — never the API key or base, so a
-cassette recorded against one endpoint replays for another and holds no secret. One
+cassette recorded against one endpoint replays for another and holds no secret.
+`action` (extract, integrate, vote, merge, split, hub) is there for the reader and the
+error message only: it is not hashed, and cassettes recorded without it replay. The
+temperature is hashed, so a vote (temperature > 0) never replays another call's reply,
+and the three votes on one pair differ in their messages (the judge's number), so each
+judge replays its own. One
 hash may appear several times (a model asked the same thing twice); replay serves
 them in order and then repeats the last. Re-recording a request replaces what an
 earlier session stored for it. Every write rewrites the file atomically (temp file +
@@ -96,16 +102,17 @@ class Cassette:
     def __len__(self) -> int:
         return len(self._lines)
 
-    def lookup(self, request: dict) -> Exchange:
+    def lookup(self, request: dict, *, action: str | None = None) -> Exchange:
         """The recorded reply to `request`; RemeError when it was never recorded."""
         digest = request_hash(request)
         with self._lock:
             matches = [e for e in self._lines if e["hash"] == digest]
             if not matches:
                 preview = _last_user_text(request)[:200]
+                call = f"{action} call, " if action else ""
                 raise RemeError(
                     f"Cassette {self.path} has no recorded reply for request {digest} "
-                    f"(model {request.get('model')!r}); the last user message starts "
+                    f"({call}model {request.get('model')!r}); the last user message starts "
                     f"{preview!r}. The prompts, model or material changed since it was "
                     "recorded: re-record with --record.",
                     path=str(self.path),
@@ -141,7 +148,7 @@ class Cassette:
                 kinds.add(kind if kind in ("json_schema", "json_object", "none") else None)
         return kinds.pop() if len(kinds) == 1 else None
 
-    def record(self, request: dict, exchange: Exchange) -> None:
+    def record(self, request: dict, exchange: Exchange, *, action: str | None = None) -> None:
         """Store one exchange and rewrite the file atomically."""
         digest = request_hash(request)
         stored = {
@@ -149,6 +156,7 @@ class Cassette:
         }
         entry = {
             "hash": digest,
+            **({"action": action} if action else {}),
             "request": stored,
             "response": {
                 "raw": exchange.raw,

@@ -4,6 +4,11 @@ litellm is imported on the first real call (its import takes seconds and would t
 the network without LITELLM_LOCAL_MODEL_COST_MAP). Replaying a cassette never imports
 it: with structured_output "auto" the cassette's recorded requests tell which
 `response_format` to send (it is imported only when they do not say).
+
+It is dream's `Brain` and consolidate's `ConsolidateBrain` at once. Every call takes the
+brain's temperature (0 by default) except a vote: the three judges of a pair are three
+calls at `vote_temperature` (> 0), so they are independent samples, not one answer
+three times (docs/spec.md §7.7).
 """
 
 from __future__ import annotations
@@ -16,12 +21,32 @@ from typing import Any
 from ..errors import RemeError
 from .base import Brain, BrainError, BrainReply, IntegrateRequest, Material, Usage
 from .cassette import Cassette, Exchange
+from .consolidate import ConsolidateBrain, HubRequest, MergeRequest, PairRequest, SplitRequest
 from .ledger import TokenLedger
-from .prompts import extract_messages, integrate_messages, resolve_language
-from .schema import ExtractedUnits, IntegrateDecision, reply_schema
+from .prompts import (
+    extract_messages,
+    hub_messages,
+    integrate_messages,
+    merge_messages,
+    resolve_language,
+    resolve_notes_language,
+    split_messages,
+    vote_messages,
+)
+from .schema import (
+    ExtractedUnits,
+    HubNote,
+    IntegrateDecision,
+    MergedNote,
+    PairVote,
+    SplitPlan,
+    reply_schema,
+)
 from .structured import complete_structured
 
-__all__ = ["LLMBrain", "STRUCTURED_OUTPUT_MODES", "import_litellm"]
+__all__ = ["LLMBrain", "STRUCTURED_OUTPUT_MODES", "VOTE_TEMPERATURE", "import_litellm"]
+
+VOTE_TEMPERATURE = 0.7  # > 0: three votes on one pair must be able to differ
 
 LANGUAGE_SETTINGS = ("auto", "en", "zh")
 # "auto" asks litellm what the model supports; the others force a choice (useful for
@@ -44,9 +69,10 @@ def import_litellm() -> Any:
     return litellm
 
 
-class LLMBrain(Brain):
-    """The dream brain over any litellm model (`openai/gpt-4o-mini`, `ollama/qwen2.5`,
-    `dashscope/qwen-plus`, ...). The key is held privately and never shown."""
+class LLMBrain(Brain, ConsolidateBrain):
+    """The dream and consolidate brain over any litellm model (`openai/gpt-4o-mini`,
+    `ollama/qwen2.5`, `dashscope/qwen-plus`, ...). The key is held privately and never
+    shown."""
 
     def __init__(
         self,
@@ -58,6 +84,7 @@ class LLMBrain(Brain):
         ledger: TokenLedger | None = None,
         cassette: Cassette | None = None,
         temperature: float = 0.0,
+        vote_temperature: float = VOTE_TEMPERATURE,
         timeout: float = 120,
         structured_output: str = "auto",
         max_retries: int = 2,
@@ -72,12 +99,18 @@ class LLMBrain(Brain):
                 f"structured_output {structured_output!r} is unknown; use one of "
                 f"{', '.join(STRUCTURED_OUTPUT_MODES)}."
             )
+        if not vote_temperature > 0:
+            raise RemeError(
+                f"vote_temperature must be above 0 (got {vote_temperature!r}): at 0 the three "
+                "votes on a pair would be one answer three times. Use e.g. 0.7."
+            )
         self.model = model.strip()
         self.api_base = api_base
         self.language = language
         self.ledger = ledger
         self.cassette = cassette
         self.temperature = temperature
+        self.vote_temperature = vote_temperature
         self.timeout = timeout
         self.structured_output = structured_output
         self.max_retries = max_retries  # transport retries (429 / 5xx), done by litellm
@@ -114,22 +147,64 @@ class LLMBrain(Brain):
             context={"candidate_paths": request.candidate_paths},
         )
 
+    # -- consolidate (docs/spec.md §7.6–§7.8) ---------------------------------------
+    # The ledger's "material" is a source file; these calls read digest notes, so they
+    # are counted by action only (the caller keeps each reply's usage in its story).
+
+    def vote(self, request: PairRequest) -> BrainReply[PairVote]:
+        language = resolve_notes_language(self.language, request.language, (request.a, request.b))
+        return self._ask(
+            "vote",
+            None,
+            vote_messages(request, language),
+            PairVote,
+            language,
+            context=None,
+            temperature=self.vote_temperature,
+        )
+
+    def merge(self, request: MergeRequest) -> BrainReply[MergedNote]:
+        notes = (request.winner, request.loser)
+        language = resolve_notes_language(self.language, request.language, notes)
+        return self._ask(
+            "merge", None, merge_messages(request, language), MergedNote, language, context=None
+        )
+
+    def plan_split(self, request: SplitRequest) -> BrainReply[SplitPlan]:
+        language = resolve_notes_language(self.language, request.language, (request.note,))
+        return self._ask(
+            "split", None, split_messages(request, language), SplitPlan, language, context=None
+        )
+
+    def write_hub(self, request: HubRequest) -> BrainReply[HubNote]:
+        language = resolve_notes_language(self.language, request.language, request.members)
+        return self._ask(
+            "hub",
+            None,
+            hub_messages(request, language),
+            HubNote,
+            language,
+            context={"member_paths": request.member_paths},
+        )
+
     # -- plumbing -------------------------------------------------------------------
 
     def _ask(
         self,
         action: str,
-        material_path: str,
+        material_path: str | None,
         messages: list[dict],
         reply_model: type,
         language: str,
         *,
         context: dict | None,
+        temperature: float | None = None,
     ) -> BrainReply[Any]:
         response_format = self.response_format(reply_model)
+        temperature = self.temperature if temperature is None else temperature
 
         def send(msgs: list[dict]) -> Exchange:
-            return self._send(action, material_path, msgs, response_format)
+            return self._send(action, material_path, msgs, response_format, temperature)
 
         return complete_structured(
             send=send,
@@ -163,8 +238,11 @@ class LLMBrain(Brain):
 
     def _detect_capability(self) -> str:
         with self._capability_lock:
-            if self._capability is None and self.cassette is not None \
-                    and self.cassette.mode == "replay":
+            if (
+                self._capability is None
+                and self.cassette is not None
+                and self.cassette.mode == "replay"
+            ):
                 # a replay sends what was recorded; the cassette knows, litellm need not load
                 self._capability = self.cassette.structured_output(self.model)
             if self._capability is None:
@@ -183,20 +261,25 @@ class LLMBrain(Brain):
             return self._capability
 
     def _send(
-        self, action: str, material_path: str, messages: list[dict], response_format: dict | None
+        self,
+        action: str,
+        material_path: str | None,
+        messages: list[dict],
+        response_format: dict | None,
+        temperature: float,
     ) -> Exchange:
         request = {
             "model": self.model,
             "messages": messages,
             "response_format": response_format,
-            "temperature": self.temperature,
+            "temperature": temperature,
         }
         if self.cassette is not None and self.cassette.mode == "replay":
-            exchange = self.cassette.lookup(request)
+            exchange = self.cassette.lookup(request, action=action)
         else:
             exchange = self._complete(request)
             if self.cassette is not None:
-                self.cassette.record(request, exchange)
+                self.cassette.record(request, exchange, action=action)
         if self.ledger is not None:
             self.ledger.record(action, material_path, exchange.usage)
         return exchange
@@ -206,7 +289,7 @@ class LLMBrain(Brain):
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": request["messages"],
-            "temperature": self.temperature,
+            "temperature": request["temperature"],
             "timeout": self.timeout,
             "max_retries": self.max_retries,
             "drop_params": True,  # e.g. reasoning models that refuse `temperature`
