@@ -48,7 +48,8 @@ def test_scripted_replies_in_order_with_history():
     assert reply.value == CREATE
     assert [m for m, _ in brain.history] == ["extract", "extract", "extract", "integrate"]
     assert brain.history[-1][1].unit == UNIT
-    assert brain.pending == {"extract": 0, "integrate": 0}
+    methods = ("extract", "integrate", "vote", "merge", "split", "hub")  # every method queued
+    assert brain.pending == dict.fromkeys(methods, 0)
 
 
 def test_empty_queue_is_a_clear_error():
