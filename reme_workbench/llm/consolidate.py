@@ -21,6 +21,8 @@ from the reply (untrusted), wrapped in a `BrainReply` with what they cost.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .base import BrainReply, CandidateNote
@@ -34,6 +36,7 @@ __all__ = [
     "SplitRequest",
     "HubRequest",
     "ConsolidateBrain",
+    "vote_all",
 ]
 
 JUDGES = 3  # votes per candidate pair (docs/spec.md §7.7)
@@ -114,3 +117,30 @@ class ConsolidateBrain(ABC):
     @abstractmethod
     def write_hub(self, request: HubRequest) -> BrainReply[HubNote]:
         """The community's hub note: overview, 3–5 pillars linked, what stays in the members."""
+
+
+def vote_all(
+    brain: ConsolidateBrain,
+    a: NoteView,
+    b: NoteView,
+    *,
+    a_links: Iterable[str] = (),
+    b_links: Iterable[str] = (),
+    language: str = "auto",
+    parallel: bool = True,
+) -> list[BrainReply[PairVote]]:
+    """The JUDGES votes on `a` and `b` (judge 0, 1, 2), in judge order.
+
+    `parallel` runs them in threads at once — a model brain's three calls are
+    independent requests, so they need not wait on each other; an offline brain's rules
+    are quick enough to run in turn (`parallel=False`). A judge that fails raises its
+    BrainError (the first in judge order), after the other calls have finished."""
+    requests = [
+        PairRequest(a, b, judge, tuple(a_links), tuple(b_links), language)
+        for judge in range(JUDGES)
+    ]
+    if not parallel:
+        return [brain.vote(request) for request in requests]
+    with ThreadPoolExecutor(max_workers=JUDGES, thread_name_prefix="reme-vote") as pool:
+        futures = [pool.submit(brain.vote, request) for request in requests]
+        return [future.result() for future in futures]
