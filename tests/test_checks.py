@@ -174,3 +174,24 @@ def test_pillars_are_members_refuses_strangers_and_too_few():
     assert run("pillars_are_members", repeated, plain) == [
         "the hub names 1 distinct pillar(s); it needs at least 3"
     ]
+
+
+def test_links_to_needs_every_target_from_every_path():
+    parent, a, b = "digest/wiki/parent.md", "digest/wiki/a.md", "digest/wiki/b.md"
+    c = ctx({a: f"Part of [[{parent}|the parent]].", b: "Nothing here.",
+             parent: f"See [[{a}]] and is_a:: [[{b}]]."})
+    assert run("links_to", {"paths": [a, b], "targets": [parent]}, c) == [
+        f"{b} must link [[{parent}]]"]
+    assert run("links_to", {"paths": [parent], "targets": [a, b]}, c) == []  # any predicate
+    embed = ctx({a: f"![[{parent}]]"})
+    assert run("links_to", {"paths": [a], "targets": [parent]}, embed)  # an embed is no link
+    gone = ctx({a: None})
+    assert run("links_to", {"paths": [a], "targets": [parent]}, gone)
+
+
+def test_carries_provenance_needs_each_source_as_provenance():
+    other = "resource/2026-10-01/handbook.md"
+    c = ctx({P: f"derived_from:: [[{MAT}]]\nSee [[{other}]].\n"})
+    assert run("carries_provenance", {"paths": [P], "sources": [MAT]}, c) == []
+    failures = run("carries_provenance", {"paths": [P], "sources": [MAT, other]}, c)
+    assert failures == [f"{P} must carry `derived_from:: [[{other}]]` (the provenance it derives from)"]

@@ -222,6 +222,52 @@ def _links_resolve(path: str, keep: list = ()) -> Callable[[CheckContext], list[
     return run
 
 
+# -- split (docs/spec.md §7.8) ------------------------------------------------------
+
+
+def _links_to(paths: list, targets: list) -> Callable[[CheckContext], list[str]]:
+    """Every file of `paths` links every note of `targets` (any predicate, embeds not
+    counted): a split's children link back to the parent, the parent links each child."""
+
+    def run(ctx: CheckContext) -> list[str]:
+        failures = []
+        for path in paths:
+            text = _text(ctx, path)
+            if text is None:
+                failures.append(f"{path} would be deleted, so it cannot link {', '.join(targets)}")
+                continue
+            linked = {t for t, _ in outbound_keys(text)}
+            failures += [
+                f"{path} must link [[{t}]]" for t in targets if t not in linked and t != path
+            ]
+        return failures
+
+    return run
+
+
+def _carries_provenance(paths: list, sources: list) -> Callable[[CheckContext], list[str]]:
+    """Every file of `paths` carries `derived_from:: [[s]]` for each of `sources` (a
+    split's children carry the parent's provenance)."""
+
+    def run(ctx: CheckContext) -> list[str]:
+        failures = []
+        for path in paths:
+            text = _text(ctx, path)
+            if text is None:
+                failures.append(f"{path} would be deleted")
+                continue
+            links = parse_links(text)
+            failures += [
+                f"{path} must carry `{PROVENANCE_PREDICATE}:: [[{s}]]` (the provenance it "
+                "derives from)"
+                for s in sources
+                if not any(is_provenance(lk, s) for lk in links)
+            ]
+        return failures
+
+    return run
+
+
 # -- abstract (docs/spec.md §7.6) ---------------------------------------------------
 
 
@@ -284,6 +330,8 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "creates_in_bucket": _creates_in_bucket,
     "no_sources_written": _no_sources_written,
     "links_resolve": _links_resolve,
+    "links_to": _links_to,
+    "carries_provenance": _carries_provenance,
     "links_share": _links_share,
     "pillars_are_members": _pillars_are_members,
 }
