@@ -532,3 +532,49 @@ def test_dream_sees_archived_notes_updates_them_and_so_thaws_them(vault, index, 
     vault.refresh()
     second = update_archive(vault, now=now)
     assert EXISTING not in second.archived and EXISTING in second.thawed
+
+
+# -- the split queue (docs/spec.md §4.9.1, §7.8.1) --------------------------------------------
+
+def _corroborate(body):
+    return {"action": "UPDATE", "flavor": "CORROBORATE", "target_path": EXISTING,
+            "description": "How to deploy payments-api with a canary.", "body": body}
+
+
+def test_dream_queues_a_note_whose_body_is_over_the_threshold_once(vault, index):
+    from reme_workbench.consolidate.split import body_tokens
+    from reme_workbench.vault.split_queue import read_split_queue
+
+    long_body = (EXISTING_TEXT.split("---\n", 2)[2] + "## Checks\n\n"
+                 + "Watch the error rate and the p99 latency of payments-api. " * 180
+                 + f"\nderived_from:: [[{LOG2}]]\n")
+    brain = ScriptedBrain().enqueue_extract([unit()]).enqueue_integrate(_corroborate(long_body))
+    report = dreamer(vault, brain, index).run([LOG2])
+    assert report.outcomes[0].state == "applied" and report.split_candidates == (EXISTING,)
+    (entry,) = read_split_queue(vault.root).entries
+    text = (vault.root / EXISTING).read_text(encoding="utf-8")
+    assert (entry.path, entry.by, entry.tokens) == (EXISTING, "dream", body_tokens(text, EXISTING))
+    assert entry.tokens > 2000
+    # written again: still one entry (dedup by path), with the newer count
+    again = ScriptedBrain().enqueue_extract([unit()]).enqueue_integrate(
+        _corroborate(long_body + "One more check.\n"))
+    dreamer(vault, again, index).run([LOG2], force=True)
+    entries = read_split_queue(vault.root).entries
+    assert [e.path for e in entries] == [EXISTING] and entries[0].tokens > entry.tokens
+
+
+def test_dream_counts_the_body_not_a_long_frontmatter(vault, index):
+    from reme_workbench.index.chunking import estimate_tokens
+    from reme_workbench.vault.split_queue import read_split_queue
+
+    heavy = EXISTING_TEXT.replace("---\n1.", "notes: " + "a person's long remark " * 800
+                                  + "\n---\n1.", 1)
+    (vault.root / EXISTING).write_text(heavy, encoding="utf-8")
+    vault.refresh()
+    index.refresh()
+    body = heavy.split("---\n", 2)[2] + f"derived_from:: [[{LOG2}]]\n"
+    brain = ScriptedBrain().enqueue_extract([unit()]).enqueue_integrate(_corroborate(body))
+    report = dreamer(vault, brain, index).run([LOG2])
+    assert report.outcomes[0].state == "applied"
+    assert estimate_tokens((vault.root / EXISTING).read_text(encoding="utf-8")) > 2000
+    assert report.split_candidates == () and read_split_queue(vault.root).entries == ()

@@ -469,17 +469,35 @@ class Dreamer:
         self._calls += 1
 
     def _overloaded(self, written: list[str]) -> tuple[str, ...]:
-        """Inline split trigger (docs/spec.md §4.9.1): notes over the threshold go to split."""
-        over = []
+        """Split trigger (docs/spec.md §4.9.1, §7.8.1): a written note whose BODY (the
+        text after the frontmatter, by the index's token estimate) is over the threshold
+        is queued in meta/split_queue.json for `consolidate`; dream never waits for it."""
+        import warnings
+
+        from ..vault.split_queue import enqueue_splits
+
+        over: list[tuple[str, int]] = []
         for path in dict.fromkeys(written):
             current = self.vault.store.read(path)
             if current is None:
                 continue
-            if estimate_tokens(self._decode(current[0], path)) > self.split_threshold:
-                over.append(path)
+            try:
+                body = parse(self._decode(current[0], path), path).body
+            except NoteError:
+                continue  # unreadable now: nothing a split could read either
+            tokens = estimate_tokens(body)
+            if tokens > self.split_threshold:
+                over.append((path, tokens))
                 if self.on_overload is not None:
                     self.on_overload(path)
-        return tuple(over)
+        if over:
+            try:
+                enqueue_splits(self.vault.root, over, by="dream", now=self.vault.clock())
+            except (OSError, RemeError) as exc:  # the notes are written; a lost entry is a warning
+                warnings.warn(f"meta/split_queue.json not written ({exc}); the notes are "
+                              "queued again the next time a write leaves them over the "
+                              "threshold.", RuntimeWarning, stacklevel=2)
+        return tuple(path for path, _ in over)
 
     def _broken(self, written: list[str]) -> tuple[str, ...]:
         """D1 on the written files, inline (docs/spec.md §4.9.2, §7.5)."""
