@@ -443,3 +443,18 @@ def test_the_queue_file_is_a_trust_boundary(tmp_path):
     assert q.paths == () and "version 2" in q.warning
     with pytest.raises(Exception, match="not a digest note"):
         enqueue_splits(tmp_path, [("../x.md", 3000)], by="dream", now=FIXED_NOW)
+
+
+def test_a_link_to_the_path_a_brain_guessed_follows_the_free_slug(vault):
+    """A brain links a child by the path its name would get; that slug is taken, so the
+    child lands at -2 and the link follows it instead of naming someone else's note."""
+    taken = "digest/wiki/deploys.md"
+    (vault.root / taken).write_text("---\nname: deploys\ndescription: Someone else's.\n---\nMine.\n")
+    queue(vault)
+    guessed = plan(link_children=False)
+    guessed["parent_body"] = guessed["parent_body"].replace(
+        "three notes", f"[[{taken}|deploys]] and two more")
+    (o,) = run(vault, FakeSplitBrain(guessed)).outcomes
+    parent = next(op for op in ProposalQueue(vault).load(o.proposal_id).ops if op.path == PARENT)
+    links = {t for t, _ in outbound_keys(parent.content.decode())}
+    assert "digest/wiki/deploys-2.md" in links and taken not in links

@@ -537,6 +537,8 @@ class _Splitter:
         for name, slug, kid in kids:
             names.setdefault(_key(name), kid)
             names.setdefault(_key(slug), kid)
+            # the path the brain may have guessed, before a taken slug moved it to -2
+            names.setdefault(_key(note_path(bucket, slugify(name))), kid)
         for alias in (note.name, path.rsplit("/", 1)[-1]):
             if alias:
                 names.setdefault(_key(alias), path)
