@@ -1,0 +1,706 @@
+"""Abstract: a hub note for a community that has none (docs/spec.md §7.6).
+
+Weekly, after communities, every community goes through five gates, in the spec's
+order, and every gate's value is recorded whether it passes or not (the workbench shows
+why a community got a hub, or why not):
+
+1. `no_hub` — no member already links most of the others: the best member's share of
+   the *other* members it links (outbound, any predicate) stays under `hub_coverage`
+   (0.6). A split parent, which links each of its children, is such a hub.
+2. `min_nodes` — at least `min_nodes` (5) members.
+3. `stability` — at least `min_stability` (0.7), from meta/community_changes.json;
+   unknown stability (no previous run) cannot pass: "stability unknown (no previous run)".
+4. `active_members` — at least `min_active` (3) members with access-log events (any
+   event: recalls and changes) in the last `active_window_days` (30).
+5. `name_diversity` — at least `min_name_diversity` (0.5), see `name_diversity`: members
+   whose names say the same thing are merge's business, not a hub's.
+
+A community that passes all five, and has no hub proposal pending already, gets one
+`write_hub` call. Its members go to the brain central ones first (`rank_central`), the
+most central `max_pillars` as pillar candidates. The reply becomes one created note,
+`digest/<bucket the brain picked>/<free slug of its name>.md`, whose body is the brain's
+(links repaired as dream repairs them) plus the members' `derived_from::` lines, deduped,
+so D10 holds. Checks, stored with the proposal so they run again at accept: the pillars
+are 3–5 distinct members and the hub links each (`pillars_are_members`, `links_to`); it
+links at least `min_member_coverage` (0.6) of the members (`links_share`); it carries
+every member's provenance (`carries_provenance`, `keeps_some_provenance`); and the usual
+note checks. The body must stay under `max_tokens` (1,500) by the index's token estimate
+— checked when planned (vault/checks.py may not import the estimator). A violation gets
+the brain one retry with the violations as feedback; a second leaves the proposal
+`rejected` with the reason. The proposal (`consolidate.abstract`) waits for a person by
+default; its story holds the gates, the members, the brain's raw replies, the checks and
+their results, the tokens, and `cooldowns` for the lead to start when it is applied.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import NoteError, RemeError
+from ..index.chunking import estimate_tokens
+from ..index.keyword import query_terms
+from ..llm.base import BrainError, Usage
+from ..llm.consolidate import ConsolidateBrain, HubRequest, NoteView
+from ..llm.schema import HubNote
+from ..proposals import Policy, ProposalQueue
+from ..vault.checks import CheckSpec, build_checks
+from ..vault.layout import normalize_rel
+from ..vault.links import PROVENANCE_PREDICATE, is_provenance, parse_links
+from ..vault.meta import read_meta
+from ..vault.note import Note, decode_note_bytes, parse, render
+from ..vault.resolve import LinkResolver, repair_links
+from ..vault.slug import free_slug, note_path, slugify
+from ..vault.store import Changeset, CheckContext, Create
+from ..vault.vault import Vault
+from .archive import note_activity, read_access_log
+from .communities import CHANGES_META, COMMUNITIES_META, META_VERSION, REBUILD
+
+__all__ = [
+    "ACTION",
+    "GATES",
+    "Gate",
+    "CommunityGates",
+    "HubOutcome",
+    "AbstractRun",
+    "hub_coverage",
+    "community_has_hub",
+    "name_tokens",
+    "name_diversity",
+    "rank_central",
+    "load_communities",
+    "plan_abstracts",
+]
+
+ACTION = "consolidate.abstract"
+GATES = ("no_hub", "min_nodes", "stability", "active_members", "name_diversity")
+DEFAULT_POLICY = Policy()  # hub proposals wait for a person (docs/spec.md §3.7.3)
+WAITING = ("pending", "stale")  # a proposal in these states still waits for a person
+RAW_LIMIT = 20000  # characters of a raw reply kept in the story (MAX_BODY of the schema)
+# Names compared for diversity: pairs grow as n², so a bigger community is measured on
+# this many names spread evenly over its sorted members (a deterministic sample).
+DIVERSITY_SAMPLE = 200
+
+# A light suffix fold for English name words (not a stemmer): "deploying", "deployment"
+# and "deploys" are one word, so names that only inflect the same words read as the
+# same. First rule that leaves at least 3 letters wins.
+_SUFFIXES = (
+    ("ations", "at"), ("ation", "at"), ("ments", ""), ("ment", ""), ("ings", ""),
+    ("ing", ""), ("ions", ""), ("ion", ""), ("ies", "y"), ("ed", ""), ("es", ""),
+    ("s", ""), ("e", ""),
+)
+# Chinese function characters dropped from a name before its bigrams are taken, so
+# 用户的偏好 and 用户偏好 are the same name.
+_CJK_FUNCTION_CHARS = str.maketrans("", "", "的之了与及和或")
+
+
+# -- the gates -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One gate of one community: its value, the threshold, pass or fail, and why."""
+
+    name: str  # one of GATES
+    value: float | int | None
+    threshold: float | int
+    passed: bool
+    reason: str  # one line a person reads
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "value": self.value, "threshold": self.threshold,
+                "passed": self.passed, "reason": self.reason, "detail": dict(self.detail)}
+
+
+@dataclass(frozen=True)
+class CommunityGates:
+    """Every gate of one community, in the spec's order."""
+
+    community: str
+    members: tuple[str, ...]  # sorted; existing digest notes only
+    gates: tuple[Gate, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(g.passed for g in self.gates)
+
+    @property
+    def failed(self) -> Gate | None:
+        """The first gate that failed (the reason the community gets no hub), or None."""
+        return next((g for g in self.gates if not g.passed), None)
+
+    def gate(self, name: str) -> Gate:
+        return next(g for g in self.gates if g.name == name)
+
+    def to_json(self) -> dict:
+        return {"community": self.community, "members": list(self.members),
+                "passed": self.passed, "gates": [g.to_json() for g in self.gates]}
+
+
+def _targets(graph, path: str) -> set[str]:
+    """Digest notes `path` links to (any predicate). `graph` is a LinkGraph or a networkx
+    (Multi)DiGraph of digest notes."""
+    if hasattr(graph, "outbound"):
+        return {t for t, _ in graph.outbound(path)}
+    return set(graph.successors(path)) if path in graph else set()
+
+
+def _sources(graph, path: str) -> set[str]:
+    if hasattr(graph, "inbound"):
+        return {s for s, _ in graph.inbound(path)}
+    return set(graph.predecessors(path)) if path in graph else set()
+
+
+def hub_coverage(members: Iterable[str], graph) -> tuple[str | None, float]:
+    """(the member linking the largest share of the *other* members, that share).
+
+    A member's share is |its outbound targets ∩ (community − itself)| / |community − 1|;
+    links to itself or outside the community do not count. Ties go to the smaller path.
+    A community of one has no other member: (None, 0.0).
+    """
+    group = sorted(set(members))
+    if len(group) < 2:
+        return None, 0.0
+    wanted = set(group)
+    best, best_share = None, -1.0
+    for path in group:
+        share = len((_targets(graph, path) & wanted) - {path}) / (len(group) - 1)
+        if share > best_share:
+            best, best_share = path, share
+    return best, best_share
+
+
+def community_has_hub(members: Iterable[str], graph, coverage: float = 0.6) -> bool:
+    """Gate (1) of docs/spec.md §7.6.1: some member links at least `coverage` of the
+    other members (a hub written by abstract, a split parent, a person's overview)."""
+    _, share = hub_coverage(members, graph)
+    return share >= coverage
+
+
+def _fold(word: str) -> str:
+    if not (word.isascii() and word.isalpha()) or word.endswith("ss"):
+        return word
+    for suffix, repl in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) + len(repl) >= 3:
+            return word[: len(word) - len(suffix)] + repl
+    return word
+
+
+def name_tokens(name: str) -> frozenset[str]:
+    """The words of a note name for comparing names: lower case, English stop words
+    dropped (unless nothing else is left), a light suffix fold; a Chinese run gives its
+    character bigrams, after dropping function characters (的, 之, 了, …). Slugs work
+    as names: `-` and `_` separate words."""
+    text = name.translate(_CJK_FUNCTION_CHARS)
+    return frozenset(_fold(t) for t in query_terms(text, drop_stopwords=True))
+
+
+def _spread(items: Sequence[str], limit: int) -> list[str]:
+    if len(items) <= limit:
+        return list(items)
+    step = len(items) / limit
+    return [items[int(i * step)] for i in range(limit)]
+
+
+def name_diversity(names: Sequence[str]) -> tuple[float | None, dict]:
+    """1 − the mean pairwise similarity of the names (None for fewer than 2 names).
+
+    Similarity is a weighted Jaccard of `name_tokens`: each token weighs ln(1 + n/df),
+    df the number of the n names that hold it. Words most names share are the
+    community's topic ("inc-2026-031-…", "家庭网络…"): they weigh little, so a
+    postmortem, a timeline and a root cause of one incident read as different names;
+    identical names are similarity 1 whatever the weights. Over DIVERSITY_SAMPLE names,
+    an even spread of that many sorted names is compared. `detail` names the most
+    alike pair.
+    """
+    picked = _spread(sorted(names), DIVERSITY_SAMPLE)
+    if len(picked) < 2:
+        return None, {"names": len(picked)}
+    tokens = [name_tokens(n) for n in picked]
+    df: dict[str, int] = {}
+    for toks in tokens:
+        for t in toks:
+            df[t] = df.get(t, 0) + 1
+    weight = {t: math.log1p(len(tokens) / c) for t, c in df.items()}
+    total, pairs = 0.0, 0
+    alike = (-1.0, "", "")
+    for (i, a), (j, b) in itertools.combinations(enumerate(tokens), 2):
+        if not a and not b:
+            sim = 1.0
+        else:
+            sim = sum(weight[t] for t in a & b) / sum(weight[t] for t in a | b)
+        total += sim
+        pairs += 1
+        if sim > alike[0]:
+            alike = (sim, picked[i], picked[j])
+    detail = {"names": len(picked), "sampled": len(picked) < len(names),
+              "most_alike": [alike[1], alike[2], round(alike[0], 4)]}
+    return 1.0 - total / pairs, detail
+
+
+def rank_central(members: Iterable[str], graph) -> list[str]:
+    """Members, most central first: by the number of other members linked either way
+    (the community graph is undirected, docs/spec.md §7.2.1), then by distinct digest
+    notes linking to it from anywhere, then by path (deterministic)."""
+    group = set(members)
+
+    def key(path: str) -> tuple[int, int, str]:
+        sources = _sources(graph, path) - {path}
+        tied = ((_targets(graph, path) | sources) & group) - {path}
+        return (-len(tied), -len(sources), path)
+
+    return sorted(group, key=key)
+
+
+def _gates(
+    community: str,
+    members: tuple[str, ...],
+    *,
+    graph,
+    names: Mapping[str, str],
+    stability: float | None,
+    active: Iterable[str],
+    th: _Thresholds,
+) -> CommunityGates:
+    out = []
+    best, share = hub_coverage(members, graph)
+    others = max(len(members) - 1, 0)
+    linked = round(share * others)
+    if share >= th.hub_coverage:
+        why = (f"{best} already links {linked} of the {others} other members ({share:.0%}): "
+               "the community has its hub")
+    elif best is None:
+        why = "no other member to link"
+    else:
+        why = (f"no hub: the member linking most others, {best}, links {linked} of the "
+               f"{others} ({share:.0%} < {th.hub_coverage:.0%})")
+    out.append(Gate("no_hub", round(share, 4), th.hub_coverage, share < th.hub_coverage, why,
+                    {"member": best, "links": linked, "others": others}))
+
+    n = len(members)
+    out.append(Gate("min_nodes", n, th.min_nodes, n >= th.min_nodes,
+                    f"{n} members" + (f" (≥ {th.min_nodes})" if n >= th.min_nodes
+                                      else f"; a hub needs at least {th.min_nodes}")))
+
+    if stability is None:
+        out.append(Gate("stability", None, th.min_stability, False,
+                        "stability unknown (no previous run)"))
+    else:
+        ok = stability >= th.min_stability
+        out.append(Gate("stability", round(stability, 4), th.min_stability, ok,
+                        f"stability {stability:.2f}" + (f" (≥ {th.min_stability})" if ok else
+                        f" < {th.min_stability}: the community is still changing")))
+
+    busy = sorted(set(active) & set(members))
+    ok = len(busy) >= th.min_active
+    out.append(Gate("active_members", len(busy), th.min_active, ok,
+                    f"{len(busy)} member(s) with access-log events in the last "
+                    f"{th.active_window_days:g} days" + (f" (≥ {th.min_active})" if ok else
+                    f"; a hub needs at least {th.min_active}"), {"active": busy}))
+
+    diversity, detail = name_diversity([names.get(m) or _stem(m) for m in members])
+    if diversity is None:
+        out.append(Gate("name_diversity", None, th.min_name_diversity, False,
+                        "fewer than 2 names to compare", detail))
+    else:
+        ok = diversity >= th.min_name_diversity
+        a, b, _ = detail["most_alike"]
+        out.append(Gate("name_diversity", round(diversity, 4), th.min_name_diversity, ok,
+                        f"name diversity {diversity:.2f}" + (f" (≥ {th.min_name_diversity})"
+                        if ok else f" < {th.min_name_diversity}: the names say nearly the "
+                        f"same (most alike: {a!r}, {b!r}); merge them first"), detail))
+    return CommunityGates(community, members, tuple(out))
+
+
+def _stem(path: str) -> str:
+    base = path.rsplit("/", 1)[-1]
+    return base[:-3] if base.endswith(".md") else base
+
+
+# -- meta ----------------------------------------------------------------------------
+
+
+def load_communities(root: Path | str) -> tuple[dict[str, str] | None, dict[str, float | None],
+                                               list[str]]:
+    """({path: community id} or None, {id: stability or None}, warnings) from the two
+    meta files. No usable communities.json: None (abstract skips, docs/spec.md §8.2); no
+    usable community_changes.json: every stability unknown."""
+    warnings = []
+    read = read_meta(Path(root), COMMUNITIES_META, version=META_VERSION, rebuild=REBUILD)
+    if read.warning and read.exists:
+        warnings.append(read.warning)
+    found = (read.data or {}).get("communities")
+    communities = None
+    if isinstance(found, dict):
+        communities = {k: str(v) for k, v in found.items()
+                       if isinstance(k, str) and isinstance(v, str | int) and not isinstance(v, bool)}
+    changes = read_meta(Path(root), CHANGES_META, version=META_VERSION, rebuild=REBUILD)
+    if changes.warning and changes.exists:
+        warnings.append(changes.warning)
+    raw = (changes.data or {}).get("stability_per_community")
+    stability: dict[str, float | None] = {}
+    if isinstance(raw, dict):
+        for cid, value in raw.items():
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            stability[str(cid)] = float(value) if ok and 0.0 <= value <= 1.0 else None
+    return communities, stability, warnings
+
+
+# -- the run -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Thresholds:
+    min_nodes: int
+    min_stability: float
+    min_active: int
+    active_window_days: float
+    min_name_diversity: float
+    hub_coverage: float
+    min_member_coverage: float
+    min_pillars: int
+    max_pillars: int
+    max_tokens: int
+
+
+@dataclass(frozen=True)
+class HubOutcome:
+    """What became of one community that passed the gates."""
+
+    community: str
+    state: str  # applied, pending, rejected, stale, dry-run, failed, already-pending
+    path: str | None = None  # the hub note
+    proposal_id: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict:
+        return {"community": self.community, "state": self.state, "path": self.path,
+                "proposal": self.proposal_id, "error": self.error}
+
+
+@dataclass(frozen=True)
+class AbstractRun:
+    considered: tuple[CommunityGates, ...]  # every community, gates recorded
+    outcomes: tuple[HubOutcome, ...]  # the communities that passed every gate
+    usage: Usage = Usage()
+    calls: int = 0
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def proposed(self) -> tuple[HubOutcome, ...]:
+        return tuple(o for o in self.outcomes if o.state in ("pending", "applied", "dry-run"))
+
+    def blocked_by(self) -> dict[str, int]:
+        """How many communities each gate stopped (the first failing gate counts)."""
+        counts = {g: 0 for g in GATES}
+        for c in self.considered:
+            if c.failed is not None:
+                counts[c.failed.name] += 1
+        return counts
+
+    def summary(self) -> str:
+        blocked = ", ".join(f"{n} {g}" for g, n in self.blocked_by().items() if n)
+        states: dict[str, int] = {}
+        for o in self.outcomes:
+            states[o.state] = states.get(o.state, 0) + 1
+        done = ", ".join(f"{n} {s}" for s, n in sorted(states.items())) or "no hub"
+        return (f"{len(self.considered)} communities, {len(self.outcomes)} passed the gates: "
+                f"{done}" + (f"; stopped by {blocked}" if blocked else ""))
+
+    def audit_markdown(self) -> str:
+        """Lines for audit/<date>/consolidate_actions.md: every hub proposed or rejected."""
+        lines = []
+        for o in self.outcomes:
+            where = f"[[{o.path}]]" if o.path else "no note"
+            ref = f" ({o.proposal_id})" if o.proposal_id else ""
+            why = f": {o.error}" if o.error else ""
+            lines.append(f"- abstract {o.community}: {o.state} {where}{ref}{why}\n")
+        return "".join(lines)
+
+    def to_json(self) -> dict:
+        return {"summary": self.summary(), "blocked_by": self.blocked_by(),
+                "outcomes": [o.to_json() for o in self.outcomes],
+                "considered": [c.to_json() for c in self.considered],
+                "usage": self.usage.to_json(), "calls": self.calls,
+                "warnings": list(self.warnings)}
+
+
+class _PlanError(Exception):
+    """The reply cannot become a changeset; the message is the brain's feedback."""
+
+
+@dataclass(frozen=True)
+class _HubPlan:
+    path: str
+    ops: tuple
+    checks: tuple[CheckSpec, ...]
+    tokens: int
+    repairs: tuple
+
+
+def plan_abstracts(
+    vault: Vault,
+    brain: ConsolidateBrain,
+    *,
+    communities: Mapping[str, str],
+    stability: Mapping[str, float | None],
+    now: datetime,
+    policy: Policy = DEFAULT_POLICY,
+    min_nodes: int = 5,
+    min_stability: float = 0.7,
+    min_active: int = 3,
+    active_window_days: float = 30,
+    min_name_diversity: float = 0.5,
+    hub_coverage: float = 0.6,
+    min_member_coverage: float = 0.6,
+    min_pillars: int = 3,
+    max_pillars: int = 5,
+    max_tokens: int = 1500,
+    language: str = "auto",
+    dry_run: bool = False,
+) -> AbstractRun:
+    """Gate every community of `communities` ({path: id}, as meta/communities.json) and
+    propose a hub for each that passes (see the module doc). `stability` is {id: value
+    or None}, as meta/community_changes.json. Members no longer in the digest are left
+    out. `dry_run` plans and checks, and submits or saves nothing."""
+    th = _Thresholds(min_nodes, min_stability, min_active, active_window_days,
+                     min_name_diversity, hub_coverage, min_member_coverage, min_pillars,
+                     max_pillars, max_tokens)
+    graph = vault.graph
+    records = vault.scan.records
+    groups: dict[str, list[str]] = {}
+    for path, cid in communities.items():
+        if path in graph.graph:
+            groups.setdefault(cid, []).append(path)
+    everyone = {p for ms in groups.values() for p in ms}
+    activity = note_activity(read_access_log(vault.root), now=now,
+                             window_days=active_window_days, paths=everyone)
+    active = {p for p, a in activity.items() if a.hits > 0}
+    names = {p: (records[p].name if p in records and records[p].name else _stem(p))
+             for p in everyone}
+    considered = tuple(
+        _gates(cid, tuple(sorted(ms)), graph=graph, names=names,
+               stability=stability.get(cid), active=active, th=th)
+        for cid, ms in sorted(groups.items())
+    )
+    planner = _Planner(vault, brain, policy, th, language, dry_run)
+    outcomes = tuple(planner.propose(c) for c in considered if c.passed)
+    return AbstractRun(considered, outcomes, planner.usage, planner.calls)
+
+
+class _Planner:
+    def __init__(self, vault: Vault, brain: ConsolidateBrain, policy: Policy, th: _Thresholds,
+                 language: str, dry_run: bool) -> None:
+        self.vault, self.brain, self.policy, self.th = vault, brain, policy, th
+        self.language, self.dry_run = language, dry_run
+        self.queue = ProposalQueue(vault)
+        self.usage = Usage()
+        self.calls = 0
+        self._waiting: list[tuple[str, frozenset[str]]] | None = None
+        # hub paths already promised (waiting proposals, this run's plans): two hubs
+        # named alike must not both claim one free slug before either is on disk
+        self._taken: set[str] = set()
+        self._resolver: LinkResolver | None = None
+
+    def propose(self, gates: CommunityGates) -> HubOutcome:
+        cid, members = gates.community, gates.members
+        waiting = self._already_waiting(members)
+        if waiting is not None:
+            return HubOutcome(cid, "already-pending", proposal_id=waiting,
+                              error=f"a hub proposal for this community waits: {waiting}")
+        ranked = rank_central(members, self.vault.graph)
+        views = [v for v in (self._view(p) for p in ranked) if v is not None]
+        central = tuple(v.path for v in views[: self.th.max_pillars])
+        materials = self._materials(members)
+        story: dict[str, Any] = {
+            "community": cid,
+            "members": list(members),
+            "gates": [g.to_json() for g in gates.gates],
+            "central": list(central),
+            "provenance": materials,
+            "attempts": [],
+        }
+        if not materials:  # D10 could not hold for the hub: ask nothing of the brain
+            return HubOutcome(cid, "failed", error="no member carries a provenance link that "
+                              "resolves, so a hub could not keep D10; see the health report")
+        request = HubRequest(cid, tuple(views), central, language=self.language)
+        plan: _HubPlan | None = None
+        failures: list[str] = []
+        usage = Usage()
+        for _ in range(2):  # one retry, with the violations as feedback (docs/spec.md §4.5.3)
+            try:
+                reply = self.brain.write_hub(request)
+            except RemeError as exc:  # no usable answer at all: nothing to review
+                raw = exc.raw if isinstance(exc, BrainError) else None
+                story["attempts"].append({"error": str(exc), "raw": _clip(raw or "")})
+                self.usage += usage
+                return HubOutcome(cid, "failed", error=f"the brain gave no usable hub: {exc}")
+            self.calls += 1
+            usage += reply.usage
+            attempt: dict[str, Any] = {"hub": reply.value.model_dump(), "raw": _clip(reply.raw),
+                                       "usage": reply.usage.to_json(), "model": reply.model}
+            story["attempts"].append(attempt)
+            try:
+                plan = self._plan(reply.value, members, materials)
+                results, failures = self._precheck(plan)
+                attempt.update(path=plan.path, tokens=plan.tokens, checks=results)
+            except _PlanError as exc:
+                plan, failures = None, [str(exc)]
+            attempt["violations"] = failures
+            if not failures:
+                break
+            request = replace(request, feedback="; ".join(failures))
+        self.usage += usage
+        story["usage"] = usage.to_json()
+        if plan is None:
+            return HubOutcome(cid, "failed", error="; ".join(failures))
+        story["checks"] = story["attempts"][-1]["checks"]
+        story["tokens"] = {"body": plan.tokens, "max": self.th.max_tokens}
+        story["link_repairs"] = [r.to_json() for r in plan.repairs]
+        story["cooldowns"] = [{"path": plan.path, "action": "abstract"}]
+        hub = reply.value
+        summary = (f"hub {plan.path} for community {cid} ({len(members)} notes; pillars: "
+                   + ", ".join(dict.fromkeys(hub.pillars)) + ")")
+        proposal = self.queue.new(ACTION, summary if not failures else f"REJECTED: {summary}",
+                                  plan.ops, checks=plan.checks, story=story,
+                                  before={plan.path: None})
+        if failures:
+            message = "; ".join(failures)
+            if not self.dry_run:
+                proposal = proposal.with_state("rejected", now=proposal.created_at, error=message)
+                self.queue.save(proposal)
+            return HubOutcome(cid, "rejected", plan.path,
+                              None if self.dry_run else proposal.id, message)
+        self._taken.add(plan.path.lower())
+        if self.dry_run:
+            return HubOutcome(cid, "dry-run", plan.path)
+        proposal = self.queue.submit(proposal, self.policy)
+        return HubOutcome(cid, proposal.state, plan.path, proposal.id, proposal.error)
+
+    # -- reading -----------------------------------------------------------------------
+    def _view(self, path: str) -> NoteView | None:
+        current = self.vault.store.read(path)
+        if current is None:
+            return None
+        try:
+            note = parse(decode_note_bytes(current[0], path), path)
+        except NoteError:
+            return None
+        return NoteView(path, note.name or _stem(path), note.description or "", note.body)
+
+    def _materials(self, members: Iterable[str]) -> list[str]:
+        """The members' provenance targets that resolve, deduped and sorted; a broken one
+        is D10's (reported on its member), not copied into the hub."""
+        found = set()
+        provenance = self.vault.graph.provenance
+        exists = self.vault.scan.exists
+        for path in members:
+            for link in provenance.get(path, ()):
+                if is_provenance(link):
+                    target = normalize_rel(link.target)
+                    if exists(target):
+                        found.add(target)
+        return sorted(found)
+
+    def _already_waiting(self, members: tuple[str, ...]) -> str | None:
+        """The id of a waiting hub proposal for the same community: its members match
+        these as well as a stable community matches its last run (Jaccard ≥ min_stability)."""
+        if self._waiting is None:
+            self._waiting = []
+            for p in self.queue.list():
+                if p.action == ACTION and p.state in WAITING:
+                    self._taken.update(op.path.lower() for op in p.ops)
+                    got = p.story.get("members")
+                    if isinstance(got, list):
+                        self._waiting.append((p.id, frozenset(str(m) for m in got)))
+        mine = frozenset(members)
+        for pid, theirs in self._waiting:
+            if mine and len(mine & theirs) / len(mine | theirs) >= self.th.min_stability:
+                return pid
+        return None
+
+    # -- planning ----------------------------------------------------------------------
+    def _plan(self, hub: HubNote, members: tuple[str, ...], materials: list[str]) -> _HubPlan:
+        name = " ".join(hub.name.split())
+        try:
+            slug = slugify(name)
+        except RemeError as exc:
+            raise _PlanError(f"the hub's name cannot become a file name ({exc})") from None
+        store, taken = self.vault.store, self._taken
+
+        def exists(candidate: str) -> bool:
+            path = note_path(hub.bucket, candidate)
+            return path.lower() in taken or store.read(path) is not None
+
+        path = note_path(hub.bucket, free_slug(slug, exists))
+        if self._resolver is None:
+            self._resolver = LinkResolver(self.vault.scan.records)
+        body, repairs = repair_links(hub.body, path, self._resolver)
+        body = _with_provenance(body, materials)
+        note = Note.new(path, description=" ".join(hub.description.split()), body=body)
+        ops = (Create(path, render(note).encode("utf-8")),)
+        pillars = list(dict.fromkeys(hub.pillars))
+        checks = (
+            CheckSpec("creates_in_bucket", {"path": path, "bucket": hub.bucket}),
+            CheckSpec("pillars_are_members", {"pillars": list(hub.pillars),
+                                              "members": list(members),
+                                              "min_pillars": self.th.min_pillars}),
+            CheckSpec("links_to", {"paths": [path], "targets": pillars}),
+            CheckSpec("links_share", {"path": path, "targets": list(members),
+                                      "share": self.th.min_member_coverage}),
+            CheckSpec("carries_provenance", {"paths": [path], "sources": materials}),
+            CheckSpec("keeps_some_provenance", {"paths": [path]}),
+            CheckSpec("links_resolve", {"path": path, "keep": []}),
+            CheckSpec("only_paths", {"paths": [path]}),
+            CheckSpec("no_sources_written", {}),
+            CheckSpec("no_new_anchors", {"paths": [path]}),
+            CheckSpec("name_matches_basename", {"paths": [path]}),
+        )
+        return _HubPlan(path, ops, checks, estimate_tokens(note.body), tuple(repairs))
+
+    def _precheck(self, plan: _HubPlan) -> tuple[list[dict], list[str]]:
+        """Run the plan's checks now, so the brain can be told what to fix; the token
+        bound too (the index's estimate, which vault/checks.py may not import)."""
+        after = {op.path: op.content for op in plan.ops}
+        ctx = CheckContext(Changeset(ops=plan.ops), {plan.path: None}, after,
+                           exists=self.vault.scan.exists)
+        results, failures = [], []
+        for spec, check in zip(plan.checks, build_checks(plan.checks), strict=True):
+            try:
+                found = check.fn(ctx)
+            except Exception as exc:  # noqa: BLE001 — a check that raises is a failure (§3.3.1)
+                found = [f"the check raised {type(exc).__name__}: {exc}"]
+            results.append({"name": spec.name, "passed": not found, "failures": found})
+            failures += [f"{spec.name}: {why}" for why in found]
+        too_long = (
+            [f"{plan.path}: the body is {plan.tokens} estimated tokens; keep it under "
+             f"{self.th.max_tokens} (an overview, {self.th.min_pillars}–{self.th.max_pillars} "
+             "pillars with one sentence each, what stays in the notes)"]
+            if plan.tokens >= self.th.max_tokens else []
+        )
+        results.append({"name": "body_tokens", "passed": not too_long, "failures": too_long,
+                         "stored": False, "tokens": plan.tokens, "max": self.th.max_tokens})
+        failures += [f"body_tokens: {why}" for why in too_long]
+        return results, failures
+
+
+def _with_provenance(body: str, materials: Iterable[str]) -> str:
+    """`body` plus a `derived_from::` line for each material it does not carry yet."""
+    have = {normalize_rel(lk.target) for lk in parse_links(body) if is_provenance(lk)}
+    missing = [m for m in materials if m not in have]
+    body = body.rstrip("\n") + "\n"
+    if missing:
+        body += "\n" + "".join(f"{PROVENANCE_PREDICATE}:: [[{m}]]\n" for m in missing)
+    return body
+
+
+def _clip(raw: str) -> str:
+    if len(raw) <= RAW_LIMIT:
+        return raw
+    return raw[:RAW_LIMIT] + f"\n…(cut: {len(raw)} characters in all)"
