@@ -195,3 +195,29 @@ def test_carries_provenance_needs_each_source_as_provenance():
     assert run("carries_provenance", {"paths": [P], "sources": [MAT]}, c) == []
     failures = run("carries_provenance", {"paths": [P], "sources": [MAT, other]}, c)
     assert failures == [f"{P} must carry `derived_from:: [[{other}]]` (the provenance it derives from)"]
+
+
+def test_retargeted_links_keeps_every_other_link_and_no_form_of_the_old_one():
+    old, new = "digest/wiki/loser.md", "digest/wiki/winner.md"
+    keys = [[new, None], [new, "is_a"], ["digest/wiki/c.md", None]]
+    files = {P: {"forms": [old, "loser"], "keys": keys}}
+    # the keys are exact: a short `[[winner]]` is another edge than the expected full path
+    short = ctx({P: f"[[{new}|x]] [[digest/wiki/c.md]]\nis_a:: [[winner]]\n"})
+    assert run("retargeted_links", {"old": old, "new": new, "files": files}, short) == [
+        f"{P} drops the link is_a:: [[{new}]]",
+        f"{P} gains the link is_a:: [[winner]]; a retarget only points the links to {old} at {new}",
+    ]
+    good = ctx({P: f"[[{new}|x]] [[digest/wiki/c.md]]\nis_a:: [[{new}]]\n"})
+    assert run("retargeted_links", {"old": old, "new": new, "files": files}, good) == []
+    left = ctx({P: f"[[{new}|x]] [[digest/wiki/c.md]] [[loser]]\nis_a:: [[{new}]]\n"})
+    failures = run("retargeted_links", {"old": old, "new": new, "files": files}, left)
+    assert failures[0] == f"{P} still links to {old}; retarget it to [[{new}]]"
+    assert any("gains the link [[loser]]" in f for f in failures)  # not in the expected keys
+    lost = ctx({P: f"[[{new}|x]]\nis_a:: [[{new}]]\n"})
+    assert run("retargeted_links", {"old": old, "new": new, "files": files}, lost) == [
+        f"{P} drops the link [[digest/wiki/c.md]]"
+    ]
+    gone = ctx({P: None}, ops=(Delete(P, STAMP),))
+    assert run("retargeted_links", {"old": old, "new": new, "files": files}, gone) == [
+        f"{P} would be deleted, so it cannot keep its links"
+    ]

@@ -318,6 +318,40 @@ def _pillars_are_members(
     return run
 
 
+# -- merge (docs/spec.md §7.7) ------------------------------------------------------
+
+
+def _retargeted_links(old: str, new: str, files: dict) -> Callable[[CheckContext], list[str]]:
+    """A merge's retarget: each of `files` ({path: {"forms": the targets that meant `old`
+    there, "keys": its edge keys after}}) no longer links `old` by any of those forms and
+    has exactly the expected edge keys — every other link kept, nothing else changed."""
+
+    def run(ctx: CheckContext) -> list[str]:
+        failures = []
+        for path, want in sorted(files.items()):
+            text = _text(ctx, path)
+            if text is None:
+                failures.append(f"{path} would be deleted, so it cannot keep its links")
+                continue
+            forms = set(want.get("forms") or ()) | {old}
+            if any(lk.target in forms for lk in parse_links(text)):
+                failures.append(f"{path} still links to {old}; retarget it to [[{new}]]")
+            expected = {(t, p) for t, p in want.get("keys") or ()}
+            have = outbound_keys(text)
+            failures += [
+                f"{path} drops the link {('' if p is None else p + ':: ')}[[{t}]]"
+                for t, p in sorted(expected - have, key=lambda k: (k[0], k[1] or ""))
+            ]
+            failures += [
+                f"{path} gains the link {('' if p is None else p + ':: ')}[[{t}]]; a retarget "
+                f"only points the links to {old} at {new}"
+                for t, p in sorted(have - expected, key=lambda k: (k[0], k[1] or ""))
+            ]
+        return failures
+
+    return run
+
+
 # name -> factory(**params) -> check function
 CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "keeps_outbound": _keeps_outbound,
@@ -334,6 +368,7 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "carries_provenance": _carries_provenance,
     "links_share": _links_share,
     "pillars_are_members": _pillars_are_members,
+    "retargeted_links": _retargeted_links,
 }
 
 
