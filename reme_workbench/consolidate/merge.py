@@ -1,0 +1,883 @@
+"""Merge: three votes per candidate pair, one changeset per agreed pair (docs/spec.md §7.7).
+
+For each candidate (`candidates.mine_candidates`, best score first):
+
+1. **Votes.** `JUDGES` (3) independent votes `{is_same, confidence, reason}`
+   (`llm.consolidate.vote_all`). A vote *agrees* when it says is_same with confidence ≥
+   `min_confidence` (0.8). At least `min_agree` (2) agreeing → a merge; some but fewer →
+   an *uncertain* pair, written to `audit/<date>/dups_uncertain.md` for a person; none →
+   dropped (counted).
+2. **Winner.** Sources are never written (§3.6), so a note that daily/ or resource/
+   links to may not be deleted: when one of the two has such links it wins; when both
+   have them the pair becomes uncertain. Otherwise the note with more inbound links
+   (distinct digest notes other than itself whose link resolves to it), then the shorter
+   path, then the first path in order.
+3. **Body.** `brain.merge` writes the winner's new body ("merge, do not refine"). It is
+   made safe mechanically before any check: its links are repaired (§2.4.4; the old
+   links of both notes are kept as they are), and every link to the winner or the loser
+   — a self-link once the loser is gone — is replaced by its words (a line holding only
+   such links goes). The frontmatter stays, with the reply's description.
+4. **One changeset** (§7.7.5): the winner edited, every digest file linking to the loser
+   (exact path or a short link that resolves to it) retargeted to the winner — only the
+   target span changes, so alias, anchor and predicate stay — and the loser deleted.
+   Checks: `keeps_outbound` (winner ⊇ A.out ∪ B.out less the self-links),
+   `carries_provenance` (every `derived_from::` source of both), `links_resolve`,
+   `retargeted_links` (each retargeted file keeps every other link, exactly),
+   `only_paths`, `no_sources_written`. They run before the proposal is made: a failure
+   on the brain's body gets one retry with the failures as feedback, then the pair is
+   rejected (stored as a rejected proposal) and audited; it is never applied.
+5. **Submit.** Through the proposal queue under the given policy (default: everything
+   waits for a person). A proposal the policy applies at once is planned again from
+   fresh reads when a file changed meanwhile, up to the vault's `max_replans` plans,
+   then audited and skipped. A pair whose own notes changed while the brain wrote is
+   skipped (the body was written from the old texts). A note already merged within
+   `[cooldowns] merge_to_merge_days` makes the proposal wait for a person whatever the
+   policy, with an alarm line (§7.4.2). A body over the split threshold is flagged in
+   the story (and queued for split when the merge applies here).
+
+Each note takes part in at most one merge per run (greedy by candidate score). Every
+proposal's story holds the candidate figures, the votes with the raw replies, the winner
+rule, the checks and their results, the tokens, and `cooldowns: [{path: winner, action:
+merge}]` for the run to start when it applies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from typing import TYPE_CHECKING
+
+from ..errors import (
+    ChangesetRejectedError,
+    NoteExistsError,
+    RemeError,
+    StaleChangesetError,
+    UnsafePathError,
+)
+from ..index.chunking import estimate_tokens
+from ..llm.base import BrainError, BrainReply, Usage
+from ..llm.consolidate import JUDGES, ConsolidateBrain, MergeRequest, NoteView, vote_all
+from ..llm.schema import MergedNote, PairVote
+from ..proposals.model import Proposal
+from ..proposals.queue import Policy, ProposalQueue
+from ..vault.checks import CheckSpec, build_check
+from ..vault.layout import is_digest_note
+from ..vault.links import is_provenance, outbound_keys, parse_links, retarget_text
+from ..vault.meta import log_access
+from ..vault.note import Note, decode_note_bytes, parse, render
+from ..vault.resolve import LinkResolver, repair_links
+from ..vault.split_queue import enqueue_splits
+from ..vault.store import (
+    Changeset,
+    CheckContext,
+    Delete,
+    Edit,
+    FileOp,
+    Stamp,
+    audit_path,
+    is_vault_file,
+)
+from .candidates import MergeCandidate
+
+if TYPE_CHECKING:
+    from ..vault.vault import Vault
+    from .cooldowns import Cooldowns
+
+__all__ = [
+    "ACTION",
+    "UNCERTAIN_KIND",
+    "MIN_CONFIDENCE",
+    "MIN_AGREE",
+    "SPLIT_THRESHOLD",
+    "MERGE_SLACK_CHARS",
+    "Vote",
+    "WinnerChoice",
+    "UncertainPair",
+    "MergeProblem",
+    "MergeRun",
+    "pick_winner",
+    "plan_merges",
+    "render_uncertain",
+]
+
+ACTION = "consolidate.merge"
+UNCERTAIN_KIND = "dups_uncertain"  # audit/<date>/dups_uncertain.md
+ACTIONS_KIND = "consolidate_actions"
+MIN_CONFIDENCE = 0.8  # docs/spec.md §10 `[merge] min_confidence`
+MIN_AGREE = 2  # docs/spec.md §10 `[merge] min_agree`
+SPLIT_THRESHOLD = 2000  # docs/spec.md §10 `[split] token_threshold`
+# "Merge, do not refine": the new body holds both bodies and little glue. A reply longer
+# than both bodies together plus this many characters is refused (a 1 MB body).
+MERGE_SLACK_CHARS = 2000
+
+
+# -- values ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One judge's vote as the run saw it; `agrees` applies the confidence rule."""
+
+    judge: int
+    is_same: bool
+    confidence: float
+    reason: str
+    agrees: bool
+    raw: str = ""
+    model: str = ""
+
+    def to_json(self) -> dict:
+        return {"judge": self.judge, "is_same": self.is_same,
+                "confidence": round(self.confidence, 4), "reason": self.reason,
+                "agrees": self.agrees, "raw": self.raw, "model": self.model}
+
+
+@dataclass(frozen=True)
+class WinnerChoice:
+    winner: str
+    loser: str
+    rule: str  # which rule decided, with its figures, for the story
+
+
+@dataclass(frozen=True)
+class UncertainPair:
+    """A pair a person should look at: too few agreeing votes, or pinned by sources."""
+
+    candidate: MergeCandidate
+    names: tuple[str, str]
+    votes: tuple[Vote, ...]
+    why: str
+    suggestion: str
+
+    def to_json(self) -> dict:
+        return {"candidate": self.candidate.to_json(), "names": list(self.names),
+                "votes": [v.to_json() for v in self.votes], "why": self.why,
+                "suggestion": self.suggestion}
+
+
+@dataclass(frozen=True)
+class MergeProblem:
+    """A pair that was rejected (its checks failed twice) or skipped, and why."""
+
+    candidate: MergeCandidate
+    reason: str
+    proposal: str | None = None  # the rejected proposal's id, when one was stored
+
+    def to_json(self) -> dict:
+        return {"a": self.candidate.a, "b": self.candidate.b, "reason": self.reason,
+                "proposal": self.proposal}
+
+
+@dataclass(frozen=True)
+class MergeRun:
+    """What one merge phase did. `proposals` are pending, or applied by the policy."""
+
+    proposals: tuple[Proposal, ...] = ()
+    uncertain: tuple[UncertainPair, ...] = ()
+    dropped: tuple[MergeCandidate, ...] = ()
+    rejected: tuple[MergeProblem, ...] = ()
+    skipped: tuple[MergeProblem, ...] = ()
+    alarms: tuple[str, ...] = ()
+    audit_lines: tuple[str, ...] = ()  # for audit/<date>/consolidate_actions.md
+    uncertain_report: str | None = None  # the audit file the uncertain pairs went to
+    usage: Usage = field(default_factory=Usage)
+
+    def summary(self) -> str:
+        applied = sum(p.state == "applied" for p in self.proposals)
+        return (f"{len(self.proposals)} merge proposal(s) ({applied} applied), "
+                f"{len(self.uncertain)} uncertain, {len(self.dropped)} dropped, "
+                f"{len(self.rejected)} rejected, {len(self.skipped)} skipped")
+
+    def to_json(self) -> dict:
+        return {
+            "proposals": [{"id": p.id, "state": p.state, "summary": p.summary}
+                          for p in self.proposals],
+            "uncertain": [u.to_json() for u in self.uncertain],
+            "dropped": [c.to_json() for c in self.dropped],
+            "rejected": [r.to_json() for r in self.rejected],
+            "skipped": [s.to_json() for s in self.skipped],
+            "alarms": list(self.alarms),
+            "uncertain_report": self.uncertain_report,
+            "tokens": self.usage.to_json(),
+        }
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A note as planned against: its bytes, stamp and parsed text."""
+
+    path: str
+    data: bytes
+    stamp: Stamp
+    note: Note
+
+    @property
+    def view(self) -> NoteView:
+        name = self.note.name or self.path.rsplit("/", 1)[-1][: -len(".md")]
+        return NoteView(self.path, name, self.note.description or "", self.note.body)
+
+    @property
+    def keys(self) -> set[tuple[str, str | None]]:
+        return outbound_keys(self.note.body)
+
+
+def _read(vault: Vault, path: str) -> _Read | None:
+    current = vault.store.read(path)
+    if current is None:
+        return None
+    text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
+    return _Read(path, current[0], current[1], parse(text, path))
+
+
+class _LinkIndex:
+    """Who links to what, short links resolved the way Obsidian does (§2.4): target path
+    -> {linking file: the targets as written there}. Embeds count: a source embedding
+    the loser would break as surely as one linking it."""
+
+    def __init__(self, vault: Vault) -> None:
+        records = vault.scan.records
+        self.resolver = LinkResolver(records)
+        self.links: dict[str, dict[str, set[str]]] = {}
+        paths = self.resolver
+        for rec in records.values():
+            if not rec.is_markdown:
+                continue
+            for link in rec.links:
+                target = link.target
+                if not target:
+                    continue
+                found = target if target in paths else self.resolver.resolve(target, rec.path).path
+                if found is not None and found != rec.path:
+                    self.links.setdefault(found, {}).setdefault(rec.path, set()).add(target)
+
+    def linking(self, path: str) -> dict[str, set[str]]:
+        return self.links.get(path, {})
+
+    def digest_inbound(self, path: str) -> int:
+        return sum(1 for src in self.linking(path) if is_digest_note(src))
+
+    def source_inbound(self, path: str) -> tuple[str, ...]:
+        """The files linking to `path` that a merge may not rewrite: daily/ and resource/
+        (sources, §3.6), and any file of digest/ outside the buckets."""
+        return tuple(sorted(s for s in self.linking(path) if not is_digest_note(s)))
+
+    def resolves_to(self, target: str, source: str) -> str | None:
+        return target if target in self.resolver else self.resolver.resolve(target, source).path
+
+
+# -- the winner ------------------------------------------------------------------------------
+
+
+def pick_winner(
+    a: str, b: str, *, inbound: Mapping[str, int], source_linked: Mapping[str, Iterable[str]]
+) -> WinnerChoice | None:
+    """The winner rule of docs/spec.md §7.7.3; None when sources link to both (uncertain)."""
+    sa, sb = tuple(source_linked.get(a, ())), tuple(source_linked.get(b, ()))
+    if sa and sb:
+        return None
+    if sa or sb:
+        winner, loser = (a, b) if sa else (b, a)
+        first = (sa or sb)[0]
+        return WinnerChoice(winner, loser,
+                            f"sources link to {winner} ({first}) and are never rewritten, so it stays")
+    na, nb = inbound.get(a, 0), inbound.get(b, 0)
+    if na != nb:
+        winner, loser = (a, b) if na > nb else (b, a)
+        return WinnerChoice(winner, loser, f"more inbound links: {winner} has "
+                            f"{max(na, nb)}, {loser} has {min(na, nb)}")
+    if len(a) != len(b):
+        winner, loser = (a, b) if len(a) < len(b) else (b, a)
+        return WinnerChoice(winner, loser, f"equal inbound links ({na}); the shorter path")
+    winner, loser = min(a, b), max(a, b)
+    return WinnerChoice(winner, loser, f"equal inbound links ({na}) and path length; the "
+                        "first path in order")
+
+
+# -- the merged body -------------------------------------------------------------------------
+
+# What may stand on a line beside links that are going: a list marker, a predicate, commas.
+_ONLY_LINKS_LINE = re.compile(
+    r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:[A-Za-z][A-Za-z0-9_]*::)?[ \t,;]*"
+)
+
+
+def _without_self_links(body: str, pair: tuple[str, str], names: Mapping[str, str],
+                        index: _LinkIndex, source: str) -> tuple[str, int]:
+    """Replace every link to the winner or the loser by its words (the alias, else the
+    note's name; an embed by nothing); a line that held only such links, a list marker
+    or a predicate goes. Returns (body, links removed)."""
+    by_line: dict[int, list] = {}
+    for lk in parse_links(body):
+        if lk.target and index.resolves_to(lk.target, source) in pair:
+            by_line.setdefault(lk.line, []).append(lk)
+    if not by_line:
+        return body, 0
+    out, start = [], 0
+    for number, line in enumerate(body.split("\n"), start=1):
+        links = by_line.get(number)
+        if links:
+            pieces, rest, last = [], [], start
+            for lk in links:
+                pieces.append(body[last:lk.start])
+                rest.append(body[last:lk.start])
+                target = index.resolves_to(lk.target, source) or ""
+                pieces.append("" if lk.embed else (lk.alias or names.get(target, lk.target)))
+                last = lk.end
+            pieces.append(body[last:start + len(line)])
+            rest.append(body[last:start + len(line)])
+            start += len(line) + 1
+            if _ONLY_LINKS_LINE.fullmatch("".join(rest)):
+                continue  # the line said nothing but the link
+            out.append("".join(pieces))
+        else:
+            out.append(line)
+            start += len(line) + 1
+    return "\n".join(out), sum(len(v) for v in by_line.values())
+
+
+def _merged_body(reply: MergedNote, winner: _Read, loser: _Read, index: _LinkIndex,
+                 keep: frozenset) -> tuple[str, list[dict], int]:
+    body = reply.body if reply.body.endswith("\n") else reply.body + "\n"
+    body, repairs = repair_links(body, winner.path, index.resolver, keep=keep)
+    names = {winner.path: winner.view.name, loser.path: loser.view.name}
+    body, self_links = _without_self_links(body, (winner.path, loser.path), names, index,
+                                           winner.path)
+    return body, [r.to_json() for r in repairs], self_links
+
+
+def _key_list(keys: Iterable[tuple[str, str | None]]) -> list[list]:
+    """Edge keys as sorted JSON pairs (an untyped link's predicate None sorts first)."""
+    return [[t, p] for t, p in sorted(keys, key=lambda k: (k[0], k[1] or ""))]
+
+
+# -- planning one merge ----------------------------------------------------------------------
+
+
+class _PairChanged(RemeError):
+    """The winner or the loser changed after the brain read them: its body is outdated."""
+
+
+@dataclass
+class _Plan:
+    """Everything one merge needs to (re)build its changeset."""
+
+    winner: _Read
+    loser: _Read
+    new_text: str
+    required: list  # winner keys to keep: A.out ∪ B.out less the self-links
+    provenance: list  # derived_from:: targets of both notes
+    kept: list  # old links that resolve nowhere, kept as written (links_resolve exempts them)
+
+    def body_specs(self) -> list[CheckSpec]:
+        w = self.winner.path
+        return [
+            CheckSpec("keeps_outbound", {"path": w, "keys": self.required}),
+            CheckSpec("carries_provenance", {"paths": [w], "sources": self.provenance}),
+            CheckSpec("links_resolve", {"path": w, "keep": self.kept}),
+        ]
+
+    def changeset_parts(self, vault: Vault, index: _LinkIndex
+                        ) -> tuple[list[FileOp], list[CheckSpec], dict, dict[str, int]]:
+        """(ops, checks, before, retargeted counts) from the files as they are now."""
+        w, lo = self.winner.path, self.loser.path
+        ops: list[FileOp] = [Edit(w, self.new_text.encode("utf-8"), self.winner.stamp)]
+        before: dict[str, bytes | None] = {w: self.winner.data, lo: self.loser.data}
+        files: dict[str, dict] = {}
+        counts: dict[str, int] = {}
+        for path, forms in sorted(index.linking(lo).items()):
+            if path in (w, lo) or not is_digest_note(path):
+                continue  # sources are never written: the winner rule keeps them off the loser
+            current = vault.store.read(path)
+            if current is None:
+                continue
+            text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
+            new_text, count = text, 0
+            into = {form: self._replacement(form, path, index) for form in forms | {lo}}
+            for form in sorted(into):
+                new_text, n = retarget_text(new_text, form, into[form])
+                count += n
+            if not count:
+                continue
+            mapped = {(into.get(t, t), p) for t, p in outbound_keys(text)}
+            files[path] = {"forms": sorted(into), "keys": _key_list(mapped)}
+            counts[path] = count
+            before[path] = current[0]
+            ops.append(Edit(path, new_text.encode("utf-8"), current[1]))
+        ops.append(Delete(lo, self.loser.stamp))
+        specs = [
+            CheckSpec("only_paths", {"paths": [op.path for op in ops]}),
+            CheckSpec("no_sources_written", {}),
+            *self.body_specs(),
+        ]
+        if files:
+            specs.append(CheckSpec("retargeted_links", {"old": lo, "new": w, "files": files}))
+        return ops, specs, before, counts
+
+
+    def _replacement(self, form: str, source: str, index: _LinkIndex) -> str:
+        """What a link to the loser written as `form` in `source` points at now: the
+        winner's full path for a full path; for a short link, the winner's short name when
+        it resolves to the winner there (the sentence reads as the person wrote it)."""
+        w = self.winner.path
+        if form == self.loser.path:
+            return w
+        short = w.rsplit("/", 1)[-1][: -len(".md")]
+        return short if index.resolver.resolve(short, source).path == w else w
+
+
+def _run_checks(vault: Vault, ops: list[FileOp], specs: list[CheckSpec],
+                before: Mapping[str, bytes | None]) -> list[dict]:
+    """Each spec with its failures, on the planned before/after (as Store.apply runs them)."""
+    after = {op.path: (None if isinstance(op, Delete) else op.content) for op in ops}
+    ctx = CheckContext(Changeset(ops=tuple(ops)), dict(before), after,
+                       exists=partial(is_vault_file, vault.root))
+    results = []
+    for spec in specs:
+        try:
+            failures = list(build_check(spec).fn(ctx) or [])
+        except Exception as exc:  # a crashing check blocks, as under the lock
+            failures = [f"the check itself raised {type(exc).__name__}: {exc}"]
+        results.append({"name": spec.name, "failures": failures})
+    return results
+
+
+def _failures(results: list[dict]) -> list[str]:
+    return [f"{r['name']}: {f}" for r in results for f in r["failures"]]
+
+
+def _feedback(failures: list[str]) -> str:
+    lines = "\n".join(f"- {f}" for f in failures[:30])
+    return ("Your merged note broke these rules, which are checked mechanically "
+            "(docs/spec.md §7.7.5). Send the whole note again: the winner's body plus every "
+            "statement and every link of the loser's it lacks, each link exactly as written, "
+            "every derived_from:: line of both, nothing reworded:\n" + lines)
+
+
+# -- voting ----------------------------------------------------------------------------------
+
+
+def _votes(brain: ConsolidateBrain, a: _Read, b: _Read, *, min_confidence: float,
+           language: str, parallel: bool) -> tuple[list[Vote], Usage]:
+    def targets(r: _Read) -> tuple[str, ...]:
+        return tuple(sorted({lk.target for lk in parse_links(r.note.body) if lk.target}))
+
+    replies: list[BrainReply[PairVote]] = vote_all(
+        brain, a.view, b.view, a_links=targets(a), b_links=targets(b), language=language,
+        parallel=parallel)
+    usage = Usage()
+    votes = []
+    for judge, reply in enumerate(replies[:JUDGES]):
+        v = reply.value
+        usage = usage + reply.usage
+        votes.append(Vote(judge, bool(v.is_same), float(v.confidence), " ".join(v.reason.split()),
+                          bool(v.is_same) and float(v.confidence) >= min_confidence,
+                          reply.raw, reply.model))
+    return votes, usage
+
+
+# -- the uncertain report --------------------------------------------------------------------
+
+
+def _judges(votes: Iterable[Vote]) -> str:
+    """"judge 2", "judges 1 and 3" (numbered from 1 for a person; the story keeps 0-based)."""
+    numbers = [str(v.judge + 1) for v in votes]
+    if len(numbers) == 1:
+        return f"judge {numbers[0]}"
+    return "judges " + ", ".join(numbers[:-1]) + " and " + numbers[-1]
+
+
+def _suggestion(votes: tuple[Vote, ...], pinned: bool) -> str:
+    yes = [v for v in votes if v.agrees]
+    say = "says" if len(yes) == 1 else "say"
+    if pinned:
+        return (f"{_judges(yes).capitalize()} {say} duplicate, but daily/ or resource/ links to "
+                "both notes and reme-workbench never rewrites sources: merge by hand and fix "
+                "the source links yourself, or leave them.")
+    if len(yes) == 1:
+        return (f"Looks like a duplicate to {_judges(yes)} only: compare the bodies; merge by "
+                "hand or leave them.")
+    return f"Only {_judges(yes)} say duplicate: compare the bodies; merge by hand or leave them."
+
+
+def _link_words(name: str) -> str:
+    # a name is the person's text: brackets or a pipe would break the heading's link
+    return " ".join(re.sub(r"[\[\]|#]", " ", name).split()) or "?"
+
+
+def render_uncertain(pairs: Iterable[UncertainPair], *, min_confidence: float = MIN_CONFIDENCE
+                     ) -> str:
+    """The sections of `audit/<date>/dups_uncertain.md`, one per pair (Markdown for Obsidian)."""
+    sections = []
+    for pair in pairs:
+        c = pair.candidate
+        lines = [
+            f"## [[{c.a}|{_link_words(pair.names[0])}]] ⟷ [[{c.b}|{_link_words(pair.names[1])}]]",
+            "",
+            f"- community `{c.community}` · description similarity "
+            f"{c.description_similarity:.2f} · body overlap {c.body_overlap:.2f}",
+            f"- {pair.why}",
+        ]
+        for v in pair.votes:
+            answer = "**yes**" if v.agrees else ("yes" if v.is_same else "no")
+            under = f" (under {min_confidence:g}, does not count)" if v.is_same and not v.agrees else ""
+            lines.append(f"- judge {v.judge + 1}: {answer}, confidence {v.confidence:.2f}{under} "
+                         f"— {v.reason}")
+        lines.append(f"- suggestion: {pair.suggestion}")
+        sections.append("\n".join(lines) + "\n")
+    return "\n".join(sections)
+
+
+# -- the phase -------------------------------------------------------------------------------
+
+
+def plan_merges(
+    vault: Vault,
+    brain: ConsolidateBrain,
+    candidates: Iterable[MergeCandidate],
+    *,
+    min_confidence: float = MIN_CONFIDENCE,
+    min_agree: int = MIN_AGREE,
+    split_threshold: int = SPLIT_THRESHOLD,
+    cooldowns: Cooldowns | None = None,
+    now: datetime,
+    language: str = "auto",
+    policy: Policy | None = None,
+    parallel_votes: bool = True,
+    audit: bool = True,
+    dry_run: bool = False,
+) -> MergeRun:
+    """Vote on every candidate and propose the merges (see the module doc).
+
+    `policy` decides which proposals apply at once (default: none). `audit` appends the
+    run's merge lines (proposals, rejections, skips, alarms) as one entry of
+    `audit/<date>/consolidate_actions.md`; pass False to put `MergeRun.audit_lines` in an
+    entry of your own. The uncertain pairs are always written to `dups_uncertain.md`
+    (unless `dry_run`, which votes and plans but stores and writes nothing).
+    """
+    if not 1 <= min_agree <= JUDGES:
+        raise RemeError(f"min_agree must be between 1 and {JUDGES} (got {min_agree}); fix "
+                        "[merge] min_agree in reme.toml.")
+    policy = policy if policy is not None else Policy.hold_everything()
+    queue = ProposalQueue(vault)
+    state = _RunState()
+    index: _LinkIndex | None = None
+    ordered = sorted(candidates, key=lambda c: (-round(c.score, 9), c.a, c.b))
+    for cand in ordered:
+        if cand.skipped:
+            state.skip(cand, cand.skipped)
+            continue
+        if not (is_digest_note(cand.a) and is_digest_note(cand.b)) or cand.a == cand.b:
+            state.skip(cand, "merge pairs two different digest notes")
+            continue
+        busy = next((p for p in (cand.a, cand.b) if p in state.used), None)
+        if busy is not None:
+            state.skip(cand, f"{busy} is already in a merge of this run ({state.used[busy]})")
+            continue
+        try:
+            a, b = _read(vault, cand.a), _read(vault, cand.b)
+        except RemeError as exc:
+            state.skip(cand, f"cannot be read: {exc}")
+            continue
+        if a is None or b is None:
+            state.skip(cand, f"{cand.a if a is None else cand.b} no longer exists")
+            continue
+        try:
+            votes, usage = _votes(brain, a, b, min_confidence=min_confidence, language=language,
+                                  parallel=parallel_votes)
+        except BrainError as exc:
+            state.skip(cand, f"a judge gave no usable answer ({exc})", audit=True)
+            continue
+        state.usage = state.usage + usage
+        agree = sum(v.agrees for v in votes)
+        if agree == 0:
+            state.dropped.append(cand)
+            continue
+        names = (a.view.name, b.view.name)
+        if agree < min_agree:
+            state.uncertain.append(UncertainPair(
+                cand, names, tuple(votes),
+                f"{agree} of {len(votes)} votes agree (a vote agrees when it says the same "
+                f"concept with confidence ≥ {min_confidence:g}; {min_agree} make a merge)",
+                _suggestion(tuple(votes), pinned=False)))
+            continue
+        if index is None:
+            index = _LinkIndex(vault)
+        choice = pick_winner(
+            cand.a, cand.b,
+            inbound={p: index.digest_inbound(p) for p in (cand.a, cand.b)},
+            source_linked={p: index.source_inbound(p) for p in (cand.a, cand.b)})
+        if choice is None:
+            linked = "; ".join(f"{_first(index.source_inbound(p))} links to {n}"
+                               for p, n in zip((cand.a, cand.b), names, strict=True))
+            state.uncertain.append(UncertainPair(
+                cand, names, tuple(votes),
+                f"{agree} of {len(votes)} votes agree, but sources link to both notes "
+                f"({linked}); sources are never rewritten, so neither may be deleted",
+                _suggestion(tuple(votes), pinned=True)))
+            continue
+        reads = {a.path: a, b.path: b}
+        outcome = _merge_pair(
+            vault, brain, queue, cand, votes, usage, choice, reads[choice.winner], reads[choice.loser],
+            index, state, min_confidence=min_confidence, min_agree=min_agree,
+            split_threshold=split_threshold, cooldowns=cooldowns, now=now, language=language,
+            policy=policy, dry_run=dry_run)
+        if outcome == "applied":
+            index = None  # files changed: links are indexed again for the next pair
+    return state.finish(vault, audit=audit, dry_run=dry_run, min_confidence=min_confidence)
+
+
+def _first(paths: tuple[str, ...]) -> str:
+    return f"[[{paths[0]}]]" + (f" (and {len(paths) - 1} more)" if len(paths) > 1 else "")
+
+
+@dataclass
+class _RunState:
+    proposals: list[Proposal] = field(default_factory=list)
+    uncertain: list[UncertainPair] = field(default_factory=list)
+    dropped: list[MergeCandidate] = field(default_factory=list)
+    rejected: list[MergeProblem] = field(default_factory=list)
+    skipped: list[MergeProblem] = field(default_factory=list)
+    alarms: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    used: dict[str, str] = field(default_factory=dict)  # note -> the merge it is in
+    usage: Usage = field(default_factory=Usage)
+
+    def skip(self, cand: MergeCandidate, reason: str, *, audit: bool = False) -> None:
+        self.skipped.append(MergeProblem(cand, reason))
+        if audit:
+            self.lines.append(f"- merge skipped: `{cand.a}` + `{cand.b}`: {reason}")
+
+    def reject(self, cand: MergeCandidate, reason: str, proposal: str | None) -> None:
+        self.rejected.append(MergeProblem(cand, reason, proposal))
+        self.lines.append(f"- merge rejected: `{cand.a}` + `{cand.b}`"
+                          + (f" ({proposal})" if proposal else "") + f": {reason}")
+
+    def finish(self, vault: Vault, *, audit: bool, dry_run: bool, min_confidence: float
+               ) -> MergeRun:
+        report = None
+        if self.uncertain and not dry_run:
+            report = _append_uncertain(vault, self.uncertain, min_confidence)
+            if report:
+                self.lines.append(f"- {len(self.uncertain)} uncertain pair(s): [[{report}]]")
+        if audit and self.lines and not dry_run:
+            heading = f"## merge {vault.clock():%H:%M:%S} UTC"
+            vault.record_audit(ACTIONS_KIND, heading + "\n\n" + "\n".join(self.lines) + "\n")
+        return MergeRun(tuple(self.proposals), tuple(self.uncertain), tuple(self.dropped),
+                        tuple(self.rejected), tuple(self.skipped), tuple(self.alarms),
+                        tuple(self.lines), report, self.usage)
+
+
+def _append_uncertain(vault: Vault, pairs: list[UncertainPair], min_confidence: float
+                      ) -> str | None:
+    """Append the pairs not yet in today's report (a second run the same day adds no
+    duplicate sections); returns the report's path, or None when nothing was new."""
+    rel = audit_path(UNCERTAIN_KIND, vault.clock())
+    current = vault.store.read(rel)
+    seen = current[0].decode("utf-8", errors="replace") if current else ""
+    fresh = [p for p in pairs if _heading(p) not in seen]
+    if fresh:
+        vault.record_audit(UNCERTAIN_KIND, render_uncertain(fresh, min_confidence=min_confidence))
+    return rel if fresh or current else None
+
+
+def _heading(pair: UncertainPair) -> str:
+    return render_uncertain([pair]).split("\n", 1)[0]
+
+
+def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
+                cand: MergeCandidate, votes: list[Vote], vote_usage: Usage,
+                choice: WinnerChoice, winner: _Read, loser: _Read, index: _LinkIndex,
+                state: _RunState, *, min_confidence: float, min_agree: int,
+                split_threshold: int, cooldowns: Cooldowns | None, now: datetime,
+                language: str, policy: Policy, dry_run: bool) -> str:
+    """Ask for the body, check it (one retry), then propose. Returns what happened."""
+    pair = (winner.path, loser.path)
+    # A.out ∪ B.out, each link resolved from its own note (a short link of the loser means
+    # what it meant there); the links to either note become self-links and are not kept.
+    both = {(index.resolves_to(t, r.path) or t, p) for r in (winner, loser) for t, p in r.keys}
+    required = _key_list(k for k in both if k[0] not in pair)
+    provenance = sorted({lk.target for r in (winner, loser) for lk in parse_links(r.note.body)
+                         if is_provenance(lk)})
+    # links that resolve nowhere are kept as written (E-1); the rest are repaired (§2.4.4)
+    keep = frozenset((t, p) for t, p in required if t not in index.resolver)
+    limit = len(winner.note.body) + len(loser.note.body) + MERGE_SLACK_CHARS
+    attempts: list[dict] = []
+    merge_usage = Usage()
+    feedback: str | None = None
+    built = None  # (plan, ops, specs, before, counts, results) of the last checked body
+    passed = False
+    for _ in range(2):  # the answer, and one retry told what it broke
+        try:
+            reply = brain.merge(MergeRequest(winner.view, loser.view, language, feedback))
+        except BrainError as exc:
+            attempts.append({"feedback": feedback, "error": str(exc), "raw": exc.raw})
+            break
+        merge_usage = merge_usage + reply.usage
+        attempt: dict = {"feedback": feedback, "raw": reply.raw, "model": reply.model,
+                         "attempts": reply.attempts}
+        attempts.append(attempt)
+        body = reply.value.body
+        if len(body) > limit:
+            failures = [f"merged_body_size: the body has {len(body)} characters, more than both "
+                        f"bodies together plus {MERGE_SLACK_CHARS} ({limit}); merge, do not add"]
+        else:
+            new_body, repairs, removed = _merged_body(reply.value, winner, loser, index, keep)
+            description = " ".join(reply.value.description.split()) or winner.view.description
+            note = winner.note.with_frontmatter(description=description).with_body(new_body)
+            plan = _Plan(winner, loser, render(note), required, provenance, _key_list(keep))
+            try:
+                ops, specs, before, counts = plan.changeset_parts(vault, index)
+            except RemeError as exc:  # a linking file cannot be read, so it cannot be retargeted
+                state.skip(cand, f"a note linking {loser.path} cannot be retargeted: {exc}",
+                           audit=True)
+                state.usage = state.usage + merge_usage
+                return "skipped"
+            results = _run_checks(vault, ops, specs, before)
+            failures = _failures(results)
+            built = (plan, ops, specs, before, counts, results, estimate_tokens(new_body))
+            attempt.update(link_repairs=repairs, self_links_removed=removed)
+        attempt["failures"] = failures
+        if not failures:
+            passed = True
+            break
+        feedback = _feedback(failures)
+    state.usage = state.usage + merge_usage
+    agree = sum(v.agrees for v in votes)
+    summary = f"merge {loser.path} into {winner.path} ({agree} of {len(votes)} votes)"
+    tokens = built[6] if built else 0
+    story = {
+        "candidate": cand.to_json(),
+        "notes": {r.path: {"name": r.view.name, "inbound": index.digest_inbound(r.path),
+                           "source_inbound": list(index.source_inbound(r.path))}
+                  for r in (winner, loser)},
+        "votes": [v.to_json() for v in votes],
+        "agree": agree,
+        "rule": {"min_confidence": min_confidence, "min_agree": min_agree},
+        "winner": winner.path,
+        "loser": loser.path,
+        "winner_rule": choice.rule,
+        "merge": attempts,
+        "checks": built[5] if built else [],
+        "retargeted": built[4] if built else {},
+        "body_tokens": tokens,
+        "split_threshold": split_threshold,
+        "over_split_threshold": tokens > split_threshold,
+        "tokens": (vote_usage + merge_usage).to_json(),
+        "cooldowns": [{"path": winner.path, "action": "merge"}],
+    }
+    if not passed:
+        last = attempts[-1] if attempts else {}
+        reason = last.get("error") or "; ".join(last.get("failures") or ()) or "no answer"
+        pid = None
+        if built is not None and not dry_run:  # stored, so the workbench shows why
+            _, ops, specs, before, _, _, _ = built
+            rejected = queue.new(ACTION, summary, ops, checks=specs, story=story, before=before)
+            rejected = rejected.with_state("rejected", now=vault.clock().isoformat(),
+                                           error=reason)
+            queue.save(rejected)
+            pid = rejected.id
+        state.reject(cand, f"no merged body passed its checks ({len(attempts)} answer(s)): "
+                     f"{reason}", pid)
+        return "rejected"
+
+    plan, ops, specs, before, counts, _, _ = built
+    alarm = None
+    if cooldowns is not None:
+        recent = next((c for p in pair if (c := cooldowns.merged_recently(p, now))), None)
+        if recent is not None:
+            alarm = (f"- ⚠ alarm: [[{recent.path}]] was merged on "
+                     f"{recent.entry.started_at:%Y-%m-%d}, within [cooldowns] {recent.key}; the "
+                     f"merge of `{loser.path}` into [[{winner.path}]] waits for a person "
+                     "(docs/spec.md §7.4.2)")
+    story["alarm"] = alarm
+    story["held_for_person"] = alarm is not None
+
+    def make(fresh: bool) -> Proposal:
+        """The proposal from the files as they are now (fresh: read again)."""
+        if not fresh:
+            return queue.new(ACTION, summary, ops, checks=specs, story=story, before=before)
+        for old in (plan.winner, plan.loser):
+            current = vault.store.read(old.path)
+            if current is None or current[0] != old.data:
+                raise _PairChanged(f"{old.path} changed while it was merged; the next run "
+                                   "considers the pair again")
+            if old is plan.winner:
+                plan.winner = _Read(old.path, old.data, current[1], old.note)
+            else:
+                plan.loser = _Read(old.path, old.data, current[1], old.note)
+        new_ops, new_specs, new_before, new_counts = plan.changeset_parts(vault, _LinkIndex(vault))
+        fresh_story = {**story, "retargeted": new_counts}
+        return queue.new(ACTION, summary, new_ops, checks=new_specs, story=fresh_story,
+                         before=new_before)
+
+    proposal = make(False)
+    if alarm:
+        state.alarms.append(alarm)
+        state.lines.append(alarm)
+    if dry_run:
+        state.used.update({winner.path: proposal.id, loser.path: proposal.id})
+        state.proposals.append(proposal)
+        return "planned"
+    if alarm is None and policy.should_apply(ACTION):
+        done = _apply_now(vault, queue, proposal, make, state, cand)
+        if done is None:
+            return "skipped"
+        if done.state == "applied" and tokens > split_threshold:
+            enqueue_splits(vault.root, [(winner.path, tokens)], by=ACTION, now=now)
+    else:
+        done = queue.submit(proposal, Policy.hold_everything() if alarm else policy)
+    if done.state == "rejected":  # the store's own checks refused it under the lock
+        state.reject(cand, done.error or "rejected", done.id)
+        return "rejected"
+    state.used.update({winner.path: done.id, loser.path: done.id})
+    state.proposals.append(done)
+    state.lines.append(f"- merge {done.state}: `{loser.path}` into [[{winner.path}]] "
+                       f"({agree} of {len(votes)} votes; {done.id})"
+                       + (f": {done.error}" if done.error else ""))
+    return done.state
+
+
+def _apply_now(vault: Vault, queue: ProposalQueue, first: Proposal,
+               make: Callable[[bool], Proposal], state: _RunState,
+               cand: MergeCandidate) -> Proposal | None:
+    """Apply at once, planning again from fresh reads while a file changed meanwhile
+    (vault.apply_planned, up to [vault] max_replans plans); None when it gave up."""
+    made: list[Proposal] = []
+
+    def plan() -> Changeset:
+        made.append(first if not made else make(True))
+        return made[-1].changeset()
+
+    when = vault.clock().isoformat()
+    try:
+        result = vault.apply_planned(plan)
+    except (StaleChangesetError, _PairChanged) as exc:
+        state.skip(cand, f"not applied, the files kept changing: {exc}", audit=True)
+        return None
+    except ChangesetRejectedError as exc:
+        done = made[-1].with_state("rejected", now=when, error="; ".join(
+            f"{name}: {why}" for name, why in exc.failures))
+        queue.save(done)
+        return done
+    except (UnsafePathError, NoteExistsError) as exc:  # the store's own path rules
+        done = made[-1].with_state("rejected", now=when, error=str(exc))
+        queue.save(done)
+        return done
+    except RemeError as exc:  # planning again failed: a linking note became unreadable
+        state.skip(cand, f"not applied: {exc}", audit=True)
+        return None
+    done = made[-1].with_state("applied", now=when, inverse=result.inverse.ops)
+    queue.save(done)
+    for op in done.ops:  # as the queue logs an applied proposal (docs/spec.md §3.7.6)
+        if not isinstance(op, Delete) and is_digest_note(op.path):
+            try:
+                log_access(vault.root, op.path, vault.clock(), ACTION)
+            except (OSError, RemeError):
+                pass  # the change landed; a lost log line must not undo it
+    return done
