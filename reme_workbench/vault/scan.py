@@ -309,26 +309,40 @@ class _Cache:
         return self._load(self.conn)
 
     def _open(self) -> dict[str, FileRecord]:
+        from .lock import connect_sqlite  # waits for a busy file instead of failing
+
         folder = resolve_inside(self.path.parents[1], CACHE_DIR)  # refuses a symlinked .reme
         folder.mkdir(exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+        conn = connect_sqlite(self.path, check_same_thread=False)
         self.conn = conn
-        conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")  # a lost cache row costs one re-read
-        conn.execute("CREATE TABLE IF NOT EXISTS version (version TEXT NOT NULL)")
-        row = conn.execute("SELECT version FROM version").fetchone()
-        if row is None or row[0] != self.version:
+        if not self._current(conn):
+            # Decided again under the write lock: a process opening the same new cache
+            # must not drop the table another one just made and filled.
             with conn:
-                conn.execute("DROP TABLE IF EXISTS files")
-                conn.execute("DELETE FROM version")
-                conn.execute("INSERT INTO version VALUES (?)", (self.version,))
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
-            "mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, is_markdown INTEGER NOT NULL, "
-            "name TEXT, description TEXT, links TEXT NOT NULL, error TEXT, "
-            "readable INTEGER NOT NULL) WITHOUT ROWID"
-        )
+                conn.execute("BEGIN IMMEDIATE")
+                if not self._current(conn):
+                    conn.execute("CREATE TABLE IF NOT EXISTS version (version TEXT NOT NULL)")
+                    conn.execute("DROP TABLE IF EXISTS files")
+                    conn.execute("DELETE FROM version")
+                    conn.execute("INSERT INTO version VALUES (?)", (self.version,))
+                    conn.execute(
+                        "CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
+                        "mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, is_markdown INTEGER "
+                        "NOT NULL, name TEXT, description TEXT, links TEXT NOT NULL, error TEXT, "
+                        "readable INTEGER NOT NULL) WITHOUT ROWID"
+                    )
         return self._load(conn)
+
+    def _current(self, conn: sqlite3.Connection) -> bool:
+        """Whether the cache already has this version's tables."""
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('version', 'files')"
+        )}
+        if tables != {"version", "files"}:
+            return False
+        row = conn.execute("SELECT version FROM version").fetchone()
+        return row is not None and row[0] == self.version
 
     @staticmethod
     def _load(conn: sqlite3.Connection) -> dict[str, FileRecord]:
@@ -354,6 +368,9 @@ class _Cache:
         ]
         try:
             with self.conn:  # one transaction per refresh
+                # IMMEDIATE: wait (busy timeout) for the write lock before reading anything,
+                # so another process's commit can never make this one fail half-way
+                self.conn.execute("BEGIN IMMEDIATE")
                 self.conn.executemany(
                     "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)", rows
                 )
