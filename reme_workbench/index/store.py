@@ -16,6 +16,12 @@ the stored chunk text. A new, corrupt or old-schema database starts empty and dr
 the vectors file. A generation counter in the database tells an open VaultIndex that
 another process refreshed, so it reloads instead of using stale state.
 
+Concurrent processes. A refresh holds `.reme/index.lock` (`vault.lock.IndexLock`) from
+its plan to its commit, so refreshers queue: a second one waits while the first reports
+progress, then finds the index up to date. It is not the vault's writer lock, so a long
+refresh never holds up a write. Readers take no lock (SQLite WAL); every connection
+waits for a busy database (`vault.lock.connect_sqlite`) instead of failing.
+
 Large files (see chunking.py): `plan_file` bounds a file's chunks and picks the ones
 to embed; the others are rows with `embedded = 0`, in FTS5 but with no vector, so a
 file's cost is bounded and all of its text stays findable by keyword.
@@ -107,8 +113,10 @@ def recorded_embedder(root: Path | str) -> str | None:
     path = Path(root) / CACHE_DIR / INDEX_DB
     if not path.is_file():
         return None
+    from ..vault.lock import connect_sqlite
+
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = connect_sqlite(f"{path.resolve().as_uri()}?mode=ro", uri=True, wal=False)
         try:
             row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
         finally:
@@ -171,13 +179,34 @@ def _search_one(vectors, q: np.ndarray, k: int):
         faiss.omp_set_num_threads(threads)
 
 
+class _ReadSnapshot:
+    """One read transaction (WAL): every SELECT inside sees the same commit."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn, self.began = conn, not conn.in_transaction
+
+    def __enter__(self) -> None:
+        if self.began:
+            self.conn.execute("BEGIN")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.began:
+            self.conn.execute("COMMIT")
+
+
 class VaultIndex:
-    """Open (or create) `<root>/.reme/index.db`; `refresh()` brings it up to date."""
+    """Open (or create) `<root>/.reme/index.db`; `refresh()` brings it up to date.
+
+    `lock_timeout` (s): how long a refresh waits for another process's refresh that
+    reports no progress (`vault.lock.INDEX_LOCK_STALL_S` when None).
+    """
 
     def __init__(
         self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None,
-        on_embedder_change: str = "error",
+        on_embedder_change: str = "error", lock_timeout: float | None = None,
     ) -> None:
+        from ..vault.lock import INDEX_LOCK_STALL_S, IndexLock
+
         if on_embedder_change not in EMBEDDER_CHANGE_MODES:
             raise RemeError(
                 f"on_embedder_change must be one of {', '.join(EMBEDDER_CHANGE_MODES)}, "
@@ -193,6 +222,9 @@ class VaultIndex:
         folder.mkdir(exist_ok=True)
         self._folder = folder
         self._vec_path = folder / VECTORS_FILE
+        self._lock = IndexLock(
+            self.root, timeout=INDEX_LOCK_STALL_S if lock_timeout is None else lock_timeout
+        )
         self.conn = self._connect(folder / INDEX_DB)
         self._generation: int | None = None
         self._files: dict[str, IndexedFile] = {}
@@ -224,9 +256,10 @@ class VaultIndex:
             return self._setup(path)
 
     def _setup(self, path: Path) -> sqlite3.Connection:
-        conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        from ..vault.lock import connect_sqlite
+
+        conn = connect_sqlite(path, isolation_level=None, check_same_thread=False)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # a lost cache row costs one re-index
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
             row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -239,6 +272,10 @@ class VaultIndex:
 
     def _create(self, conn: sqlite3.Connection) -> None:
         conn.execute("BEGIN IMMEDIATE")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is not None and row[0] == _SCHEMA:
+            conn.execute("COMMIT")  # another process opening it too was first: keep its work
+            return
         for table in ("files", "chunks", "fts"):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.execute("DELETE FROM meta")
@@ -301,9 +338,13 @@ class VaultIndex:
 
     def _sync(self) -> None:
         """Reload the in-memory view when the database changed under us (or on open)."""
-        generation = int(self._meta("generation") or 0)
-        if generation == self._generation:
+        if int(self._meta("generation") or 0) == self._generation:
             return
+        with _ReadSnapshot(self.conn):  # the counter and the rows of one commit
+            self._reload()
+
+    def _reload(self) -> None:
+        generation = int(self._meta("generation") or 0)
         self._files = {
             row[0]: IndexedFile(*row)
             for row in self.conn.execute(
@@ -329,6 +370,23 @@ class VaultIndex:
         """The faiss index matching the database, read once and repaired if stale."""
         if self._vectors is not None:
             return self._vectors
+        if self._lock.held:  # in a refresh: no other process changes the database now
+            vectors, repaired = self._read_vectors()
+        else:
+            # Another process's refresh may commit at any moment: the chunk ids and the
+            # rows of the missing ones are read from one commit.
+            with _ReadSnapshot(self.conn):
+                if int(self._meta("generation") or 0) != self._generation:
+                    self._reload()
+                vectors, repaired = self._read_vectors()
+        self._vectors = vectors
+        if repaired:
+            self._save_unless_refreshing()
+        return vectors
+
+    def _read_vectors(self):
+        """(vectors.faiss as read, made to hold exactly the embedded chunks of the view;
+        whether it had to be changed)."""
         import faiss
 
         mismatch = self._mismatch()
@@ -358,14 +416,13 @@ class VaultIndex:
         missing = np.setdiff1d(want, have, assume_unique=True)
         if extra.size:
             vectors.remove_ids(extra)
-        for ids in _batched(missing.tolist(), _EMBED_BATCH):
+        for done, ids in enumerate(_batched(missing.tolist(), _EMBED_BATCH)):
+            self._lock.set_status(f"embedding {done * _EMBED_BATCH:,}/{missing.size:,} chunks "
+                                  f"missing from {VECTORS_FILE}")
             rows = self._chunk_rows(ids)
             texts = [_embed_text(rows[i]) for i in ids]
             vectors.add_with_ids(self.embedder.embed(texts), np.asarray(ids, dtype=np.int64))
-        self._vectors = vectors
-        if extra.size or missing.size:
-            self._save_vectors()
-        return vectors
+        return vectors, bool(extra.size or missing.size)
 
     def _save_vectors(self) -> None:
         import faiss
@@ -378,6 +435,20 @@ class VaultIndex:
             tmp.unlink(missing_ok=True)
             raise
         self._unsaved = 0
+
+    def _save_unless_refreshing(self) -> None:
+        """Write vectors.faiss from outside a refresh only when no other process is
+        refreshing (it writes its own, as new or newer) and the database is still the one
+        these vectors match. A skipped write costs a re-embed of the lag on a later load."""
+        if self._lock.held:
+            return self._save_vectors()
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            if int(self._meta("generation") or 0) == self._generation:
+                self._save_vectors()
+        finally:
+            self._lock.release()
 
     # -- refreshing ----------------------------------------------------------------------
     def refresh(
@@ -394,12 +465,24 @@ class VaultIndex:
         saves the stat walk of the whole vault.
         """
         wanted_paths = None if paths is None else [p.removeprefix("./") for p in paths]
-        for _ in range(3):
-            delta = self._refresh_once(rebuild, progress, wanted_paths)
-            if delta is not None:
-                return delta
+
+        def report(done: int, total: int) -> None:
+            self._lock.set_status(f"indexing {done:,}/{total:,} files")  # a waiter waits on
+            if progress is not None:
+                progress(done, total)
+
+        # Another process's refresh is waited for, then this one plans against its result
+        # (mostly: nothing left to do). Under the lock the database cannot change between
+        # plan and commit; the re-plan stays for a process that refreshes without it.
+        with self._lock:
+            for _ in range(3):
+                delta = self._refresh_once(rebuild, report, wanted_paths)
+                if delta is not None:
+                    return delta
         raise RemeError(
-            "Another process kept re-indexing this vault while this refresh ran; run it again."
+            f"Another process re-indexed this vault without taking {self._lock.path} (an "
+            "older reme-workbench?) three times while this refresh ran; stop it or wait for "
+            "it, then run this again."
         )
 
     def _refresh_once(self, rebuild: bool, progress, paths: list[str] | None) -> IndexDelta | None:
@@ -413,6 +496,7 @@ class VaultIndex:
         full = rebuild or switched
         if full or paths is None:
             paths = None
+            self._lock.set_status("scanning the vault")
             self.scan.refresh()
         else:
             self.scan.refresh(paths)
@@ -472,6 +556,7 @@ class VaultIndex:
         removed.sort()
 
         conn = self.conn
+        self._lock.set_status("writing the index")
         conn.execute("BEGIN IMMEDIATE")
         try:
             if int(self._meta("generation") or 0) != self._generation:
@@ -711,10 +796,9 @@ class VaultIndex:
         """Write unsaved vectors (unless another process refreshed since) and close."""
         if self.conn is not None:
             try:
-                current = int(self._meta("generation") or 0) == self._generation
-                if self._unsaved and self._vectors is not None and current:
-                    self._save_vectors()
-            except (sqlite3.Error, OSError, RuntimeError) as exc:
+                if self._unsaved and self._vectors is not None:
+                    self._save_unless_refreshing()
+            except (sqlite3.Error, OSError, RuntimeError, RemeError) as exc:
                 warnings.warn(f"{self._vec_path} not written ({exc}); it is repaired on the "
                               "next open.", RuntimeWarning, stacklevel=2)
             self.conn.close()
