@@ -1,0 +1,664 @@
+"""Pure text helpers for the offline consolidate brain: blocks, statements, words, sections.
+
+Nothing here reads the vault or a model. A body is cut into Markdown *blocks* (heading,
+paragraph, list item, callout, quote, fenced code, table, label, predicate line), each
+block into *statements* — the units merge carries over and the overlap judge counts:
+
+* a sentence of a paragraph, list item, callout or quote (a line break also ends one);
+* a fenced code block, whole; a table row;
+* never a heading, a bold label (`**Related:**`), a `derived_from::` line or a line of
+  links only — those are structure, handled as links.
+
+Statements are compared by a *key* (`normalize`): links reduced to what a reader sees
+(the alias, else the target's file name without `.md`, `-`/`_` as spaces), Markdown
+markup and punctuation removed, NFKC + case folded, whitespace collapsed and dropped
+next to CJK characters — so `[[digest/wiki/pool-modes.md|Pool modes]] are **three**.`
+and `pool modes are three` are one statement. Fuzzy comparison uses *match tokens*:
+Latin words (crudely stemmed, stopwords dropped but negations and every number kept)
+plus CJK character bigrams — bigrams, not words, so two phrasings that a segmenter
+cuts differently still meet. *Content words* (for naming a common topic) use jieba's
+words for Chinese instead, since a name is made of words.
+
+Rules copied from dream (consolidate may not import it) say which rule they mirror.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..vault.links import PROVENANCE_PREDICATE, parse_links
+
+__all__ = [
+    "Block",
+    "Statement",
+    "Section",
+    "Outline",
+    "blocks",
+    "statements",
+    "statements_of",
+    "split_sentences",
+    "render_blocks",
+    "normalize",
+    "match_tokens",
+    "content_words",
+    "word_spans",
+    "dice",
+    "fact_tokens",
+    "negations",
+    "plain",
+    "is_cjk",
+    "cjk_share",
+    "outline",
+    "link_keys",
+    "provenance_targets",
+    "first_sentence",
+    "clip",
+]
+
+# --- characters -----------------------------------------------------------------------------
+
+
+def is_cjk(ch: str) -> bool:
+    cp = ord(ch)
+    return (
+        0x4E00 <= cp <= 0x9FFF
+        or 0x3400 <= cp <= 0x4DBF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x3040 <= cp <= 0x30FF
+        or 0x20000 <= cp <= 0x2FFFF
+    )
+
+
+def cjk_share(text: str) -> float:
+    """Share of the letters of `text` that are CJK (llm/prompts.py detect_language's measure)."""
+    letters = cjk = 0
+    for ch in text:
+        if ch.isalpha():
+            letters += 1
+            cjk += is_cjk(ch)
+    return cjk / letters if letters else 0.0
+
+
+# --- links and markup -----------------------------------------------------------------------
+
+# what a reader sees of a link: the alias, else the target (mirrors dream/statements.py plain)
+_WIKILINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+_MDLINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\([^)\n]*\)")
+_MARKUP = re.compile(r"\*\*|__|~~|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
+_SPACE = re.compile(r"\s+")
+
+
+def _link_text(m: re.Match[str]) -> str:
+    target, anchor, alias = m.group(1), m.group(2), m.group(3)
+    if alias and alias.strip():
+        return alias.strip()
+    name = (target or "").strip().rsplit("/", 1)[-1]
+    if name.lower().endswith(".md"):
+        name = name[:-3]
+    return (name or (anchor or "")).strip()
+
+
+def plain(text: str) -> str:
+    """`text` as a reader sees it: links as their alias or file name, no inline markup."""
+    text = _WIKILINK.sub(_link_text, text)
+    text = _MDLINK.sub(r"\1", text)
+    return _SPACE.sub(" ", _MARKUP.sub("", text)).strip()
+
+
+def normalize(text: str) -> str:
+    """The comparison key of a statement (see the module doc)."""
+    text = _WIKILINK.sub(lambda m: _link_text(m).replace("-", " ").replace("_", " "), text)
+    text = _MDLINK.sub(r"\1", text)
+    text = unicodedata.normalize("NFKC", text).casefold()
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        out.append(" " if cat[0] in "PSZC" else ch)
+    text = _SPACE.sub(" ", "".join(out)).strip()
+    # spacing next to CJK carries nothing: "用 uv 管理" == "用uv管理"
+    return re.sub(r"(?<=[^\x00-\x7f]) | (?=[^\x00-\x7f])", _cjk_space, text)
+
+
+def _cjk_space(m: re.Match[str]) -> str:
+    s, e = m.start(), m.end()
+    src = m.string
+    left = src[s - 1] if s > 0 else ""
+    right = src[e] if e < len(src) else ""
+    return "" if (left and is_cjk(left)) or (right and is_cjk(right)) else " "
+
+
+def link_keys(text: str) -> set[tuple[str, str | None]]:
+    """Edge keys `(target, predicate)` of the knowledge links in `text` (embeds excluded),
+    as vault/links.py outbound_keys reads them."""
+    return {lk.key for lk in parse_links(text) if not lk.embed and lk.target}
+
+
+def provenance_targets(text: str) -> set[str]:
+    """Targets of the `derived_from::` links into daily/ or resource/ (docs/spec.md §2.3.1)."""
+    return {
+        lk.target
+        for lk in parse_links(text)
+        if lk.predicate == PROVENANCE_PREDICATE and lk.target.split("/", 1)[0] in ("daily", "resource")
+    }
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+# Latin stopwords (a trimmed copy of dream/statements.py STOPWORDS) without the negations
+# and quantities that change a fact: "not", "no", "never", "without", "only", numbers.
+_STOP = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto over under
+    about as is are was were be been being am do does did done doing have has had having it its
+    this that these those there here i me my we our you your he him his she her they them their
+    what which who whom whose when where why how all any each both few more most other some such
+    so than too very can will just should would could may might must shall also still yet again
+    once up down out off now via per like use used using uses get gets got make made see thing
+    things way lot much many bit really even ever already well ok okay yes plus""".split()
+)
+_CJK_STOP = frozenset("的了是在我你她他它们就都也和与及把被很再又还这那个吧呢吗啊呀哦嗯着过给让")
+_LATIN_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _stem(word: str) -> str:
+    # mirrors dream/statements.py _stem: "merges", "merged", "merging" and "merge" meet
+    if word.isdigit():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
+
+
+def _cjk_runs(text: str) -> list[str]:
+    runs, run = [], []
+    for ch in text + " ":
+        if is_cjk(ch):
+            run.append(ch)
+        elif run:
+            runs.append("".join(run))
+            run = []
+    return runs
+
+
+def match_tokens(text: str) -> frozenset[str]:
+    """Tokens two statements are compared by: stemmed Latin words (stopwords dropped,
+    negations and numbers kept) and CJK character bigrams (a lone character alone)."""
+    key = normalize(text)
+    out: set[str] = set()
+    for word in _LATIN_WORD.findall(key):
+        if word in _STOP or (len(word) < 2 and not word.isdigit()):
+            continue
+        out.add(_stem(word))
+    for run in _cjk_runs(key):
+        chars = [c for c in run if c not in _CJK_STOP]
+        if len(chars) == 1:
+            out.add(chars[0])
+        out.update(chars[k] + chars[k + 1] for k in range(len(chars) - 1))
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import logging
+
+    import jieba  # dictionary-based Chinese word segmenter (as dream/naming.py uses it)
+
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
+
+
+@lru_cache(maxsize=8192)
+def _cjk_words(run: str) -> tuple[str, ...]:
+    return tuple(w for w in _jieba().cut(run) if w.strip())
+
+
+def word_spans(text: str) -> list[tuple[str, str]]:
+    """The words of `text` in order, each as (surface form, content word or "" for a
+    stopword): Latin words split on anything but letters and digits (hyphens kept inside
+    a word), CJK runs cut by jieba."""
+    out: list[tuple[str, str]] = []
+    for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9.+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]|[^\x00-\x7f]+", text):
+        piece = m.group(0)
+        if piece.isascii():
+            low = piece.lower()
+            parts = [p for p in re.split(r"[-.]", low) if p]
+            content = "" if all(p in _STOP for p in parts) or (len(low) < 2 and not low.isdigit()) else _stem(low)
+            out.append((piece, content))
+            continue
+        for run in re.findall(r"[^\W\d_]+|\d+", piece):
+            if not any(is_cjk(c) for c in run):
+                continue  # other scripts' punctuation and marks
+            for w in _cjk_words(run):
+                keep = len(w) >= 2 and not all(c in _CJK_STOP for c in w)
+                out.append((w, w if keep else ""))
+    return out
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Content words of `text` (links as their visible text): stemmed Latin words without
+    stopwords, jieba's Chinese words of two or more characters."""
+    return frozenset(c for _, c in word_spans(plain(text)) if c)
+
+
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    """Dice coefficient 2|a∩b| / (|a|+|b|): 1.0 for equal sets, 0.0 for disjoint ones."""
+    if not a or not b:
+        return 0.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+# --- sentences ------------------------------------------------------------------------------
+
+_ABBREV = {"e.g", "i.e", "vs", "etc", "approx", "no", "fig", "mr", "mrs", "ms", "dr", "st", "cf"}
+_CJK_END = set("。！？；")
+_CLOSERS = set("\"'”’」』）)*_")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of one line of prose; code spans and links are never cut (a simpler copy
+    of dream/statements.py split_sentences)."""
+    out: list[str] = []
+    start, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "`":
+            j = text.find("`", i + 1)
+            i = j + 1 if j > 0 else i + 1
+            continue
+        if text.startswith("[[", i):
+            j = text.find("]]", i + 2)
+            i = j + 2 if j > 0 else i + 2
+            continue
+        if ch in _CJK_END or ch in ".!?":
+            j = i + 1
+            while j < n and text[j] in _CLOSERS:
+                j += 1
+            if ch in _CJK_END or _english_end(text, i, j):
+                out.append(text[start:j])
+                start = i = j
+                continue
+        i += 1
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def _english_end(text: str, i: int, j: int) -> bool:
+    if j < len(text) and not text[j].isspace():
+        return False  # "v2.14.0", "example.com"
+    k = j
+    while k < len(text) and text[k] in " \t":
+        k += 1
+    if k < len(text) and not (text[k].isupper() or text[k].isdigit() or text[k] in '"“`*([' or is_cjk(text[k])):
+        return False
+    word = re.search(r"([A-Za-z.]+)$", text[:i])
+    if text[i] == "." and word:
+        w = word.group(1).lower()
+        if w in _ABBREV or (len(w) == 1 and w.isalpha() and text[i - 1].isupper()):
+            return False
+    return True
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of the prose of `text` (links and markup as a reader sees them)."""
+    for block in blocks(text):
+        if block.kind in ("paragraph", "item", "callout", "quote"):
+            for st in statements_of(block):
+                if st.kind == "text" and st.tokens:
+                    return plain(st.text)
+    return ""
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` on one line, at most `limit` characters, cut at a word boundary with '…'."""
+    text = _SPACE.sub(" ", text).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:，；：、") + "…"
+
+
+# --- blocks ---------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+(\[[ xX]\][ \t]+)?|$)")
+_TABLE = re.compile(r"^\s*\|")
+_TABLE_SEP = re.compile(r"^\s*\|?(\s*:?-{2,}:?\s*\|)+\s*(:?-{2,}:?\s*)?\|?\s*$")
+_QUOTE = re.compile(r"^\s{0,3}>")
+_CALLOUT = re.compile(r"^\s{0,3}>\s*\[!([A-Za-z-]+)\][+-]?\s*(.*)$")
+_PRED = re.compile(r"^\s*(?:[-*+][ \t]+)?([A-Za-z][A-Za-z0-9_]*)::(?:\s|$)")
+_LABEL = re.compile(r"^\s{0,3}(?:\*\*|__)[^*_\n]{1,80}?(?:\*\*|__)\s*[:：]?\s*$")
+_RULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One Markdown block of a body, with its raw lines.
+
+    kind: heading | paragraph | item | callout | quote | code | table | label |
+    provenance | predicate | rule. `level` is a heading's level or an item's indent."""
+
+    kind: str
+    lines: tuple[str, ...]
+    level: int = 0
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    @property
+    def heading(self) -> str:
+        """A heading's text (empty for other blocks)."""
+        if self.kind != "heading":
+            return ""
+        m = _HEADING.match(self.lines[0])
+        return m.group(2) if m else ""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a block: its raw text, comparison key, match tokens and links.
+    kind: text | code | row."""
+
+    text: str
+    kind: str
+    key: str
+    tokens: frozenset[str]
+    links: frozenset[tuple[str, str | None]]
+    facts: frozenset[str] = frozenset()  # tokens a paraphrase may not drop (`fact_tokens`)
+    negations: frozenset[str] = frozenset()
+
+    @property
+    def has_content(self) -> bool:
+        """False for a line of links only: it says nothing but where to go."""
+        return bool(self.tokens) and bool(normalize(_WIKILINK.sub("", self.text)))
+
+
+def blocks(body: str) -> list[Block]:
+    """The blocks of `body`, in order; blank lines separate them and are not kept."""
+    lines = body.split("\n")
+    out: list[Block] = []
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        fence = _FENCE.match(line)
+        if fence:
+            j = _fence_end(lines, i, fence.group(2))
+            if out and out[-1].kind == "item" and len(fence.group(1)) >= 2:
+                # a fence indented under a list item belongs to the item (its command)
+                prev = out.pop()
+                out.append(Block("item", prev.lines + tuple(lines[i:j]), prev.level))
+            else:
+                out.append(Block("code", tuple(lines[i:j])))
+            i = j
+            continue
+        if _HEADING.match(line):
+            out.append(Block("heading", (line,), len(_HEADING.match(line).group(1))))
+            i += 1
+            continue
+        if _QUOTE.match(line):
+            j = i + 1
+            while j < n and _QUOTE.match(lines[j]):
+                j += 1
+            kind = "callout" if _CALLOUT.match(line) else "quote"
+            out.append(Block(kind, tuple(lines[i:j])))
+            i = j
+            continue
+        if _TABLE.match(line):
+            j = i + 1
+            while j < n and _TABLE.match(lines[j]):
+                j += 1
+            out.append(Block("table", tuple(lines[i:j])))
+            i = j
+            continue
+        pred = _PRED.match(line)
+        if pred:
+            kind = "provenance" if pred.group(1) == PROVENANCE_PREDICATE else "predicate"
+            out.append(Block(kind, (line,)))
+            i += 1
+            continue
+        if _RULE.match(line):
+            out.append(Block("rule", (line,)))
+            i += 1
+            continue
+        if _LABEL.match(line):
+            out.append(Block("label", (line,)))
+            i += 1
+            continue
+        item = _ITEM.match(line)
+        if item:
+            indent = len(item.group(1).expandtabs(4))
+            j = i + 1
+            while j < n and _continues_item(lines, j, indent):
+                inner = _FENCE.match(lines[j])
+                j = _fence_end(lines, j, inner.group(2)) if inner else j + 1  # code is opaque
+            end = j
+            while end > i + 1 and not lines[end - 1].strip():
+                end -= 1
+            out.append(Block("item", tuple(lines[i:end]), indent))
+            i = j
+            continue
+        j = i + 1
+        while j < n and lines[j].strip() and not _starts_block(lines[j]):
+            j += 1
+        out.append(Block("paragraph", tuple(lines[i:j])))
+        i = j
+    return out
+
+
+def _fence_end(lines: list[str], i: int, mark: str) -> int:
+    for j in range(i + 1, len(lines)):
+        m = _FENCE.match(lines[j])
+        if m and m.group(2)[0] == mark[0] and len(m.group(2)) >= len(mark) and not lines[j].strip()[len(m.group(2)):].strip():
+            return j + 1
+    return len(lines)  # an unclosed fence runs to the end, as in CommonMark
+
+
+def _starts_block(line: str) -> bool:
+    return bool(
+        _FENCE.match(line) or _HEADING.match(line) or _QUOTE.match(line) or _TABLE.match(line)
+        or _ITEM.match(line) or _PRED.match(line) or _RULE.match(line) or _LABEL.match(line)
+    )
+
+
+def _continues_item(lines: list[str], j: int, indent: int) -> bool:
+    """Whether line j still belongs to the list item opened at `indent`."""
+    line = lines[j]
+    if not line.strip():
+        # a blank line continues the item only when more indented text follows
+        k = j + 1
+        while k < len(lines) and not lines[k].strip():
+            k += 1
+        if k >= len(lines):
+            return False
+        nxt = lines[k].expandtabs(4)
+        return len(nxt) - len(nxt.lstrip()) >= indent + 2 and not _ITEM.match(nxt)
+    lead = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+    if _ITEM.match(line):
+        return False  # a nested item is a block of its own
+    if lead >= indent + 2:
+        return True
+    return not _starts_block(line)  # a lazy continuation line
+
+
+_ITEM_PREFIX = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+_QUOTE_PREFIX = re.compile(r"^\s{0,3}(?:>\s?)+")
+
+
+def statements_of(block: Block) -> list[Statement]:
+    """The statements of one block (none for structure: headings, labels, provenance)."""
+    if block.kind in ("heading", "label", "provenance", "rule"):
+        return []
+    if block.kind == "code":
+        return [_statement(block.text, "code")]
+    if block.kind == "table":
+        rows = [r for r in block.lines if not _TABLE_SEP.match(r)]
+        return [_statement(r, "row") for r in rows]
+    if block.kind == "predicate":
+        return [_statement(block.lines[0], "text")]
+    out: list[Statement] = []
+    prose: list[str] = []
+    lines = list(block.lines)
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE.match(line)
+        if fence:  # a command under a list item
+            j = _fence_end(lines, i, fence.group(2))
+            out.extend(_sentences(prose))
+            prose = []
+            out.append(_statement("\n".join(lines[i:j]), "code"))
+            i = j
+            continue
+        if block.kind in ("callout", "quote"):
+            m = _CALLOUT.match(line)
+            # a callout's title labels its body, like a heading; alone, it is the content
+            line = (m.group(2) if len(lines) == 1 else "") if m else _QUOTE_PREFIX.sub("", line)
+        elif i == 0 and block.kind == "item":
+            line = _ITEM_PREFIX.sub("", line)
+        prose.append(line.strip())
+        i += 1
+    out.extend(_sentences(prose))
+    return out
+
+
+def _sentences(lines: list[str]) -> list[Statement]:
+    return [_statement(s, "text") for line in lines if line for s in split_sentences(line)]
+
+
+def _statement(text: str, kind: str) -> Statement:
+    links = frozenset(lk.key for lk in parse_links(text) if not lk.embed and lk.target)
+    tokens = match_tokens(text)
+    return Statement(
+        text=text, kind=kind, key=normalize(text), tokens=tokens, links=links,
+        facts=fact_tokens(text, tokens), negations=negations(text),
+    )
+
+
+_NEGATIONS = frozenset(
+    "not no never without none nothing neither nor only cannot don doesn didn isn aren wasn "
+    "weren won wouldn shouldn can couldn".split()
+)
+_CJK_NEGATIONS = frozenset("不没别勿无非未")
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def negations(text: str) -> frozenset[str]:
+    """The negating (and limiting: "only") words of `text`; Chinese negation characters."""
+    key = normalize(text)
+    words = {w for w in _LATIN_WORD.findall(key) if w in _NEGATIONS and w != "can"}
+    if re.search(r"\bcan t\b|\bcan not\b", key):
+        words.add("cannot")
+    return frozenset(words | {c for c in key if c in _CJK_NEGATIONS})
+
+
+def fact_tokens(text: str, tokens: frozenset[str] | None = None) -> frozenset[str]:
+    """Tokens a paraphrase may not drop or change: numbers and every token of a code span
+    (a command, a setting, a name as written), plus the negations."""
+    tokens = match_tokens(text) if tokens is None else tokens
+    code = set()
+    for span in _CODE_SPAN.findall(text):
+        code |= match_tokens(span)
+    return frozenset({t for t in tokens if any(c.isdigit() for c in t)} | code | negations(text))
+
+
+def statements(body: str) -> list[Statement]:
+    """Every statement of `body`, in order."""
+    return [st for block in blocks(body) for st in statements_of(block)]
+
+
+# --- sections -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Section:
+    """A top-level section of a note: its heading block and everything under it."""
+
+    heading: str  # the heading's text as written
+    blocks: tuple[Block, ...]  # the heading block first
+
+    @property
+    def text(self) -> str:
+        return render_blocks(self.blocks)
+
+    @property
+    def content_text(self) -> str:
+        """The section without its own heading line."""
+        return render_blocks(self.blocks[1:])
+
+
+@dataclass(frozen=True)
+class Outline:
+    """A body cut into intro, top-level sections and tail (docs/spec.md §7.8)."""
+
+    intro: tuple[Block, ...]
+    sections: tuple[Section, ...]
+    tail: tuple[Block, ...]  # a closing **Related:** list, after the last section
+    provenance: tuple[Block, ...]  # every derived_from:: line, wherever it stood
+
+
+_RELATED_LABEL = re.compile(r"^\s*(?:\*\*|__)(related|see also|相关|参见)\s*[:：]?(?:\*\*|__)\s*[:：]?\s*$", re.I)
+
+
+def outline(body: str) -> Outline:
+    """Sections at the note's top heading level (the shallowest heading present); fenced
+    code and callouts are blocks, so a section never starts inside one."""
+    all_blocks = blocks(body)
+    provenance = tuple(b for b in all_blocks if b.kind == "provenance")
+    rest = [b for b in all_blocks if b.kind != "provenance"]
+    levels = [b.level for b in rest if b.kind == "heading"]
+    if not levels:
+        return Outline(tuple(rest), (), (), provenance)
+    top = min(levels)
+    intro: list[Block] = []
+    sections: list[list[Block]] = []
+    for b in rest:
+        if b.kind == "heading" and b.level == top:
+            sections.append([b])
+        elif sections:
+            sections[-1].append(b)
+        else:
+            intro.append(b)
+    tail: list[Block] = []
+    last = sections[-1]
+    for k, b in enumerate(last):
+        if k and b.kind == "label" and _RELATED_LABEL.match(b.lines[0]):
+            after = last[k + 1 :]
+            if all(bl.kind == "item" and not any(s.has_content for s in statements_of(bl)) for bl in after):
+                tail = last[k:]
+                del last[k:]
+            break
+    return Outline(
+        tuple(intro),
+        tuple(Section(s[0].heading, tuple(s)) for s in sections),
+        tuple(tail),
+        provenance,
+    )
+
+
+def render_blocks(items: Iterable[Block]) -> str:
+    """Blocks back to Markdown: list items of one list stay together, others apart."""
+    out: list[str] = []
+    prev: Block | None = None
+    for b in items:
+        if prev is not None:
+            tight = (b.kind == "item" and prev.kind == "item") or (b.kind == prev.kind == "provenance")
+            out.append("\n" if tight else "\n\n")
+        out.append(b.text)
+        prev = b
+    return "".join(out)
