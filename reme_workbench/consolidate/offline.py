@@ -1,0 +1,897 @@
+"""The offline consolidate brain: deterministic rules, no model, no network (docs/spec.md §7.6–§7.8).
+
+What every user without a model key gets. It reads *form* — words, statements, links,
+sections — and one embedder (injected: the index's, or `HashingEmbedder` in tests).
+
+**Similarity above chance.** Cosines mean different things per embedder: unrelated
+English notes score ~0.08 with MiniLM, ~0.15 with the hashing embedder and ~0.81 with
+e5 (Chinese: ~0.45 with MiniLM, which does not know Chinese, ~0.89 with e5). So every
+cosine is read against the embedder's own *baseline* — the mean cosine of ten
+unrelated note sentences of the text's language (`REFERENCE`), embedded once per brain —
+as `sim = clip((cos − baseline) / (1 − baseline), 0, 1)`: 0 is "as alike as unrelated
+notes", 1 is "the same text".
+
+**Votes** (`vote`), three different judges by `request.judge`; each maps its measure
+`m` to `{is_same, confidence}` by two anchors, *lean* `W` and *sure* `S`:
+`m ≥ S` → same, confidence 0.8 + 0.2·(m−S)/(1−S) (an agreeing vote, §7.7.2);
+`W ≤ m < S` → same, 0.5 + 0.3·(m−W)/(S−W) (unsure: below the 0.8 a vote needs);
+`m < W` → not the same, 0.5 + 0.5·(W−m)/W.
+
+* judge 0, *description*: `sim` of the notes' "name. description" (W 0.45, S 0.65).
+* judge 1, *statements*: the share of the content statements (sentences, bullets, table
+  rows, code blocks — `text.py`) of the note with fewer of them found in the other; a
+  statement is found when the other has one with the same normalised key or a Dice of
+  match tokens ≥ 0.6 sharing at least 2 tokens (W 0.3, S 0.6).
+* judge 2, *structure*: Jaccard of the two notes' outbound links and sources
+  (`derived_from::` targets) together, links between the two left out; fewer than 2
+  links in all is "cannot tell" (W 0.34, S 0.6).
+
+**Merge** (`merge`) is "merge, do not refine" made literal: the winner's body unchanged,
+then under `## From <loser>` (`## 来自 <loser>`) every block of the loser holding a
+statement or a link the winner lacks — a statement is *had* only when the winner has its
+normalised key or one statement holding all of its match tokens (the strict test: a
+changed number or a "not" is lacking) and every link it carries; a block wholly
+lacking is copied whole, a partly lacking sentence list keeps its marker and only the
+lacking sentences; the loser's headings come along one level down, for context —
+then every `derived_from::` line of both, each once. Links of the loser to the winner
+(and to itself) would become self-links: they are written as their text.
+
+**Split** (`plan_split`) cuts by the note's own top-level sections (headings inside code
+or callouts are not sections). Dispersion = the mean pairwise `sim` of the sections of
+at least 40 estimated tokens; the note is overloaded when there are at least 2 such
+sections and the mean is under 0.3. Adjacent sections join one child while their `sim`
+is at least 0.5 (or a section is under 40 tokens); at most 6 children (the most similar
+neighbours join first). The parent keeps its intro, gets a bullet per child
+(`[[digest/<bucket>/<slug>.md|name]] — description`), its closing Related list and its
+provenance; each child is its section(s) verbatim, a link back to the parent and the
+parent's provenance. Child path = `note_path(bucket, slugify(child.name))`.
+
+**Hub** (`write_hub`): the common topic is the phrase of at most 4 words of a member's
+name whose content words the most members share (names and descriptions, at least half
+of them when possible); pillars are `request.central` (members only, 3–5), filled from
+the members' order; each pillar a bullet with its description; the others listed under
+"Details stay in", trimmed from the end to stay under 1,500 tokens; provenance = every
+member's `derived_from::` line, each target once; bucket = the members' most common.
+
+**What it cannot do.** It matches form, not meaning: paraphrases that share few words
+and the description embedding's reach are all it sees of sameness, so a rewritten
+duplicate may get only one vote (an uncertain pair, for a person) and two notes that
+differ in one number are distinct to judge 1 only by their other statements. Merge
+repeats what the loser says in other words (nothing is lost, some is said twice). Split
+cannot cut a note without headings, nor move a stray paragraph to the topic it belongs
+to. The hub's overview names a topic by shared words and lists members; it does not
+abstract. Feedback on a retry does not change its answers (its rules already keep
+every link and provenance line). For real use, point consolidate at a model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..index.chunking import estimate_tokens
+from ..index.embeddings import Embedder, normalize_rows
+from ..llm.base import BrainError, BrainReply, Usage
+from ..llm.consolidate import (
+    ConsolidateBrain,
+    HubRequest,
+    MergeRequest,
+    NoteView,
+    PairRequest,
+    SplitRequest,
+)
+from ..llm.schema import (
+    MAX_BODY,
+    MAX_PILLARS,
+    MAX_SPLIT_CHILDREN,
+    HubNote,
+    MergedNote,
+    PairVote,
+    SplitPlan,
+)
+from ..vault.layout import BUCKETS, FALLBACK_BUCKET
+from ..vault.links import format_link, parse_links, replace_link
+from ..vault.slug import note_path, slugify
+from . import text as tx
+
+__all__ = ["OfflineConsolidateBrain", "Anchors", "REFERENCE"]
+
+LANGUAGES = ("en", "zh")
+CJK_SHARE_FOR_ZH = 0.30  # as llm/prompts.py: Chinese from this share of CJK letters
+
+# Ten mutually unrelated note sentences per language: their mean pairwise cosine is the
+# embedder's "unrelated" level (the baseline of `sim`).
+REFERENCE = {
+    "en": (
+        "Quarterly rotation of the staging database credential and the services that read it.",
+        "The home router hands out addresses from 192.168.50.0/24 and runs the DNS forwarder.",
+        "Mei wants the weekly report as three short bullet sections, sent on Friday afternoon.",
+        "How to rebuild the Python virtual environment on the build box with uv.",
+        "The incident on October 12: payments-api returned 502 for nine minutes after a deploy.",
+        "Home Assistant backups run nightly to the NAS and are kept for thirty days.",
+        "Canary deploys wait fifteen minutes and watch the error rate before promoting.",
+        "Never run a schema migration in production without a fresh snapshot.",
+        "The camera on the balcony needed a static lease before it would join the IoT network.",
+        "PgBouncer runs in transaction mode, so session-level features are not available.",
+    ),
+    "zh": (
+        "周报改到周五下午发，用三段要点列表写。",
+        "家里的路由器是 OpenWrt，地址 192.168.50.1，负责拨号和 DNS 转发。",
+        "生产环境的数据库迁移必须先做快照再执行。",
+        "构建机上用 uv 重建 Python 虚拟环境的步骤。",
+        "十月十二日的事故：发布之后支付接口返回 502 持续九分钟。",
+        "Home Assistant 每晚备份到 NAS，保留三十天。",
+        "金丝雀发布要观察十五分钟错误率再全量。",
+        "跟我说话时请用中文回复，不用解释原理。",
+        "阳台的摄像头要先在路由器上绑定固定地址才能接入 IoT 网段。",
+        "PgBouncer 使用事务模式，会话级功能不可用。",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Anchors:
+    """A judge's two anchors on its measure: `lean` (is_same from here, unsure) and
+    `sure` (is_same with confidence ≥ 0.8 from here)."""
+
+    lean: float
+    sure: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.lean < self.sure < 1.0:
+            raise ValueError(f"anchors need 0 < lean < sure < 1, got {self.lean} and {self.sure}")
+
+    def vote(self, m: float) -> tuple[bool, float]:
+        m = min(max(m, 0.0), 1.0)
+        if m >= self.sure:
+            return True, 0.8 + 0.2 * (m - self.sure) / (1.0 - self.sure)
+        if m >= self.lean:
+            return True, 0.5 + 0.3 * (m - self.lean) / (self.sure - self.lean)
+        return False, 0.5 + 0.5 * (self.lean - m) / self.lean
+
+
+DESCRIPTION = Anchors(0.5, 0.7)
+STATEMENTS = Anchors(0.3, 0.6)
+STRUCTURE = Anchors(0.34, 0.6)
+FOUND_DICE = 0.6  # a statement is found in the other note from this Dice of match tokens
+MIN_SHARED = 2  # ... sharing at least this many tokens
+MIN_LINKS = 2  # judge 2 cannot tell with fewer outbound links than this, in all; nor be sure sharing fewer
+DISPERSED_UNDER = 0.25  # mean pairwise sim of the sections under this: dispersed
+JOIN_SIM = 0.5  # adjacent sections this alike make one child
+MIN_SECTION_TOKENS = 40  # a section smaller than this never stands alone
+HUB_MAX_TOKENS = 1500
+EMBED_CACHE = 8192  # texts whose vectors a brain keeps
+MIN_PILLARS = 3
+
+_TEXT = {
+    "en": {
+        "from": "From {name}",
+        "part_of": "Part of [[{link}]].",
+        "parts": "**Parts:**",
+        "pillars": "Core notes",
+        "details": "Details stay in",
+        "more": "… and {n} more notes of this community.",
+        "overview": "{n} notes on {topic}. Start with the core notes; the details stay in the others.",
+        "hub_desc": "Overview of {topic}: {names}.",
+        "hub_suffix": " overview",
+    },
+    "zh": {
+        "from": "来自 {name}",
+        "part_of": "属于 [[{link}]]。",
+        "parts": "**组成部分：**",
+        "pillars": "核心笔记",
+        "details": "细节见",
+        "more": "……以及本社区的另外 {n} 篇笔记。",
+        "overview": "关于{topic}的 {n} 篇笔记。先读核心笔记，细节留在其余笔记中。",
+        "hub_desc": "{topic}总览：{names}。",
+        "hub_suffix": "总览",
+    },
+}
+
+# Headings that name no topic of their own (mirrors dream/naming.py GENERIC_SECTION, trimmed).
+_GENERIC = re.compile(
+    r"^(overview|introduction|intro|about|summary|background|context|details|notes?|examples?|"
+    r"usage|tips?|faq|limitations?|troubleshooting|caveats?|see also|related|references?|more|"
+    r"misc(ellaneous)?|other|general|basics|steps|when|watch out|how it works|next steps|"
+    r"概述|简介|介绍|概览|示例|例子|用法|注意事项|注意|提示|限制|常见问题|参见|相关|其他|更多|基础|步骤)$",
+    re.I,
+)
+
+
+class OfflineConsolidateBrain(ConsolidateBrain):
+    """Rule-based consolidate brain (see the module doc for every rule and threshold)."""
+
+    model = "offline"
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        language: str = "auto",
+        description: Anchors = DESCRIPTION,
+        statement_overlap: Anchors = STATEMENTS,
+        structure: Anchors = STRUCTURE,
+        dispersed_under: float = DISPERSED_UNDER,
+        join_sim: float = JOIN_SIM,
+        min_section_tokens: int = MIN_SECTION_TOKENS,
+        hub_max_tokens: int = HUB_MAX_TOKENS,
+    ) -> None:
+        if language not in (*LANGUAGES, "auto"):
+            raise ValueError(f"language must be 'en', 'zh' or 'auto', got {language!r}")
+        self.embedder = embedder
+        self.language = language
+        self.anchors = (description, statement_overlap, structure)
+        self.dispersed_under = dispersed_under
+        self.join_sim = join_sim
+        self.min_section_tokens = min_section_tokens
+        self.hub_max_tokens = hub_max_tokens
+        self._baselines: dict[str, float] = {}
+        self._vectors: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self._baseline_lock = threading.Lock()
+
+    # -- similarity above chance -------------------------------------------------------------
+
+    def baseline(self, language: str) -> float:
+        """The embedder's mean cosine of unrelated notes of `language` (computed once)."""
+        with self._baseline_lock:
+            if language not in self._baselines:
+                vectors = self._embed(list(REFERENCE[language]))
+                cos = vectors @ vectors.T
+                n = len(REFERENCE[language])
+                self._baselines[language] = float(cos[~np.eye(n, dtype=bool)].mean())
+            return self._baselines[language]
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        """Rows for `texts`, each text embedded once per brain (a note is in many pairs)."""
+        with self._lock:
+            found = {t: self._vectors[t] for t in texts if t in self._vectors}
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            rows = normalize_rows(np.asarray(self.embedder.embed(missing), dtype=np.float32))
+            found.update(zip(missing, rows, strict=True))
+            with self._lock:
+                if len(self._vectors) + len(missing) > EMBED_CACHE:
+                    self._vectors.clear()  # bounded: a huge run only embeds again
+                self._vectors.update(zip(missing, rows, strict=True))
+        return np.stack([found[t] for t in texts])
+
+    def similarities(self, texts: Sequence[str], language: str) -> tuple[np.ndarray, np.ndarray]:
+        """(cosines, sims above chance) of every pair of `texts`."""
+        vectors = self._embed(list(texts))
+        cos = np.clip(vectors @ vectors.T, -1.0, 1.0)
+        base = min(self.baseline(language), 0.99)
+        return cos, np.clip((cos - base) / (1.0 - base), 0.0, 1.0)
+
+    def _lang(self, hint: str, text: str) -> str:
+        if self.language in LANGUAGES:
+            return self.language
+        if hint in LANGUAGES:
+            return hint
+        return "zh" if tx.cjk_share(text) >= CJK_SHARE_FOR_ZH else "en"
+
+    # -- vote ------------------------------------------------------------------------------
+
+    def vote(self, request: PairRequest) -> BrainReply[PairVote]:
+        if request.judge not in (0, 1, 2):
+            raise ValueError(f"judge must be 0, 1 or 2 (the offline brain has three rules), got {request.judge}")
+        a, b = request.a, request.b
+        lang = self._lang(request.language, f"{a.name} {a.description} {b.name} {b.description}")
+        judge = (self._judge_description, self._judge_statements, self._judge_structure)[request.judge]
+        measure, reason = judge(request, lang)
+        if measure is None:
+            is_same, confidence = False, 0.5
+        else:
+            is_same, confidence = self.anchors[request.judge].vote(measure)
+        data = {"is_same": is_same, "confidence": round(confidence, 3), "reason": tx.clip(reason, 600)}
+        return _reply(PairVote.model_validate(data))
+
+    def _judge_description(self, request: PairRequest, lang: str) -> tuple[float | None, str]:
+        texts = [_gist(request.a), _gist(request.b)]
+        cos, sim = self.similarities(texts, lang)
+        s, c = float(sim[0, 1]), float(cos[0, 1])
+        base = self.baseline(lang)
+        if lang == "zh":
+            return s, f"名称和描述的相似度 {s:.2f}（余弦 {c:.2f}，无关笔记约 {base:.2f}）"
+        return s, f"names and descriptions {s:.2f} similar (cosine {c:.2f}; unrelated notes score {base:.2f})"
+
+    def _judge_statements(self, request: PairRequest, lang: str) -> tuple[float | None, str]:
+        sa = [s for s in tx.statements(request.a.body) if s.has_content]
+        sb = [s for s in tx.statements(request.b.body) if s.has_content]
+        (short, short_note), (long, long_note) = sorted(
+            [(sa, request.a), (sb, request.b)], key=lambda p: len(p[0])
+        )
+        if len(short) < 2:
+            if lang == "zh":
+                return None, f"「{_short_name(short_note)}」只有 {len(short)} 条陈述，无法比较正文"
+            return None, f"{_quote(short_note)} has {len(short)} statement(s): too little text to compare"
+        found = sum(1 for s in short if _found(s, long))
+        share = found / len(short)
+        if lang == "zh":
+            return share, (
+                f"「{_short_name(short_note)}」的 {len(short)} 条陈述中有 {found} 条出现在"
+                f"「{_short_name(long_note)}」里（{share:.2f}）"
+            )
+        return share, (
+            f"{found} of {len(short)} statements of {_quote(short_note)} appear in "
+            f"{_quote(long_note)} ({share:.2f})"
+        )
+
+    def _judge_structure(self, request: PairRequest, lang: str) -> tuple[float | None, str]:
+        a, b = request.a, request.b
+        pair = {a.path, b.path}
+        la, pa = _links_and_sources(a.body, request.a_links, pair)
+        lb, pb = _links_and_sources(b.body, request.b_links, pair)
+        links, shared = la | lb, la & lb
+        mutual = _links_between(a, b)
+        zh = lang == "zh"
+        sources = (
+            f"，来源 {len(pa & pb)}/{len(pa | pb)} 个相同" if zh else f"; {len(pa & pb)} of {len(pa | pb)} sources shared"
+        )
+        if len(links) < MIN_LINKS:
+            if zh:
+                return None, f"出链太少（共 {len(links)} 个），无法从结构判断{sources}{mutual['zh']}"
+            return None, f"too few outbound links to judge by structure ({len(links)} in all){sources}{mutual['en']}"
+        share = len(shared) / len(links)
+        measure, cap = share, ""
+        siblings = bool(pa) and pa == pb
+        if siblings or len(shared) < MIN_LINKS:
+            # one material's notes are distinct units by construction, and one shared link
+            # is thin: either way structure may lean, never be sure
+            measure = min(share, (self.anchors[2].lean + self.anchors[2].sure) / 2)
+            if share > measure:
+                cap = (
+                    ("；同一份材料的笔记是不同的单元，最多算不确定" if siblings else "；只共享一个链接，最多算不确定")
+                    if zh else
+                    ("; notes of one material are distinct units, so at most unsure" if siblings
+                     else "; one shared link is thin, so at most unsure")
+                )
+        if zh:
+            return measure, (
+                f"{len(links)} 个出链中共有 {len(shared)} 个（Jaccard {share:.2f}）{sources}{mutual['zh']}{cap}"
+            )
+        return measure, (
+            f"{len(shared)} of {len(links)} outbound links shared (Jaccard {share:.2f}){sources}{mutual['en']}{cap}"
+        )
+
+    # -- merge -----------------------------------------------------------------------------
+
+    def merge(self, request: MergeRequest) -> BrainReply[MergedNote]:
+        winner, loser = request.winner, request.loser
+        lang = self._lang(request.language, f"{winner.name} {winner.description}\n{winner.body}")
+        body = merge_bodies(winner, loser, heading=_TEXT[lang]["from"].format(name=_one_line(loser.name)))
+        if len(body) > MAX_BODY:
+            raise BrainError(
+                f"merging {loser.path} into {winner.path} gives a body of {len(body):,} characters, over "
+                f"the {MAX_BODY:,} a note may have; split {winner.path} first or merge them by hand",
+                model=self.model,
+            )
+        description = (winner.description or loser.description or winner.name).strip()
+        data = {"description": tx.clip(description, 300), "body": body}
+        return _reply(MergedNote.model_validate(data))
+
+    # -- split -----------------------------------------------------------------------------
+
+    def plan_split(self, request: SplitRequest) -> BrainReply[SplitPlan]:
+        note = request.note
+        lang = self._lang(request.language, f"{note.name}\n{note.body}")
+        bucket = request.bucket if request.bucket in BUCKETS else FALLBACK_BUCKET
+        plan = self._plan_split(note, bucket, lang)
+        return _reply(SplitPlan.model_validate(plan))
+
+    def _plan_split(self, note: NoteView, bucket: str, lang: str) -> dict:
+        outline = tx.outline(note.body)
+        sections = list(outline.sections)
+        sizes = [estimate_tokens(s.text) for s in sections]
+        big = [i for i, size in enumerate(sizes) if size >= self.min_section_tokens]
+        zh = lang == "zh"
+
+        def keep(reason: str) -> dict:
+            return {"overloaded": False, "reason": tx.clip(reason, 600), "children": []}
+
+        if len(big) < 2:
+            return keep(
+                f"只有 {len(big)} 个至少 {self.min_section_tokens} 词元的章节（共 {len(sections)} 个）：不按章节拆分"
+                if zh else
+                f"{len(big)} of its {len(sections)} sections have at least {self.min_section_tokens} "
+                "tokens: nothing to split along"
+            )
+        _, sim = self.similarities([tx.plain(s.text) for s in sections], lang)
+        topics = self._group(sections, sizes, sim)  # adjacent alike sections: one topic
+        if len(topics) < 2:
+            return keep(
+                f"{len(sections)} 个章节相邻的彼此相似（至少 {self.join_sim:.2f}），合为一个主题：不拆分"
+                if zh else
+                f"its {len(sections)} sections join into one part (neighbours at least "
+                f"{self.join_sim:.2f} alike): one topic"
+            )
+        dispersion = _dispersion(topics, big, sim)
+        parts = (
+            "" if len(topics) == len(sections) else
+            (f"（相邻相似的合并后为 {len(topics)} 部分）" if zh else f" ({len(topics)} parts once alike neighbours join)")
+        )
+        if dispersion >= self.dispersed_under:
+            return keep(
+                f"{len(sections)} 个章节{parts}彼此相似度平均 {dispersion:.2f}（低于 {self.dispersed_under:.2f} 才拆）：是同一主题"
+                if zh else
+                f"its {len(sections)} sections{parts} are {dispersion:.2f} alike on average (split under "
+                f"{self.dispersed_under:.2f}): one topic"
+            )
+        groups = _cap(topics, sim)
+        children = self._children(note, bucket, lang, [[sections[i] for i in g] for g in groups])
+        if children is None:
+            return keep(
+                f"有一个部分超过 {MAX_BODY:,} 个字符：请手动拆分" if zh else
+                f"one part is over {MAX_BODY:,} characters, more than a note may hold: split it by hand"
+            )
+        parent = _parent_body(note, outline, children, bucket, lang)
+        names = ("、" if zh else "; ").join(c["name"] for c in children)
+        reason = (
+            f"{len(sections)} 个章节{parts}彼此相似度平均只有 {dispersion:.2f}（低于 {self.dispersed_under:.2f}）：拆成 {len(children)} 篇：{names}"
+            if zh else
+            f"its {len(sections)} sections{parts} are only {dispersion:.2f} alike on average (under "
+            f"{self.dispersed_under:.2f}): into {len(children)} notes, {names}"
+        )
+        return {
+            "overloaded": True,
+            "reason": tx.clip(reason, 600),
+            "parent_body": parent,
+            "children": [{k: c[k] for k in ("name", "description", "body")} for c in children],
+        }
+
+    def _group(self, sections: list[tx.Section], sizes: list[int], sim: np.ndarray) -> list[list[int]]:
+        """Adjacent sections joined while alike (or too small to stand alone)."""
+        groups: list[list[int]] = [[0]]
+        for i in range(1, len(sections)):
+            small = sizes[i] < self.min_section_tokens or sum(sizes[k] for k in groups[-1]) < self.min_section_tokens
+            if small or sim[groups[-1][-1], i] >= self.join_sim:
+                groups[-1].append(i)
+            else:
+                groups.append([i])
+        return groups
+
+    def _children(self, note: NoteView, bucket: str, lang: str, groups: list[list[tx.Section]]) -> list[dict] | None:
+        parent_link = _alias_link(note.path, note.name)
+        provenance = tx.render_blocks(tx.outline(note.body).provenance)
+        back = _TEXT[lang]["part_of"].format(link=parent_link[2:-2])
+        taken = {slugify(note.name) if _has_letters(note.name) else "", _stem(note.path)}
+        out = []
+        for group in groups:
+            base_name = name = _child_name(note.name, group, note.body, lang)
+            slug = _slug_or(name, "part")
+            n = 2
+            while slug in taken:  # two children never share a name (as dream, §5.3.3)
+                name = f"{base_name} ({n})"
+                slug = _slug_or(name, "part")
+                n += 1
+            taken.add(slug)
+            first = group[0]
+            heading_has_link = bool(parse_links(first.blocks[0].text))
+            parts = [first.text if (heading_has_link or len(group) > 1) else first.content_text]
+            parts += [s.text for s in group[1:]]
+            text = "\n\n".join(p for p in parts if p.strip())
+            body = "\n\n".join(p for p in (text, back, provenance) if p.strip())
+            if len(body) > MAX_BODY:
+                return None
+            description = tx.first_sentence("\n\n".join(parts)) or name
+            out.append({
+                "name": name,
+                "description": tx.clip(description, 300),
+                "body": body,
+                "path": note_path(bucket, slug),
+            })
+        return out
+
+    # -- hub -------------------------------------------------------------------------------
+
+    def write_hub(self, request: HubRequest) -> BrainReply[HubNote]:
+        members = list(request.members)
+        if len(members) < MIN_PILLARS:
+            raise BrainError(
+                f"community {request.community} has {len(members)} members; a hub needs at least "
+                f"{MIN_PILLARS} to name as pillars",
+                model=self.model,
+            )
+        lang = self._lang(request.language, " ".join(f"{m.name} {m.description}" for m in members))
+        words = _TEXT[lang]
+        by_path = {m.path: m for m in members}
+        pillars = [by_path[p] for p in dict.fromkeys(request.central) if p in by_path][:MAX_PILLARS]
+        for m in members:
+            if len(pillars) >= MIN_PILLARS:
+                break
+            if m not in pillars:
+                pillars.append(m)
+        others = [m for m in members if m not in pillars]
+        topic = common_topic(members, lang)
+        name = topic
+        if any(tx.normalize(name) == tx.normalize(m.name) for m in members):
+            name = topic + words["hub_suffix"]  # the hub is not one of its members
+        sep = "、" if lang == "zh" else ", "
+        description = tx.clip(words["hub_desc"].format(topic=topic, names=sep.join(_one_line(p.name) for p in pillars)), 300)
+        provenance = _union_provenance(members)
+        lead = words["overview"].format(n=len(members), topic=topic)
+        pillar_lines = [
+            f"- {_alias_link(p.path, p.name)} — {_one_line(p.description or tx.first_sentence(p.body) or p.name)}"
+            for p in pillars
+        ]
+
+        def render(shown: int) -> str:
+            parts = [lead, f"## {words['pillars']}", "\n".join(pillar_lines)]
+            if others:
+                details = [f"- {_alias_link(m.path, m.name)}" for m in others[:shown]]
+                if shown < len(others):
+                    details.append(words["more"].format(n=len(others) - shown))
+                parts += [f"## {words['details']}", "\n".join(details)]
+            if provenance:
+                parts.append("\n".join(provenance))
+            return "\n\n".join(parts)
+
+        shown = len(others)
+        body = render(shown)
+        while shown > 0 and estimate_tokens(body) >= self.hub_max_tokens:
+            shown -= 1  # trim the details, never the pillars
+            body = render(shown)
+        bucket = Counter(_bucket(m.path) for m in members).most_common(1)[0][0]
+        data = {
+            "name": tx.clip(name, 120),
+            "bucket": bucket,
+            "description": description,
+            "body": body,
+            "pillars": [p.path for p in pillars],
+        }
+        return _reply(HubNote.model_validate(data, context={"member_paths": request.member_paths}))
+
+
+# --- merge ------------------------------------------------------------------------------------
+
+
+def merge_bodies(winner: NoteView, loser: NoteView, *, heading: str) -> str:
+    """The winner's body, then what only the loser says under `## <heading>`, then the
+    provenance lines of both, each once (see the module doc)."""
+    w_body = winner.body.rstrip()
+    w_statements = tx.statements(w_body)
+    w_keys = tx.link_keys(w_body)
+    self_targets = {winner.path, loser.path}
+
+    def lacks_link(key: tuple[str, str | None]) -> bool:
+        return key[0] not in self_targets and key not in w_keys
+
+    head, w_prov = _split_trailing_provenance(w_body)  # the winner's closing provenance stays last
+    appended: list[str] = []
+    pending: dict[int, str] = {}  # loser headings above the next carried block
+    extra_prov: list[str] = []
+    l_blocks = tx.blocks(loser.body)
+    top = min((b.level for b in l_blocks if b.kind == "heading"), default=2)
+    for unit in _units(l_blocks):
+        first = unit[0]
+        if first.kind == "provenance":
+            if any(lacks_link(k) for k in tx.link_keys(first.text)) and first.text.strip() not in extra_prov:
+                extra_prov.append(first.text.strip())
+            continue
+        if first.kind == "heading":
+            pending = {lv: h for lv, h in pending.items() if lv < first.level}
+            pending[first.level] = first.heading
+            continue
+        piece = _lacking_part(unit, w_statements, lacks_link)
+        if piece is None:
+            continue
+        # the loser's headings, for context, one level under the From heading
+        appended += ["#" * min(3 + lv - top, 6) + " " + pending[lv] for lv in sorted(pending)]
+        pending = {}
+        appended.append(piece)
+    # a link held only by a line not carried (a heading or a label with nothing new
+    # under it) still comes along: the merge keeps every link
+    carried = tx.link_keys("\n\n".join(appended))
+    for block in l_blocks:
+        if block.kind != "provenance" and any(
+            lacks_link(k) and k not in carried for k in tx.link_keys(block.text)
+        ):
+            appended.append(block.text)
+            carried |= tx.link_keys(block.text)
+    parts = [head] if head.strip() else []
+    if appended:
+        section = _drop_self_links(_join_pieces(appended), self_targets, winner.name)
+        parts.append(f"## {heading}\n\n{section}")
+    prov = [*w_prov, *(line for line in extra_prov if line not in w_prov)]
+    if prov:
+        parts.append("\n".join(prov))
+    return "\n\n".join(parts)
+
+
+_NUMBERED = re.compile(r"^(\s*)\d{1,9}[.)][ \t]")
+
+
+def _units(blocks: list[tx.Block]) -> list[list[tx.Block]]:
+    """Blocks, with each numbered list (and the items nested in it) as one unit: steps are
+    a sequence, so when one is lacking the whole list comes along, in order."""
+    units: list[list[tx.Block]] = []
+    run_indent: int | None = None
+    for block in blocks:
+        numbered = block.kind == "item" and _NUMBERED.match(block.lines[0])
+        if run_indent is not None and block.kind == "item" and (
+            block.level > run_indent or (numbered and block.level == run_indent)
+        ):
+            units[-1].append(block)
+            continue
+        run_indent = block.level if numbered else None
+        units.append([block])
+    return units
+
+
+def _lacking_part(unit: list[tx.Block], had: list[tx.Statement], lacks_link) -> str | None:
+    """The part of a loser unit the winner lacks, in the unit's own form; None if none."""
+    block = unit[0]
+    if block.kind in ("label", "rule"):
+        return None  # structure: comes along with the content it labels (see below)
+    sts = [s for b in unit for s in tx.statements_of(b)]
+    lacking = [s for s in sts if not _had(s, had) or any(lacks_link(k) for k in s.links)]
+    if not lacking:
+        return None
+    whole = tx.render_blocks(unit)
+    if len(unit) > 1 or len(lacking) == len(sts) or block.kind in ("code", "predicate"):
+        return whole
+    if block.kind == "table":
+        rows = {s.text for s in lacking}
+        return "\n".join([*block.lines[:2], *(r for r in block.lines[2:] if r in rows)])
+    if any(s.kind != "text" for s in sts):
+        return whole  # a command inside: the item comes whole
+    texts = " ".join(s.text for s in lacking)
+    if block.kind == "item":
+        marker = re.match(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?", block.lines[0])
+        return (marker.group(0) if marker else "- ") + texts
+    if block.kind == "callout":
+        mark = re.match(r"^\s{0,3}>\s*\[![A-Za-z-]+\][+-]?", block.lines[0])
+        return "\n".join([mark.group(0) if mark else "> [!note]", *(f"> {s.text}" for s in lacking)])
+    if block.kind == "quote":
+        return "\n".join(f"> {s.text}" for s in lacking)
+    return texts
+
+
+def _had(statement: tx.Statement, had: list[tx.Statement]) -> bool:
+    """Merge's strict test: the winner has the same key, or one statement holding all the
+    statement's tokens but at most one plain word (never a number, code, or a negation),
+    with the same negations."""
+    if not statement.has_content:
+        return True  # a line of links only: its links decide
+    tokens = statement.tokens
+    allowance = 1 if len(tokens) >= 4 else 0
+    for other in had:
+        if other.key == statement.key:
+            return True
+        if len(tokens) < 3 or other.negations != statement.negations:
+            continue
+        extra = tokens - other.tokens
+        if len(extra) <= allowance and not extra & statement.facts:
+            return True
+    return False
+
+
+def _found(statement: tx.Statement, others: list[tx.Statement]) -> bool:
+    """The loose test of judge 1: same key, or Dice ≥ FOUND_DICE sharing ≥ MIN_SHARED tokens."""
+    for other in others:
+        if other.key == statement.key:
+            return True
+        shared = len(statement.tokens & other.tokens)
+        if shared >= MIN_SHARED and tx.dice(statement.tokens, other.tokens) >= FOUND_DICE:
+            return True
+    return False
+
+
+def _split_trailing_provenance(body: str) -> tuple[str, list[str]]:
+    lines = body.rstrip().split("\n")
+    prov: list[str] = []
+    while lines and (not lines[-1].strip() or re.match(r"^\s*(?:[-*+][ \t]+)?derived_from::", lines[-1])):
+        line = lines.pop()
+        if line.strip():
+            prov.insert(0, line.strip())
+    return "\n".join(lines).rstrip(), prov
+
+
+def _join_pieces(pieces: list[str]) -> str:
+    out: list[str] = []
+    for piece in pieces:
+        if out:
+            tight = _is_item(out[-1].split("\n")[-1]) and _is_item(piece.split("\n")[0])
+            out.append("\n" if tight else "\n\n")
+        out.append(piece)
+    return "".join(out)
+
+
+def _is_item(line: str) -> bool:
+    return bool(re.match(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]", line))
+
+
+def _drop_self_links(text: str, targets: set[str], name: str) -> str:
+    """Links into the merged pair written as their text (they would point at the note itself)."""
+    for link in reversed(parse_links(text)):
+        if link.target in targets:
+            text = replace_link(text, link, link.alias or name)
+    return text
+
+
+# --- split ------------------------------------------------------------------------------------
+
+
+def _child_name(parent: str, group: list[tx.Section], body: str, lang: str) -> str:
+    """The first section's heading; prefixed with the parent's name when it does not
+    name the topic alone: a generic heading ("Steps"), or one sharing no word with the
+    parent ("Nightly backups" of "Build box" -> "Build box nightly backups"; in Chinese a
+    heading naming a product in Latin letters stands alone)."""
+    heading = re.sub(r"^\d+(\.\d+)*[.)]?\s+", "", tx.plain(group[0].heading)).strip(" :：")
+    base = _one_line(parent)
+    named = lang == "zh" and re.search(r"[A-Z][A-Za-z]+", heading)  # "Home Assistant 备份"
+    alone = heading and not _GENERIC.match(heading) and (
+        named or tx.content_words(heading) & tx.content_words(base) or not tx.content_words(base)
+    )
+    if alone:
+        return tx.clip(heading, 120)
+    if lang == "zh":
+        joint = " " if heading[:1].isascii() else ""
+        return tx.clip(f"{base}的{joint}{heading}" if heading else base, 120)
+    first, _, rest = heading.partition(" ")
+    # "Nightly" is lower-cased inside a name; "Python" (capitalised mid-sentence in the
+    # note, so a proper name) and "CI" stay as written
+    proper = first.isupper() or re.search(rf"(?<=[a-z,;] ){re.escape(first)}\b", body)
+    if first and not proper:
+        first = first[:1].lower() + first[1:]
+    return tx.clip(f"{base} {first} {rest}".strip(), 120)
+
+
+def _dispersion(groups: list[list[int]], big: list[int], sim: np.ndarray) -> float:
+    """Mean similarity of the note's topics two by two; two topics are as alike as the
+    mean of their sections' pairs (sections of substance only, where a topic has any)."""
+    subst = [[i for i in g if i in big] or g for g in groups]
+    pairs = [
+        float(np.mean([sim[i, j] for i in a for j in b]))
+        for k, a in enumerate(subst) for b in subst[k + 1 :]
+    ]
+    return float(np.mean(pairs))
+
+
+def _cap(groups: list[list[int]], sim: np.ndarray) -> list[list[int]]:
+    """At most MAX_SPLIT_CHILDREN groups: the most alike neighbours join first."""
+    groups = [list(g) for g in groups]
+    while len(groups) > MAX_SPLIT_CHILDREN:
+        best = max(range(len(groups) - 1), key=lambda k: sim[groups[k][-1], groups[k + 1][0]])
+        groups[best : best + 2] = [groups[best] + groups[best + 1]]
+    return groups
+
+
+def _parent_body(note: NoteView, outline: tx.Outline, children: list[dict], bucket: str, lang: str) -> str:
+    words = _TEXT[lang]
+    intro = tx.render_blocks(outline.intro)
+    lead = intro if intro.strip() else _one_line(note.description or note.name)
+    bullets = "\n".join(
+        f"- {_alias_link(c['path'], c['name'])} — {_one_line(c['description'])}" for c in children
+    )
+    parts = [lead, words["parts"], bullets]
+    if outline.tail:
+        parts.append(tx.render_blocks(outline.tail))
+    if outline.provenance:
+        parts.append(tx.render_blocks(outline.provenance))
+    return "\n\n".join(p for p in parts if p.strip())
+
+
+# --- hub --------------------------------------------------------------------------------------
+
+
+def common_topic(members: Sequence[NoteView], lang: str) -> str:
+    """The phrase (at most 4 words of one member's name, not starting or ending on a
+    stopword) whose content words the most members share in their names and descriptions."""
+    gists = [tx.content_words(f"{m.name} {m.description}") for m in members]
+    best: tuple | None = None
+    for rank, m in enumerate(members):
+        spans = tx.word_spans(tx.plain(m.name))
+        for i in range(len(spans)):
+            for j in range(i + 1, min(i + 4, len(spans)) + 1):
+                if not spans[i][1] or not spans[j - 1][1]:
+                    continue  # a name does not start or end on a function word
+                words = {c for _, c in spans[i:j] if c}
+                df = sum(1 for g in gists if words <= g)
+                if df < 2:
+                    continue
+                key = (df, len(words), -rank)  # the most shared, then the most specific
+                if best is None or key > best[0]:
+                    best = (key, _surface(tx.plain(m.name), spans[i:j], lang))
+    if best is None:
+        return _one_line(members[0].name)
+    phrase = best[1]
+    return phrase[:1].upper() + phrase[1:] if lang == "en" and phrase[:1].islower() else phrase
+
+
+def _surface(name: str, spans: list[tuple[str, str]], lang: str) -> str:
+    """The words of `spans` as written in `name`, with the spacing between them."""
+    first, last = spans[0][0], spans[-1][0]
+    start = name.find(first)
+    end = name.find(last, start + len(first) - len(last) if len(spans) > 1 else start) + len(last)
+    if start < 0 or end < start:
+        return ("" if lang == "zh" else " ").join(w for w, _ in spans)
+    return name[start:end].strip()
+
+
+def _union_provenance(members: Sequence[NoteView]) -> list[str]:
+    seen: set[str] = set()
+    lines: list[str] = []
+    for m in members:
+        for block in tx.blocks(m.body):
+            if block.kind != "provenance":
+                continue
+            targets = {lk.target for lk in parse_links(block.text)}
+            if targets and not targets <= seen:
+                seen |= targets
+                lines.append(block.text.strip())
+    return lines
+
+
+# --- small helpers ----------------------------------------------------------------------------
+
+
+def _reply(value) -> BrainReply:
+    raw = json.dumps(value.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)
+    return BrainReply(value=value, raw=raw, usage=Usage(), model="offline", attempts=1)
+
+
+def _gist(note: NoteView) -> str:
+    return tx.plain(f"{note.name}. {note.description or tx.first_sentence(note.body)}")
+
+
+def _quote(note: NoteView) -> str:
+    return f"“{_short_name(note)}”"
+
+
+def _short_name(note: NoteView) -> str:
+    return tx.clip(_one_line(note.name) or note.path, 60)
+
+
+def _one_line(text: str) -> str:
+    return tx.clip(tx.plain(text or ""), 300)
+
+
+def _links_and_sources(body: str, extra: Sequence[str], pair: set[str]) -> tuple[set[str], set[str]]:
+    sources = tx.provenance_targets(body)
+    links = {t for t, _ in tx.link_keys(body)} - sources
+    for target in extra:
+        (sources if target.split("/", 1)[0] in ("daily", "resource") else links).add(target)
+    return links - pair, sources - pair
+
+
+def _links_between(a: NoteView, b: NoteView) -> dict[str, str]:
+    ab = any(t == b.path for t, _ in tx.link_keys(a.body))
+    ba = any(t == a.path for t, _ in tx.link_keys(b.body))
+    if ab and ba:
+        return {"en": "; they link each other", "zh": "；两篇互相链接"}
+    if ab or ba:
+        src, dst = (a, b) if ab else (b, a)
+        return {"en": f"; {_quote(src)} links {_quote(dst)}", "zh": f"；「{_short_name(src)}」链接「{_short_name(dst)}」"}
+    return {"en": "", "zh": ""}
+
+
+def _alias_link(path: str, name: str) -> str:
+    alias = _one_line(name)
+    try:
+        return format_link(path, alias=alias) if alias and alias != path else format_link(path)
+    except Exception:  # a name with [ ] | cannot be an alias: the bare link reads fine
+        return format_link(path)
+
+
+def _has_letters(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
+
+
+def _slug_or(name: str, fallback: str) -> str:
+    return slugify(name) if _has_letters(name) else fallback
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def _bucket(path: str) -> str:
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[1] in BUCKETS else FALLBACK_BUCKET
