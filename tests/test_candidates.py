@@ -214,3 +214,46 @@ def test_candidate_json_rounds_its_figures():
     assert c.to_json()["description_similarity"] == 0.7123
     assert c.to_json()["score"] == round((0.712345 + 0.5) / 2, 4)
     assert np.isclose(c.score, 0.6061725)
+
+
+class Counting(HashingEmbedder):
+    def __init__(self, name: str = "hashing-256") -> None:
+        super().__init__()
+        self.name = name
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts += texts
+        return super().embed(texts)
+
+
+def test_description_vectors_are_cached_per_embedder_and_text(vault):
+    cache = vault.root / ".reme" / "merge_description_vectors.npz"
+    first = Counting()
+    found = mine_candidates(vault, COMMUNITIES, first)
+    assert len(first.texts) == 5 and cache.is_file()
+    warm = Counting()
+    assert mine_candidates(vault, COMMUNITIES, warm) == found
+    assert warm.texts == []  # nothing changed: nothing embedded
+    path = vault.root / "digest/wiki/canary-rollout.md"
+    path.write_text(CANARY.replace("shifts traffic", "moves traffic"), encoding="utf-8")
+    vault.refresh()
+    changed = Counting()
+    mine_candidates(vault, COMMUNITIES, changed)
+    assert changed.texts == ["canary-rollout: How the canary rollout script moves traffic"]
+    other = Counting("another-model")  # another embedder's vectors are never mixed in
+    mine_candidates(vault, COMMUNITIES, other)
+    assert len(other.texts) == 5
+
+
+def test_a_damaged_cache_is_embedded_around_and_no_cache_writes_nothing(vault):
+    cache = vault.root / ".reme" / "merge_description_vectors.npz"
+    cache.parent.mkdir(exist_ok=True)
+    cache.write_bytes(b"not a zip file")
+    emb = Counting()
+    found = mine_candidates(vault, COMMUNITIES, emb)
+    assert len(emb.texts) == 5 and found
+    cache.unlink()
+    emb = Counting()
+    assert mine_candidates(vault, COMMUNITIES, emb, cache=False) == found
+    assert not cache.exists()

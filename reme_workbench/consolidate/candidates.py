@@ -30,22 +30,27 @@ best `score` first, then the paths.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+import zipfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import RemeError
+from ..errors import RemeError, UnsafePathError
 from ..index.chunking import CJK_CHARS
 from ..index.keyword import STOPWORDS
-from ..vault.layout import is_digest_note
-from ..vault.links import is_provenance, parse_links
-from ..vault.note import decode_note_bytes, parse
+from ..vault.frontmatter import find_frontmatter
+from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
+from ..vault.links import Link, is_provenance, parse_links
+from ..vault.note import decode_note_bytes
 
 if TYPE_CHECKING:
     from ..index.embeddings import Embedder
@@ -62,6 +67,8 @@ __all__ = [
     "MIN_BODY_OVERLAP",
     "MIN_TOPIC_WORDS",
     "EMBED_BATCH",
+    "VECTOR_CACHE",
+    "embed_descriptions",
 ]
 
 MIN_DESCRIPTION_SIMILARITY = 0.6  # docs/spec.md §10 `[merge] min_description_similarity`
@@ -70,6 +77,7 @@ MIN_BODY_OVERLAP = 0.5  # docs/spec.md §10 `[merge] min_body_overlap`
 # words are not "the same topic" with certainty 1.0.
 MIN_TOPIC_WORDS = 5
 EMBED_BATCH = 256  # texts per embedder call: a model embedder's memory stays bounded
+VECTOR_CACHE = "merge_description_vectors.npz"  # in .reme/: only a cache, rebuilt at will
 _BLOCK = 1024  # rows of one community's similarity matrix computed at a time
 
 
@@ -145,6 +153,7 @@ def _jieba():
     return jieba
 
 
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     # Crude on purpose: plural and tense endings only, so "merges" meets "merge".
     if word.endswith("ies") and len(word) > 4:
@@ -163,25 +172,32 @@ def _link_token(target: str) -> str:
     return "[[" + (target[:-3] if target.endswith(".md") else target) + "]]"
 
 
-def topic_words(body: str) -> frozenset[str]:
-    """The topic words of a note body (see the module doc for what counts)."""
+def topic_words(text: str, links: Sequence[Link] | None = None) -> frozenset[str]:
+    """The topic words of a note (see the module doc for what counts). `text` is the
+    whole file or its body: frontmatter is skipped. `links` are `parse_links(text)` when
+    the caller has them already (the scan's record of an unchanged file)."""
+    fm = find_frontmatter(text)
+    start = fm.end if fm is not None else 0
     words: set[str] = set()
     parts: list[str] = []
-    last = 0
-    for link in parse_links(body):
-        parts.append(body[last : link.start])
+    last = start
+    for link in parse_links(text) if links is None else links:
+        if link.start < start:
+            continue
+        parts.append(text[last : link.start])
         last = link.end
         if not link.target or link.embed or is_provenance(link):
             continue  # provenance says where it came from, not what it is about
         words.add(_link_token(link.target))
-    parts.append(body[last:])
+    parts.append(text[last:])
     text = "".join(parts)
     text = _URL.sub(" ", _CALLOUT.sub(" ", _PREDICATE.sub(" ", text)))
-    for run in _CJK_RUN.findall(text):
-        words.update(
-            w for w in _jieba().cut(run) if len(w) >= 2 and w not in _CJK_STOP
-        )
-    for word in _LATIN_WORD.findall(_CJK_RUN.sub(" ", text).lower()):
+    if _CJK_RUN.search(text):
+        cut = _jieba().cut
+        for run in _CJK_RUN.findall(text):
+            words.update(w for w in cut(run) if len(w) >= 2 and w not in _CJK_STOP)
+        text = _CJK_RUN.sub(" ", text)
+    for word in _LATIN_WORD.findall(text.lower()):
         word = word.replace("’", "'").split("'", 1)[0]
         if len(word) < 2 or word in _STOP:
             continue
@@ -219,6 +235,68 @@ def _embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
     return matrix / norms
 
 
+def _text_key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+def _load_vectors(path: Path, embedder: Embedder) -> dict[bytes, np.ndarray]:
+    """The cached vectors of `embedder` ({} when absent, damaged or another embedder's)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["embedder"]) != embedder.name:
+                return {}
+            keys, vectors = data["keys"], data["vectors"]
+            if vectors.ndim != 2 or len(keys) != len(vectors):
+                return {}
+            return {bytes(k): v for k, v in zip(keys, vectors, strict=True)}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return {}  # only a cache: embed again
+
+
+def _save_vectors(path: Path, embedder: Embedder, found: dict[bytes, np.ndarray]) -> None:
+    keys = sorted(found)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
+    try:
+        path.parent.mkdir(exist_ok=True)  # .reme/, as the scan cache makes it
+        np.savez(tmp, embedder=np.array(embedder.name),
+                 keys=np.array(keys, dtype="S16").reshape(-1),
+                 vectors=np.stack([found[k] for k in keys]).astype(np.float32))
+        os.replace(tmp, path)  # readers see the old cache or the new one
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def embed_descriptions(root: Path | None, embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """The unit vectors of `texts`; with a vault `root`, the vectors of texts seen before
+    come from `.reme/merge_description_vectors.npz` (per embedder, rebuildable), so a
+    weekly run embeds only new or changed descriptions. The cache keeps the current
+    texts only; one that cannot be read or written is embedded around, never an error."""
+    keys = [_text_key(t) for t in texts]
+    path = None
+    if root is not None:
+        try:
+            path = resolve_inside(Path(root), f"{CACHE_DIR}/{VECTOR_CACHE}")
+        except UnsafePathError:
+            path = None
+    known = _load_vectors(path, embedder) if path is not None else {}
+    todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in known}
+    if todo:
+        fresh = _embed(embedder, list(todo.values()))
+        known.update(zip(todo, fresh, strict=True))
+    if not keys:
+        return _embed(embedder, [])
+    found = {k: known[k] for k in keys}
+    if path is not None and (todo or len(known) != len(found)):
+        _save_vectors(path, embedder, found)
+    matrix = np.stack([found[k] for k in keys]).astype(np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
 def _similar_pairs(vectors: np.ndarray, threshold: float) -> Iterable[tuple[int, int, float]]:
     """(i, j, cosine) for i < j with cosine ≥ threshold, one row block at a time."""
     n = len(vectors)
@@ -240,12 +318,14 @@ def mine_candidates(
     min_body_overlap: float = MIN_BODY_OVERLAP,
     cooldowns: Cooldowns | None = None,
     now: datetime | None = None,
+    cache: bool = True,
 ) -> list[MergeCandidate]:
     """Every pair of one community passing both gates, best first (see the module doc).
 
     `communities` is `meta/communities.json`'s `{path: id}`; notes it names that are no
     longer readable digest notes are left out. A pair under a merge-forbidding cooldown
-    comes back with `skipped` set.
+    comes back with `skipped` set. `cache=False` (a dry run, a read-only vault) neither
+    reads nor writes the description-vector cache (`embed_descriptions`).
     """
     if not 0.0 <= min_description_similarity <= 1.0 or not 0.0 <= min_body_overlap <= 1.0:
         raise RemeError(
@@ -261,7 +341,7 @@ def mine_candidates(
     if len(notes) < 2:
         return []
     texts = [description_text(p, records[p].name, records[p].description) for p in notes]
-    vectors = _embed(embedder, texts)
+    vectors = embed_descriptions(vault.root if cache else None, embedder, texts)
     members: dict[str, list[int]] = {}
     for i, path in enumerate(notes):
         members.setdefault(communities[path], []).append(i)
@@ -299,11 +379,15 @@ def _read_topic_words(vault: Vault, path: str) -> frozenset[str] | None:
     current = vault.store.read(path)
     if current is None:
         return None
+    data = current[0]
     try:
-        text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
-        return topic_words(parse(text, path).body)
+        text = decode_note_bytes(data, path, max_bytes=vault.max_note_bytes)
     except RemeError:
         return None
+    rec = vault.scan.records.get(path)
+    # the scan parsed this file's links already; reuse them while its bytes are the same
+    same = rec is not None and rec.sha256 == hashlib.sha256(data).hexdigest()
+    return topic_words(text, rec.links if same else None)
 
 
 def _cooldown_reason(
