@@ -135,6 +135,23 @@ def test_near_misses_share_topic_words_but_no_fact(made):
             assert len(words(body_a) & words(body_b)) >= 0.5 * len(words(body_a))
 
 
+def test_distinct_notes_of_one_kind_share_at_most_one_statement(made):
+    truth = read_duplicate_truth(made.truth_path)["planted"]
+    twins = {frozenset((p["a"], p["b"])) for p in truth["duplicates"]}
+    groups: dict = {}
+    for path, info in truth["notes"].items():
+        groups.setdefault((truth["communities"]["notes"][path], info["kind"]), []).append(path)
+    compared = 0
+    for paths in groups.values():
+        for i, a in enumerate(paths):
+            for b in paths[i + 1:]:
+                if frozenset((a, b)) not in twins:
+                    compared += 1
+                    shared = set(truth["notes"][a]["facts"]) & set(truth["notes"][b]["facts"])
+                    assert len(shared) <= 1, (a, b, shared)
+    assert compared > 100  # the rule was tested on many pairs
+
+
 def test_every_note_has_provenance_to_a_daily_log_and_no_link_is_broken(made):
     for note in made.notes:
         text = (made.root / note.path).read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ daily log that exists — and saves what was planted beside the vault
   entities and drawn values (ports, timeouts, tags …). A note's *facts* are its
   statements with their values (`deploy.canary` with service, env, tag, pct); no two
   notes of a community have the same kind and subject (kind.subject names the values
-  that say what a note is about).
+  that say what a note is about), and two notes of one kind share at most one statement.
 * **duplicate pairs** (`duplicates`) — a *twin* of a note in the same community: the
   same kind, subject and values (so the same facts), paraphrased: another name and so
   another slug, another description wording, statements in the other phrasing and with
@@ -587,12 +587,30 @@ def _render_content(content: Content, rng: random.Random) -> tuple[str, str, str
     return name, description, "\n".join(lines) + "\n"
 
 
-def _fresh(kind: Kind, topic: Topic, rng: random.Random, used: set) -> Content | None:
+def _all_statements(kind: Kind, values: dict[str, str]) -> frozenset[str]:
+    """Every statement the kind could make with `values` (canonical form)."""
+    return frozenset(f"{kind.key}.{f.key}=" + ",".join(
+        values[n] for n in sorted(slots_of(f.text) | slots_of(f.code or ""))) for f in kind.facts)
+
+
+def _distinct(kind: Kind, values: dict[str, str], said: dict) -> bool:
+    """A new subject that shares at most one statement with each note of its kind so far:
+    two notes saying the same things under two subjects would be ambiguous truth."""
+    subject = (kind.key, *(values[s] for s in kind.subject))
+    if subject in said.setdefault("subjects", set()):
+        return False
+    mine = _all_statements(kind, values)
+    if any(len(mine & other) > 1 for other in said.setdefault(kind.key, [])):
+        return False
+    said["subjects"].add(subject)
+    said[kind.key].append(mine)
+    return True
+
+
+def _fresh(kind: Kind, topic: Topic, rng: random.Random, said: dict) -> Content | None:
     for _ in range(30):
         values = _draw(rng, topic)
-        subject = (kind.key, *(values[s] for s in kind.subject))
-        if subject not in used:
-            used.add(subject)
+        if _distinct(kind, values, said):
             names = _pool(kind.names, topic.language)
             descriptions = _pool(kind.descriptions, topic.language)
             return Content(
@@ -606,14 +624,12 @@ def _fresh(kind: Kind, topic: Topic, rng: random.Random, used: set) -> Content |
     return None
 
 
-def _near_miss(original: Content, topic: Topic, rng: random.Random, used: set) -> Content | None:
+def _near_miss(original: Content, topic: Topic, rng: random.Random, said: dict) -> Content | None:
     """Another note of the same kind, phrasing and statements, every value different."""
     kind = _KIND[original.kind]
     for _ in range(30):
         values = _draw(rng, topic, avoid=dict(original.values))
-        subject = (kind.key, *(values[s] for s in kind.subject))
-        if subject not in used:
-            used.add(subject)
+        if _distinct(kind, values, said):
             return Content(**{**asdict(original), "values": tuple(sorted(values.items())),
                               "shuffle": None})
     return None
@@ -682,18 +698,18 @@ def plan_duplicates(spec: DuplicateSpec) -> DuplicateVault:
     contents: list[tuple[int, Content]] = []
     pairs: list[tuple[str, int, int, dict]] = []  # (type, index of a, index of b, extra)
     for c, topic in enumerate(topics):
-        used: set = set()  # (kind, subject values) of the community's notes
+        said: dict = {}  # the community's subjects, and every kind's statements
         dups, misses = pairs_in[c]
         units = ["duplicate"] * dups + ["near_miss"] * misses
         units += ["plain"] * (sizes[c] - 2 * len(units))
         rng.shuffle(units)
         for unit in units:
             for _ in range(200):
-                content = _fresh(KINDS[rng.randrange(len(KINDS))], topic, rng, used)
+                content = _fresh(KINDS[rng.randrange(len(KINDS))], topic, rng, said)
                 partner: Content | None = None
                 extra: dict = {}
                 if content is not None and unit == "near_miss":
-                    partner = _near_miss(content, topic, rng, used)
+                    partner = _near_miss(content, topic, rng, said)
                     if partner is None:  # this kind has no other subject left here
                         continue
                 if content is not None:
