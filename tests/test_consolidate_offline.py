@@ -590,6 +590,22 @@ def test_statement_judge_is_not_fooled_by_a_shared_callout_and_context_line(brai
     assert "1 of 4 statements" in vote.reason
 
 
+def test_statement_judge_is_never_sure_of_one_sentence(brain):
+    a = note("digest/personal/reply-in-chinese.md", "reply-in-chinese", "", """
+When she writes in Chinese, reply in Chinese.
+
+derived_from:: [[daily/2026-10-05/weekly-report-w40.md]]
+""")
+    b = note("digest/personal/chinese-replies.md", "chinese-replies", "", """
+When she writes in Chinese, always reply in Chinese.
+
+derived_from:: [[daily/2026-10-11/home-network-iot-vlan.md]]
+""")
+    vote = brain.vote(PairRequest(a=a, b=b, judge=1)).value
+    assert vote.is_same and vote.confidence < 0.8
+    assert vote.reason.endswith("(1.00); one statement is thin, so at most unsure")
+
+
 def test_statement_reason_reads_with_its_figures(brain):
     vote = brain.vote(PairRequest(a=ROTATE, b=ROTATE_DUP, judge=1)).value
     assert vote.reason == (
@@ -601,9 +617,22 @@ def test_statement_reason_reads_with_its_figures(brain):
 
 
 def test_structure_judge_agrees_on_the_same_links_from_other_material(brain):
+    sizing = "\n\nPool sizes: [[digest/wiki/pgbouncer-sizing-settings.md]].\n"
+    a = NoteView(POOL_MODES.path, POOL_MODES.name, POOL_MODES.description, POOL_MODES.body + sizing)
+    b = NoteView(POOLING_DUP.path, POOLING_DUP.name, POOLING_DUP.description, POOLING_DUP.body + sizing)
+    vote = brain.vote(PairRequest(a=a, b=b, judge=2)).value
+    assert vote.is_same and vote.confidence == 1.0
+    assert vote.reason == "3 of 3 outbound links shared (Jaccard 1.00); 0 of 2 sources shared"
+
+
+def test_structure_judge_is_never_sure_of_two_shared_links(brain):
+    # notes of one neighbourhood often link the same two notes
     vote = brain.vote(PairRequest(a=POOL_MODES, b=POOLING_DUP, judge=2)).value
-    assert vote.is_same and vote.confidence >= 0.8
-    assert vote.reason.startswith("2 of 2 outbound links shared (Jaccard 1.00); 0 of 2 sources shared")
+    assert vote.is_same and vote.confidence < 0.8
+    assert vote.reason == (
+        "2 of 2 outbound links shared (Jaccard 1.00); 0 of 2 sources shared; "
+        "fewer than 3 shared links, so at most unsure"
+    )
 
 
 def test_structure_judge_is_never_sure_of_two_notes_of_one_material(brain):
@@ -973,6 +1002,16 @@ def test_a_big_community_trims_the_details_never_the_pillars(brain):
     assert len(h.pillars) == 5 and set(h.pillars) <= {t for t, _ in outbound_keys(h.body)}
     assert "more notes of this community" in h.body
     assert h.name == "PgBouncer"
+
+
+def test_a_hub_of_slug_named_notes_spells_the_topic_as_the_descriptions_do(brain):
+    members = [
+        NoteView(m.path, m.path.rsplit("/", 1)[1][:-3], m.description, m.body)  # names as dream writes them
+        for m in PGBOUNCER_COMMUNITY
+    ]
+    h = hub(brain, members).value
+    assert h.name == "PgBouncer"
+    assert "[[digest/wiki/pgbouncer-pool-modes.md|pgbouncer-pool-modes]] — " in h.body
 
 
 def test_a_hub_is_not_named_like_one_of_its_members(brain):

@@ -1,67 +1,90 @@
 """The offline consolidate brain: deterministic rules, no model, no network (docs/spec.md §7.6–§7.8).
 
 What every user without a model key gets. It reads *form* — words, statements, links,
-sections — and one embedder (injected: the index's, or `HashingEmbedder` in tests).
+sections — and one embedder (injected: the index's; `HashingEmbedder` in tests).
 
-**Similarity above chance.** Cosines mean different things per embedder: unrelated
-English notes score ~0.08 with MiniLM, ~0.15 with the hashing embedder and ~0.81 with
-e5 (Chinese: ~0.45 with MiniLM, which does not know Chinese, ~0.89 with e5). So every
-cosine is read against the embedder's own *baseline* — the mean cosine of ten
-unrelated note sentences of the text's language (`REFERENCE`), embedded once per brain —
-as `sim = clip((cos − baseline) / (1 − baseline), 0, 1)`: 0 is "as alike as unrelated
-notes", 1 is "the same text".
+**Similarity above chance.** A cosine means different things per embedder: unrelated
+English notes score ~0.09 with MiniLM, ~0.15 with the hashing embedder and ~0.81 with
+e5; Chinese ones ~0.45 with MiniLM (which does not know Chinese) and ~0.89 with e5. So
+every cosine is read against the embedder's own *baseline* — the mean pairwise cosine
+of ten unrelated note sentences of the text's language (`REFERENCE`), embedded once per
+brain: `sim = clip((cos − baseline) / (1 − baseline), 0, 1)`; 0 is "as alike as
+unrelated notes", 1 "the same text". With it one threshold holds for MiniLM and e5.
 
-**Votes** (`vote`), three different judges by `request.judge`; each maps its measure
-`m` to `{is_same, confidence}` by two anchors, *lean* `W` and *sure* `S`:
+**Votes** (`vote`): three different judges, by `request.judge`. Each maps its measure
+`m` to `{is_same, confidence}` with two anchors, *lean* `W` and *sure* `S` (`Anchors`):
 `m ≥ S` → same, confidence 0.8 + 0.2·(m−S)/(1−S) (an agreeing vote, §7.7.2);
-`W ≤ m < S` → same, 0.5 + 0.3·(m−W)/(S−W) (unsure: below the 0.8 a vote needs);
-`m < W` → not the same, 0.5 + 0.5·(W−m)/W.
+`W ≤ m < S` → same, 0.5 + 0.3·(m−W)/(S−W) (unsure: under the 0.8 a vote needs);
+`m < W` → not the same, 0.5 + 0.5·(W−m)/W. "Cannot tell" is not the same, 0.5.
 
-* judge 0, *description*: `sim` of the notes' "name. description" (W 0.45, S 0.65).
-* judge 1, *statements*: the share of the content statements (sentences, bullets, table
-  rows, code blocks — `text.py`) of the note with fewer of them found in the other; a
-  statement is found when the other has one with the same normalised key or a Dice of
-  match tokens ≥ 0.6 sharing at least 2 tokens (W 0.3, S 0.6).
-* judge 2, *structure*: Jaccard of the two notes' outbound links and sources
-  (`derived_from::` targets) together, links between the two left out; fewer than 2
-  links in all is "cannot tell" (W 0.34, S 0.6).
+* judge 0, *description*: `sim` of the two notes' "name. description" (else the first
+  sentence). W 0.5, S 0.7.
+* judge 1, *statements*: the share of the content statements (sentences, list items,
+  table rows, code blocks; `text.py`) of the note with fewer of them that are found in
+  the other — found: the same normalised key, or a Dice of match tokens ≥ 0.6 sharing
+  at least 2 tokens. W 0.3, S 0.6. A note of one statement makes it at most unsure.
+* judge 2, *structure*: the Jaccard of the two notes' outbound links (the body's and
+  the caller's `a_links`/`b_links`; sources and links between the two left out); the
+  shared `derived_from::` sources are reported. Under 2 links in all it cannot tell. It
+  is at most unsure when the notes share fewer than 3 links (notes of one neighbourhood
+  link the same one or two; dream weaves up to 3) or have the same sources (one
+  material's notes are distinct units by construction). W 0.34, S 0.6.
 
-**Merge** (`merge`) is "merge, do not refine" made literal: the winner's body unchanged,
-then under `## From <loser>` (`## 来自 <loser>`) every block of the loser holding a
-statement or a link the winner lacks — a statement is *had* only when the winner has its
-normalised key or one statement holding all of its match tokens (the strict test: a
-changed number or a "not" is lacking) and every link it carries; a block wholly
-lacking is copied whole, a partly lacking sentence list keeps its marker and only the
-lacking sentences; the loser's headings come along one level down, for context —
-then every `derived_from::` line of both, each once. Links of the loser to the winner
-(and to itself) would become self-links: they are written as their text.
+Calibration (tests/test_consolidate_offline.py, e5 and MiniLM): paraphrased duplicates
+under other names score 0.76–0.89 on judge 0 and 0.88–1.00 on judge 1; distinct notes
+of one topic at most 0.52 and 0.25.
 
-**Split** (`plan_split`) cuts by the note's own top-level sections (headings inside code
-or callouts are not sections). Dispersion = the mean pairwise `sim` of the sections of
-at least 40 estimated tokens; the note is overloaded when there are at least 2 such
-sections and the mean is under 0.3. Adjacent sections join one child while their `sim`
-is at least 0.5 (or a section is under 40 tokens); at most 6 children (the most similar
-neighbours join first). The parent keeps its intro, gets a bullet per child
-(`[[digest/<bucket>/<slug>.md|name]] — description`), its closing Related list and its
-provenance; each child is its section(s) verbatim, a link back to the parent and the
-parent's provenance. Child path = `note_path(bucket, slugify(child.name))`.
+**Merge** (`merge`) is "merge, do not refine" made literal: the winner's body word for
+word, then under `## From <loser>` (`## 来自 <loser>`) what of the loser it lacks, then
+every `derived_from::` line of both, each once. A loser statement is *had* when the
+winner has its normalised key, or one statement holding all its match tokens but at
+most one plain word — never a number, a code span's token or a negation, and with the
+same negations (so "10 minutes" for "15 minutes" and "do not promote" are lacking). A
+block holding a lacking statement or a link the winner lacks comes along in its own
+form: whole when all of it is lacking or it holds code; else its marker with the lacking
+sentences. A numbered list is a sequence: one lacking step brings the whole list, in
+order. The loser's headings above what comes are kept, one level under the From
+heading; a link on a line not carried still comes along with its line. Links of the
+loser to the winner or itself would be self-links: they are written as their text (the
+merge phase does the same for the winner's links to the loser). Description: the
+winner's, else the loser's.
+
+**Split** (`plan_split`) cuts along the note's own top-level sections (the shallowest
+heading level; headings in code or callouts are not sections). Adjacent sections join
+one part while their `sim` is at least 0.5 (or one is under 40 estimated tokens).
+Dispersion = the mean `sim` of the parts two by two (each pair of parts as alike as
+the mean of their sections' pairs, sections of 40 tokens or more). Overloaded when at
+least 2 sections have 40 tokens, there are 2 parts or more, and dispersion is under
+0.25 (measured: one topic 0.38–0.43, three topics 0.00–0.11, e5 and MiniLM). At most 6
+children (the most alike neighbours join first). The parent keeps its intro (else its
+description), gets a bullet per child `[[digest/<bucket>/<slug>.md|name]] —
+description`, its closing Related list and its provenance; each child is its
+section(s) verbatim (the first heading dropped when it holds no link: it is the name),
+a link back `Part of [[parent|name]].` and the parent's provenance. Child name: the
+heading, with the parent's name in front when the heading is generic or shares no word
+with it ("Nightly backups" of "Build box" → "Build box nightly backups"); path =
+`note_path(bucket, slugify(name))`; names never repeat. A part over 20,000 characters
+is not split (a person must).
 
 **Hub** (`write_hub`): the common topic is the phrase of at most 4 words of a member's
-name whose content words the most members share (names and descriptions, at least half
-of them when possible); pillars are `request.central` (members only, 3–5), filled from
-the members' order; each pillar a bullet with its description; the others listed under
-"Details stay in", trimmed from the end to stay under 1,500 tokens; provenance = every
-member's `derived_from::` line, each target once; bucket = the members' most common.
+name, not starting or ending on a stopword, whose content words the most members share
+in name and description (then the longest), each word spelled as the members spell it
+most (not from slug names); " overview" / "总览" is added when a member has that name.
+Pillars are `request.central` (members only, at most 5), filled to 3 from the members'
+order; each pillar a bullet `[[path|name]] — description`; the others under "Details
+stay in", trimmed from the end until the body is under 1,500 estimated tokens (never
+the pillars); provenance = every member's `derived_from::` line, each source once;
+bucket = the members' most common.
 
-**What it cannot do.** It matches form, not meaning: paraphrases that share few words
-and the description embedding's reach are all it sees of sameness, so a rewritten
-duplicate may get only one vote (an uncertain pair, for a person) and two notes that
-differ in one number are distinct to judge 1 only by their other statements. Merge
-repeats what the loser says in other words (nothing is lost, some is said twice). Split
-cannot cut a note without headings, nor move a stray paragraph to the topic it belongs
-to. The hub's overview names a topic by shared words and lists members; it does not
-abstract. Feedback on a retry does not change its answers (its rules already keep
-every link and provenance line). For real use, point consolidate at a model.
+**What it cannot do.** It matches form, not meaning. A duplicate rewritten in other
+words (or in the other language) shares few statements and only the description
+embedding sees it: one vote, an uncertain pair for a person. Two notes that differ in
+one word that matters (staging / prod) look alike to judges 0 and 1. Merge repeats, in
+the loser's words, what the winner says otherwise (nothing is lost, some is said
+twice). Split cannot cut a note without headings, nor move a stray paragraph to the
+topic it belongs to. The hub names a topic by shared words and lists members; it does
+not abstract. Feedback on a retry does not change its answers: its rules already keep
+every link and provenance line. For real use, point consolidate at a model.
 """
 
 from __future__ import annotations
@@ -161,7 +184,8 @@ STATEMENTS = Anchors(0.3, 0.6)
 STRUCTURE = Anchors(0.34, 0.6)
 FOUND_DICE = 0.6  # a statement is found in the other note from this Dice of match tokens
 MIN_SHARED = 2  # ... sharing at least this many tokens
-MIN_LINKS = 2  # judge 2 cannot tell with fewer outbound links than this, in all; nor be sure sharing fewer
+MIN_LINKS = 2  # judge 2 cannot tell with fewer outbound links than this, in all
+SURE_SHARED_LINKS = 3  # ... nor be sure sharing fewer
 DISPERSED_UNDER = 0.25  # mean pairwise sim of the sections under this: dispersed
 JOIN_SIM = 0.5  # adjacent sections this alike make one child
 MIN_SECTION_TOKENS = 40  # a section smaller than this never stands alone
@@ -307,20 +331,24 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         (short, short_note), (long, long_note) = sorted(
             [(sa, request.a), (sb, request.b)], key=lambda p: len(p[0])
         )
-        if len(short) < 2:
+        if not short:
             if lang == "zh":
-                return None, f"「{_short_name(short_note)}」只有 {len(short)} 条陈述，无法比较正文"
-            return None, f"{_quote(short_note)} has {len(short)} statement(s): too little text to compare"
+                return None, f"「{_short_name(short_note)}」没有陈述，无法比较正文"
+            return None, f"{_quote(short_note)} has no statement: no text to compare"
         found = sum(1 for s in short if _found(s, long))
         share = found / len(short)
+        measure, cap = share, ""
+        if len(short) < 2 and share > 0:  # one sentence alike is thin: at most unsure
+            measure = (self.anchors[1].lean + self.anchors[1].sure) / 2
+            cap = "；只有一条陈述，最多算不确定" if lang == "zh" else "; one statement is thin, so at most unsure"
         if lang == "zh":
-            return share, (
+            return measure, (
                 f"「{_short_name(short_note)}」的 {len(short)} 条陈述中有 {found} 条出现在"
-                f"「{_short_name(long_note)}」里（{share:.2f}）"
+                f"「{_short_name(long_note)}」里（{share:.2f}）{cap}"
             )
-        return share, (
+        return measure, (
             f"{found} of {len(short)} statements of {_quote(short_note)} appear in "
-            f"{_quote(long_note)} ({share:.2f})"
+            f"{_quote(long_note)} ({share:.2f}){cap}"
         )
 
     def _judge_structure(self, request: PairRequest, lang: str) -> tuple[float | None, str]:
@@ -341,16 +369,18 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         share = len(shared) / len(links)
         measure, cap = share, ""
         siblings = bool(pa) and pa == pb
-        if siblings or len(shared) < MIN_LINKS:
-            # one material's notes are distinct units by construction, and one shared link
-            # is thin: either way structure may lean, never be sure
+        if siblings or len(shared) < SURE_SHARED_LINKS:
+            # one material's notes are distinct units by construction, and notes of one
+            # neighbourhood share a link or two (dream links up to 3 related notes):
+            # either way structure may lean, never be sure
             measure = min(share, (self.anchors[2].lean + self.anchors[2].sure) / 2)
             if share > measure:
                 cap = (
-                    ("；同一份材料的笔记是不同的单元，最多算不确定" if siblings else "；只共享一个链接，最多算不确定")
+                    ("；同一份材料的笔记是不同的单元，最多算不确定" if siblings
+                     else f"；共享的链接少于 {SURE_SHARED_LINKS} 个，最多算不确定")
                     if zh else
                     ("; notes of one material are distinct units, so at most unsure" if siblings
-                     else "; one shared link is thin, so at most unsure")
+                     else f"; fewer than {SURE_SHARED_LINKS} shared links, so at most unsure")
                 )
         if zh:
             return measure, (
@@ -783,8 +813,19 @@ def _parent_body(note: NoteView, outline: tx.Outline, children: list[dict], buck
 
 def common_topic(members: Sequence[NoteView], lang: str) -> str:
     """The phrase (at most 4 words of one member's name, not starting or ending on a
-    stopword) whose content words the most members share in their names and descriptions."""
-    gists = [tx.content_words(f"{m.name} {m.description}") for m in members]
+    stopword) whose content words the most members share in their names and
+    descriptions, then the longest; each word spelled as the members spell it most."""
+    texts = [tx.plain(f"{m.name} {m.description}") for m in members]
+    gists = [tx.content_words(t) for t in texts]
+    spellings: dict[str, Counter] = {}
+    for m in members:
+        # how a word is spelled: not from slug names ("pgbouncer-1-22"), and a sentence's
+        # first word only when its capitals are its own ("PgBouncer", not "Weekly")
+        name = tx.plain(m.name)
+        for text in ([] if _is_slug(name) else [name]) + tx.split_sentences(tx.plain(m.description)):
+            for k, (surface, content) in enumerate(tx.word_spans(text)):
+                if content and (k or surface[1:] != surface[1:].lower()):
+                    spellings.setdefault(content, Counter())[surface] += 1
     best: tuple | None = None
     for rank, m in enumerate(members):
         spans = tx.word_spans(tx.plain(m.name))
@@ -794,25 +835,20 @@ def common_topic(members: Sequence[NoteView], lang: str) -> str:
                     continue  # a name does not start or end on a function word
                 words = {c for _, c in spans[i:j] if c}
                 df = sum(1 for g in gists if words <= g)
-                if df < 2:
-                    continue
                 key = (df, len(words), -rank)  # the most shared, then the most specific
-                if best is None or key > best[0]:
-                    best = (key, _surface(tx.plain(m.name), spans[i:j], lang))
+                if df >= 2 and (best is None or key > best[0]):
+                    best = (key, spans[i:j])
     if best is None:
         return _one_line(members[0].name)
-    phrase = best[1]
+    words = [spellings[c].most_common(1)[0][0] if c in spellings else w for w, c in best[1]]
+    phrase = words[0]
+    for w in words[1:]:  # CJK words join as written; Latin words with a space
+        phrase += w if (tx.is_cjk(phrase[-1]) and tx.is_cjk(w[0])) else " " + w
     return phrase[:1].upper() + phrase[1:] if lang == "en" and phrase[:1].islower() else phrase
 
 
-def _surface(name: str, spans: list[tuple[str, str]], lang: str) -> str:
-    """The words of `spans` as written in `name`, with the spacing between them."""
-    first, last = spans[0][0], spans[-1][0]
-    start = name.find(first)
-    end = name.find(last, start + len(first) - len(last) if len(spans) > 1 else start) + len(last)
-    if start < 0 or end < start:
-        return ("" if lang == "zh" else " ").join(w for w, _ in spans)
-    return name[start:end].strip()
+def _is_slug(name: str) -> bool:
+    return " " not in name and ("-" in name or "_" in name)
 
 
 def _union_provenance(members: Sequence[NoteView]) -> list[str]:

@@ -134,16 +134,26 @@ def _cjk_space(m: re.Match[str]) -> str:
 def link_keys(text: str) -> set[tuple[str, str | None]]:
     """Edge keys `(target, predicate)` of the knowledge links in `text` (embeds excluded),
     as vault/links.py outbound_keys reads them."""
-    return {lk.key for lk in parse_links(text) if not lk.embed and lk.target}
+    return set(_link_keys(text))
 
 
 def provenance_targets(text: str) -> set[str]:
     """Targets of the `derived_from::` links into daily/ or resource/ (docs/spec.md §2.3.1)."""
-    return {
+    return set(_provenance_targets(text))
+
+
+@lru_cache(maxsize=2048)
+def _link_keys(text: str) -> frozenset[tuple[str, str | None]]:
+    return frozenset(lk.key for lk in parse_links(text) if not lk.embed and lk.target)
+
+
+@lru_cache(maxsize=2048)
+def _provenance_targets(text: str) -> frozenset[str]:
+    return frozenset(
         lk.target
         for lk in parse_links(text)
         if lk.predicate == PROVENANCE_PREDICATE and lk.target.split("/", 1)[0] in ("daily", "resource")
-    }
+    )
 
 
 # --- tokens ---------------------------------------------------------------------------------
@@ -223,18 +233,17 @@ def _cjk_words(run: str) -> tuple[str, ...]:
 
 def word_spans(text: str) -> list[tuple[str, str]]:
     """The words of `text` in order, each as (surface form, content word or "" for a
-    stopword): Latin words split on anything but letters and digits (hyphens kept inside
-    a word), CJK runs cut by jieba."""
+    stopword): Latin words cut at anything but letters, digits, `+` and `#` (so a slug
+    `pgbouncer-1-22` is the words pgbouncer, 1, 22), CJK runs cut by jieba."""
     out: list[tuple[str, str]] = []
-    for m in re.finditer(r"[A-Za-z0-9][A-Za-z0-9.+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]|[^\x00-\x7f]+", text):
+    for m in re.finditer(r"[A-Za-z0-9]+[+#]*|[^\x00-\x7f]+", text):
         piece = m.group(0)
         if piece.isascii():
             low = piece.lower()
-            parts = [p for p in re.split(r"[-.]", low) if p]
-            content = "" if all(p in _STOP for p in parts) or (len(low) < 2 and not low.isdigit()) else _stem(low)
-            out.append((piece, content))
+            stop = low in _STOP or (len(low) < 2 and not low.isdigit())
+            out.append((piece, "" if stop else _stem(low)))
             continue
-        for run in re.findall(r"[^\W\d_]+|\d+", piece):
+        for run in re.findall(r"[^\W\d_]+", piece):
             if not any(is_cjk(c) for c in run):
                 continue  # other scripts' punctuation and marks
             for w in _cjk_words(run):
@@ -380,10 +389,7 @@ class Statement:
     facts: frozenset[str] = frozenset()  # tokens a paraphrase may not drop (`fact_tokens`)
     negations: frozenset[str] = frozenset()
 
-    @property
-    def has_content(self) -> bool:
-        """False for a line of links only: it says nothing but where to go."""
-        return bool(self.tokens) and bool(normalize(_WIKILINK.sub("", self.text)))
+    has_content: bool = True  # false for a line of links only: it says nothing but where to go
 
 
 def blocks(body: str) -> list[Block]:
@@ -544,9 +550,10 @@ def _sentences(lines: list[str]) -> list[Statement]:
 def _statement(text: str, kind: str) -> Statement:
     links = frozenset(lk.key for lk in parse_links(text) if not lk.embed and lk.target)
     tokens = match_tokens(text)
+    content = bool(tokens) and (not links or bool(normalize(_WIKILINK.sub("", text))))
     return Statement(
         text=text, kind=kind, key=normalize(text), tokens=tokens, links=links,
-        facts=fact_tokens(text, tokens), negations=negations(text),
+        facts=fact_tokens(text, tokens), negations=negations(text), has_content=content,
     )
 
 
@@ -579,7 +586,13 @@ def fact_tokens(text: str, tokens: frozenset[str] | None = None) -> frozenset[st
 
 def statements(body: str) -> list[Statement]:
     """Every statement of `body`, in order."""
-    return [st for block in blocks(body) for st in statements_of(block)]
+    return list(_statements(body))
+
+
+@lru_cache(maxsize=2048)
+def _statements(body: str) -> tuple[Statement, ...]:
+    # a note is read in every pair it is in: parse each body once
+    return tuple(st for block in blocks(body) for st in statements_of(block))
 
 
 # --- sections -------------------------------------------------------------------------------
