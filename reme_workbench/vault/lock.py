@@ -48,7 +48,8 @@ SQLITE_BUSY_TIMEOUT_S = 30.0
 # a refresh reports progress at least every embedding batch; this long without any and
 # the holder is taken to hang (a remote embedder that retries can be slow, so generous)
 INDEX_LOCK_STALL_S = 600.0
-NOTICE_AFTER_S = 2.0  # a wait this long is told to the user once, with what it waits for
+NOTICE_AFTER_S = 2.0  # a wait this long is told to the user, with what it waits for
+_TOLD: set[str] = set()  # lock files whose wait this process told already: once is enough
 # what the kernel says when this user may not write here (modes, a read-only mount)
 _REFUSED = (errno.EACCES, errno.EPERM, errno.EROFS)
 _HELD = (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK)
@@ -165,7 +166,6 @@ class _FileLock:
         deadline = started + max(self.timeout, 0.0)
         delay = 0.002
         seen = None  # what the holder last reported, to notice progress
-        told = False
         try:
             while True:
                 try:
@@ -187,8 +187,8 @@ class _FileLock:
                         self._timeout_message(_holder(fd), now - started),
                         path=f"{CACHE_DIR}/{self.name}",
                     )
-                if not told and now - started >= NOTICE_AFTER_S:
-                    told = True
+                if now - started >= NOTICE_AFTER_S and str(self.path) not in _TOLD:
+                    _TOLD.add(str(self.path))
                     warnings.warn(self._waiting_message(_holder(fd)), RuntimeWarning, stacklevel=3)
                 # Start fast (most holds are short), back off to poll_interval.
                 time.sleep(min(delay, deadline - now, self.poll_interval))
