@@ -782,6 +782,8 @@ The canary runs for 15 minutes before promotion.
 
 Promote when the error rate stays under 1 %.
 
+Do not restart ledger-worker during the settlement run.
+
 derived_from:: [[daily/2026-10-05/deploy-payments-api.md]]
 """)
     loser = note("digest/wiki/deploy-canary.md", "Deploy canary", "The canary step of a deploy.", """
@@ -791,11 +793,14 @@ Do not promote when the error rate stays under 1 %.
 
 The canary runs for 15 minutes before the promotion.
 
+Restart ledger-worker during the settlement run.
+
 derived_from:: [[daily/2026-10-21/deploy.md]]
 """)
     part = appended_part(merged(brain, winner, loser).body, "## From Deploy canary\n")
     assert "The canary runs for 10 minutes before promotion." in part
     assert "Do not promote when the error rate stays under 1 %." in part
+    assert "Restart ledger-worker during the settlement run." in part  # the winner says not to
     assert "before the promotion" not in part  # one plain word more: the same statement
 
 
@@ -1018,3 +1023,24 @@ def test_a_hub_is_not_named_like_one_of_its_members(brain):
     members = [note("digest/wiki/pgbouncer.md", "PgBouncer", "The PgBouncer connection pooler.", "PgBouncer."),
                *PGBOUNCER_COMMUNITY[:4]]
     assert hub(brain, members).value.name == "PgBouncer overview"
+
+
+def test_a_hub_describes_a_pillar_without_description_by_its_first_sentence(brain):
+    members = tuple(NoteView(m.path, m.name, "", m.body) for m in PGBOUNCER_COMMUNITY)
+    h = hub(brain, members).value
+    assert ("- [[digest/wiki/pgbouncer-transaction-mode.md|PgBouncer transaction mode]] — In transaction mode "
+            "PgBouncer gives a client a server connection only for the length of one transaction.") in h.body
+
+
+def test_a_crlf_note_reads_like_any_other(brain):
+    crlf = NoteView(BUILD_BOX.path, BUILD_BOX.name, BUILD_BOX.description, BUILD_BOX.body.replace("\n", "\r\n"))
+    assert [s.heading for s in tx.outline(crlf.body).sections] == ["Python environments", "Nightly backups", "Network access"]
+    assert [c.name for c in split(brain, crlf).children] == [c.name for c in split(brain, BUILD_BOX).children]
+
+
+def test_empty_notes_get_honest_votes_not_errors(brain):
+    empty = NoteView("digest/wiki/empty.md", "Empty", "", "")
+    vote = brain.vote(PairRequest(a=empty, b=POOL_MODES, judge=1)).value
+    assert (vote.is_same, vote.confidence) == (False, 0.5) and "no statement" in vote.reason
+    out = brain.merge(MergeRequest(winner=empty, loser=POOL_MODES)).value
+    assert out.body.startswith("## From PgBouncer pool modes\n\nPgBouncer hands a server connection")

@@ -394,7 +394,7 @@ class Statement:
 
 def blocks(body: str) -> list[Block]:
     """The blocks of `body`, in order; blank lines separate them and are not kept."""
-    lines = body.split("\n")
+    lines = [line.rstrip("\r") for line in body.split("\n")]  # a CRLF file reads the same
     out: list[Block] = []
     i, n = 0, len(lines)
     while i < n:
