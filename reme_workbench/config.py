@@ -20,7 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import RemeError
 
@@ -51,6 +51,32 @@ class CommunitySettings(_Section):  # docs/spec.md §7.2
     resolution: float = Field(1.0, gt=0)  # Leiden (modularity) resolution
     seed: int = 42  # Leiden is randomised: a fixed first seed keeps weekly runs comparable
     trials: int = Field(5, ge=1)  # seeds tried (seed, seed+1, ...); the best modularity is kept
+
+
+class AbstractSettings(_Section):  # docs/spec.md §7.6: the gates, then the hub's checks
+    hub_coverage: float = Field(0.6, gt=0, le=1)  # a member linking this share of the rest is a hub
+    min_nodes: int = Field(5, ge=2)  # members a community needs
+    min_stability: float = Field(0.7, ge=0, le=1)  # Jaccard stability against last week
+    min_active_nodes: int = Field(3, ge=0)  # members with access-log events in the window
+    active_window_days: float = Field(30, gt=0)
+    min_name_diversity: float = Field(0.5, ge=0, le=1)  # similar names are merge's business
+    min_pillars: int = Field(3, ge=1)
+    max_pillars: int = Field(5, ge=1)
+    max_tokens: int = Field(1500, gt=0)  # the hub body stays under this (below the split trigger)
+    min_member_coverage: float = Field(0.6, ge=0, le=1)  # share of members the hub links
+
+    @model_validator(mode="after")
+    def _pillars_in_order(self) -> AbstractSettings:
+        if self.min_pillars > self.max_pillars:
+            raise ValueError("min_pillars must not exceed max_pillars")
+        return self
+
+
+class MergeSettings(_Section):  # docs/spec.md §7.7
+    min_description_similarity: float = Field(0.6, ge=0, le=1)  # candidate gate 1
+    min_body_overlap: float = Field(0.5, ge=0, le=1)  # candidate gate 2
+    min_confidence: float = Field(0.8, ge=0, le=1)  # a vote agrees from this confidence
+    min_agree: int = Field(2, ge=1, le=3)  # agreeing votes (of 3) for a merge proposal
 
 
 class ArchiveSettings(_Section):  # docs/spec.md §7.3
@@ -99,6 +125,8 @@ class Settings(_Section):
     vault: VaultSettings = VaultSettings()
     split: SplitSettings = SplitSettings()
     communities: CommunitySettings = CommunitySettings()
+    abstract: AbstractSettings = AbstractSettings()
+    merge: MergeSettings = MergeSettings()
     archive: ArchiveSettings = ArchiveSettings()
     cooldowns: CooldownSettings = CooldownSettings()
     schedule: ScheduleSettings = ScheduleSettings()

@@ -39,7 +39,8 @@ def test_dream_the_sample_vault_offline(tmp_path):
     assert len(listing) == len([o for o in outcomes if o["proposal_id"]])
     # the main job then consolidates what dream wrote
     done = json.loads(run("--vault", str(vault), "consolidate", "--json").stdout)
-    assert done["ran"] == ["communities", "archive", "cooldowns", "health"]
+    assert done["ran"] == ["communities", "abstract", "merge", "split", "archive", "cooldowns",
+                           "health"]
     phases = {p["phase"]: p for p in done["phases"]}
     notes = len(list((vault / "digest").rglob("*.md")))
     stats = phases["communities"]["details"]["stats"]

@@ -104,9 +104,10 @@ def test_consolidate_shows_its_phases(vault, tmp_path):
     args = ("--vault", str(vault), "consolidate", "--json")
     code, out, term = run_on_terminal(*args, tmp_path=tmp_path)
     assert code == 0, term
-    for n, phase in enumerate(("communities", "archive", "cooldowns", "health"), 1):
-        assert f"consolidate: {phase} ({n}/4)" in term
+    phases = ("communities", "abstract", "merge", "split", "archive", "cooldowns", "health")
+    for n, phase in enumerate(phases, 1):
+        assert f"consolidate: {phase} ({n}/7)" in term
     assert term.endswith("\r\x1b[K")
-    assert json.loads(out)["ran"] == ["communities", "archive", "cooldowns", "health"]
+    assert json.loads(out)["ran"] == list(phases)
     code, out, err = run_piped(*args, "--force")
     assert code == 0 and err == "" and json.loads(out)["ran"]

@@ -56,7 +56,7 @@ def vault(make_vault):
 
 
 def test_the_phases_run_in_order_and_unknown_ones_are_refused():
-    assert PHASES == ("communities", "archive", "cooldowns", "health")
+    assert PHASES == ("communities", "abstract", "merge", "split", "archive", "cooldowns", "health")
     assert parse_only("health,communities") == ("communities", "health")
     with pytest.raises(RemeError, match="Unknown consolidate phase chaos"):
         parse_only("chaos")

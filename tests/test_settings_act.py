@@ -411,6 +411,167 @@ def probe_schedule_archive_every_days(make_vault, **_):
     assert _ran_with_state(make_vault, "[schedule]\narchive_every_days = 0.25\n", "b", "archive", 12)
 
 
+# --- [abstract], [merge]: the brain-driven phases of `consolidate` (offline brain) ----------
+
+TOPIC = ["canary-releases", "rollback-plan", "smoke-tests", "feature-flags", "blue-green-switch",
+         "traffic-mirroring"]
+TOPIC_DESCRIPTIONS = ["Send part of prod traffic to the new version first.",
+                      "How we roll a bad release back.", "The checks we run right after a deploy.",
+                      "Turning features on per tenant.", "Switching the router between two stacks.",
+                      "Copying live requests to a shadow stack."]
+
+
+def _topic_files() -> dict[str, str]:
+    """Six release notes linked in a ring, and a near copy of the first (a duplicate)."""
+    files = {}
+    for i, (name, desc) in enumerate(zip(TOPIC, TOPIC_DESCRIPTIONS, strict=True)):
+        a, b = TOPIC[(i + 1) % 6], TOPIC[(i + 2) % 6]
+        files[f"digest/wiki/{name}.md"] = (
+            f"---\nname: {name}\ndescription: {desc}\n---\n{desc} We use it for payments-api.\n\n"
+            f"See [[digest/wiki/{a}.md]] and [[digest/wiki/{b}.md]].\n\nderived_from:: [[{LOG}]]\n")
+    files["digest/wiki/canary-deploys.md"] = (
+        "---\nname: canary-deploys\ndescription: Send part of the prod traffic to the new version "
+        "first.\n---\nSend part of prod traffic to the new version first. We use it for "
+        "ledger-worker.\n\nSee [[digest/wiki/rollback-plan.md]] and [[digest/wiki/smoke-tests.md]]."
+        f"\n\nderived_from:: [[{LOG}]]\n")
+    return files
+
+
+def _brain_phases(make_vault, toml: str, name: str, *, stability: float = 0.857,
+                  active_days_ago: float = 10) -> tuple[dict, Path]:
+    """`consolidate --only abstract,merge` on the topic notes, one community of seven (its
+    meta files written as the communities phase would), three of them recalled lately."""
+    files = _topic_files()
+    root = _vault(make_vault, toml, name, files)
+    members = sorted(f for f in files)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - active_days_ago * 86400))
+    (root / "meta/communities.json").write_text(json.dumps({
+        "version": 1, "computed_at": stamp, "algorithm": "leiden-modularity", "resolution": 1.0,
+        "communities": {m: "c_00" for m in members}}), encoding="utf-8")
+    (root / "meta/community_changes.json").write_text(json.dumps({
+        "version": 1, "computed_at": stamp, "previous": stamp,
+        "stability_per_community": {"c_00": stability}}), encoding="utf-8")
+    (root / "meta/access_log.jsonl").write_text("".join(
+        json.dumps({"ts": stamp, "path": f"digest/wiki/{n}.md", "event": "recall", "query": "q",
+                    "rank": 1}) + "\n" for n in TOPIC[:3]), encoding="utf-8")
+    return _json(root, "consolidate", "--only", "abstract,merge"), root
+
+
+def _gate(data: dict, gate: str) -> dict:
+    (community,) = [c for c in _phase(data, "abstract")["details"]["considered"]
+                    if c["community"] == "c_00"]
+    return next(g for g in community["gates"] if g["name"] == gate)
+
+
+def _hub(root: Path) -> dict:
+    (hub,) = [d for d in (json.loads(p.read_text(encoding="utf-8"))
+                          for p in (root / "meta/proposals").glob("p-*.json"))
+              if d["action"] == "consolidate.abstract"]
+    return hub
+
+
+def _gate_probe(make_vault, key: str, value, gate: str, *, shows=None, **kw):
+    default, _ = _brain_phases(make_vault, "", "a", **kw)
+    changed, _ = _brain_phases(make_vault, f"[abstract]\n{key} = {value}\n", "b", **kw)
+    assert _gate(default, gate)["passed"] and not _gate(changed, gate)["passed"]
+    if shows is None:
+        assert _gate(changed, gate)["threshold"] == value
+    else:
+        assert shows in _gate(changed, gate)["reason"]
+    assert _phase(default, "abstract")["details"]["outcomes"][0]["state"] == "pending"
+    assert _phase(changed, "abstract")["details"]["outcomes"] == []
+
+
+def probe_abstract_hub_coverage(make_vault, **_):
+    _gate_probe(make_vault, "hub_coverage", 0.3, "no_hub")  # each note links 2 of 6: 0.33
+
+
+def probe_abstract_min_nodes(make_vault, **_):
+    _gate_probe(make_vault, "min_nodes", 8, "min_nodes")
+
+
+def probe_abstract_min_stability(make_vault, **_):
+    _gate_probe(make_vault, "min_stability", 0.9, "stability")
+
+
+def probe_abstract_min_active_nodes(make_vault, **_):
+    _gate_probe(make_vault, "min_active_nodes", 4, "active_members")
+
+
+def probe_abstract_active_window_days(make_vault, **_):
+    _gate_probe(make_vault, "active_window_days", 5, "active_members", shows="5 days")  # 10 days ago
+
+
+def probe_abstract_min_name_diversity(make_vault, **_):
+    _gate_probe(make_vault, "min_name_diversity", 0.999, "name_diversity")
+
+
+def probe_abstract_max_pillars(make_vault, **_):
+    _, default = _brain_phases(make_vault, "", "a")
+    _, three = _brain_phases(make_vault, "[abstract]\nmax_pillars = 3\n", "b")
+    pillars = {n: next(c for c in _hub(r)["checks"] if c["name"] == "pillars_are_members")
+               ["params"]["pillars"] for n, r in (("default", default), ("three", three))}
+    assert len(pillars["default"]) == 5 and len(pillars["three"]) == 3
+
+
+def probe_abstract_min_pillars(make_vault, **_):
+    _, root = _brain_phases(make_vault, "[abstract]\nmin_pillars = 4\n", "a")
+    check = next(c for c in _hub(root)["checks"] if c["name"] == "pillars_are_members")
+    assert check["params"]["min_pillars"] == 4  # re-run when a person accepts the hub
+    data, _ = _brain_phases(make_vault, "[abstract]\nmin_pillars = 6\nmax_pillars = 6\n", "b")
+    (outcome,) = _phase(data, "abstract")["details"]["outcomes"]  # 6 pillars: over 5, refused
+    assert outcome["state"] != "pending"
+
+
+def probe_abstract_max_tokens(make_vault, **_):
+    default, _ = _brain_phases(make_vault, "", "a")
+    tight, _ = _brain_phases(make_vault, "[abstract]\nmax_tokens = 40\n", "b")
+    assert _phase(default, "abstract")["details"]["outcomes"][0]["state"] == "pending"
+    (outcome,) = _phase(tight, "abstract")["details"]["outcomes"]
+    assert outcome["state"] == "rejected" and "40" in outcome["error"]
+
+
+def probe_abstract_min_member_coverage(make_vault, **_):
+    _, root = _brain_phases(make_vault, "[abstract]\nmin_member_coverage = 0.9\n", "a")
+    check = next(c for c in _hub(root)["checks"] if c["name"] == "links_share")
+    assert check["params"]["share"] == 0.9
+
+
+def _merge_details(make_vault, toml: str, name: str) -> dict:
+    data, _ = _brain_phases(make_vault, toml, name)
+    return _phase(data, "merge")["details"]
+
+
+def probe_merge_min_description_similarity(make_vault, **_):
+    assert _merge_details(make_vault, "", "a")["candidates"] == 1
+    assert _merge_details(make_vault, "[merge]\nmin_description_similarity = 0.99\n", "b")["candidates"] == 0
+
+
+def probe_merge_min_body_overlap(make_vault, **_):
+    assert _merge_details(make_vault, "", "a")["candidates"] == 1
+    assert _merge_details(make_vault, "[merge]\nmin_body_overlap = 0.99\n", "b")["candidates"] == 0
+
+
+def probe_merge_min_confidence(make_vault, **_):
+    data, root = _brain_phases(make_vault, "", "a")
+    default = _phase(data, "merge")["details"]
+    assert len(default["proposals"]) == 1 and default["uncertain"] == []
+    (merge,) = [d for d in (json.loads(p.read_text(encoding="utf-8"))
+                            for p in (root / "meta/proposals").glob("p-*.json"))
+                if d["action"] == "consolidate.merge"]
+    yes = sorted(v["confidence"] for v in merge["story"]["votes"] if v["is_same"])
+    assert len(yes) >= 2 and yes[-2] < yes[-1]
+    between = round((yes[-2] + yes[-1]) / 2, 4)  # only the surest vote still agrees
+    strict = _merge_details(make_vault, f"[merge]\nmin_confidence = {between}\n", "b")
+    assert strict["proposals"] == [] and len(strict["uncertain"]) == 1
+
+
+def probe_merge_min_agree(make_vault, **_):
+    default = _merge_details(make_vault, "", "a")
+    unanimous = _merge_details(make_vault, "[merge]\nmin_agree = 3\n", "b")
+    assert len(default["proposals"]) == 1 and unanimous["proposals"] == []
+
+
 PROBES: dict[str, Callable] = {
     "vault.max_note_bytes": probe_vault_max_note_bytes,
     "vault.lock_timeout_s": probe_vault_lock_timeout_s,
@@ -419,6 +580,20 @@ PROBES: dict[str, Callable] = {
     "communities.resolution": probe_communities_resolution,
     "communities.seed": probe_communities_seed,
     "communities.trials": probe_communities_trials,
+    "abstract.hub_coverage": probe_abstract_hub_coverage,
+    "abstract.min_nodes": probe_abstract_min_nodes,
+    "abstract.min_stability": probe_abstract_min_stability,
+    "abstract.min_active_nodes": probe_abstract_min_active_nodes,
+    "abstract.active_window_days": probe_abstract_active_window_days,
+    "abstract.min_name_diversity": probe_abstract_min_name_diversity,
+    "abstract.min_pillars": probe_abstract_min_pillars,
+    "abstract.max_pillars": probe_abstract_max_pillars,
+    "abstract.max_tokens": probe_abstract_max_tokens,
+    "abstract.min_member_coverage": probe_abstract_min_member_coverage,
+    "merge.min_description_similarity": probe_merge_min_description_similarity,
+    "merge.min_body_overlap": probe_merge_min_body_overlap,
+    "merge.min_confidence": probe_merge_min_confidence,
+    "merge.min_agree": probe_merge_min_agree,
     "archive.tau_update_days": probe_archive_tau_update_days,
     "archive.centrality_scale": probe_archive_centrality_scale,
     "archive.threshold": probe_archive_threshold,

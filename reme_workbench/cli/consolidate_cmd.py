@@ -16,7 +16,7 @@ from .app import Ctx, cli, emit_json, output_options, wants_json
 @click.option("--force", is_flag=True, help="Run the chosen phases even when they are not due.")
 @click.option(
     "--brain", "brain_spec",
-    help="offline (default) or litellm:<model> for the brain-driven phases; default from "
+    help="offline (default) or litellm:<model> for abstract, merge and split; default from "
     "reme.toml [llm] brain.",
 )
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False),
@@ -37,17 +37,15 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     is recorded in audit/<date>/consolidate_actions.md. Schedule it with cron or a
     systemd timer (see the README).
     """
-    from ..consolidate.run import consolidate_vault, parse_only
-    from ..dream.run import build_brain
+    from ..consolidate.run import build_consolidate_brain, consolidate_vault, parse_only
 
     phases = parse_only(only)  # a typo in --only stops here, before anything runs
     vault = obj.open()
     if not dry_run:
         obj.require_writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
     settings = obj.settings()
-    brain = None
-    if brain_spec or replay_file:  # the brain-driven phases (abstract, merge) use it
-        brain, _ = build_brain(settings, brain_spec=brain_spec, replay=replay_file)
+    # None: the offline consolidate brain, built on the vault's embedder when a phase needs it
+    brain = build_consolidate_brain(settings, brain_spec=brain_spec, replay=replay_file)
     obj.warn_problems(vault)
     with obj.progress() as bar:
 

@@ -8,6 +8,9 @@ of the next issue) and runs the phases in a fixed order:
 |---|---|---|
 | `communities` | every `[schedule] communities_every_days` (7) | Leiden over the digest link graph: meta/communities.json, meta/community_changes.json |
 | `archive` | every `[schedule] archive_every_days` (1) | recency of every digest note: meta/recency.json, meta/archived.json |
+| `abstract` | with communities | gates every community; a hub proposal (`consolidate.abstract`) for each that passes |
+| `merge` | with communities | candidate pairs, three votes each: merge proposals (`consolidate.merge`), uncertain pairs in audit/<date>/dups_uncertain.md |
+| `split` | every run | drains meta/split_queue.json: a split proposal (`consolidate.split`) for each overloaded note |
 | `cooldowns` | every run | prunes expired entries of meta/cooldowns.json and lists the active ones |
 | `health` | every run | D1 broken links (fixed in digest/ as `health --fix` does) and D10 provenance; audit/<date>/health_links.md |
 
@@ -30,9 +33,14 @@ from ..errors import RemeError
 from ..vault.meta import read_meta, write_meta
 from ..vault.vault import Vault
 
-__all__ = ["PHASES", "PhaseOutcome", "ConsolidateReport", "Consolidator", "consolidate_vault"]
+__all__ = [
+    "PHASES", "PhaseOutcome", "ConsolidateReport", "Consolidator", "build_consolidate_brain",
+    "consolidate_vault",
+]
 
-PHASES: tuple[str, ...] = ("communities", "archive", "cooldowns", "health")
+PHASES: tuple[str, ...] = (
+    "communities", "abstract", "merge", "split", "archive", "cooldowns", "health",
+)
 STATE_META = "consolidate_state"
 STATE_VERSION = 1
 
@@ -48,6 +56,7 @@ class PhaseOutcome:
     changed: tuple[str, ...] = ()  # files written (meta/, audit/, digest/ for a D1 fix)
     details: dict = field(default_factory=dict)  # the figures, for --json and the workbench
     seconds: float = 0.0
+    audit: tuple[str, ...] = ()  # the phase's own lines for consolidate_actions.md
 
     def to_json(self) -> dict:
         return {"phase": self.phase, "ran": self.ran, "reason": self.reason,
@@ -92,8 +101,9 @@ class Consolidator:
         vault: Vault,
         settings: Settings,
         *,
-        index=None,  # the brain-driven phases (abstract, merge) search with it
-        brain=None,
+        index=None,
+        brain=None,  # a ConsolidateBrain; the offline one (on `embedder`) when None
+        embedder=None,  # for merge candidates and the offline brain; the vault's when None
         progress: Callable[[str, int, int], None] | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
@@ -101,6 +111,8 @@ class Consolidator:
         self.settings = settings
         self.index = index
         self.brain = brain
+        self.embedder = embedder
+        self._fresh_communities: tuple[dict, dict] | None = None  # this run's, when it computed them
         self.progress = progress  # (phase, phases done, phases to run)
         self.clock = clock or vault.clock  # the vault's by default, so audit dates agree
 
@@ -108,6 +120,9 @@ class Consolidator:
     def _every(self, phase: str) -> timedelta | None:
         schedule = self.settings.schedule
         days = {"communities": schedule.communities_every_days,
+                # abstract and merge read the communities: they run on the same week
+                "abstract": schedule.communities_every_days,
+                "merge": schedule.communities_every_days,
                 "archive": schedule.archive_every_days}.get(phase)
         return None if days is None else timedelta(days=days)
 
@@ -191,7 +206,121 @@ class Consolidator:
         details = {"stats": stats, "modularity": round(report.partition.modularity, 6),
                    "seed": report.partition.seed, "stability": report.stability,
                    "previous": report.previous_computed_at}
+        self._fresh_communities = (dict(report.partition.communities), dict(report.stability))
         return PhaseOutcome("communities", True, why, summary, tuple(report.paths), details)
+
+    # -- the brain-driven phases ------------------------------------------------------------
+    def _embedder(self):
+        if self.embedder is None:
+            from ..index.factory import get_embedder
+            from ..index.store import choose_embedder
+
+            self.embedder = get_embedder(choose_embedder(self.settings.recall.embedder,
+                                                         self.vault.root))
+        return self.embedder
+
+    def _brain(self):
+        if self.brain is None:
+            from .offline import OfflineConsolidateBrain
+
+            self.brain = OfflineConsolidateBrain(self._embedder(),
+                                                 language=self.settings.llm.language)
+        return self.brain
+
+    def _policy(self):
+        from ..proposals.queue import Policy
+
+        return Policy(frozenset(self.settings.proposals.auto_apply))
+
+    def _live_cooldowns(self, now: datetime, dry_run: bool):
+        """The cooldowns, with those of proposals applied since the last run started
+        (a merge applied earlier in this run must hold back a split of its winner)."""
+        from ..proposals.queue import ProposalQueue
+        from .cooldowns import CooldownWindows, Cooldowns
+
+        cooldowns = Cooldowns.load(self.vault.root, CooldownWindows.from_settings(
+            self.settings.cooldowns))
+        if cooldowns.defended:
+            started = cooldowns.sync_applied(ProposalQueue(self.vault).list("applied"), now)
+            if started and not dry_run:
+                cooldowns.save(now)
+        return cooldowns
+
+    def _read_communities(self) -> tuple[dict | None, dict, list[str]]:
+        if self._fresh_communities is not None:
+            communities, stability = self._fresh_communities
+            return communities, stability, []
+        from .abstract import load_communities
+
+        return load_communities(self.vault.root)
+
+    def _abstract(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
+        from .abstract import plan_abstracts
+
+        communities, stability, warnings = self._read_communities()
+        if communities is None:
+            return PhaseOutcome("abstract", True, why, _NO_COMMUNITIES,
+                                details={"warnings": warnings})
+        cfg = self.settings.abstract
+        self.vault.refresh()
+        run = plan_abstracts(
+            self.vault, self._brain(), communities=communities, stability=stability, now=now,
+            policy=self._policy(), min_nodes=cfg.min_nodes, min_stability=cfg.min_stability,
+            min_active=cfg.min_active_nodes, active_window_days=cfg.active_window_days,
+            min_name_diversity=cfg.min_name_diversity, hub_coverage=cfg.hub_coverage,
+            min_member_coverage=cfg.min_member_coverage, min_pillars=cfg.min_pillars,
+            max_pillars=cfg.max_pillars, max_tokens=cfg.max_tokens,
+            language=self.settings.llm.language, dry_run=dry_run)
+        details = {**run.to_json(), "warnings": warnings}
+        changed = tuple(_proposal_files(details.get("outcomes", ())))
+        return PhaseOutcome("abstract", True, why, run.summary(), changed, details,
+                            audit=tuple(run.audit_markdown().splitlines()))
+
+    def _merge(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
+        from .candidates import mine_candidates
+        from .merge import plan_merges
+
+        communities, _, warnings = self._read_communities()
+        if communities is None:
+            return PhaseOutcome("merge", True, why, _NO_COMMUNITIES,
+                                details={"warnings": warnings})
+        cfg = self.settings.merge
+        self.vault.refresh()
+        cooldowns = self._live_cooldowns(now, dry_run)
+        candidates = mine_candidates(
+            self.vault, communities, self._embedder(),
+            min_description_similarity=cfg.min_description_similarity,
+            min_body_overlap=cfg.min_body_overlap, cooldowns=cooldowns, now=now,
+            cache=not dry_run)
+        run = plan_merges(
+            self.vault, self._brain(), [c for c in candidates if not c.skipped],
+            min_confidence=cfg.min_confidence, min_agree=cfg.min_agree,
+            split_threshold=self.settings.split.token_threshold, cooldowns=cooldowns, now=now,
+            language=self.settings.llm.language, policy=self._policy(), audit=False,
+            dry_run=dry_run)
+        details = {**run.to_json(), "candidates": len(candidates),
+                   "skipped_by_cooldown": [c.to_json() for c in candidates if c.skipped],
+                   "warnings": warnings}
+        changed = [f"meta/proposals/{p.id}.json" for p in run.proposals if not dry_run]
+        if run.uncertain_report:
+            changed.append(run.uncertain_report)
+        summary = f"{len(candidates)} candidate pair(s): {run.summary()}"
+        return PhaseOutcome("merge", True, why, summary, tuple(changed), details,
+                            audit=tuple(run.audit_lines))
+
+    def _split(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
+        from .split import run_split_queue
+
+        self.vault.refresh()
+        run = run_split_queue(
+            self.vault, self._brain(), threshold=self.settings.split.token_threshold,
+            cooldowns=self._live_cooldowns(now, dry_run), now=now, policy=self._policy(),
+            language=self.settings.llm.language, dry_run=dry_run, audit=False)
+        details = run.to_json()
+        changed = tuple(f"meta/proposals/{o.proposal_id}.json" for o in run.outcomes
+                        if o.proposal_id and not dry_run)
+        return PhaseOutcome("split", True, why, run.summary(), changed, details,
+                            audit=tuple(run.audit_lines()))
 
     def _archive(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
         from .archive import update_archive
@@ -269,11 +398,21 @@ class Consolidator:
             if o.ran:
                 lines.append(f"- **{o.phase}** ({o.reason}): {o.summary}")
                 lines += [f"  - wrote `{p}`" for p in o.changed]
+                lines += [f"  {line}" if line.strip() else "" for line in o.audit]
             else:
                 lines.append(f"- {o.phase}: skipped, {o.reason}")
         result = self.vault.record_audit("consolidate_actions", "\n".join(lines) + "\n")
         return next((p for p in result.written if p.startswith("audit/")),
                     f"audit/{now.date().isoformat()}/consolidate_actions.md")
+
+
+_NO_COMMUNITIES = ("no usable meta/communities.json: run `reme-workbench consolidate --only "
+                   "communities --force` first")
+
+
+def _proposal_files(outcomes) -> list[str]:
+    return [f"meta/proposals/{o['proposal']}.json" for o in outcomes
+            if isinstance(o, dict) and o.get("proposal")]
 
 
 def _timed(outcome: PhaseOutcome, seconds: float) -> PhaseOutcome:
@@ -289,6 +428,27 @@ def _ago(delta: timedelta) -> str:
     return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} days"
 
 
+def build_consolidate_brain(settings: Settings, *, brain_spec: str | None = None,
+                            replay: str | None = None, record: str | None = None):
+    """The model brain the settings (or the command line) name for abstract, merge and
+    split, or None for the offline one (which `Consolidator` builds on the vault's
+    embedder only when a phase needs it)."""
+    from ..llm.cassette import Cassette
+    from ..llm.factory import brain_from_spec
+
+    spec = brain_spec or settings.llm.brain
+    if spec == "offline":
+        if record or replay:
+            raise RemeError(
+                "--replay answers a model brain from a cassette; the offline brain calls no "
+                "model. Add --brain litellm:<model> (the one the cassette was recorded with).")
+        return None
+    cassette = (Cassette(record, "record") if record else
+                Cassette(replay, "replay") if replay else None)
+    return brain_from_spec(spec, api_base=settings.llm.api_base, language=settings.llm.language,
+                           cassette=cassette, single_system=settings.llm.single_system)
+
+
 def consolidate_vault(
     vault: Vault,
     settings: Settings,
@@ -298,8 +458,9 @@ def consolidate_vault(
     force: bool = False,
     index=None,
     brain=None,
+    embedder=None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> ConsolidateReport:
     """Run what is due (the CLI's and the notebooks' entry point)."""
-    return Consolidator(vault, settings, index=index, brain=brain, progress=progress).run(
-        only, dry_run=dry_run, force=force)
+    return Consolidator(vault, settings, index=index, brain=brain, embedder=embedder,
+                        progress=progress).run(only, dry_run=dry_run, force=force)
