@@ -466,7 +466,7 @@ class OfflineConsolidateBrain(ConsolidateBrain):
             f"{len(sections)} 个章节{parts}彼此相似度平均只有 {dispersion:.2f}（低于 {self.dispersed_under:.2f}）：拆成 {len(children)} 篇：{names}"
             if zh else
             f"its {len(sections)} sections{parts} are only {dispersion:.2f} alike on average (under "
-            f"{self.dispersed_under:.2f}): into {len(children)} notes, {names}"
+            f"{self.dispersed_under:.2f}): into {len(children)} notes: {names}"
         )
         return {
             "overloaded": True,
