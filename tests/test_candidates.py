@@ -228,7 +228,7 @@ class Counting(HashingEmbedder):
 
 
 def test_description_vectors_are_cached_per_embedder_and_text(vault):
-    cache = vault.root / ".reme" / "merge_description_vectors.npz"
+    cache = vault.root / ".reme" / "merge_description_vectors-hashing-256.npz"
     first = Counting()
     found = mine_candidates(vault, COMMUNITIES, first)
     assert len(first.texts) == 5 and cache.is_file()
@@ -241,13 +241,15 @@ def test_description_vectors_are_cached_per_embedder_and_text(vault):
     changed = Counting()
     mine_candidates(vault, COMMUNITIES, changed)
     assert changed.texts == ["canary-rollout: How the canary rollout script moves traffic"]
-    other = Counting("another-model")  # another embedder's vectors are never mixed in
+    other = Counting("litellm:openai/text-embedding-3-small")  # never mixed with another's
     mine_candidates(vault, COMMUNITIES, other)
     assert len(other.texts) == 5
+    assert (vault.root / ".reme/merge_description_vectors-litellm_openai_text-embedding-3-small.npz"
+            ).is_file() and cache.is_file()  # each embedder keeps its own
 
 
 def test_a_damaged_cache_is_embedded_around_and_no_cache_writes_nothing(vault):
-    cache = vault.root / ".reme" / "merge_description_vectors.npz"
+    cache = vault.root / ".reme" / "merge_description_vectors-hashing-256.npz"
     cache.parent.mkdir(exist_ok=True)
     cache.write_bytes(b"not a zip file")
     emb = Counting()
@@ -257,3 +259,15 @@ def test_a_damaged_cache_is_embedded_around_and_no_cache_writes_nothing(vault):
     emb = Counting()
     assert mine_candidates(vault, COMMUNITIES, emb, cache=False) == found
     assert not cache.exists()
+
+
+def test_cache_keys_ending_in_a_nul_byte_survive_the_round_trip(tmp_path, monkeypatch):
+    from reme_workbench.consolidate import candidates
+
+    (tmp_path / ".reme").mkdir()
+    monkeypatch.setattr(candidates, "_text_key", lambda text: text.encode().ljust(16, b"\0")[:16])
+    first = Counting()
+    candidates.embed_descriptions(tmp_path, first, ["a", "bb"])  # keys b"a\0\0…", b"bb\0…"
+    again = Counting()
+    vectors = candidates.embed_descriptions(tmp_path, again, ["a", "bb"])
+    assert again.texts == [] and vectors.shape == (2, 256)

@@ -6,7 +6,9 @@ Two gates, cheap one first, both computed mechanically (no brain):
    (the name alone when a note has no description). The name and description are what
    a note says it is about; embedding them once per note, in batches, makes the gate one
    matrix product per community (row blocks, so a community of 10k notes needs no
-   10k × 10k matrix). Embedder rows are L2-normalised, so the dot product is the cosine.
+   10k × 10k matrix). Rows are L2-normalised, so the dot product is the cosine. The
+   vectors are cached per embedder in `.reme/` (`embed_descriptions`): a weekly run
+   embeds only the descriptions that are new or changed.
 2. **Body topic overlap** — the overlap coefficient of the notes' *topic words*:
    `|A ∩ B| / max(min(|A|, |B|), MIN_TOPIC_WORDS)`. Topic words of a body: its Latin
    words lower-cased and crudely stemmed (`deploys`, `deployed`, `deploying` meet),
@@ -34,6 +36,7 @@ import hashlib
 import os
 import posixpath
 import re
+import stat
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -77,7 +80,8 @@ MIN_BODY_OVERLAP = 0.5  # docs/spec.md §10 `[merge] min_body_overlap`
 # words are not "the same topic" with certainty 1.0.
 MIN_TOPIC_WORDS = 5
 EMBED_BATCH = 256  # texts per embedder call: a model embedder's memory stays bounded
-VECTOR_CACHE = "merge_description_vectors.npz"  # in .reme/: only a cache, rebuilt at will
+# in .reme/, one file per embedder (<name> made file-safe): only a cache, rebuilt at will
+VECTOR_CACHE = "merge_description_vectors-{name}.npz"
 _BLOCK = 1024  # rows of one community's similarity matrix computed at a time
 
 
@@ -246,9 +250,9 @@ def _load_vectors(path: Path, embedder: Embedder) -> dict[bytes, np.ndarray]:
             if str(data["embedder"]) != embedder.name:
                 return {}
             keys, vectors = data["keys"], data["vectors"]
-            if vectors.ndim != 2 or len(keys) != len(vectors):
+            if (vectors.ndim != 2 or keys.dtype != np.uint8 or keys.shape != (len(vectors), 16)):
                 return {}
-            return {bytes(k): v for k, v in zip(keys, vectors, strict=True)}
+            return {k.tobytes(): v for k, v in zip(keys, vectors, strict=True)}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return {}  # only a cache: embed again
 
@@ -259,7 +263,8 @@ def _save_vectors(path: Path, embedder: Embedder, found: dict[bytes, np.ndarray]
     try:
         path.parent.mkdir(exist_ok=True)  # .reme/, as the scan cache makes it
         np.savez(tmp, embedder=np.array(embedder.name),
-                 keys=np.array(keys, dtype="S16").reshape(-1),
+                 # raw digests as uint8 rows: numpy's bytes dtype drops trailing NULs
+                 keys=np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, 16),
                  vectors=np.stack([found[k] for k in keys]).astype(np.float32))
         os.replace(tmp, path)  # readers see the old cache or the new one
     except OSError:
@@ -271,14 +276,15 @@ def _save_vectors(path: Path, embedder: Embedder, found: dict[bytes, np.ndarray]
 
 def embed_descriptions(root: Path | None, embedder: Embedder, texts: list[str]) -> np.ndarray:
     """The unit vectors of `texts`; with a vault `root`, the vectors of texts seen before
-    come from `.reme/merge_description_vectors.npz` (per embedder, rebuildable), so a
+    come from `.reme/merge_description_vectors-<embedder>.npz` (rebuildable), so a
     weekly run embeds only new or changed descriptions. The cache keeps the current
     texts only; one that cannot be read or written is embedded around, never an error."""
     keys = [_text_key(t) for t in texts]
     path = None
     if root is not None:
         try:
-            path = resolve_inside(Path(root), f"{CACHE_DIR}/{VECTOR_CACHE}")
+            name = re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.name)[:100]
+            path = resolve_inside(Path(root), f"{CACHE_DIR}/{VECTOR_CACHE.format(name=name)}")
         except UnsafePathError:
             path = None
     known = _load_vectors(path, embedder) if path is not None else {}
@@ -347,10 +353,11 @@ def mine_candidates(
         members.setdefault(communities[path], []).append(i)
 
     words: dict[str, frozenset[str] | None] = {}
+    safe_folders: set[str] = set()
 
     def words_of(path: str) -> frozenset[str] | None:
         if path not in words:
-            words[path] = _read_topic_words(vault, path)
+            words[path] = _read_topic_words(vault, path, safe_folders)
         return words[path]
 
     when = now if now is not None else vault.clock()
@@ -375,11 +382,31 @@ def mine_candidates(
     return found
 
 
-def _read_topic_words(vault: Vault, path: str) -> frozenset[str] | None:
-    current = vault.store.read(path)
-    if current is None:
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0)
+
+
+def _read_bytes(root: Path, rel: str, safe_folders: set[str]) -> bytes | None:
+    """The bytes of a scanned note, never through a symlink: each folder is checked once
+    (`resolve_inside`), the file itself is opened O_NOFOLLOW. A fraction of
+    `Store.read`'s cost per file; mining only reads (no stamp is needed)."""
+    folder = posixpath.dirname(rel)
+    try:
+        if folder not in safe_folders:
+            resolve_inside(root, rel)
+            safe_folders.add(folder)
+        fd = os.open(os.path.join(root, rel), _OPEN_FLAGS)
+    except (OSError, UnsafePathError):
         return None
-    data = current[0]
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        return fh.read()
+
+
+def _read_topic_words(vault: Vault, path: str, safe_folders: set[str]) -> frozenset[str] | None:
+    data = _read_bytes(vault.root, path, safe_folders)
+    if data is None:
+        return None
     try:
         text = decode_note_bytes(data, path, max_bytes=vault.max_note_bytes)
     except RemeError:
