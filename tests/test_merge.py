@@ -612,3 +612,25 @@ def test_short_links_of_the_loser_are_kept_as_the_notes_they_meant(make_vault):
     (p,) = plan_merges(vault, brain, [cand()], now=FIXED_NOW).proposals
     assert p.story["merge"][0]["failures"] == []
     assert ["Old Broken Note", "related_to"] in p.checks[2].params["keys"]  # kept as written
+
+
+def test_a_link_an_applied_merge_moved_is_retargeted_by_the_next_merge(make_vault):
+    e, f = "digest/wiki/error-budget.md", "digest/wiki/error-budgets.md"
+    body_b = BODY_B + f"See [[{f}|the budgets]].\n"
+    files = base_files(**{
+        B: note("payments-api-deploy", "Deploying the payments API", body_b),
+        e: note("error-budget", "What an error budget is", f"Allowed failures.\n\nderived_from:: [[{D1}]]\n"),
+        f: note("error-budgets", "Error budgets", f"Budgets of errors.\n\nderived_from:: [[{D2}]]\n"),
+        "daily/2026-10-20/log.md": f"[[{A}]] [[{e}]]\n",  # A and E win
+    })
+    root = make_vault(files)
+    vault = open_vault(root)
+    brain = FakeBrain(default_vote=YES, merges=[union_body, union_body])
+    run = plan_merges(vault, brain, [cand(sim=0.9, overlap=0.9), cand(e, f)], now=FIXED_NOW,
+                      policy=AUTO)
+    assert [p.state for p in run.proposals] == ["applied", "applied"]
+    assert run.proposals[1].story["retargeted"] == {A: 1}  # the link B's body brought to A
+    assert f"See [[{e}|the budgets]]." in read(root, A)
+    assert not (root / B).exists() and not (root / f).exists()
+    vault.refresh()
+    assert not vault.health().broken_links

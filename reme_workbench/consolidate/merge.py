@@ -241,20 +241,38 @@ class _LinkIndex:
     the loser would break as surely as one linking it."""
 
     def __init__(self, vault: Vault) -> None:
-        records = vault.scan.records
-        self.resolver = LinkResolver(records)
+        self.resolver = LinkResolver(vault.scan.records)
         self.links: dict[str, dict[str, set[str]]] = {}
-        paths = self.resolver
-        for rec in records.values():
-            if not rec.is_markdown:
+        self._targets: dict[str, set[str]] = {}  # linking file -> the paths it links
+        for rec in vault.scan.records.values():
+            self._add(rec)
+
+    def _add(self, rec) -> None:
+        if not rec.is_markdown:
+            return
+        for link in rec.links:
+            target = link.target
+            if not target:
                 continue
-            for link in rec.links:
-                target = link.target
-                if not target:
-                    continue
-                found = target if target in paths else self.resolver.resolve(target, rec.path).path
-                if found is not None and found != rec.path:
-                    self.links.setdefault(found, {}).setdefault(rec.path, set()).add(target)
+            found = target if target in self.resolver else self.resolver.resolve(
+                target, rec.path).path
+            if found is not None and found != rec.path:
+                self.links.setdefault(found, {}).setdefault(rec.path, set()).add(target)
+                self._targets.setdefault(rec.path, set()).add(found)
+
+    def update(self, vault: Vault, paths: Iterable[str]) -> None:
+        """Index `paths` again from the (refreshed) scan: what an applied merge wrote."""
+        records = vault.scan.records
+        for path in paths:
+            for target in self._targets.pop(path, ()):
+                self.links.get(target, {}).pop(path, None)
+            if path in records:
+                self.resolver.add(path)
+                self._add(records[path])
+            else:
+                # Deleted: its linkers were retargeted. The resolver keeps knowing it, which
+                # is conservative: a short link it made ambiguous stays unresolved.
+                self.links.pop(path, None)
 
     def linking(self, path: str) -> dict[str, set[str]]:
         return self.links.get(path, {})
@@ -627,8 +645,8 @@ def plan_merges(
             index, state, min_confidence=min_confidence, min_agree=min_agree,
             split_threshold=split_threshold, cooldowns=cooldowns, now=now, language=language,
             policy=policy, dry_run=dry_run)
-        if outcome == "applied":
-            index = None  # files changed: links are indexed again for the next pair
+        if outcome == "applied":  # the files it wrote are indexed again for the next pair
+            index.update(vault, state.proposals[-1].paths)
     return state.finish(vault, audit=audit, dry_run=dry_run, min_confidence=min_confidence)
 
 
