@@ -13,10 +13,13 @@ For each candidate (`candidates.mine_candidates`, best score first):
    (distinct digest notes other than itself whose link resolves to it), then the shorter
    path, then the first path in order.
 3. **Body.** `brain.merge` writes the winner's new body ("merge, do not refine"). It is
-   made safe mechanically before any check: its links are repaired (§2.4.4; the old
-   links of both notes are kept as they are), and every link to the winner or the loser
-   — a self-link once the loser is gone — is replaced by its words (a line holding only
-   such links goes). The frontmatter stays, with the reply's description.
+   made safe mechanically before any check: its links are repaired (§2.4.4: a link that
+   resolves becomes its full path, one that leads nowhere or outside the vault becomes
+   its words; old links of either note that resolve nowhere are kept as written), and
+   every link to the winner or the loser — a self-link once the loser is gone — is
+   replaced by its words (a line holding only such links goes). The old links of each
+   note are compared as they resolve from that note. The frontmatter stays, with the
+   reply's description.
 4. **One changeset** (§7.7.5): the winner edited, every digest file linking to the loser
    (exact path or a short link that resolves to it) retargeted to the winner — only the
    target span changes, so alias, anchor and predicate stay — and the loser deleted.
