@@ -23,8 +23,9 @@ daily log that exists — and saves what was planted beside the vault
   same kind, subject and values (so the same facts), paraphrased: another name and so
   another slug, another description wording, statements in the other phrasing and with
   synonyms swapped, bullets reordered, and (medium and heavy strength) an optional
-  statement dropped or added; with probability `mixed_language` one or two statements
-  are in the other language (Chinese in an English community, English in a Chinese one).
+  statement dropped or added (40 % of the twins light, 40 % medium, 20 % heavy); in a
+  share `mixed_language` of them one or two statements are in the other language
+  (Chinese in an English community, English in a Chinese one).
   The twin derives from another daily log, and keeps about half of the original's links.
   `notes` counts twins: the vault has `notes` files and `notes - duplicates` concepts.
 * **near misses** (`near_misses`) — two distinct notes of one community, of one kind,
@@ -82,7 +83,7 @@ class DuplicateSpec:
     links_per_note: int = 4  # mean outbound links to other digest notes
     typed_share: float = 0.25  # links written as `pred:: [[…]]`
     chinese_share: float = 0.1  # communities written in Chinese
-    mixed_language: float = 0.15  # twins with a statement or two in the other language
+    mixed_language: float = 0.15  # share of twins with a statement or two in the other language
     days: int = 28
     start: date = date(2026, 10, 1)
     seed: int = 7
@@ -695,6 +696,14 @@ def plan_duplicates(spec: DuplicateSpec) -> DuplicateVault:
     pairs_in = [[0, 0] for _ in sizes]  # per community: duplicate pairs, near-miss pairs
     for k, c in enumerate(slots[: spec.duplicates + spec.near_misses]):
         pairs_in[c][0 if k < spec.duplicates else 1] += 1
+    # Paraphrase strengths and mixed-language twins by quota, so that every vault of a
+    # spec has the same shares (40 % light, 40 % medium, 20 % heavy), drawn independently.
+    quota = [round(spec.duplicates * sum(_STRENGTH_WEIGHTS[: k + 1])) for k in range(3)]
+    strengths = [STRENGTHS[next(k for k in range(3) if i < quota[k])] for i in range(spec.duplicates)]
+    mixed_twins = [i < round(spec.duplicates * spec.mixed_language) for i in range(spec.duplicates)]
+    rng.shuffle(strengths)
+    rng.shuffle(mixed_twins)
+    paraphrases = list(zip(strengths, mixed_twins, strict=True))
     contents: list[tuple[int, Content]] = []
     pairs: list[tuple[str, int, int, dict]] = []  # (type, index of a, index of b, extra)
     for c, topic in enumerate(topics):
@@ -718,8 +727,7 @@ def plan_duplicates(spec: DuplicateSpec) -> DuplicateVault:
                 raise RemeError(f"Community {c} ran out of distinct subjects; use a smaller "
                                 "max_community.")
             if unit == "duplicate":
-                strength = rng.choices(STRENGTHS, _STRENGTH_WEIGHTS)[0]
-                mixed = rng.random() < spec.mixed_language
+                strength, mixed = paraphrases.pop()
                 partner = _twin(content, strength, mixed, rng)
                 extra = {"strength": strength, "mixed_language": mixed,
                          "dropped": tuple(f for f in content.facts if f not in partner.facts),
