@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from reme_workbench.consolidate.candidates import (
+    chance_level,
     MergeCandidate,
     description_text,
     mine_candidates,
@@ -190,8 +191,10 @@ def test_embedding_is_batched_once_per_note(vault, monkeypatch):
             return super().embed(texts)
 
     monkeypatch.setattr("reme_workbench.consolidate.candidates.EMBED_BATCH", 2)
+    monkeypatch.setattr("reme_workbench.consolidate.candidates._CHANCE", {})
     mine_candidates(vault, COMMUNITIES, Counting())
-    assert calls == [2, 2, 1]  # five notes, each embedded once
+    # five notes, each embedded once, then the chance level's ten sentences per language
+    assert calls == [2, 2, 1, 10, 10]
 
 
 def test_an_unnormalised_embedder_still_gives_cosines(vault):
@@ -217,13 +220,18 @@ def test_candidate_json_rounds_its_figures():
 
 
 class Counting(HashingEmbedder):
+    """Counts the descriptions embedded (the chance level's reference sentences apart)."""
+
     def __init__(self, name: str = "hashing-256") -> None:
         super().__init__()
         self.name = name
         self.texts: list[str] = []
 
     def embed(self, texts):
-        self.texts += texts
+        from reme_workbench.consolidate.offline import REFERENCE
+
+        reference = {t for sentences in REFERENCE.values() for t in sentences}
+        self.texts += [t for t in texts if t not in reference]
         return super().embed(texts)
 
 
@@ -271,3 +279,25 @@ def test_cache_keys_ending_in_a_nul_byte_survive_the_round_trip(tmp_path, monkey
     again = Counting()
     vectors = candidates.embed_descriptions(tmp_path, again, ["a", "bb"])
     assert again.texts == [] and vectors.shape == (2, 256)
+
+
+def test_description_similarity_is_measured_above_the_embedders_chance_level(vault, monkeypatch):
+    """An embedder under which unrelated texts already score a cosine of ~0.8 (as e5
+    does) must not make every pair a candidate: the gate is the similarity above that."""
+
+    class Crowded(HashingEmbedder):
+        def __init__(self):
+            super().__init__()
+            self.name = "crowded"  # the chance level is kept per embedder name
+
+        def embed(self, texts):
+            base = np.ones((len(texts), 1), dtype=np.float32) * 2.0  # a shared direction
+            return np.hstack([base, super().embed(texts)])
+
+    monkeypatch.setattr("reme_workbench.consolidate.candidates._CHANCE", {})
+    plain = mine_candidates(vault, COMMUNITIES, HashingEmbedder())
+    crowded = mine_candidates(vault, COMMUNITIES, Crowded())
+    assert all(c.description_cosine > 0.8 for c in crowded)  # raw cosines are all high
+    # measured above chance the same pairs come out, not every pair of the community
+    assert [(c.a, c.b) for c in crowded] == [(c.a, c.b) for c in plain]
+    assert chance_level(Crowded(), "en") > 0.75 > chance_level(HashingEmbedder(), "en")

@@ -3,7 +3,11 @@
 Two gates, cheap one first, both computed mechanically (no brain):
 
 1. **Description similarity** — the cosine of the embeddings of `"<name>: <description>"`
-   (the name alone when a note has no description). The name and description are what
+   (the name alone when a note has no description), measured above the embedder's
+   chance level: `(cos − baseline) / (1 − baseline)`, where the baseline is the mean
+   cosine of unrelated note sentences of the pair's language (`chance_level`; about 0.09
+   for MiniLM but 0.81 for e5 in English, so a raw cosine threshold would let nearly
+   every e5 pair through). The name and description are what
    a note says it is about; embedding them once per note, in batches, makes the gate one
    matrix product per community (row blocks, so a community of 10k notes needs no
    10k × 10k matrix). Rows are L2-normalised, so the dot product is the cosine. The
@@ -54,6 +58,7 @@ from ..vault.frontmatter import find_frontmatter
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.links import Link, is_provenance, parse_links
 from ..vault.note import decode_note_bytes
+from .text import cjk_share
 
 if TYPE_CHECKING:
     from ..index.embeddings import Embedder
@@ -61,6 +66,7 @@ if TYPE_CHECKING:
     from .cooldowns import Cooldowns
 
 __all__ = [
+    "chance_level",
     "MergeCandidate",
     "mine_candidates",
     "description_text",
@@ -95,9 +101,10 @@ class MergeCandidate:
     a: str
     b: str
     community: str
-    description_similarity: float
+    description_similarity: float  # above chance, 0..1 (see the module doc)
     body_overlap: float
     skipped: str | None = None
+    description_cosine: float = 0.0  # the raw cosine, for the record
 
     @property
     def score(self) -> float:
@@ -110,6 +117,7 @@ class MergeCandidate:
             "b": self.b,
             "community": self.community,
             "description_similarity": round(self.description_similarity, 4),
+            "description_cosine": round(self.description_cosine, 4),
             "body_overlap": round(self.body_overlap, 4),
             "score": round(self.score, 4),
             "skipped": self.skipped,
@@ -303,6 +311,27 @@ def embed_descriptions(root: Path | None, embedder: Embedder, texts: list[str]) 
     return matrix / norms
 
 
+_CHANCE: dict[tuple[str, str], float] = {}
+CJK_SHARE_FOR_ZH = 0.30  # a pair is Chinese when both texts are (as the offline judges)
+
+
+def chance_level(embedder: Embedder, language: str) -> float:
+    """The embedder's mean cosine of unrelated notes of `language` ("en" or "zh"): the
+    offline consolidate brain's reference sentences, embedded once per embedder."""
+    from .offline import REFERENCE  # the same sentences the offline judges measure against
+
+    key = (getattr(embedder, "name", type(embedder).__name__), language)
+    if key not in _CHANCE:
+        texts = list(REFERENCE[language])
+        vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        vectors = vectors / norms
+        cos = vectors @ vectors.T
+        _CHANCE[key] = float(cos[~np.eye(len(texts), dtype=bool)].mean())
+    return min(_CHANCE[key], 0.99)
+
+
 def _similar_pairs(vectors: np.ndarray, threshold: float) -> Iterable[tuple[int, int, float]]:
     """(i, j, cosine) for i < j with cosine ≥ threshold, one row block at a time."""
     n = len(vectors)
@@ -348,6 +377,10 @@ def mine_candidates(
         return []
     texts = [description_text(p, records[p].name, records[p].description) for p in notes]
     vectors = embed_descriptions(vault.root if cache else None, embedder, texts)
+    chance = {lang: chance_level(embedder, lang) for lang in ("en", "zh")}
+    lowest = min(chance.values())
+    raw_floor = lowest + min_description_similarity * (1.0 - lowest)  # no pair under it passes
+    chinese = [cjk_share(t) >= CJK_SHARE_FOR_ZH for t in texts]
     members: dict[str, list[int]] = {}
     for i, path in enumerate(notes):
         members.setdefault(communities[path], []).append(i)
@@ -366,7 +399,11 @@ def mine_candidates(
         index = members[cid]
         if len(index) < 2:
             continue
-        for i, j, similarity in _similar_pairs(vectors[index], min_description_similarity):
+        for i, j, cosine in _similar_pairs(vectors[index], raw_floor):
+            lang = "zh" if chinese[index[i]] and chinese[index[j]] else "en"
+            similarity = max(0.0, (cosine - chance[lang]) / (1.0 - chance[lang]))
+            if similarity < min_description_similarity:
+                continue
             a, b = notes[index[i]], notes[index[j]]
             wa, wb = words_of(a), words_of(b)
             if wa is None or wb is None:
@@ -377,6 +414,7 @@ def mine_candidates(
             found.append(MergeCandidate(
                 a, b, cid, min(similarity, 1.0), overlap,
                 skipped=_cooldown_reason(cooldowns, (a, b), when),
+                description_cosine=min(cosine, 1.0),
             ))
     found.sort(key=lambda c: (-round(c.score, 9), c.a, c.b))
     return found
