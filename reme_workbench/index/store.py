@@ -198,14 +198,14 @@ class VaultIndex:
     """Open (or create) `<root>/.reme/index.db`; `refresh()` brings it up to date.
 
     `lock_timeout` (s): how long a refresh waits for another process's refresh that
-    reports no progress (`vault.lock.INDEX_LOCK_STALL_S` when None).
+    reports no progress (`vault.lock.RUN_LOCK_STALL_S` when None).
     """
 
     def __init__(
         self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None,
         on_embedder_change: str = "error", lock_timeout: float | None = None,
     ) -> None:
-        from ..vault.lock import INDEX_LOCK_STALL_S, IndexLock
+        from ..vault.lock import RUN_LOCK_STALL_S, IndexLock
 
         if on_embedder_change not in EMBEDDER_CHANGE_MODES:
             raise RemeError(
@@ -223,7 +223,7 @@ class VaultIndex:
         self._folder = folder
         self._vec_path = folder / VECTORS_FILE
         self._lock = IndexLock(
-            self.root, timeout=INDEX_LOCK_STALL_S if lock_timeout is None else lock_timeout
+            self.root, timeout=RUN_LOCK_STALL_S if lock_timeout is None else lock_timeout
         )
         self.conn = self._connect(folder / INDEX_DB)
         self._generation: int | None = None

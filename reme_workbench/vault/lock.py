@@ -4,11 +4,12 @@
   changeset (docs/spec.md §3.5), milliseconds, never while a brain thinks, so a writer
   waits at most `timeout` (`[vault] lock_timeout_s`) and then stops with one line
   naming the process that holds it.
-- `IndexLock` (`.reme/index.lock`) serialises refreshes of the index
-  (`index.store.VaultIndex.refresh`), which can take minutes (embedding). It is not the
-  writer lock, so a long refresh never holds up a write and a write never holds up a
-  recall. A waiter waits as long as the holder keeps reporting progress and gives up
-  only after `timeout` without any; it then sees the index the holder finished.
+- `RunLock` (`.reme/<kind>.lock`) serialises long runs of one kind, which can take
+  minutes: `IndexLock` (`.reme/index.lock`) every refresh of the index
+  (`index.store.VaultIndex.refresh`), "dream" every dream run. They are not the writer
+  lock, so a long run never holds up a write, nor a write a recall. A waiter waits as
+  long as the holder keeps reporting progress and gives up only after `timeout` without
+  any; it then starts from what the holder finished.
 - `connect_sqlite` opens the caches' SQLite files (scan.db, index.db) so that a busy
   database is waited for, not reported as "database is locked".
 
@@ -37,17 +38,17 @@ from ..errors import RemeError
 from .layout import CACHE_DIR, resolve_inside
 
 __all__ = [
-    "LOCK_NAME", "INDEX_LOCK_NAME", "VaultLock", "IndexLock", "LockHolder", "connect_sqlite",
+    "LOCK_NAME", "VaultLock", "RunLock", "IndexLock", "LockHolder",
+    "connect_sqlite", "RUN_LOCK_STALL_S",
     "ensure_cache_dir", "read_only_message",
 ]
 
 LOCK_NAME = "lock"
-INDEX_LOCK_NAME = "index.lock"
 # how long a busy SQLite cache is waited for; its write transactions last milliseconds
 SQLITE_BUSY_TIMEOUT_S = 30.0
-# a refresh reports progress at least every embedding batch; this long without any and
-# the holder is taken to hang (a remote embedder that retries can be slow, so generous)
-INDEX_LOCK_STALL_S = 600.0
+# a refresh reports progress every embedding batch, a dream every unit; this long without
+# any and the holder is taken to hang (a remote model that retries can be slow: generous)
+RUN_LOCK_STALL_S = 600.0
 NOTICE_AFTER_S = 2.0  # a wait this long is told to the user, with what it waits for
 _TOLD: set[str] = set()  # lock files whose wait this process told already: once is enough
 # what the kernel says when this user may not write here (modes, a read-only mount)
@@ -300,36 +301,49 @@ class VaultLock(_FileLock):
         )
 
 
-class IndexLock(_FileLock):
-    """`<root>/.reme/index.lock`, held for the whole of an index refresh.
+class RunLock(_FileLock):
+    """`<root>/.reme/<kind>.lock`, held for the whole of a long run that two processes
+    must not do at once on one vault (`kind` "dream": both would dream the same material
+    and write each note twice).
 
-    A second refresher waits while the holder reports progress (`set_status`), then sees
-    the index the first one finished; it gives up after `timeout` seconds without any.
+    A second run waits while the holder reports progress (`set_status`), then starts on
+    what the first left; it gives up after `timeout` seconds without any progress.
+    `doing` says what the holder does, for the waiter's messages ("dreaming this vault").
     """
 
-    name = INDEX_LOCK_NAME
     progress_extends = True
 
     def __init__(
-        self, root: Path, *, timeout: float = INDEX_LOCK_STALL_S, poll_interval: float = 0.05
+        self, root: Path, kind: str, *, doing: str, timeout: float = RUN_LOCK_STALL_S,
+        poll_interval: float = 0.05,
     ) -> None:
+        self.kind, self.doing = kind, doing
+        self.name = f"{kind}.lock"
         super().__init__(root, timeout=timeout, poll_interval=poll_interval)
 
     def _timeout_message(self, holder: LockHolder | None, waited: float) -> str:
         who = (holder and holder.describe()) or "another reme-workbench process"
         return (
-            f"Waited {waited:.0f} s for the index lock {str(self.path)!r}: {who} is "
-            f"re-indexing this vault and reported no progress for {self.timeout:g} s. Wait "
-            "for it to finish and run this again, or stop that process if it hangs (the "
-            "lock is released automatically when it exits)."
+            f"Waited {waited:.0f} s for the {self.kind} lock {str(self.path)!r}: {who} is "
+            f"{self.doing} and reported no progress for {self.timeout:g} s. Wait for it to "
+            "finish and run this again, or stop that process if it hangs (the lock is "
+            "released automatically when it exits)."
         )
 
     def _waiting_message(self, holder: LockHolder | None) -> str:
         who = (holder and holder.describe()) or "another process"
-        return (
-            f"Waiting for the index: {who} is re-indexing this vault; this run goes on "
-            "with the index it finishes."
-        )
+        return f"Waiting: {who} is {self.doing}; this run goes on when it is done."
+
+
+class IndexLock(RunLock):
+    """`<root>/.reme/index.lock`, held for the whole of an index refresh: a second
+    refresher waits, then finds the index the first one finished."""
+
+    def __init__(
+        self, root: Path, *, timeout: float = RUN_LOCK_STALL_S, poll_interval: float = 0.05
+    ) -> None:
+        super().__init__(root, "index", doing="re-indexing this vault", timeout=timeout,
+                         poll_interval=poll_interval)
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
