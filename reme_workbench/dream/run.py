@@ -13,6 +13,7 @@ from ..llm.cassette import Cassette
 from ..llm.factory import brain_from_spec
 from ..llm.ledger import TokenLedger
 from ..proposals import Policy
+from ..vault.lock import RunLock
 from ..vault.vault import Vault
 from .pipeline import Dreamer, DreamProgress, DreamReport
 
@@ -64,6 +65,18 @@ def dream_vault(
     force: bool = False,
     progress: Callable[[DreamProgress], None] | None = None,
 ) -> DreamReport:
+    # Dreams on one vault queue (.reme/dream.lock): two at once would both read the same
+    # material and each write its notes. A waiting dream then finds that material dreamt.
+    # A dry run writes nothing, so it does not wait.
+    lock = None if dry_run else RunLock(vault.root, "dream", doing="dreaming this vault")
+
+    def tell(where: DreamProgress) -> None:
+        if lock is not None:  # what a waiting dream shows, and waits on while it changes
+            lock.set_status(f"dreaming {where.files_done}/{where.files_total} files, "
+                            f"{where.units_done} units")
+        if progress is not None:
+            progress(where)
+
     dreamer = Dreamer(
         vault,
         brain,
@@ -71,6 +84,9 @@ def dream_vault(
         policy=Policy(frozenset(settings.proposals.auto_apply)),
         split_threshold=settings.split.token_threshold,
         traverse_depth=settings.recall.traverse_depth,
-        progress=progress,
+        progress=tell,
     )
-    return dreamer.run(list(targets or []) or None, dry_run=dry_run, force=force)
+    if lock is None:
+        return dreamer.run(list(targets or []) or None, dry_run=True, force=force)
+    with lock:
+        return dreamer.run(list(targets or []) or None, dry_run=False, force=force)
