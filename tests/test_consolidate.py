@@ -144,3 +144,35 @@ def test_a_full_run_then_a_run_with_nothing_due(vault):
     assert data["ran"] == ["communities"] and data["phases"][0]["reason"].startswith("forced, not due until")
     assert data["phases"][0]["details"]["stability"] == {"c_00": 1.0, "c_01": 1.0}
     assert audit.read_text().count("## consolidate ") == entries + 1
+
+
+def test_runs_on_one_vault_queue_and_the_second_skips_what_the_first_did(vault):
+    """Two consolidates at once: the second waits on .reme/consolidate.lock, then reads
+    the state the first wrote, so it does not run the weekly phases a second time."""
+    import threading
+
+    from reme_workbench.vault.lock import RunLock
+    from reme_workbench.vault.meta import write_meta
+
+    v, _ = vault
+    first = RunLock(v.root, "consolidate", doing="consolidating this vault")
+    first.acquire()
+    result = {}
+    second = threading.Thread(target=lambda: result.update(
+        report=consolidate_vault(v, Settings(), only="communities")))
+    second.start()
+    second.join(timeout=0.5)
+    assert second.is_alive() and not result  # waiting for the first run
+    # what the first run leaves behind before it lets go
+    write_meta(v.root, "consolidate_state", {"last_run": {"communities": FIXED_NOW.isoformat()}},
+               version=1, now=FIXED_NOW)
+    first.release()
+    second.join(timeout=60)
+    (phase,) = result["report"].phases
+    assert not phase.ran and phase.reason.startswith("not due until")
+    # a dry run does not wait
+    first.acquire()
+    try:
+        assert consolidate_vault(v, Settings(), only="health", dry_run=True).dry_run
+    finally:
+        first.release()

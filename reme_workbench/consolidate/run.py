@@ -152,6 +152,16 @@ class Consolidator:
         self, only: str | Iterable[str] | None = None, *, dry_run: bool = False, force: bool = False
     ) -> ConsolidateReport:
         wanted = parse_only(only)
+        if dry_run:  # writes nothing, so it need not wait for another run
+            return self._run(wanted, dry_run=True, force=force, lock=None)
+        from ..vault.lock import RunLock
+
+        # Runs on one vault queue (.reme/consolidate.lock): the second reads the state the
+        # first wrote, so it skips what is no longer due instead of doing it twice.
+        with RunLock(self.vault.root, "consolidate", doing="consolidating this vault") as lock:
+            return self._run(wanted, dry_run=False, force=force, lock=lock)
+
+    def _run(self, wanted: tuple[str, ...], *, dry_run: bool, force: bool, lock) -> ConsolidateReport:
         now = self.clock()
         self.vault.refresh()
         last = self.last_runs()
@@ -170,6 +180,8 @@ class Consolidator:
                 continue
             if self.progress is not None:
                 self.progress(phase, done, todo)
+            if lock is not None:  # a waiting run shows it, and waits on while it changes
+                lock.set_status(f"phase {phase} ({done + 1}/{todo})")
             started = time.monotonic()
             outcome = getattr(self, f"_{phase}")(now, dry_run, why)
             outcomes.append(_timed(outcome, time.monotonic() - started))
