@@ -129,7 +129,7 @@ def recorded_embedder(root: Path | str) -> str | None:
 def choose_embedder(spec: str, root: Path | str, *, fresh: bool = False) -> str:
     """The embedder spec to use for `spec` in the vault at `root`: `auto` becomes the
     index's own embedder when it has one and it is available, else e5 or MiniLM
-    (`embeddings.auto_spec`); `fresh` (a rebuild) ignores the index's. Any other spec is
+    (`factory.auto_spec`); `fresh` (a rebuild) ignores the index's. Any other spec is
     itself."""
     if (spec or "").strip().lower() != AUTO:
         return spec
