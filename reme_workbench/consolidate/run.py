@@ -248,7 +248,7 @@ class Consolidator:
         """The cooldowns, with those of proposals applied since the last run started
         (a merge applied earlier in this run must hold back a split of its winner)."""
         from ..proposals.queue import ProposalQueue
-        from .cooldowns import CooldownWindows, Cooldowns
+        from .cooldowns import Cooldowns, CooldownWindows
 
         cooldowns = Cooldowns.load(self.vault.root, CooldownWindows.from_settings(
             self.settings.cooldowns))
