@@ -28,9 +28,10 @@ def test_reme_toml_overrides_a_value(tmp_path):
         ("[split]\ntoken_treshold = 3\n", "split.token_treshold"),
         ("[vault]\nmax_replans = 0\n", "vault.max_replans"),
         ("[llm]\napi_key = 'sk-123'\n", "REME_LLM_API_KEY"),
-        # sections for consolidate, which does not exist yet: a key that does nothing is refused
-        ("[merge]\nvotes = 3\n", "merge"),
-        ("[abstract]\nmin_nodes = 5\n", "abstract"),
+        # the number of votes is the brain's three judges, not a setting: refused
+        ("[merge]\nvotes = 3\n", "merge.votes"),
+        ("[abstract]\nmin_pillars = 6\n", "min_pillars must not exceed max_pillars"),
+        ("[merge]\nmin_agree = 4\n", "merge.min_agree"),
     ],
 )
 def test_bad_settings_fail_with_a_message_naming_the_fix(tmp_path, text, fragment):
