@@ -811,6 +811,15 @@ def _parent_body(note: NoteView, outline: tx.Outline, children: list[dict], buck
 # --- hub --------------------------------------------------------------------------------------
 
 
+# Words members share that name no topic of their own: verbs of ownership and use, and
+# generic qualifiers ("Owns: ...", "the default port"); a phrase of only these is skipped.
+NOT_A_TOPIC = frozenset({
+    "own", "owns", "owned", "default", "defaults", "use", "uses", "used", "using", "need",
+    "needs", "new", "set", "get", "run", "runs", "note", "notes", "basic", "basics", "always",
+    "never", "now", "first", "last", "also", "each", "every", "other", "thing", "things",
+})
+
+
 def common_topic(members: Sequence[NoteView], lang: str) -> str:
     """The phrase (at most 4 words of one member's name, not starting or ending on a
     stopword) whose content words the most members share in their names and
@@ -834,6 +843,8 @@ def common_topic(members: Sequence[NoteView], lang: str) -> str:
                 if not spans[i][1] or not spans[j - 1][1]:
                     continue  # a name does not start or end on a function word
                 words = {c for _, c in spans[i:j] if c}
+                if words <= NOT_A_TOPIC:
+                    continue
                 df = sum(1 for g in gists if words <= g)
                 key = (df, len(words), -rank)  # the most shared, then the most specific
                 if df >= 2 and (best is None or key > best[0]):
