@@ -1044,3 +1044,16 @@ def test_empty_notes_get_honest_votes_not_errors(brain):
     assert (vote.is_same, vote.confidence) == (False, 0.5) and "no statement" in vote.reason
     out = brain.merge(MergeRequest(winner=empty, loser=POOL_MODES)).value
     assert out.body.startswith("## From PgBouncer pool modes\n\nPgBouncer hands a server connection")
+
+
+def test_a_hub_is_not_named_by_a_word_that_names_no_topic():
+    from reme_workbench.consolidate.offline import common_topic
+    from reme_workbench.llm.consolidate import NoteView
+
+    members = [
+        NoteView("digest/wiki/a.md", "payments-core-owns-payments-api", "Payments Core owns payments-api.", ""),
+        NoteView("digest/wiki/b.md", "data-platform", "Owns: PostgreSQL clusters and backups.", ""),
+        NoteView("digest/wiki/c.md", "treasury-platform", "Owns: fx-rates and reports.", ""),
+        NoteView("digest/wiki/d.md", "sre-team", "Owns deployctl; the platform on-call.", ""),
+    ]
+    assert common_topic(members, "en") == "Platform"  # not "Owns", which three share
