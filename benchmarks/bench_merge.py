@@ -107,6 +107,10 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     out["together"] = sum(communities.get(p["a"]) == communities.get(p["b"])
                           for p in planted["duplicates"])
     out["found_communities"] = len(set(communities.values()))
+    from reme_workbench.experiments.synthetic import normalized_mutual_info
+
+    out["nmi"] = normalized_mutual_info(planted["communities"]["notes"], communities)
+    out["planted_communities"] = len(planted["communities"]["sizes"])
     if missing(CANDIDATES):
         out["missing"].append(CANDIDATES)
         return out
@@ -235,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         not_measured.update(r["missing"])
         print(f"\n{n} notes (generated in {generated:.1f} s): {r['planted']} planted pairs, "
               f"{r['near_misses']} near misses; scan {r['scan']:.2f} s, communities "
-              f"{r['communities']:.2f} s ({r['found_communities']} found); planted pairs in one "
+              f"{r['communities']:.2f} s ({r['found_communities']} found, {r['planted_communities']} "
+              f"planted, NMI {r['nmi']:.2f}); planted pairs in one "
               f"community {r['together']}/{r['planted']}", flush=True)
         if "candidates" not in r:
             print(f"  NOT MEASURED: {CANDIDATES} missing (candidates, votes)")
