@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from reme_workbench.consolidate.candidates import (
-    chance_level,
     MergeCandidate,
+    chance_level,
     description_text,
     mine_candidates,
     topic_overlap,
