@@ -608,6 +608,7 @@ def test_short_links_of_the_loser_are_kept_as_the_notes_they_meant(make_vault):
     text = p.ops[0].content.decode()
     assert f"related_to:: [[{C}|the canary]] and [[Old Broken Note]]" in text  # repaired, kept
     assert p.story["merge"][0]["failures"] == []
+    ProposalQueue(vault).reject(p.id)  # else the pair waits for review and is not asked again
     brain = FakeBrain({(A, B): [YES, YES, YES]}, [full_path_instead])
     (p,) = plan_merges(vault, brain, [cand()], now=FIXED_NOW).proposals
     assert p.story["merge"][0]["failures"] == []
@@ -634,3 +635,17 @@ def test_a_link_an_applied_merge_moved_is_retargeted_by_the_next_merge(make_vaul
     assert not (root / B).exists() and not (root / f).exists()
     vault.refresh()
     assert not vault.health().broken_links
+
+
+def test_a_pair_whose_merge_waits_for_review_is_not_proposed_again(make_vault):
+    root = make_vault(base_files())
+    vault = open_vault(root)
+    brain = FakeBrain({(A, B): [YES, YES, NO]}, [union_body, union_body])
+    first = plan_merges(vault, brain, [cand()], now=FIXED_NOW, audit=False)
+    (pending,) = first.proposals
+    again = plan_merges(vault, brain, [cand()], now=FIXED_NOW, audit=False)
+    assert again.proposals == () and len(brain.merge_requests) == 1  # not even voted on
+    (skip,) = again.skipped
+    assert pending.id in skip.reason and "this pair" in skip.reason
+    ProposalQueue(vault).reject(pending.id)  # decided: the pair may come up again
+    assert plan_merges(vault, brain, [cand()], now=FIXED_NOW, audit=False).proposals

@@ -589,9 +589,15 @@ def plan_merges(
     state = _RunState()
     index: _LinkIndex | None = None
     ordered = sorted(candidates, key=lambda c: (-round(c.score, 9), c.a, c.b))
+    waiting = _waiting_merges(queue)
     for cand in ordered:
         if cand.skipped:
             state.skip(cand, cand.skipped)
+            continue
+        held = waiting.get(cand.a) or waiting.get(cand.b)
+        if held is not None:  # a person has not decided yet: do not ask the same twice
+            what = "this pair" if held[1] == {cand.a, cand.b} else "one of these notes"
+            state.skip(cand, f"a merge proposal of {what} waits for review ({held[0]})")
             continue
         if not (is_digest_note(cand.a) and is_digest_note(cand.b)) or cand.a == cand.b:
             state.skip(cand, "merge pairs two different digest notes")
@@ -651,6 +657,19 @@ def plan_merges(
         if outcome == "applied":  # the files it wrote are indexed again for the next pair
             index.update(vault, state.proposals[-1].paths)
     return state.finish(vault, audit=audit, dry_run=dry_run, min_confidence=min_confidence)
+
+
+def _waiting_merges(queue: ProposalQueue) -> dict[str, tuple[str, set[str]]]:
+    """path -> (id, the pair) of every merge proposal still waiting (pending or stale)."""
+    found: dict[str, tuple[str, set[str]]] = {}
+    for proposal in queue.list():
+        if proposal.action != ACTION or proposal.state not in ("pending", "stale"):
+            continue
+        pair = {p for p in (proposal.story.get("winner"), proposal.story.get("loser"))
+                if isinstance(p, str)}
+        for path in pair:
+            found.setdefault(path, (proposal.id, pair))
+    return found
 
 
 def _first(paths: tuple[str, ...]) -> str:
