@@ -18,7 +18,9 @@ daily log that exists — and saves what was planted beside the vault
   entities and drawn values (ports, timeouts, tags …). A note's *facts* are its
   statements with their values (`deploy.canary` with service, env, tag, pct); no two
   notes of a community have the same kind and subject (kind.subject names the values
-  that say what a note is about), and two notes of one kind share at most one statement.
+  that say what a note is about: one runbook per service or store, not one per env, so
+  that no two distinct notes are one procedure with another parameter), and two notes of
+  one kind share at most one statement.
 * **duplicate pairs** (`duplicates`) — a *twin* of a note in the same community: the
   same kind, subject and values (so the same facts), paraphrased: another name and so
   another slug, another description wording, statements in the other phrasing and with
@@ -143,7 +145,7 @@ def _o(key: str, role: str, text: str, code: str | None = None) -> Fact:
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("deploy", "procedure", ("service", "env"),
+    Kind("deploy", "procedure", ("service",),
          "Deploy {service} to {env} | Release {service} on {env} | {env} rollout of {service} | 部署 {service} 到 {env} | {service} 在 {env} 的上线",
          "How to deploy {service} to {env}: build the image, a {pct}% canary, the watch and the rollback. | Steps to release {service} on {env} with a canary, a dashboard watch and a way back. | 把 {service} 发布到 {env} 的步骤：构建镜像、{pct}% 金丝雀、观察与回滚。 | {service} 上线 {env}：打镜像、{pct}% 灰度、看板观察，出错就回滚。",
          (_f("when", "when", "Use this for every new build of {service} that goes to {env}. | Whenever a release of {service} has to reach {env}. | 每次把 {service} 的新构建发布到 {env} 时照此操作。"),
@@ -153,7 +155,7 @@ KINDS: tuple[Kind, ...] = (
           _o("announce", "step", "Post the tag {tag} in {channel} when the rollout is done. | Once it is at 100%, announce {tag} in {channel}. | 发布完成后在 {channel} 里贴出标签 {tag}。"),
           _o("secret", "watch", "{service} reads the {secret} secret at startup, so a rotation needs a restart. | A rotated {secret} secret only takes effect after {service} restarts. | {service} 只在启动时读取 {secret} 密钥，轮换后必须重启。"),
           _f("rollback", "watch", "Roll back when errors pass {limit} per minute. | If the error rate goes over {limit} a minute, roll back. | 错误超过每分钟 {limit} 次就回滚。", "deployctl rollback {service} --env {env}"))),
-    Kind("rotate", "procedure", ("store", "env"),
+    Kind("rotate", "procedure", ("store",),
          "Rotate the {store} credential on {env} | {store} password rotation for {env} | Credential rotation of {store} in {env} | 轮换 {env} 的 {store} 凭据 | {store} 在 {env} 的密码轮换",
          "How to rotate the {env} credential of {store} between the roles {role_a} and {role_b} without downtime. | Switching {store} on {env} from {role_a} to {role_b}: new password, Keybox, restarts, old role off. | 在 {env} 上把 {store} 的凭据从 {role_a} 切到 {role_b} 的做法。 | {env} 环境 {store} 密码轮换：{role_a} 换成 {role_b}，更新 Keybox、重启服务、停用旧角色。",
          (_f("when", "when", "Quarterly, or at once when the {store} password may have leaked. | Every quarter, and right after a suspected leak of the {store} password. | 每季度一次；怀疑 {store} 密码泄露时立即执行。"),
@@ -163,7 +165,7 @@ KINDS: tuple[Kind, ...] = (
           _f("disable", "step", "Disable the old role {role_a} once pg_stat_activity shows no session on it. | When no session of {role_a} is left in pg_stat_activity, switch that role off. | 等 pg_stat_activity 里没有 {role_a} 的会话后禁用旧角色。", "ALTER ROLE {role_a} NOLOGIN;"),
           _o("missed", "watch", "Forgetting {service2} once cost {minutes} minutes of worker errors. | Once {service2} was missed and threw errors for {minutes} minutes. | 有一次漏掉了 {service2}，报错持续了 {minutes} 分钟。"),
           _o("paste", "watch", "Never paste the {store} password into {channel}; {person} checks. | The {store} password never goes into {channel}, {person} watches for it. | 不要把 {store} 密码贴到 {channel}，{person} 会检查。"))),
-    Kind("restore", "procedure", ("store", "env"),
+    Kind("restore", "procedure", ("store",),
          "Restore {store} from a snapshot on {env} | Snapshot restore of {store} in {env} | Bring {store} back from a snapshot on {env} | 从快照恢复 {env} 的 {store} | {env} 上 {store} 的快照恢复",
          "How to restore {store} on {env} from a snapshot and replay {queue} afterwards. | Recovering {store} on {env}: stop the writers, restore a snapshot, replay the {queue} events. | 在 {env} 上从快照恢复 {store} 并重放 {queue} 的步骤。 | {store}（{env}）快照恢复：停写入、恢复快照、重放 {queue}。",
          (_f("when", "when", "After data loss or a bad migration on {store} in {env}. | When {store} on {env} lost data or a migration went wrong. | {env} 的 {store} 丢数据或迁移出错之后。"),
@@ -247,7 +249,7 @@ KINDS: tuple[Kind, ...] = (
           _f("fix", "bullet", "Fixed by restarting {service2}. | A restart of {service2} fixed it. | 重启 {service2} 后恢复。"),
           _o("runbook", "bullet", "The rotation runbook now restarts {service2} too. | Since then the rotation runbook includes {service2}. | 之后轮换手册加上了重启 {service2}。"),
           _o("lead", "bullet", "{person} led the postmortem. | The postmortem was run by {person}. | 复盘由 {person} 主持。"))),
-    Kind("limits", "wiki", ("service", "env"),
+    Kind("limits", "wiki", ("service",),
          "{service} limits on {env} | Rate limits and timeouts of {service} in {env} | {env} settings of {service} | {service} 在 {env} 的限额 | {service} 在 {env} 的限流与超时",
          "The limits {service} enforces on {env}: {limit} requests per second, a {timeout} ms timeout, {retries} retries. | {service} on {env} allows {limit} requests a second, times out at {timeout} ms and retries {retries} times. | {service} 在 {env} 的限额：每秒 {limit} 次请求、超时 {timeout} 毫秒、重试 {retries} 次。 | {service} 在 {env} 上：每秒 {limit} 次请求、{timeout} 毫秒超时、{retries} 次重试。",
          (_f("head", "head", "On {env}, {service} accepts {limit} requests per second per client. | {service} lets each client send {limit} requests a second on {env}. | {service} 在 {env} 上每个客户端每秒 {limit} 次请求。"),
