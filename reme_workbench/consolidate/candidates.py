@@ -58,6 +58,7 @@ from ..vault.frontmatter import find_frontmatter
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.links import Link, is_provenance, parse_links
 from ..vault.note import decode_note_bytes
+from .text import _stem as _text_stem
 from .text import cjk_share
 
 if TYPE_CHECKING:
@@ -165,18 +166,9 @@ def _jieba():
     return jieba
 
 
-@lru_cache(maxsize=1 << 16)
-def _stem(word: str) -> str:
-    # Crude on purpose: plural and tense endings only, so "merges" meets "merge".
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
+# the offline judges' stemmer (plural and tense endings only, so "merges" meets "merge"),
+# memoised: mining stems every word of every note of a community
+_stem = lru_cache(maxsize=1 << 16)(_text_stem)
 
 
 def _link_token(target: str) -> str:
