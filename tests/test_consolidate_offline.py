@@ -608,9 +608,11 @@ derived_from:: [[daily/2026-10-11/home-network-iot-vlan.md]]
 
 def test_statement_reason_reads_with_its_figures(brain):
     vote = brain.vote(PairRequest(a=ROTATE, b=ROTATE_DUP, judge=1)).value
+    # the restart step names the services in one note and `<service>` in the other: the
+    # facts differ, so that statement is not counted as found
     assert vote.reason == (
-        "7 of 8 statements of “Rotate the staging DB credential” appear in "
-        "“Staging database password rotation” (0.88)"
+        "6 of 8 statements of “Rotate the staging DB credential” appear in "
+        "“Staging database password rotation” (0.75)"
     )
     zh = brain.vote(PairRequest(a=REPORT_FORMAT, b=REPORT_FORMAT_DUP, judge=1)).value
     assert zh.reason == "「周报用要点列表」的 5 条陈述中有 5 条出现在「周报格式」里（1.00）"
@@ -1057,3 +1059,28 @@ def test_a_hub_is_not_named_by_a_word_that_names_no_topic():
         NoteView("digest/wiki/d.md", "sre-team", "Owns deployctl; the platform on-call.", ""),
     ]
     assert common_topic(members, "en") == "Platform"  # not "Owns", which three share
+
+
+def test_statements_that_differ_only_in_their_facts_are_not_the_same(brain):
+    """Distinct notes of one kind (another person, another day, another service) share
+    their wording; the values are what tell them apart."""
+    def view(path, name, body):
+        return NoteView(path, name, name, body + "\n\nderived_from:: [[daily/2026-10-05/x.md]]\n")
+
+    pairs = [
+        ("Felix wants alerts for marbri-scheduler in the team chat.",
+         "Oskar wants alerts for marbri-gateway in the team chat."),
+        ("Merge freeze for osswex-pricing starts Friday at noon.",
+         "Merge freeze for osswex-pricing starts Monday at noon."),
+        ("Rate limit of the refunds endpoint is 1300 per minute.",
+         "Rate limit of the refunds endpoint is 2050 per minute."),
+    ]
+    for left, right in pairs:
+        a = view("digest/wiki/a.md", "a", "\n".join([left] * 1))
+        b = view("digest/wiki/b.md", "b", "\n".join([right] * 1))
+        vote = brain.vote(PairRequest(a=a, b=b, judge=1)).value
+        assert vote.reason.startswith("0 of 1 statements"), (left, vote.reason)
+    same = brain.vote(PairRequest(a=view("digest/wiki/a.md", "a", pairs[0][0]),
+                                  b=view("digest/wiki/b.md", "b", pairs[0][0].replace("in the team chat", "in team chat")),
+                                  judge=1)).value
+    assert same.reason.startswith("1 of 1 statements")

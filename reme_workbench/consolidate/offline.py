@@ -703,14 +703,23 @@ def _had(statement: tx.Statement, had: list[tx.Statement]) -> bool:
 
 
 def _found(statement: tx.Statement, others: list[tx.Statement]) -> bool:
-    """The loose test of judge 1: same key, or Dice ≥ FOUND_DICE sharing ≥ MIN_SHARED tokens."""
+    """The loose test of judge 1: same key, or Dice ≥ FOUND_DICE sharing ≥ MIN_SHARED tokens
+    with the same values (numbers, code, names, weekdays): "alerts at 1300 per minute" is
+    not found in "alerts at 2050 per minute", which only their values tell apart."""
     for other in others:
         if other.key == statement.key:
             return True
         shared = len(statement.tokens & other.tokens)
-        if shared >= MIN_SHARED and tx.dice(statement.tokens, other.tokens) >= FOUND_DICE:
+        if (shared >= MIN_SHARED and tx.dice(statement.tokens, other.tokens) >= FOUND_DICE
+                and _values(statement) == _values(other)):
             return True
     return False
+
+
+def _values(statement: tx.Statement) -> frozenset[str]:
+    # the facts but the negations: a link's file name ("周报里不写…") may carry a negation
+    # the sentence itself does not; merge's stricter `_had` compares negations on their own
+    return statement.facts - statement.negations
 
 
 def _split_trailing_provenance(body: str) -> tuple[str, list[str]]:

@@ -574,14 +574,29 @@ def negations(text: str) -> frozenset[str]:
     return frozenset(words | {c for c in key if c in _CJK_NEGATIONS})
 
 
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_CJK_DAYS = re.compile(r"(?:周|星期|礼拜)[一二三四五六日天]")
+# a capitalised word after another word: a person, a team, a system ("Felix", "Harbor")
+_PROPER = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+\b")
+_KEBAB = re.compile(r"\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b")  # payments-api, eu-west, pg-staging-01
+
+
 def fact_tokens(text: str, tokens: frozenset[str] | None = None) -> frozenset[str]:
-    """Tokens a paraphrase may not drop or change: numbers and every token of a code span
-    (a command, a setting, a name as written), plus the negations."""
+    """Tokens a paraphrase may not drop or change: numbers, every token of a code span
+    (a command, a setting, a name as written), names of people and things (a capitalised
+    word inside a sentence), weekdays, and the negations. Two notes that differ only in
+    these — another person's preference, Friday's freeze and Monday's — are distinct."""
     tokens = match_tokens(text) if tokens is None else tokens
     code = set()
     for span in _CODE_SPAN.findall(text):
         code |= match_tokens(span)
-    return frozenset({t for t in tokens if any(c.isdigit() for c in t)} | code | negations(text))
+    named = {_stem(w.lower()) for w in _PROPER.findall(text)} & tokens
+    for ident in _KEBAB.findall(text):  # service, region and repository names
+        named |= match_tokens(ident) & tokens
+    days = {t for t in tokens if t in _WEEKDAYS or _stem(t) in {_stem(d) for d in _WEEKDAYS}}
+    days |= set(_CJK_DAYS.findall(text))
+    return frozenset({t for t in tokens if any(c.isdigit() for c in t)} | code | named | days
+                     | negations(text))
 
 
 def statements(body: str) -> list[Statement]:
