@@ -227,7 +227,7 @@ def test_all_gates_pass_from_real_meta_files_and_the_hub_links_pillars_members_p
     assert all(g["passed"] for g in story["gates"])
     assert json.loads(story["attempts"][0]["raw"])["name"] == "Payments API overview"
     assert {c["name"] for c in story["checks"]} >= {
-        "links_to", "links_share", "pillars_are_members", "carries_provenance", "body_tokens",
+        "links_to", "links_share", "pillars_are_members", "carries_provenance", "body_under_tokens",
         "creates_in_bucket", "name_matches_basename", "links_resolve", "only_paths"}
     assert all(c["passed"] for c in story["checks"])
     assert 0 < story["tokens"]["body"] < story["tokens"]["max"] == 1500
@@ -479,8 +479,13 @@ def test_a_body_over_1500_tokens_is_rejected(make_vault):
     brain = HubBrain(long_hub)
     _, result = run(root, brain)
     (outcome,) = result.outcomes
-    assert outcome.state == "rejected" and "body_tokens" in outcome.error
+    assert outcome.state == "rejected" and "body_under_tokens" in outcome.error
     assert "keep it under 1500" in brain.requests[1].feedback
+    # the bound is a stored check: a person who lengthens the hub before accepting it is
+    # held to it too
+    stored = ProposalQueue(Vault.open(root)).load(outcome.proposal_id)
+    assert any(c.name == "body_under_tokens" and c.params["max_tokens"] == 1500
+               for c in stored.checks)
 
 
 def test_links_the_brain_writes_short_are_repaired_and_provenance_is_not_doubled(make_vault):

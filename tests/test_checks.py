@@ -221,3 +221,21 @@ def test_retargeted_links_keeps_every_other_link_and_no_form_of_the_old_one():
     assert run("retargeted_links", {"old": old, "new": new, "files": files}, gone) == [
         f"{P} would be deleted, so it cannot keep its links"
     ]
+
+
+def test_body_under_tokens_counts_the_body_not_the_frontmatter():
+    from reme_workbench.vault.checks import CheckSpec, build_check
+    from reme_workbench.vault.store import Changeset, CheckContext
+
+    long_frontmatter = "---\nname: n\ndescription: " + "word " * 400 + "\n---\nShort body.\n"
+    long_body = "---\nname: n\n---\n" + "word " * 400 + "\n"
+    check = build_check(CheckSpec("body_under_tokens", {"path": "digest/wiki/n.md",
+                                                        "max_tokens": 100, "hint": "trim it"}))
+
+    def run(text):
+        ctx = CheckContext(Changeset(ops=()), {}, {"digest/wiki/n.md": text.encode()})
+        return check.fn(ctx)
+
+    assert run(long_frontmatter) == []
+    (why,) = run(long_body)
+    assert "keep it under 100 (trim it)" in why and "400" in why

@@ -8,6 +8,7 @@ import pytest
 
 from reme_workbench.index import chunking
 from reme_workbench.index.chunking import chunk_file, estimate_tokens
+from reme_workbench.vault import tokens
 
 NOTE = """\
 ---
@@ -161,12 +162,12 @@ def test_ascii_fast_path_agrees_with_the_regex():
     alphabet = "abcXYZ019 _.-/#[]()\t\n\x0b\x1c\x00é"
     for _ in range(3000):
         s = "".join(rng.choice(alphabet[:-1]) for _ in range(rng.randint(0, 60)))
-        slow = len(chunking._TOKEN_RE.findall(s)) + len(chunking._LONG_RE.findall(s))
+        slow = len(tokens._TOKEN_RE.findall(s)) + len(tokens._LONG_RE.findall(s))
         assert estimate_tokens(s) == slow, repr(s)
 
 
 def _slow_estimate(s: str) -> int:
-    return len(chunking._TOKEN_RE.findall(s)) + len(chunking._LONG_RE.findall(s))
+    return len(tokens._TOKEN_RE.findall(s)) + len(tokens._LONG_RE.findall(s))
 
 
 MIXED = "abcdefghXY019 _.-。，！部署失败网络ёжé가\t"

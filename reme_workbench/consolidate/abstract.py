@@ -661,12 +661,16 @@ class _Planner:
             CheckSpec("no_sources_written", {}),
             CheckSpec("no_new_anchors", {"paths": [path]}),
             CheckSpec("name_matches_basename", {"paths": [path]}),
+            CheckSpec("body_under_tokens", {
+                "path": path, "max_tokens": self.th.max_tokens,
+                "hint": f"an overview, {self.th.min_pillars}–{self.th.max_pillars} pillars with "
+                        "one sentence each, what stays in the notes"}),
         )
         return _HubPlan(path, ops, checks, estimate_tokens(note.body), tuple(repairs))
 
     def _precheck(self, plan: _HubPlan) -> tuple[list[dict], list[str]]:
-        """Run the plan's checks now, so the brain can be told what to fix; the token
-        bound too (the index's estimate, which vault/checks.py may not import)."""
+        """Run the plan's checks now, so the brain can be told what to fix (the body's
+        token bound is one of them: `body_under_tokens`)."""
         after = {op.path: op.content for op in plan.ops}
         ctx = CheckContext(Changeset(ops=plan.ops), {plan.path: None}, after,
                            exists=self.vault.scan.exists)
@@ -678,15 +682,6 @@ class _Planner:
                 found = [f"the check raised {type(exc).__name__}: {exc}"]
             results.append({"name": spec.name, "passed": not found, "failures": found})
             failures += [f"{spec.name}: {why}" for why in found]
-        too_long = (
-            [f"{plan.path}: the body is {plan.tokens} estimated tokens; keep it under "
-             f"{self.th.max_tokens} (an overview, {self.th.min_pillars}–{self.th.max_pillars} "
-             "pillars with one sentence each, what stays in the notes)"]
-            if plan.tokens >= self.th.max_tokens else []
-        )
-        results.append({"name": "body_tokens", "passed": not too_long, "failures": too_long,
-                         "stored": False, "tokens": plan.tokens, "max": self.th.max_tokens})
-        failures += [f"body_tokens: {why}" for why in too_long]
         return results, failures
 
 

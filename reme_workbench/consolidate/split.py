@@ -610,6 +610,10 @@ class _Splitter:
             *(CheckSpec("links_resolve", {"path": p, "keep": kept}) for p in every),
             CheckSpec("no_new_anchors", {"paths": [path]}),
             CheckSpec("no_sources_written", {}),
+            # stored, so a person's edit before accepting is held to it too (≤ threshold)
+            CheckSpec("body_under_tokens", {
+                "path": path, "max_tokens": self.threshold + 1,
+                "hint": "the parent keeps only an overview; the details go to the children"}),
         ]
         before = {path: data, **{k: None for k in kid_paths}}
         return _Plan(path, tuple((n, k) for n, _, k in kids), tuple(ops), tuple(checks), before,

@@ -58,6 +58,8 @@ from dataclasses import dataclass
 
 from ..errors import NoteError
 from ..vault.frontmatter import field_text, find_frontmatter, load_frontmatter
+from ..vault.tokens import CJK_CHARS, estimate_tokens
+from ..vault.tokens import ascii_tokens as _ascii_tokens
 
 __all__ = [
     "Chunk", "FilePlan", "estimate_tokens", "chunk_file", "plan_file", "embedded_ordinals",
@@ -65,30 +67,9 @@ __all__ = [
     "EMBED_TOKEN_BUDGET",
 ]
 
-# Han, kana and hangul: scripts written without spaces between words (or, for hangul,
-# with a subword tokenizer cost of about one token per syllable).
-CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-
-# The token estimator (why not a real tokenizer: it must be free, and the bound is a
-# budget, not an exact count). One token per CJK character, per run of other letters
-# or digits, and per punctuation mark; plus one more for every 8 letters of a word,
-# because WordPiece/BPE split long and rare words. That is about 1.3 tokens per
-# English word — a slight over-estimate of MiniLM's WordPiece, so its 256-token window
-# is not overrun. It is additive over whitespace: est(a + " " + b) == est(a) + est(b).
-_TOKEN_RE = re.compile(rf"[{CJK_CHARS}]|[^\W_{CJK_CHARS}]+|[^\w\s]|_")
-_LONG_RE = re.compile(rf"[^\W_{CJK_CHARS}]{{8}}")
-_CJK_RUN_RE = re.compile(f"[{CJK_CHARS}]+")
 _NON_SPACE_RE = re.compile(r"\S")
 # estimate_tokens' tokens, with a CJK run as one match (it costs one token a character)
 _SCAN_RE = re.compile(rf"([{CJK_CHARS}]+)|([^\W_{CJK_CHARS}]+)|[^\w\s]|_")
-# The same count for ASCII text at C speed (15x faster than findall): every byte is
-# classed as letter/digit "a", space " " or other "."; tokens are then the "a" runs,
-# the "." bytes and the "aaaaaaaa" blocks. A test checks both paths agree.
-_ASCII_CLASS = bytes(
-    ord("a") if re.fullmatch(r"[^\W_]", chr(b)) else ord(" ") if re.fullmatch(r"\s", chr(b))
-    else ord(".")
-    for b in range(128)
-) + b"." * 128
 
 _HEADING_RE = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
 _ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -133,29 +114,6 @@ class Chunk:
     line_start: int  # 1-based, inclusive, counted in the whole file
     line_end: int
     tokens: int  # estimate_tokens(text)
-
-
-def estimate_tokens(text: str) -> int:
-    """A cheap upper-leaning estimate of subword tokens (see the comment above).
-
-    Never more than len(text), and never smaller for a longer prefix of a text.
-    """
-    if text.isascii():
-        return _ascii_tokens(text)
-    # CJK characters are one token each: count them per run (one regex match per run,
-    # not per character), leaving a space in their place so the words around them stay
-    # apart; what is left is often ASCII and takes the fast path.
-    rest, runs = _CJK_RUN_RE.subn(" ", text)
-    cjk = len(text) - len(rest) + runs
-    if rest.isascii():
-        return cjk + _ascii_tokens(rest)
-    return cjk + len(_TOKEN_RE.findall(rest)) + len(_LONG_RE.findall(rest))
-
-
-def _ascii_tokens(text: str) -> int:
-    t = text.encode("ascii").translate(_ASCII_CLASS)
-    runs = t.count(b" a") + t.count(b".a") + (t[:1] == b"a")
-    return runs + t.count(b".") + t.count(b"aaaaaaaa")
 
 
 def is_indexable(path: str) -> bool:

@@ -20,6 +20,7 @@ from .links import PROVENANCE_PREDICATE, is_provenance, outbound_keys, parse_lin
 from .note import NoteError, parse
 from .resolve import is_linkable
 from .store import CheckContext, NamedCheck
+from .tokens import estimate_tokens
 
 __all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE"]
 
@@ -271,6 +272,23 @@ def _carries_provenance(paths: list, sources: list) -> Callable[[CheckContext], 
 # -- abstract (docs/spec.md §7.6) ---------------------------------------------------
 
 
+def _body_under_tokens(path: str, max_tokens: int, hint: str = "") -> Callable[[CheckContext], list[str]]:
+    """`path`'s body (after the frontmatter) is under `max_tokens` estimated tokens
+    (`vault/tokens.py`): a hub stays below the split trigger, a split parent unloaded."""
+
+    def run(ctx: CheckContext) -> list[str]:
+        text = _text(ctx, path)
+        if text is None:
+            return [f"{path} would be deleted, so its body cannot be measured"]
+        tokens = estimate_tokens(parse(text, path).body)
+        if tokens < max_tokens:
+            return []
+        return [f"{path}: the body is {tokens} estimated tokens; keep it under {max_tokens}"
+                + (f" ({hint})" if hint else "")]
+
+    return run
+
+
 def _links_share(path: str, targets: list, share: float) -> Callable[[CheckContext], list[str]]:
     """`path` links at least `share` of `targets` (any predicate, embeds not counted): a
     hub links most of its community, not only its pillars."""
@@ -367,6 +385,7 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "links_to": _links_to,
     "carries_provenance": _carries_provenance,
     "links_share": _links_share,
+    "body_under_tokens": _body_under_tokens,
     "pillars_are_members": _pillars_are_members,
     "retargeted_links": _retargeted_links,
 }
