@@ -8,9 +8,9 @@ For each size N a vault of N digest notes in planted communities is generated un
 it, each from a cold scan cache (no `.reme/scan.db`; files in the OS page cache), so
 one size's memory never leaks into the next:
 
-* whole — `Vault.open` + `consolidate_vault(vault, Settings(), force=True)`: every
-  phase the no-brain consolidate has (communities, archive, cooldowns, health), as the
-  CLI runs it;
+* whole — `Vault.open` + `consolidate_vault(vault, Settings(), only=…, force=True)`:
+  every phase of the no-brain consolidate (communities, archive, cooldowns, health; not
+  abstract, merge and split, which ask a brain), as the CLI runs it;
   its wall time and the process's peak RSS are the targets;
 * parts — the same work step by step: vault scan + link graph, `digest_graph`, `leiden`
   (5 seeds), `stability` of that partition against the planted one (a previous run
@@ -46,9 +46,11 @@ NOW = datetime(2026, 12, 2, 3, 0, tzinfo=UTC)
 
 
 def phases() -> tuple[str, ...]:
+    """The no-brain phases: abstract, merge and split ask a brain (benchmarks/bench_merge.py
+    measures merge); the targets are for the mechanical consolidate."""
     from reme_workbench.consolidate.run import PHASES
 
-    return PHASES
+    return tuple(p for p in PHASES if p not in ("abstract", "merge", "split"))
 
 
 def peak_mb() -> float:
