@@ -72,3 +72,15 @@ def test_tiny_and_bad_specs(tmp_path):
         plan_vault(SyntheticSpec(mixing=1.5))
     with pytest.raises(RemeError, match="min_community"):
         plan_vault(SyntheticSpec(min_community=9, max_community=3))
+
+
+def test_community_sizes_add_up_to_the_notes_asked_for():
+    import random
+
+    from reme_workbench.experiments.synthetic import SyntheticSpec, _community_sizes
+
+    for seed in range(40):
+        spec = SyntheticSpec(notes=97 + seed, seed=seed)
+        sizes = _community_sizes(spec, random.Random(seed))
+        assert sum(sizes) == spec.notes
+        assert all(s >= spec.min_community for s in sizes) or len(sizes) == 1

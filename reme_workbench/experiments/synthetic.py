@@ -128,7 +128,8 @@ def _community_sizes(spec: SyntheticSpec, rng: random.Random) -> list[int]:
         sizes.append(size)
         left -= size
     if len(sizes) > 1 and sizes[-1] < spec.min_community:  # a short tail joins its neighbour
-        sizes[-2] += sizes.pop()
+        tail = sizes.pop()  # (`sizes[-2] += sizes.pop()` would add it one place too far)
+        sizes[-1] += tail
     return sizes
 
 
