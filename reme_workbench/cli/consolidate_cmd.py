@@ -1,4 +1,5 @@
-"""`consolidate`: run the consolidate phases that are due (communities, archive, cooldowns, health)."""
+"""`consolidate`: run the consolidate phases that are due (communities, abstract, merge, split,
+archive, cooldowns, health)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from .app import Ctx, cli, emit_json, output_options, wants_json
 @cli.command()
 @click.option(
     "--only",
-    help="Run only these phases, comma-separated: communities, archive, cooldowns, health.",
+    help="Run only these phases, comma-separated: communities, abstract, merge, split, archive, "
+    "cooldowns, health.",
 )
 @click.option("--dry-run", is_flag=True, help="Compute and report; write nothing at all.")
 @click.option("--force", is_flag=True, help="Run the chosen phases even when they are not due.")
@@ -27,15 +29,20 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     """Keep the digest healthy: run what is due, record what changed.
 
     Phases, in order: communities (Leiden over the digest link graph, weekly:
-    meta/communities.json and community_changes.json), archive (recency of every note,
-    daily: meta/recency.json and archived.json; recall then leaves archived notes out),
-    cooldowns (prunes expired entries of meta/cooldowns.json and lists the active ones,
-    every run), health (D1 broken links, fixed in digest/ as `health --fix` does, and
-    D10 provenance, every run). A phase that is not due is skipped and the output says
-    until when; --force runs it anyway. When each phase last ran is kept in
-    meta/consolidate_state.json; a run in which a scheduled phase ran or a file changed
-    is recorded in audit/<date>/consolidate_actions.md. Schedule it with cron or a
-    systemd timer (see the README).
+    meta/communities.json and community_changes.json); abstract (a hub proposal for each
+    community that passes the gates) and merge (three votes on each candidate pair: merge
+    proposals, and uncertain pairs in audit/<date>/dups_uncertain.md), with the
+    communities; split (the notes queued in meta/split_queue.json, every run); archive
+    (recency of every note, daily: meta/recency.json and archived.json; recall then
+    leaves archived notes out); cooldowns (records those of applied proposals, prunes
+    expired entries of meta/cooldowns.json and lists the active ones, every run); health
+    (D1 broken links, fixed in digest/ as `health --fix` does, and D10 provenance, every
+    run). Abstract, merge and split only propose: review with `reme-workbench proposals`.
+    A phase that is not due is skipped and the output says until when; --force runs it
+    anyway. When each phase last ran is kept in meta/consolidate_state.json; a run in
+    which a scheduled phase ran or a file changed is recorded in
+    audit/<date>/consolidate_actions.md. Runs on one vault queue. Schedule it with cron or
+    a systemd timer (see the README).
     """
     from ..consolidate.run import build_consolidate_brain, consolidate_vault, parse_only
 
