@@ -30,6 +30,7 @@ import stat
 import sys
 import time
 import warnings
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -130,7 +131,7 @@ def _parse_holder(raw: bytes) -> LockHolder | None:
     return LockHolder(int(lines[0]), since, field[1], field[2])
 
 
-class _FileLock:
+class _FileLock(ABC):
     """An exclusive `flock` on `<root>/.reme/<name>`; wait up to `timeout` s, then fail clearly.
 
     Use as a context manager. Polls with `LOCK_NB` and short sleeps rather than blocking,
@@ -240,11 +241,13 @@ class _FileLock:
         finally:
             os.close(fd)
 
+    @abstractmethod
     def _timeout_message(self, holder: LockHolder | None, waited: float) -> str:
-        raise NotImplementedError
+        """The one line a waiter that gave up raises: who holds the lock, what to do."""
 
+    @abstractmethod
     def _waiting_message(self, holder: LockHolder | None) -> str:
-        raise NotImplementedError
+        """The one notice a waiter shows after NOTICE_AFTER_S."""
 
     def __enter__(self):
         self.acquire()
