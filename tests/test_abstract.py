@@ -22,7 +22,7 @@ from reme_workbench.consolidate.abstract import (
 )
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.llm.base import BrainError, BrainReply, Usage
-from reme_workbench.llm.consolidate import ConsolidateBrain, HubRequest
+from reme_workbench.llm.consolidate import HubRequest
 from reme_workbench.llm.schema import HubNote
 from reme_workbench.proposals import Policy, ProposalQueue
 from reme_workbench.vault.links import parse_links
@@ -30,6 +30,7 @@ from reme_workbench.vault.meta import log_access
 from reme_workbench.vault.note import parse
 from reme_workbench.vault.vault import Vault
 from tests.conftest import FIXED_NOW
+from tests.consolidate_fakes import OneTaskBrain
 
 DEPLOY_LOG = "daily/2026-10-05/deploy-payments-api.md"
 INCIDENT_LOG = "daily/2026-10-14/incident-payments-502.md"
@@ -114,7 +115,7 @@ def touch(root, paths, days_ago: float = 3) -> None:
         log_access(root, p, FIXED_NOW - timedelta(days=days_ago), "recall", query="payments")
 
 
-class HubBrain(ConsolidateBrain):
+class HubBrain(OneTaskBrain):
     """A tiny scripted ConsolidateBrain: `write_hub` answers from `replies` in order (a
     HubNote, a callable of the request, or an exception to raise); after the list, the
     last one again. Every request is kept."""
@@ -132,15 +133,6 @@ class HubBrain(ConsolidateBrain):
             raise reply
         hub = reply(request) if callable(reply) else reply
         return BrainReply(hub, raw=hub.model_dump_json(), usage=Usage(100, 50), model=self.model)
-
-    def vote(self, request):  # pragma: no cover - not used by abstract
-        raise AssertionError("abstract never votes")
-
-    def merge(self, request):  # pragma: no cover
-        raise AssertionError("abstract never merges")
-
-    def plan_split(self, request):  # pragma: no cover
-        raise AssertionError("abstract never splits")
 
 
 def good_hub(request: HubRequest, *, link_pillars: bool = True, pillars=None) -> HubNote:

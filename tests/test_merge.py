@@ -24,7 +24,7 @@ from reme_workbench.consolidate.merge import (
     render_uncertain,
 )
 from reme_workbench.llm.base import BrainError, BrainReply, Usage
-from reme_workbench.llm.consolidate import ConsolidateBrain, MergeRequest, PairRequest
+from reme_workbench.llm.consolidate import MergeRequest, PairRequest
 from reme_workbench.llm.schema import MergedNote, PairVote
 from reme_workbench.proposals.queue import Policy, ProposalQueue
 from reme_workbench.vault.links import outbound_keys, parse_links
@@ -33,6 +33,7 @@ from reme_workbench.vault.split_queue import read_split_queue
 from reme_workbench.vault.vault import Vault
 
 from .conftest import FIXED_NOW, snapshot
+from .consolidate_fakes import OneTaskBrain
 
 DATA = Path(__file__).parent / "data"
 A = "digest/procedure/deploy-payments-api.md"
@@ -45,7 +46,7 @@ AUTO = Policy(frozenset({ACTION}))
 
 # -- a tiny scripted consolidate brain ---------------------------------------------------------
 
-class FakeBrain(ConsolidateBrain):
+class FakeBrain(OneTaskBrain):
     """Votes per pair (three PairVotes, judge order) and a queue of merge answers: a
     MergedNote, a callable(request) -> MergedNote, or a BrainError."""
 
@@ -78,12 +79,6 @@ class FakeBrain(ConsolidateBrain):
             answer = answer(request)
         return BrainReply(answer, json.dumps({"body": answer.body[:200]}), Usage(100, 50),
                           self.model)
-
-    def plan_split(self, request):  # pragma: no cover - not merge's business
-        raise NotImplementedError
-
-    def write_hub(self, request):  # pragma: no cover
-        raise NotImplementedError
 
 
 YES = PairVote(is_same=True, confidence=0.93, reason="Both describe deploying the payments API.")

@@ -17,7 +17,6 @@ from reme_workbench.consolidate.cooldowns import CooldownEntry, Cooldowns
 from reme_workbench.consolidate.split import body_tokens, queue_overloaded, run_split_queue
 from reme_workbench.llm.base import Usage
 from reme_workbench.llm.cassette import Exchange
-from reme_workbench.llm.consolidate import ConsolidateBrain
 from reme_workbench.llm.schema import SplitPlan
 from reme_workbench.llm.structured import complete_structured
 from reme_workbench.proposals import Policy, ProposalQueue
@@ -31,6 +30,7 @@ from reme_workbench.vault.split_queue import (
 from reme_workbench.vault.vault import Vault
 
 from .conftest import FIXED_NOW, snapshot
+from .consolidate_fakes import OneTaskBrain
 
 LOG = "daily/2026-10-05/ops-review.md"
 HANDBOOK = "resource/2026-10-01/handbook.md"
@@ -101,7 +101,7 @@ def queue(vault, path=PARENT):
     enqueue_splits(vault.root, [(path, body_tokens(text, path))], by="dream", now=FIXED_NOW)
 
 
-class FakeSplitBrain(ConsolidateBrain):
+class FakeSplitBrain(OneTaskBrain):
     """Answers plan_split with the next scripted reply (a dict, a raw string, or a
     callable of the request); the other tasks are not this test's."""
 
@@ -120,15 +120,6 @@ class FakeSplitBrain(ConsolidateBrain):
             send=lambda _m: Exchange(raw=raw, usage=Usage(120, 80), model=self.model),
             messages=[], reply_model=SplitPlan, model=self.model, language="en",
             what="plan_split reply")
-
-    def vote(self, request):
-        raise NotImplementedError
-
-    def merge(self, request):
-        raise NotImplementedError
-
-    def write_hub(self, request):
-        raise NotImplementedError
 
 
 def plan(*, drop_rollback=False, link_children=True, names=("Deploys", "Incidents", "数据库迁移"),
