@@ -122,6 +122,7 @@ from ..vault.layout import BUCKETS, FALLBACK_BUCKET
 from ..vault.links import format_link, parse_links, replace_link
 from ..vault.slug import note_path, slugify
 from . import text as tx
+from .candidates import chance_level
 
 __all__ = ["OfflineConsolidateBrain", "Anchors", "REFERENCE"]
 
@@ -255,22 +256,15 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         self.join_sim = join_sim
         self.min_section_tokens = min_section_tokens
         self.hub_max_tokens = hub_max_tokens
-        self._baselines: dict[str, float] = {}
         self._vectors: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
-        self._baseline_lock = threading.Lock()
 
     # -- similarity above chance -------------------------------------------------------------
 
     def baseline(self, language: str) -> float:
-        """The embedder's mean cosine of unrelated notes of `language` (computed once)."""
-        with self._baseline_lock:
-            if language not in self._baselines:
-                vectors = self._embed(list(REFERENCE[language]))
-                cos = vectors @ vectors.T
-                n = len(REFERENCE[language])
-                self._baselines[language] = float(cos[~np.eye(n, dtype=bool)].mean())
-            return self._baselines[language]
+        """The embedder's mean cosine of unrelated notes of `language`: the chance level
+        merge candidates are measured against too (computed once per embedder)."""
+        return chance_level(self.embedder, language)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Rows for `texts`, each text embedded once per brain (a note is in many pairs)."""
