@@ -163,6 +163,7 @@ class Consolidator:
 
     def _run(self, wanted: tuple[str, ...], *, dry_run: bool, force: bool, lock) -> ConsolidateReport:
         now = self.clock()
+        # once: every phase writes through vault.apply, which refreshes what it wrote
         self.vault.refresh()
         last = self.last_runs()
         plan = []
@@ -244,18 +245,24 @@ class Consolidator:
 
         return Policy(frozenset(self.settings.proposals.auto_apply))
 
-    def _live_cooldowns(self, now: datetime, dry_run: bool):
-        """The cooldowns, with those of proposals applied since the last run started
-        (a merge applied earlier in this run must hold back a split of its winner)."""
+    def _load_cooldowns(self, now: datetime):
+        """The cooldowns with those of the proposals applied since they were last saved
+        (a merge applied earlier in this run must hold back a split of its winner), and
+        the entries that added; nothing is synced into a file that cannot be used."""
         from ..proposals.queue import ProposalQueue
         from .cooldowns import Cooldowns, CooldownWindows
 
         cooldowns = Cooldowns.load(self.vault.root, CooldownWindows.from_settings(
             self.settings.cooldowns))
-        if cooldowns.defended:
-            started = cooldowns.sync_applied(ProposalQueue(self.vault).list("applied"), now)
-            if started and not dry_run:
-                cooldowns.save(now)
+        if not cooldowns.defended:
+            return cooldowns, []
+        return cooldowns, cooldowns.sync_applied(ProposalQueue(self.vault).list("applied"), now)
+
+    def _live_cooldowns(self, now: datetime, dry_run: bool):
+        """`_load_cooldowns`, saved when it started some (for merge and split)."""
+        cooldowns, started = self._load_cooldowns(now)
+        if started and not dry_run:
+            cooldowns.save(now)
         return cooldowns
 
     def _read_communities(self) -> tuple[dict | None, dict, list[str]]:
@@ -274,7 +281,6 @@ class Consolidator:
             return PhaseOutcome("abstract", True, why, _NO_COMMUNITIES,
                                 details={"warnings": warnings})
         cfg = self.settings.abstract
-        self.vault.refresh()
         run = plan_abstracts(
             self.vault, self._brain(), communities=communities, stability=stability, now=now,
             policy=self._policy(), min_nodes=cfg.min_nodes, min_stability=cfg.min_stability,
@@ -297,7 +303,6 @@ class Consolidator:
             return PhaseOutcome("merge", True, why, _NO_COMMUNITIES,
                                 details={"warnings": warnings})
         cfg = self.settings.merge
-        self.vault.refresh()
         cooldowns = self._live_cooldowns(now, dry_run)
         candidates = mine_candidates(
             self.vault, communities, self._embedder(),
@@ -323,7 +328,6 @@ class Consolidator:
     def _split(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
         from .split import run_split_queue
 
-        self.vault.refresh()
         run = run_split_queue(
             self.vault, self._brain(), threshold=self.settings.split.token_threshold,
             cooldowns=self._live_cooldowns(now, dry_run), now=now, policy=self._policy(),
@@ -352,16 +356,10 @@ class Consolidator:
         return PhaseOutcome("archive", True, why, summary, tuple(report.paths), details)
 
     def _cooldowns(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
-        from .cooldowns import Cooldowns, CooldownWindows
-
-        cooldowns = Cooldowns.load(self.vault.root, CooldownWindows.from_settings(
-            self.settings.cooldowns))
+        cooldowns, started = self._load_cooldowns(now)
         if not cooldowns.defended:  # leave the file for a person: it may be a newer version's
             return PhaseOutcome("cooldowns", True, why, cooldowns.warning or "",
                                 details={"defended": False, "warning": cooldowns.warning})
-        from ..proposals.queue import ProposalQueue
-
-        started = cooldowns.sync_applied(ProposalQueue(self.vault).list("applied"), now)
         expired = cooldowns.prune(now)
         active = cooldowns.cooldowns(now)
         changed: tuple[str, ...] = ()
