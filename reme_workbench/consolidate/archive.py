@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..vault.layout import resolve_inside
-from ..vault.meta import read_meta, write_meta
+from ..vault.meta import as_utc, parse_utc, read_meta, write_meta
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -83,20 +83,6 @@ class NoteActivity:
     hits: int = 0  # events of any kind inside the hit window
 
 
-def _parse_ts(value: object) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        when = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-
-
-def _as_utc(when: datetime) -> datetime:
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-
-
 def read_access_log(root: Path | str) -> Iterator[tuple[str, str, datetime]]:
     """(path, event, ts) of every usable line of `meta/access_log.jsonl`, in file order.
 
@@ -117,7 +103,7 @@ def read_access_log(root: Path | str) -> Iterator[tuple[str, str, datetime]]:
                 continue
             if not isinstance(doc, dict):
                 continue
-            note, event, when = doc.get("path"), doc.get("event"), _parse_ts(doc.get("ts"))
+            note, event, when = doc.get("path"), doc.get("event"), parse_utc(doc.get("ts"))
             if isinstance(note, str) and isinstance(event, str) and when is not None:
                 yield note, event, when
 
@@ -131,7 +117,7 @@ def note_activity(
     Hits count events with `now - window_days <= ts <= now`: an event stamped after
     `now` (a clock ahead of ours) is a touch but not a hit in this window.
     """
-    now = _as_utc(now)
+    now = as_utc(now)
     since = now - timedelta(days=window_days)
     wanted = None if paths is None else set(paths)
     last_change: dict[str, datetime] = {}
@@ -179,7 +165,7 @@ def _previous_batch(root: Path) -> tuple[frozenset[str] | None, datetime | None,
     if doc is None or not isinstance(doc.get("archived"), list):
         return None, None, None  # no thaw reference: every note is scored afresh
     stamp = doc.get("computed_at")
-    return (frozenset(p for p in doc["archived"] if isinstance(p, str)), _parse_ts(stamp),
+    return (frozenset(p for p in doc["archived"] if isinstance(p, str)), parse_utc(stamp),
             stamp if isinstance(stamp, str) else None)
 
 
@@ -198,7 +184,7 @@ def update_archive(
     The caller refreshes the vault first. `dry_run` computes the same report and
     writes nothing.
     """
-    now = _as_utc(now)
+    now = as_utc(now)
     graph = vault.graph.graph  # exactly the readable digest notes, edges between them
     records = vault.scan.records
     notes = list(graph.nodes)

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from ..errors import RemeError
-from ..vault.meta import read_meta, write_meta
+from ..vault.meta import as_utc, iso_utc, parse_utc, read_meta, write_meta
 
 __all__ = [
     "COOLDOWNS_META",
@@ -46,14 +46,6 @@ COOLDOWNS_META = "cooldowns"
 META_VERSION = 1
 ACTIONS = ("split", "merge", "abstract")  # what can have happened to a note
 REBUILD = "reme-workbench consolidate"  # no command rebuilds it: the next action rewrites it
-
-
-def _utc(when: datetime) -> datetime:
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-
-
-def _iso(when: datetime) -> str:
-    return _utc(when).isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -98,7 +90,7 @@ class CooldownEntry:
     started_at: datetime
 
     def to_json(self) -> dict:
-        return {"path": self.path, "action": self.action, "started_at": _iso(self.started_at)}
+        return {"path": self.path, "action": self.action, "started_at": iso_utc(self.started_at)}
 
 
 @dataclass(frozen=True)
@@ -112,8 +104,8 @@ class Cooldown:
     key: str  # the [cooldowns] key of the window
 
     def to_json(self) -> dict:
-        return {"path": self.path, "forbids": self.forbids, "until": _iso(self.until),
-                "because": self.entry.action, "since": _iso(self.entry.started_at),
+        return {"path": self.path, "forbids": self.forbids, "until": iso_utc(self.until),
+                "because": self.entry.action, "since": iso_utc(self.entry.started_at),
                 "key": f"[cooldowns] {self.key}"}
 
 
@@ -159,11 +151,8 @@ class Cooldowns:
             if not isinstance(raw, dict):
                 continue
             path, action, started = raw.get("path"), raw.get("action"), raw.get("started_at")
-            if not (isinstance(path, str) and action in ACTIONS and isinstance(started, str)):
-                continue
-            try:
-                when = _utc(datetime.fromisoformat(started))
-            except ValueError:
+            when = parse_utc(started)
+            if not (isinstance(path, str) and action in ACTIONS and when is not None):
                 continue
             entries.append(CooldownEntry(path, action, when))
         return cls(entries, windows=windows, root=Path(root))
@@ -173,7 +162,7 @@ class Cooldowns:
         """Every active cooldown (of `path`, if given), soonest to end first."""
         if not self.defended:
             return []
-        now = _utc(now)
+        now = as_utc(now)
         found = []
         for entry in self.entries:
             if path is not None and entry.path != path:
@@ -207,7 +196,7 @@ class Cooldowns:
     # -- recording --------------------------------------------------------------------
     def start(self, path: str, action: str, now: datetime) -> CooldownEntry:
         """Record that `action` just happened to `path` (call `save` to keep it)."""
-        entry = CooldownEntry(path, _check_action(action), _utc(now))
+        entry = CooldownEntry(path, _check_action(action), as_utc(now))
         self.entries.append(entry)
         return entry
 
@@ -220,7 +209,7 @@ class Cooldowns:
         already recorded, or one whose windows have all passed, is not added again.
         Returns the entries added (call `save` to keep them).
         """
-        now = _utc(now)
+        now = as_utc(now)
         have = {(e.path, e.action, e.started_at) for e in self.entries}
         added = []
         for proposal in proposals:
@@ -228,9 +217,8 @@ class Cooldowns:
                 continue
             if not str(getattr(proposal, "action", "")).startswith("consolidate."):
                 continue
-            try:
-                when = _utc(datetime.fromisoformat(proposal.updated_at))
-            except (TypeError, ValueError):
+            when = parse_utc(proposal.updated_at)
+            if when is None:
                 continue
             wanted = (proposal.story or {}).get("cooldowns")
             for item in wanted if isinstance(wanted, list) else ():
@@ -248,7 +236,7 @@ class Cooldowns:
         return added
 
     def expired(self, now: datetime) -> list[CooldownEntry]:
-        now = _utc(now)
+        now = as_utc(now)
         return [e for e in self.entries if now >= e.started_at + self.windows.longest(e.action)]
 
     def prune(self, now: datetime) -> list[CooldownEntry]:
@@ -270,6 +258,6 @@ class Cooldowns:
         entries = sorted(self.entries, key=lambda e: (e.started_at, e.path, e.action))
         path = write_meta(Path(where), COOLDOWNS_META,
                           {"entries": [e.to_json() for e in entries]},
-                          version=META_VERSION, now=_utc(now))
+                          version=META_VERSION, now=as_utc(now))
         self.warning = None
         return path

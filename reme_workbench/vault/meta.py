@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MetaRead", "write_meta", "read_meta", "append_jsonl", "append_audit", "meta_path",
-    "log_access",
+    "log_access", "as_utc", "iso_utc", "parse_utc",
 ]
 
 # one optional sub-folder, for collections such as meta/proposals/<id>.json
@@ -75,10 +75,25 @@ def _ensure_sub_dir(root: Path, sub: str) -> Path:
     return folder
 
 
-def _iso_utc(when: datetime) -> str:
-    # Naive datetimes from an injected clock are taken to be UTC already.
-    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-    return when.replace(tzinfo=None).isoformat() + "Z"
+def as_utc(when: datetime) -> datetime:
+    """`when` in UTC; a naive datetime (an injected clock) is taken to be UTC already."""
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def iso_utc(when: datetime) -> str:
+    """The timestamp meta files and the access log carry: ISO 8601 UTC with `Z`."""
+    return as_utc(when).replace(tzinfo=None).isoformat() + "Z"
+
+
+def parse_utc(value: object) -> datetime | None:
+    """A timestamp read from a meta file, in UTC (naive taken as UTC); None when unusable."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return as_utc(datetime.fromisoformat(value))
+    except ValueError:
+        return None
+
 
 
 def write_meta(
@@ -93,7 +108,7 @@ def write_meta(
     folder = _ensure_meta_dir(root)
     if "/" in name:
         folder = _ensure_sub_dir(root, name.split("/", 1)[0])
-    doc: dict[str, Any] = {"version": version, "computed_at": _iso_utc(now)}
+    doc: dict[str, Any] = {"version": version, "computed_at": iso_utc(now)}
     doc.update((k, v) for k, v in payload.items() if k not in _RESERVED)
     data = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     tmp = folder / f".{path.stem}.json.{uuid.uuid4().hex[:8]}.tmp"
@@ -202,7 +217,7 @@ def log_access(root: Path, path: str, when: datetime, event: str, **fields: Any)
     dream or consolidate change that applied (event = the proposal's action, e.g.
     "dream.create"). Callers treat a failure as a warning: a log never costs the work.
     """
-    append_jsonl(root, "access_log", {"ts": _iso_utc(when), "path": path, "event": event, **fields})
+    append_jsonl(root, "access_log", {"ts": iso_utc(when), "path": path, "event": event, **fields})
 
 
 def append_audit(store: Store, kind: str, markdown: str, *, description: str = "") -> ApplyResult:

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from ..errors import UnsafePathError
 from .layout import is_digest_note, normalize_rel
-from .meta import read_meta, write_meta
+from .meta import iso_utc, read_meta, write_meta
 
 __all__ = [
     "SPLIT_QUEUE_META",
@@ -52,11 +52,6 @@ __all__ = [
 SPLIT_QUEUE_META = "split_queue"
 SPLIT_QUEUE_VERSION = 1
 _REBUILD = "reme-workbench dream"  # the next write over the threshold queues the note again
-
-
-def _iso(when: datetime) -> str:
-    when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
-    return when.replace(tzinfo=None).isoformat() + "Z"
 
 
 def _digest_path(value: object) -> str | None:
@@ -163,7 +158,7 @@ def enqueue_splits(
     Returns the queue as written (its `warning` says when an unusable file was replaced)."""
     current = read_split_queue(root)
     entries = {e.path: e for e in current.entries}
-    when = _iso(now)
+    when = iso_utc(now)
     added = False
     for path, tokens in items:
         clean = _digest_path(path)
