@@ -86,18 +86,24 @@ class Ctx:
         (whose job that is) passes "reembed"; every other command stops with the
         library's one line naming `reme-workbench index --embedder ...`.
         """
-        from ..index.factory import get_embedder
-        from ..index.store import VaultIndex, choose_embedder
+        from ..index.store import VaultIndex
 
-        # "auto" keeps the index's own embedder; a rebuild chooses afresh
+        return VaultIndex(
+            vault.root, self.embedder(vault, embedder_spec, rebuild=rebuild), scan=vault.scan,
+            on_embedder_change=on_embedder_change,
+        )
+
+    def embedder(self, vault, embedder_spec: str | None = None, *, rebuild: bool = False):
+        """The embedder the command line or reme.toml names ("auto" keeps the index's own;
+        a rebuild chooses afresh), keyed from $REME_LLM_API_BASE / $REME_LLM_API_KEY.
+        Cheap: no weights load before the first embed."""
+        from ..index.factory import get_embedder
+        from ..index.store import choose_embedder
+
         spec = choose_embedder(embedder_spec or self.settings().recall.embedder, vault.root,
                                fresh=rebuild)
-        api_base = os.environ.get("REME_LLM_API_BASE")
-        api_key = os.environ.get("REME_LLM_API_KEY")
-        embedder = get_embedder(spec, api_base=api_base, api_key=api_key)
-        return VaultIndex(
-            vault.root, embedder, scan=vault.scan, on_embedder_change=on_embedder_change
-        )
+        return get_embedder(spec, api_base=os.environ.get("REME_LLM_API_BASE"),
+                            api_key=os.environ.get("REME_LLM_API_KEY"))
 
     def open(self):
         """The vault, opened with reme.toml's [vault] limits: every command that opens a

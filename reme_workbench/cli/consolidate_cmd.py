@@ -61,7 +61,7 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
                 bar.update(f"consolidate: {phase} ({done + 1}/{total})", force=True)
 
         report = consolidate_vault(vault, settings, only=phases, dry_run=dry_run, force=force,
-                                   brain=brain, progress=progress)
+                                   brain=brain, embedder=obj.embedder(vault), progress=progress)
     if wants_json(as_json):
         emit_json(report.to_json())
         return
