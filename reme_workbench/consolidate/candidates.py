@@ -53,6 +53,7 @@ import numpy as np
 
 from ..errors import RemeError, UnsafePathError
 from ..index.chunking import CJK_CHARS
+from ..index.embeddings import normalize_rows
 from ..index.keyword import STOPWORDS
 from ..vault.frontmatter import find_frontmatter
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
@@ -232,11 +233,8 @@ def _embed(embedder: Embedder, texts: list[str]) -> np.ndarray:
     ]
     if not rows:
         return np.zeros((0, int(getattr(embedder, "dim", 1))), dtype=np.float32)
-    matrix = np.vstack(rows)
     # a provider that does not normalise would make the gate a dot product, not a cosine
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
+    return normalize_rows(np.vstack(rows))
 
 
 def _text_key(text: str) -> bytes:
@@ -297,10 +295,7 @@ def embed_descriptions(root: Path | None, embedder: Embedder, texts: list[str]) 
     found = {k: known[k] for k in keys}
     if path is not None and (todo or len(known) != len(found)):
         _save_vectors(path, embedder, found)
-    matrix = np.stack([found[k] for k in keys]).astype(np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
+    return normalize_rows(np.stack([found[k] for k in keys]))
 
 
 _CHANCE: dict[tuple[str, str], float] = {}
@@ -315,10 +310,7 @@ def chance_level(embedder: Embedder, language: str) -> float:
     key = (getattr(embedder, "name", type(embedder).__name__), language)
     if key not in _CHANCE:
         texts = list(REFERENCE[language])
-        vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        vectors = vectors / norms
+        vectors = normalize_rows(embedder.embed(texts))
         cos = vectors @ vectors.T
         _CHANCE[key] = float(cos[~np.eye(len(texts), dtype=bool)].mean())
     return min(_CHANCE[key], 0.99)
