@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from ..config import Settings
@@ -290,7 +290,8 @@ class Consolidator:
             max_pillars=cfg.max_pillars, max_tokens=cfg.max_tokens,
             language=self.settings.llm.language, dry_run=dry_run)
         details = {**run.to_json(), "warnings": warnings}
-        changed = tuple(_proposal_files(details.get("outcomes", ())))
+        changed = tuple(f"meta/proposals/{o.proposal_id}.json" for o in run.outcomes
+                        if o.proposal_id and not dry_run)
         return PhaseOutcome("abstract", True, why, run.summary(), changed, details,
                             audit=tuple(run.audit_markdown().splitlines()))
 
@@ -420,14 +421,7 @@ _NO_COMMUNITIES = ("no usable meta/communities.json: run `reme-workbench consoli
                    "communities --force` first")
 
 
-def _proposal_files(outcomes) -> list[str]:
-    return [f"meta/proposals/{o['proposal']}.json" for o in outcomes
-            if isinstance(o, dict) and o.get("proposal")]
-
-
 def _timed(outcome: PhaseOutcome, seconds: float) -> PhaseOutcome:
-    from dataclasses import replace
-
     return replace(outcome, seconds=seconds)
 
 
