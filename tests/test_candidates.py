@@ -301,3 +301,54 @@ def test_description_similarity_is_measured_above_the_embedders_chance_level(vau
     # measured above chance the same pairs come out, not every pair of the community
     assert [(c.a, c.b) for c in crowded] == [(c.a, c.b) for c in plain]
     assert chance_level(Crowded(), "en") > 0.75 > chance_level(HashingEmbedder(), "en")
+
+
+# -- description vectors from the index ------------------------------------------------------
+
+
+def test_the_index_embeds_each_digest_notes_description_once_and_keeps_it_current(vault):
+    from reme_workbench.index.store import VaultIndex
+
+    emb = Counting()
+    with VaultIndex(vault.root, emb) as idx:
+        idx.refresh()
+        texts = {p: description_text(p, r.name, r.description)
+                 for p, r in vault.scan.records.items() if p.startswith("digest/")}
+        stored = idx.description_vectors(texts)
+        assert set(stored) == set(texts)  # every digest note, no daily log
+        for path, vector in stored.items():
+            want = HashingEmbedder().embed([texts[path]])[0]
+            assert np.allclose(vector, want / np.linalg.norm(want), atol=1e-6)
+        # a description the index did not embed (edited since) is not answered from it
+        assert idx.description_vectors({DAILY: "deploy log"}) == {}
+        path = "digest/wiki/canary-rollout.md"
+        assert idx.description_vectors({path: "canary-rollout: something else"}) == {}
+        (vault.root / path).write_text(CANARY.replace("shifts traffic", "moves traffic"))
+        idx.refresh()
+        new = "canary-rollout: How the canary rollout script moves traffic"
+        assert set(idx.description_vectors({path: new})) == {path}
+        (vault.root / path).unlink()
+        idx.refresh()
+        assert idx.description_vectors({path: new}) == {}  # gone with its note
+        # an index of another embedder answers nothing: its vectors are of another space
+    with VaultIndex(vault.root, Counting("other"), on_embedder_change="reembed") as other:
+        assert other.description_vectors({"digest/procedure/deploy-payments-api.md": "x"}) == {}
+
+
+def test_mining_reads_the_description_vectors_from_the_index(vault):
+    from reme_workbench.index.store import VaultIndex
+
+    vault.root.joinpath(".reme").mkdir(exist_ok=True)
+    with VaultIndex(vault.root, HashingEmbedder()) as idx:
+        idx.refresh()
+        emb = Counting()
+        with_index = mine_candidates(vault, COMMUNITIES, emb, index=idx, cache=False)
+        assert emb.texts == []  # nothing embedded: the index had every description
+        assert with_index == mine_candidates(vault, COMMUNITIES, Counting(), cache=False)
+        # a note edited after the index's last refresh is embedded here, the rest not
+        path = "digest/procedure/payments-api-deploy.md"
+        (vault.root / path).write_text(DEPLOY_B.replace("Deploying the", "Rolling out the"))
+        vault.refresh()
+        emb = Counting()
+        mine_candidates(vault, COMMUNITIES, emb, index=idx, cache=False)
+        assert emb.texts == ["payments-api-deploy: Rolling out the payments API to production"]

@@ -176,3 +176,36 @@ def test_runs_on_one_vault_queue_and_the_second_skips_what_the_first_did(vault):
         assert consolidate_vault(v, Settings(), only="health", dry_run=True).dry_run
     finally:
         first.release()
+
+
+def test_merge_reads_the_description_vectors_of_the_vaults_index(vault):
+    """A vault dream wrote has an index holding every note's description vector: merge
+    mining embeds none of them again (the reference sentences of the chance level aside)."""
+    from reme_workbench.consolidate.offline import REFERENCE
+    from reme_workbench.index.embeddings import HashingEmbedder
+    from reme_workbench.index.store import VaultIndex
+
+    v, _ = vault
+    reference = {t for sentences in REFERENCE.values() for t in sentences}
+
+    class Counting(HashingEmbedder):
+        name = "hashing-256"  # the vault's index records this name
+
+        def __init__(self):
+            super().__init__()
+            self.texts = []
+
+        def embed(self, texts):
+            self.texts += [t for t in texts if t not in reference]
+            return super().embed(texts)
+
+    with VaultIndex(v.root, HashingEmbedder()) as idx:
+        idx.refresh()
+    embedder = Counting()
+    consolidate_vault(v, Settings(), only="communities,merge", embedder=embedder)
+    assert not [t for t in embedder.texts if t.startswith(("a0: About", "b1: About"))]
+    # without an index the descriptions are embedded (and cached in .reme/)
+    (v.root / ".reme" / "index.db").unlink()
+    embedder = Counting()
+    consolidate_vault(v, Settings(), only="merge", force=True, embedder=embedder)
+    assert "a0: About a0." in embedder.texts

@@ -11,8 +11,11 @@ Two gates, cheap one first, both computed mechanically (no brain):
    a note says it is about; embedding them once per note, in batches, makes the gate one
    matrix product per community (row blocks, so a community of 10k notes needs no
    10k × 10k matrix). Rows are L2-normalised, so the dot product is the cosine. The
-   vectors are cached per embedder in `.reme/` (`embed_descriptions`): a weekly run
-   embeds only the descriptions that are new or changed.
+   vectors come from the vault's index, which embeds each digest note's description
+   when it indexes the note (dream refreshes the index after every write), so mining
+   embeds nothing for notes dream wrote; the notes the index lacks (edited by hand since,
+   or no index at all) are embedded here and cached per embedder in `.reme/`
+   (`embed_descriptions`): a weekly run embeds only what is new or changed.
 2. **Body topic overlap** — the overlap coefficient of the notes' *topic words*:
    `|A ∩ B| / max(min(|A|, |B|), MIN_TOPIC_WORDS)`. Topic words of a body: its Latin
    words lower-cased and crudely stemmed (`deploys`, `deployed`, `deploying` meet),
@@ -52,7 +55,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import RemeError, UnsafePathError
-from ..index.chunking import CJK_CHARS
+from ..index.chunking import CJK_CHARS, description_text
 from ..index.embeddings import normalize_rows
 from ..index.keyword import STOPWORDS
 from ..vault.frontmatter import find_frontmatter
@@ -64,6 +67,7 @@ from .text import cjk_share
 
 if TYPE_CHECKING:
     from ..index.embeddings import Embedder
+    from ..index.store import VaultIndex
     from ..vault.vault import Vault
     from .cooldowns import Cooldowns
 
@@ -80,6 +84,7 @@ __all__ = [
     "EMBED_BATCH",
     "VECTOR_CACHE",
     "embed_descriptions",
+    "description_vectors",
 ]
 
 MIN_DESCRIPTION_SIMILARITY = 0.6  # docs/spec.md §10 `[merge] min_description_similarity`
@@ -127,13 +132,6 @@ class MergeCandidate:
 
 
 # -- the measures ----------------------------------------------------------------------------
-
-
-def description_text(path: str, name: str | None, description: str | None) -> str:
-    """What gate 1 embeds: `"<name>: <description>"`, the name alone without one."""
-    name = (name or "").strip() or posixpath.basename(path)[: -len(".md")]
-    description = (description or "").strip()
-    return f"{name}: {description}" if description else name
 
 
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
@@ -298,6 +296,26 @@ def embed_descriptions(root: Path | None, embedder: Embedder, texts: list[str]) 
     return normalize_rows(np.stack([found[k] for k in keys]))
 
 
+def description_vectors(paths: Sequence[str], texts: Sequence[str], embedder: Embedder, *,
+                        index: VaultIndex | None = None, root: Path | None = None) -> np.ndarray:
+    """Unit rows for the notes' description `texts`: the index's where it holds them
+    (embedded by the same embedder from the same text), the others by `embed_descriptions`
+    (with its `.reme/` cache when `root` is given)."""
+    stored = index.description_vectors(dict(zip(paths, texts, strict=True))) if index else {}
+    rest = [i for i, p in enumerate(paths) if p not in stored]
+    fresh = embed_descriptions(root, embedder, [texts[i] for i in rest])
+    if not stored:
+        return fresh
+    out = np.zeros((len(paths), fresh.shape[1] if rest else len(next(iter(stored.values())))),
+                   dtype=np.float32)
+    for i, p in enumerate(paths):
+        if p in stored:
+            out[i] = stored[p]
+    if rest:
+        out[rest] = fresh
+    return out
+
+
 _CHANCE: dict[tuple[str, str], float] = {}
 CJK_SHARE_FOR_ZH = 0.30  # a pair is Chinese when both texts are (as the offline judges)
 
@@ -338,13 +356,16 @@ def mine_candidates(
     cooldowns: Cooldowns | None = None,
     now: datetime | None = None,
     cache: bool = True,
+    index: VaultIndex | None = None,
 ) -> list[MergeCandidate]:
     """Every pair of one community passing both gates, best first (see the module doc).
 
     `communities` is `meta/communities.json`'s `{path: id}`; notes it names that are no
     longer readable digest notes are left out. A pair under a merge-forbidding cooldown
-    comes back with `skipped` set. `cache=False` (a dry run, a read-only vault) neither
-    reads nor writes the description-vector cache (`embed_descriptions`).
+    comes back with `skipped` set. With the vault's `index` (built with `embedder`), the
+    description vectors its refreshes stored are used (`description_vectors`) and only
+    the notes it lacks are embedded here. `cache=False` (a dry run, a read-only vault)
+    neither reads nor writes the description-vector cache (`embed_descriptions`).
     """
     if not 0.0 <= min_description_similarity <= 1.0 or not 0.0 <= min_body_overlap <= 1.0:
         raise RemeError(
@@ -360,7 +381,8 @@ def mine_candidates(
     if len(notes) < 2:
         return []
     texts = [description_text(p, records[p].name, records[p].description) for p in notes]
-    vectors = embed_descriptions(vault.root if cache else None, embedder, texts)
+    vectors = description_vectors(notes, texts, embedder, index=index,
+                                  root=vault.root if cache else None)
     chance = {lang: chance_level(embedder, lang) for lang in ("en", "zh")}
     lowest = min(chance.values())
     raw_floor = lowest + min_description_similarity * (1.0 - lowest)  # no pair under it passes

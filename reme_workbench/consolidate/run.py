@@ -113,6 +113,8 @@ class Consolidator:
         self.brain = brain
         self.embedder = embedder
         self._fresh_communities: tuple[dict, dict] | None = None  # this run's, when it computed them
+        self._index_tried = False
+        self._opened_index = None  # the index this Consolidator opened itself (to close)
         self.progress = progress  # (phase, phases done, phases to run)
         self.clock = clock or vault.clock  # the vault's by default, so audit dates agree
 
@@ -153,13 +155,25 @@ class Consolidator:
     ) -> ConsolidateReport:
         wanted = parse_only(only)
         if dry_run:  # writes nothing, so it need not wait for another run
-            return self._run(wanted, dry_run=True, force=force, lock=None)
+            try:
+                return self._run(wanted, dry_run=True, force=force, lock=None)
+            finally:
+                self._close_index()
         from ..vault.lock import RunLock
 
         # Runs on one vault queue (.reme/consolidate.lock): the second reads the state the
         # first wrote, so it skips what is no longer due instead of doing it twice.
-        with RunLock(self.vault.root, "consolidate", doing="consolidating this vault") as lock:
-            return self._run(wanted, dry_run=False, force=force, lock=lock)
+        try:
+            with RunLock(self.vault.root, "consolidate", doing="consolidating this vault") as lock:
+                return self._run(wanted, dry_run=False, force=force, lock=lock)
+        finally:
+            self._close_index()
+
+    def _close_index(self) -> None:
+        if self._opened_index is not None:
+            self._opened_index.close()
+            self._opened_index = self.index = None
+            self._index_tried = False
 
     def _run(self, wanted: tuple[str, ...], *, dry_run: bool, force: bool, lock) -> ConsolidateReport:
         now = self.clock()
@@ -231,6 +245,19 @@ class Consolidator:
             self.embedder = get_embedder(choose_embedder(self.settings.recall.embedder,
                                                          self.vault.root))
         return self.embedder
+
+    def _index(self):
+        """The vault's index when it was built with this run's embedder (merge reads the
+        description vectors it stored), else None; opened once, closed by `run`."""
+        if self.index is None and not self._index_tried:
+            self._index_tried = True
+            from ..index.factory import embedder_spec
+            from ..index.store import VaultIndex, recorded_embedder
+
+            if recorded_embedder(self.vault.root) == embedder_spec(self._embedder().name):
+                self.index = self._opened_index = VaultIndex(
+                    self.vault.root, self._embedder(), scan=self.vault.scan)
+        return self.index
 
     def _brain(self):
         if self.brain is None:
@@ -309,7 +336,7 @@ class Consolidator:
             self.vault, communities, self._embedder(),
             min_description_similarity=cfg.min_description_similarity,
             min_body_overlap=cfg.min_body_overlap, cooldowns=cooldowns, now=now,
-            cache=not dry_run)
+            cache=not dry_run, index=self._index())
         run = plan_merges(
             self.vault, self._brain(), [c for c in candidates if not c.skipped],
             min_confidence=cfg.min_confidence, min_agree=cfg.min_agree,

@@ -63,6 +63,7 @@ from ..vault.tokens import ascii_tokens as _ascii_tokens
 
 __all__ = [
     "Chunk", "FilePlan", "estimate_tokens", "chunk_file", "plan_file", "embedded_ordinals",
+    "description_text",
     "is_indexable", "CJK_CHARS", "MAX_CHUNK_CHARS", "MAX_CONTEXT_CHARS", "LONG_LINE_CHARS",
     "EMBED_TOKEN_BUDGET",
 ]
@@ -327,6 +328,16 @@ def _valid(iso: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def description_text(path: str, name: str | None, description: str | None) -> str:
+    """What a note says it is about, as one embedded text: `"<name>: <description>"`
+    (the name alone without a description; the file stem without a name). The index
+    embeds it once per digest note (`VaultIndex.description_vectors`); merge candidates
+    compare notes by it (consolidate/candidates.py)."""
+    name = (name or "").strip() or path.rsplit("/", 1)[-1].removesuffix(".md")
+    description = (description or "").strip()
+    return f"{name}: {description}" if description else name
 
 
 def _file_context(path: str, fm: dict) -> str:

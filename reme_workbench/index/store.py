@@ -22,6 +22,12 @@ progress, then finds the index up to date. It is not the vault's writer lock, so
 refresh never holds up a write. Readers take no lock (SQLite WAL); every connection
 waits for a busy database (`vault.lock.connect_sqlite`) instead of failing.
 
+Descriptions. Each digest note's `"<name>: <description>"` (`chunking.description_text`)
+is embedded once more, on its own, into the `descriptions` table, kept with the note's
+chunks (same refresh, same transaction). Merge candidates compare notes by it
+(`description_vectors`), so a consolidate run reads the vectors dream's refreshes wrote
+instead of embedding every note again: at 10k notes that is ~100 s of MiniLM saved.
+
 Large files (see chunking.py): `plan_file` bounds a file's chunks and picks the ones
 to embed; the others are rows with `embedded = 0`, in FTS5 but with no vector, so a
 file's cost is bounded and all of its text stays findable by keyword.
@@ -42,7 +48,7 @@ import os
 import sqlite3
 import uuid
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,8 +59,8 @@ from ..vault.graph import LinkGraph
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.note import MAX_NOTE_BYTES, decode_note_bytes
 from ..vault.scan import FileRecord, ScanDelta, VaultScan
-from .chunking import Chunk, is_indexable, plan_file
-from .embeddings import AUTO, Embedder, embed_query
+from .chunking import Chunk, description_text, is_indexable, plan_file
+from .embeddings import AUTO, Embedder, embed_query, normalize_rows
 from .factory import auto_spec, embedder_spec
 from .keyword import FTS_SCHEMA, KeywordSearch, fts_rows
 
@@ -70,7 +76,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "sources": ("daily", "resource"),
     "all": ("digest", "daily", "resource"),
 }
-_SCHEMA = "3"  # bump when a table or the chunk/segment rules change: the cache rebuilds
+_SCHEMA = "4"  # bump when a table or the chunk/segment rules change: the cache rebuilds
 _EMBED_BATCH = 256
 _SQL_BATCH = 500
 _SAVE_AFTER = 256  # unsaved vector changes that make a refresh write vectors.faiss now
@@ -276,7 +282,7 @@ class VaultIndex:
         if row is not None and row[0] == _SCHEMA:
             conn.execute("COMMIT")  # another process opening it too was first: keep its work
             return
-        for table in ("files", "chunks", "fts"):
+        for table in ("files", "chunks", "fts", "descriptions"):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.execute("DELETE FROM meta")
         conn.execute(
@@ -290,6 +296,11 @@ class VaultIndex:
             "embedded INTEGER NOT NULL)"
         )
         conn.execute("CREATE INDEX chunks_path ON chunks (path, ordinal)")
+        # one float32 vector per digest note, of description_text (see the module doc)
+        conn.execute(
+            "CREATE TABLE descriptions (path TEXT PRIMARY KEY, text TEXT NOT NULL, "
+            "vector BLOB NOT NULL) WITHOUT ROWID"
+        )
         conn.execute(FTS_SCHEMA)
         conn.executemany(
             "INSERT INTO meta VALUES (?, ?)",
@@ -526,6 +537,7 @@ class VaultIndex:
         sampled: list[str] = []
         matrices: list[np.ndarray] = []
         pending: list[str] = []
+        described: list[tuple[str, str]] = []  # (digest note, description_text)
         total = len(changed)
         if progress is not None:
             progress(0, total)
@@ -542,6 +554,8 @@ class VaultIndex:
                 new_files.append(
                     IndexedFile(path, sha, layer, rec.name, rec.description, len(chunks))
                 )
+                if text is not None and is_digest_note(path):
+                    described.append((path, description_text(path, rec.name, rec.description)))
                 new_chunks.extend((c, layer) for c in chunks)
                 embedded.extend(c.ordinal in plan.embedded for c in chunks)
                 pending.extend(_embed_text(c) for c in chunks if c.ordinal in plan.embedded)
@@ -554,6 +568,7 @@ class VaultIndex:
                 if progress is not None:
                     progress(done, total)
         removed.sort()
+        described_vectors = self._embed_descriptions([t for _, t in described])
 
         conn = self.conn
         self._lock.set_status("writing the index")
@@ -564,7 +579,7 @@ class VaultIndex:
                 return None
             if full:
                 old_ids = list(self._chunk_layer)
-                for table in ("fts", "chunks", "files"):
+                for table in ("fts", "chunks", "files", "descriptions"):
                     conn.execute(f"DELETE FROM {table}")
             else:
                 touched = [p for p in (*changed, *removed) if p in files]
@@ -576,6 +591,8 @@ class VaultIndex:
                 conn.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in old_ids])
                 conn.executemany("DELETE FROM chunks WHERE path = ?", [(p,) for p in touched])
                 conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in touched])
+                conn.executemany("DELETE FROM descriptions WHERE path = ?",
+                                 [(p,) for p in (*changed, *removed)])
             first = int(self._meta("next_id") or 1)
             ids = list(range(first, first + len(new_chunks)))
             conn.executemany(
@@ -591,6 +608,11 @@ class VaultIndex:
             conn.executemany(
                 "INSERT INTO fts (rowid, context, body, layer) VALUES (?,?,?,?)",
                 fts_rows(ids, new_chunks),
+            )
+            conn.executemany(
+                "INSERT OR REPLACE INTO descriptions VALUES (?,?,?)",
+                [(path, text, vector.tobytes())
+                 for (path, text), vector in zip(described, described_vectors, strict=True)],
             )
             generation = self._generation + 1
             conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
@@ -646,6 +668,34 @@ class VaultIndex:
             tuple(f.path for f in new_files), tuple(removed), len(new_chunks), full,
             " ".join(notes) or None, tuple(sampled),
         )
+
+    def _embed_descriptions(self, texts: list[str]) -> np.ndarray:
+        """Unit float32 rows for the description texts of a refresh, a batch at a time."""
+        if not texts:
+            return np.zeros((0, self._embedder_key()[1]), dtype=np.float32)
+        self._lock.set_status(f"embedding {len(texts):,} note descriptions")
+        rows = [np.asarray(self.embedder.embed(part), dtype=np.float32)
+                for part in _batched(texts, _EMBED_BATCH)]
+        return normalize_rows(np.vstack(rows)).astype(np.float32, copy=False)
+
+    def description_vectors(self, texts: Mapping[str, str]) -> dict[str, np.ndarray]:
+        """{path: unit vector} for the digest notes of `texts` ({path: description_text})
+        whose description the index embedded from that very text, with this embedder.
+        Notes it lacks (not indexed yet, changed since, or an index of another embedder)
+        are left out: the caller embeds those itself."""
+        self._sync()
+        if not texts or self._stored_embedder() is None or self._mismatch() is not None:
+            return {}
+        dim = self._embedder_key()[1]
+        found: dict[str, np.ndarray] = {}
+        for part in _batched(list(texts)):
+            marks = ",".join("?" * len(part))
+            for path, text, blob in self.conn.execute(
+                f"SELECT path, text, vector FROM descriptions WHERE path IN ({marks})", part,
+            ):
+                if text == texts[path] and len(blob) == 4 * dim:
+                    found[path] = np.frombuffer(blob, dtype=np.float32)
+        return found
 
     def _read(self, rel: str) -> tuple[str, str | None] | None:
         """(sha256, text or None when undecodable) of a file, or None when it is gone."""
