@@ -9,6 +9,7 @@ distinct pairs are other notes on the same topic (often from the same material).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -747,6 +748,8 @@ def test_merge_rewords_nothing_of_the_loser(brain, winner, loser):
         if line.startswith("#"):
             assert line.lstrip("#").strip() in loser_text, line
             continue
+        # a missing step comes with its place in the loser's list: "- **Step 2 of 5:** …"
+        line = re.sub(r"^- \*\*Step \d+ of \d+:\*\* ", "", line)
         body = tx.plain(line.lstrip("-*>0123456789. ").strip())
         assert all(s in tx.plain(loser_text) for s in tx.split_sentences(body)), line
 
@@ -761,10 +764,12 @@ def test_merge_adds_nothing_when_the_winner_says_it_all_in_other_words(brain):
 def test_merge_carries_each_statement_the_winner_lacks(brain):
     out = merged(brain, ROTATE, ROTATE_DUP).body
     part = appended_part(out, "## From Staging database password rotation\n")
-    # steps the winner says otherwise come along as the loser's whole list, in order
-    assert "2. Store it: `keybox put payments/staging/db user=<new_role> password=<redacted>`." in part
-    assert "5. Only then disable the old role with `ALTER ROLE <old_role> NOLOGIN;`." in part
-    assert part.index("1. Set a new password") < part.index("2. Store it") < part.index("5. Only then")
+    # the one step the winner says otherwise (in a code block) comes with its place in
+    # the loser's list; the four the winner has (one plain word aside) do not
+    assert ("- **Step 3 of 5:** Restart both consumers of the secret, payments-api and "
+            "ledger-worker (`deployctl restart <service> --env staging`).") in part
+    assert [s for s in ("Set a new password", "Store it", "pg_stat_activity", "Only then")
+            if s in part] == []
     assert "See [[digest/wiki/pgbouncer-userlist-txt.md]] for the PgBouncer side." in part
     # the loser's "Quarterly, or at once …" is the winner's own sentence: not repeated
     assert "Quarterly" not in part
@@ -1084,3 +1089,121 @@ def test_statements_that_differ_only_in_their_facts_are_not_the_same(brain):
                                   b=view("digest/wiki/b.md", "b", pairs[0][0].replace("in the team chat", "in team chat")),
                                   judge=1)).value
     assert same.reason.startswith("1 of 1 statements")
+
+
+def test_merge_brings_only_the_missing_steps_of_a_list_with_their_place(brain):
+    """One step of five is missing from the winner: that step comes with its number, not
+    the loser's whole list again (a reviewer would read four steps twice)."""
+    winner = note("digest/procedure/rebuild-build-box-venv.md", "Rebuild the build box venv",
+                  "Rebuild the migration tooling environment on build-02 with uv.", """
+## Steps
+
+1. Log in to build-02 with `ssh mei@build-02.internal.example.com`.
+2. Install uv for the user with `curl -LsSf https://astral.sh/uv/install.sh | sh`.
+3. Create the env with `uv venv --python 3.12 .venv`.
+4. Sync it with `uv pip sync requirements.lock`.
+
+derived_from:: [[daily/2026-10-06/build-box-python-venv.md]]
+""")
+    loser = note("digest/procedure/build-02-tooling-env.md", "Build-02 tooling env",
+                 "Set the tooling environment up again on build-02 after a reimage.", """
+## Steps
+
+1. Log in to build-02 with `ssh mei@build-02.internal.example.com`.
+2. Install uv for the user with `curl -LsSf https://astral.sh/uv/install.sh | sh`.
+3. Remove the stale environment:
+   ```bash
+   rm -rf .venv
+   ```
+4. Create the env with `uv venv --python 3.12 .venv`.
+5. Sync it with `uv pip sync requirements.lock`.
+
+derived_from:: [[daily/2026-10-27/build-box-venv-rebuild.md]]
+""")
+    out = merged(brain, winner, loser).body
+    part = appended_part(out, "## From Build-02 tooling env\n")
+    assert "- **Step 3 of 5:** Remove the stale environment:\n  ```bash\n  rm -rf .venv\n  ```" in part
+    assert "Log in" not in part and "uv pip sync" not in part  # the winner has those steps
+    assert "### Steps" in part  # the loser's heading, for context
+
+
+# --- values: what tells two notes of one kind apart ----------------------------------------
+
+def _pair(kind: str, a_text: str, b_text: str, a_desc: str = "", b_desc: str = ""):
+    a = note(f"digest/{kind}/a.md", "a", a_desc, a_text + "\n\nderived_from:: [[daily/2026-10-05/a.md]]")
+    b = note(f"digest/{kind}/b.md", "b", b_desc, b_text + "\n\nderived_from:: [[daily/2026-10-12/b.md]]")
+    return a, b
+
+
+def test_identifiers_joined_by_underscores_slashes_and_dots_are_values():
+    assert tx.fact_tokens("Give the inactive role junlo_audit_app_b a new password.") >= {"junlo", "audit", "app"}
+    assert tx.fact_tokens("Store it under junlo/production/db.") >= {"junlo", "production", "db"}
+    assert tx.fact_tokens("Check orders.settled.v1.dlq for poison messages.") >= {"order", "settl", "v1", "dlq"}
+    assert "e" not in tx.fact_tokens("Park them, e.g. in a file.")  # an abbreviation is no name
+
+
+def test_latin_words_in_a_chinese_statement_are_values():
+    facts = tx.fact_tokens("梅在 ledger 项目里用 helm，不用 jsonnet。")
+    assert {"helm", "jsonnet", "ledger"} <= facts
+    assert not {"helm", "jsonnet"} & tx.fact_tokens("We use helm here, not jsonnet.")  # English prose
+
+
+def test_statements_about_two_roles_are_not_found_in_each_other(brain):
+    a, b = _pair("procedure",
+                 "1. Every quarter, and right after a suspected leak of the junlo_audit password.\n"
+                 "2. Disable the old role junlo_audit_app_a once no session is left on it.",
+                 "1. Every quarter, and right after a suspected leak of the junlo_main password.\n"
+                 "2. Disable the old role junlo_main_app_a once no session is left on it.")
+    vote = brain.vote(PairRequest(a=a, b=b, judge=1)).value
+    assert not vote.is_same, vote.reason
+    assert vote.reason.startswith("0 of 2 statements")
+
+
+def test_a_name_at_the_start_of_a_sentence_is_a_value_when_the_pair_names_that_person(brain):
+    """"Priya wants …" and "Sofia wants …" differ only by the first word; the notes name
+    Priya and Sofia inside other sentences, so those first words are people, not verbs."""
+    a, b = _pair("personal",
+                 "Priya wants review comments as a checklist.\n\nAsk Priya before merging.",
+                 "Sofia wants review comments as a checklist.\n\nAsk Sofia before merging.")
+    vote = brain.vote(PairRequest(a=a, b=b, judge=1)).value
+    assert "0 of 2 statements" in vote.reason and not vote.is_same
+    # a capitalised first word that is no one's name stays a plain word: "Restart" / "Reboot"
+    c, d = _pair("procedure", "Restart ledger-worker after the rotation.\n\nThen check the logs of ledger-worker.",
+                 "Reboot ledger-worker after the rotation.\n\nThen check the logs of ledger-worker again.")
+    vote = brain.vote(PairRequest(a=c, b=d, judge=1)).value
+    assert "2 of 2 statements" in vote.reason and vote.confidence >= 0.8
+
+
+def test_rival_identifiers_make_the_statement_judge_at_most_unsure(brain):
+    a, b = _pair("personal",
+                 "Review comments for Ana come as one comment per point.\n\n"
+                 "**How to apply:** Prefix blocking comments with 'blocking:'.\n\n"
+                 "Long threads on yorren-notifications PRs hid the blocking points.",
+                 "Review comments for Ana come as one comment per point.\n\n"
+                 "**How to apply:** Prefix blocking comments with 'blocking:'.\n\n"
+                 "In renmi-notifications PRs the blocking points got lost.")
+    assert tx.rival_identifiers(tx.identifiers(a.body), tx.identifiers(b.body)) == (
+        "yorren-notifications", "renmi-notifications")
+    vote = brain.vote(PairRequest(a=a, b=b, judge=1)).value
+    assert vote.is_same and vote.confidence < 0.8
+    assert vote.reason.endswith("but they name other instances of one thing "
+                                "(yorren-notifications / renmi-notifications), so at most unsure")
+    # identifiers of other kinds are no rivals: a pod name and a chat channel
+    assert tx.rival_identifiers(frozenset({"ledger-worker", "ledger-worker-7f9c4"}),
+                                frozenset({"ledger-worker", "payments-oncall"})) is None
+    # links name other notes, not what the note is about
+    assert tx.identifiers("See [[digest/wiki/payments-api.md]].\nrelated_to:: [[digest/wiki/x-y.md]]\n") == frozenset()
+
+
+def test_description_judge_is_at_most_unsure_when_the_descriptions_name_other_things(brain):
+    a, b = _pair("personal", "Alerts go to the pager.", "Alerts go to the pager.",
+                 "Where Hana gets the halsa-api alerts: the pager, not email.",
+                 "Where Leila gets the halsa-sync alerts: the pager, not email.")
+    vote = brain.vote(PairRequest(a=a, b=b, judge=0)).value
+    assert vote.confidence < 0.8, vote.reason
+    assert "but they name other things (" in vote.reason and "so at most unsure" in vote.reason
+    # one description naming less than the other is no conflict: a paraphrase may drop one
+    c, d = _pair("personal", "Alerts go to the pager.", "Alerts go to the pager.",
+                 "Where Hana gets the halsa-api alerts: the pager, not email.",
+                 "Hana's halsa-api alerts go to the pager.")
+    assert "other things" not in brain.vote(PairRequest(a=c, b=d, judge=0)).value.reason

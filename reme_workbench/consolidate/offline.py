@@ -17,12 +17,20 @@ unrelated notes", 1 "the same text". With it one threshold holds for MiniLM and 
 `W ≤ m < S` → same, 0.5 + 0.3·(m−W)/(S−W) (unsure: under the 0.8 a vote needs);
 `m < W` → not the same, 0.5 + 0.5·(W−m)/W. "Cannot tell" is not the same, 0.5.
 
+*Values* (`text.fact_tokens`): numbers, code spans, names (capitalised inside a sentence,
+and anywhere once the pair names them so: `text.proper_names`), identifiers joined by
+`- _ / .`, every Latin word of a Chinese statement, weekdays — what tells two notes of
+one kind apart, and what a paraphrase keeps.
+
 * judge 0, *description*: `sim` of the two notes' "name. description" (else the first
-  sentence). W 0.5, S 0.7.
+  sentence). W 0.5, S 0.7. At most unsure when the descriptions name values each of the
+  other lacks (Hana's halsa-api alerts / Leila's halsa-sync alerts).
 * judge 1, *statements*: the share of the content statements (sentences, list items,
   table rows, code blocks; `text.py`) of the note with fewer of them that are found in
   the other — found: the same normalised key, or a Dice of match tokens ≥ 0.6 sharing
-  at least 2 tokens. W 0.3, S 0.6. A note of one statement makes it at most unsure.
+  at least 2 tokens, with the same values. W 0.3, S 0.6. A note of one statement makes
+  it at most unsure; so do rival identifiers (`text.rival_identifiers`: one only in each
+  body, as many parts, some shared — `yorren-notifications` / `renmi-notifications`).
 * judge 2, *structure*: the Jaccard of the two notes' outbound links (the body's and
   the caller's `a_links`/`b_links`; sources and links between the two left out); the
   shared `derived_from::` sources are reported. Under 2 links in all it cannot tell. It
@@ -42,9 +50,11 @@ most one plain word — never a number, a code span's token or a negation, and w
 same negations (so "10 minutes" for "15 minutes" and "do not promote" are lacking). A
 block holding a lacking statement or a link the winner lacks comes along in its own
 form: whole when all of it is lacking or it holds code; else its marker with the lacking
-sentences. A numbered list is a sequence: one lacking step brings the whole list, in
-order. The loser's headings above what comes are kept, one level under the From
-heading; a link on a line not carried still comes along with its line. Links of the
+sentences. A numbered list is a sequence: when at most half of its steps are lacking,
+each of those comes as a bullet `**Step k of n:**` with the step in the loser's words
+(so a reviewer sees where it goes, without the steps the winner has said twice); when
+more are lacking, the whole list comes, in order. The loser's headings above what comes
+are kept, one level under the From heading; a link on a line not carried still comes along with its line. Links of the
 loser to the winner or itself would be self-links: they are written as their text (the
 merge phase does the same for the winner's links to the loser). Description: the
 winner's, else the loser's.
@@ -311,13 +321,25 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         return _reply(PairVote.model_validate(data))
 
     def _judge_description(self, request: PairRequest, lang: str) -> tuple[float | None, str]:
-        texts = [_gist(request.a), _gist(request.b)]
-        cos, sim = self.similarities(texts, lang)
+        a, b = request.a, request.b
+        cos, sim = self.similarities([_gist(a), _gist(b)], lang)
         s, c = float(sim[0, 1]), float(cos[0, 1])
         base = self.baseline(lang)
+        # the same words about other things: "where Hana gets halsa-api alerts" and "where
+        # Leila gets halsa-sync alerts" embed alike; their values say they differ
+        names = tx.proper_names(a.body, a.description, b.body, b.description)
+        va, vb = _gist_values(a, names), _gist_values(b, names)
+        other = bool(va and vb) and not (va <= vb or vb <= va)
+        measure = min(s, (self.anchors[0].lean + self.anchors[0].sure) / 2) if other else s
+        cap = ""
+        if other and measure < s:
+            shown = [", ".join(sorted(v)[:3]) for v in (va - vb, vb - va)]
+            cap = (f"；但两者说的是不同的对象（{shown[0]} / {shown[1]}），最多算不确定" if lang == "zh"
+                   else f"; but they name other things ({shown[0]} / {shown[1]}), so at most unsure")
         if lang == "zh":
-            return s, f"名称和描述的相似度 {s:.2f}（余弦 {c:.2f}，无关笔记约 {base:.2f}）"
-        return s, f"names and descriptions {s:.2f} similar (cosine {c:.2f}; unrelated notes score {base:.2f})"
+            return measure, f"名称和描述的相似度 {s:.2f}（余弦 {c:.2f}，无关笔记约 {base:.2f}）{cap}"
+        return measure, (f"names and descriptions {s:.2f} similar (cosine {c:.2f}; unrelated notes "
+                         f"score {base:.2f}){cap}")
 
     def _judge_statements(self, request: PairRequest, lang: str) -> tuple[float | None, str]:
         sa = [s for s in tx.statements(request.a.body) if s.has_content]
@@ -329,12 +351,21 @@ class OfflineConsolidateBrain(ConsolidateBrain):
             if lang == "zh":
                 return None, f"「{_short_name(short_note)}」没有陈述，无法比较正文"
             return None, f"{_quote(short_note)} has no statement: no text to compare"
-        found = sum(1 for s in short if _found(s, long))
+        names = tx.proper_names(request.a.body, request.a.description,
+                                request.b.body, request.b.description)
+        found = sum(1 for s in short if _found(s, long, names))
         share = found / len(short)
         measure, cap = share, ""
+        unsure = (self.anchors[1].lean + self.anchors[1].sure) / 2
+        rivals = tx.rival_identifiers(tx.identifiers(request.a.body), tx.identifiers(request.b.body))
         if len(short) < 2 and share > 0:  # one sentence alike is thin: at most unsure
-            measure = (self.anchors[1].lean + self.anchors[1].sure) / 2
+            measure = min(measure, unsure)
             cap = "；只有一条陈述，最多算不确定" if lang == "zh" else "; one statement is thin, so at most unsure"
+        elif rivals and share > unsure:  # the same words about another instance
+            measure = unsure
+            cap = (f"；但两者提到同类的不同对象（{rivals[0]} / {rivals[1]}），最多算不确定" if lang == "zh"
+                   else f"; but they name other instances of one thing ({rivals[0]} / {rivals[1]}), "
+                        "so at most unsure")
         if lang == "zh":
             return measure, (
                 f"「{_short_name(short_note)}」的 {len(short)} 条陈述中有 {found} 条出现在"
@@ -657,6 +688,10 @@ def _lacking_part(unit: list[tx.Block], had: list[tx.Statement], lacks_link) -> 
     lacking = [s for s in sts if not _had(s, had) or any(lacks_link(k) for k in s.links)]
     if not lacking:
         return None
+    if len(unit) > 1 and _NUMBERED.match(block.lines[0]):
+        steps = _lacking_steps(unit, had, lacks_link)
+        if steps is not None:
+            return steps
     whole = tx.render_blocks(unit)
     if len(unit) > 1 or len(lacking) == len(sts) or block.kind in ("code", "predicate"):
         return whole
@@ -675,6 +710,36 @@ def _lacking_part(unit: list[tx.Block], had: list[tx.Statement], lacks_link) -> 
     if block.kind == "quote":
         return "\n".join(f"> {s.text}" for s in lacking)
     return texts
+
+
+STEP_LABEL = "**Step {k} of {n}:**"
+
+
+def _lacking_steps(unit: list[tx.Block], had: list[tx.Statement], lacks_link) -> str | None:
+    """The steps of a numbered list the winner lacks, when they are at most half of them:
+    each as a bullet `**Step k of n:**` and the step in the loser's words (its nested
+    lines with it), so a reviewer sees where it goes without the whole list again; None
+    when more are lacking (then the whole list comes, in order)."""
+    steps: list[list[tx.Block]] = []
+    for b in unit:
+        if b.level == unit[0].level and _NUMBERED.match(b.lines[0]):
+            steps.append([b])
+        else:
+            steps[-1].append(b)
+    lacking = [k for k, step in enumerate(steps, 1) if any(
+        not _had(s, had) or any(lacks_link(key) for key in s.links)
+        for b in step for s in tx.statements_of(b))]
+    if 2 * len(lacking) > len(steps):
+        return None
+    out = []
+    for k in lacking:
+        first, *rest = tx.render_blocks(steps[k - 1]).split("\n")
+        marker = _NUMBERED.match(first)
+        width = len(marker.group(0))  # the item's content column, under "3. "
+        out.append(f"- {STEP_LABEL.format(k=k, n=len(steps))} {first[width:]}")
+        # nested lines keep their place under the bullet, whose content column is 2
+        out += ["  " + ln[width:] if ln.startswith(" " * width) else ln for ln in rest]
+    return "\n".join(out)
 
 
 def _had(statement: tx.Statement, had: list[tx.Statement]) -> bool:
@@ -696,24 +761,27 @@ def _had(statement: tx.Statement, had: list[tx.Statement]) -> bool:
     return False
 
 
-def _found(statement: tx.Statement, others: list[tx.Statement]) -> bool:
+def _found(statement: tx.Statement, others: list[tx.Statement],
+           names: frozenset[str] = frozenset()) -> bool:
     """The loose test of judge 1: same key, or Dice ≥ FOUND_DICE sharing ≥ MIN_SHARED tokens
     with the same values (numbers, code, names, weekdays): "alerts at 1300 per minute" is
-    not found in "alerts at 2050 per minute", which only their values tell apart."""
+    not found in "alerts at 2050 per minute", which only their values tell apart. `names`
+    (`text.proper_names` of the pair) are values wherever they stand in a sentence."""
+    values = _values(statement, names)
     for other in others:
         if other.key == statement.key:
             return True
         shared = len(statement.tokens & other.tokens)
         if (shared >= MIN_SHARED and tx.dice(statement.tokens, other.tokens) >= FOUND_DICE
-                and _values(statement) == _values(other)):
+                and values == _values(other, names)):
             return True
     return False
 
 
-def _values(statement: tx.Statement) -> frozenset[str]:
+def _values(statement: tx.Statement, names: frozenset[str] = frozenset()) -> frozenset[str]:
     # the facts but the negations: a link's file name ("周报里不写…") may carry a negation
     # the sentence itself does not; merge's stricter `_had` compares negations on their own
-    return statement.facts - statement.negations
+    return (statement.facts | (statement.tokens & names)) - statement.negations
 
 
 def _split_trailing_provenance(body: str) -> tuple[str, list[str]]:
@@ -889,6 +957,15 @@ def _reply(value) -> BrainReply:
 
 def _gist(note: NoteView) -> str:
     return tx.plain(f"{note.name}. {note.description or tx.first_sentence(note.body)}")
+
+
+def _gist_values(note: NoteView, names: frozenset[str]) -> frozenset[str]:
+    """The values (`text.fact_tokens`, and the pair's proper names) of what a note says it
+    is about: its description, else its first sentence (not its name: a slug's words are
+    an identifier's)."""
+    text = tx.plain(note.description or tx.first_sentence(note.body))
+    tokens = tx.match_tokens(text)
+    return (tx.fact_tokens(text, tokens) | (tokens & names)) - tx.negations(text)
 
 
 def _quote(note: NoteView) -> str:

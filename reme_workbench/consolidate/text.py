@@ -52,6 +52,9 @@ __all__ = [
     "plain",
     "is_cjk",
     "cjk_share",
+    "proper_names",
+    "identifiers",
+    "rival_identifiers",
     "outline",
     "link_keys",
     "provenance_targets",
@@ -578,25 +581,65 @@ _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday"
 _CJK_DAYS = re.compile(r"(?:周|星期|礼拜)[一二三四五六日天]")
 # a capitalised word after another word: a person, a team, a system ("Felix", "Harbor")
 _PROPER = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+\b")
-_KEBAB = re.compile(r"\b[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+\b")  # payments-api, eu-west, pg-staging-01
+# identifiers joined by - _ / or .: payments-api, eu-west, pg-staging-01, junlo_audit_app_b,
+# payments/staging/db, payments.refund-webhooks.dlq
+_IDENT = re.compile(r"\b[A-Za-z0-9]+(?:(?:[-_/]|\.(?=[A-Za-z0-9]))[A-Za-z0-9]+)+\b")
+CJK_STATEMENT = 0.3  # a statement with this share of CJK letters is Chinese
 
 
 def fact_tokens(text: str, tokens: frozenset[str] | None = None) -> frozenset[str]:
     """Tokens a paraphrase may not drop or change: numbers, every token of a code span
     (a command, a setting, a name as written), names of people and things (a capitalised
-    word inside a sentence), weekdays, and the negations. Two notes that differ only in
-    these — another person's preference, Friday's freeze and Monday's — are distinct."""
+    word inside a sentence; an identifier such as `payments-api`, `junlo_audit_app_b` or
+    `payments/staging/db`; in a Chinese statement every Latin word — a tool, a service, a
+    person), weekdays, and the negations. Two notes that differ only in these — another
+    person's preference, Friday's freeze and Monday's — are distinct."""
     tokens = match_tokens(text) if tokens is None else tokens
     code = set()
     for span in _CODE_SPAN.findall(text):
         code |= match_tokens(span)
     named = {_stem(w.lower()) for w in _PROPER.findall(text)} & tokens
-    for ident in _KEBAB.findall(text):  # service, region and repository names
+    for ident in _IDENT.findall(text):  # service, region, role and repository names
         named |= match_tokens(ident) & tokens
+    if cjk_share(text) >= CJK_STATEMENT:  # 用 helm 不用 jsonnet: the Latin words say which
+        named |= {t for t in tokens if t.isascii()}
     days = {t for t in tokens if t in _WEEKDAYS or _stem(t) in {_stem(d) for d in _WEEKDAYS}}
     days |= set(_CJK_DAYS.findall(text))
     return frozenset({t for t in tokens if any(c.isdigit() for c in t)} | code | named | days
                      | negations(text))
+
+
+_PREDICATE_LINE = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_]*::.*$", re.M)
+_IDENT_PARTS = re.compile(r"[-_/.]")
+
+
+def identifiers(body: str) -> frozenset[str]:
+    """The identifiers a body names (`_IDENT`, lower-cased): services, stores, roles,
+    queues, channels. Links and `pred::` lines are left out: they name other notes."""
+    text = _PREDICATE_LINE.sub(" ", _WIKILINK.sub(" ", body))
+    return frozenset(m.lower() for m in _IDENT.findall(plain(text)))
+
+
+def rival_identifiers(a: frozenset[str], b: frozenset[str]) -> tuple[str, str] | None:
+    """Two identifiers, one only in `a` and one only in `b`, that are other instances of
+    one kind of thing: as many parts, some shared, some not (`yorren-notifications` /
+    `renmi-notifications`, `junlo_audit` / `junlo_main`, `orders.settled.v1` /
+    `orders.updated.v1`); None when there are none. Notes naming rivals speak of
+    different things in the same words; a paraphrase keeps the names it mentions."""
+    for x in sorted(a - b):
+        px = _IDENT_PARTS.split(x)
+        for y in sorted(b - a):
+            py = _IDENT_PARTS.split(y)
+            if len(px) == len(py) and set(px) & set(py):
+                return x, y
+    return None
+
+
+def proper_names(*texts: str) -> frozenset[str]:
+    """The match tokens of the capitalised words found inside sentences of `texts` (the
+    people, teams and systems a pair of notes speaks of), so the same word at the start
+    of a sentence — "Priya wants …" — can be told from a verb there ("Restart …")."""
+    return frozenset(_stem(w.lower()) for text in texts for w in _PROPER.findall(text))
 
 
 def statements(body: str) -> list[Statement]:
