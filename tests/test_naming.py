@@ -48,6 +48,7 @@ def test_good_names_pass(name):
     ("高级", "设置", "", "高级设置"),
     ("为笔记添加别名", "别名", "", "为笔记添加别名"),
     ("> [!note] Overview", "", "", ""),  # a generic heading with nothing to say what of
+    ("Notes for next time", "", "", ""),  # a log's takeaways: their statements name them
     ("After setup", "Set up Sync", "", ""),  # a phrase of a sentence: the section's text names it
     ("How to create a vault", "", "", "Create a vault"),
 ])
@@ -67,6 +68,8 @@ def test_heading_names(heading, title, parent, name):
     ("Keep file names as they were in Notebox, with spaces and capitals.", "Keep file names"),
     ("Don't message me on weekends unless prod is down.", "Don't message me on weekends"),
     ("I did not enable auto-merge: it's Friday.", ""),  # never drop the negation
+    ("Do not restart ledger-worker while a batch is running: it starts over.",
+     "Don't restart ledger-worker"),  # the negation kept, as one word
     ("Weekly report: moved from Monday morning to Friday afternoon.",
      "Weekly report moved from Monday morning"),
     ("你可以在仓库中使用符号链接或者说软链接来存储位于仓库之外以及系统设置文件夹中的文件", "使用符号链接"),

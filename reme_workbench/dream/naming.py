@@ -47,7 +47,7 @@ MAX_CJK = 12
 
 # Headings that name a part of a page, not a topic.
 GENERIC_SECTION = re.compile(
-    r"^(overview|introduction|intro|about|summary|background|context|details|notes?|examples?|"
+    r"^(overview|introduction|intro|about|summary|background|context|details|notes?( for next time)?|examples?|"
     r"usage|tips?|faq|limitations?|known (issues|limitations)|troubleshooting|caveats?|"
     r"see also|related|references?|more|misc(ellaneous)?|other|general|basics|getting started|"
     r"how it works|what('| i)s next|next steps|root cause|timeline|impact|action items|"
@@ -340,6 +340,8 @@ def _shorten(text: str) -> str:
     if _is_cjk_text(text):
         return _cjk_name(text)
     words = _first_clause(text).split()
+    if len(words) > 2 and words[0].lower() in ("do", "does") and words[1].lower() == "not":
+        words[:2] = ["Don't"]  # "Do not restart X while …" -> "Don't restart X", the negation kept
     while words and words[0].lower() in _FUNCTION:
         if words[0].lower() in _NEGATIONS:
             return ""  # "not enable auto-merge" must not become "enable auto-merge"
