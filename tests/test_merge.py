@@ -644,3 +644,20 @@ def test_a_pair_whose_merge_waits_for_review_is_not_proposed_again(make_vault):
     assert pending.id in skip.reason and "this pair" in skip.reason
     ProposalQueue(vault).reject(pending.id)  # decided: the pair may come up again
     assert plan_merges(vault, brain, [cand()], now=FIXED_NOW, audit=False).proposals
+
+
+def test_a_note_listing_both_as_related_lists_the_winner_once_after_the_retarget(make_vault):
+    related = note("rollouts", "Rollout notes", (
+        "Rollouts.\n\n**Related:**\n\n"
+        f"- [[{A}]]\n- [[{B}]]\n- [[{C}]]\n\n"
+        "```\n- [[digest/procedure/deploy-payments-api.md]]\n- [[digest/procedure/deploy-payments-api.md]]\n```\n\n"
+        f"derived_from:: [[{D1}]]\n"))
+    root = make_vault(base_files(**{"digest/wiki/rollouts.md": related}))
+    vault = open_vault(root)
+    run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, NO]}, [union_body]), [cand()],
+                      now=FIXED_NOW, audit=False, policy=AUTO)
+    assert [p.state for p in run.proposals] == ["applied"]
+    text = read(root, "digest/wiki/rollouts.md")
+    assert text.count(f"- [[{A}]]\n") == 3  # one in the list (not two) and the two in code
+    assert f"- [[{A}]]\n- [[{C}]]" in text
+    assert outbound_keys(text) == {(A, None), (C, None), (D1, "derived_from")}

@@ -425,6 +425,7 @@ class _Plan:
                 count += n
             if not count:
                 continue
+            new_text = drop_repeated_link_items(new_text, w)
             mapped = {(into.get(t, t), p) for t, p in outbound_keys(text)}
             files[path] = {"forms": sorted(into), "keys": _key_list(mapped)}
             counts[path] = count
@@ -450,6 +451,30 @@ class _Plan:
             return w
         short = w.rsplit("/", 1)[-1][: -len(".md")]
         return short if index.resolver.resolve(short, source).path == w else w
+
+
+_LINK_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(!?\[\[[^\[\]\n]+\]\])\s*$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def drop_repeated_link_items(text: str, target: str) -> str:
+    """`text` without the list items that are only a link to `target` and repeat an item
+    above them word for word: a note listing both merged notes as Related would list the
+    winner twice after the retarget. The first stays, so every link is kept."""
+    seen: set[str] = set()
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
+            fence = m.group(1) if fence is None else None
+        item = None if fence is not None or m else _LINK_ITEM.match(line)
+        if item is not None and any(lk.target == target for lk in parse_links(item.group(1))):
+            if line.strip() in seen:
+                continue
+            seen.add(line.strip())
+        out.append(line)
+    return "\n".join(out)
 
 
 def _run_checks(vault: Vault, ops: list[FileOp], specs: list[CheckSpec],
