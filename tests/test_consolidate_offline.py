@@ -1207,3 +1207,82 @@ def test_description_judge_is_at_most_unsure_when_the_descriptions_name_other_th
                  "Where Hana gets the halsa-api alerts: the pager, not email.",
                  "Hana's halsa-api alerts go to the pager.")
     assert "other things" not in brain.vote(PairRequest(a=c, b=d, judge=0)).value.reason
+
+
+# --- split: phases of a long procedure -------------------------------------------------------
+
+LAPTOP_STEPS = [
+    ("Base tools", "Installed Homebrew and the packages the repositories expect: jq, gh and libpq.",
+     "brew install jq gh libpq"),
+    ("SSH key and GitHub", "Made a new ed25519 key with a passphrase and added it to GitHub for signing.",
+     "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519"),
+    ("Repositories", "Cloned payments-api and ledger-worker into ~/src, the layout of build-02.",
+     "gh repo clone quayside/payments-api"),
+    ("Python with uv", "Built each repository's environment with uv on Python 3.12, never pip.",
+     "uv venv --python 3.12 .venv"),
+    ("Keybox", "Installed the Keybox CLI from the SRE tap and logged in through SSO.",
+     "keybox login --sso"),
+    ("VPN", "Brought up the WireGuard profile; internal names resolve through it.",
+     "wg-quick up quayside"),
+    ("Home Wi-Fi", "Reserved the laptop's address on the home router, on the main VLAN.",
+     "uci set dhcp.@host[-1].ip='192.168.50.32'"),
+    ("Old laptop", "Revoked the old machine's SSH keys, Keybox session and deployctl token.",
+     "gh ssh-key delete 8812345"),
+]
+
+
+def laptop_note(steps=LAPTOP_STEPS, path="digest/procedure/new-laptop-dev-setup.md") -> NoteView:
+    items = "\n".join(
+        f"{i}. **{title}.** {text} See [[digest/wiki/tool-{i}.md]].\n   ```\n   {code}\n   ```"
+        for i, (title, text, code) in enumerate(steps, 1))
+    return note(path, "new-laptop-dev-setup", "Set up a replacement laptop for development.", f"""
+## When
+
+The old laptop's battery swelled, so IT swapped it for a bare machine.
+
+## Steps
+
+{items}
+
+## Watch out
+
+- Never copy `~/.ssh` from the old laptop: keys are per machine.
+
+derived_from:: [[daily/2026-10-26/new-laptop-dev-setup.md]]
+""")
+
+
+def test_a_long_step_list_splits_into_phases_and_loses_no_link(brain):
+    n = laptop_note()
+    plan = split(brain, n, bucket="procedure")
+    assert plan.overloaded, plan.reason
+    assert plan.reason.startswith("its 8 steps (") and "phases" in plan.reason
+    assert 2 <= len(plan.children) <= 4
+    texts = [plan.parent_body] + [c.body for c in plan.children]
+    assert set().union(*(outbound_keys(t) for t in texts)) >= outbound_keys(n.body)  # E-2
+    # every step lands in exactly one child, verbatim, in order, with its own number
+    numbers = [int(m) for c in plan.children for m in re.findall(r"(?m)^(\d+)\. \*\*", c.body)]
+    assert numbers == list(range(1, 9))
+    first = plan.children[0]
+    assert first.name.startswith("New laptop dev setup, steps 1–")  # the slug name as words
+    last = len(re.findall(r"(?m)^\d+\. \*\*", first.body))
+    assert first.name == f"New laptop dev setup, steps 1–{last}"
+    assert first.description.startswith(
+        f"Steps 1–{last} of New laptop dev setup: Base tools; SSH key and GitHub")
+    assert first.body.startswith("Part of [[digest/procedure/new-laptop-dev-setup.md|new-laptop-dev-setup]].")
+    assert "1. **Base tools.** Installed Homebrew" in first.body and "   brew install jq gh libpq" in first.body
+    assert all("derived_from:: [[daily/2026-10-26/new-laptop-dev-setup.md]]" in c.body for c in plan.children)
+    # the parent keeps When and Watch out, and a bullet per phase where the list was
+    parent = plan.parent_body
+    assert parent.startswith("## When\n\nThe old laptop's battery swelled")
+    assert "## Steps\n\n- [[digest/procedure/new-laptop-dev-setup-steps-1-" in parent
+    assert "Never copy `~/.ssh`" in parent and "brew install" not in parent
+    assert parent.index("## Steps") < parent.index("## Watch out")
+
+
+def test_a_long_step_list_on_one_task_is_not_cut(brain):
+    same = [(f"Restore part {i}", f"Restore the payments database dump part {i} into pg-staging-01 "
+             "with pg_restore and check the payments database row counts.", "pg_restore -d payments dump")
+            for i in range(1, 9)]
+    plan = split(brain, laptop_note(same), bucket="procedure")
+    assert not plan.overloaded and "one task" in plan.reason, plan.reason

@@ -59,22 +59,10 @@ loser to the winner or itself would be self-links: they are written as their tex
 merge phase does the same for the winner's links to the loser). Description: the
 winner's, else the loser's.
 
-**Split** (`plan_split`) cuts along the note's own top-level sections (the shallowest
-heading level; headings in code or callouts are not sections). Adjacent sections join
-one part while their `sim` is at least 0.5 (or one is under 40 estimated tokens).
-Dispersion = the mean `sim` of the parts two by two (each pair of parts as alike as
-the mean of their sections' pairs, sections of 40 tokens or more). Overloaded when at
-least 2 sections have 40 tokens, there are 2 parts or more, and dispersion is under
-0.25 (measured: one topic 0.38–0.43, three topics 0.00–0.11, e5 and MiniLM). At most 6
-children (the most alike neighbours join first). The parent keeps its intro (else its
-description), gets a bullet per child `[[digest/<bucket>/<slug>.md|name]] —
-description`, its closing Related list and its provenance; each child is its
-section(s) verbatim (the first heading dropped when it holds no link: it is the name),
-a link back `Part of [[parent|name]].` and the parent's provenance. Child name: the
-heading, with the parent's name in front when the heading is generic or shares no word
-with it ("Nightly backups" of "Build box" → "Build box nightly backups"); path =
-`note_path(bucket, slugify(name))`; names never repeat. A part over 20,000 characters
-is not split (a person must).
+**Split** (`plan_split`): `offline_split.SplitPlanner` — a long procedure's numbered
+list cut into phases where neighbouring steps are least alike, else the note's own
+top-level sections; overloaded when the parts are dispersed (mean `sim` under 0.25).
+Every rule is in that module's doc.
 
 **Hub** (`write_hub`): the common topic is the phrase of at most 4 words of a member's
 name, not starting or ending on a stopword, whose content words the most members share
@@ -122,17 +110,16 @@ from ..llm.consolidate import (
 from ..llm.schema import (
     MAX_BODY,
     MAX_PILLARS,
-    MAX_SPLIT_CHILDREN,
     HubNote,
     MergedNote,
     PairVote,
     SplitPlan,
 )
 from ..vault.layout import BUCKETS, FALLBACK_BUCKET
-from ..vault.links import format_link, parse_links, replace_link
-from ..vault.slug import note_path, slugify
+from ..vault.links import parse_links, replace_link
 from . import text as tx
 from .candidates import chance_level
+from .offline_split import DISPERSED_UNDER, JOIN_SIM, MIN_SECTION_TOKENS, SplitPlanner
 
 __all__ = ["OfflineConsolidateBrain", "Anchors", "REFERENCE"]
 
@@ -197,9 +184,6 @@ FOUND_DICE = 0.6  # a statement is found in the other note from this Dice of mat
 MIN_SHARED = 2  # ... sharing at least this many tokens
 MIN_LINKS = 2  # judge 2 cannot tell with fewer outbound links than this, in all
 SURE_SHARED_LINKS = 3  # ... nor be sure sharing fewer
-DISPERSED_UNDER = 0.25  # mean pairwise sim of the sections under this: dispersed
-JOIN_SIM = 0.5  # adjacent sections this alike make one child
-MIN_SECTION_TOKENS = 40  # a section smaller than this never stands alone
 HUB_MAX_TOKENS = 1500
 EMBED_CACHE = 8192  # texts whose vectors a brain keeps
 MIN_PILLARS = 3
@@ -207,8 +191,6 @@ MIN_PILLARS = 3
 _TEXT = {
     "en": {
         "from": "From {name}",
-        "part_of": "Part of [[{link}]].",
-        "parts": "**Parts:**",
         "pillars": "Core notes",
         "details": "Details stay in",
         "more": "… and {n} more notes of this community.",
@@ -218,8 +200,6 @@ _TEXT = {
     },
     "zh": {
         "from": "来自 {name}",
-        "part_of": "属于 [[{link}]]。",
-        "parts": "**组成部分：**",
         "pillars": "核心笔记",
         "details": "细节见",
         "more": "……以及本社区的另外 {n} 篇笔记。",
@@ -228,16 +208,6 @@ _TEXT = {
         "hub_suffix": "总览",
     },
 }
-
-# Headings that name no topic of their own (mirrors dream/naming.py GENERIC_SECTION, trimmed).
-_GENERIC = re.compile(
-    r"^(overview|introduction|intro|about|summary|background|context|details|notes?|examples?|"
-    r"usage|tips?|faq|limitations?|troubleshooting|caveats?|see also|related|references?|more|"
-    r"misc(ellaneous)?|other|general|basics|steps|when|watch out|how it works|next steps|"
-    r"概述|简介|介绍|概览|示例|例子|用法|注意事项|注意|提示|限制|常见问题|参见|相关|其他|更多|基础|步骤)$",
-    re.I,
-)
-
 
 class OfflineConsolidateBrain(ConsolidateBrain):
     """Rule-based consolidate brain (see the module doc for every rule and threshold)."""
@@ -262,9 +232,8 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         self.embedder = embedder
         self.language = language
         self.anchors = (description, statement_overlap, structure)
-        self.dispersed_under = dispersed_under
-        self.join_sim = join_sim
-        self.min_section_tokens = min_section_tokens
+        self.splitter = SplitPlanner(self.similarities, dispersed_under=dispersed_under,
+                                     join_sim=join_sim, min_section_tokens=min_section_tokens)
         self.hub_max_tokens = hub_max_tokens
         self._vectors: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
@@ -420,7 +389,7 @@ class OfflineConsolidateBrain(ConsolidateBrain):
     def merge(self, request: MergeRequest) -> BrainReply[MergedNote]:
         winner, loser = request.winner, request.loser
         lang = self._lang(request.language, f"{winner.name} {winner.description}\n{winner.body}")
-        body = merge_bodies(winner, loser, heading=_TEXT[lang]["from"].format(name=_one_line(loser.name)))
+        body = merge_bodies(winner, loser, heading=_TEXT[lang]["from"].format(name=tx.one_line(loser.name)))
         if len(body) > MAX_BODY:
             raise BrainError(
                 f"merging {loser.path} into {winner.path} gives a body of {len(body):,} characters, over "
@@ -437,111 +406,8 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         note = request.note
         lang = self._lang(request.language, f"{note.name}\n{note.body}")
         bucket = request.bucket if request.bucket in BUCKETS else FALLBACK_BUCKET
-        plan = self._plan_split(note, bucket, lang)
+        plan = self.splitter.plan(note, bucket, lang)
         return _reply(SplitPlan.model_validate(plan))
-
-    def _plan_split(self, note: NoteView, bucket: str, lang: str) -> dict:
-        outline = tx.outline(note.body)
-        sections = list(outline.sections)
-        sizes = [estimate_tokens(s.text) for s in sections]
-        big = [i for i, size in enumerate(sizes) if size >= self.min_section_tokens]
-        zh = lang == "zh"
-
-        def keep(reason: str) -> dict:
-            return {"overloaded": False, "reason": tx.clip(reason, 600), "children": []}
-
-        if len(big) < 2:
-            return keep(
-                f"只有 {len(big)} 个至少 {self.min_section_tokens} 词元的章节（共 {len(sections)} 个）：不按章节拆分"
-                if zh else
-                f"{len(big)} of its {len(sections)} sections have at least {self.min_section_tokens} "
-                "tokens: nothing to split along"
-            )
-        _, sim = self.similarities([tx.plain(s.text) for s in sections], lang)
-        topics = self._group(sections, sizes, sim)  # adjacent alike sections: one topic
-        if len(topics) < 2:
-            return keep(
-                f"{len(sections)} 个章节相邻的彼此相似（至少 {self.join_sim:.2f}），合为一个主题：不拆分"
-                if zh else
-                f"its {len(sections)} sections join into one part (neighbours at least "
-                f"{self.join_sim:.2f} alike): one topic"
-            )
-        dispersion = _dispersion(topics, big, sim)
-        parts = (
-            "" if len(topics) == len(sections) else
-            (f"（相邻相似的合并后为 {len(topics)} 部分）" if zh else f" ({len(topics)} parts once alike neighbours join)")
-        )
-        if dispersion >= self.dispersed_under:
-            return keep(
-                f"{len(sections)} 个章节{parts}彼此相似度平均 {dispersion:.2f}（低于 {self.dispersed_under:.2f} 才拆）：是同一主题"
-                if zh else
-                f"its {len(sections)} sections{parts} are {dispersion:.2f} alike on average (split under "
-                f"{self.dispersed_under:.2f}): one topic"
-            )
-        groups = _cap(topics, sim)
-        children = self._children(note, bucket, lang, [[sections[i] for i in g] for g in groups])
-        if children is None:
-            return keep(
-                f"有一个部分超过 {MAX_BODY:,} 个字符：请手动拆分" if zh else
-                f"one part is over {MAX_BODY:,} characters, more than a note may hold: split it by hand"
-            )
-        parent = _parent_body(note, outline, children, bucket, lang)
-        names = ("、" if zh else "; ").join(c["name"] for c in children)
-        reason = (
-            f"{len(sections)} 个章节{parts}彼此相似度平均只有 {dispersion:.2f}（低于 {self.dispersed_under:.2f}）：拆成 {len(children)} 篇：{names}"
-            if zh else
-            f"its {len(sections)} sections{parts} are only {dispersion:.2f} alike on average (under "
-            f"{self.dispersed_under:.2f}): into {len(children)} notes: {names}"
-        )
-        return {
-            "overloaded": True,
-            "reason": tx.clip(reason, 600),
-            "parent_body": parent,
-            "children": [{k: c[k] for k in ("name", "description", "body")} for c in children],
-        }
-
-    def _group(self, sections: list[tx.Section], sizes: list[int], sim: np.ndarray) -> list[list[int]]:
-        """Adjacent sections joined while alike (or too small to stand alone)."""
-        groups: list[list[int]] = [[0]]
-        for i in range(1, len(sections)):
-            small = sizes[i] < self.min_section_tokens or sum(sizes[k] for k in groups[-1]) < self.min_section_tokens
-            if small or sim[groups[-1][-1], i] >= self.join_sim:
-                groups[-1].append(i)
-            else:
-                groups.append([i])
-        return groups
-
-    def _children(self, note: NoteView, bucket: str, lang: str, groups: list[list[tx.Section]]) -> list[dict] | None:
-        parent_link = _alias_link(note.path, note.name)
-        provenance = tx.render_blocks(tx.outline(note.body).provenance)
-        back = _TEXT[lang]["part_of"].format(link=parent_link[2:-2])
-        taken = {slugify(note.name) if _has_letters(note.name) else "", _stem(note.path)}
-        out = []
-        for group in groups:
-            base_name = name = _child_name(note.name, group, note.body, lang)
-            slug = _slug_or(name, "part")
-            n = 2
-            while slug in taken:  # two children never share a name (as dream, §5.3.3)
-                name = f"{base_name} ({n})"
-                slug = _slug_or(name, "part")
-                n += 1
-            taken.add(slug)
-            first = group[0]
-            heading_has_link = bool(parse_links(first.blocks[0].text))
-            parts = [first.text if (heading_has_link or len(group) > 1) else first.content_text]
-            parts += [s.text for s in group[1:]]
-            text = "\n\n".join(p for p in parts if p.strip())
-            body = "\n\n".join(p for p in (text, back, provenance) if p.strip())
-            if len(body) > MAX_BODY:
-                return None
-            description = tx.first_sentence("\n\n".join(parts)) or name
-            out.append({
-                "name": name,
-                "description": tx.clip(description, 300),
-                "body": body,
-                "path": note_path(bucket, slug),
-            })
-        return out
 
     # -- hub -------------------------------------------------------------------------------
 
@@ -568,18 +434,18 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         if any(tx.normalize(name) == tx.normalize(m.name) for m in members):
             name = topic + words["hub_suffix"]  # the hub is not one of its members
         sep = "、" if lang == "zh" else ", "
-        description = tx.clip(words["hub_desc"].format(topic=topic, names=sep.join(_one_line(p.name) for p in pillars)), 300)
+        description = tx.clip(words["hub_desc"].format(topic=topic, names=sep.join(tx.one_line(p.name) for p in pillars)), 300)
         provenance = _union_provenance(members)
         lead = words["overview"].format(n=len(members), topic=topic)
         pillar_lines = [
-            f"- {_alias_link(p.path, p.name)} — {_one_line(p.description or tx.first_sentence(p.body) or p.name)}"
+            f"- {tx.alias_link(p.path, p.name)} — {tx.one_line(p.description or tx.first_sentence(p.body) or p.name)}"
             for p in pillars
         ]
 
         def render(shown: int) -> str:
             parts = [lead, f"## {words['pillars']}", "\n".join(pillar_lines)]
             if others:
-                details = [f"- {_alias_link(m.path, m.name)}" for m in others[:shown]]
+                details = [f"- {tx.alias_link(m.path, m.name)}" for m in others[:shown]]
                 if shown < len(others):
                     details.append(words["more"].format(n=len(others) - shown))
                 parts += [f"## {words['details']}", "\n".join(details)]
@@ -819,66 +685,6 @@ def _drop_self_links(text: str, targets: set[str], name: str) -> str:
 # --- split ------------------------------------------------------------------------------------
 
 
-def _child_name(parent: str, group: list[tx.Section], body: str, lang: str) -> str:
-    """The first section's heading; prefixed with the parent's name when it does not
-    name the topic alone: a generic heading ("Steps"), or one sharing no word with the
-    parent ("Nightly backups" of "Build box" -> "Build box nightly backups"; in Chinese a
-    heading naming a product in Latin letters stands alone)."""
-    heading = re.sub(r"^\d+(\.\d+)*[.)]?\s+", "", tx.plain(group[0].heading)).strip(" :：")
-    base = _one_line(parent)
-    named = lang == "zh" and re.search(r"[A-Z][A-Za-z]+", heading)  # "Home Assistant 备份"
-    alone = heading and not _GENERIC.match(heading) and (
-        named or tx.content_words(heading) & tx.content_words(base) or not tx.content_words(base)
-    )
-    if alone:
-        return tx.clip(heading, 120)
-    if lang == "zh":
-        joint = " " if heading[:1].isascii() else ""
-        return tx.clip(f"{base}的{joint}{heading}" if heading else base, 120)
-    first, _, rest = heading.partition(" ")
-    # "Nightly" is lower-cased inside a name; "Python" (capitalised mid-sentence in the
-    # note, so a proper name) and "CI" stay as written
-    proper = first.isupper() or re.search(rf"(?<=[a-z,;] ){re.escape(first)}\b", body)
-    if first and not proper:
-        first = first[:1].lower() + first[1:]
-    return tx.clip(f"{base} {first} {rest}".strip(), 120)
-
-
-def _dispersion(groups: list[list[int]], big: list[int], sim: np.ndarray) -> float:
-    """Mean similarity of the note's topics two by two; two topics are as alike as the
-    mean of their sections' pairs (sections of substance only, where a topic has any)."""
-    subst = [[i for i in g if i in big] or g for g in groups]
-    pairs = [
-        float(np.mean([sim[i, j] for i in a for j in b]))
-        for k, a in enumerate(subst) for b in subst[k + 1 :]
-    ]
-    return float(np.mean(pairs))
-
-
-def _cap(groups: list[list[int]], sim: np.ndarray) -> list[list[int]]:
-    """At most MAX_SPLIT_CHILDREN groups: the most alike neighbours join first."""
-    groups = [list(g) for g in groups]
-    while len(groups) > MAX_SPLIT_CHILDREN:
-        best = max(range(len(groups) - 1), key=lambda k: sim[groups[k][-1], groups[k + 1][0]])
-        groups[best : best + 2] = [groups[best] + groups[best + 1]]
-    return groups
-
-
-def _parent_body(note: NoteView, outline: tx.Outline, children: list[dict], bucket: str, lang: str) -> str:
-    words = _TEXT[lang]
-    intro = tx.render_blocks(outline.intro)
-    lead = intro if intro.strip() else _one_line(note.description or note.name)
-    bullets = "\n".join(
-        f"- {_alias_link(c['path'], c['name'])} — {_one_line(c['description'])}" for c in children
-    )
-    parts = [lead, words["parts"], bullets]
-    if outline.tail:
-        parts.append(tx.render_blocks(outline.tail))
-    if outline.provenance:
-        parts.append(tx.render_blocks(outline.provenance))
-    return "\n\n".join(p for p in parts if p.strip())
-
-
 # --- hub --------------------------------------------------------------------------------------
 
 
@@ -921,7 +727,7 @@ def common_topic(members: Sequence[NoteView], lang: str) -> str:
                 if df >= 2 and (best is None or key > best[0]):
                     best = (key, spans[i:j])
     if best is None:
-        return _one_line(members[0].name)
+        return tx.one_line(members[0].name)
     words = [spellings[c].most_common(1)[0][0] if c in spellings else w for w, c in best[1]]
     phrase = words[0]
     for w in words[1:]:  # CJK words join as written; Latin words with a space
@@ -973,11 +779,7 @@ def _quote(note: NoteView) -> str:
 
 
 def _short_name(note: NoteView) -> str:
-    return tx.clip(_one_line(note.name) or note.path, 60)
-
-
-def _one_line(text: str) -> str:
-    return tx.clip(tx.plain(text or ""), 300)
+    return tx.clip(tx.one_line(note.name) or note.path, 60)
 
 
 def _links_and_sources(body: str, extra: Sequence[str], pair: set[str]) -> tuple[set[str], set[str]]:
@@ -997,26 +799,6 @@ def _links_between(a: NoteView, b: NoteView) -> dict[str, str]:
         src, dst = (a, b) if ab else (b, a)
         return {"en": f"; {_quote(src)} links {_quote(dst)}", "zh": f"；「{_short_name(src)}」链接「{_short_name(dst)}」"}
     return {"en": "", "zh": ""}
-
-
-def _alias_link(path: str, name: str) -> str:
-    alias = _one_line(name)
-    try:
-        return format_link(path, alias=alias) if alias and alias != path else format_link(path)
-    except Exception:  # a name with [ ] | cannot be an alias: the bare link reads fine
-        return format_link(path)
-
-
-def _has_letters(text: str) -> bool:
-    return any(ch.isalnum() for ch in text)
-
-
-def _slug_or(name: str, fallback: str) -> str:
-    return slugify(name) if _has_letters(name) else fallback
-
-
-def _stem(path: str) -> str:
-    return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _bucket(path: str) -> str:

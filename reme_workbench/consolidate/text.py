@@ -30,9 +30,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..vault.links import PROVENANCE_PREDICATE, parse_links
+from ..vault.links import PROVENANCE_PREDICATE, format_link, parse_links
+from ..vault.slug import slugify
 
 __all__ = [
+    "GENERIC_HEADING",
+    "one_line",
+    "alias_link",
+    "slug_or",
+    "path_stem",
     "Block",
     "Statement",
     "Section",
@@ -733,3 +739,42 @@ def render_blocks(items: Iterable[Block]) -> str:
         out.append(b.text)
         prev = b
     return "".join(out)
+
+
+# --- names and links the offline brain writes ----------------------------------------------
+
+# Headings that name no topic of their own (mirrors dream/naming.py GENERIC_SECTION, trimmed).
+GENERIC_HEADING = re.compile(
+    r"^(overview|introduction|intro|about|summary|background|context|details|notes?|examples?|"
+    r"usage|tips?|faq|limitations?|troubleshooting|caveats?|see also|related|references?|more|"
+    r"misc(ellaneous)?|other|general|basics|steps|when|watch out|how it works|next steps|"
+    r"概述|简介|介绍|概览|示例|例子|用法|注意事项|注意|提示|限制|常见问题|参见|相关|其他|更多|基础|步骤)$",
+    re.I,
+)
+
+
+def one_line(text: str) -> str:
+    """`text` as a reader sees it, on one line, at most 300 characters."""
+    return clip(plain(text or ""), 300)
+
+
+def alias_link(path: str, name: str) -> str:
+    """`[[path|name]]`, or `[[path]]` when the name cannot be an alias."""
+    alias = one_line(name)
+    try:
+        return format_link(path, alias=alias) if alias and alias != path else format_link(path)
+    except Exception:  # a name with [ ] | cannot be an alias: the bare link reads fine
+        return format_link(path)
+
+
+def has_letters(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
+
+
+def slug_or(name: str, fallback: str) -> str:
+    """The slug of `name`, or `fallback` for a name with no letter or digit."""
+    return slugify(name) if has_letters(name) else fallback
+
+
+def path_stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
