@@ -1286,3 +1286,15 @@ def test_a_long_step_list_on_one_task_is_not_cut(brain):
             for i in range(1, 9)]
     plan = split(brain, laptop_note(same), bucket="procedure")
     assert not plan.overloaded and "one task" in plan.reason, plan.reason
+
+
+def test_a_hub_is_not_named_by_a_number():
+    from reme_workbench.consolidate.offline import common_topic
+    from reme_workbench.llm.consolidate import NoteView
+
+    members = [
+        NoteView("digest/wiki/a.md", "6432", "The pooler listens on 6432.", ""),
+        NoteView("digest/wiki/b.md", "staging-6432", "Staging PgBouncer is on 6432.", ""),
+        NoteView("digest/wiki/c.md", "pgbouncer-on-6432", "PgBouncer 1.22 on 6432.", ""),
+    ]
+    assert common_topic(members, "en") == "PgBouncer"  # not "6432", which all three share

@@ -699,8 +699,10 @@ NOT_A_TOPIC = frozenset({
 
 def common_topic(members: Sequence[NoteView], lang: str) -> str:
     """The phrase (at most 4 words of one member's name, not starting or ending on a
-    stopword) whose content words the most members share in their names and
-    descriptions, then the longest; each word spelled as the members spell it most."""
+    stopword, not only numbers or words that name no topic) whose content words the most
+    members share in their names and descriptions, then the one with the most words that
+    are not numbers, then the fewest numbers; each word spelled as the members spell it
+    most."""
     texts = [tx.plain(f"{m.name} {m.description}") for m in members]
     gists = [tx.content_words(t) for t in texts]
     spellings: dict[str, Counter] = {}
@@ -720,10 +722,12 @@ def common_topic(members: Sequence[NoteView], lang: str) -> str:
                 if not spans[i][1] or not spans[j - 1][1]:
                     continue  # a name does not start or end on a function word
                 words = {c for _, c in spans[i:j] if c}
-                if words <= NOT_A_TOPIC:
-                    continue
+                if all(c in NOT_A_TOPIC or c.isdigit() for c in words):
+                    continue  # "Owns", "Default" or a port number: no topic
                 df = sum(1 for g in gists if words <= g)
-                key = (df, len(words), -rank)  # the most shared, then the most specific
+                numbers = sum(c.isdigit() for c in words)
+                # the most shared, then the most specific, a port or a count being no topic
+                key = (df, len(words) - numbers, -numbers, -rank)
                 if df >= 2 and (best is None or key > best[0]):
                     best = (key, spans[i:j])
     if best is None:
