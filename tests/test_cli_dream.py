@@ -19,7 +19,7 @@ def test_dream_the_sample_vault_offline(tmp_path):
     result = run("--vault", str(vault), "dream", "--embedder", "hashing", "--json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert len(report["materials"]) == 35  # every daily log and resource
+    assert len(report["materials"]) == 37  # every daily log and resource
     outcomes = report["outcomes"]
     created = [o for o in outcomes if o["action"] == "CREATE" and o["state"] == "applied"]
     corroborated = [o for o in outcomes if o["flavor"] == "CORROBORATE" and o["state"] == "applied"]

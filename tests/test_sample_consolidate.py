@@ -1,7 +1,8 @@
-"""The sample vault fills every review screen of the workbench (issue #12, docs/spec.md §7.6–§7.8).
+"""The sample vault fills every review screen of the workbench (docs/spec.md §7.6–§7.8).
 
-The pipeline a user runs, through the CLI entry point: `init --sample`, `dream`, then
-`consolidate` twice (the second with --force, as a user would to get the hubs today).
+The pipeline a user (and the `demo` job) runs, through the CLI entry point: `init
+--sample`, then the four weeks in order — `dream` the week's material, then
+`consolidate --force` as the weekly schedule would at the week's end.
 
 Embedder: dream runs with `--embedder hashing` (bag-of-words vectors: fast, deterministic,
 no model download), and consolidate takes the index's embedder, so every figure the
@@ -11,31 +12,37 @@ MiniLM), measured by hand and listed in reme_workbench/samples/vault/README.md; 
 test checks them with hashing only.
 
 What the sample plants for each target (material only; the offline rules are untouched):
-* a duplicate candidate — two logs three weeks apart of one procedure under other titles,
-  daily/2026-10-09/replay-refund-webhook-dlq.md and daily/2026-10-30/refund-webhook-dlq-backlog.md:
-  the later one has a step the first lacks, so dream CREATEs a second note instead of
-  corroborating. Each log carries its own merchant, ids and counts, and the statement
-  judge counts a statement as shared only when its values agree (docs/spec.md §7.9.2:
-  the rule that keeps distinct notes of one kind apart), so the pair is an uncertain
-  pair, not a merge proposal: the sample has no merge proposal today;
+* a merge — one prod fix done twice, two weeks apart, under other titles and in other
+  words but with the same values (daily/2026-10-17/settlement-batch-did-not-start.md,
+  daily/2026-10-31/ledger-worker-leader-stuck.md): the second has a step the first lacks,
+  so dream CREATEs a second note; consolidate's description and statement judges agree;
+* uncertain pairs — notes of one kind the judges disagree on (the staging and the prod
+  credential rotation, the PgBouncer notes); and a procedure logged twice for two
+  merchants (daily/2026-10-09/replay-refund-webhook-dlq.md,
+  daily/2026-10-30/refund-webhook-dlq-backlog.md), a candidate the judges keep apart:
+  each log names its own merchant, ids and counts;
 * split — daily/2026-10-26/new-laptop-dev-setup.md, one twelve-step procedure whose note is
   over the 2,000-token split threshold;
-* uncertain pairs and hubs — from the four weeks as they were (staging/prod rotations,
-  the PgBouncer notes, the communities).
+* hubs — communities stable from one week to the next.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from datetime import date
 
 from click.testing import CliRunner
 
 from reme_workbench.cli import cli
 
-MERGE_PAIR = {"digest/procedure/replay-refund-webhook-dlq.md",
-              "digest/procedure/refund-webhook-dlq-backlog.md"}
+MERGE_PAIR = {"digest/procedure/settlement-batch-did-not-start.md",
+              "digest/procedure/ledger-worker-leader-stuck.md"}
+TWO_MERCHANTS = {"digest/procedure/replay-refund-webhook-dlq.md",
+                  "digest/procedure/refund-webhook-dlq-backlog.md"}
 LONG_NOTE = "digest/procedure/new-laptop-dev-setup.md"
+WEEKS = [(date(2026, 10, 5), date(2026, 10, 11)), (date(2026, 10, 12), date(2026, 10, 18)),
+         (date(2026, 10, 19), date(2026, 10, 25)), (date(2026, 10, 26), date(2026, 11, 1))]
 
 
 def run(*args):
@@ -48,50 +55,61 @@ def phases(report: dict) -> dict[str, dict]:
     return {p["phase"]: p for p in report["phases"]}
 
 
-def test_the_sample_gives_uncertain_pairs_a_split_and_hubs(tmp_path):
+def material_of(vault, first: date, last: date) -> list[str]:
+    return sorted(str(p.relative_to(vault)) for layer in ("daily", "resource")
+                  for p in (vault / layer).glob("*/*")
+                  if first <= date.fromisoformat(p.parent.name) <= last)
+
+
+def test_the_four_weeks_give_a_merge_uncertain_pairs_a_split_and_hubs(tmp_path):
     vault = tmp_path / "demo"
     run("init", str(vault), "--sample", "--json")
-    dreamt = run("--vault", str(vault), "dream", "--embedder", "hashing", "--json")
-    created = {o["target_path"] for o in dreamt["outcomes"]
-               if o["action"] == "CREATE" and o["state"] == "applied"}
-    assert MERGE_PAIR <= created  # two notes of one procedure: dream did not corroborate
-    assert dreamt["split_candidates"] == [LONG_NOTE]  # queued for consolidate, dream never waits
+    created, weeks = set(), []
+    for first, last in WEEKS:
+        files = material_of(vault, first, last)
+        assert files
+        dreamt = run("--vault", str(vault), "dream", *files, "--embedder", "hashing", "--json")
+        created |= {o["target_path"] for o in dreamt["outcomes"]
+                    if o["action"] == "CREATE" and o["state"] == "applied"}
+        weeks.append((dreamt, phases(run("--vault", str(vault), "consolidate", "--force", "--json"))))
+    # two notes of one concept each time: dream did not corroborate
+    assert MERGE_PAIR <= created and TWO_MERCHANTS <= created
+    assert weeks[3][0]["split_candidates"] == [LONG_NOTE]  # queued, dream never waits
 
-    first = phases(run("--vault", str(vault), "consolidate", "--json"))
-    assert all(first[p]["ran"] for p in ("communities", "abstract", "merge", "split"))
+    # abstract: the first run has no previous communities, so no stability, so no hub
+    assert weeks[0][1]["abstract"]["details"]["outcomes"] == []
+    assert weeks[0][1]["abstract"]["details"]["blocked_by"]["stability"] >= 1
+    hubs = [o for _, report in weeks[1:] for o in report["abstract"]["details"]["outcomes"]
+            if o["state"] == "pending"]
+    assert hubs and all(o["path"].startswith("digest/") for o in hubs)
 
-    # merge: the planted pair is a candidate, and one judge (the descriptions) calls it the
-    # same; the statements differ in their values (merchant, ids, counts): uncertain
-    merge = first["merge"]["details"]
-    assert merge["proposals"] == [], merge["proposals"]
-
-    # uncertain: at least one pair with one agreeing vote, in the audit report
+    last = weeks[3][1]
+    assert all(last[p]["ran"] for p in ("communities", "abstract", "merge", "split"))
+    merge = last["merge"]["details"]
+    # merge: the planted pair, two agreeing votes (the descriptions and the statements)
+    stories = [json.loads((vault / "meta/proposals" / f"{p['id']}.json").read_text())["story"]
+               for p in merge["proposals"]]
+    proposed = [s for s in stories if {s["winner"], s["loser"]} == MERGE_PAIR]
+    assert len(proposed) == 1, merge["proposals"]
+    assert [v["judge"] for v in proposed[0]["votes"] if v["agrees"]] == [0, 1]
+    # uncertain: pairs with one agreeing vote, in the audit report
     assert merge["uncertain"] and all(
         sum(v["agrees"] for v in u["votes"]) == 1 for u in merge["uncertain"])
+    # the two merchants' replays: mined, never proposed (their values differ)
+    assert not [s for s in stories if {s["winner"], s["loser"]} == TWO_MERCHANTS]
+    assert TWO_MERCHANTS in [{c["a"], c["b"]} for c in
+                             merge["dropped"] + [u["candidate"] for u in merge["uncertain"]]]
     report = (vault / merge["uncertain_report"]).read_text(encoding="utf-8")
     assert re.fullmatch(r"audit/\d{4}-\d{2}-\d{2}/dups_uncertain\.md", merge["uncertain_report"])
     sections = [line for line in report.splitlines() if line.startswith("## ")]
     assert len(sections) == len(merge["uncertain"]) and all("⟷" in s for s in sections)
-    assert any(set(u["candidate"][k] for k in ("a", "b")) == MERGE_PAIR
-               for u in merge["uncertain"])
 
     # split: the long procedure, judged dispersed, one proposal with children
-    split = first["split"]["details"]["outcomes"]
+    split = last["split"]["details"]["outcomes"]
     assert [(o["path"], o["state"]) for o in split] == [(LONG_NOTE, "pending")]
     assert split[0]["tokens"] > 2000 and len(split[0]["children"]) >= 2
 
-    # abstract: communities were computed for the first time in this run, so no community
-    # has a stability yet and the stability gate stops every one that got that far
-    abstract = first["abstract"]["details"]
-    assert abstract["outcomes"] == [] and abstract["blocked_by"]["stability"] >= 1
-
-    # the second run compares with the first communities: stable ones get a hub
-    second = phases(run("--vault", str(vault), "consolidate", "--force", "--json"))
-    hubs = [o for o in second["abstract"]["details"]["outcomes"] if o["state"] == "pending"]
-    assert hubs and second["abstract"]["details"]["blocked_by"]["stability"] == 0
-    assert all(o["path"].startswith("digest/") for o in hubs)
-
     pending = run("--vault", str(vault), "proposals", "list", "--state", "pending", "--json")
     actions = {p["action"] for p in pending}
-    assert {"consolidate.split", "consolidate.abstract"} <= actions
+    assert {"consolidate.merge", "consolidate.split", "consolidate.abstract"} <= actions
     assert sum(p["action"] == "consolidate.abstract" for p in pending) == len(hubs)
