@@ -109,6 +109,7 @@ LAYER_RULES = {
     "proposals": {"vault", "proposals"},
     "dream": {"vault", "index", "llm", "proposals", "dream"},
     "consolidate": {"vault", "index", "llm", "proposals", "consolidate"},
+    "review": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review"},
 }
 SHARED = {"errors", "config"}
 

@@ -199,6 +199,25 @@ class Dreamer:
             broken_links=self._broken(written),
         )
 
+    def replan(self, material_path: str, unit: MemoryUnit) -> UnitOutcome:
+        """Phase 2 once more for one unit of `material_path`, against the vault as it is
+        now: what a person asks for when the proposal of that unit went stale (the note
+        it would write changed since). The new proposal goes through this dreamer's
+        policy (a reviewer's dreamer holds everything)."""
+        self.vault.refresh()
+        self.index.refresh()
+        self._links = LinkResolver(self.vault.scan.records)
+        files, skipped = select_material(self.vault, [material_path], DreamtRecord(self.vault),
+                                         force=True)
+        if not files:
+            why = "; ".join(skipped) or "it is gone"
+            raise RemeError(f"Cannot plan {unit.name!r} again: its material {material_path} "
+                            f"cannot be read ({why}). Reject the stale proposal instead.")
+        pieces = files[0].pieces()
+        head = unit.summary[:60]
+        material = next((m for m in pieces if head and head in m.text), pieces[0])
+        return self._integrate(material, unit, dry_run=False)
+
     def _decode(self, data: bytes, path: str) -> str:
         """A note's text, refused above the vault's [vault] max_note_bytes like the scan."""
         return decode_note_bytes(data, path, max_bytes=self.vault.scan.max_note_bytes)

@@ -1,0 +1,39 @@
+"""The review layer of the workbench: what a person reads about proposals, communities,
+merge votes, uncertain duplicates and the archive, and the decisions they take.
+
+Library code with no widget in it: `reme_workbench.widgets` draws these in Jupyter, and
+any other front end may call them. Every decision goes through the proposal queue and
+the changeset store, so the same checks hold as on the command line.
+"""
+
+from .proposals import (
+    Decision,
+    FileDiff,
+    ReviewFilter,
+    Section,
+    accept_many,
+    bucket_of,
+    checks_of,
+    decide,
+    file_diffs,
+    material_of,
+    replan,
+    story_sections,
+    tokens_of,
+)
+
+__all__ = [
+    "Decision",
+    "FileDiff",
+    "ReviewFilter",
+    "Section",
+    "accept_many",
+    "bucket_of",
+    "checks_of",
+    "decide",
+    "file_diffs",
+    "material_of",
+    "replan",
+    "story_sections",
+    "tokens_of",
+]

@@ -1,0 +1,150 @@
+"""Planning a stale proposal again, one action at a time (see `proposals.replan`).
+
+A proposal goes stale when a file it would write changed after it was planned: its
+plan is no longer about the files as they are. Planning it again runs the same action
+for the same subject, from scratch:
+
+* `dream.*` — Phase 2 for the proposal's unit of its material (`Dreamer.replan`);
+* `consolidate.merge` — the three votes and the merge of the same pair;
+* `consolidate.split` — the note is queued for split again and the queue is run;
+* `consolidate.abstract` — the gates and the hub of the community that now best matches
+  the proposal's members.
+
+The caller has already rejected the stale proposal (each action skips a subject whose
+proposal still waits), and passes a policy that holds everything for a person.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..config import Settings
+from ..errors import RemeError
+from ..proposals import Policy
+from ..proposals.model import Proposal
+from ..vault.vault import Vault
+
+__all__ = ["replan_proposal"]
+
+
+def replan_proposal(vault: Vault, old: Proposal, settings: Settings, *, policy: Policy,
+                    dream_brain=None, consolidate_brain=None, index=None,
+                    embedder=None) -> list[str]:
+    """The ids of the proposals planning `old` again made (empty: nothing to propose)."""
+    action = old.action
+    if action.startswith("dream."):
+        return _dream(vault, old, settings, policy, dream_brain, index)
+    if action in ("consolidate.merge", "consolidate.split", "consolidate.abstract"):
+        brain = consolidate_brain or _offline_consolidate_brain(vault, settings, embedder)
+        if action == "consolidate.merge":
+            return _merge(vault, old, settings, policy, brain)
+        if action == "consolidate.split":
+            return _split(vault, old, settings, policy, brain)
+        return _abstract(vault, old, settings, policy, brain)
+    raise RemeError(f"{old.id} is a {action} proposal, which cannot be planned again here; "
+                    "run the command that made it again.")
+
+
+def _offline_consolidate_brain(vault: Vault, settings: Settings, embedder):
+    from ..consolidate.offline import OfflineConsolidateBrain
+    from ..index.factory import get_embedder
+    from ..index.store import choose_embedder
+
+    if embedder is None:
+        embedder = get_embedder(choose_embedder(settings.recall.embedder, vault.root))
+    return OfflineConsolidateBrain(embedder, language=settings.llm.language)
+
+
+def _dream(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brain, index) -> list[str]:
+    from ..dream.pipeline import Dreamer
+    from ..llm.schema import MemoryUnit
+
+    material, unit = old.story.get("material"), old.story.get("unit")
+    if not isinstance(material, str) or not isinstance(unit, Mapping):
+        raise RemeError(f"{old.id} does not say which material and unit it came from; "
+                        "dream the material again with `reme-workbench dream`.")
+    if brain is None:
+        from ..dream.offline import OfflineBrain
+
+        brain = OfflineBrain(language=settings.llm.language)
+    own_index = index is None
+    if own_index:
+        from ..index.factory import get_embedder
+        from ..index.store import VaultIndex, choose_embedder
+
+        spec = choose_embedder(settings.recall.embedder, vault.root)
+        index = VaultIndex(vault.root, get_embedder(spec), scan=vault.scan)
+    try:
+        dreamer = Dreamer(vault, brain, index, policy=policy,
+                          split_threshold=settings.split.token_threshold,
+                          traverse_depth=settings.recall.traverse_depth)
+        outcome = dreamer.replan(material, MemoryUnit.model_validate(dict(unit)))
+    finally:
+        if own_index:
+            index.close()
+    if outcome.proposal_id is None:
+        raise RemeError(f"Planning {old.id} again failed: {outcome.message or outcome.state}.")
+    return [outcome.proposal_id]
+
+
+def _merge(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brain) -> list[str]:
+    from ..consolidate.candidates import MergeCandidate
+    from ..consolidate.merge import plan_merges
+
+    raw = old.story.get("candidate")
+    if not isinstance(raw, Mapping):
+        raise RemeError(f"{old.id} does not name its pair; run `reme-workbench consolidate "
+                        "--only communities,merge --force` to mine the pairs again.")
+    fields = ("a", "b", "community", "description_similarity", "body_overlap")
+    cand = MergeCandidate(*(raw[k] for k in fields),
+                          description_cosine=float(raw.get("description_cosine", 0.0)))
+    cfg = settings.merge
+    run = plan_merges(vault, brain, [cand], min_confidence=cfg.min_confidence,
+                      min_agree=cfg.min_agree, split_threshold=settings.split.token_threshold,
+                      now=vault.clock(), language=settings.llm.language, policy=policy)
+    return [p.id for p in run.proposals]
+
+
+def _split(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brain) -> list[str]:
+    from ..consolidate.split import run_split_queue
+    from ..index.chunking import estimate_tokens
+    from ..vault.note import decode_note_bytes, parse
+    from ..vault.split_queue import enqueue_splits
+
+    plan = old.story.get("plan")
+    path = plan.get("parent", {}).get("path") if isinstance(plan, Mapping) else None
+    path = path or next((p for p in old.paths if p.startswith("digest/")), None)
+    current = vault.store.read(path) if path else None
+    if current is None:
+        raise RemeError(f"The note {old.id} would split ({path}) is gone; nothing to plan again.")
+    text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
+    enqueue_splits(vault.root, [(path, estimate_tokens(parse(text, path).body))], by="review",
+                   now=vault.clock())
+    run = run_split_queue(vault, brain, threshold=settings.split.token_threshold,
+                          now=vault.clock(), policy=policy, language=settings.llm.language)
+    return [o.proposal_id for o in run.outcomes if o.path == path and o.proposal_id
+            and o.state in ("pending", "applied")]
+
+
+def _abstract(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brain) -> list[str]:
+    from ..consolidate.abstract import load_communities, plan_abstracts
+
+    communities, stability, _ = load_communities(vault.root)
+    members = set(old.story.get("members") or [])
+    if not communities or not members:
+        raise RemeError("No communities to plan the hub for; run `reme-workbench consolidate "
+                        "--only communities --force` first.")
+    groups: dict[str, set[str]] = {}
+    for path, cid in communities.items():
+        groups.setdefault(cid, set()).add(path)
+    best = max(groups, key=lambda c: len(groups[c] & members) / len(groups[c] | members))
+    cfg = settings.abstract
+    run = plan_abstracts(
+        vault, brain, communities={p: c for p, c in communities.items() if c == best},
+        stability=stability, now=vault.clock(), policy=policy, min_nodes=cfg.min_nodes,
+        min_stability=cfg.min_stability, min_active=cfg.min_active_nodes,
+        active_window_days=cfg.active_window_days, min_name_diversity=cfg.min_name_diversity,
+        hub_coverage=cfg.hub_coverage, min_member_coverage=cfg.min_member_coverage,
+        min_pillars=cfg.min_pillars, max_pillars=cfg.max_pillars, max_tokens=cfg.max_tokens,
+        language=settings.llm.language)
+    return [o.proposal_id for o in run.outcomes if o.proposal_id and o.state in ("pending", "applied")]
