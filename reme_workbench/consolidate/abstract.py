@@ -75,6 +75,7 @@ __all__ = [
     "rank_central",
     "load_communities",
     "plan_abstracts",
+    "community_gates",
 ]
 
 ACTION = "consolidate.abstract"
@@ -472,6 +473,35 @@ def plan_abstracts(
     th = _Thresholds(min_nodes, min_stability, min_active, active_window_days,
                      min_name_diversity, hub_coverage, min_member_coverage, min_pillars,
                      max_pillars, max_tokens)
+    considered = _considered(vault, communities, stability, now, th)
+    planner = _Planner(vault, brain, policy, th, language, dry_run)
+    outcomes = tuple(planner.propose(c) for c in considered if c.passed)
+    return AbstractRun(considered, outcomes, planner.usage, planner.calls)
+
+
+def community_gates(
+    vault: Vault,
+    *,
+    communities: Mapping[str, str],
+    stability: Mapping[str, float | None],
+    now: datetime,
+    min_nodes: int = 5,
+    min_stability: float = 0.7,
+    min_active: int = 3,
+    active_window_days: float = 30,
+    min_name_diversity: float = 0.5,
+    hub_coverage: float = 0.6,
+) -> tuple[CommunityGates, ...]:
+    """The five gates of every community, each with its value — what `plan_abstracts`
+    decides on, without a brain (the workbench's communities screen shows them)."""
+    th = _Thresholds(min_nodes, min_stability, min_active, active_window_days,
+                     min_name_diversity, hub_coverage, 0.6, 3, 5, 1500)
+    return _considered(vault, communities, stability, now, th)
+
+
+def _considered(vault: Vault, communities: Mapping[str, str],
+                stability: Mapping[str, float | None], now: datetime,
+                th: _Thresholds) -> tuple[CommunityGates, ...]:
     graph = vault.graph
     records = vault.scan.records
     groups: dict[str, list[str]] = {}
@@ -480,18 +510,15 @@ def plan_abstracts(
             groups.setdefault(cid, []).append(path)
     everyone = {p for ms in groups.values() for p in ms}
     activity = note_activity(read_access_log(vault.root), now=now,
-                             window_days=active_window_days, paths=everyone)
+                             window_days=th.active_window_days, paths=everyone)
     active = {p for p, a in activity.items() if a.hits > 0}
     names = {p: (records[p].name if p in records and records[p].name else _stem(p))
              for p in everyone}
-    considered = tuple(
+    return tuple(
         _gates(cid, tuple(sorted(ms)), graph=graph, names=names,
                stability=stability.get(cid), active=active, th=th)
         for cid, ms in sorted(groups.items())
     )
-    planner = _Planner(vault, brain, policy, th, language, dry_run)
-    outcomes = tuple(planner.propose(c) for c in considered if c.passed)
-    return AbstractRun(considered, outcomes, planner.usage, planner.calls)
 
 
 class _Planner:

@@ -84,6 +84,7 @@ from ..vault.store import (
     is_vault_file,
 )
 from .candidates import MergeCandidate
+from .decisions import decision_holds, read_decisions
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -597,8 +598,14 @@ def plan_merges(
     parallel_votes: bool = True,
     audit: bool = True,
     dry_run: bool = False,
+    decided_by_person: bool = False,
 ) -> MergeRun:
     """Vote on every candidate and propose the merges (see the module doc).
+
+    A pair a person decided on (`meta/merge_decisions.json`, `consolidate.decisions`) is
+    skipped while both notes are unchanged since. `decided_by_person=True` is "merge
+    anyway" from the uncertain report: the votes are asked and recorded as always, but
+    the proposal is made whatever they say.
 
     `policy` decides which proposals apply at once (default: none). `audit` appends the
     run's merge lines (proposals, rejections, skips, alarms) as one entry of
@@ -615,9 +622,15 @@ def plan_merges(
     index: _LinkIndex | None = None
     ordered = sorted(candidates, key=lambda c: (-round(c.score, 9), c.a, c.b))
     waiting = _waiting_merges(queue)
+    decisions, _ = read_decisions(vault.root)
     for cand in ordered:
         if cand.skipped:
             state.skip(cand, cand.skipped)
+            continue
+        decided = decisions.get(frozenset((cand.a, cand.b)))
+        if decided is not None and not decided_by_person and decision_holds(vault.root, decided):
+            state.skip(cand, f"a person decided on {decided.decided_at[:10]} to "
+                       f"{decided.route.replace('_', ' ')}; asked again when either note changes")
             continue
         held = waiting.get(cand.a) or waiting.get(cand.b)
         if held is not None:  # a person has not decided yet: do not ask the same twice
@@ -647,11 +660,11 @@ def plan_merges(
             continue
         state.usage = state.usage + usage
         agree = sum(v.agrees for v in votes)
-        if agree == 0:
+        if agree == 0 and not decided_by_person:
             state.dropped.append(cand)
             continue
         names = (a.view.name, b.view.name)
-        if agree < min_agree:
+        if agree < min_agree and not decided_by_person:
             state.uncertain.append(UncertainPair(
                 cand, names, tuple(votes),
                 f"{agree} of {len(votes)} votes agree (a vote agrees when it says the same "
@@ -678,7 +691,7 @@ def plan_merges(
             vault, brain, queue, cand, votes, usage, choice, reads[choice.winner], reads[choice.loser],
             index, state, min_confidence=min_confidence, min_agree=min_agree,
             split_threshold=split_threshold, cooldowns=cooldowns, now=now, language=language,
-            policy=policy, dry_run=dry_run)
+            policy=policy, dry_run=dry_run, decided=decided_by_person)
         if outcome == "applied":  # the files it wrote are indexed again for the next pair
             index.update(vault, state.proposals[-1].paths)
     return state.finish(vault, audit=audit, dry_run=dry_run, min_confidence=min_confidence)
@@ -760,7 +773,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
                 choice: WinnerChoice, winner: _Read, loser: _Read, index: _LinkIndex,
                 state: _RunState, *, min_confidence: float, min_agree: int,
                 split_threshold: int, cooldowns: Cooldowns | None, now: datetime,
-                language: str, policy: Policy, dry_run: bool) -> str:
+                language: str, policy: Policy, dry_run: bool, decided: bool = False) -> str:
     """Ask for the body, check it (one retry), then propose. Returns what happened."""
     pair = (winner.path, loser.path)
     # A.out ∪ B.out, each link resolved from its own note (a short link of the loser means
@@ -814,7 +827,8 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
         feedback = _feedback(failures)
     state.usage = state.usage + merge_usage
     agree = sum(v.agrees for v in votes)
-    summary = f"merge {loser.path} into {winner.path} ({agree} of {len(votes)} votes)"
+    summary = (f"merge {loser.path} into {winner.path} ({agree} of {len(votes)} votes"
+               + ("; a person decided to merge)" if decided else ")"))
     tokens = built[6] if built else 0
     story = {
         "candidate": cand.to_json(),
@@ -824,6 +838,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
         "votes": [v.to_json() for v in votes],
         "agree": agree,
         "rule": {"min_confidence": min_confidence, "min_agree": min_agree},
+        "decided_by_person": decided,
         "winner": winner.path,
         "loser": loser.path,
         "winner_rule": choice.rule,

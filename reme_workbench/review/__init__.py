@@ -6,6 +6,9 @@ any other front end may call them. Every decision goes through the proposal queu
 the changeset store, so the same checks hold as on the command line.
 """
 
+from .archive import ArchiveOverview, archive_overview, thaw
+from .communities import CommunitiesOverview, CommunityView, communities_overview, community_drawing
+from .merges import MergeReview, merge_reviews
 from .proposals import (
     Decision,
     FileDiff,
@@ -21,8 +24,23 @@ from .proposals import (
     story_sections,
     tokens_of,
 )
+from .uncertain import UncertainEntry, hand_to_dream, keep_both, merge_anyway, uncertain_entries
 
 __all__ = [
+    "ArchiveOverview",
+    "CommunitiesOverview",
+    "CommunityView",
+    "MergeReview",
+    "UncertainEntry",
+    "archive_overview",
+    "communities_overview",
+    "community_drawing",
+    "hand_to_dream",
+    "keep_both",
+    "merge_anyway",
+    "merge_reviews",
+    "thaw",
+    "uncertain_entries",
     "Decision",
     "FileDiff",
     "ReviewFilter",

@@ -1,0 +1,71 @@
+"""The soft archive as a person reviews it: every note's recency score, the cut, the
+archived notes — and thawing one by hand.
+
+Reads `meta/recency.json` and `meta/archived.json` (docs/spec.md §7.3). Thawing is what
+a touch does (§7.3.6), done at once: an access-log event `thaw` for the note (a change
+event: its recency starts again from now, and the next batch sees it touched and keeps it
+out), and the note taken off `meta/archived.json` straight away so recall includes it
+before the next batch. The archived file keeps its batch time, which the next batch
+compares touches with. No note is moved or edited.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..consolidate.archive import ARCHIVED_META, META_VERSION, RECENCY_META
+from ..errors import RemeError
+from ..vault.meta import log_access, parse_utc, read_meta, write_meta
+from ..vault.vault import Vault
+
+__all__ = ["ArchiveOverview", "archive_overview", "thaw", "THAW_EVENT"]
+
+THAW_EVENT = "thaw"
+
+
+@dataclass(frozen=True)
+class ArchiveOverview:
+    scores: dict[str, float]  # path -> stored recency (0..1)
+    archived: tuple[str, ...]
+    threshold: float
+    computed_at: str | None  # the archive batch these come from
+    tau_days: float | None
+    warnings: tuple[str, ...] = ()
+
+    def below(self) -> list[str]:
+        """Notes under the cut (archived, or kept out by a touch since the batch)."""
+        return sorted(p for p, s in self.scores.items() if s < self.threshold)
+
+
+def archive_overview(vault: Vault, *, default_threshold: float = 0.15) -> ArchiveOverview:
+    recency = read_meta(vault.root, RECENCY_META, version=META_VERSION)
+    archived = read_meta(vault.root, ARCHIVED_META, version=META_VERSION)
+    warnings = tuple(r.warning for r in (recency, archived) if r.warning and r.exists)
+    if not recency.exists:
+        warnings += ("No recency scores yet: run `reme-workbench consolidate --only archive`.",)
+    doc, arch = recency.data or {}, archived.data or {}
+    scores = {p: float(s) for p, s in (doc.get("scores") or {}).items()
+              if isinstance(p, str) and isinstance(s, int | float) and not isinstance(s, bool)}
+    listed = tuple(p for p in arch.get("archived") or [] if isinstance(p, str))
+    threshold = arch.get("threshold")
+    return ArchiveOverview(
+        scores, listed, float(threshold) if isinstance(threshold, int | float) else default_threshold,
+        arch.get("computed_at") or doc.get("computed_at"), doc.get("tau_update_days"), warnings)
+
+
+def thaw(vault: Vault, path: str, *, now: datetime | None = None) -> ArchiveOverview:
+    """Take `path` out of the archive now (see the module doc); returns the new overview."""
+    read = read_meta(vault.root, ARCHIVED_META, version=META_VERSION)
+    doc = read.data or {}
+    listed = [p for p in doc.get("archived") or [] if isinstance(p, str)]
+    if path not in listed:
+        raise RemeError(f"{path} is not archived (meta/archived.json does not list it); "
+                        "nothing to thaw.")
+    when = now or vault.clock()
+    log_access(vault.root, path, when, THAW_EVENT)
+    batch = parse_utc(doc.get("computed_at")) or when
+    write_meta(vault.root, ARCHIVED_META,
+               {"archived": [p for p in listed if p != path], "threshold": doc.get("threshold", 0.15)},
+               version=META_VERSION, now=batch)
+    return archive_overview(vault)

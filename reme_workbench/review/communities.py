@@ -1,0 +1,139 @@
+"""The communities of the digest as a person reviews them: sizes, stability against the
+last run, each community's members and hub, the abstract gates it passes or fails with
+their values, and the data to draw one community (positions, buckets, hub, archived).
+
+Read from the meta files consolidate writes (`meta/communities.json`,
+`meta/community_changes.json`, `meta/archived.json`) and the vault as it is now; nothing
+is written. Without a communities run every view says so and is empty.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..config import Settings
+from ..consolidate.abstract import (
+    CommunityGates,
+    community_gates,
+    hub_coverage,
+    load_communities,
+    rank_central,
+)
+from ..consolidate.archive import ARCHIVED_META, META_VERSION
+from ..vault.meta import read_meta
+from ..vault.vault import Vault
+
+__all__ = ["CommunityView", "CommunitiesOverview", "Drawing", "communities_overview",
+           "community_drawing", "archived_paths"]
+
+
+def archived_paths(vault: Vault) -> frozenset[str]:
+    """The notes meta/archived.json lists (empty when it is missing or unusable)."""
+    doc = read_meta(vault.root, ARCHIVED_META, version=META_VERSION).data or {}
+    found = doc.get("archived")
+    return frozenset(p for p in found if isinstance(p, str)) if isinstance(found, list) else frozenset()
+
+
+@dataclass(frozen=True)
+class CommunityView:
+    """One community: members (most central first), its stability against the previous
+    run (None: unknown), the member that already acts as its hub (links ≥ the coverage
+    share of the others) and the abstract gates with their values."""
+
+    id: str
+    members: tuple[str, ...]
+    stability: float | None
+    hub: str | None
+    hub_share: float
+    gates: CommunityGates
+    buckets: dict[str, int]
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+
+@dataclass(frozen=True)
+class CommunitiesOverview:
+    computed_at: str | None  # the communities run these come from
+    previous: str | None  # the run stability is measured against
+    communities: tuple[CommunityView, ...]  # largest first
+    warnings: tuple[str, ...] = ()
+
+    def get(self, community_id: str) -> CommunityView:
+        for c in self.communities:
+            if c.id == community_id:
+                return c
+        raise KeyError(f"no community {community_id!r}; the communities are "
+                       f"{', '.join(c.id for c in self.communities) or 'none yet'}")
+
+
+def communities_overview(vault: Vault, settings: Settings | None = None, *,
+                         now: datetime | None = None) -> CommunitiesOverview:
+    """Every community of the last communities run, with its gates as of `now`."""
+    settings = settings or Settings()
+    vault.refresh()
+    communities, stability, warnings = load_communities(vault.root)
+    meta = read_meta(vault.root, "community_changes", version=1).data or {}
+    computed = (read_meta(vault.root, "communities", version=1).data or {}).get("computed_at")
+    if not communities:
+        return CommunitiesOverview(computed, meta.get("previous"), (),
+                                   tuple(warnings) or ("No communities yet: run "
+                                                       "`reme-workbench consolidate --only communities`.",))
+    cfg = settings.abstract
+    gates = community_gates(
+        vault, communities=communities, stability=stability, now=now or vault.clock(),
+        min_nodes=cfg.min_nodes, min_stability=cfg.min_stability, min_active=cfg.min_active_nodes,
+        active_window_days=cfg.active_window_days, min_name_diversity=cfg.min_name_diversity,
+        hub_coverage=cfg.hub_coverage)
+    graph = vault.graph
+    views = []
+    for g in gates:
+        best, share = hub_coverage(g.members, graph)
+        buckets = Counter(p.split("/")[1] for p in g.members if p.count("/") >= 2)
+        views.append(CommunityView(
+            g.community, tuple(rank_central(g.members, graph)), stability.get(g.community),
+            best if share >= cfg.hub_coverage else None, share, g, dict(sorted(buckets.items()))))
+    views.sort(key=lambda v: (-v.size, v.id))
+    return CommunitiesOverview(computed, meta.get("previous"), tuple(views), tuple(warnings))
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """One community laid out to draw: positions per note, its links, and per note its
+    bucket, name, whether it is the hub and whether it is archived."""
+
+    community: str
+    positions: dict[str, tuple[float, float]]
+    edges: tuple[tuple[str, str], ...]
+    buckets: dict[str, str]
+    names: dict[str, str]
+    hub: str | None
+    archived: frozenset[str]
+
+
+def community_drawing(vault: Vault, view: CommunityView, *, seed: int = 42) -> Drawing:
+    """A spring layout (networkx, seeded: the same drawing every time) of `view`."""
+    import networkx as nx
+
+    members = set(view.members)
+    g = nx.Graph()
+    g.add_nodes_from(sorted(members))
+    digraph = vault.graph.graph
+    edges = sorted({tuple(sorted((a, b))) for a, b in digraph.edges()  # a multigraph: one per pair
+                    if a in members and b in members and a != b})
+    g.add_edges_from(edges)
+    positions = nx.spring_layout(g, seed=seed) if len(g) > 1 else {n: (0.0, 0.0) for n in g}
+    records = vault.scan.records
+    return Drawing(
+        view.id,
+        {n: (float(x), float(y)) for n, (x, y) in positions.items()},
+        tuple(edges),
+        {p: p.split("/")[1] if p.count("/") >= 2 else "?" for p in members},
+        {p: (records[p].name if p in records and records[p].name else p.rsplit("/", 1)[-1][:-3])
+         for p in members},
+        view.hub,
+        archived_paths(vault) & members,
+    )
