@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "reme_workbench"
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
-# Parts of the package that belong to the notebooks (the `workbench` extra), not the core;
-# none today. A folder named here may import jupyter/ipywidgets/matplotlib.
-WORKBENCH_PARTS: tuple[str, ...] = ()
+# Parts of the package that belong to the notebooks (the `workbench` extra), not the core.
+# A folder named here may import jupyter/ipywidgets/matplotlib.
+WORKBENCH_PARTS: tuple[str, ...] = ("widgets",)
 
 # Imported only inside a function, under `try: ... except ImportError`, and not a runtime
 # dependency on purpose: module -> where it comes from.

@@ -130,7 +130,7 @@ B = "digest/procedure/payments-api-deploy.md"
 D2 = "daily/2026-10-12/payments.md"
 
 
-def pair_vault(make_vault):
+def pair_vault(make_vault, name: str = "vault"):
     files = {
         A: "---\nname: deploy-payments-api\ndescription: How to deploy the payments API\n---\n"
            f"1. Run the migrations.\n2. Roll out with the canary.\n\nSee [[digest/wiki/canary.md]].\n\nderived_from:: [[{LOG}]]\n",
@@ -139,7 +139,7 @@ def pair_vault(make_vault):
         "digest/wiki/canary.md": note("canary", "The canary."),
         LOG: "log\n", D2: "log\n",
     }
-    root = make_vault(files)
+    root = make_vault(files, name=name)
     report = root / "audit/2026-11-02/dups_uncertain.md"
     report.parent.mkdir(parents=True)
     shutil.copy(DATA / "dups_uncertain_golden.md", report)

@@ -1,0 +1,69 @@
+"""The communities screen: sizes and stability plots, then one community at a time — its
+members, hub, the abstract gates it passes or fails with their values, and a drawing
+(coloured by bucket, the hub ringed, archived notes faded). Read-only: communities are
+recomputed by `reme-workbench consolidate`."""
+
+from __future__ import annotations
+
+import ipywidgets as w
+
+from ..config import Settings
+from ..review.communities import CommunitiesOverview, communities_overview, community_drawing
+from ..vault.vault import Vault
+from .html import esc, message_html, table_html
+from .plots import community_figure, community_sizes_figure, figure_image, stability_figure
+
+__all__ = ["CommunitiesView"]
+
+
+class CommunitiesView(w.VBox):
+    def __init__(self, vault: Vault, *, settings: Settings | None = None) -> None:
+        self.vault, self.settings = vault, settings or Settings()
+        self.plots = w.VBox()
+        self.community = w.Dropdown(description="community", options=[])
+        self.detail = w.HTML()
+        self.drawing = w.VBox()
+        self.status = w.HTML()
+        self.overview: CommunitiesOverview | None = None
+        self.community.observe(lambda _c: self._show(), names="value")
+        super().__init__([w.HTML("<h3 style='margin:4px 0'>Communities</h3>"), self.status,
+                          self.plots, self.community, self.detail, self.drawing])
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.overview = communities_overview(self.vault, self.settings)
+        ov = self.overview
+        self.status.value = "".join(message_html(m, ok=False) for m in ov.warnings) or message_html(
+            f"{len(ov.communities)} communities from the run of {(ov.computed_at or '?')[:19]}; "
+            f"stability against {(ov.previous or 'no previous run')[:19]}.")
+        self.plots.children = [
+            figure_image(community_sizes_figure(ov)),
+            figure_image(stability_figure(ov, self.settings.abstract.min_stability)),
+        ] if ov.communities else []
+        self.community.options = [
+            (f"{c.id} · {c.size} notes · {'hub ' + c.hub.rsplit('/', 1)[-1] if c.hub else 'no hub'}", c.id)
+            for c in ov.communities]
+        self.community.value = ov.communities[0].id if ov.communities else None
+        self._show()
+
+    def _show(self) -> None:
+        self.drawing.children = []
+        if self.overview is None or self.community.value is None:
+            self.detail.value = "<i>No community to show.</i>"
+            return
+        view = self.overview.get(self.community.value)
+        gates = table_html(("gate", "value", "needs", "passed", "why"), [
+            (g.name, "—" if g.value is None else g.value, g.threshold, "✓" if g.passed else "✗", g.reason)
+            for g in view.gates.gates])
+        verdict = ("passes every gate: a hub is proposed at the next weekly run" if view.gates.passed
+                   else f"stopped by {view.gates.failed.name}")
+        members = table_html(("member (most central first)", "bucket"),
+                             [(m, m.split("/")[1]) for m in view.members])
+        stability = "unknown (no previous run)" if view.stability is None else f"{view.stability:.2f}"
+        self.detail.value = (
+            f"<div><b>{esc(view.id)}</b>: {view.size} notes · stability {esc(stability)} · "
+            f"hub: {esc(view.hub or 'none')} (the best member links {view.hub_share:.0%} of the others)"
+            f" · buckets {esc(view.buckets)}</div>"
+            f"<h4 style='margin:8px 0 2px'>Abstract gates — {esc(verdict)}</h4>{gates}"
+            f"<h4 style='margin:8px 0 2px'>Members</h4>{members}")
+        self.drawing.children = [figure_image(community_figure(community_drawing(self.vault, view)))]

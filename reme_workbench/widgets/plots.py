@@ -1,0 +1,113 @@
+"""matplotlib figures of the review views. Each function returns a `Figure` built
+without pyplot's global state (so a notebook, a widget and a test can draw side by side)."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from ..review.archive import ArchiveOverview
+from ..review.communities import CommunitiesOverview, Drawing
+
+__all__ = ["figure_png", "figure_image", "community_sizes_figure", "stability_figure", "community_figure",
+           "recency_figure", "BUCKET_COLORS"]
+
+def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
+    """The figure as PNG bytes (what the screens show and the screenshots keep)."""
+    from io import BytesIO
+
+    buf = BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def figure_image(fig: Figure):
+    """An ipywidgets Image of the figure: shows the same in a kernel, a browser and a test."""
+    import ipywidgets as w
+
+    return w.Image(value=figure_png(fig), format="png", layout=w.Layout(max_width="100%"))
+
+
+BUCKET_COLORS = {"procedure": "#1f77b4", "personal": "#d62728", "wiki": "#2ca02c", "?": "#7f7f7f"}
+
+
+def community_sizes_figure(overview: CommunitiesOverview) -> Figure:
+    fig = Figure(figsize=(7, 2.8), layout="constrained")
+    ax = fig.add_subplot()
+    ids = [c.id for c in overview.communities]
+    ax.bar(ids, [c.size for c in overview.communities], color="#4c72b0")
+    ax.set_ylabel("notes")
+    ax.set_title(f"{len(ids)} communities, largest first")
+    ax.tick_params(axis="x", rotation=90, labelsize=7)
+    return fig
+
+
+def stability_figure(overview: CommunitiesOverview, min_stability: float = 0.7) -> Figure:
+    """Each community's stability against the last run, the abstract gate marked; an
+    unknown stability (no previous run) is a grey stub labelled '?'."""
+    fig = Figure(figsize=(7, 2.8), layout="constrained")
+    ax = fig.add_subplot()
+    ids = [c.id for c in overview.communities]
+    known = [c.stability if c.stability is not None else 0.02 for c in overview.communities]
+    colors = ["#bbbbbb" if c.stability is None else ("#55a868" if c.stability >= min_stability
+                                                       else "#c44e52") for c in overview.communities]
+    ax.bar(ids, known, color=colors)
+    for i, c in enumerate(overview.communities):
+        if c.stability is None or c.stability < 0.05:  # a bar too low to see says what it is
+            ax.text(i, 0.04, "?" if c.stability is None else f"{c.stability:.2f}", ha="center",
+                    fontsize=7, color="#555555")
+    ax.axhline(min_stability, color="#333333", linestyle="--", linewidth=1,
+               label=f"abstract gate ≥ {min_stability:g}")
+    ax.legend(loc="upper left", bbox_to_anchor=(0, 1.0), fontsize=7, frameon=True)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("stability (Jaccard)")
+    previous = (overview.previous or "no previous run")[:10]
+    ax.set_title(f"stability against the last run ({previous})")
+    ax.tick_params(axis="x", rotation=90, labelsize=7)
+    return fig
+
+
+def community_figure(drawing: Drawing) -> Figure:
+    """One community: notes coloured by bucket, the hub ringed and larger, archived
+    notes faded, every link a line."""
+    fig = Figure(figsize=(7, 5), layout="constrained")
+    ax = fig.add_subplot()
+    pos = drawing.positions
+    for a, b in drawing.edges:
+        (x1, y1), (x2, y2) = pos[a], pos[b]
+        ax.plot([x1, x2], [y1, y2], color="#999999", linewidth=0.8, zorder=1)
+    for path, (x, y) in sorted(pos.items()):
+        faded = path in drawing.archived
+        hub = path == drawing.hub
+        ax.scatter([x], [y], s=420 if hub else 160, zorder=2,
+                   color=BUCKET_COLORS.get(drawing.buckets.get(path, "?"), "#7f7f7f"),
+                   alpha=0.3 if faded else 0.95,
+                   edgecolors="#000000" if hub else "none", linewidths=2.5 if hub else 0)
+        name = drawing.names.get(path, path)
+        ax.annotate(name if len(name) <= 28 else name[:27] + "…", (x, y), fontsize=7,
+                    xytext=(4, 4), textcoords="offset points", alpha=0.4 if faded else 1.0)
+    for bucket, color in BUCKET_COLORS.items():
+        if bucket in drawing.buckets.values():
+            ax.scatter([], [], color=color, label=bucket)
+    ax.scatter([], [], color="#ffffff", edgecolors="#000000", linewidths=2.5, label="hub")
+    if drawing.archived:
+        ax.scatter([], [], color="#7f7f7f", alpha=0.3, label="archived")
+    ax.legend(loc="best", fontsize=7, frameon=False)
+    ax.set_title(f"community {drawing.community}: {len(pos)} notes, {len(drawing.edges)} links")
+    ax.set_axis_off()
+    return fig
+
+
+def recency_figure(overview: ArchiveOverview) -> Figure:
+    """The histogram of recency scores with the archive cut."""
+    fig = Figure(figsize=(7, 2.8), layout="constrained")
+    ax = fig.add_subplot()
+    scores = list(overview.scores.values())
+    ax.hist(scores, bins=[i / 20 for i in range(21)], color="#4c72b0", edgecolor="#ffffff")
+    ax.axvline(overview.threshold, color="#c44e52", linestyle="--", linewidth=1.5)
+    ax.text(overview.threshold + 0.01, ax.get_ylim()[1] * 0.9,
+            f"archive under {overview.threshold:g}", color="#c44e52", fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("recency score (stored clipped to 0–1)")
+    ax.set_ylabel("notes")
+    ax.set_title(f"{len(scores)} notes scored, {len(overview.archived)} archived")
+    return fig

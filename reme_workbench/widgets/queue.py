@@ -1,0 +1,225 @@
+"""The proposal queue screen: filter, read the story and the diffs, decide.
+
+`ProposalQueueView(vault)` is an ipywidgets VBox: filters (action, bucket, material,
+state), the list of proposals, the selected one's story and a diff per file with the
+links it adds and removes, and the decisions — accept, reject, edit-then-accept (the
+edited text is judged by the proposal's own checks before it applies), re-plan a stale
+one, and batch accept of the filtered list after a confirmation that says how many.
+Every action goes through `reme_workbench.review` (the proposal queue and the changeset
+store), so a stale proposal is never applied over a person's change.
+
+Driven from Python as from the screen: `view.select(id)`, then `view.accept_button.click()`.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as w
+
+from ..config import Settings
+from ..errors import RemeError
+from ..proposals import ProposalQueue
+from ..review import proposals as rv
+from ..vault.layout import BUCKETS
+from ..vault.store import Delete
+from ..vault.vault import Vault
+from .html import diff_html, message_html, sections_html
+
+__all__ = ["ProposalQueueView", "ACTIONS"]
+
+ACTIONS = (("every action", ""), ("dream (all)", "dream."), ("dream.create", "dream.create"),
+           ("dream.corroborate", "dream.corroborate"), ("dream.refine", "dream.refine"),
+           ("dream.correct", "dream.correct"), ("consolidate (all)", "consolidate."),
+           ("consolidate.merge", "consolidate.merge"), ("consolidate.split", "consolidate.split"),
+           ("consolidate.abstract", "consolidate.abstract"))
+STATES = (("pending", "pending"), ("stale", "stale"), ("applied", "applied"),
+          ("rejected", "rejected"), ("every state", ""))
+
+
+class ProposalQueueView(w.VBox):
+    def __init__(self, vault: Vault, *, settings: Settings | None = None, actions: str = "",
+                 state: str = "pending", dream_brain=None, consolidate_brain=None, index=None,
+                 embedder=None) -> None:
+        self.vault, self.settings = vault, settings or Settings()
+        self._replan_kw = {"dream_brain": dream_brain, "consolidate_brain": consolidate_brain,
+                           "index": index, "embedder": embedder}
+        self.action = w.Dropdown(options=ACTIONS, value=actions, description="action")
+        self.bucket = w.Dropdown(options=[("every bucket", "")] + [(b, b) for b in BUCKETS],
+                                 value="", description="bucket")
+        self.material = w.Dropdown(options=[("every material", "")], value="", description="material")
+        self.state = w.Dropdown(options=STATES, value=state, description="state")
+        self.count = w.HTML()
+        self.list = w.Select(options=[], rows=10, layout=w.Layout(width="100%"))
+        self.detail = w.HTML()
+        self.status = w.HTML()
+        self.accept_button = w.Button(description="Accept", button_style="success", icon="check")
+        self.reject_button = w.Button(description="Reject", button_style="danger", icon="times")
+        self.reason = w.Text(placeholder="why (optional, for reject)", layout=w.Layout(width="30%"))
+        self.edit_button = w.Button(description="Edit…", icon="pencil")
+        self.replan_button = w.Button(description="Re-plan", icon="refresh")
+        self.batch_button = w.Button(description="Accept all shown…", icon="check-square")
+        self.confirm_button = w.Button(description="Confirm", button_style="warning")
+        self.cancel_button = w.Button(description="Cancel")
+        self.confirm_box = w.HBox([self.confirm_button, self.cancel_button])
+        self.confirm_box.layout.display = "none"
+        self.editors: dict[str, w.Textarea] = {}
+        self.edit_box = w.VBox()
+        self.accept_edited_button = w.Button(description="Accept edited", button_style="success")
+        self.cancel_edit_button = w.Button(description="Cancel edit")
+        self._batch: list[str] = []
+
+        for control in (self.action, self.bucket, self.material, self.state):
+            control.observe(lambda _change: self.refresh(), names="value")
+        self.list.observe(lambda _change: self._show(), names="value")
+        self.accept_button.on_click(lambda _b: self.accept())
+        self.reject_button.on_click(lambda _b: self.reject(self.reason.value))
+        self.edit_button.on_click(lambda _b: self.start_edit())
+        self.accept_edited_button.on_click(lambda _b: self.accept_edited())
+        self.cancel_edit_button.on_click(lambda _b: self._end_edit())
+        self.replan_button.on_click(lambda _b: self.replan())
+        self.batch_button.on_click(lambda _b: self.ask_batch())
+        self.confirm_button.on_click(lambda _b: self.confirm_batch())
+        self.cancel_button.on_click(lambda _b: self._hide_confirm("Batch accept cancelled."))
+        super().__init__([
+            w.HTML("<h3 style='margin:4px 0'>Proposals</h3>"),
+            w.HBox([self.action, self.bucket, self.state]), self.material, self.count, self.list,
+            w.HBox([self.accept_button, self.reject_button, self.reason, self.edit_button,
+                    self.replan_button, self.batch_button]),
+            self.confirm_box, self.status, self.edit_box, self.detail,
+        ])
+        self.refresh()
+
+    # -- the list -----------------------------------------------------------------------------
+    @property
+    def filter(self) -> rv.ReviewFilter:
+        return rv.ReviewFilter(state=self.state.value or None,
+                               actions=(self.action.value,) if self.action.value else (),
+                               bucket=self.bucket.value or None,
+                               material=self.material.value or None)
+
+    @property
+    def shown(self) -> list[str]:
+        """The ids the list shows now (the filtered selection)."""
+        return [value for _, value in self.list.options]
+
+    @property
+    def selected(self) -> str | None:
+        return self.list.value
+
+    def refresh(self) -> None:
+        """Read the queue again and show what the filters pick."""
+        every = ProposalQueue(self.vault).list()
+        materials = sorted({m for p in every if (m := rv.material_of(p))})
+        wanted = self.material.value
+        self.material.options = [("every material", "")] + [(m, m) for m in materials]
+        self.material.value = wanted if wanted in materials else ""
+        picked = self.filter.pick(every)
+        keep = self.list.value
+        self.list.options = [(f"{p.id} · {p.action} · {p.summary}"[:160], p.id) for p in picked]
+        self.list.value = keep if keep in self.shown else (self.shown[0] if self.shown else None)
+        self.count.value = (f"<b>{len(picked)}</b> of {len(every)} proposals shown")
+        self._show()
+
+    def select(self, proposal_id: str) -> None:
+        if proposal_id not in self.shown:
+            raise RemeError(f"{proposal_id} is not in the list; change the filters to show it.")
+        self.list.value = proposal_id
+
+    def _show(self) -> None:
+        pid = self.list.value
+        self._end_edit()
+        if pid is None:
+            self.detail.value = "<i>No proposal matches the filters.</i>"
+            for b in (self.accept_button, self.reject_button, self.edit_button, self.replan_button):
+                b.disabled = True
+            self.batch_button.disabled = not self.shown
+            return
+        proposal = ProposalQueue(self.vault).load(pid)
+        waiting = proposal.state in ("pending", "stale")
+        self.accept_button.disabled = self.reject_button.disabled = not waiting
+        self.edit_button.disabled = not waiting or all(isinstance(op, Delete) for op in proposal.ops)
+        self.replan_button.disabled = proposal.state != "stale"
+        self.batch_button.disabled = not self.shown
+        diffs = "".join(diff_html(d) for d in rv.file_diffs(proposal))
+        self.detail.value = (sections_html(rv.story_sections(proposal))
+                             + f"<h4 style='margin:8px 0 2px'>Changes</h4>{diffs}")
+
+    def _say(self, text: str, ok: bool = True) -> None:
+        self.status.value = message_html(text, ok=ok)
+
+    # -- decisions ----------------------------------------------------------------------------
+    def _decide(self, what, *args, **kwargs) -> rv.Decision | None:
+        pid = self.list.value
+        if pid is None:
+            self._say("Select a proposal first.", ok=False)
+            return None
+        try:
+            done = what(self.vault, pid, *args, **kwargs)
+        except RemeError as exc:
+            self._say(str(exc), ok=False)
+            return None
+        self._say(done.message, ok=done.state in ("applied", "rejected") or bool(done.new_ids))
+        self.refresh()
+        if done.new_ids and done.new_ids[0] in self.shown:
+            self.list.value = done.new_ids[0]
+        return done
+
+    def accept(self) -> rv.Decision | None:
+        return self._decide(rv.decide, "accept")
+
+    def reject(self, reason: str = "") -> rv.Decision | None:
+        return self._decide(rv.decide, "reject", reason=reason)
+
+    def replan(self) -> rv.Decision | None:
+        if self.state.value == "stale":  # the re-planned proposal is pending: show it
+            self.state.value = ""
+        return self._decide(rv.replan, settings=self.settings, **self._replan_kw)
+
+    def start_edit(self) -> None:
+        """One text box per file the proposal writes, holding what it would write."""
+        pid = self.list.value
+        if pid is None:
+            return
+        proposal = ProposalQueue(self.vault).load(pid)
+        self.editors = {op.path: w.Textarea(value=op.content.decode("utf-8", errors="replace"),
+                                            description=op.path.rsplit("/", 1)[-1],
+                                            layout=w.Layout(width="100%", height="240px"))
+                        for op in proposal.ops if not isinstance(op, Delete)}
+        self.edit_box.children = [w.HTML("<b>Edit, then accept: the proposal's checks judge "
+                                         "your version before it is written.</b>"),
+                                  *self.editors.values(),
+                                  w.HBox([self.accept_edited_button, self.cancel_edit_button])]
+
+    def accept_edited(self) -> rv.Decision | None:
+        edited = {path: box.value for path, box in self.editors.items()}
+        return self._decide(rv.decide, "accept", edited=edited)
+
+    def _end_edit(self) -> None:
+        self.editors = {}
+        self.edit_box.children = []
+
+    # -- batch --------------------------------------------------------------------------------
+    def ask_batch(self) -> None:
+        self._batch = list(self.shown)
+        if not self._batch:
+            self._say("Nothing to accept: the list is empty.", ok=False)
+            return
+        self.confirm_box.layout.display = "flex"
+        self.confirm_button.description = f"Accept {len(self._batch)}"
+        self._say(f"Accept all {len(self._batch)} proposals shown? Each is checked again "
+                  "against the files as they are now.")
+
+    def confirm_batch(self) -> list[rv.Decision]:
+        results = rv.accept_many(self.vault, self._batch)
+        self._batch = []
+        applied = sum(r.state == "applied" for r in results)
+        problems = [r for r in results if r.state != "applied"]
+        self.confirm_box.layout.display = "none"
+        self.refresh()
+        self._say(f"{applied} of {len(results)} applied."
+                  + ("" if not problems else " Not applied: " + "; ".join(r.message for r in problems[:5])),
+                  ok=not problems)
+        return results
+
+    def _hide_confirm(self, message: str) -> None:
+        self.confirm_box.layout.display = "none"
+        self._say(message)
