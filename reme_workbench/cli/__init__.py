@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (register commands)
     index_cmds,
     proposals_cmds,
     vault_cmds,
+    workbench_cmds,
 )
 from .app import cli, main
 

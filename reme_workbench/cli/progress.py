@@ -69,6 +69,12 @@ class Progress:
         )
         self._stage = stage
 
+    def steps(self, what: str, done: int, total: int) -> None:
+        """A bar for a job of a few long steps (the demo's weeks): [####······] 3/9 what."""
+        width = 20
+        filled = round(width * done / total) if total else width
+        self.update(f"[{'#' * filled}{'·' * (width - filled)}] {done}/{total} {what}", force=True)
+
     def queries(self, done: int, total: int) -> None:
         self.update(f"recall: {done}/{total} queries", force=done == total)
 

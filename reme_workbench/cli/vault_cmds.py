@@ -19,8 +19,9 @@ from .app import Ctx, cli, emit_json, output_options, vault_relative, wants_json
 def init(obj: Ctx, path: Path | None, sample: bool, as_json):
     """Create a vault at PATH (or add the missing layers to an existing folder).
 
-    Creates resource/, daily/, digest/{procedure,personal,wiki}/, meta/, audit/ and a
-    .gitignore entry for the .reme/ cache. Existing files are never overwritten.
+    Creates resource/, daily/, digest/{procedure,personal,wiki}/, meta/, audit/, the
+    review notebooks in workbench/ and a .gitignore entry for the .reme/ cache. Existing
+    files are never overwritten.
     Without PATH, the vault that --vault names (default: the current folder).
     """
     from ..vault.vault import init_vault
@@ -29,7 +30,11 @@ def init(obj: Ctx, path: Path | None, sample: bool, as_json):
     if path.is_dir():  # an existing folder's reme.toml is checked like every command's
         obj.vault_path = path
         obj.settings()
+    from ..workbench.notebooks import place_notebooks
+
     created = init_vault(path, sample=sample)
+    placed = place_notebooks(path)  # the review notebooks, in workbench/ (Obsidian ignores them)
+    created += [f"workbench/{name}" for name in placed.placed]
     if wants_json(as_json):
         emit_json({"vault": str(path), "created": created})
         return

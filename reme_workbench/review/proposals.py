@@ -338,7 +338,7 @@ class Decision:
 
     @property
     def ok(self) -> bool:
-        return self.state in ("applied", "rejected") or bool(self.new_ids)
+        return self.state in ("applied", "rejected", "reverted") or bool(self.new_ids)
 
 
 def _outcome(done: Proposal, verb: str) -> Decision:
@@ -363,7 +363,10 @@ def decide(vault: Vault, proposal_id: str, decision: str, *, edited: Mapping[str
     if decision == "reject":
         done = queue.reject(proposal_id, reason or "rejected by a person in the workbench")
         return Decision(done.id, "rejected", f"{done.id} rejected: {done.summary}")
-    raise RemeError(f"Unknown decision {decision!r}; use 'accept' or 'reject'.")
+    if decision == "revert":
+        done = queue.revert(proposal_id)
+        return Decision(done.id, "reverted", f"{done.id} reverted: {done.summary}")
+    raise RemeError(f"Unknown decision {decision!r}; use 'accept', 'reject' or 'revert'.")
 
 
 def accept_many(vault: Vault, proposal_ids: Sequence[str]) -> list[Decision]:

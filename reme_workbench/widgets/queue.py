@@ -56,6 +56,7 @@ class ProposalQueueView(w.VBox):
         self.reason = w.Text(placeholder="why (optional, for reject)", layout=w.Layout(width="30%"))
         self.edit_button = w.Button(description="Edit…", icon="pencil")
         self.replan_button = w.Button(description="Re-plan", icon="refresh")
+        self.revert_button = w.Button(description="Revert", icon="undo")
         self.batch_button = w.Button(description="Accept all shown…", icon="check-square")
         self.confirm_button = w.Button(description="Confirm", button_style="warning")
         self.cancel_button = w.Button(description="Cancel")
@@ -76,6 +77,7 @@ class ProposalQueueView(w.VBox):
         self.accept_edited_button.on_click(lambda _b: self.accept_edited())
         self.cancel_edit_button.on_click(lambda _b: self._end_edit())
         self.replan_button.on_click(lambda _b: self.replan())
+        self.revert_button.on_click(lambda _b: self.revert())
         self.batch_button.on_click(lambda _b: self.ask_batch())
         self.confirm_button.on_click(lambda _b: self.confirm_batch())
         self.cancel_button.on_click(lambda _b: self._hide_confirm("Batch accept cancelled."))
@@ -83,7 +85,7 @@ class ProposalQueueView(w.VBox):
             w.HTML("<h3 style='margin:4px 0'>Proposals</h3>"),
             w.HBox([self.action, self.bucket, self.state]), self.material, self.count, self.list,
             w.HBox([self.accept_button, self.reject_button, self.reason, self.edit_button,
-                    self.replan_button, self.batch_button]),
+                    self.replan_button, self.revert_button, self.batch_button]),
             self.confirm_box, self.status, self.edit_box, self.detail,
         ])
         self.refresh()
@@ -129,7 +131,8 @@ class ProposalQueueView(w.VBox):
         self._end_edit()
         if pid is None:
             self.detail.value = "<i>No proposal matches the filters.</i>"
-            for b in (self.accept_button, self.reject_button, self.edit_button, self.replan_button):
+            for b in (self.accept_button, self.reject_button, self.edit_button, self.replan_button,
+                      self.revert_button):
                 b.disabled = True
             self.batch_button.disabled = not self.shown
             return
@@ -138,6 +141,7 @@ class ProposalQueueView(w.VBox):
         self.accept_button.disabled = self.reject_button.disabled = not waiting
         self.edit_button.disabled = not waiting or all(isinstance(op, Delete) for op in proposal.ops)
         self.replan_button.disabled = proposal.state != "stale"
+        self.revert_button.disabled = proposal.state != "applied"
         self.batch_button.disabled = not self.shown
         diffs = "".join(diff_html(d) for d in rv.file_diffs(proposal))
         self.detail.value = (sections_html(rv.story_sections(proposal))
@@ -157,7 +161,7 @@ class ProposalQueueView(w.VBox):
         except RemeError as exc:
             self._say(str(exc), ok=False)
             return None
-        self._say(done.message, ok=done.state in ("applied", "rejected") or bool(done.new_ids))
+        self._say(done.message, ok=done.ok)
         self.refresh()
         if done.new_ids and done.new_ids[0] in self.shown:
             self.list.value = done.new_ids[0]
@@ -168,6 +172,9 @@ class ProposalQueueView(w.VBox):
 
     def reject(self, reason: str = "") -> rv.Decision | None:
         return self._decide(rv.decide, "reject", reason=reason)
+
+    def revert(self) -> rv.Decision | None:
+        return self._decide(rv.decide, "revert")
 
     def replan(self) -> rv.Decision | None:
         if self.state.value == "stale":  # the re-planned proposal is pending: show it

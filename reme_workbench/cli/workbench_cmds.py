@@ -1,0 +1,86 @@
+"""`demo` (the main job: the sample's four weeks) and `workbench` (notebooks + JupyterLab)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json
+
+
+@cli.command()
+@click.argument("path", required=False, type=click.Path(path_type=Path), default="reme-demo")
+@EMBEDDER_OPTION
+@output_options
+@click.pass_obj
+def demo(obj: Ctx, path: Path, embedder, as_json):
+    """Build the demo vault at PATH (default ./reme-demo): the bundled sample's four weeks
+    replayed in order — each week's material dreamt with the offline brain, then
+    consolidated as the weekly schedule would at the week's end — and the review
+    notebooks placed in PATH/workbench/. No key and no network are needed. Prints what
+    there is to review and where to look next. PATH must be new or an empty folder.
+    """
+    from ..workbench.demo import build_demo
+
+    with obj.progress() as bar:
+        report = build_demo(path, embedder=embedder, progress=bar.steps)
+    if wants_json(as_json):
+        emit_json(report.to_json())
+        return
+    click.echo(f"Demo vault at {path} ({report.embedder} embedder, {report.seconds:.0f} s).")
+    for w in report.weeks:
+        click.echo(f"  week {w.first:%m-%d}–{w.last:%m-%d}: {w.materials} files dreamt, "
+                   f"{w.created} notes created, {w.updated} updated")
+    for label, counts in (("created", report.created), ("updated", report.updated),
+                          ("in the digest now", report.notes)):
+        click.echo(f"Notes {label}: " + ", ".join(f"{b} {n}" for b, n in counts.items()))
+    click.echo(f"Communities: {report.communities}")
+    waiting = ", ".join(f"{k} {v}" for k, v in report.waiting.items()) or "none"
+    click.echo(f"Proposals waiting for you: {waiting}")
+    click.echo("Next:")
+    click.echo(f"  reme-workbench workbench {path}     review them in JupyterLab "
+               f"({len(report.notebooks)} notebooks in {path}/workbench/)")
+    click.echo(f"  reme-workbench --vault {path} proposals list")
+    click.echo(f"  open {path} as a vault in Obsidian")
+
+
+@cli.command()
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--refresh", is_flag=True,
+              help="Replace notebooks you edited with the package's (your copy is saved beside them).")
+@click.option("--no-browser", is_flag=True, help="Start JupyterLab without opening a browser.")
+@click.option("--port", type=int, default=0, show_default="a free port",
+              help="The port JupyterLab listens on (127.0.0.1 only).")
+@click.option("--place-only", is_flag=True, help="Update the notebooks and stop; do not start JupyterLab.")
+@click.pass_obj
+def workbench(obj: Ctx, path: Path | None, refresh, no_browser, port, place_only):
+    """Update the review notebooks in PATH/workbench/ from the package's masters (a copy
+    you edited is kept unless --refresh) and start JupyterLab on 127.0.0.1 at the vault.
+    PATH defaults to --vault (or the current folder). Stop it with Ctrl-C.
+    """
+    from ..errors import RemeError
+    from ..workbench.notebooks import place_notebooks
+
+    root = obj.vault_path if path is None else path
+    obj.vault_path = root
+    obj.open()  # refuses a folder that is not a vault, with the fix
+    report = place_notebooks(root, refresh=refresh)
+    for line in report.lines() or ["notebooks up to date"]:
+        click.echo(f"workbench/: {line}")
+    if place_only:
+        return
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError:
+        raise RemeError("JupyterLab is not installed: `pip install 'reme-workbench[workbench]'`, "
+                        "then run this again.") from None
+    cmd = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
+           f"--ServerApp.port={port}", f"--ServerApp.root_dir={Path(root).resolve()}",
+           "--LabApp.default_url=/lab/tree/workbench/01_dream_review.ipynb"]
+    if no_browser:
+        cmd.append("--no-browser")
+    click.echo("Starting JupyterLab on 127.0.0.1 (Ctrl-C stops it): " + " ".join(cmd[2:]))
+    raise SystemExit(subprocess.call(cmd))

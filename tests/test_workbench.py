@@ -1,0 +1,99 @@
+"""The workbench's plumbing through the CLI: `demo` (the main job), the notebooks `init`
+places and `workbench` keeps up to date without losing a person's edits."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from click.testing import CliRunner
+
+from reme_workbench.cli import cli
+from reme_workbench.workbench import notebooks as nbm
+from reme_workbench.workbench.demo import material_weeks
+
+
+def run(*args, ok=True):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    if ok:
+        assert result.exit_code == 0, result.output
+    return result
+
+
+def test_init_places_the_review_notebooks(tmp_path):
+    vault = tmp_path / "v"
+    data = json.loads(run("init", str(vault), "--json").stdout)
+    assert {f"workbench/{n}" for n in nbm.MASTERS} <= set(data["created"])
+    for name in nbm.MASTERS:
+        assert (vault / "workbench" / name).read_bytes() == nbm.masters()[name]
+
+
+def test_workbench_updates_untouched_copies_and_keeps_edited_ones(tmp_path, monkeypatch):
+    vault = tmp_path / "v"
+    run("init", str(vault))
+    edited = vault / "workbench" / "02_communities.ipynb"
+    edited.write_text(edited.read_text() + "\n", encoding="utf-8")  # a person's change
+    # a newer package: every master differs from what was placed
+    newer = {n: data.replace(b'"nbformat_minor"', b'"nbformat_minor" ') for n, data in nbm.masters().items()}
+    monkeypatch.setattr(nbm, "masters", lambda: newer)
+    out = run("--vault", str(vault), "workbench", "--place-only").output
+    assert "updated: 01_dream_review.ipynb, 03_merge_votes.ipynb" in out
+    assert "kept (you edited them; --refresh replaces them): 02_communities.ipynb" in out
+    assert edited.read_text().endswith("\n\n")  # the person's copy is untouched
+    assert (vault / "workbench" / "01_dream_review.ipynb").read_bytes() == newer["01_dream_review.ipynb"]
+    # --refresh replaces it, keeping the edited copy beside it
+    out = run("--vault", str(vault), "workbench", "--place-only", "--refresh").output
+    assert "your edited 02_communities.ipynb was saved as workbench/02_communities.edited-" in out
+    backups = list((vault / "workbench").glob("02_communities.edited-*.ipynb"))
+    assert len(backups) == 1 and backups[0].read_text().endswith("\n\n")
+    assert edited.read_bytes() == newer["02_communities.ipynb"]
+    assert "notebooks up to date" in run("--vault", str(vault), "workbench", "--place-only").output
+
+
+def test_workbench_refuses_a_folder_that_is_no_vault(tmp_path):
+    result = run("--vault", str(tmp_path / "nothing"), "workbench", "--place-only", ok=False)
+    assert result.exit_code != 0
+
+
+def test_find_vault_walks_up_from_the_notebook_folder(tmp_path, monkeypatch):
+    vault = tmp_path / "v"
+    run("init", str(vault))
+    assert nbm.find_vault(vault / "workbench") == vault.resolve()
+    assert nbm.find_vault(tmp_path) is None
+    monkeypatch.setenv("REME_VAULT", str(vault))
+    assert nbm.notebook_vault(tmp_path).root == vault
+
+
+def test_the_sample_material_falls_in_four_weeks(tmp_path):
+    vault = tmp_path / "v"
+    run("init", str(vault), "--sample")
+    weeks = material_weeks(vault)
+    assert [(a.isoformat(), b.isoformat()) for a, b, _ in weeks] == [
+        ("2026-10-05", "2026-10-11"), ("2026-10-12", "2026-10-18"),
+        ("2026-10-19", "2026-10-25"), ("2026-10-26", "2026-11-01")]
+    assert sum(len(files) for _, _, files in weeks) == 37
+
+
+def test_demo_builds_the_main_job_and_says_where_to_look(tmp_path):
+    path = tmp_path / "reme-demo"
+    result = run("demo", str(path), "--embedder", "hashing", "--text")
+    out = result.output
+    assert f"Demo vault at {path}" in out
+    assert out.count("week ") == 4 and "Notes created: procedure" in out
+    assert "Proposals waiting for you: consolidate.abstract" in out and "consolidate.merge 1" in out
+    assert "consolidate.split 1" in out
+    assert f"reme-workbench workbench {path}" in out
+    assert {p.name for p in (path / "workbench").iterdir()} >= set(nbm.MASTERS)
+    data = json.loads(run("--vault", str(path), "proposals", "list", "--state", "pending", "--json").stdout)
+    assert {p["action"] for p in data} == {"consolidate.abstract", "consolidate.merge", "consolidate.split"}
+    # a second demo into the same folder is refused: nothing is overwritten
+    again = run("demo", str(path), "--embedder", "hashing", ok=False)
+    assert again.exit_code != 0 and "already exists and is not empty" in again.output
+
+
+@pytest.mark.parametrize("when", [datetime(2026, 12, 3, tzinfo=UTC)])
+def test_place_report_lines(tmp_path, when):
+    (tmp_path / "digest").mkdir()
+    report = nbm.place_notebooks(tmp_path, now=when)
+    assert report.placed == nbm.MASTERS and report.lines() == [f"placed: {', '.join(nbm.MASTERS)}"]
