@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -82,5 +83,9 @@ def workbench(obj: Ctx, path: Path | None, refresh, no_browser, port, place_only
            "--LabApp.default_url=/lab/tree/workbench/01_dream_review.ipynb"]
     if no_browser:
         cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # a container's root: Jupyter refuses it otherwise
+        cmd.append("--ServerApp.allow_root=True")
+        click.echo("Running as root: JupyterLab is started with allow_root (it listens on "
+                   "127.0.0.1 only).", err=True)
     click.echo("Starting JupyterLab on 127.0.0.1 (Ctrl-C stops it): " + " ".join(cmd[2:]))
     raise SystemExit(subprocess.call(cmd))

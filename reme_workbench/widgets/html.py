@@ -54,6 +54,9 @@ def sections_html(sections: Iterable[Section]) -> str:
     return "".join(parts)
 
 
+_PRE = "white-space:pre-wrap;line-height:1.35;margin:0;padding:4px;border:1px solid #d0d7de"
+
+
 def diff_html(diff: FileDiff) -> str:
     """One file: its path and kind, the links it adds and removes, then its lines."""
     chips = "".join(
@@ -65,20 +68,19 @@ def diff_html(diff: FileDiff) -> str:
     for line in diff.lines:
         sign = line[:1]
         color = {"+": _GREEN, "-": _RED, "@": _GREY}.get(sign)
-        style = f"background:{color};" if color else ""
-        rows.append(f"<div style='{style}white-space:pre-wrap'>{_marked(line, color if sign in '+-' else None)}</div>")
+        style = f" style='background:{color};display:block'" if color else " style='display:block'"
+        rows.append(f"<span{style}>{_marked(line, color if sign in '+-' else None) or ' '}</span>")
     return (f"<div class='reme-diff' style='margin:6px 0;{_BOX}'>"
             f"<div style='font-weight:600'>{esc(diff.kind)} {esc(diff.path)}</div>"
             f"<div>{chips or '<i>no link added or removed</i>'}</div>"
-            f"<div style='border:1px solid #d0d7de;padding:4px'>{''.join(rows) or '<i>no change</i>'}</div>"
+            f"<pre style='{_PRE}'>{''.join(rows) or '<i>no change</i>'}</pre>"
             "</div>")
 
 
 def note_html(text: str, *, title: str = "") -> str:
-    lines = "".join(f"<div style='white-space:pre-wrap'>{_marked(ln, None)}</div>"
-                    for ln in text.split("\n"))
     head = f"<div style='font-weight:600'>{esc(title)}</div>" if title else ""
-    return f"<div style='{_BOX}'>{head}<div style='border:1px solid #d0d7de;padding:4px'>{lines}</div></div>"
+    body = "\n".join(_marked(ln, None) for ln in text.split("\n"))
+    return f"<div style='{_BOX}'>{head}<pre style='{_PRE}'>{body}</pre></div>"
 
 
 def side_by_side_html(left: str, right: str, left_title: str, right_title: str) -> str:

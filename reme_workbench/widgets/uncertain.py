@@ -73,6 +73,7 @@ class UncertainView(w.VBox):
             self.into.options = []
             return
         self.into.options = [(e.names[0], e.a), (e.names[1], e.b)]
+        self.into.value = e.a
         votes = table_html(("judge", "answer", "confidence", "reason"), [
             (v.judge, "yes (counts)" if v.agrees else ("yes" if v.is_same else "no"), v.confidence, v.reason)
             for v in e.votes])
