@@ -110,6 +110,8 @@ LAYER_RULES = {
     "dream": {"vault", "index", "llm", "proposals", "dream"},
     "consolidate": {"vault", "index", "llm", "proposals", "consolidate"},
     "review": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review"},
+    "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
+    "widgets": {"vault", "proposals", "review", "widgets"},
 }
 SHARED = {"errors", "config"}
 

@@ -109,8 +109,8 @@ def test_the_workbench_in_a_real_browser(lab, tmp_path):
     vault, port = lab
     shots = ROOT / "docs" / "screenshots" if os.environ.get("WORKBENCH_SCREENSHOTS") else tmp_path
     shots.mkdir(parents=True, exist_ok=True)
-    pending = sorted((p for p in (vault / "meta" / "proposals").glob("p-*.json")
-                      if json.loads(p.read_text())["state"] == "pending"))
+    pending = sorted(p for p in (vault / "meta" / "proposals").glob("p-*.json")
+                      if json.loads(p.read_text())["state"] == "pending")
     assert pending, "the demo should leave proposals for review"
     first = json.loads(pending[0].read_text())
     with playwright.sync_playwright() as pw:

@@ -35,10 +35,10 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert test_command in ci.splitlines(), "README's test command and .ci/run disagree"
 
 
-def test_readme_main_job_uses_the_sample_vault():
+def test_readme_main_job_is_the_demo_on_the_sample_vault():
     main_job = _readme_command("Set up and run the main job")
-    assert "init demo-vault --sample" in main_job
-    assert "demo-vault dream" in main_job and "demo-vault consolidate" in main_job
+    assert main_job.endswith(".venv/bin/reme-workbench demo reme-demo")
+    assert main_job.startswith(_readme_command("Set up and run the tests").rsplit(" && ", 1)[0])
 
 
 # --- docs/spec.md: the project's own spec ------------------------------------------------

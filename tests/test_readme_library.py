@@ -21,19 +21,18 @@ def _library_block() -> str:
 
 def test_the_readme_library_snippet_runs_on_the_main_jobs_vault(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    # the main job: init demo-vault --sample, then dream (the hashing embedder keeps it quick)
-    for args in (["init", "demo-vault", "--sample", "--json"],
-                 ["--vault", "demo-vault", "dream", "--embedder", "hashing", "--json"]):
-        result = CliRunner().invoke(cli, args, catch_exceptions=False)
-        assert result.exit_code == 0, result.output
+    # the main job: the demo (the hashing embedder keeps it quick)
+    result = CliRunner().invoke(cli, ["demo", "reme-demo", "--embedder", "hashing", "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
     block = _library_block()
-    assert 'Vault.open("demo-vault")' in block
+    assert 'Vault.open("reme-demo")' in block
     exec(compile(block, "README.md (Library)", "exec"), {"__name__": "readme"})
     assert capsys.readouterr().out.strip()  # it prints what it found
 
 
 def test_the_main_jobs_vault_is_ignored_by_git():
     main_job = re.search(r"```bash\n(.+?)\n```", README.split("Set up and run the main job", 1)[1], re.S)
-    assert "init demo-vault" in main_job.group(1)
+    assert "reme-workbench demo reme-demo" in main_job.group(1)
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
-    assert "demo-vault/" in ignored
+    assert "reme-demo/" in ignored

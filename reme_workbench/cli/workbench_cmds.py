@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -88,4 +87,6 @@ def workbench(obj: Ctx, path: Path | None, refresh, no_browser, port, place_only
         click.echo("Running as root: JupyterLab is started with allow_root (it listens on "
                    "127.0.0.1 only).", err=True)
     click.echo("Starting JupyterLab on 127.0.0.1 (Ctrl-C stops it): " + " ".join(cmd[2:]))
+    import subprocess
+
     raise SystemExit(subprocess.call(cmd))

@@ -171,11 +171,13 @@ def _cache_root() -> Path:
 
 
 def _template_key(embedder: str) -> str:
-    from importlib import resources
+    from importlib import metadata, resources
 
-    from .. import __version__
-
-    digest = hashlib.sha256(f"{__version__}|{embedder}".encode())
+    try:
+        version = metadata.version("reme-workbench")
+    except metadata.PackageNotFoundError:  # a source tree that is not installed
+        version = "source"
+    digest = hashlib.sha256(f"{version}|{embedder}".encode())
     sample = resources.files("reme_workbench") / "samples" / "vault"
     with resources.as_file(sample) as folder:
         for item in sorted(Path(folder).rglob("*")):
