@@ -176,3 +176,43 @@ def test_merge_votes_view_rejects(make_vault):
     assert "Votes: 3 of 3 agree" in view.detail.value and "loser (deleted)" in view.detail.value
     view.reject_button.click()
     assert view.list.options == () and (v.root / B).exists()
+
+
+def test_a_screen_works_from_a_replayed_cassette_with_no_model(make_vault, monkeypatch):
+    """Record "merge anyway" once against a local model server, then replay it in a second
+    vault with no server and no litellm: the screen makes the same proposal."""
+    import json as _json
+
+    from reme_workbench.llm import litellm_brain
+    from reme_workbench.llm.cassette import Cassette
+    from reme_workbench.llm.litellm_brain import LLMBrain
+
+    from .test_llm_consolidate import KEY, MODEL, FakeModel, judge_of
+
+    server = FakeModel()
+    body = (pair_vault(make_vault, name="rec").root / A).read_text().split("---\n", 2)[2]
+    merged = {"description": "How to deploy the payments API",
+              "body": body + "Watch the dashboard.\n\nderived_from:: [[daily/2026-10-12/payments.md]]\n"}
+    server.answer = lambda req: _json.dumps(
+        {"is_same": judge_of(req) == 1, "confidence": 0.9, "reason": f"judge {judge_of(req)}"}
+        if "judge" in req["messages"][-1]["content"] else merged)
+    tape = make_vault({}, name="tapes") / "merge.jsonl"
+    recorder = LLMBrain(MODEL, api_base=server.api_base, api_key=KEY, max_retries=0,
+                        cassette=Cassette(tape, mode="record"))
+    recorded = UncertainView(pair_vault(make_vault, name="recorded"), brain=recorder)
+    recorded.merge_button.click()
+    server.stop()
+    assert recorded.made_id, recorded.status.value
+
+    def no_litellm():
+        raise AssertionError("a replay must not import litellm")
+
+    monkeypatch.setattr(litellm_brain, "import_litellm", no_litellm)
+    player = LLMBrain(MODEL, api_base="http://127.0.0.1:9/v1", cassette=Cassette(tape))
+    v = pair_vault(make_vault, name="replayed")
+    view = UncertainView(v, brain=player)
+    view.merge_button.click()
+    proposal = ProposalQueue(v).load(view.made_id)
+    assert [vote["reason"] for vote in proposal.story["votes"]] == ["judge 0", "judge 1", "judge 2"]
+    view.accept_made_button.click()
+    assert "Watch the dashboard." in (v.root / A).read_text() and not (v.root / B).exists()
