@@ -111,3 +111,14 @@ def test_consolidate_shows_its_phases(vault, tmp_path):
     assert json.loads(out)["ran"] == list(phases)
     code, out, err = run_piped(*args, "--force")
     assert code == 0 and err == "" and json.loads(out)["ran"]
+
+
+def test_demo_shows_a_bar_of_its_weeks(tmp_path):
+    path = tmp_path / "reme-demo"
+    code, out, term = run_on_terminal("demo", str(path), "--embedder", "hashing", "--json",
+                                      tmp_path=tmp_path)
+    assert code == 0, term
+    assert "[····················] 0/9 week of Oct 05: dream 12 files" in term
+    assert "week of Oct 26: consolidate" in term and "[####################] 9/9 done" in term
+    assert term.endswith("\r\x1b[K")
+    assert json.loads(out)["waiting"]["consolidate.merge"] == 1
