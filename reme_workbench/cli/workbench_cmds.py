@@ -87,6 +87,7 @@ def workbench(obj: Ctx, path: Path | None, refresh, no_browser, port, place_only
         click.echo("Running as root: JupyterLab is started with allow_root (it listens on "
                    "127.0.0.1 only).", err=True)
     click.echo("Starting JupyterLab on 127.0.0.1 (Ctrl-C stops it): " + " ".join(cmd[2:]))
-    import subprocess
-
-    raise SystemExit(subprocess.call(cmd))
+    sys.stdout.flush()
+    # JupyterLab takes this process's place: Ctrl-C, a signal or a service manager stop it
+    # directly, and no server is left running behind an exited command
+    os.execv(sys.executable, cmd)
