@@ -70,6 +70,9 @@ def test_heading_names(heading, title, parent, name):
     ("I did not enable auto-merge: it's Friday.", ""),  # never drop the negation
     ("Do not restart ledger-worker while a batch is running: it starts over.",
      "Don't restart ledger-worker"),  # the negation kept, as one word
+    ("Good, because migration 0042 creates an index concurrently, that can't sit in a "
+     "transaction anyway.", "Migration 0042 creates an index concurrently"),  # a reply's "Good"
+    ("Correct. Transaction mode for payments.", "Transaction mode for payments"),
     ("Weekly report: moved from Monday morning to Friday afternoon.",
      "Weekly report moved from Monday morning"),
     ("你可以在仓库中使用符号链接或者说软链接来存储位于仓库之外以及系统设置文件夹中的文件", "使用符号链接"),

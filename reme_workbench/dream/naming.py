@@ -264,9 +264,17 @@ def _brand(title: str) -> str:
 # --- statements ---------------------------------------------------------------------------
 
 
+# A reply's opening word says nothing of the topic: "Good, because X" is about X.
+_INTERJECTION = re.compile(r"^(?:good|great|ok|okay|yes|yeah|yep|right|sure|fine|correct|"
+                           r"exactly|perfect|agreed|thanks|thank you)\s*[,!.:;—–-]+\s*", re.I)
+
+
 def statement_name(text: str) -> str:
     """A name from one statement (see the module doc), or "" when none reads well."""
-    core = _clean(text)
+    cleaned = _clean(text)
+    core = _INTERJECTION.sub("", cleaned)
+    if core != cleaned and core.lower().startswith("because "):
+        core = core[len("because "):]  # "Good, because X": a reply whose reason names it
     label = _LABEL.match(core)
     if label and len(core) - label.end() >= 4:  # "Decision: X" / "梅的决定：X" — X names it,
         rest = core[label.end():]  # unless X goes on from the label: "Weekly report: moved …"
