@@ -62,16 +62,15 @@ from ..errors import (
 )
 from ..index.chunking import estimate_tokens
 from ..llm.base import BrainError, BrainReply, Usage
-from ..llm.consolidate import JUDGES, ConsolidateBrain, MergeRequest, NoteView, vote_all
-from ..llm.schema import MergedNote, PairVote
+from ..llm.consolidate import JUDGES, ConsolidateBrain, MergeRequest, vote_all
+from ..llm.schema import PairVote
 from ..proposals.model import Proposal
 from ..proposals.queue import Policy, ProposalQueue
 from ..vault.checks import CheckSpec, build_check
 from ..vault.layout import is_digest_note
 from ..vault.links import is_provenance, outbound_keys, parse_links, retarget_text
 from ..vault.meta import log_access
-from ..vault.note import Note, decode_note_bytes, parse, render
-from ..vault.resolve import LinkResolver, repair_links
+from ..vault.note import decode_note_bytes, render
 from ..vault.split_queue import enqueue_splits
 from ..vault.store import (
     Changeset,
@@ -79,12 +78,19 @@ from ..vault.store import (
     Delete,
     Edit,
     FileOp,
-    Stamp,
     audit_path,
     is_vault_file,
 )
 from .candidates import MergeCandidate
 from .decisions import decision_holds, read_decisions
+from .merge_links import (
+    LinkIndex,
+    NoteRead,
+    drop_repeated_link_items,
+    key_list,
+    merged_body,
+    read_note_at,
+)
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -209,90 +215,6 @@ class MergeRun:
         }
 
 
-# -- reading ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Read:
-    """A note as planned against: its bytes, stamp and parsed text."""
-
-    path: str
-    data: bytes
-    stamp: Stamp
-    note: Note
-
-    @property
-    def view(self) -> NoteView:
-        name = self.note.name or self.path.rsplit("/", 1)[-1][: -len(".md")]
-        return NoteView(self.path, name, self.note.description or "", self.note.body)
-
-    @property
-    def keys(self) -> set[tuple[str, str | None]]:
-        return outbound_keys(self.note.body)
-
-
-def _read(vault: Vault, path: str) -> _Read | None:
-    current = vault.store.read(path)
-    if current is None:
-        return None
-    text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
-    return _Read(path, current[0], current[1], parse(text, path))
-
-
-class _LinkIndex:
-    """Who links to what, short links resolved the way Obsidian does (§2.4): target path
-    -> {linking file: the targets as written there}. Embeds count: a source embedding
-    the loser would break as surely as one linking it."""
-
-    def __init__(self, vault: Vault) -> None:
-        self.resolver = LinkResolver(vault.scan.records)
-        self.links: dict[str, dict[str, set[str]]] = {}
-        self._targets: dict[str, set[str]] = {}  # linking file -> the paths it links
-        for rec in vault.scan.records.values():
-            self._add(rec)
-
-    def _add(self, rec) -> None:
-        if not rec.is_markdown:
-            return
-        for link in rec.links:
-            target = link.target
-            if not target:
-                continue
-            found = target if target in self.resolver else self.resolver.resolve(
-                target, rec.path).path
-            if found is not None and found != rec.path:
-                self.links.setdefault(found, {}).setdefault(rec.path, set()).add(target)
-                self._targets.setdefault(rec.path, set()).add(found)
-
-    def update(self, vault: Vault, paths: Iterable[str]) -> None:
-        """Index `paths` again from the (refreshed) scan: what an applied merge wrote."""
-        records = vault.scan.records
-        for path in paths:
-            for target in self._targets.pop(path, ()):
-                self.links.get(target, {}).pop(path, None)
-            if path in records:
-                self.resolver.add(path)
-                self._add(records[path])
-            else:
-                # Deleted: its linkers were retargeted. The resolver keeps knowing it, which
-                # is conservative: a short link it made ambiguous stays unresolved.
-                self.links.pop(path, None)
-
-    def linking(self, path: str) -> dict[str, set[str]]:
-        return self.links.get(path, {})
-
-    def digest_inbound(self, path: str) -> int:
-        return sum(1 for src in self.linking(path) if is_digest_note(src))
-
-    def source_inbound(self, path: str) -> tuple[str, ...]:
-        """The files linking to `path` that a merge may not rewrite: daily/ and resource/
-        (sources, §3.6), and any file of digest/ outside the buckets."""
-        return tuple(sorted(s for s in self.linking(path) if not is_digest_note(s)))
-
-    def resolves_to(self, target: str, source: str) -> str | None:
-        return target if target in self.resolver else self.resolver.resolve(target, source).path
-
-
 # -- the winner ------------------------------------------------------------------------------
 
 
@@ -321,63 +243,6 @@ def pick_winner(
                         "first path in order")
 
 
-# -- the merged body -------------------------------------------------------------------------
-
-# What may stand on a line beside links that are going: a list marker, a predicate, commas.
-_ONLY_LINKS_LINE = re.compile(
-    r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:[A-Za-z][A-Za-z0-9_]*::)?[ \t,;]*"
-)
-
-
-def _without_self_links(body: str, pair: tuple[str, str], names: Mapping[str, str],
-                        index: _LinkIndex, source: str) -> tuple[str, int]:
-    """Replace every link to the winner or the loser by its words (the alias, else the
-    note's name; an embed by nothing); a line that held only such links, a list marker
-    or a predicate goes. Returns (body, links removed)."""
-    by_line: dict[int, list] = {}
-    for lk in parse_links(body):
-        if lk.target and index.resolves_to(lk.target, source) in pair:
-            by_line.setdefault(lk.line, []).append(lk)
-    if not by_line:
-        return body, 0
-    out, start = [], 0
-    for number, line in enumerate(body.split("\n"), start=1):
-        links = by_line.get(number)
-        if links:
-            pieces, rest, last = [], [], start
-            for lk in links:
-                pieces.append(body[last:lk.start])
-                rest.append(body[last:lk.start])
-                target = index.resolves_to(lk.target, source) or ""
-                pieces.append("" if lk.embed else (lk.alias or names.get(target, lk.target)))
-                last = lk.end
-            pieces.append(body[last:start + len(line)])
-            rest.append(body[last:start + len(line)])
-            start += len(line) + 1
-            if _ONLY_LINKS_LINE.fullmatch("".join(rest)):
-                continue  # the line said nothing but the link
-            out.append("".join(pieces))
-        else:
-            out.append(line)
-            start += len(line) + 1
-    return "\n".join(out), sum(len(v) for v in by_line.values())
-
-
-def _merged_body(reply: MergedNote, winner: _Read, loser: _Read, index: _LinkIndex,
-                 keep: frozenset) -> tuple[str, list[dict], int]:
-    body = reply.body if reply.body.endswith("\n") else reply.body + "\n"
-    body, repairs = repair_links(body, winner.path, index.resolver, keep=keep)
-    names = {winner.path: winner.view.name, loser.path: loser.view.name}
-    body, self_links = _without_self_links(body, (winner.path, loser.path), names, index,
-                                           winner.path)
-    return body, [r.to_json() for r in repairs], self_links
-
-
-def _key_list(keys: Iterable[tuple[str, str | None]]) -> list[list]:
-    """Edge keys as sorted JSON pairs (an untyped link's predicate None sorts first)."""
-    return [[t, p] for t, p in sorted(keys, key=lambda k: (k[0], k[1] or ""))]
-
-
 # -- planning one merge ----------------------------------------------------------------------
 
 
@@ -389,8 +254,8 @@ class _PairChanged(RemeError):
 class _Plan:
     """Everything one merge needs to (re)build its changeset."""
 
-    winner: _Read
-    loser: _Read
+    winner: NoteRead
+    loser: NoteRead
     new_text: str
     required: list  # winner keys to keep: A.out ∪ B.out less the self-links
     provenance: list  # derived_from:: targets of both notes
@@ -404,7 +269,7 @@ class _Plan:
             CheckSpec("links_resolve", {"path": w, "keep": self.kept}),
         ]
 
-    def changeset_parts(self, vault: Vault, index: _LinkIndex
+    def changeset_parts(self, vault: Vault, index: LinkIndex
                         ) -> tuple[list[FileOp], list[CheckSpec], dict, dict[str, int]]:
         """(ops, checks, before, retargeted counts) from the files as they are now."""
         w, lo = self.winner.path, self.loser.path
@@ -428,7 +293,7 @@ class _Plan:
                 continue
             new_text = drop_repeated_link_items(new_text, w)
             mapped = {(into.get(t, t), p) for t, p in outbound_keys(text)}
-            files[path] = {"forms": sorted(into), "keys": _key_list(mapped)}
+            files[path] = {"forms": sorted(into), "keys": key_list(mapped)}
             counts[path] = count
             before[path] = current[0]
             ops.append(Edit(path, new_text.encode("utf-8"), current[1]))
@@ -443,7 +308,7 @@ class _Plan:
         return ops, specs, before, counts
 
 
-    def _replacement(self, form: str, source: str, index: _LinkIndex) -> str:
+    def _replacement(self, form: str, source: str, index: LinkIndex) -> str:
         """What a link to the loser written as `form` in `source` points at now: the
         winner's full path for a full path; for a short link, the winner's short name when
         it resolves to the winner there (the sentence reads as the person wrote it)."""
@@ -452,30 +317,6 @@ class _Plan:
             return w
         short = w.rsplit("/", 1)[-1][: -len(".md")]
         return short if index.resolver.resolve(short, source).path == w else w
-
-
-_LINK_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(!?\[\[[^\[\]\n]+\]\])\s*$")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def drop_repeated_link_items(text: str, target: str) -> str:
-    """`text` without the list items that are only a link to `target` and repeat an item
-    above them word for word: a note listing both merged notes as Related would list the
-    winner twice after the retarget. The first stays, so every link is kept."""
-    seen: set[str] = set()
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        m = _FENCE.match(line)
-        if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
-            fence = m.group(1) if fence is None else None
-        item = None if fence is not None or m else _LINK_ITEM.match(line)
-        if item is not None and any(lk.target == target for lk in parse_links(item.group(1))):
-            if line.strip() in seen:
-                continue
-            seen.add(line.strip())
-        out.append(line)
-    return "\n".join(out)
 
 
 def _run_checks(vault: Vault, ops: list[FileOp], specs: list[CheckSpec],
@@ -509,9 +350,9 @@ def _feedback(failures: list[str]) -> str:
 # -- voting ----------------------------------------------------------------------------------
 
 
-def _votes(brain: ConsolidateBrain, a: _Read, b: _Read, *, min_confidence: float,
+def _votes(brain: ConsolidateBrain, a: NoteRead, b: NoteRead, *, min_confidence: float,
            language: str, parallel: bool) -> tuple[list[Vote], Usage]:
-    def targets(r: _Read) -> tuple[str, ...]:
+    def targets(r: NoteRead) -> tuple[str, ...]:
         return tuple(sorted({lk.target for lk in parse_links(r.note.body) if lk.target}))
 
     replies: list[BrainReply[PairVote]] = vote_all(
@@ -619,7 +460,7 @@ def plan_merges(
     policy = policy if policy is not None else Policy.hold_everything()
     queue = ProposalQueue(vault)
     state = _RunState()
-    index: _LinkIndex | None = None
+    index: LinkIndex | None = None
     ordered = sorted(candidates, key=lambda c: (-round(c.score, 9), c.a, c.b))
     waiting = _waiting_merges(queue)
     decisions, _ = read_decisions(vault.root)
@@ -645,7 +486,7 @@ def plan_merges(
             state.skip(cand, f"{busy} is already in a merge of this run ({state.used[busy]})")
             continue
         try:
-            a, b = _read(vault, cand.a), _read(vault, cand.b)
+            a, b = read_note_at(vault, cand.a), read_note_at(vault, cand.b)
         except RemeError as exc:
             state.skip(cand, f"cannot be read: {exc}")
             continue
@@ -672,7 +513,7 @@ def plan_merges(
                 _suggestion(tuple(votes), pinned=False)))
             continue
         if index is None:
-            index = _LinkIndex(vault)
+            index = LinkIndex(vault)
         choice = pick_winner(
             cand.a, cand.b,
             inbound={p: index.digest_inbound(p) for p in (cand.a, cand.b)},
@@ -770,7 +611,7 @@ def _heading(pair: UncertainPair) -> str:
 
 def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
                 cand: MergeCandidate, votes: list[Vote], vote_usage: Usage,
-                choice: WinnerChoice, winner: _Read, loser: _Read, index: _LinkIndex,
+                choice: WinnerChoice, winner: NoteRead, loser: NoteRead, index: LinkIndex,
                 state: _RunState, *, min_confidence: float, min_agree: int,
                 split_threshold: int, cooldowns: Cooldowns | None, now: datetime,
                 language: str, policy: Policy, dry_run: bool, decided: bool = False) -> str:
@@ -779,7 +620,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
     # A.out ∪ B.out, each link resolved from its own note (a short link of the loser means
     # what it meant there); the links to either note become self-links and are not kept.
     both = {(index.resolves_to(t, r.path) or t, p) for r in (winner, loser) for t, p in r.keys}
-    required = _key_list(k for k in both if k[0] not in pair)
+    required = key_list(k for k in both if k[0] not in pair)
     provenance = sorted({lk.target for r in (winner, loser) for lk in parse_links(r.note.body)
                          if is_provenance(lk)})
     # links that resolve nowhere are kept as written (E-1); the rest are repaired (§2.4.4)
@@ -805,10 +646,10 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
             failures = [f"merged_body_size: the body has {len(body)} characters, more than both "
                         f"bodies together plus {MERGE_SLACK_CHARS} ({limit}); merge, do not add"]
         else:
-            new_body, repairs, removed = _merged_body(reply.value, winner, loser, index, keep)
+            new_body, repairs, removed = merged_body(reply.value, winner, loser, index, keep)
             description = " ".join(reply.value.description.split()) or winner.view.description
             note = winner.note.with_frontmatter(description=description).with_body(new_body)
-            plan = _Plan(winner, loser, render(note), required, provenance, _key_list(keep))
+            plan = _Plan(winner, loser, render(note), required, provenance, key_list(keep))
             try:
                 ops, specs, before, counts = plan.changeset_parts(vault, index)
             except RemeError as exc:  # a linking file cannot be read, so it cannot be retargeted
@@ -888,10 +729,10 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
                 raise _PairChanged(f"{old.path} changed while it was merged; the next run "
                                    "considers the pair again")
             if old is plan.winner:
-                plan.winner = _Read(old.path, old.data, current[1], old.note)
+                plan.winner = NoteRead(old.path, old.data, current[1], old.note)
             else:
-                plan.loser = _Read(old.path, old.data, current[1], old.note)
-        new_ops, new_specs, new_before, new_counts = plan.changeset_parts(vault, _LinkIndex(vault))
+                plan.loser = NoteRead(old.path, old.data, current[1], old.note)
+        new_ops, new_specs, new_before, new_counts = plan.changeset_parts(vault, LinkIndex(vault))
         fresh_story = {**story, "retargeted": new_counts}
         return queue.new(ACTION, summary, new_ops, checks=new_specs, story=fresh_story,
                          before=new_before)

@@ -1,0 +1,189 @@
+"""What merge reads and writes of links (docs/spec.md §7.7): the notes of a pair as planned
+against, who links to whom (short links resolved as Obsidian does), the merged body made
+free of self-links, and the repeated Related item a retarget leaves behind.
+
+Used by `merge.py` only; split out to keep one concept per module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..llm.consolidate import NoteView
+from ..llm.schema import MergedNote
+from ..vault.layout import is_digest_note
+from ..vault.links import outbound_keys, parse_links
+from ..vault.note import Note, decode_note_bytes, parse
+from ..vault.resolve import LinkResolver, repair_links
+from ..vault.store import Stamp
+from ..vault.vault import Vault
+
+__all__ = ["NoteRead", "read_note_at", "LinkIndex", "without_self_links", "merged_body",
+           "key_list", "drop_repeated_link_items"]
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoteRead:
+    """A note as planned against: its bytes, stamp and parsed text."""
+
+    path: str
+    data: bytes
+    stamp: Stamp
+    note: Note
+
+    @property
+    def view(self) -> NoteView:
+        name = self.note.name or self.path.rsplit("/", 1)[-1][: -len(".md")]
+        return NoteView(self.path, name, self.note.description or "", self.note.body)
+
+    @property
+    def keys(self) -> set[tuple[str, str | None]]:
+        return outbound_keys(self.note.body)
+
+
+def read_note_at(vault: Vault, path: str) -> NoteRead | None:
+    current = vault.store.read(path)
+    if current is None:
+        return None
+    text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
+    return NoteRead(path, current[0], current[1], parse(text, path))
+
+
+class LinkIndex:
+    """Who links to what, short links resolved the way Obsidian does (§2.4): target path
+    -> {linking file: the targets as written there}. Embeds count: a source embedding
+    the loser would break as surely as one linking it."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.resolver = LinkResolver(vault.scan.records)
+        self.links: dict[str, dict[str, set[str]]] = {}
+        self._targets: dict[str, set[str]] = {}  # linking file -> the paths it links
+        for rec in vault.scan.records.values():
+            self._add(rec)
+
+    def _add(self, rec) -> None:
+        if not rec.is_markdown:
+            return
+        for link in rec.links:
+            target = link.target
+            if not target:
+                continue
+            found = target if target in self.resolver else self.resolver.resolve(
+                target, rec.path).path
+            if found is not None and found != rec.path:
+                self.links.setdefault(found, {}).setdefault(rec.path, set()).add(target)
+                self._targets.setdefault(rec.path, set()).add(found)
+
+    def update(self, vault: Vault, paths: Iterable[str]) -> None:
+        """Index `paths` again from the (refreshed) scan: what an applied merge wrote."""
+        records = vault.scan.records
+        for path in paths:
+            for target in self._targets.pop(path, ()):
+                self.links.get(target, {}).pop(path, None)
+            if path in records:
+                self.resolver.add(path)
+                self._add(records[path])
+            else:
+                # Deleted: its linkers were retargeted. The resolver keeps knowing it, which
+                # is conservative: a short link it made ambiguous stays unresolved.
+                self.links.pop(path, None)
+
+    def linking(self, path: str) -> dict[str, set[str]]:
+        return self.links.get(path, {})
+
+    def digest_inbound(self, path: str) -> int:
+        return sum(1 for src in self.linking(path) if is_digest_note(src))
+
+    def source_inbound(self, path: str) -> tuple[str, ...]:
+        """The files linking to `path` that a merge may not rewrite: daily/ and resource/
+        (sources, §3.6), and any file of digest/ outside the buckets."""
+        return tuple(sorted(s for s in self.linking(path) if not is_digest_note(s)))
+
+    def resolves_to(self, target: str, source: str) -> str | None:
+        return target if target in self.resolver else self.resolver.resolve(target, source).path
+
+
+# -- the merged body -------------------------------------------------------------------------
+
+# What may stand on a line beside links that are going: a list marker, a predicate, commas.
+_ONLY_LINKS_LINE = re.compile(
+    r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:[A-Za-z][A-Za-z0-9_]*::)?[ \t,;]*"
+)
+
+
+def without_self_links(body: str, pair: tuple[str, str], names: Mapping[str, str],
+                        index: LinkIndex, source: str) -> tuple[str, int]:
+    """Replace every link to the winner or the loser by its words (the alias, else the
+    note's name; an embed by nothing); a line that held only such links, a list marker
+    or a predicate goes. Returns (body, links removed)."""
+    by_line: dict[int, list] = {}
+    for lk in parse_links(body):
+        if lk.target and index.resolves_to(lk.target, source) in pair:
+            by_line.setdefault(lk.line, []).append(lk)
+    if not by_line:
+        return body, 0
+    out, start = [], 0
+    for number, line in enumerate(body.split("\n"), start=1):
+        links = by_line.get(number)
+        if links:
+            pieces, rest, last = [], [], start
+            for lk in links:
+                pieces.append(body[last:lk.start])
+                rest.append(body[last:lk.start])
+                target = index.resolves_to(lk.target, source) or ""
+                pieces.append("" if lk.embed else (lk.alias or names.get(target, lk.target)))
+                last = lk.end
+            pieces.append(body[last:start + len(line)])
+            rest.append(body[last:start + len(line)])
+            start += len(line) + 1
+            if _ONLY_LINKS_LINE.fullmatch("".join(rest)):
+                continue  # the line said nothing but the link
+            out.append("".join(pieces))
+        else:
+            out.append(line)
+            start += len(line) + 1
+    return "\n".join(out), sum(len(v) for v in by_line.values())
+
+
+def merged_body(reply: MergedNote, winner: NoteRead, loser: NoteRead, index: LinkIndex,
+                 keep: frozenset) -> tuple[str, list[dict], int]:
+    body = reply.body if reply.body.endswith("\n") else reply.body + "\n"
+    body, repairs = repair_links(body, winner.path, index.resolver, keep=keep)
+    names = {winner.path: winner.view.name, loser.path: loser.view.name}
+    body, self_links = without_self_links(body, (winner.path, loser.path), names, index,
+                                           winner.path)
+    return body, [r.to_json() for r in repairs], self_links
+
+
+def key_list(keys: Iterable[tuple[str, str | None]]) -> list[list]:
+    """Edge keys as sorted JSON pairs (an untyped link's predicate None sorts first)."""
+    return [[t, p] for t, p in sorted(keys, key=lambda k: (k[0], k[1] or ""))]
+
+
+_LINK_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(!?\[\[[^\[\]\n]+\]\])\s*$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def drop_repeated_link_items(text: str, target: str) -> str:
+    """`text` without the list items that are only a link to `target` and repeat an item
+    above them word for word: a note listing both merged notes as Related would list the
+    winner twice after the retarget. The first stays, so every link is kept."""
+    seen: set[str] = set()
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
+            fence = m.group(1) if fence is None else None
+        item = None if fence is not None or m else _LINK_ITEM.match(line)
+        if item is not None and any(lk.target == target for lk in parse_links(item.group(1))):
+            if line.strip() in seen:
+                continue
+            seen.add(line.strip())
+        out.append(line)
+    return "\n".join(out)
