@@ -113,6 +113,20 @@ LAYER_RULES = {
     "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
     "widgets": {"vault", "proposals", "review", "widgets"},
 }
+# obsidian_bridge is a package of its own, beside reme_workbench: it may use the vault core
+# only (and the shared errors), never the pipelines, the index or the LLM layer.
+BRIDGE_ALLOWED = {"vault", "errors"}
+
+
+def test_obsidian_bridge_depends_on_the_vault_core_only():
+    bad = []
+    for path in sorted((PACKAGE.parent / "obsidian_bridge").glob("*.py")):
+        for name in _imports(path, "obsidian_bridge"):
+            if name.startswith("reme_workbench.") and name.split(".")[1] not in BRIDGE_ALLOWED:
+                bad.append(f"{path.name} -> {name}")
+            if name.startswith("reme_workbench") and name.count(".") == 0:
+                bad.append(f"{path.name} -> {name}")
+    assert not bad, f"obsidian_bridge/ reaches past the vault core: {bad}"
 SHARED = {"errors", "config"}
 
 

@@ -85,6 +85,13 @@ def test_demo_builds_the_main_job_and_says_where_to_look(tmp_path):
     assert "consolidate.split 1" in out
     assert f"reme-workbench workbench {path}" in out
     assert {p.name for p in (path / "workbench").iterdir()} >= set(nbm.MASTERS)
+    # what Obsidian reads: colour groups per bucket and community, a valid community canvas
+    from obsidian_bridge import validate_canvas
+
+    graph = json.loads((path / ".obsidian" / "graph.json").read_text())
+    assert {g["query"] for g in graph["colorGroups"]} >= {'path:"digest/procedure"', 'path:"digest/wiki"'}
+    assert len(graph["colorGroups"]) > 3
+    assert validate_canvas(json.loads((path / "meta/canvas/communities.canvas").read_text())) == []
     data = json.loads(run("--vault", str(path), "proposals", "list", "--state", "pending", "--json").stdout)
     assert {p["action"] for p in data} == {"consolidate.abstract", "consolidate.merge", "consolidate.split"}
     # a second demo into the same folder is refused: nothing is overwritten

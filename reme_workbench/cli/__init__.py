@@ -7,6 +7,7 @@ what the commands share; each module below registers one family of commands.
 from __future__ import annotations
 
 from . import (  # noqa: F401  (register commands)
+    bridge_cmd,
     consolidate_cmd,
     dream_cmd,
     index_cmds,

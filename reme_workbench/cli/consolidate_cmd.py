@@ -42,7 +42,9 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     anyway. When each phase last ran is kept in meta/consolidate_state.json; a run in
     which a scheduled phase ran or a file changed is recorded in
     audit/<date>/consolidate_actions.md. Runs on one vault queue. Schedule it with cron or
-    a systemd timer (see the README).
+    a systemd timer (see the README). When the vault has a .obsidian/ folder and the
+    communities were computed, the graph view's colour groups and the community canvas are
+    brought up to date too (`reme-workbench bridge --communities --canvas`).
     """
     from ..consolidate.run import build_consolidate_brain, consolidate_vault, parse_only
 
@@ -62,8 +64,13 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
 
         report = consolidate_vault(vault, settings, only=phases, dry_run=dry_run, force=force,
                                    brain=brain, embedder=obj.embedder(vault), progress=progress)
+    bridge = None
+    if (vault.root / ".obsidian").is_dir() and "communities" in report.ran and not dry_run:
+        from obsidian_bridge import run_bridge  # the vault is opened in Obsidian: keep its views
+
+        bridge = run_bridge(vault, communities=True, canvas=True)
     if wants_json(as_json):
-        emit_json(report.to_json())
+        emit_json({**report.to_json(), "bridge": bridge.to_json() if bridge else None})
         return
     verb = "would run" if dry_run else "ran"
     for p in report.phases:
@@ -73,6 +80,9 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
                 click.echo(f"{'':<12}   wrote {path}")
         else:
             click.echo(f"{p.phase:<12} skipped: {p.reason}")
+    if bridge is not None:
+        canvas = f"; canvas: {', '.join(bridge.canvas.written) or 'up to date'}" if bridge.canvas else ""
+        click.echo(f"{'bridge':<12} .obsidian/graph.json: {bridge.graph.message}{canvas}")
     if dry_run:
         click.echo("Dry run: nothing was written.")
     elif report.audit:

@@ -44,7 +44,8 @@ def demo(obj: Ctx, path: Path, embedder, as_json):
     click.echo(f"  reme-workbench workbench {path}     review them in JupyterLab "
                f"({len(report.notebooks)} notebooks in {path}/workbench/)")
     click.echo(f"  reme-workbench --vault {path} proposals list")
-    click.echo(f"  open {path} as a vault in Obsidian")
+    click.echo(f"  open {path} as a vault in Obsidian (graph colours per bucket and community; "
+               f"the communities map: meta/canvas/communities.canvas)")
 
 
 @cli.command()

@@ -5,8 +5,10 @@ an agent and a schedule would have: for each week (Monday to Sunday, by the fold
 of the material), dream that week's material with the offline brain, then consolidate
 as the weekly schedule would at the week's end (every phase, `force`: the replay runs
 the four weeks in minutes, not in four weeks of wall time). Then it places the review
-notebooks in `path/workbench/` and counts what there is to look at: notes created and
-updated per bucket, communities, proposals waiting per kind.
+notebooks in `path/workbench/`, writes what Obsidian reads natively (`obsidian_bridge`:
+`.obsidian/graph.json` colour groups per bucket and community, and the community canvas
+`meta/canvas/communities.canvas`), and counts what there is to look at: notes created
+and updated per bucket, communities, proposals waiting per kind.
 
 Dream applies what the offline brain makes at once (CREATE, CORROBORATE), as `dream`
 does by default; consolidate's abstract, merge and split proposals wait for a person —
@@ -68,7 +70,7 @@ class DemoReport:
                            "consolidate": w.consolidate} for w in self.weeks],
                 "created": self.created, "updated": self.updated, "notes": self.notes,
                 "communities": self.communities, "waiting": self.waiting,
-                "notebooks": list(self.notebooks)}
+                "notebooks": list(self.notebooks), **self.extra}
 
 
 def material_weeks(root: Path) -> list[tuple[date, date, list[str]]]:
@@ -147,8 +149,11 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
             done_weeks.append(DemoWeek(first, last, len(report.materials), week_created,
                                        week_updated, lines))
     if progress:
-        progress("placing the notebooks", steps - 1, steps)
+        progress("placing the notebooks and the Obsidian views", steps - 1, steps)
     placed = place_notebooks(path).placed if notebooks else ()
+    from obsidian_bridge import run_bridge  # the demo is meant to be opened in Obsidian too
+
+    bridge = run_bridge(vault, communities=True, canvas=True)
     vault.refresh()
     notes = Counter(bucket_of(p) for p, r in vault.scan.records.items()
                     if is_digest_note(p) and r.readable)
@@ -162,7 +167,8 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
         path, tuple(done_weeks), {b: created[b] for b in BUCKETS}, {b: updated[b] for b in BUCKETS},
         {b: notes[b] for b in BUCKETS}, len(set((communities or {}).values())),
         dict(sorted(waiting.items())), tuple(placed), embedder_spec(emb.name),
-        time.monotonic() - started)
+        time.monotonic() - started,
+        {"bridge": bridge.to_json()})
 
 
 def _cache_root() -> Path:
