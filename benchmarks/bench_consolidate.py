@@ -3,8 +3,9 @@
     python benchmarks/bench_consolidate.py [--sizes 1000,10000,50000] [--mixing 0.1]
 
 For each size N a vault of N digest notes in planted communities is generated untimed
-(`reme_workbench.experiments.synthetic`: communities of 5-40 notes, ~6 links a note,
-`--mixing` of them leaving the community, ~1-2 KB a note). Then two subprocesses run on
+(`reme_workbench.experiments.generator`, the one generator of benchmarks and experiments:
+topical communities of 5-40 notes, ~6 links a note, `--mixing` of them leaving the
+community, notes as dream writes them). Then two subprocesses run on
 it, each from a cold scan cache (no `.reme/scan.db`; files in the OS page cache), so
 one size's memory never leaks into the next:
 
@@ -92,7 +93,7 @@ def run_parts(root: Path, truth: Path) -> dict:
         stability,
         update_communities,
     )
-    from reme_workbench.experiments.synthetic import normalized_mutual_info, read_truth
+    from reme_workbench.experiments.generator import normalized_mutual_info, read_truth
     from reme_workbench.vault.vault import Vault
 
     planted = {p: f"p{c}" for p, c in
@@ -134,11 +135,13 @@ def child(mode: str, root: Path, truth: Path, timeout: float) -> dict:
 
 
 def bench(n: int, mixing: float, timeout: float) -> tuple[dict, dict, float]:
-    from reme_workbench.experiments.synthetic import SyntheticSpec, generate_vault
+    from reme_workbench.experiments.generator import VaultSpec, generate_vault
 
     with tempfile.TemporaryDirectory(prefix=f"reme-bench-consolidate-{n}-") as tmp:
         t0 = time.perf_counter()
-        made = generate_vault(Path(tmp) / "vault", SyntheticSpec(notes=n, mixing=mixing, seed=7))
+        made = generate_vault(Path(tmp) / "vault", VaultSpec(
+            notes=n, duplicates=0, near_misses=0, min_community=5, max_community=40,
+            mixing=mixing, links_per_note=6, seed=7))
         root, truth = made.root, made.truth_path
         del made
         gc.collect()

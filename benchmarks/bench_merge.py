@@ -3,7 +3,7 @@
     python benchmarks/bench_merge.py [--sizes 1000,10000] [--embedder minilm] [--pairs 0.05]
 
 For each size N a vault of N digest notes is generated untimed
-(`reme_workbench.experiments.duplicates`: topical communities of 8-30 notes linked
+(`reme_workbench.experiments.generator`: topical communities of 8-30 notes linked
 inside, N × `--pairs` planted duplicate pairs — the same facts paraphrased, under
 another name — and as many near misses — two distinct notes of one topic and kind,
 every value different). Then one subprocess, from a cold scan cache:
@@ -91,11 +91,11 @@ class TimedEmbedder:
 
 def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     from reme_workbench.consolidate.communities import update_communities
-    from reme_workbench.experiments.duplicates import read_duplicate_truth
+    from reme_workbench.experiments.generator import read_truth
     from reme_workbench.index.factory import get_embedder
     from reme_workbench.vault.vault import Vault
 
-    planted = read_duplicate_truth(truth_file)["planted"]
+    planted = read_truth(truth_file)["planted"]
     shutil.rmtree(root / ".reme", ignore_errors=True)
     for name in ("communities", "community_changes"):
         (root / "meta" / f"{name}.json").unlink(missing_ok=True)
@@ -113,7 +113,7 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     out["together"] = sum(communities.get(p["a"]) == communities.get(p["b"])
                           for p in planted["duplicates"])
     out["found_communities"] = len(set(communities.values()))
-    from reme_workbench.experiments.synthetic import normalized_mutual_info
+    from reme_workbench.experiments.generator import normalized_mutual_info
 
     out["nmi"] = normalized_mutual_info(planted["communities"]["notes"], communities)
     out["planted_communities"] = len(planted["communities"]["sizes"])
@@ -210,12 +210,12 @@ def strengths(duplicates: dict, mined: set, proposed: set, reported: set) -> dic
 # -- the parent -----------------------------------------------------------------------------
 
 def bench(n: int, share: float, embedder: str, timeout: float) -> tuple[dict, float]:
-    from reme_workbench.experiments.duplicates import DuplicateSpec, generate_duplicates
+    from reme_workbench.experiments.generator import VaultSpec, generate_vault
 
     pairs = max(1, int(n * share))
     with tempfile.TemporaryDirectory(prefix=f"reme-bench-merge-{n}-") as tmp:
         t0 = time.perf_counter()
-        made = generate_duplicates(Path(tmp) / "vault", DuplicateSpec(
+        made = generate_vault(Path(tmp) / "vault", VaultSpec(
             notes=n, duplicates=pairs, near_misses=pairs, seed=7))
         generated = time.perf_counter() - t0
         root, truth = made.root, made.truth_path
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="duplicate pairs (and near-miss pairs) per note")
     parser.add_argument("--embedder", default="minilm",
                         help="embedder spec for mining and the votes (minilm, e5, hashing, …)")
-    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per subprocess")
+    parser.add_argument("--timeout", type=float, default=10800.0, help="seconds per subprocess")
     parser.add_argument("--child", nargs=3, metavar=("ROOT", "TRUTH", "EMBEDDER"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

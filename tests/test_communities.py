@@ -19,7 +19,7 @@ from reme_workbench.consolidate.communities import (
     stability,
     update_communities,
 )
-from reme_workbench.experiments.synthetic import normalized_mutual_info
+from reme_workbench.experiments.generator import normalized_mutual_info
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.recall import recall
 from reme_workbench.index.store import VaultIndex

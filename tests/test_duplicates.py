@@ -13,16 +13,17 @@ from click.testing import CliRunner
 from reme_workbench.cli import cli
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.errors import RemeError
-from reme_workbench.experiments.duplicates import (
+from reme_workbench.experiments.generator import (
     KINDS,
-    DuplicateSpec,
-    generate_duplicates,
+    VaultSpec,
+    generate_vault,
+    normalized_mutual_info,
     phrasings,
-    plan_duplicates,
-    read_duplicate_truth,
+    plan_vault,
+    read_truth,
     slots_of,
+    truth_path_for,
 )
-from reme_workbench.experiments.synthetic import normalized_mutual_info, truth_path_for
 from reme_workbench.vault.layout import is_digest_note
 from reme_workbench.vault.links import is_provenance, parse_links
 from reme_workbench.vault.note import parse
@@ -56,27 +57,27 @@ def chinese_lines(body: str) -> list[str]:
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     root = tmp_path_factory.mktemp("dups") / "vault"
-    return generate_duplicates(root, DuplicateSpec(notes=600, duplicates=40, near_misses=40,
+    return generate_vault(root, VaultSpec(notes=600, duplicates=40, near_misses=40,
                                                    chinese_share=0.2, mixed_language=0.3, seed=11))
 
 
 def test_same_seed_same_bytes_other_seed_another_vault(tmp_path):
-    spec = DuplicateSpec(notes=150, duplicates=10, near_misses=10, seed=3)
-    one = generate_duplicates(tmp_path / "one", spec)
-    two = generate_duplicates(tmp_path / "two", spec)
+    spec = VaultSpec(notes=150, duplicates=10, near_misses=10, seed=3)
+    one = generate_vault(tmp_path / "one", spec)
+    two = generate_vault(tmp_path / "two", spec)
     files = sorted(p.relative_to(one.root).as_posix() for p in one.root.rglob("*.md"))
     assert files == sorted(p.relative_to(two.root).as_posix() for p in two.root.rglob("*.md"))
     assert all((one.root / f).read_bytes() == (two.root / f).read_bytes() for f in files)
     truths = [json.loads(v.truth_path.read_text(encoding="utf-8")) for v in (one, two)]
     assert [t.pop("vault") for t in truths] == ["one", "two"] and truths[0] == truths[1]
-    other = plan_duplicates(DuplicateSpec(notes=150, duplicates=10, near_misses=10, seed=4))
+    other = plan_vault(VaultSpec(notes=150, duplicates=10, near_misses=10, seed=4))
     assert {n.path for n in other.notes} != {n.path for n in one.notes}
 
 
 def test_sizes_and_truth_match_the_files(made):
     spec = made.spec
     assert made.truth_path == truth_path_for(made.root)
-    truth = read_duplicate_truth(made.truth_path)
+    truth = read_truth(made.truth_path)
     planted = truth["planted"]
     vault = Vault.open(made.root)
     digest = sorted(p for p in vault.scan.records if is_digest_note(p))
@@ -94,11 +95,11 @@ def test_sizes_and_truth_match_the_files(made):
         assert note.description and info["facts"]
     (made.root.parent / "other.json").write_text(json.dumps({"version": 1}), encoding="utf-8")
     with pytest.raises(RemeError, match="generate the vault again"):
-        read_duplicate_truth(made.root.parent / "other.json")
+        read_truth(made.root.parent / "other.json")
 
 
 def test_duplicate_pairs_share_their_facts_but_not_name_slug_or_wording(made):
-    truth = read_duplicate_truth(made.truth_path)["planted"]
+    truth = read_truth(made.truth_path)["planted"]
     notes = truth["notes"]
     assert Counter(p.strength for p in made.duplicates) == {"light": 16, "medium": 16, "heavy": 8}
     assert sum(p.mixed_language for p in made.duplicates) == 12  # 0.3 of 40
@@ -125,7 +126,7 @@ def test_duplicate_pairs_share_their_facts_but_not_name_slug_or_wording(made):
 
 
 def test_near_misses_share_topic_words_but_no_fact(made):
-    truth = read_duplicate_truth(made.truth_path)["planted"]
+    truth = read_truth(made.truth_path)["planted"]
     notes, communities = truth["notes"], truth["communities"]
     codes = {t["community"]: t["code"] for t in communities["topics"]}
     for pair in truth["near_misses"]:
@@ -143,7 +144,7 @@ def test_near_misses_share_topic_words_but_no_fact(made):
 
 
 def test_distinct_notes_of_one_kind_share_at_most_one_statement(made):
-    truth = read_duplicate_truth(made.truth_path)["planted"]
+    truth = read_truth(made.truth_path)["planted"]
     twins = {frozenset((p["a"], p["b"])) for p in truth["duplicates"]}
     groups: dict = {}
     for path, info in truth["notes"].items():
@@ -186,7 +187,7 @@ def test_leiden_finds_the_communities_and_pairs_stay_in_theirs(made):
 
 
 def test_chinese_communities_and_mixed_twins():
-    plan = plan_duplicates(DuplicateSpec(notes=200, duplicates=20, near_misses=5,
+    plan = plan_vault(VaultSpec(notes=200, duplicates=20, near_misses=5,
                                          chinese_share=1.0, mixed_language=1.0, seed=2))
     assert all(chinese_lines(n.body) and CJK.search(n.description) for n in plan.notes)
     by_path = {n.path: n for n in plan.notes}
@@ -212,9 +213,9 @@ def test_the_phrasings_say_the_same_values_in_every_variant():
 
 def test_bad_specs_say_what_to_change():
     with pytest.raises(RemeError, match="ask for fewer pairs"):
-        plan_duplicates(DuplicateSpec(notes=40, duplicates=15, near_misses=10))
+        plan_vault(VaultSpec(notes=40, duplicates=15, near_misses=10))
     with pytest.raises(RemeError, match="mixing"):
-        plan_duplicates(DuplicateSpec(mixing=2.0))
+        plan_vault(VaultSpec(mixing=2.0))
     with pytest.raises(RemeError, match="min_community"):
-        plan_duplicates(DuplicateSpec(min_community=1))
-    assert plan_duplicates(DuplicateSpec(notes=0, duplicates=0, near_misses=0)).notes == ()
+        plan_vault(VaultSpec(min_community=1))
+    assert plan_vault(VaultSpec(notes=0, duplicates=0, near_misses=0)).notes == ()

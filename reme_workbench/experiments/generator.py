@@ -1,12 +1,13 @@
-"""Generated digest vaults with planted duplicate pairs, for the merge benchmark.
+"""The generator of digest vaults with a planted truth: benchmarks and experiments.
 
-`generate_duplicates(root, DuplicateSpec(notes=10_000, duplicates=500, near_misses=500))`
-writes a vault of digest notes that look like the ones dream writes — frontmatter `name`
-(= the slug) and `description`, a body of statements (a runbook's When / Steps / Watch
-out, a rule with Why / How to apply, a definition with bullets), a `**Related:**` list
-and typed links into the note's community, and `derived_from:: [[daily/…]]` into a
-daily log that exists — and saves what was planted beside the vault
-(`<root>.planted.json`, as `experiments.synthetic` does):
+One generator for every benchmark and experiment of consolidate:
+`generate_vault(root, VaultSpec(notes=10_000, duplicates=500, near_misses=500, stale=300,
+hubs=20, overloaded=10))` writes a vault of digest notes that look like the ones dream
+writes — frontmatter `name` (= the slug) and `description`, a body of statements (a
+runbook's When / Steps / Watch out, a rule with Why / How to apply, a definition with
+bullets), a `**Related:**` list and typed links into the note's community, and
+`derived_from:: [[daily/…]]` into a daily log that exists — and saves what was planted
+beside the vault (`<root>.planted.json`, outside it so no scan sees it):
 
 * **communities** — topical: each has a codename (`kovel`), a domain (`payments`) and
   its own services, stores, queues and people, so names never repeat across
@@ -34,9 +35,22 @@ daily log that exists — and saves what was planted beside the vault
   in the same phrasing and with the same optional statements, but with every value
   drawn again and different (another service, env, person, tool, number …): the same
   topic words, no fact in common. What a merge must not propose.
+* **time** — the vault is written as of `now` (default: the day after the `days`
+  window): every note's file time is `now` minus an age drawn from `[0, days]` days, and
+  half of them were recalled in the last two weeks (`meta/access_log.jsonl`). **Stale
+  notes** (`stale`) are older — `stale_days` plus up to 100 days — and never used: what
+  the archive should take.
+* **hub notes** (`hubs`) — in as many communities (of 5 notes or more), one wiki note
+  "<code> <domain> overview" that links every other member with a line each: the
+  community has its hub, so abstract must not propose another.
+* **overloaded notes** (`overloaded`) — a note of four sections, each the statements of
+  four notes of one kind of its community (so the sections are about different things),
+  over 2,000 estimated tokens: what split should cut.
 
-`plan_duplicates(spec)` makes the notes as values (`DuplicateNote`), `write_duplicates`
-writes them, their logs and the truth; the same spec gives the same bytes.
+`notes` counts every file: twins, hubs and overloaded notes included.
+`plan_vault(spec)` makes the notes as values (`GeneratedNote`), `write_vault`
+writes them, their logs, the access log and the truth; the same spec gives the same
+bytes. `normalized_mutual_info` scores a found partition against the planted one.
 """
 
 from __future__ import annotations
@@ -47,35 +61,40 @@ import os
 import random
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass
-from datetime import date, timedelta
+from collections.abc import Hashable, Mapping
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from pathlib import Path
 
 from ..errors import RemeError
+from ..vault.meta import iso_utc
 from ..vault.slug import slugify
-from .synthetic import PREDICATES, truth_path_for
 
 __all__ = [
-    "DuplicateSpec",
-    "DuplicateNote",
+    "PREDICATES",
+    "truth_path_for",
+    "normalized_mutual_info",
+    "VaultSpec",
+    "GeneratedNote",
     "DuplicatePair",
     "NearMissPair",
-    "DuplicateVault",
+    "GeneratedVault",
     "KINDS",
-    "plan_duplicates",
-    "write_duplicates",
-    "generate_duplicates",
-    "read_duplicate_truth",
+    "plan_vault",
+    "write_vault",
+    "generate_vault",
+    "read_truth",
 ]
 
-TRUTH_VERSION = 1
+TRUTH_VERSION = 2  # 2: one generator (time, stale notes, hubs, overloaded notes)
+PREDICATES = ("is_a", "part_of", "see_also", "depends_on", "related_to")
 STRENGTHS = ("light", "medium", "heavy")
 _STRENGTH_WEIGHTS = (0.4, 0.4, 0.2)
 
 
 @dataclass(frozen=True)
-class DuplicateSpec:
+class VaultSpec:
     notes: int = 1000  # digest files, twins included
     duplicates: int = 50  # planted duplicate pairs (each twin is one of `notes`)
     near_misses: int = 50  # planted pairs of distinct notes of one topic and kind
@@ -89,10 +108,29 @@ class DuplicateSpec:
     days: int = 28
     start: date = date(2026, 10, 1)
     seed: int = 7
+    stale: int = 0  # notes old and never used (the archive's truth)
+    stale_days: int = 150  # a stale note is at least this many days old
+    hubs: int = 0  # communities that already have a hub note
+    overloaded: int = 0  # notes over the split threshold, on several topics
+    now: date | None = None  # the day the vault is written as of; None: start + days + 1
+
+    @property
+    def today(self) -> date:
+        return self.now or self.start + timedelta(days=self.days + 1)
 
     def check(self) -> None:
-        if self.notes < 0 or self.duplicates < 0 or self.near_misses < 0:
-            raise RemeError("notes, duplicates and near_misses must be 0 or more.")
+        for name, f in self.__dataclass_fields__.items():
+            value, default = getattr(self, name), f.default
+            if value is None:
+                continue
+            default = date(2026, 1, 1) if default is None else default  # `now`: a date too
+            wanted = float if isinstance(default, float) else type(default)
+            if isinstance(value, bool) or not isinstance(value, (int, float) if wanted is float else wanted):
+                raise RemeError(f"{name} must be {'a number' if wanted is float else wanted.__name__}"
+                                f" (like {default}), not {value!r}.")
+        counts = ("notes", "duplicates", "near_misses", "stale", "hubs", "overloaded")
+        if any(getattr(self, name) < 0 for name in counts):
+            raise RemeError(f"{', '.join(counts)} must be 0 or more.")
         if not 2 <= self.min_community <= self.max_community:
             raise RemeError(
                 "Community sizes need 2 <= min_community <= max_community "
@@ -107,6 +145,7 @@ class DuplicateSpec:
     def to_json(self) -> dict:
         doc = asdict(self)
         doc["start"] = self.start.isoformat()
+        doc["now"] = self.today.isoformat()
         return doc
 
 
@@ -446,7 +485,7 @@ class Content:
 
 
 @dataclass(frozen=True)
-class DuplicateNote:
+class GeneratedNote:
     path: str
     community: int
     kind: str
@@ -486,15 +525,20 @@ class DailyLog:
 
 
 @dataclass(frozen=True)
-class DuplicateVault:
+class GeneratedVault:
     root: Path
-    spec: DuplicateSpec
-    notes: tuple[DuplicateNote, ...]
+    spec: VaultSpec
+    notes: tuple[GeneratedNote, ...]
     duplicates: tuple[DuplicatePair, ...]
     near_misses: tuple[NearMissPair, ...]
     topics: tuple[Topic, ...] = ()
     logs: tuple[DailyLog, ...] = ()
     truth_path: Path | None = None
+    ages: tuple[tuple[str, float], ...] = ()  # note path -> days before `now` it was written
+    recalled: tuple[tuple[str, float], ...] = ()  # note path -> days before `now` it was recalled
+    stale: tuple[str, ...] = ()
+    hubs: tuple[tuple[int, str], ...] = ()  # community -> its hub note
+    overloaded: tuple[str, ...] = ()
 
     def planted(self) -> dict[str, int]:
         """note path -> planted community number."""
@@ -666,7 +710,7 @@ def _twin(original: Content, strength: str, mixed: bool, rng: random.Random) -> 
     )
 
 
-def _community_sizes(spec: DuplicateSpec, rng: random.Random) -> list[int]:
+def _community_sizes(spec: VaultSpec, rng: random.Random) -> list[int]:
     sizes: list[int] = []
     left = spec.notes
     while left > 0:
@@ -679,7 +723,46 @@ def _community_sizes(spec: DuplicateSpec, rng: random.Random) -> list[int]:
     return sizes
 
 
-def plan_duplicates(spec: DuplicateSpec) -> DuplicateVault:
+HUB_MIN_COMMUNITY = 5
+OVERLOADED_SECTIONS, OVERLOADED_PER_SECTION = 4, 6
+
+
+def _special_slots(spec: VaultSpec, sizes: list[int], rng: random.Random) -> dict[int, list[str]]:
+    """Which communities get a hub note and which an overloaded note (each takes one of
+    the community's notes)."""
+    out: dict[int, list[str]] = {}
+    for what, count, least in (("hub", spec.hubs, HUB_MIN_COMMUNITY),
+                               ("overloaded", spec.overloaded, HUB_MIN_COMMUNITY + 1)):
+        fits = [c for c, n in enumerate(sizes) if n - len(out.get(c, ())) >= least]
+        if count > len(fits):
+            raise RemeError(f"{count} {what} notes need as many communities of {least} notes or "
+                            f"more, and there are {len(fits)}; ask for fewer, or more notes.")
+        for c in rng.sample(fits, count):
+            out.setdefault(c, []).append(what)
+    return out
+
+
+def _overloaded_sections(topic: Topic, rng: random.Random, said: dict
+                         ) -> list[tuple[str, list[Content]]] | None:
+    """Four sections of six fresh contents of one kind each, four kinds: a note about
+    several things at once."""
+    sections = []
+    for key in rng.sample([k.key for k in KINDS], len(KINDS)):
+        found = []
+        for _ in range(40):
+            if len(found) == OVERLOADED_PER_SECTION:
+                break
+            content = _fresh(_KIND[key], topic, rng, said)
+            if content is not None:
+                found.append(content)
+        if len(found) == OVERLOADED_PER_SECTION:
+            sections.append((key, found))
+        if len(sections) == OVERLOADED_SECTIONS:
+            return sections
+    return None
+
+
+def plan_vault(spec: VaultSpec) -> GeneratedVault:
     """The notes, pairs and logs `spec` describes, as values (root not yet set)."""
     spec.check()
     rng = random.Random(spec.seed)
@@ -695,6 +778,7 @@ def plan_duplicates(spec: DuplicateSpec) -> DuplicateVault:
             f"in {len(sizes)} communities hold at most {len(slots)} pairs; ask for fewer pairs."
         )
     rng.shuffle(slots)
+    specials = _special_slots(spec, sizes, rng)  # community -> ["hub", "overloaded", ...]
     pairs_in = [[0, 0] for _ in sizes]  # per community: duplicate pairs, near-miss pairs
     for k, c in enumerate(slots[: spec.duplicates + spec.near_misses]):
         pairs_in[c][0 if k < spec.duplicates else 1] += 1
@@ -708,11 +792,12 @@ def plan_duplicates(spec: DuplicateSpec) -> DuplicateVault:
     paraphrases = list(zip(strengths, mixed_twins, strict=True))
     contents: list[tuple[int, Content]] = []
     pairs: list[tuple[str, int, int, dict]] = []  # (type, index of a, index of b, extra)
+    overloaded: list[tuple[int, list[tuple[str, list[Content]]]]] = []
     for c, topic in enumerate(topics):
         said: dict = {}  # the community's subjects, and every kind's statements
         dups, misses = pairs_in[c]
         units = ["duplicate"] * dups + ["near_miss"] * misses
-        units += ["plain"] * (sizes[c] - 2 * len(units))
+        units += ["plain"] * (sizes[c] - 2 * len(units) - len(specials.get(c, ())))
         rng.shuffle(units)
         for unit in units:
             for _ in range(200):
@@ -738,12 +823,20 @@ def plan_duplicates(spec: DuplicateSpec) -> DuplicateVault:
             if partner is not None:
                 contents.append((c, partner))
                 pairs.append((unit, len(contents) - 2, len(contents) - 1, extra))
-    return _finish(spec, rng, topics, contents, pairs)
+        if "overloaded" in specials.get(c, ()):
+            sections = _overloaded_sections(topic, rng, said)
+            if sections is None:
+                raise RemeError(f"Community {c} has too few subjects left for an overloaded "
+                                "note; ask for fewer overloaded notes or larger communities.")
+            overloaded.append((c, sections))
+    return _finish(spec, rng, topics, contents, pairs, specials, overloaded)
 
 
-def _finish(spec: DuplicateSpec, rng: random.Random, topics: tuple[Topic, ...],
-            contents: list[tuple[int, Content]], pairs: list[tuple[str, int, int, dict]]
-            ) -> DuplicateVault:
+def _finish(spec: VaultSpec, rng: random.Random, topics: tuple[Topic, ...],
+            contents: list[tuple[int, Content]], pairs: list[tuple[str, int, int, dict]],
+            specials: dict[int, list[str]] | None = None,
+            overloaded: list[tuple[int, list[tuple[str, list[Content]]]]] | None = None,
+            ) -> GeneratedVault:
     """Paths, links and daily logs for the planned contents."""
     taken: set[str] = set()
     drafts = []  # (community, content, path, description, body)
@@ -810,12 +903,14 @@ def _finish(spec: DuplicateSpec, rng: random.Random, topics: tuple[Topic, ...],
             (drafts[j][2], rng.choice(PREDICATES) if rng.random() < spec.typed_share else None)
             for j in targets[i]
         )
-        notes.append(DuplicateNote(
+        notes.append(GeneratedNote(
             path=path, community=c, kind=kind.key,
             subject=tuple(values[s] for s in kind.subject), language=content.language,
             facts=_canonical(kind, content), name=path.rsplit("/", 1)[1].removesuffix(".md"),
             description=description, body=body, links=links, source=logs[sources[i]].path,
         ))
+    hubs, heavy = _special_notes(spec, rng, topics, notes, taken, specials or {}, overloaded or [],
+                                 logs, logs_of)
     duplicates = tuple(
         DuplicatePair(notes[a].path, notes[b].path, notes[a].kind, extra["strength"],
                       extra["mixed_language"], extra["dropped"], extra["added"])
@@ -823,10 +918,89 @@ def _finish(spec: DuplicateSpec, rng: random.Random, topics: tuple[Topic, ...],
     )
     near = tuple(NearMissPair(notes[a].path, notes[b].path, notes[a].kind)
                  for kind, a, b, _ in pairs if kind == "near_miss")
-    return DuplicateVault(Path(), spec, tuple(notes), duplicates, near, topics, tuple(logs))
+    ages, recalled, stale = _times(spec, rng, notes, pairs, hubs, heavy)
+    return GeneratedVault(Path(), spec, tuple(notes), duplicates, near, topics, tuple(logs),
+                          ages=ages, recalled=recalled, stale=stale,
+                          hubs=tuple(sorted(hubs.items())), overloaded=tuple(heavy))
 
 
-def render_note(note: DuplicateNote, language: str = "en") -> str:
+def _special_notes(spec: VaultSpec, rng: random.Random, topics: tuple[Topic, ...],
+                   notes: list[GeneratedNote], taken: set[str], specials: dict[int, list[str]],
+                   overloaded: list[tuple[int, list[tuple[str, list[Content]]]]],
+                   logs: list[DailyLog], logs_of: list[list[int]]) -> tuple[dict[int, str], list[str]]:
+    """Append the overloaded notes, then the hub notes (which link them too), to `notes`."""
+
+    def free(bucket: str, name: str) -> str:
+        slug = base = slugify(name)
+        for k in range(2, 1000):
+            if f"{bucket}/{slug}" not in taken:
+                break
+            slug = f"{base}-{k}"
+        taken.add(f"{bucket}/{slug}")
+        return f"digest/{bucket}/{slug}.md"
+
+    heavy: list[str] = []
+    for c, sections in overloaded:
+        topic = topics[c]
+        parts = []
+        for key, items in sections:
+            parts += [f"## {_KIND[key].key.replace('_', ' ').capitalize()}", ""]
+            for content in items:
+                name, _description, body = _render_content(content, rng)
+                # A content's own headings sit one level under its name.
+                demoted = "\n".join("##" + line if line.startswith("## ") else line
+                                     for line in body.rstrip().splitlines())
+                parts += [f"### {name}", "", demoted, ""]
+        members = [n.path for n in notes if n.community == c]
+        path = free("wiki", f"{topic.code} {topic.domain} handbook")
+        notes.append(GeneratedNote(
+            path=path, community=c, kind="overloaded", subject=(topic.code,), language=topic.language,
+            facts=(), name=path.rsplit("/", 1)[1].removesuffix(".md"),
+            description=f"Everything about {topic.code} {topic.domain} in one place.",
+            body="\n".join(parts).rstrip() + "\n",
+            links=tuple((p, None) for p in rng.sample(members, min(3, len(members)))),
+            source=logs[rng.choice(logs_of[c])].path))
+        heavy.append(path)
+    hubs: dict[int, str] = {}
+    for c in sorted(c for c, what in specials.items() if "hub" in what):
+        topic = topics[c]
+        members = sorted(n.path for n in notes if n.community == c)
+        path = free("wiki", f"{topic.code} {topic.domain} overview")
+        notes.append(GeneratedNote(
+            path=path, community=c, kind="hub", subject=(topic.code,), language=topic.language,
+            facts=(), name=path.rsplit("/", 1)[1].removesuffix(".md"),
+            description=f"Where to start with the {topic.code} {topic.domain} notes.",
+            body=f"The {topic.code} {topic.domain} notes, one link each.\n",
+            links=tuple((p, None) for p in members),
+            source=logs[rng.choice(logs_of[c])].path))
+        hubs[c] = path
+    return hubs, heavy
+
+
+def _times(spec: VaultSpec, rng: random.Random, notes: list[GeneratedNote], pairs: list,
+           hubs: dict[int, str], heavy: list[str]
+           ) -> tuple[tuple[tuple[str, float], ...], tuple[tuple[str, float], ...], tuple[str, ...]]:
+    """Each note's age, the recent recalls, and the stale notes (plain notes only: never
+    a note of a planted pair, a hub or an overloaded note)."""
+    in_pairs = {notes[i].path for _, a, b, _ in pairs for i in (a, b)}
+    special = set(hubs.values()) | set(heavy)
+    plain = [n.path for n in notes if n.path not in in_pairs and n.path not in special]
+    if spec.stale > len(plain):
+        raise RemeError(f"{spec.stale} stale notes need as many plain notes (not in a planted "
+                        f"pair, not a hub or overloaded note); there are {len(plain)}.")
+    stale = set(rng.sample(plain, spec.stale))
+    ages, recalled = [], []
+    for n in notes:
+        if n.path in stale:
+            ages.append((n.path, round(spec.stale_days + rng.uniform(0, 100), 3)))
+            continue
+        ages.append((n.path, round(rng.uniform(0, spec.days), 3)))
+        if rng.random() < 0.5:
+            recalled.append((n.path, round(rng.uniform(0, 14), 3)))
+    return tuple(ages), tuple(recalled), tuple(sorted(stale))
+
+
+def render_note(note: GeneratedNote, language: str = "en") -> str:
     """The Markdown file of `note`: frontmatter, statements, related links, provenance."""
     label = _LABELS[language]["related"]
     plain, typed = [], []
@@ -846,7 +1020,7 @@ def render_note(note: DuplicateNote, language: str = "en") -> str:
     )
 
 
-def _render_log(log: DailyLog, topic: Topic, notes: list[DuplicateNote]) -> str:
+def _render_log(log: DailyLog, topic: Topic, notes: list[GeneratedNote]) -> str:
     name = log.path.rsplit("/", 1)[1].removesuffix(".md")
     did = "".join(f"- {n.description}\n" for n in notes) or "- Nothing worth keeping.\n"
     return (
@@ -856,14 +1030,14 @@ def _render_log(log: DailyLog, topic: Topic, notes: list[DuplicateNote]) -> str:
     )
 
 
-def write_duplicates(root: Path, plan: DuplicateVault, *, truth_path: Path | None = None
-                     ) -> DuplicateVault:
+def write_vault(root: Path, plan: GeneratedVault, *, truth_path: Path | None = None
+                     ) -> GeneratedVault:
     """Write the planned notes and their daily logs under `root`, and the truth as JSON."""
     root = Path(root)
     for layer in ("resource", "daily", "meta", "audit", "digest/procedure", "digest/personal",
                   "digest/wiki"):
         (root / layer).mkdir(parents=True, exist_ok=True)
-    by_log: dict[str, list[DuplicateNote]] = {}
+    by_log: dict[str, list[GeneratedNote]] = {}
     for note in plan.notes:
         by_log.setdefault(note.source, []).append(note)
     for log in plan.logs:
@@ -873,6 +1047,18 @@ def write_duplicates(root: Path, plan: DuplicateVault, *, truth_path: Path | Non
                         encoding="utf-8")
     for note in plan.notes:
         (root / note.path).write_text(render_note(note, note.language), encoding="utf-8")
+    now = datetime.combine(plan.spec.today, time(12, 0), tzinfo=UTC)
+    for path, age in plan.ages:  # the file time says when the note was last written
+        stamp = (now - timedelta(days=age)).timestamp()
+        os.utime(root / path, (stamp, stamp))
+    for daily in plan.logs:  # a daily log was last written at the end of its day
+        stamp = datetime.combine(daily.day, time(23, 0), tzinfo=UTC).timestamp()
+        os.utime(root / daily.path, (stamp, stamp))
+    log = root / "meta" / "access_log.jsonl"
+    with log.open("w", encoding="utf-8") as fh:
+        for path, ago in sorted(plan.recalled, key=lambda r: -r[1]):
+            fh.write(json.dumps({"ts": iso_utc(now - timedelta(days=ago)), "path": path,
+                                 "event": "recall", "query": "generated", "rank": 1}) + "\n")
     truth = Path(truth_path) if truth_path is not None else truth_path_for(root)
     sizes = Counter(n.community for n in plan.notes)
     doc = {
@@ -889,6 +1075,10 @@ def write_duplicates(root: Path, plan: DuplicateVault, *, truth_path: Path | Non
             },
             "duplicates": [asdict(p) for p in plan.duplicates],
             "near_misses": [asdict(p) for p in plan.near_misses],
+            "now": now.isoformat(),
+            "stale": list(plan.stale),
+            "hubs": {str(c): p for c, p in plan.hubs},
+            "overloaded": list(plan.overloaded),
             "notes": {n.path: {"kind": n.kind, "subject": list(n.subject),
                                "language": n.language, "facts": list(n.facts)}
                       for n in sorted(plan.notes, key=lambda n: n.path)},
@@ -897,23 +1087,55 @@ def write_duplicates(root: Path, plan: DuplicateVault, *, truth_path: Path | Non
     tmp = truth.with_name(f".{truth.name}.tmp")
     tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, truth)
-    return DuplicateVault(root, plan.spec, plan.notes, plan.duplicates, plan.near_misses,
-                          plan.topics, plan.logs, truth)
+    return replace(plan, root=root, truth_path=truth)
 
 
-def generate_duplicates(root: Path, spec: DuplicateSpec | None = None, *,
-                        truth_path: Path | None = None) -> DuplicateVault:
+def generate_vault(root: Path, spec: VaultSpec | None = None, *,
+                        truth_path: Path | None = None) -> GeneratedVault:
     """Plan and write a vault with planted duplicate pairs (see the module doc)."""
-    return write_duplicates(root, plan_duplicates(spec or DuplicateSpec()), truth_path=truth_path)
+    return write_vault(root, plan_vault(spec or VaultSpec()), truth_path=truth_path)
 
 
-def read_duplicate_truth(path: Path) -> dict:
-    """The truth a `write_duplicates` saved; refuses another generator or version."""
+def read_truth(path: Path) -> dict:
+    """The truth a `write_vault` saved; refuses another generator or version."""
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
     if (not isinstance(doc, dict) or doc.get("version") != TRUTH_VERSION
             or doc.get("generator") != __name__):
         raise RemeError(
             f"{path} is not a version {TRUTH_VERSION} duplicate-pairs truth file; generate the "
-            "vault again with reme_workbench.experiments.duplicates.generate_duplicates."
+            "vault again with reme_workbench.experiments.duplicates.generate_vault."
         )
     return doc
+
+
+def truth_path_for(root: Path) -> Path:
+    """Where the planted truth of the vault at `root` is kept: beside it, not inside."""
+    root = Path(root)
+    return root.parent / f"{root.name}.planted.json"
+
+
+def normalized_mutual_info(
+    truth: Mapping[Hashable, Hashable], found: Mapping[Hashable, Hashable]
+) -> float:
+    """NMI of two partitions (node -> label) over the nodes both hold, normalised by the
+    arithmetic mean of the two entropies (scikit-learn's default): 1.0 for the same
+    partition under any labels, about 0 for unrelated ones. Two single-block partitions
+    are the same partition (1.0); no common node at all raises."""
+    nodes = [node for node in truth if node in found]
+    if not nodes:
+        raise RemeError("The two partitions share no node; NMI needs the same nodes in both.")
+    total = len(nodes)
+    a = Counter(truth[v] for v in nodes)
+    b = Counter(found[v] for v in nodes)
+    joint = Counter((truth[v], found[v]) for v in nodes)
+
+    def entropy(counts: Counter) -> float:
+        return -sum(c / total * math.log(c / total) for c in counts.values())
+
+    h_a, h_b = entropy(a), entropy(b)
+    if h_a + h_b == 0.0:
+        return 1.0
+    mutual = sum(
+        c / total * math.log(c * total / (a[x] * b[y])) for (x, y), c in joint.items()
+    )
+    return max(0.0, min(1.0, 2.0 * mutual / (h_a + h_b)))
