@@ -99,3 +99,15 @@ def test_vault_tour_shows_the_sample_broken_link(tmp_path):
     NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     last = nb.cells[-1].outputs[0]["data"]["text/plain"]
     assert "missing-vendor-sla.md" in last
+
+
+def test_the_threshold_notebook_sweeps_and_plots(tmp_path, monkeypatch):
+    """06 runs its sweeps on a generated vault and shows one figure per sweep."""
+    monkeypatch.delenv("REME_VAULT", raising=False)
+    monkeypatch.setenv("REME_DEMO_EMBEDDER", "hashing")
+    nb = execute(dict((p.name, p) for p in NOTEBOOKS)["06_threshold_experiments.ipynb"], tmp_path)
+    text = text_of(nb)
+    for value in (0.3, 0.45, 0.6, 0.75, 0.9):
+        assert f"{{'merge.min_description_similarity': {value}}} candidates" in text
+    figures = [o for o in outputs(nb) if "image/png" in o.get("data", {})]
+    assert len(figures) == sum(c.source.count("show(sweep_figure(") for c in nb.cells) == 2

@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (register commands)
     bridge_cmd,
     consolidate_cmd,
     dream_cmd,
+    experiment_cmd,
     index_cmds,
     proposals_cmds,
     vault_cmds,

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from ..review.archive import ArchiveOverview
 from ..review.communities import CommunitiesOverview, Drawing
 
-__all__ = ["figure_png", "figure_image", "community_sizes_figure", "stability_figure", "community_figure",
+__all__ = ["figure_png", "figure_image", "sweep_figure", "community_sizes_figure", "stability_figure", "community_figure",
            "recency_figure", "BUCKET_COLORS"]
 
 def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
@@ -110,4 +110,37 @@ def recency_figure(overview: ArchiveOverview) -> Figure:
     ax.set_xlabel("recency score (stored clipped to 0–1)")
     ax.set_ylabel("notes")
     ax.set_title(f"{len(scores)} notes scored, {len(overview.archived)} archived")
+    return fig
+
+
+def sweep_figure(rows, x: str, ys: dict[str, str], *, default: float | None = None,
+                 title: str = "", counts: dict[str, str] | None = None) -> Figure:
+    """A sweep's measures against one parameter: `ys` {metric column: label} on the left
+    axis (shares, 0-1), `counts` {column: label} on a second axis, the default marked."""
+    rows = sorted((r.to_json() if hasattr(r, "to_json") else r for r in rows), key=lambda r: r[x])
+    xs = [r[x] for r in rows]
+    fig = Figure(figsize=(7, 3.6), layout="constrained")
+    ax = fig.add_subplot()
+    for column, label in ys.items():
+        ax.plot(xs, [r.get(column) if r.get(column) is not None else float("nan") for r in rows],
+                marker="o", label=label)
+    ax.set_ylim(-0.02, 1.05)
+    ax.set_xlabel(x)
+    ax.set_ylabel("share")
+    if default is not None:
+        ax.axvline(default, color="#333333", linestyle="--", linewidth=1)
+        ax.text(default, 1.02, " default", fontsize=8, va="bottom")
+    lines, labels = ax.get_legend_handles_labels()
+    if counts:
+        twin = ax.twinx()
+        for column, label in counts.items():
+            twin.plot(xs, [r.get(column, 0) for r in rows], marker="s", linestyle=":", color="#7f7f7f",
+                      label=label)
+        twin.set_ylabel("count")
+        twin.set_ylim(bottom=0)
+        more, more_labels = twin.get_legend_handles_labels()
+        lines, labels = lines + more, labels + more_labels
+    # under the axes, so no curve hides behind it
+    fig.legend(lines, labels, fontsize=8, loc="outside lower center", ncols=min(len(lines), 4))
+    ax.set_title(title or f"against {x}")
     return fig

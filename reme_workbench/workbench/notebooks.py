@@ -34,7 +34,7 @@ __all__ = ["MASTERS", "WORKBENCH_DIR", "PlaceReport", "masters", "place_notebook
            "notebook_vault"]
 
 MASTERS = ("01_dream_review.ipynb", "02_communities.ipynb", "03_merge_votes.ipynb",
-           "04_uncertain_duplicates.ipynb", "05_archive.ipynb")
+           "04_uncertain_duplicates.ipynb", "05_archive.ipynb", "06_threshold_experiments.ipynb")
 WORKBENCH_DIR = "workbench"
 _STATE = "workbench.json"  # in .reme/: what place_notebooks wrote, by sha256
 

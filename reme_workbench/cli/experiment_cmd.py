@@ -1,0 +1,84 @@
+"""`experiment sweep`: consolidate over a grid of thresholds on a generated vault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json
+
+
+@cli.group()
+def experiment():
+    """Experiments on the consolidation thresholds, on generated vaults with a known truth."""
+
+
+@experiment.command()
+@click.option("--grid", "grid_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A TOML file: [vault] the generated vault (notes, duplicates, stale, hubs, "
+                   "overloaded, seed …), [grid] \"section.key\" = [values, …].")
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the results (CSV, one row per grid point).")
+@click.option("--keep", "keep_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the generated vault and every point's copy in this folder.")
+@EMBEDDER_OPTION
+@click.option("--brain", "brain_spec", help="offline (default) or litellm:<model>.")
+@click.option("--replay", "replay_file", type=click.Path(dir_okay=False),
+              help="Answer the model brain from this cassette: a reproducible sweep, free.")
+@output_options
+@click.pass_obj
+def sweep(obj: Ctx, grid_file, out_file, keep_dir, embedder, brain_spec, replay_file, as_json):
+    """Generate a vault with a planted truth, then run consolidate on a copy of it for every
+    point of the grid (every combination of the values) and score each against the truth:
+    merge candidates and proposals (precision, recall, distinct pairs proposed), hub
+    proposals, splits, archived notes, brain calls and tokens. Writes a CSV, one row per
+    point. Example grid: [vault] notes = 400, duplicates = 20, stale = 30;
+    [grid] "merge.min_description_similarity" = [0.5, 0.6, 0.7].
+    """
+    import tomllib
+
+    from ..config import Settings
+    from ..consolidate.run import build_consolidate_brain
+    from ..errors import RemeError
+    from ..experiments.generator import VaultSpec, generate_vault
+    from ..experiments.sweep import sweep as run_sweep
+    from ..experiments.sweep import write_csv
+
+    try:
+        doc = tomllib.loads(grid_file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RemeError(f"{grid_file} is not valid TOML ({exc}); fix it and run again.") from None
+    unknown = set(doc) - {"vault", "grid"}
+    if unknown or "grid" not in doc:
+        raise RemeError(f"{grid_file} needs a [grid] table (and may have [vault]); "
+                        f"unknown: {', '.join(sorted(unknown)) or 'none'}.")
+    fields = set(VaultSpec.__dataclass_fields__)
+    bad = set(doc.get("vault", {})) - fields
+    if bad:
+        raise RemeError(f"[vault] in {grid_file} names {', '.join(sorted(bad))}; the generator "
+                        f"knows {', '.join(sorted(fields - {'start', 'now'}))}.")
+    spec = VaultSpec(**doc.get("vault", {}))
+    spec.check()
+    brain = None
+    if brain_spec or replay_file:
+        brain = build_consolidate_brain(Settings(), brain_spec=brain_spec or "offline",
+                                        replay=replay_file)
+
+    with obj.progress() as bar:
+        rows = run_sweep(lambda path: generate_vault(path, spec).truth_path, doc["grid"],
+                         brain=brain, embedder=embedder or "auto", workdir=keep_dir,
+                         progress=lambda k, n, point: bar.steps(
+                             ", ".join(f"{key}={v}" for key, v in point.items()) or "done", k, n))
+    write_csv(rows, out_file)
+    if wants_json(as_json):
+        emit_json({"out": str(out_file), "rows": [r.to_json() for r in rows]})
+        return
+    click.echo(f"{len(rows)} point(s) written to {out_file}")
+    for r in rows:
+        m = r.metrics
+        click.echo("  " + ", ".join(f"{k}={v}" for k, v in r.point.items())
+                   + f": merge P {m['merge_precision']} R {m['merge_recall']} "
+                     f"(candidates {m['merge_candidates']}), hubs {m['hub_proposals']}, "
+                     f"splits {m['split_proposals']}, archived {m['archived']} "
+                     f"(P {m['archive_precision']} R {m['archive_recall']})")

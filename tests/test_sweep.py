@@ -1,0 +1,100 @@
+"""Threshold sweeps (reme_workbench.experiments.sweep) and `experiment sweep`: consolidate
+on copies of a generated vault, one per grid point, scored against the planted truth."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from reme_workbench.cli import cli
+from reme_workbench.config import Settings
+from reme_workbench.errors import RemeError
+from reme_workbench.experiments.generator import VaultSpec, generate_vault
+from reme_workbench.experiments.sweep import grid_points, settings_at, sweep
+
+SPEC = VaultSpec(notes=160, duplicates=6, near_misses=6, stale=12, hubs=2, overloaded=1, seed=5)
+
+
+def factory(path):
+    return generate_vault(path, SPEC).truth_path
+
+
+def test_grid_points_are_every_combination_and_unknown_keys_are_refused():
+    points = grid_points({"merge.min_agree": [1, 2], "archive.threshold": [0.1, 0.2]})
+    assert points == [{"merge.min_agree": 1, "archive.threshold": 0.1},
+                      {"merge.min_agree": 1, "archive.threshold": 0.2},
+                      {"merge.min_agree": 2, "archive.threshold": 0.1},
+                      {"merge.min_agree": 2, "archive.threshold": 0.2}]
+    with pytest.raises(RemeError, match="not a consolidate setting"):
+        grid_points({"merge.min_sim": [0.5]})
+    with pytest.raises(RemeError, match="not a consolidate setting"):
+        grid_points({"recall.rrf_k": [60]})
+    with pytest.raises(RemeError, match="needs a list of values"):
+        grid_points({"merge.min_agree": 2})
+    assert settings_at(Settings(), {"merge.min_agree": 1}).merge.min_agree == 1
+    with pytest.raises(RemeError, match="not a valid setting"):
+        settings_at(Settings(), {"merge.min_agree": 7})
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory):
+    grid = {"archive.threshold": [0.0, 0.15], "merge.min_agree": [1, 2]}
+    return sweep(factory, grid, embedder="hashing", workdir=tmp_path_factory.mktemp("sweep"))
+
+
+def test_one_row_per_point_with_the_parameters_first(rows):
+    assert [r.point for r in rows] == grid_points({"archive.threshold": [0.0, 0.15],
+                                                   "merge.min_agree": [1, 2]})
+    first = rows[0].to_json()
+    assert list(first)[:2] == ["archive.threshold", "merge.min_agree"]
+    for key in ("communities", "nmi", "merge_candidates", "candidate_recall", "merge_precision",
+                "merge_recall", "distinct_proposed", "uncertain", "hub_proposals",
+                "hubs_where_one_existed", "split_proposals", "split_recall", "archived",
+                "archive_precision", "archive_recall", "brain_calls", "prompt_tokens"):
+        assert key in first
+
+
+def test_the_archive_cut_decides_what_is_archived(rows):
+    by = {(r.point["archive.threshold"], r.point["merge.min_agree"]): r.metrics for r in rows}
+    assert by[(0.0, 2)]["archived"] == 0  # nothing scores under 0
+    default = by[(0.15, 2)]
+    assert default["archive_recall"] == 1.0 and default["archive_precision"] == 1.0  # the stale ones
+
+
+def test_fewer_agreeing_votes_propose_more_merges(rows):
+    by = {(r.point["archive.threshold"], r.point["merge.min_agree"]): r.metrics for r in rows}
+    one, two = by[(0.15, 1)], by[(0.15, 2)]
+    assert one["merge_proposals"] >= two["merge_proposals"] and one["merge_recall"] >= two["merge_recall"]
+    # the hashing embedder finds no mixed-language twin and few heavy paraphrases (one of
+    # each among the six planted pairs); the sentence models find those too
+    assert two["candidate_recall"] >= 0.6 and two["nmi"] > 0.8
+    assert two["hubs_where_one_existed"] == 0  # a community with its hub gets no other
+    assert two["split_recall"] == 1.0  # the overloaded note
+    assert two["brain_calls"] > 0 and two["prompt_tokens"] == 0  # the offline brain
+
+
+def test_the_experiment_command_writes_a_csv(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[vault]\nnotes = 120\nduplicates = 4\nnear_misses = 4\nstale = 8\nseed = 3\n\n'
+                    '[grid]\n"merge.min_description_similarity" = [0.5, 0.7]\n', encoding="utf-8")
+    out = tmp_path / "results.csv"
+    result = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(grid), "--out", str(out),
+                                      "--embedder", "hashing", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert len(data["rows"]) == 2
+    with out.open() as fh:
+        table = list(csv.DictReader(fh))
+    assert [row["merge.min_description_similarity"] for row in table] == ["0.5", "0.7"]
+    assert int(table[0]["merge_candidates"]) >= int(table[1]["merge_candidates"])
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[vault]\nnotez = 3\n[grid]\n\"merge.min_agree\" = [1]\n", encoding="utf-8")
+    refused = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(bad), "--out", str(out)])
+    assert refused.exit_code != 0 and "names notez" in refused.output
+    bad.write_text('[vault]\nnotes = "many"\n[grid]\n"merge.min_agree" = [1]\n', encoding="utf-8")
+    refused = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(bad), "--out", str(out)])
+    assert refused.exit_code != 0 and "notes must be int (like 1000), not 'many'" in refused.output
+    assert not isinstance(refused.exception, TypeError)
