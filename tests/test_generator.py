@@ -104,3 +104,12 @@ def test_asking_for_more_than_fits_says_what_to_change():
     with pytest.raises(RemeError, match="must be 0 or more"):
         plan_vault(VaultSpec(overloaded=-1))
     assert VaultSpec(now=date(2027, 1, 1)).today == date(2027, 1, 1)
+
+
+def test_thousands_of_communities_get_distinct_code_names():
+    import random
+
+    from reme_workbench.experiments.generator import _codenames
+
+    names = _codenames(random.Random(3), 3000)  # a 50k-note vault has ~2,200 communities
+    assert len(set(names)) == 3000

@@ -98,3 +98,58 @@ def test_the_experiment_command_writes_a_csv(tmp_path):
     refused = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(bad), "--out", str(out)])
     assert refused.exit_code != 0 and "notes must be int (like 1000), not 'many'" in refused.output
     assert not isinstance(refused.exception, TypeError)
+
+
+def test_a_sweep_replayed_from_its_cassette_gives_the_same_table_with_no_model(tmp_path, monkeypatch):
+    """Record a model brain's sweep once (a local fake server), then replay it with no
+    server and no litellm: the same rows, brain calls and tokens, for free."""
+    import re
+
+    from reme_workbench.llm import litellm_brain
+    from reme_workbench.llm.cassette import Cassette
+    from reme_workbench.llm.litellm_brain import LLMBrain
+
+    from .test_llm_consolidate import KEY, MODEL, FakeModel, judge_of
+
+    body = re.compile(r"<body>\n(.*?)\n</body>", re.S)
+
+    def answer(request):
+        text = request["messages"][-1]["content"]
+        if "judge" in text:  # two of three judges say "same"
+            return json.dumps({"is_same": judge_of(request) != 2, "confidence": 0.9,
+                               "reason": f"judge {judge_of(request)}"})
+        winner, loser = body.findall(text)  # the merged body: both, all links kept
+        description = re.search(r"description: (.*)", text).group(1)
+        return json.dumps({"description": description, "body": f"{winner}\n\n{loser}\n"})
+
+    spec = VaultSpec(notes=80, duplicates=3, near_misses=2, stale=4, seed=11)
+    base = Settings().model_copy(update={  # no hubs, no splits: votes and merges only
+        "abstract": Settings().abstract.model_copy(update={"min_nodes": 10_000}),
+        "split": Settings().split.model_copy(update={"token_threshold": 100_000})})
+    grid = {"merge.min_agree": [2, 3]}
+    server = FakeModel()
+    server.answer = answer
+    tape = tmp_path / "sweep.jsonl"
+    try:
+        recorder = LLMBrain(MODEL, api_base=server.api_base, api_key=KEY, max_retries=0,
+                            cassette=Cassette(tape, mode="record"))
+        recorded = sweep(lambda p: generate_vault(p, spec).truth_path, grid, brain=recorder,
+                         base=base, embedder="hashing")
+    finally:
+        server.stop()
+
+    def no_litellm():
+        raise AssertionError("a replay must not import litellm")
+
+    monkeypatch.setattr(litellm_brain, "import_litellm", no_litellm)
+    player = LLMBrain(MODEL, api_base="http://127.0.0.1:9/v1", cassette=Cassette(tape))
+    replayed = sweep(lambda p: generate_vault(p, spec).truth_path, grid, brain=player,
+                     base=base, embedder="hashing")
+
+    def table(rows):
+        return [{k: v for k, v in r.to_json().items() if k != "seconds"} for r in rows]
+
+    assert table(replayed) == table(recorded)
+    two, three = (r.metrics for r in recorded)
+    assert two["calls_vote"] > 0 and two["prompt_tokens"] > 0  # the model was asked, tokens counted
+    assert two["merge_proposals"] > 0 and three["merge_proposals"] == 0  # 2 of 3 agree

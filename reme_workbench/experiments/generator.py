@@ -388,10 +388,18 @@ def _codenames(rng: random.Random, count: int) -> list[str]:
     pairs = [a + b for a in _SYLLABLES for b in _SYLLABLES if a != b]
     rng.shuffle(pairs)
     names = pairs[:count]
-    k = 0
-    while len(names) < count:  # beyond ~870 communities: three syllables
-        names.append(pairs[k] + _SYLLABLES[k % len(_SYLLABLES)])
-        k += 1
+    taken = set(names)
+    # beyond ~870 communities: three syllables, never a name already given
+    for third in _SYLLABLES:
+        for pair in pairs:
+            if len(names) == count:
+                return names
+            if pair + third not in taken:
+                taken.add(pair + third)
+                names.append(pair + third)
+    if len(names) < count:
+        raise RemeError(f"{count} communities need more code names than the generator has; "
+                        "ask for fewer notes or larger communities.")
     return names
 
 
