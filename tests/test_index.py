@@ -135,6 +135,41 @@ def test_edit_reindexes_only_that_file(vault, index):
     assert index.refresh().indexed == ()  # nothing changed: nothing re-read
 
 
+class CountingEmbedder(HashingEmbedder):
+    def __init__(self):
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts += list(texts)
+        return super().embed(texts)
+
+
+def test_an_edit_embeds_only_the_chunks_and_descriptions_it_changed(make_vault):
+    """A long note gets a line appended (as a corroboration does): its unchanged chunks and
+    its description keep their vectors; the index equals one built from scratch."""
+    sections = "".join(f"## Part {k}\n\n" + f"Step {k} of the runbook says to check the pool. " * 40 + "\n\n"
+                       for k in range(4))
+    note = "digest/procedure/runbook.md"
+    vault = make_vault({note: f"---\nname: runbook\ndescription: The pool runbook\n---\n{sections}"})
+    counting = CountingEmbedder()
+    with VaultIndex(vault, counting) as ix:
+        ix.refresh()
+        chunks = ix.stats()["chunks"]
+        assert chunks >= 4
+        counting.texts.clear()
+        with (vault / note).open("a", encoding="utf-8") as fh:
+            fh.write("\nderived_from:: [[daily/2026-10-07/pool.md]]\n")
+        assert ix.refresh().indexed == (note,)
+        assert 1 <= len(counting.texts) < chunks  # the last chunk only; no description
+        hits = ix.vector_search("check the pool", limit=chunks)
+    shutil.rmtree(vault / ".reme")
+    with VaultIndex(vault, HashingEmbedder()) as fresh:
+        fresh.refresh()
+        again = fresh.vector_search("check the pool", limit=chunks)
+    assert [round(score, 5) for _, score in hits] == [round(score, 5) for _, score in again]
+
+
 def test_delete_leaves_no_rows_and_no_vectors(vault, index):
     before = index.stats()
     gone = chunk_ids(vault, "resource/2026-10-16/rollout-sync.txt")

@@ -529,6 +529,8 @@ class VaultIndex:
         if not (full or changed or removed or stored is None):
             return IndexDelta((), (), 0, False, None)
         vectors = self._new_vectors() if full else self._load_vectors()
+        # an edit rarely touches every chunk of a file: the unchanged ones keep their vectors
+        kept = {} if full else self._kept_vectors([p for p in changed if p in files], vectors)
 
         # read, chunk and embed outside the transaction: a slow model never blocks readers
         new_files: list[IndexedFile] = []
@@ -563,12 +565,13 @@ class VaultIndex:
                     sampled.append(path)
             if len(pending) >= _EMBED_BATCH or done == total:
                 if pending:
-                    matrices.append(np.asarray(self.embedder.embed(pending), dtype=np.float32))
+                    matrices.append(self._embed_unless_kept(pending, kept))
                     pending = []
                 if progress is not None:
                     progress(done, total)
         removed.sort()
-        described_vectors = self._embed_descriptions([t for _, t in described])
+        described_vectors = self._embed_descriptions(
+            described, {} if full else self.description_vectors(dict(described)))
 
         conn = self.conn
         self._lock.set_status("writing the index")
@@ -669,14 +672,44 @@ class VaultIndex:
             " ".join(notes) or None, tuple(sampled),
         )
 
-    def _embed_descriptions(self, texts: list[str]) -> np.ndarray:
-        """Unit float32 rows for the description texts of a refresh, a batch at a time."""
-        if not texts:
-            return np.zeros((0, self._embedder_key()[1]), dtype=np.float32)
-        self._lock.set_status(f"embedding {len(texts):,} note descriptions")
-        rows = [np.asarray(self.embedder.embed(part), dtype=np.float32)
-                for part in _batched(texts, _EMBED_BATCH)]
-        return normalize_rows(np.vstack(rows)).astype(np.float32, copy=False)
+    def _kept_vectors(self, paths: list[str], vectors) -> dict[str, np.ndarray]:
+        """{embedded text: its stored vector} for the embedded chunks of `paths` now."""
+        kept: dict[str, np.ndarray] = {}
+        for part in _batched(paths):
+            marks = ",".join("?" * len(part))
+            for i, text, context in self.conn.execute(
+                f"SELECT id, text, context FROM chunks WHERE embedded = 1 AND path IN ({marks})", part,
+            ):
+                try:
+                    kept[f"{context}\n{text}"] = vectors.reconstruct(int(i))
+                except RuntimeError:  # not in the vectors file (a lagging file): embed it again
+                    continue
+        return kept
+
+    def _embed_unless_kept(self, texts: list[str], kept: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The rows for `texts`: a kept vector where the text is unchanged, else embedded."""
+        missing = [t for t in dict.fromkeys(texts) if t not in kept]
+        fresh = dict(zip(missing, np.asarray(self.embedder.embed(missing), dtype=np.float32), strict=True)
+                     ) if missing else {}
+        return np.vstack([fresh[t] if t in fresh else kept[t] for t in texts]).astype(np.float32, copy=False)
+
+    def _embed_descriptions(self, described: list[tuple[str, str]],
+                            kept: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Unit float32 rows for the (path, description_text) of a refresh: the index's own
+        vector where `kept` has it for that very text, else embedded a batch at a time."""
+        dim = self._embedder_key()[1]
+        if not described:
+            return np.zeros((0, dim), dtype=np.float32)
+        missing = [text for path, text in described if path not in kept]
+        fresh: list[np.ndarray] = []
+        if missing:
+            self._lock.set_status(f"embedding {len(missing):,} note descriptions")
+            fresh = list(normalize_rows(np.vstack([
+                np.asarray(self.embedder.embed(part), dtype=np.float32)
+                for part in _batched(missing, _EMBED_BATCH)])).astype(np.float32, copy=False))
+        made = iter(fresh)
+        return np.vstack([kept[path] if path in kept else next(made) for path, _ in described]
+                         ).astype(np.float32, copy=False)
 
     def description_vectors(self, texts: Mapping[str, str]) -> dict[str, np.ndarray]:
         """{path: unit vector} for the digest notes of `texts` ({path: description_text})
