@@ -90,6 +90,16 @@ def test_the_experiment_command_writes_a_csv(tmp_path):
         table = list(csv.DictReader(fh))
     assert [row["merge.min_description_similarity"] for row in table] == ["0.5", "0.7"]
     assert int(table[0]["merge_candidates"]) >= int(table[1]["merge_candidates"])
+    text = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(grid), "--out", str(out),
+                                    "--embedder", "hashing", "--only", "archive", "--text"])
+    assert text.exit_code == 0, text.output
+    assert "merge.min_description_similarity=0.5: communities" in text.output and "archived" in text.output
+    assert "merge P" not in text.output  # merge did not run
+    with out.open() as fh:
+        assert "merge_candidates" not in next(csv.reader(fh))
+    wrong = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(grid), "--out", str(out),
+                                     "--only", "merges"])
+    assert wrong.exit_code != 0 and "Unknown consolidate phase merges" in wrong.output
     bad = tmp_path / "bad.toml"
     bad.write_text("[vault]\nnotez = 3\n[grid]\n\"merge.min_agree\" = [1]\n", encoding="utf-8")
     refused = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(bad), "--out", str(out)])

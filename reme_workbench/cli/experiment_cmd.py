@@ -22,13 +22,17 @@ def experiment():
               help="Where to write the results (CSV, one row per grid point).")
 @click.option("--keep", "keep_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the generated vault and every point's copy in this folder.")
+@click.option("--only", "only", metavar="PHASES",
+              help="Run only these consolidate phases, comma-separated (communities, abstract, "
+                   "merge, split, archive, cooldowns, health); default all. "
+                   "--only archive sweeps the archive cut without merge votes.")
 @EMBEDDER_OPTION
 @click.option("--brain", "brain_spec", help="offline (default) or litellm:<model>.")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False),
               help="Answer the model brain from this cassette: a reproducible sweep, free.")
 @output_options
 @click.pass_obj
-def sweep(obj: Ctx, grid_file, out_file, keep_dir, embedder, brain_spec, replay_file, as_json):
+def sweep(obj: Ctx, grid_file, out_file, keep_dir, only, embedder, brain_spec, replay_file, as_json):
     """Generate a vault with a planted truth, then run consolidate on a copy of it for every
     point of the grid (every combination of the values) and score each against the truth:
     merge candidates and proposals (precision, recall, distinct pairs proposed), hub
@@ -67,7 +71,7 @@ def sweep(obj: Ctx, grid_file, out_file, keep_dir, embedder, brain_spec, replay_
 
     with obj.progress() as bar:
         rows = run_sweep(lambda path: generate_vault(path, spec).truth_path, doc["grid"],
-                         brain=brain, embedder=embedder or "auto", workdir=keep_dir,
+                         brain=brain, embedder=embedder or "auto", workdir=keep_dir, only=only,
                          progress=lambda k, n, point: bar.steps(
                              ", ".join(f"{key}={v}" for key, v in point.items()) or "done", k, n))
     write_csv(rows, out_file)
@@ -77,8 +81,14 @@ def sweep(obj: Ctx, grid_file, out_file, keep_dir, embedder, brain_spec, replay_
     click.echo(f"{len(rows)} point(s) written to {out_file}")
     for r in rows:
         m = r.metrics
-        click.echo("  " + ", ".join(f"{k}={v}" for k, v in r.point.items())
-                   + f": merge P {m['merge_precision']} R {m['merge_recall']} "
-                     f"(candidates {m['merge_candidates']}), hubs {m['hub_proposals']}, "
-                     f"splits {m['split_proposals']}, archived {m['archived']} "
-                     f"(P {m['archive_precision']} R {m['archive_recall']})")
+        said = [f"communities {m['communities']} (NMI {m['nmi']})"]
+        if "merge_candidates" in m:
+            said.append(f"merge P {m['merge_precision']} R {m['merge_recall']} "
+                        f"(candidates {m['merge_candidates']})")
+        if "hub_proposals" in m:
+            said.append(f"hubs {m['hub_proposals']}")
+        if "split_proposals" in m:
+            said.append(f"splits {m['split_proposals']}")
+        if "archived" in m:
+            said.append(f"archived {m['archived']} (P {m['archive_precision']} R {m['archive_recall']})")
+        click.echo("  " + ", ".join(f"{k}={v}" for k, v in r.point.items()) + ": " + "; ".join(said))

@@ -158,10 +158,11 @@ def _queue_overloaded(vault: Vault, threshold: int, now: datetime) -> int:
 
 
 def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brain: ConsolidateBrain,
-              embedder) -> dict[str, Any]:
+              embedder, only: str | Iterable[str] | None = None) -> dict[str, Any]:
     """Consolidate the vault at `vault_root` (a copy: it is written) with `settings`, and
-    score it against `truth` (see the module doc)."""
-    from ..consolidate.run import Consolidator
+    score it against `truth` (see the module doc). `only` names the phases to run (all by
+    default); the measures of a phase not run are left out."""
+    from ..consolidate.run import Consolidator, parse_only
     from ..proposals import ProposalQueue
     from .generator import normalized_mutual_info
 
@@ -174,69 +175,25 @@ def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brai
         "communities", force=True)
     counting = CountingBrain(brain)
     report = Consolidator(vault, settings, brain=counting, embedder=embedder,
-                          clock=lambda: now).run(force=True)
+                          clock=lambda: now).run(parse_only(only), force=True)
     phases = {p.phase: p for p in report.phases}
     queue = {p.id: p for p in ProposalQueue(vault).list()}
     out: dict[str, Any] = {}
 
-    found = (phases["communities"].details or {})
     from ..consolidate.abstract import load_communities
 
-    communities, _, _ = load_communities(vault_root)
-    out["communities"] = found.get("stats", {}).get("n_communities")
+    communities, _, _ = load_communities(vault_root)  # this run's, or the week before's
+    out["communities"] = len(set(communities.values())) if communities else 0
     out["nmi"] = round(normalized_mutual_info(truth.communities, communities or {}), 4) if communities else None
 
-    merge = phases["merge"].details or {}
-    proposed = set()
-    for row in merge.get("proposals", []):
-        story = queue[row["id"]].story
-        proposed.add(frozenset((story["winner"], story["loser"])))
-    uncertain = {frozenset((u["candidate"]["a"], u["candidate"]["b"])) for u in merge.get("uncertain", [])}
-    others = {frozenset((c["a"], c["b"])) for c in merge.get("dropped", [])}
-    others |= {frozenset((c["a"], c["b"])) for c in (*merge.get("rejected", []), *merge.get("skipped", []))}
-    candidates = proposed | uncertain | others
-    planted = truth.duplicates
-    out.update({
-        "merge_candidates": len(candidates),
-        "candidate_recall": _ratio(len(candidates & planted), len(planted)),
-        "candidate_precision": _ratio(len(candidates & planted), len(candidates)),
-        "merge_proposals": len(proposed),
-        "merge_precision": _ratio(len(proposed & planted), len(proposed)),
-        "merge_recall": _ratio(len(proposed & planted), len(planted)),
-        "distinct_proposed": len(proposed - planted),
-        "near_misses_proposed": len(proposed & truth.near_misses),
-        "uncertain": len(uncertain),
-    })
-
-    hub_members = {c: {p for p, cc in truth.communities.items() if str(cc) == c} for c in truth.hubs}
-    hubs = [queue[o["proposal"]] for o in (phases["abstract"].details or {}).get("outcomes", [])
-            if o.get("proposal") in queue]
-    redundant = 0
-    for proposal in hubs:
-        members = set(proposal.story.get("members") or [])
-        redundant += any(truth.hubs[c] in members for c in hub_members)
-    out.update({"hub_proposals": len(hubs), "hubs_where_one_existed": redundant})
-
-    split = [o for o in (phases["split"].details or {}).get("outcomes", [])
-             if o.get("state") in ("pending", "applied")]
-    split_paths = {o["path"] for o in split}
-    out.update({
-        "split_queued": queued,
-        "split_proposals": len(split_paths),
-        "split_recall": _ratio(len(split_paths & truth.overloaded), len(truth.overloaded)),
-        "split_precision": _ratio(len(split_paths & truth.overloaded), len(split_paths)),
-    })
-
-    from ..consolidate.archive import ARCHIVED_META, META_VERSION
-    from ..vault.meta import read_meta
-
-    archived = set((read_meta(vault_root, ARCHIVED_META, version=META_VERSION).data or {})
-                   .get("archived") or [])
-    out.update({
-        "archived": len(archived),
-        "archive_recall": _ratio(len(archived & truth.stale), len(truth.stale)),
-        "archive_precision": _ratio(len(archived & truth.stale), len(archived)),
-    })
+    if "merge" in phases:
+        out.update(_merge_measures(phases["merge"].details or {}, queue, truth))
+    if "abstract" in phases:
+        out.update(_hub_measures(phases["abstract"].details or {}, queue, truth))
+    if "split" in phases:
+        out.update(_split_measures(phases["split"].details or {}, truth, queued))
+    if "archive" in phases:
+        out.update(_archive_measures(vault_root, truth))
     out.update({
         "brain_calls": sum(counting.calls.values()),
         **{f"calls_{k}": v for k, v in sorted(counting.calls.items())},
@@ -247,17 +204,78 @@ def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brai
     return out
 
 
+def _merge_measures(merge: dict, queue: dict, truth: PlantedTruth) -> dict[str, Any]:
+    proposed = set()
+    for row in merge.get("proposals", []):
+        story = queue[row["id"]].story
+        proposed.add(frozenset((story["winner"], story["loser"])))
+    uncertain = {frozenset((u["candidate"]["a"], u["candidate"]["b"])) for u in merge.get("uncertain", [])}
+    others = {frozenset((c["a"], c["b"])) for c in merge.get("dropped", [])}
+    others |= {frozenset((c["a"], c["b"])) for c in (*merge.get("rejected", []), *merge.get("skipped", []))}
+    candidates = proposed | uncertain | others
+    planted = truth.duplicates
+    return {
+        "merge_candidates": len(candidates),
+        "candidate_recall": _ratio(len(candidates & planted), len(planted)),
+        "candidate_precision": _ratio(len(candidates & planted), len(candidates)),
+        "merge_proposals": len(proposed),
+        "merge_precision": _ratio(len(proposed & planted), len(proposed)),
+        "merge_recall": _ratio(len(proposed & planted), len(planted)),
+        "distinct_proposed": len(proposed - planted),
+        "near_misses_proposed": len(proposed & truth.near_misses),
+        "uncertain": len(uncertain),
+    }
+
+
+def _hub_measures(abstract: dict, queue: dict, truth: PlantedTruth) -> dict[str, Any]:
+    hub_members = {c: {p for p, cc in truth.communities.items() if str(cc) == c} for c in truth.hubs}
+    hubs = [queue[o["proposal"]] for o in abstract.get("outcomes", []) if o.get("proposal") in queue]
+    redundant = 0
+    for proposal in hubs:
+        members = set(proposal.story.get("members") or [])
+        redundant += any(truth.hubs[c] in members for c in hub_members)
+    return {"hub_proposals": len(hubs), "hubs_where_one_existed": redundant}
+
+
+def _split_measures(split: dict, truth: PlantedTruth, queued: int) -> dict[str, Any]:
+    made = [o for o in split.get("outcomes", []) if o.get("state") in ("pending", "applied")]
+    split_paths = {o["path"] for o in made}
+    return {
+        "split_queued": queued,
+        "split_proposals": len(split_paths),
+        "split_recall": _ratio(len(split_paths & truth.overloaded), len(truth.overloaded)),
+        "split_precision": _ratio(len(split_paths & truth.overloaded), len(split_paths)),
+    }
+
+
+def _archive_measures(vault_root: Path, truth: PlantedTruth) -> dict[str, Any]:
+    from ..consolidate.archive import ARCHIVED_META, META_VERSION
+    from ..vault.meta import read_meta
+
+    archived = set((read_meta(vault_root, ARCHIVED_META, version=META_VERSION).data or {})
+                   .get("archived") or [])
+    return {
+        "archived": len(archived),
+        "archive_recall": _ratio(len(archived & truth.stale), len(truth.stale)),
+        "archive_precision": _ratio(len(archived & truth.stale), len(archived)),
+    }
+
+
 def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any]], *,
           brain: ConsolidateBrain | None = None, embedder: str | Any = "auto",
           base: Settings | None = None, workdir: Path | None = None,
+          only: str | Iterable[str] | None = None,
           progress: Callable[[int, int, dict], None] | None = None) -> list[SweepRow]:
     """One row per grid point (see the module doc). `embedder` is a spec ("auto": e5 when
-    installed, else MiniLM) or an embedder;
-    `workdir` keeps the copies (else a temporary folder, removed at the end)."""
+    installed, else MiniLM) or an embedder; `only` the consolidate phases to run (all by
+    default: the archive cut needs no merge votes); `workdir` keeps the copies (else a
+    temporary folder, removed at the end)."""
+    from ..consolidate.run import parse_only
     from ..index.factory import get_embedder
     from ..index.store import VaultIndex
 
     points = grid_points(grid)
+    phases = parse_only(only)  # refused before any work when a name is wrong
     base = base or Settings()
     emb = get_embedder(embedder) if isinstance(embedder, str) else embedder
     if brain is None:
@@ -283,7 +301,7 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
             shutil.rmtree(copy, ignore_errors=True)
             shutil.copytree(template, copy)
             rows.append(SweepRow(point, run_point(copy, truth, settings_at(base, point),
-                                                  brain=brain, embedder=emb)))
+                                                  brain=brain, embedder=emb, only=phases)))
             if scratch is not None:
                 shutil.rmtree(copy, ignore_errors=True)
         if progress is not None:
