@@ -126,6 +126,34 @@ def probe_split_token_threshold(make_vault, **_):
     assert low["split_candidates"] and set(low["split_candidates"]) <= written
 
 
+MIXED = "digest/wiki/mixed.md"
+MIXED_TEXT = (  # three sections on three unrelated things: a dispersed note
+    "---\nname: mixed\ndescription: Several things.\n---\n"
+    "## Tomatoes\n\n" + "Water the tomato plants in the greenhouse every morning before nine. " * 6 + "\n\n"
+    "## Taxes\n\n" + "File the quarterly VAT return with the accountant by the twentieth. " * 6 + "\n\n"
+    "## Bicycle\n\n" + "Pump the bicycle tyres to four bar and oil the chain monthly. " * 6 + "\n\n"
+    f"derived_from:: [[{LOG}]]\n"
+)
+
+
+def _split_outcome(make_vault, toml: str, name: str) -> dict:
+    from datetime import UTC, datetime
+
+    from reme_workbench.vault.split_queue import enqueue_splits
+
+    root = _vault(make_vault, "[split]\ntoken_threshold = 150\n" + toml, name, {MIXED: MIXED_TEXT})
+    enqueue_splits(root, [(MIXED, 300)], by="probe", now=datetime.now(UTC))
+    (outcome,) = _phase(_json(root, "consolidate", "--only", "split"), "split")["details"]["outcomes"]
+    return outcome
+
+
+def probe_split_dispersed_under(make_vault, **_):
+    default = _split_outcome(make_vault, "", "a")
+    strict = _split_outcome(make_vault, "dispersed_under = 0.0\n", "b")
+    assert default["state"] == "pending" and "under 0.25" in default["reason"]
+    assert strict["state"] == "not-overloaded" and "split under 0.00" in strict["reason"]
+
+
 # --- [recall] --------------------------------------------------------------------------
 
 
@@ -577,6 +605,7 @@ PROBES: dict[str, Callable] = {
     "vault.lock_timeout_s": probe_vault_lock_timeout_s,
     "vault.max_replans": probe_vault_max_replans,
     "split.token_threshold": probe_split_token_threshold,
+    "split.dispersed_under": probe_split_dispersed_under,
     "communities.resolution": probe_communities_resolution,
     "communities.seed": probe_communities_seed,
     "communities.trials": probe_communities_trials,

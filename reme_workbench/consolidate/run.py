@@ -264,7 +264,8 @@ class Consolidator:
             from .offline import OfflineConsolidateBrain
 
             self.brain = OfflineConsolidateBrain(self._embedder(),
-                                                 language=self.settings.llm.language)
+                                                 language=self.settings.llm.language,
+                                                 dispersed_under=self.settings.split.dispersed_under)
         return self.brain
 
     def _policy(self):

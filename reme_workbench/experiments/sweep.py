@@ -261,6 +261,14 @@ def _archive_measures(vault_root: Path, truth: PlantedTruth) -> dict[str, Any]:
     }
 
 
+def _offline(embedder, settings: Settings) -> ConsolidateBrain:
+    """The offline brain as consolidate builds it from `settings` (its split cut is one)."""
+    from ..consolidate.offline import OfflineConsolidateBrain
+
+    return OfflineConsolidateBrain(embedder, language=settings.llm.language,
+                                   dispersed_under=settings.split.dispersed_under)
+
+
 def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any]], *,
           brain: ConsolidateBrain | None = None, embedder: str | Any = "auto",
           base: Settings | None = None, workdir: Path | None = None,
@@ -278,10 +286,6 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
     phases = parse_only(only)  # refused before any work when a name is wrong
     base = base or Settings()
     emb = get_embedder(embedder) if isinstance(embedder, str) else embedder
-    if brain is None:
-        from ..consolidate.offline import OfflineConsolidateBrain
-
-        brain = OfflineConsolidateBrain(emb)
     scratch = None
     if workdir is None:
         scratch = tempfile.TemporaryDirectory(prefix="reme-sweep-")
@@ -300,8 +304,9 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
             copy = Path(workdir) / f"point-{k:03d}"
             shutil.rmtree(copy, ignore_errors=True)
             shutil.copytree(template, copy)
-            rows.append(SweepRow(point, run_point(copy, truth, settings_at(base, point),
-                                                  brain=brain, embedder=emb, only=phases)))
+            settings = settings_at(base, point)
+            rows.append(SweepRow(point, run_point(copy, truth, settings, embedder=emb, only=phases,
+                                                  brain=brain or _offline(emb, settings))))
             if scratch is not None:
                 shutil.rmtree(copy, ignore_errors=True)
         if progress is not None:

@@ -52,7 +52,8 @@ def _offline_consolidate_brain(vault: Vault, settings: Settings, embedder):
 
     if embedder is None:
         embedder = get_embedder(choose_embedder(settings.recall.embedder, vault.root))
-    return OfflineConsolidateBrain(embedder, language=settings.llm.language)
+    return OfflineConsolidateBrain(embedder, language=settings.llm.language,
+                                   dispersed_under=settings.split.dispersed_under)
 
 
 def _dream(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brain, index) -> list[str]:
