@@ -4,6 +4,7 @@ stale notes, hub notes, overloaded notes (duplicate pairs: tests/test_duplicates
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, date, datetime
 
 import pytest
@@ -113,3 +114,14 @@ def test_thousands_of_communities_get_distinct_code_names():
 
     names = _codenames(random.Random(3), 3000)  # a 50k-note vault has ~2,200 communities
     assert len(set(names)) == 3000
+
+
+def test_an_overloaded_note_covers_four_communities_topics(made):
+    truth = read_truth(made.truth_path)["planted"]
+    codes = [t["code"] for t in truth["communities"]["topics"]]
+    for path in truth["overloaded"]:
+        body = (made.root / path).read_text()
+        sections = re.split(r"^## ", body, flags=re.M)[1:]
+        # a code shows as a word or in identifiers (tamist-cache, tamist_cache)
+        named = [{c for c in codes if re.search(rf"(?<![a-z]){c}(?![a-z])", s)} for s in sections]
+        assert len(sections) == 4 and len(set().union(*named)) >= 4

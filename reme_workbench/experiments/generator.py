@@ -44,8 +44,10 @@ beside the vault (`<root>.planted.json`, outside it so no scan sees it):
   "<code> <domain> overview" that links every other member with a line each: the
   community has its hub, so abstract must not propose another.
 * **overloaded notes** (`overloaded`) — a note of four sections, each the statements of
-  four notes of one kind of its community (so the sections are about different things),
-  over 2,000 estimated tokens: what split should cut.
+  six notes of one kind about another community's topic (its own, then three others in
+  its language; so the sections are about different things), over 2,000 estimated
+  tokens: what split should cut. (A handbook of one service family, four kinds about one
+  topic, is one topic to the offline brain: its sections are 0.34–0.49 alike.)
 
 `notes` counts every file: twins, hubs and overloaded notes included.
 `plan_vault(spec)` makes the notes as values (`GeneratedNote`), `write_vault`
@@ -750,21 +752,26 @@ def _special_slots(spec: VaultSpec, sizes: list[int], rng: random.Random) -> dic
     return out
 
 
-def _overloaded_sections(topic: Topic, rng: random.Random, said: dict
+def _overloaded_sections(topics: list[Topic], rng: random.Random, saids: list[dict]
                          ) -> list[tuple[str, list[Content]]] | None:
-    """Four sections of six fresh contents of one kind each, four kinds: a note about
-    several things at once."""
+    """Four sections of six fresh contents, each section one kind about another topic (the
+    note's own community's first, then three others'): a note about several things at
+    once. Each content is fresh in its topic's community, so it says nothing a note there says."""
     sections = []
-    for key in rng.sample([k.key for k in KINDS], len(KINDS)):
-        found = []
-        for _ in range(40):
+    kinds = rng.sample([k.key for k in KINDS], len(KINDS))
+    for topic in topics:
+        for key in list(kinds):
+            found = []
+            for _ in range(40):
+                if len(found) == OVERLOADED_PER_SECTION:
+                    break
+                content = _fresh(_KIND[key], topic, rng, saids[topic.community])
+                if content is not None:
+                    found.append(content)
             if len(found) == OVERLOADED_PER_SECTION:
+                sections.append((key, found))
+                kinds.remove(key)
                 break
-            content = _fresh(_KIND[key], topic, rng, said)
-            if content is not None:
-                found.append(content)
-        if len(found) == OVERLOADED_PER_SECTION:
-            sections.append((key, found))
         if len(sections) == OVERLOADED_SECTIONS:
             return sections
     return None
@@ -801,8 +808,10 @@ def plan_vault(spec: VaultSpec) -> GeneratedVault:
     contents: list[tuple[int, Content]] = []
     pairs: list[tuple[str, int, int, dict]] = []  # (type, index of a, index of b, extra)
     overloaded: list[tuple[int, list[tuple[str, list[Content]]]]] = []
+    saids: list[dict] = []
     for c, topic in enumerate(topics):
         said: dict = {}  # the community's subjects, and every kind's statements
+        saids.append(said)
         dups, misses = pairs_in[c]
         units = ["duplicate"] * dups + ["near_miss"] * misses
         units += ["plain"] * (sizes[c] - 2 * len(units) - len(specials.get(c, ())))
@@ -831,12 +840,19 @@ def plan_vault(spec: VaultSpec) -> GeneratedVault:
             if partner is not None:
                 contents.append((c, partner))
                 pairs.append((unit, len(contents) - 2, len(contents) - 1, extra))
-        if "overloaded" in specials.get(c, ()):
-            sections = _overloaded_sections(topic, rng, said)
-            if sections is None:
-                raise RemeError(f"Community {c} has too few subjects left for an overloaded "
-                                "note; ask for fewer overloaded notes or larger communities.")
-            overloaded.append((c, sections))
+    for c in sorted(c for c, what in specials.items() if "overloaded" in what):
+        # three other topics in the same language (a note is written in one language)
+        others = [t for t in topics if t.community != c and t.language == topics[c].language]
+        if len(others) < OVERLOADED_SECTIONS - 1:
+            raise RemeError(f"An overloaded note covers {OVERLOADED_SECTIONS} communities' topics, "
+                            f"but only {len(others) + 1} are written in its language; ask for "
+                            "more notes or fewer overloaded ones.")
+        sections = _overloaded_sections([topics[c], *rng.sample(others, OVERLOADED_SECTIONS - 1)],
+                                        rng, saids)
+        if sections is None:
+            raise RemeError(f"Community {c} has too few subjects left for an overloaded "
+                            "note; ask for fewer overloaded notes or larger communities.")
+        overloaded.append((c, sections))
     return _finish(spec, rng, topics, contents, pairs, specials, overloaded)
 
 
