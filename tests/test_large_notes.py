@@ -86,7 +86,15 @@ def test_a_note_over_the_budget_embeds_a_bounded_sample(big_log):
     assert cost <= EMBED_TOKEN_BUDGET
     assert stats["vectors"] == stats["chunks"] - stats["keyword_only_chunks"]
     assert stats["keyword_only_chunks"] == len(rows) - len(embedded)
-    assert embedder.texts == stats["vectors"]  # the other chunks were never embedded
+    # the other chunks were never embedded; the one more text is the digest note's
+    # "name: description", which the index embeds on its own for merge candidates
+    db = sqlite3.connect(big_log / ".reme/index.db")
+    try:
+        [(described,)] = db.execute("SELECT COUNT(*) FROM descriptions").fetchall()
+    finally:
+        db.close()
+    assert described == 1
+    assert embedder.texts == stats["vectors"] + described
 
 
 def test_text_beyond_the_budget_is_found_by_keyword_recall(big_log):
