@@ -125,3 +125,34 @@ def test_an_overloaded_note_covers_four_communities_topics(made):
         # a code shows as a word or in identifiers (tamist-cache, tamist_cache)
         named = [{c for c in codes if re.search(rf"(?<![a-z]){c}(?![a-z])", s)} for s in sections]
         assert len(sections) == 4 and len(set().union(*named)) >= 4
+
+
+def test_forming_communities_were_written_this_week_in_growing_shares(tmp_path):
+    spec = VaultSpec(notes=400, duplicates=10, near_misses=10, stale=30, hubs=4, overloaded=3,
+                     forming=4, seed=11)
+    made = generate_vault(tmp_path / "vault", spec)
+    truth = read_truth(made.truth_path)["planted"]
+    now = datetime.fromisoformat(truth["now"])
+    forming = truth["forming"]
+    assert len(forming) == 4
+    assert not set(forming) & set(truth["hubs"])  # a community with a hub is not forming
+    shares = []
+    for c, new in sorted(forming.items(), key=lambda kv: int(kv[0])):
+        members = [p for p, cc in truth["communities"]["notes"].items()
+                   if str(cc) == c and p not in truth["stale"]]
+        shares.append(len(new) / len(members))
+        assert not set(new) & set(truth["stale"])
+        for p in new:
+            written = datetime.fromtimestamp((made.root / p).stat().st_mtime, UTC)
+            assert 0 <= (now - written).total_seconds() < 7 * 86400
+    assert shares == pytest.approx([0.25, 0.5, 0.75, 1.0], abs=0.06)  # k / forming
+    # a new note was recalled, if at all, after it was written
+    events = [json.loads(line) for line in (made.root / "meta/access_log.jsonl").read_text().splitlines()]
+    new = {p for paths in forming.values() for p in paths}
+    for e in events:
+        if e["path"] in new:
+            assert datetime.fromisoformat(e["ts"].replace("Z", "+00:00")) >= datetime.fromtimestamp(
+                (made.root / e["path"]).stat().st_mtime, UTC).replace(microsecond=0)
+    # forming changes only those notes' times: the same notes, links and words
+    without = plan_vault(VaultSpec(**{**spec.__dict__, "forming": 0}))
+    assert [(n.path, n.body, n.links) for n in without.notes] == [(n.path, n.body, n.links) for n in made.notes]

@@ -13,7 +13,7 @@ from reme_workbench.cli import cli
 from reme_workbench.config import Settings
 from reme_workbench.errors import RemeError
 from reme_workbench.experiments.generator import VaultSpec, generate_vault
-from reme_workbench.experiments.sweep import grid_points, settings_at, sweep
+from reme_workbench.experiments.sweep import grid_points, read_csv, settings_at, sweep, write_csv
 
 SPEC = VaultSpec(notes=160, duplicates=6, near_misses=6, stale=12, hubs=2, overloaded=1, seed=5)
 
@@ -55,6 +55,13 @@ def test_one_row_per_point_with_the_parameters_first(rows):
                 "hubs_where_one_existed", "split_proposals", "split_recall", "archived",
                 "archive_precision", "archive_recall", "brain_calls", "prompt_tokens"):
         assert key in first
+
+
+def test_a_written_table_reads_back_as_the_same_rows(rows, tmp_path):
+    # benchmarks/experiments.py --replot draws the docs' plots from these files
+    back = read_csv(write_csv(rows, tmp_path / "t.csv"))
+    assert back == [r.to_json() for r in rows]
+    assert isinstance(back[0]["merge_candidates"], int) and isinstance(back[0]["nmi"], float)
 
 
 def test_the_archive_cut_decides_what_is_archived(rows):
@@ -163,3 +170,23 @@ def test_a_sweep_replayed_from_its_cassette_gives_the_same_table_with_no_model(t
     two, three = (r.metrics for r in recorded)
     assert two["calls_vote"] > 0 and two["prompt_tokens"] > 0  # the model was asked, tokens counted
     assert two["merge_proposals"] > 0 and three["merge_proposals"] == 0  # 2 of 3 agree
+
+
+def test_the_stability_gate_keeps_hubs_from_communities_still_forming(tmp_path):
+    # the week before, the forming communities' new notes did not exist: their stability
+    # is low, and the gate decides whether they get a hub
+    spec = VaultSpec(notes=300, duplicates=4, near_misses=4, stale=10, hubs=1, overloaded=0,
+                     forming=3, min_community=12, max_community=24, seed=5)
+    rows = sweep(lambda p: generate_vault(p, spec).truth_path,
+                 {"abstract.min_stability": [0.0, 1.0]}, embedder="hashing",
+                 only="communities,abstract", workdir=tmp_path)
+    loose, strict = (r.metrics for r in rows)
+    assert loose["hubs_for_forming"] >= 2 and strict["hubs_for_forming"] == 0
+    assert strict["hub_proposals"] == loose["hub_proposals"] - loose["hubs_for_forming"]
+    changes = json.loads((tmp_path / "point-000" / "meta" / "community_changes.json").read_text())
+    assert sorted(changes["stability_per_community"].values())[0] < 0.5
+    # the notes moved aside for the week-before run are all back, with their times
+    truth = json.loads((tmp_path / "template.planted.json").read_text())["planted"]
+    for paths in truth["forming"].values():
+        for p in paths:
+            assert (tmp_path / "point-000" / p).stat().st_mtime == (tmp_path / "template" / p).stat().st_mtime

@@ -43,6 +43,10 @@ beside the vault (`<root>.planted.json`, outside it so no scan sees it):
 * **hub notes** (`hubs`) — in as many communities (of 5 notes or more), one wiki note
   "<code> <domain> overview" that links every other member with a line each: the
   community has its hub, so abstract must not propose another.
+* **forming communities** (`forming`) — in the k-th of them a share k / `forming` of
+  the notes was written in the last week (they did not exist a week ago; the truth
+  lists them): the communities the stability gate should keep from a hub until they
+  settle.
 * **overloaded notes** (`overloaded`) — a note of four sections, each the statements of
   six notes of one kind about another community's topic (its own, then three others in
   its language; so the sections are about different things), over 2,000 estimated
@@ -114,6 +118,7 @@ class VaultSpec:
     stale_days: int = 150  # a stale note is at least this many days old
     hubs: int = 0  # communities that already have a hub note
     overloaded: int = 0  # notes over the split threshold, on several topics
+    forming: int = 0  # communities still forming: part of their notes written this week
     now: date | None = None  # the day the vault is written as of; None: start + days + 1
 
     @property
@@ -130,7 +135,7 @@ class VaultSpec:
             if isinstance(value, bool) or not isinstance(value, (int, float) if wanted is float else wanted):
                 raise RemeError(f"{name} must be {'a number' if wanted is float else wanted.__name__}"
                                 f" (like {default}), not {value!r}.")
-        counts = ("notes", "duplicates", "near_misses", "stale", "hubs", "overloaded")
+        counts = ("notes", "duplicates", "near_misses", "stale", "hubs", "overloaded", "forming")
         if any(getattr(self, name) < 0 for name in counts):
             raise RemeError(f"{', '.join(counts)} must be 0 or more.")
         if not 2 <= self.min_community <= self.max_community:
@@ -549,6 +554,7 @@ class GeneratedVault:
     stale: tuple[str, ...] = ()
     hubs: tuple[tuple[int, str], ...] = ()  # community -> its hub note
     overloaded: tuple[str, ...] = ()
+    forming: tuple[tuple[int, tuple[str, ...]], ...] = ()  # community -> its notes new this week
 
     def planted(self) -> dict[str, int]:
         """note path -> planted community number."""
@@ -943,9 +949,11 @@ def _finish(spec: VaultSpec, rng: random.Random, topics: tuple[Topic, ...],
     near = tuple(NearMissPair(notes[a].path, notes[b].path, notes[a].kind)
                  for kind, a, b, _ in pairs if kind == "near_miss")
     ages, recalled, stale = _times(spec, rng, notes, pairs, hubs, heavy)
+    ages, recalled, forming = _forming(spec, notes, ages, recalled, stale, hubs, heavy)
     return GeneratedVault(Path(), spec, tuple(notes), duplicates, near, topics, tuple(logs),
                           ages=ages, recalled=recalled, stale=stale,
-                          hubs=tuple(sorted(hubs.items())), overloaded=tuple(heavy))
+                          hubs=tuple(sorted(hubs.items())), overloaded=tuple(heavy),
+                          forming=forming)
 
 
 def _special_notes(spec: VaultSpec, rng: random.Random, topics: tuple[Topic, ...],
@@ -1022,6 +1030,35 @@ def _times(spec: VaultSpec, rng: random.Random, notes: list[GeneratedNote], pair
         if rng.random() < 0.5:
             recalled.append((n.path, round(rng.uniform(0, 14), 3)))
     return tuple(ages), tuple(recalled), tuple(sorted(stale))
+
+
+def _forming(spec: VaultSpec, notes: list[GeneratedNote], ages, recalled, stale,
+             hubs: dict[int, str], heavy: list[str]):
+    """Communities still forming: in the k-th of `spec.forming` (k = 1…), a share
+    k / forming of the notes was written in the last week, so a week ago they did not
+    exist (the stability gate's truth). Drawn from a generator of their own, so a vault
+    with `forming` differs from one without only in these notes' times."""
+    if not spec.forming:
+        return ages, recalled, ()
+    rng = random.Random(f"{spec.seed}-forming")
+    special = set(hubs) | {n.community for n in notes if n.path in set(heavy)}
+    eligible = sorted({n.community for n in notes} - special)
+    if spec.forming > len(eligible):
+        raise RemeError(f"{spec.forming} forming communities need as many communities without a "
+                        f"hub or an overloaded note; there are {len(eligible)}.")
+    chosen = sorted(rng.sample(eligible, spec.forming))
+    stale = set(stale)
+    forming, new_age = [], {}
+    for k, c in enumerate(chosen, start=1):
+        members = sorted(n.path for n in notes if n.community == c and n.path not in stale)
+        new = sorted(rng.sample(members, max(1, round(len(members) * k / spec.forming))))
+        forming.append((c, tuple(new)))
+        new_age.update((path, round(rng.uniform(0, 6.5), 3)) for path in new)
+    ages = tuple((path, new_age.get(path, age)) for path, age in ages)
+    # a new note was recalled, if at all, after it was written
+    recalled = tuple((path, round(ago * new_age[path] / 14, 3) if path in new_age else ago)
+                     for path, ago in recalled)
+    return ages, recalled, tuple(forming)
 
 
 def render_note(note: GeneratedNote, language: str = "en") -> str:
@@ -1103,6 +1140,7 @@ def write_vault(root: Path, plan: GeneratedVault, *, truth_path: Path | None = N
             "stale": list(plan.stale),
             "hubs": {str(c): p for c, p in plan.hubs},
             "overloaded": list(plan.overloaded),
+            "forming": {str(c): list(paths) for c, paths in plan.forming},
             "notes": {n.path: {"kind": n.kind, "subject": list(n.subject),
                                "language": n.language, "facts": list(n.facts)}
                       for n in sorted(plan.notes, key=lambda n: n.path)},

@@ -10,15 +10,18 @@ copies it and runs consolidate on the copy as a weekly schedule would find it:
 
 1. the split queue holds every note whose body is over `[split] token_threshold` (what
    dream's writes would have queued);
-2. a communities run a week before the vault's `now` (so communities have a stability);
-3. every phase at `now` (the clock is the truth's `now`, so recency sees the planted
+2. a communities run a week before the vault's `now`, on the vault as it was then (the
+   notes the truth lists as written this week — the forming communities' — are moved
+   aside for it), so communities have a stability;
+3. every phase at `now` (communities too, when `only` leaves them out, so the other
+   phases read this week's) (the clock is the truth's `now`, so recency sees the planted
    ages), with the brain counted call by call.
 
 Each point gives one row of a tidy table (`SweepRow.to_json()`), the parameters first:
 communities found and their NMI against the planted ones; merge candidates with their
 recall and precision against the planted duplicate pairs, merge proposals with theirs,
-distinct pairs proposed (near misses and others), uncertain pairs; hub proposals, and
-those for a community that already had its hub; split proposals against the overloaded
+distinct pairs proposed (near misses and others), uncertain pairs; hub proposals,
+those for a community that already had its hub and those for a community still forming; split proposals against the overloaded
 notes; archived notes against the stale ones; brain calls and tokens. The offline brain
 is the default; pass `brain` (a model's, or one replaying a cassette: then a sweep is
 reproducible and costs nothing) to measure another.
@@ -31,6 +34,7 @@ import itertools
 import shutil
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -44,7 +48,7 @@ from ..llm.consolidate import ConsolidateBrain
 from ..vault.vault import Vault
 
 __all__ = ["PlantedTruth", "SweepRow", "grid_points", "settings_at", "CountingBrain", "run_point",
-           "sweep", "write_csv", "SECTIONS"]
+           "sweep", "write_csv", "read_csv", "SECTIONS"]
 
 # the settings a sweep may vary: the thresholds of consolidate
 SECTIONS = ("merge", "abstract", "archive", "split", "communities", "cooldowns")
@@ -59,6 +63,7 @@ class PlantedTruth:
     hubs: dict[str, str]  # community -> its hub note
     overloaded: frozenset[str]
     now: datetime
+    forming: dict[str, frozenset[str]] = field(default_factory=dict)  # community -> new notes
 
     @classmethod
     def read(cls, path: Path | str) -> PlantedTruth:
@@ -69,7 +74,8 @@ class PlantedTruth:
         return cls(dict(planted["communities"]["notes"]), pairs(planted["duplicates"]),
                    pairs(planted["near_misses"]), frozenset(planted["stale"]),
                    dict(planted["hubs"]), frozenset(planted["overloaded"]),
-                   datetime.fromisoformat(planted["now"]))
+                   datetime.fromisoformat(planted["now"]),
+                   {c: frozenset(paths) for c, paths in planted.get("forming", {}).items()})
 
 
 def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -157,6 +163,27 @@ def _queue_overloaded(vault: Vault, threshold: int, now: datetime) -> int:
     return len(over)
 
 
+def _communities_a_week_before(vault_root: Path, truth: PlantedTruth, settings: Settings,
+                               embedder) -> None:
+    """The previous weekly communities run, on the vault as it was: the notes written
+    this week (the forming communities') are moved out of it for the run, then back."""
+    from ..consolidate.run import Consolidator
+
+    week_before = truth.now - timedelta(days=7)
+    new = sorted(p for paths in truth.forming.values() for p in paths)
+    # beside the vault: a rename, which keeps the files' times
+    with tempfile.TemporaryDirectory(prefix=".reme-sweep-new-", dir=vault_root.parent) as aside:
+        for k, path in enumerate(new):
+            shutil.move(vault_root / path, Path(aside) / f"{k}.md")
+        try:
+            vault = Vault.open(vault_root, clock=lambda: week_before)
+            Consolidator(vault, settings, embedder=embedder, clock=lambda: week_before).run(
+                "communities", force=True)
+        finally:
+            for k, path in enumerate(new):
+                shutil.move(Path(aside) / f"{k}.md", vault_root / path)
+
+
 def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brain: ConsolidateBrain,
               embedder, only: str | Iterable[str] | None = None) -> dict[str, Any]:
     """Consolidate the vault at `vault_root` (a copy: it is written) with `settings`, and
@@ -170,9 +197,10 @@ def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brai
     now = truth.now
     vault = Vault.open(vault_root, clock=lambda: now)
     queued = _queue_overloaded(vault, settings.split.token_threshold, now)
-    week_before = now - timedelta(days=7)
-    Consolidator(vault, settings, embedder=embedder, clock=lambda: week_before).run(
-        "communities", force=True)
+    _communities_a_week_before(vault_root, truth, settings, embedder)
+    vault = Vault.open(vault_root, clock=lambda: now)
+    if "communities" not in parse_only(only):  # the other phases read this week's
+        Consolidator(vault, settings, embedder=embedder, clock=lambda: now).run("communities", force=True)
     counting = CountingBrain(brain)
     report = Consolidator(vault, settings, brain=counting, embedder=embedder,
                           clock=lambda: now).run(parse_only(only), force=True)
@@ -234,7 +262,14 @@ def _hub_measures(abstract: dict, queue: dict, truth: PlantedTruth) -> dict[str,
     for proposal in hubs:
         members = set(proposal.story.get("members") or [])
         redundant += any(truth.hubs[c] in members for c in hub_members)
-    return {"hub_proposals": len(hubs), "hubs_where_one_existed": redundant}
+    # a hub over a community still forming: most of its members belong to one of them
+    forming = 0
+    for proposal in hubs:
+        members = proposal.story.get("members") or []
+        top = Counter(str(truth.communities.get(m)) for m in members).most_common(1)
+        forming += bool(top) and top[0][0] in truth.forming and top[0][1] * 2 > len(members)
+    return {"hub_proposals": len(hubs), "hubs_where_one_existed": redundant,
+            "hubs_for_forming": forming}
 
 
 def _split_measures(split: dict, truth: PlantedTruth, queued: int) -> dict[str, Any]:
@@ -315,6 +350,22 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
     finally:
         if scratch is not None:
             scratch.cleanup()
+
+
+def read_csv(path: Path | str) -> list[dict]:
+    """The rows `write_csv` wrote, as dicts with numbers parsed back (an empty cell is None)."""
+    def value(cell: str):
+        if cell == "":
+            return None
+        for kind in (int, float):
+            try:
+                return kind(cell)
+            except ValueError:
+                pass
+        return cell
+
+    with Path(path).open(newline="", encoding="utf-8") as fh:
+        return [{k: value(v) for k, v in row.items()} for row in csv.DictReader(fh)]
 
 
 def write_csv(rows: Iterable[SweepRow], path: Path | str) -> Path:
