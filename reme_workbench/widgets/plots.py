@@ -133,14 +133,19 @@ def sweep_figure(rows, x: str, ys: dict[str, str], *, default: float | None = No
     lines, labels = ax.get_legend_handles_labels()
     if counts:
         twin = ax.twinx()
-        for column, label in counts.items():
-            twin.plot(xs, [r.get(column, 0) for r in rows], marker="s", linestyle=":", color="#7f7f7f",
-                      label=label)
+        # counts are grey-ish and dotted, each its own marker, so two of them stay apart
+        styles = (("s", ":", "#7f7f7f"), ("^", "-.", "#8c564b"), ("D", "--", "#bcbd22"))
+        for i, (column, label) in enumerate(counts.items()):
+            marker, dash, colour = styles[i % len(styles)]
+            twin.plot(xs, [r.get(column, 0) for r in rows], marker=marker, linestyle=dash,
+                      color=colour, label=label)
         twin.set_ylabel("count")
         twin.set_ylim(bottom=0)
         more, more_labels = twin.get_legend_handles_labels()
         lines, labels = lines + more, labels + more_labels
     # under the axes, so no curve hides behind it
-    fig.legend(lines, labels, fontsize=8, loc="outside lower center", ncols=min(len(lines), 4))
-    ax.set_title(title or f"against {x}")
+    # four columns fit short labels in the width; long ones take two
+    columns = 4 if sum(len(label) for label in labels) <= 80 else 2
+    fig.legend(lines, labels, fontsize=8, loc="outside lower center", ncols=min(len(lines), columns))
+    ax.set_title(title or f"against {x}", pad=14)  # room for the default's label
     return fig
