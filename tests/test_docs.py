@@ -41,6 +41,32 @@ def test_readme_main_job_is_the_demo_on_the_sample_vault():
     assert main_job.startswith(_readme_command("Set up and run the tests").rsplit(" && ", 1)[0])
 
 
+
+_LOCAL_LINK = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("doc", ["README.md", *sorted(
+    p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md"))])
+def test_every_local_link_of_the_docs_points_at_a_file_that_exists(doc):
+    # README and docs/ link plots, screenshots and CSVs: a renamed or unwritten one is a
+    # broken page on GitHub
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    links = [m.group(1).split("#")[0] for m in _LOCAL_LINK.finditer(text)]
+    missing = [link for link in links if not ((ROOT / doc).parent / link).exists()]
+    assert not missing, f"{doc} links files that do not exist: {missing}"
+
+
+def test_the_experiments_page_shows_a_plot_and_a_table_for_every_sweep():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("experiments", ROOT / "benchmarks" / "experiments.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8")
+    for name in module.SWEEPS:
+        assert f"experiments/{name}-minilm.png" in page, f"docs/experiments.md shows no plot of {name}"
+        assert f"experiments/{name}-minilm.csv" in page, f"docs/experiments.md links no table of {name}"
+
 # --- docs/spec.md: the project's own spec ------------------------------------------------
 
 SPEC_PATH = ROOT / "docs" / "spec.md"
