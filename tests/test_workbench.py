@@ -104,3 +104,22 @@ def test_place_report_lines(tmp_path, when):
     (tmp_path / "digest").mkdir()
     report = nbm.place_notebooks(tmp_path, now=when)
     assert report.placed == nbm.MASTERS and report.lines() == [f"placed: {', '.join(nbm.MASTERS)}"]
+
+
+@pytest.mark.parametrize("asked, used", [(None, "minilm"), ("e5", "e5"), ("auto", "auto")])
+def test_the_demo_indexes_with_minilm_unless_told_otherwise(tmp_path, monkeypatch, asked, used):
+    # the main job should run in about a minute: e5 embeds 2.5x slower for the same output
+    from reme_workbench.errors import RemeError
+    from reme_workbench.index import factory
+
+    def stop_at_the_embedder(spec, *args, **kwargs):
+        raise RemeError(f"embedder asked for: {spec}")
+
+    monkeypatch.setattr(factory, "get_embedder", stop_at_the_embedder)
+    args = ["demo", str(tmp_path / "d")] + (["--embedder", asked] if asked else [])
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code != 0
+    wanted = used if used != "auto" else factory.auto_spec(None)
+    assert f"embedder asked for: {wanted}" in result.output
+    help_text = CliRunner().invoke(cli, ["demo", "--help"]).output
+    assert "minilm (the demo's default" in help_text

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import click
 
-from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json
+from .app import Ctx, cli, emit_json, output_options, wants_json
 
 
 @cli.command()
 @click.argument("path", required=False, type=click.Path(path_type=Path), default="reme-demo")
-@EMBEDDER_OPTION
+@click.option("--embedder", help="minilm (the demo's default: about 40 s in all), e5 "
+              "(multilingual: about 100 s), auto (e5 when installed), hashing (tests only) or "
+              "litellm:<model>. The demo vault's index keeps it.")
 @output_options
 @click.pass_obj
 def demo(obj: Ctx, path: Path, embedder, as_json):

@@ -14,6 +14,12 @@ Dream applies what the offline brain makes at once (CREATE, CORROBORATE), as `dr
 does by default; consolidate's abstract, merge and split proposals wait for a person —
 that is what the workbench is for.
 
+The demo indexes with MiniLM unless told otherwise (`demo_embedder`): the main job
+should show the product in under a minute, and e5 — what `auto` picks for a new index
+when it is installed — takes about 2.5 times as long to embed the same 575 texts
+(≈ 100 s in all against ≈ 40 s) for the same notes and proposals on this sample. The
+vault's index records MiniLM, so later commands on the demo vault keep using it.
+
 `fresh_demo_copy(dest)` gives a notebook opened outside a vault a vault to work on: the
 demo is built once per embedder and package version into the user's cache folder
 (`$XDG_CACHE_HOME/reme-workbench/`, else `~/.cache/reme-workbench/`) and copied fresh for
@@ -36,7 +42,16 @@ from ..config import Settings, load_settings
 from ..errors import RemeError
 from ..vault.layout import CACHE_DIR
 
-__all__ = ["DemoWeek", "DemoReport", "material_weeks", "build_demo", "fresh_demo_copy"]
+__all__ = ["DemoWeek", "DemoReport", "material_weeks", "build_demo", "fresh_demo_copy",
+           "demo_embedder", "DEMO_EMBEDDER"]
+
+DEMO_EMBEDDER = "minilm"  # see the module doc: the main job's embedder unless one is asked for
+
+
+def demo_embedder(requested: str | None = None) -> str:
+    """The embedder spec the demo uses: `requested` when given (`auto` included), else
+    MiniLM (see the module doc)."""
+    return requested.strip() if requested and requested.strip() else DEMO_EMBEDDER
 
 
 @dataclass(frozen=True)
@@ -115,7 +130,8 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
     init_vault(path, sample=True)
     settings = settings or load_settings(path)
     vault = Vault.open(path)
-    spec = choose_embedder(embedder or settings.recall.embedder, path)
+    configured = settings.recall.embedder if settings.recall.embedder != "auto" else None
+    spec = choose_embedder(demo_embedder(embedder or configured), path)
     emb = get_embedder(spec)
     brain, _ = build_brain(settings)
     weeks = material_weeks(path)
@@ -195,9 +211,7 @@ def _template_key(embedder: str) -> str:
 
 def fresh_demo_copy(dest: Path | str, *, embedder: str | None = None) -> Path:
     """A fresh copy of the demo vault at `dest` (see the module doc)."""
-    from ..index.factory import auto_spec
-
-    spec = embedder or auto_spec(None)
+    spec = demo_embedder(embedder)
     template = _cache_root() / f"demo-{spec.replace(':', '_')}-{_template_key(spec)}"
     if not (template / "workbench").is_dir():
         template.parent.mkdir(parents=True, exist_ok=True)
