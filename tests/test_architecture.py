@@ -112,6 +112,9 @@ LAYER_RULES = {
     "review": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review"},
     "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
     "widgets": {"vault", "proposals", "review", "widgets"},
+    # the operations every client calls: over the library, under every front end (the
+    # CLI, the HTTP API, MCP), so it never imports one
+    "ops": {"vault", "index", "llm", "proposals", "dream", "consolidate", "ops"},
 }
 # obsidian_bridge is a package of its own, beside reme_workbench: it may use the vault core
 # only (and the shared errors), never the pipelines, the index or the LLM layer.

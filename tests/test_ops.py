@@ -1,161 +1,207 @@
-"""retarget_links / rename_note on real vaults, including hypothesis properties."""
+"""The operations layer (reme_workbench.ops): what every client — CLI, HTTP API, MCP —
+may do with a vault, with untrusted requests validated and every write going through
+the proposal queue's checks."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
+import json
+import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from pydantic import ValidationError
 
-from reme_workbench.errors import ChangesetRejectedError, StaleChangesetError
-from reme_workbench.vault.store import Changeset, Edit
-from reme_workbench.vault.vault import Vault, init_vault, rename_note, retarget_links
-
-from .conftest import snapshot, write_files
-
-OLD = "digest/wiki/old.md"
-NEW = "digest/wiki/new.md"
-
-# Pieces a note body is made of: prose, links in every form, code that hides links.
-_piece = st.sampled_from(
-    [
-        "Plain prose. ",
-        "\n",
-        "\r\n",
-        f"[[{OLD}]] ",
-        f"[[ {OLD} ]] ",
-        f"[[{OLD}|alias text]] ",
-        f"[[{OLD}#Section|A]] ",
-        f"![[{OLD}]] ",
-        f"\nrel:: [[{OLD}]] [[digest/wiki/other.md]]\n",
-        f"[is_a:: [[{OLD}]]] ",
-        f"`[[{OLD}]]` ",
-        f"\n```\n[[{OLD}]]\n```\n",
-        f"\\[[{OLD}]] ",
-        "[[digest/wiki/old]] ",  # extension-less: a different target, left alone
-        "[[digest/wiki/other.md]] ",
-        "中文 [[digest/wiki/other.md|别名]] ",
-        "[[unclosed ",
-    ]
+from reme_workbench.errors import RemeError
+from reme_workbench.index.embeddings import HashingEmbedder
+from reme_workbench.ops import (
+    AcceptRequest,
+    NoteRequest,
+    ProposalsRequest,
+    RecallRequest,
+    RejectRequest,
+    Workspace,
+    accept_proposal,
+    health,
+    list_proposals,
+    note_context,
+    recall,
+    reject_proposal,
+    show_proposal,
 )
-bodies = st.lists(_piece, max_size=12).map("".join)
+from reme_workbench.proposals import Policy, ProposalQueue
+from reme_workbench.vault.checks import CheckSpec
+from reme_workbench.vault.store import Edit
+from reme_workbench.vault.vault import Vault
+
+from .conftest import snapshot
+
+MAT = "daily/2026-10-05/log.md"
+POOL = "digest/wiki/pool-size.md"
+HUB = "digest/wiki/database-overview.md"
+PORT = "digest/wiki/pgbouncer-port.md"
+TIMEOUT = "digest/wiki/statement-timeout.md"
 
 
-def _vault_with(bodies_by_path: dict[str, str]) -> tuple[tempfile.TemporaryDirectory, Path]:
-    tmp = tempfile.TemporaryDirectory()
-    root = Path(tmp.name) / "v"
-    init_vault(root)
-    files = {OLD: "---\nname: old\ndescription: x\n---\nold body\n", **bodies_by_path}
-    write_files(root, files)
-    return tmp, root
+def note(name: str, description: str, body: str) -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n{body}\nderived_from:: [[{MAT}]]\n"
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(a=bodies, b=bodies)
-def test_retarget_twice_is_once_and_back_restores_bytes(a, b):
-    tmp, root = _vault_with({"digest/wiki/a.md": a, "digest/personal/b.md": "---\nname: b\n---\n" + b})
-    with tmp:
-        original = snapshot(root)
-        first = retarget_links(Vault.open(root), OLD, NEW)
-        after_once = snapshot(root)
-        second = retarget_links(Vault.open(root), OLD, NEW)
-        assert second.total == 0
-        assert {p: c for p, (c, _) in snapshot(root).items() if not p.startswith("audit/")} == {
-            p: c for p, (c, _) in after_once.items() if not p.startswith("audit/")
-        }
-        back = retarget_links(Vault.open(root), NEW, OLD)
-        assert back.total == first.total
-        restored = snapshot(root)
-        assert {p: c for p, (c, _) in restored.items()} == {p: c for p, (c, _) in original.items()}
-
-
-def test_retarget_only_touches_digest_by_default(make_vault):
-    root = make_vault(
-        {
-            OLD: "---\nname: old\n---\n",
-            "digest/wiki/a.md": f"[[{OLD}]]\n",
-            "daily/2026-10-05/log.md": f"[[{OLD}]]\n",
-        }
-    )
-    plan = retarget_links(Vault.open(root), OLD, NEW)
-    assert plan.counts == {"digest/wiki/a.md": 1}
-    assert plan.left_alone == {"daily/2026-10-05/log.md": 1}
-    assert (root / "daily/2026-10-05/log.md").read_text() == f"[[{OLD}]]\n"
-
-
-def _edit_b_before_each_apply(root, monkeypatch, times: int) -> list[int]:
-    """Someone edits b.md between planning and applying, the first `times` applies."""
-    from reme_workbench.vault import store as store_module
-
-    real_apply = store_module.Store.apply
-    calls = []
-
-    def sabotage(self, changeset):
-        calls.append(1)
-        if len(calls) <= times:
-            (root / "digest/wiki/b.md").write_text(f"changed meanwhile {len(calls)} [[{OLD}]]\n")
-        return real_apply(self, changeset)
-
-    monkeypatch.setattr(store_module.Store, "apply", sabotage)
-    return calls
-
-
-RENAME_FILES = {
-    OLD: "---\nname: old\ndescription: d\n---\nself [[digest/wiki/old.md]]\n",
-    "digest/wiki/a.md": f"x [[{OLD}|A]]\n",
-    "digest/wiki/b.md": f"y [[{OLD}]]\n",
+FILES = {
+    MAT: "09:00 raised the pool to 40 after the incident\n",
+    POOL: note("pool-size", "The payments-api DB pool size", "Pool is 10.\n\nsee:: [[" + PORT + "]]"),
+    PORT: note("pgbouncer-port", "PgBouncer listens on 6432", "PgBouncer listens on 6432."),
+    TIMEOUT: note("statement-timeout", "Statement timeout is 5s", "Timeout 5s. [[" + POOL + "]]"),
+    HUB: note("database-overview", "Overview of the database notes",
+              f"- [[{POOL}]]\n- [[{PORT}]]\n- [[{TIMEOUT}]]\n- [[digest/wiki/missing-note.md]]"),
 }
 
 
-def test_rename_is_one_atomic_changeset(make_vault, monkeypatch):
-    """With no re-plan left, a file edited meanwhile stops the whole rename."""
-    root = make_vault(RENAME_FILES)
-    before = snapshot(root)
-    vault = Vault.open(root, max_replans=1)
-    _edit_b_before_each_apply(root, monkeypatch, times=1)
-    with pytest.raises(StaleChangesetError) as info:
-        rename_note(vault, OLD, NEW)
-    assert info.value.paths == ["digest/wiki/b.md"] and "keep changing" in str(info.value)
-    after = snapshot(root)
-    assert after["digest/wiki/b.md"][0] == f"changed meanwhile 1 [[{OLD}]]\n".encode()
-    assert {k: v for k, v in after.items() if k != "digest/wiki/b.md"} == {
-        k: v for k, v in before.items() if k != "digest/wiki/b.md"
-    }
+@pytest.fixture
+def ws(make_vault, clock):
+    root = make_vault(FILES)
+    members = [POOL, HUB, PORT, TIMEOUT]
+    (root / "meta" / "communities.json").write_text(json.dumps(
+        {"version": 1, "computed_at": "2026-10-20T12:00:00Z",
+         "communities": {p: "c_00" for p in members}}))
+    (root / "meta" / "recency.json").write_text(json.dumps(
+        {"version": 1, "computed_at": "2026-10-20T12:00:00Z", "scores": {POOL: 0.42, PORT: 0.05}}))
+    (root / "meta" / "archived.json").write_text(json.dumps(
+        {"version": 1, "computed_at": "2026-10-20T12:00:00Z", "archived": [PORT]}))
+    return Workspace(root, embedder=HashingEmbedder(), clock=clock)
 
 
-def test_rename_replans_when_a_file_changed_meanwhile(make_vault, monkeypatch):
-    """The plan is redone from the files as they are, up to max_replans plans."""
-    root = make_vault(RENAME_FILES)
-    vault = Vault.open(root, max_replans=3)
-    calls = _edit_b_before_each_apply(root, monkeypatch, times=2)
-    plan = rename_note(vault, OLD, NEW)
-    assert len(calls) == 3
-    # the person's edit is kept, and its link retargeted in the third plan
-    assert (root / "digest/wiki/b.md").read_text() == f"changed meanwhile 2 [[{NEW}]]\n"
-    assert plan.counts["digest/wiki/b.md"] == 1 and not (root / OLD).exists()
+def test_recall_finds_the_note_and_logs_the_hit(ws):
+    found = recall(ws, RecallRequest(query="payments-api pool", k=3))
+    assert POOL in [h.path for h in found.hits] and len(found.hits) <= 3
+    assert found.hits[0].chunks and found.hits[0].via in ("search", "link")
+    log = (ws.root / "meta" / "access_log.jsonl").read_text()
+    assert POOL in log and '"recall"' in log
+    # archived notes stay out unless asked for
+    assert PORT not in [h.path for h in recall(ws, RecallRequest(query="pgbouncer 6432")).hits]
+    assert PORT in [h.path for h in recall(ws, RecallRequest(query="pgbouncer 6432",
+                                                             include_archived=True)).hits]
 
 
-def test_rename_updates_self_links_and_name(make_vault):
-    root = make_vault({OLD: "---\nname: old\ndescription: d\nextra: kept\n---\nself [[digest/wiki/old.md]]\n"})
-    rename_note(Vault.open(root), OLD, NEW)
-    text = (root / NEW).read_text()
-    assert text == "---\nname: new\ndescription: d\nextra: kept\n---\nself [[digest/wiki/new.md]]\n"
+def test_note_context_gives_links_both_ways_community_hub_recency(ws):
+    ctx = note_context(ws, NoteRequest(path=POOL))
+    assert ctx.name == "pool-size" and ctx.description == "The payments-api DB pool size"
+    assert [(link.path, link.predicate) for link in ctx.outbound] == [(PORT, "see")]
+    assert [link.path for link in ctx.inbound] == [HUB, TIMEOUT]
+    assert [(link.path, link.predicate) for link in ctx.provenance] == [(MAT, "derived_from")]
+    assert ctx.community == "c_00" and ctx.community_size == 4
+    assert ctx.hub == HUB  # it links every other member
+    assert ctx.recency == 0.42 and not ctx.archived
+    assert note_context(ws, NoteRequest(path=PORT)).archived
 
 
-def test_retarget_check_rejects_an_edit_that_drops_other_links(make_vault):
-    root = make_vault({OLD: "x\n", "digest/wiki/a.md": f"[[{OLD}]] [[digest/wiki/keep.md]]\n"})
-    vault = Vault.open(root)
-    plan = retarget_links(vault, OLD, NEW, dry_run=True)
-    (edit,) = plan.changeset.ops
-    assert isinstance(edit, Edit)
-    # a tampered plan that also drops keep.md must be refused by the mechanical check
-    tampered = Changeset(
-        ops=(Edit(edit.path, f"[[{NEW}]]\n".encode(), edit.expected),),
-        checks=plan.changeset.checks,
-    )
-    with pytest.raises(ChangesetRejectedError) as info:
-        vault.apply(tampered)
-    assert "other links changed" in str(info.value.failures)
-    assert (root / "digest/wiki/a.md").read_text() == f"[[{OLD}]] [[digest/wiki/keep.md]]\n"
+def test_note_context_reads_only(ws):
+    before = snapshot(ws.root)
+    note_context(ws, NoteRequest(path=POOL))
+    list_proposals(ws, ProposalsRequest())
+    health(ws)
+    assert snapshot(ws.root) == before
+
+
+@pytest.mark.parametrize("bad", ["../outside.md", "/etc/passwd", "digest\\wiki\\x.md",
+                                 "digest/./wiki/x.md", "", "C:/x.md", "a\x00b"])
+def test_a_path_outside_the_vault_is_refused_before_anything_runs(bad):
+    with pytest.raises(ValidationError):
+        NoteRequest(path=bad)
+
+
+def test_note_context_says_what_is_wrong_with_a_path(ws):
+    with pytest.raises(RemeError, match="not a digest note"):
+        note_context(ws, NoteRequest(path=MAT))
+    with pytest.raises(RemeError, match="no note digest/wiki/nope.md"):
+        note_context(ws, NoteRequest(path="digest/wiki/nope.md"))
+    outside = ws.root.parent / "secret.md"
+    outside.write_text("---\nname: secret\n---\nsecret\n")
+    os.symlink(outside, ws.root / "digest" / "wiki" / "link.md")
+    with pytest.raises(RemeError):
+        note_context(ws, NoteRequest(path="digest/wiki/link.md"))
+
+
+def test_requests_are_bounded_and_refuse_unknown_keys():
+    with pytest.raises(ValidationError):
+        RecallRequest(query="   ")
+    with pytest.raises(ValidationError):
+        RecallRequest(query="x", k=0)
+    with pytest.raises(ValidationError):
+        RecallRequest(query="x", k=1000)
+    with pytest.raises(ValidationError):
+        RecallRequest(query="x" * 5000)
+    with pytest.raises(ValidationError):
+        RecallRequest(query="x", scope="everything")
+    with pytest.raises(ValidationError):
+        RecallRequest.model_validate({"query": "x", "path": "/etc"})
+    with pytest.raises(ValidationError):
+        AcceptRequest(id="p-1", edited={"../x.md": "text"})
+    with pytest.raises(ValidationError):
+        ProposalsRequest(state="done")
+
+
+def _pending(ws) -> str:
+    vault = Vault.open(ws.root, clock=ws.clock)
+    queue = ProposalQueue(vault)
+    _, stamp = vault.store.read(POOL)
+    new = FILES[POOL].replace("Pool is 10.", "Pool is 40 since the incident.")
+    proposal = queue.new("dream.refine", "refine pool-size with the incident",
+                         [Edit(POOL, new.encode(), stamp)],
+                         checks=[CheckSpec("has_provenance", {"path": POOL, "material": MAT}),
+                                 CheckSpec("only_paths", {"paths": [POOL]})],
+                         story={"material": MAT, "flavor": "REFINE"})
+    return queue.submit(proposal, Policy()).id
+
+
+def test_proposals_are_listed_shown_accepted_through_their_checks(ws):
+    pid = _pending(ws)
+    [row] = list_proposals(ws, ProposalsRequest(state="pending", action="dream."))
+    assert row.id == pid and row.files == [POOL]
+    assert list_proposals(ws, ProposalsRequest(action="consolidate")) == []
+    shown = show_proposal(ws, pid[:14])
+    assert "+Pool is 40 since the incident." in shown.diff and shown.story["flavor"] == "REFINE"
+    done = accept_proposal(ws, AcceptRequest(id=pid))
+    assert done.state == "applied" and "Pool is 40" in (ws.root / POOL).read_text()
+    with pytest.raises(RemeError, match="only pending"):
+        accept_proposal(ws, AcceptRequest(id=pid))
+
+
+def test_an_edit_that_breaks_a_check_is_refused_and_nothing_is_written(ws):
+    pid = _pending(ws)
+    dropped = FILES[POOL].replace(f"derived_from:: [[{MAT}]]\n", "")
+    refused = accept_proposal(ws, AcceptRequest(id=pid, edited={POOL: dropped}))
+    assert refused.state == "rejected" and "has_provenance" in refused.error
+    assert (ws.root / POOL).read_text() == FILES[POOL]
+
+
+def test_reject_keeps_the_reason_and_changes_no_note(ws):
+    pid = _pending(ws)
+    before = (ws.root / POOL).read_bytes()
+    rejected = reject_proposal(ws, RejectRequest(id=pid, reason="the pool went back to 10"))
+    assert rejected.state == "rejected" and (ws.root / POOL).read_bytes() == before
+    with pytest.raises(RemeError, match="not a proposal id"):
+        show_proposal(ws, "../../etc/passwd")
+
+
+def test_health_reports_the_broken_link(ws):
+    report = health(ws)
+    assert not report.ok
+    assert [(b.source, b.target) for b in report.broken_links] == [(HUB, "digest/wiki/missing-note.md")]
+
+
+def test_a_folder_that_is_no_vault_is_refused_with_the_fix(tmp_path):
+    with pytest.raises(RemeError, match="reme-workbench init"):
+        Workspace(tmp_path / "nothing")
+
+
+def test_a_read_only_vault_can_be_read_but_not_written(ws, monkeypatch):
+    pid = _pending(ws)
+    # as the vault reports a folder this user may not write (chmod does not bind root)
+    monkeypatch.setattr(Vault, "unwritable", lambda self: "digest")
+    assert note_context(ws, NoteRequest(path=POOL)).name == "pool-size"
+    assert [p.id for p in list_proposals(ws, ProposalsRequest())] == [pid]
+    for write in (lambda: accept_proposal(ws, AcceptRequest(id=pid)),
+                  lambda: reject_proposal(ws, RejectRequest(id=pid)),
+                  lambda: recall(ws, RecallRequest(query="pool"))):
+        with pytest.raises(RemeError, match="read-only"):
+            write()
+    assert (ws.root / POOL).read_text() == FILES[POOL]

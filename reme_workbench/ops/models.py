@@ -1,0 +1,186 @@
+"""What a client sends and gets back: the operations layer's pydantic models.
+
+Everything a client sends is untrusted (an Obsidian plugin, an agent over MCP, a script
+over HTTP), so each request model bounds its fields — lengths, ranges, the scopes and
+states that exist — and refuses keys it does not know. Responses are models too, so the
+HTTP API's OpenAPI document and the MCP tools' schemas come from one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "RecallRequest", "RecallChunk", "RecallHitModel", "RecallResponse",
+    "NoteRequest", "LinkRef", "NoteContext",
+    "ProposalsRequest", "ProposalSummary", "ProposalDetail", "AcceptRequest", "RejectRequest",
+    "BrokenLinkModel", "HealthResponse",
+    "MAX_QUERY_CHARS", "MAX_EDIT_BYTES",
+]
+
+MAX_QUERY_CHARS = 2000
+MAX_EDIT_BYTES = 1 << 20  # an edited file of an accepted proposal; a note is far smaller
+ProposalState = Literal["pending", "applied", "rejected", "stale", "reverted"]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+def _vault_path(value: str) -> str:
+    """A vault-relative POSIX path: no absolute path, no `..`, no backslash, no NUL. The
+    operations resolve it inside the vault again (symlinks refused); this only turns the
+    obvious mistakes away with a message that says what was wrong."""
+    text = value.strip()
+    if not text:
+        raise ValueError("give a vault-relative path, e.g. digest/wiki/note.md")
+    if "\x00" in text or "\\" in text:
+        raise ValueError("a path may not contain NUL or backslashes; use / between folders")
+    if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
+        raise ValueError("give the path relative to the vault, e.g. digest/wiki/note.md")
+    if any(part in ("..", ".") for part in text.split("/")):
+        raise ValueError("a path may not contain '.' or '..' parts")
+    return text
+
+
+# -- recall ---------------------------------------------------------------------------------
+
+class RecallRequest(_Request):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                       description="What to look for, in any language.")
+    k: int = Field(10, ge=1, le=100, description="How many files to return.")
+    scope: Literal["digest", "sources", "all"] = Field(
+        "digest", description="digest: the notes; sources: daily/ and resource/; all: both.")
+    include_archived: bool = Field(False, description="Also return notes the archive set aside.")
+
+    @field_validator("query")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the query is empty")
+        return value
+
+
+class RecallChunk(_Response):
+    text: str
+    line_start: int
+    line_end: int
+    score: float
+
+
+class RecallHitModel(_Response):
+    path: str
+    score: float
+    name: str | None
+    description: str | None
+    via: Literal["search", "link"]
+    chunks: list[RecallChunk]
+
+
+class RecallResponse(_Response):
+    query: str
+    hits: list[RecallHitModel]
+
+
+# -- note context ---------------------------------------------------------------------------
+
+class NoteRequest(_Request):
+    path: str = Field(max_length=1000, description="A digest note, vault-relative.")
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return _vault_path(value)
+
+
+class LinkRef(_Response):
+    path: str
+    predicate: str | None = None
+
+
+class NoteContext(_Response):
+    path: str
+    name: str | None
+    description: str | None
+    frontmatter: dict[str, Any]
+    outbound: list[LinkRef] = Field(description="Digest notes this note links to.")
+    inbound: list[LinkRef] = Field(description="Digest notes that link to this note.")
+    provenance: list[LinkRef] = Field(description="The material (daily/, resource/) it came from.")
+    community: str | None = Field(description="Its community id in meta/communities.json.")
+    community_size: int | None
+    hub: str | None = Field(description="The community's hub note, if it has one.")
+    recency: float | None = Field(description="meta/recency.json's score, 0-1.")
+    archived: bool
+
+
+# -- proposals ------------------------------------------------------------------------------
+
+class ProposalsRequest(_Request):
+    state: ProposalState | None = Field(None, description="Only proposals in this state.")
+    action: str | None = Field(None, max_length=64,
+                               description="Only actions starting with this, e.g. consolidate.")
+
+
+class ProposalSummary(_Response):
+    id: str
+    state: str
+    action: str
+    summary: str
+    files: list[str]
+    updated_at: str | None
+    error: str | None
+
+
+class ProposalDetail(ProposalSummary):
+    story: dict[str, Any]
+    diff: str
+
+
+class AcceptRequest(_Request):
+    id: str = Field(min_length=3, max_length=64, description="A proposal id or a unique prefix.")
+    edited: dict[str, str] | None = Field(
+        None, description="A person's new contents for some of the proposal's files; the "
+                          "proposal's checks run on them before anything is written.")
+
+    @field_validator("edited")
+    @classmethod
+    def _bounded(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        if value is None:
+            return None
+        if len(value) > 64:
+            raise ValueError("at most 64 edited files")
+        for path, text in value.items():
+            _vault_path(path)
+            if len(text.encode("utf-8")) > MAX_EDIT_BYTES:
+                raise ValueError(f"the edit of {path} is over {MAX_EDIT_BYTES} bytes")
+        return value
+
+
+class RejectRequest(_Request):
+    id: str = Field(min_length=3, max_length=64, description="A proposal id or a unique prefix.")
+    reason: str = Field("", max_length=2000, description="Why, kept with the proposal.")
+
+
+# -- health ---------------------------------------------------------------------------------
+
+class BrokenLinkModel(_Response):
+    source: str
+    target: str
+    line: int
+    column: int
+    raw: str
+    predicate: str | None
+    reason: str
+
+
+class HealthResponse(_Response):
+    ok: bool
+    broken_links: list[BrokenLinkModel]
+    broken_provenance: list[BrokenLinkModel]
+    missing_provenance: list[str]

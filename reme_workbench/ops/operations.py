@@ -1,0 +1,260 @@
+"""The operations a client may call, defined once: plain functions over the library.
+
+Each takes a `Workspace` (the vault's root, its settings, and the injected embedder and
+clock) and a request model, and returns a response model (`ops.models`). Front ends —
+the CLI, the local HTTP API, the MCP server — only translate: they never reach past
+these functions into the library, so every client gets the same rules. Writes go
+through the proposal queue and its checks, as they do for the CLI; nothing here writes a
+file directly.
+
+Errors are `RemeError` with a message that says what to fix — a bad path, an unknown
+proposal, a stale proposal or a check that fails on the files as they are now (the
+proposal then keeps its state and says why).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings, load_settings
+from ..errors import RemeError
+from .models import (
+    AcceptRequest,
+    HealthResponse,
+    LinkRef,
+    NoteContext,
+    NoteRequest,
+    ProposalDetail,
+    ProposalsRequest,
+    ProposalSummary,
+    RecallRequest,
+    RecallResponse,
+    RejectRequest,
+)
+
+__all__ = ["Workspace", "recall", "note_context", "list_proposals", "show_proposal",
+           "accept_proposal", "reject_proposal", "health"]
+
+
+@dataclass
+class Workspace:
+    """One vault as the operations see it. `settings` defaults to the vault's reme.toml
+    (read once, here); `embedder` to the one it names (`auto`: the index's own); `clock`
+    to the vault's (UTC now)."""
+
+    root: Path
+    settings: Settings = field(default=None)  # type: ignore[assignment]
+    embedder: Any = None
+    clock: Callable[[], datetime] | None = None
+    api_base: str | None = None  # for a litellm embedder; read from the environment at the edge
+    api_key: str | None = None
+
+    def __post_init__(self) -> None:
+        from ..vault.vault import looks_like_vault
+
+        self.root = Path(self.root)
+        if not looks_like_vault(self.root):
+            raise RemeError(f"{self.root} is not a vault (no digest/ or daily/ folder); run "
+                            f"`reme-workbench init {self.root}` first, or point at the vault's folder.")
+        if self.settings is None:
+            self.settings = load_settings(self.root)
+
+    def open_vault(self):
+        from ..vault.vault import Vault
+
+        limits = self.settings.vault
+        kwargs = {} if self.clock is None else {"clock": self.clock}
+        return Vault.open(self.root, lock_timeout=limits.lock_timeout_s,
+                          max_note_bytes=limits.max_note_bytes, max_replans=limits.max_replans,
+                          **kwargs)
+
+    def get_embedder(self):
+        if self.embedder is None:
+            from ..index.factory import get_embedder
+            from ..index.store import choose_embedder
+
+            spec = choose_embedder(self.settings.recall.embedder, self.root)
+            self.embedder = get_embedder(spec, api_base=self.api_base, api_key=self.api_key)
+        return self.embedder
+
+
+def _writable(vault, what: str) -> None:
+    folder = vault.unwritable()
+    if folder is not None:
+        raise RemeError(f"{what} writes to the vault, but {vault.root} is read-only for this "
+                        f"user ({folder}/ may not be written); make it writable, or use an "
+                        "operation that only reads (note context, proposals list / show, health).")
+
+
+# -- recall ---------------------------------------------------------------------------------
+
+def recall(ws: Workspace, request: RecallRequest) -> RecallResponse:
+    """The files that answer the query, best first: keyword + vector search fused, then
+    linked neighbours. Brings the index up to date first and logs every hit to the access
+    log (a recalled note is not archived)."""
+    from ..index.recall import recall as run_recall
+    from ..index.store import VaultIndex
+
+    vault = ws.open_vault()
+    _writable(vault, "recall (it updates the index in .reme/ and logs hits)")
+    options = ws.settings.recall
+    with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
+        index.refresh()
+        hits = run_recall(index, request.query, k=request.k, scope=request.scope,
+                          graph=vault.graph, traverse_depth=options.traverse_depth,
+                          rrf_k=options.rrf_k, include_archived=request.include_archived,
+                          now=vault.clock(), fusion=options.fusion)
+    return RecallResponse.model_validate({"query": request.query,
+                                          "hits": [h.to_json() for h in hits]})
+
+
+# -- note context ---------------------------------------------------------------------------
+
+def _meta_field(root: Path, name: str, key: str):
+    from ..vault.meta import read_meta
+
+    read = read_meta(root, name, version=1)
+    return (read.data or {}).get(key)
+
+
+def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
+    """A digest note with what surrounds it: its frontmatter, the notes it links to and
+    that link to it (with predicates), the material it came from, its community and the
+    community's hub, its recency score and whether it is archived. Reads only."""
+    from ..consolidate.abstract import hub_coverage, load_communities
+    from ..vault.layout import is_digest_note, resolve_inside
+    from ..vault.note import parse
+
+    vault = ws.open_vault()
+    path = request.path
+    if not is_digest_note(path):
+        raise RemeError(f"{path} is not a digest note; give a path like digest/wiki/<name>.md "
+                        "(material in daily/ and resource/ has no note context).")
+    full = resolve_inside(vault.root, path)
+    record = vault.scan.records.get(path)
+    if record is None or not full.is_file():
+        raise RemeError(f"There is no note {path} in {vault.root}; check the path "
+                        "(`reme-workbench recall` finds notes by what they say).")
+    if not record.readable:
+        raise RemeError(f"{path} cannot be read as a note (binary, not UTF-8 or over "
+                        "[vault] max_note_bytes); `reme-workbench status` lists such files.")
+    note = parse(full.read_text(encoding="utf-8"), path)
+    graph = vault.graph
+    g = graph.graph
+    outbound = sorted({(t, d.get("predicate")) for _, t, d in g.out_edges(path, data=True)
+                       if t != path}, key=lambda r: (r[0], r[1] or ""))
+    inbound = sorted({(s, d.get("predicate")) for s, _, d in g.in_edges(path, data=True)
+                      if s != path}, key=lambda r: (r[0], r[1] or ""))
+    provenance = sorted({(link.target, link.predicate) for link in graph.provenance.get(path, ())},
+                        key=lambda r: (r[0], r[1] or ""))
+    communities, _, _ = load_communities(vault.root)
+    community = (communities or {}).get(path)
+    members = [p for p, c in (communities or {}).items() if c == community] if community else []
+    hub = None
+    if members:
+        best, share = hub_coverage(members, graph)
+        hub = best if share >= ws.settings.abstract.hub_coverage else None
+    scores = _meta_field(vault.root, "recency", "scores")
+    archived = _meta_field(vault.root, "archived", "archived")
+    score = scores.get(path) if isinstance(scores, dict) else None
+    frontmatter = {str(k): v for k, v in note.frontmatter.items()}
+    return NoteContext(
+        path=path,
+        name=_text_or_none(frontmatter.get("name")),
+        description=_text_or_none(frontmatter.get("description")),
+        frontmatter=_jsonable(frontmatter),
+        outbound=[LinkRef(path=t, predicate=p) for t, p in outbound],
+        inbound=[LinkRef(path=s, predicate=p) for s, p in inbound],
+        provenance=[LinkRef(path=t, predicate=p) for t, p in provenance],
+        community=community,
+        community_size=len(members) if members else None,
+        hub=hub,
+        recency=min(1.0, max(0.0, float(score))) if isinstance(score, int | float) else None,
+        archived=isinstance(archived, list) and path in archived,
+    )
+
+
+def _text_or_none(value) -> str | None:
+    return str(value) if value is not None and str(value).strip() else None
+
+
+def _jsonable(value):
+    """Frontmatter as JSON: YAML dates and other scalars become strings."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+# -- proposals ------------------------------------------------------------------------------
+
+def _summary(p) -> dict:
+    return {"id": p.id, "state": p.state, "action": p.action, "summary": p.summary,
+            "files": list(p.paths), "updated_at": p.updated_at, "error": p.error}
+
+
+def list_proposals(ws: Workspace, request: ProposalsRequest) -> list[ProposalSummary]:
+    """Proposals, oldest first, optionally of one state and action prefix. Reads only."""
+    from ..proposals import ProposalQueue
+
+    rows = ProposalQueue(ws.open_vault()).list(request.state)
+    if request.action:
+        rows = [p for p in rows if p.action.startswith(request.action)]
+    return [ProposalSummary(**_summary(p)) for p in rows]
+
+
+def show_proposal(ws: Workspace, proposal_id: str) -> ProposalDetail:
+    """One proposal with its story (inputs, votes, gate values, checks, the brain's
+    replies) and a diff of every file it writes. Reads only."""
+    from ..proposals import ProposalQueue
+
+    queue = ProposalQueue(ws.open_vault())
+    proposal = queue.load(queue.resolve(_id(proposal_id)))
+    return ProposalDetail(**_summary(proposal), story=_jsonable(dict(proposal.story)),
+                          diff=queue.diff(proposal))
+
+
+def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
+    """Apply a pending or stale proposal (with a person's edits, if any): its checks run
+    again on the files as they are now, and nothing is written unless they all pass. The
+    answer says what happened: `applied`; `rejected` with the failed checks in `error`;
+    `stale` when a file changed since it was planned."""
+    from ..proposals import ProposalQueue
+
+    vault = ws.open_vault()
+    _writable(vault, "accept")
+    queue = ProposalQueue(vault)
+    return ProposalSummary(**_summary(queue.accept(queue.resolve(_id(request.id)), edited=request.edited)))
+
+
+def reject_proposal(ws: Workspace, request: RejectRequest) -> ProposalSummary:
+    """Keep a proposal as rejected, with the reason; nothing in the notes changes."""
+    from ..proposals import ProposalQueue
+
+    vault = ws.open_vault()
+    _writable(vault, "reject")
+    queue = ProposalQueue(vault)
+    return ProposalSummary(**_summary(queue.reject(queue.resolve(_id(request.id)), request.reason)))
+
+
+def _id(value: str) -> str:
+    text = (value or "").strip()
+    if not 3 <= len(text) <= 64 or not all(c.isalnum() or c == "-" for c in text):
+        raise RemeError(f"{value!r} is not a proposal id; ids look like p-20261203-101500-a1b2c3 "
+                        "(`proposals list` shows them).")
+    return text
+
+
+# -- health ---------------------------------------------------------------------------------
+
+def health(ws: Workspace) -> HealthResponse:
+    """D1 broken links and D10 provenance problems, as `health --no-report`. Reads only."""
+    report = ws.open_vault().health()
+    return HealthResponse(ok=report.ok, **report.to_json())
