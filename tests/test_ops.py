@@ -205,3 +205,46 @@ def test_a_read_only_vault_can_be_read_but_not_written(ws, monkeypatch):
         with pytest.raises(RemeError, match="read-only"):
             write()
     assert (ws.root / POOL).read_text() == FILES[POOL]
+
+
+# -- append_daily: the one way a client writes material (docs/spec.md §3.6.4) -------------
+
+def test_append_daily_creates_then_appends_and_never_changes_old_bytes(ws):
+    from reme_workbench.ops import DailyEntryRequest, append_daily
+
+    first = append_daily(ws, DailyEntryRequest(text="Raised the pool to 40.", title="Incident"))
+    assert first.created and first.path == "daily/2026-11-02/log.md"
+    path = ws.root / first.path
+    assert path.read_text() == "## 09:30 Incident\n\nRaised the pool to 40.\n"
+    before = path.read_bytes()
+    second = append_daily(ws, DailyEntryRequest(text="PgBouncer stays on 6432.\n\n- checked"))
+    after = path.read_bytes()
+    assert not second.created and after.startswith(before)
+    assert after[len(before):] == b"\n## 09:30\n\nPgBouncer stays on 6432.\n\n- checked\n"
+    assert second.appended_bytes == len(after) - len(before) and second.size == len(after)
+
+
+def test_append_daily_keeps_a_log_that_did_not_end_with_a_newline(ws):
+    from reme_workbench.ops import DailyEntryRequest, append_daily
+
+    log = ws.root / "daily" / "2026-10-19" / "agent-run.md"
+    log.parent.mkdir(parents=True)
+    log.write_bytes(b"started")
+    done = append_daily(ws, DailyEntryRequest(text="finished", log="Agent run", day="2026-10-19"))
+    assert done.path == "daily/2026-10-19/agent-run.md"
+    assert log.read_bytes() == b"started\n\n## 09:30\n\nfinished\n"
+
+
+def test_append_daily_refuses_what_it_must_not_write(ws):
+    from reme_workbench.ops import DailyEntryRequest, append_daily
+
+    with pytest.raises(RemeError, match="future"):
+        append_daily(ws, DailyEntryRequest(text="x", day="2026-11-03"))
+    # the log name is only ever a slug inside daily/<day>/: no way out of it
+    done = append_daily(ws, DailyEntryRequest(text="x", log="../../digest/wiki/pool-size"))
+    assert done.path.startswith("daily/2026-11-02/") and "/" not in done.path[len("daily/2026-11-02/"):]
+    assert (ws.root / POOL).read_text() == FILES[POOL]
+    for bad in ({"text": "   "}, {"text": "a\x00b"}, {"text": "x" * 200_001},
+                {"text": "x", "path": "digest/wiki/a.md"}):
+        with pytest.raises(ValidationError):
+            DailyEntryRequest(**bad)

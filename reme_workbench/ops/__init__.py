@@ -14,6 +14,8 @@ into a model, calls the function and serialises the answer; it adds no rule of i
 from .models import (
     AcceptRequest,
     BrokenLinkModel,
+    DailyEntryRequest,
+    DailyEntryResult,
     HealthResponse,
     LinkRef,
     NoteContext,
@@ -30,6 +32,7 @@ from .models import (
 from .operations import (
     Workspace,
     accept_proposal,
+    append_daily,
     health,
     list_proposals,
     note_context,
@@ -40,7 +43,8 @@ from .operations import (
 
 __all__ = [
     "Workspace", "recall", "note_context", "list_proposals", "show_proposal",
-    "accept_proposal", "reject_proposal", "health",
+    "accept_proposal", "reject_proposal", "health", "append_daily",
+    "DailyEntryRequest", "DailyEntryResult",
     "RecallRequest", "RecallResponse", "RecallHitModel", "RecallChunk", "NoteRequest",
     "NoteContext", "LinkRef", "ProposalsRequest", "ProposalSummary", "ProposalDetail",
     "AcceptRequest", "RejectRequest", "HealthResponse", "BrokenLinkModel",

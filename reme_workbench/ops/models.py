@@ -8,6 +8,7 @@ HTTP API's OpenAPI document and the MCP tools' schemas come from one place.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -16,12 +17,13 @@ __all__ = [
     "RecallRequest", "RecallChunk", "RecallHitModel", "RecallResponse",
     "NoteRequest", "LinkRef", "NoteContext",
     "ProposalsRequest", "ProposalSummary", "ProposalDetail", "AcceptRequest", "RejectRequest",
-    "BrokenLinkModel", "HealthResponse",
-    "MAX_QUERY_CHARS", "MAX_EDIT_BYTES",
+    "BrokenLinkModel", "HealthResponse", "DailyEntryRequest", "DailyEntryResult",
+    "MAX_QUERY_CHARS", "MAX_EDIT_BYTES", "MAX_ENTRY_CHARS",
 ]
 
 MAX_QUERY_CHARS = 2000
 MAX_EDIT_BYTES = 1 << 20  # an edited file of an accepted proposal; a note is far smaller
+MAX_ENTRY_CHARS = 200_000  # one daily entry: a long agent transcript, not a data dump
 ProposalState = Literal["pending", "applied", "rejected", "stale", "reverted"]
 
 
@@ -184,3 +186,30 @@ class HealthResponse(_Response):
     broken_links: list[BrokenLinkModel]
     broken_provenance: list[BrokenLinkModel]
     missing_provenance: list[str]
+
+
+# -- material -------------------------------------------------------------------------------
+
+class DailyEntryRequest(_Request):
+    text: str = Field(min_length=1, max_length=MAX_ENTRY_CHARS,
+                      description="The entry: what happened, what was learned, in Markdown.")
+    title: str | None = Field(None, max_length=200, description="A heading for the entry.")
+    log: str = Field("log", min_length=1, max_length=80,
+                     description="Which log of the day: daily/<date>/<log>.md (made a slug).")
+    day: date | None = Field(None, description="The day's folder; default today (UTC).")
+
+    @field_validator("text")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the entry is empty")
+        if "\x00" in value:
+            raise ValueError("the entry contains a NUL character")
+        return value
+
+
+class DailyEntryResult(_Response):
+    path: str
+    created: bool = Field(description="True when this entry started the file.")
+    appended_bytes: int
+    size: int

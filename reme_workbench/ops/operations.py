@@ -24,6 +24,8 @@ from ..config import Settings, load_settings
 from ..errors import RemeError
 from .models import (
     AcceptRequest,
+    DailyEntryRequest,
+    DailyEntryResult,
     HealthResponse,
     LinkRef,
     NoteContext,
@@ -37,7 +39,7 @@ from .models import (
 )
 
 __all__ = ["Workspace", "recall", "note_context", "list_proposals", "show_proposal",
-           "accept_proposal", "reject_proposal", "health"]
+           "accept_proposal", "reject_proposal", "health", "append_daily", "render_entry"]
 
 
 @dataclass
@@ -258,3 +260,51 @@ def health(ws: Workspace) -> HealthResponse:
     """D1 broken links and D10 provenance problems, as `health --no-report`. Reads only."""
     report = ws.open_vault().health()
     return HealthResponse(ok=report.ok, **report.to_json())
+
+
+# -- material -------------------------------------------------------------------------------
+
+def render_entry(existing: bytes | None, text: str, heading: str) -> bytes:
+    """The log with one more entry: the old bytes unchanged, then a blank line, `## heading`
+    and the text. Pure (docs/spec.md §3.6.4)."""
+    entry = f"## {heading}\n\n{text.strip()}\n".encode()
+    if not existing:
+        return entry
+    gap = b"\n" if existing.endswith(b"\n") else b"\n\n"
+    return existing + gap + entry
+
+
+def append_daily(ws: Workspace, request: DailyEntryRequest) -> DailyEntryResult:
+    """Append an entry to `daily/<day>/<log>.md` (created when absent): the one way a
+    client writes material, and append-only — the bytes already there never change
+    (docs/spec.md §3.6.4). Dream reads it like any other daily log."""
+    from ..vault.slug import slugify
+    from ..vault.store import Changeset, Create, Edit
+
+    vault = ws.open_vault()
+    _writable(vault, "append_daily")
+    now = vault.clock()
+    day = request.day or now.date()
+    if day > now.date():
+        raise RemeError(f"{day} is in the future; append to today's log (leave `day` out) or "
+                        "to an earlier day.")
+    slug = slugify(request.log) or "log"
+    rel = f"daily/{day.isoformat()}/{slug}.md"
+    heading = f"{now:%H:%M}" + (f" {request.title.strip()}" if request.title and request.title.strip() else "")
+    heading = " ".join(heading.split())  # one line, whatever the title held
+    seen: dict = {}
+
+    def plan() -> Changeset:
+        found = vault.store.read(rel)
+        old = found[0] if found else None
+        new = render_entry(old, request.text, heading)
+        if old is not None and not new.startswith(old):  # the rule, checked, not assumed
+            raise RemeError(f"Appending to {rel} would change its bytes; nothing was written.")
+        seen.update(old=old, new=new)
+        op = Create(rel, new) if found is None else Edit(rel, new, found[1])
+        return Changeset((op,), description=f"append_daily {rel}", allow_sources=True)
+
+    vault.apply_planned(plan)
+    old, new = seen["old"], seen["new"]
+    return DailyEntryResult(path=rel, created=old is None,
+                            appended_bytes=len(new) - len(old or b""), size=len(new))
