@@ -115,6 +115,8 @@ LAYER_RULES = {
     # the operations every client calls: over the library, under every front end (the
     # CLI, the HTTP API, MCP), so it never imports one
     "ops": {"vault", "index", "llm", "proposals", "dream", "consolidate", "ops"},
+    # the HTTP API is a front end: the operations, and the vault layout for its own file
+    "server": {"ops", "vault", "server"},
 }
 # obsidian_bridge is a package of its own, beside reme_workbench: it may use the vault core
 # only (and the shared errors), never the pipelines, the index or the LLM layer.

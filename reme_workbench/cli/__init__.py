@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (register commands)
     experiment_cmd,
     index_cmds,
     proposals_cmds,
+    serve_cmd,
     vault_cmds,
     workbench_cmds,
 )

@@ -1,0 +1,33 @@
+"""`serve`: the vault's local HTTP API (the plugin backend)."""
+
+from __future__ import annotations
+
+import click
+
+from .app import Ctx, cli
+
+
+@cli.command()
+@click.option("--port", type=int, default=0, show_default=True,
+              help="The port on 127.0.0.1; 0 picks a free one (written to .reme/serve.json).")
+@click.option("--allow-origin", "origins", multiple=True, metavar="ORIGIN",
+              help="A browser origin that may call the API (repeatable); default app://obsidian.md.")
+@click.pass_obj
+def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
+    """Serve the vault's local HTTP API for an Obsidian plugin or another local client:
+    recall, note context, daily entries, proposals (list, show, accept, reject), health —
+    JSON in and out, the OpenAPI document at /openapi.json.
+
+    Binds 127.0.0.1 only. Writes .reme/serve.json (mode 0600) with the port and a random
+    bearer token that every request must send; one server per vault. Ctrl-C stops it.
+    """
+    from ..server import serve as run
+
+    vault = obj.open()
+    obj.require_writable(vault, "serve (it writes .reme/serve.json and what clients ask for)")
+
+    def ready(info: dict) -> None:
+        click.echo(f"Serving {vault.root} at {info['url']} (pid {info['pid']}); the token is "
+                   "in .reme/serve.json. Ctrl-C stops it.")
+
+    run(vault.root, port=port, origins=origins or None, on_ready=ready)

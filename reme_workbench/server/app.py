@@ -1,0 +1,158 @@
+"""The local HTTP API: the operations layer over JSON, for an Obsidian plugin or any local
+client (`reme-workbench serve`).
+
+FastAPI on uvicorn: the operations' pydantic models become the request validation and
+the OpenAPI document (`/openapi.json`) with no second description of them, and both are
+small, well kept and pure Python. Every route is one call into `reme_workbench.ops`.
+
+Who may call it (`guard`, a plain ASGI layer in front of every route, the OpenAPI
+document included):
+
+* a request must carry `Authorization: Bearer <token>` — the random token `serve` writes
+  to `.reme/serve.json` (mode 0600), so only someone who can read the vault can call;
+  without it: 401;
+* the `Host` must be 127.0.0.1 or localhost (the server binds 127.0.0.1 only; this also
+  turns away a web page that rebinds a name of its own to 127.0.0.1): else 403;
+* a request with an `Origin` (a browser's) must come from an allowed origin —
+  `app://obsidian.md` by default — else 403; CORS headers are sent for that origin only.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Iterable
+
+from fastapi import FastAPI, Query
+from fastapi.responses import JSONResponse
+from starlette.middleware.cors import CORSMiddleware
+
+from ..errors import RemeError
+from ..ops import (
+    AcceptRequest,
+    DailyEntryRequest,
+    DailyEntryResult,
+    HealthResponse,
+    NoteContext,
+    NoteRequest,
+    ProposalDetail,
+    ProposalsRequest,
+    ProposalSummary,
+    RecallRequest,
+    RecallResponse,
+    RejectRequest,
+    Workspace,
+)
+from ..ops import operations as ops
+from ..ops.models import ProposalState
+
+__all__ = ["create_app", "guard", "OBSIDIAN_ORIGIN", "LOCAL_HOSTS"]
+
+OBSIDIAN_ORIGIN = "app://obsidian.md"
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("reme-workbench")
+    except metadata.PackageNotFoundError:  # a source tree that is not installed
+        return "source"
+
+
+def create_app(ws: Workspace) -> FastAPI:
+    """The routes over `ws`; unguarded — `guard` wraps it for serving."""
+    app = FastAPI(
+        title="reme-workbench",
+        version=_version(),
+        description="The local API of a reme-workbench vault: recall, note context, daily "
+                    "entries, proposals, health. Every request needs the bearer token in "
+                    "<vault>/.reme/serve.json.",
+    )
+
+    @app.exception_handler(RemeError)
+    async def _refused(_request, exc: RemeError) -> JSONResponse:
+        # the library's message says what to fix; a client shows it as it is
+        return JSONResponse({"error": str(exc)}, status_code=400)
+
+    @app.post("/recall", response_model=RecallResponse, summary="Find the notes that answer a query")
+    def recall(request: RecallRequest) -> RecallResponse:
+        return ops.recall(ws, request)
+
+    @app.post("/note", response_model=NoteContext, summary="A note with its links, community and recency")
+    def note(request: NoteRequest) -> NoteContext:
+        return ops.note_context(ws, request)
+
+    @app.post("/daily", response_model=DailyEntryResult,
+              summary="Append an entry to a daily log (the one way to add material)")
+    def daily(request: DailyEntryRequest) -> DailyEntryResult:
+        return ops.append_daily(ws, request)
+
+    @app.get("/proposals", response_model=list[ProposalSummary], summary="List proposals")
+    def proposals(state: ProposalState | None = None,
+                  action: str | None = Query(None, max_length=64)) -> list[ProposalSummary]:
+        return ops.list_proposals(ws, ProposalsRequest(state=state, action=action))
+
+    @app.get("/proposals/{proposal_id}", response_model=ProposalDetail,
+             summary="One proposal with its story and diff")
+    def proposal(proposal_id: str) -> ProposalDetail:
+        return ops.show_proposal(ws, proposal_id)
+
+    @app.post("/proposals/accept", response_model=ProposalSummary,
+              summary="Apply a proposal; its checks run again first")
+    def accept(request: AcceptRequest) -> ProposalSummary:
+        return ops.accept_proposal(ws, request)
+
+    @app.post("/proposals/reject", response_model=ProposalSummary, summary="Reject a proposal")
+    def reject(request: RejectRequest) -> ProposalSummary:
+        return ops.reject_proposal(ws, request)
+
+    @app.get("/health", response_model=HealthResponse, summary="Broken links and provenance")
+    def health() -> HealthResponse:
+        return ops.health(ws)
+
+    return app
+
+
+def _plain(status: int, message: str, extra: Iterable[tuple[bytes, bytes]] = ()):
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               *extra]
+
+    async def respond(send) -> None:
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+    return respond
+
+
+def _host_name(value: str) -> str:
+    if value.startswith("["):  # [::1]:port
+        return value[1:].split("]", 1)[0]
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def guard(app, token: str, *, origins: Iterable[str] = (OBSIDIAN_ORIGIN,)):
+    """`app` behind the token, Host and Origin rules of the module doc, with CORS for the
+    allowed origins (the preflight carries no token, so CORS answers it first)."""
+    allowed = frozenset(origins)
+    expected = f"Bearer {token}".encode()
+
+    async def checked(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        headers = {k.lower(): v for k, v in scope.get("headers", ())}
+        host = _host_name(headers.get(b"host", b"").decode("latin-1"))
+        if host not in LOCAL_HOSTS:
+            return await _plain(403, "This API answers on 127.0.0.1 only.")(send)
+        origin = headers.get(b"origin")
+        if origin is not None and origin.decode("latin-1") not in allowed:
+            return await _plain(403, "This origin may not call the API.")(send)
+        if not hmac.compare_digest(headers.get(b"authorization", b""), expected):
+            return await _plain(401, "Send the token in <vault>/.reme/serve.json as "
+                                "'Authorization: Bearer <token>'.",
+                                [(b"www-authenticate", b"Bearer")])(send)
+        return await app(scope, receive, send)
+
+    return CORSMiddleware(checked, allow_origins=sorted(allowed), allow_methods=["GET", "POST"],
+                          allow_headers=["Authorization", "Content-Type"])

@@ -1,0 +1,114 @@
+"""Run the local HTTP API for one vault: `.reme/serve.json`, one server per vault.
+
+`serve(root, port=…)` binds 127.0.0.1 only (`port=0`: a free port), draws a random bearer
+token, and writes `<vault>/.reme/serve.json` — `{port, token, pid, url}`, mode 0600,
+created exclusively — before it answers, so a client (an Obsidian plugin) reads the port
+and the token from there. A second `serve` on the same vault finds the file of a running
+server and says so; a file left by a server that died is replaced. The file is removed
+when the server stops.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..errors import RemeError
+from ..vault.layout import CACHE_DIR
+
+__all__ = ["serve", "serve_file", "read_serve_file"]
+
+
+def serve_file(root: Path | str) -> Path:
+    return Path(root) / CACHE_DIR / "serve.json"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def read_serve_file(root: Path | str) -> dict | None:
+    """The running server's {port, token, pid, url}, or None (no file, unreadable, or its
+    process is gone)."""
+    try:
+        doc = json.loads(serve_file(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("pid"), int) or not _alive(doc["pid"]):
+        return None
+    return doc
+
+
+def _claim(path: Path, doc: dict) -> None:
+    """Write serve.json exclusively (0600); replace a dead server's file, refuse a live one's."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            running = read_serve_file(path.parent.parent)
+            if running is not None:
+                raise RemeError(
+                    f"A server is already running for this vault (pid {running['pid']}, "
+                    f"{running.get('url', 'port ' + str(running.get('port')))}); use it, or stop "
+                    "it first.") from None
+            path.unlink(missing_ok=True)  # a server that died left it
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh)
+        return
+    raise RemeError(f"{path} keeps coming back; is another server starting? Try again.")
+
+
+def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = None,
+          on_ready: Callable[[dict], None] | None = None) -> None:
+    """Serve the vault at `root` until interrupted (see the module doc)."""
+    import uvicorn
+
+    from ..ops import Workspace
+    from .app import OBSIDIAN_ORIGIN, create_app, guard
+
+    if not 0 <= port <= 65535:
+        raise RemeError(f"--port {port} is not a port; give 1-65535, or 0 for a free one.")
+    ws = Workspace(root)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise RemeError(f"Cannot listen on 127.0.0.1:{port} ({exc.strerror}); choose another "
+                        "--port, or --port 0 for a free one.") from None
+    sock.listen(64)
+    bound = sock.getsockname()[1]
+    token = secrets.token_urlsafe(32)
+    doc = {"port": bound, "token": token, "pid": os.getpid(), "url": f"http://127.0.0.1:{bound}"}
+    path = serve_file(ws.root)
+    try:
+        _claim(path, doc)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        app = guard(create_app(ws), token, origins=origins or (OBSIDIAN_ORIGIN,))
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        if on_ready is not None:
+            on_ready({k: v for k, v in doc.items() if k != "token"})
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        current = read_serve_file(ws.root)
+        if current is None or current.get("pid") == os.getpid():
+            path.unlink(missing_ok=True)

@@ -1,0 +1,162 @@
+"""`reme-workbench serve`: the local HTTP API, driven over real HTTP on a free port as a
+plugin would — the token, Host and Origin rules, serve.json, one server per vault, and
+the operations behind the routes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+MAT = "daily/2026-10-05/log.md"
+POOL = "digest/wiki/pool-size.md"
+FILES = {
+    MAT: "09:00 raised the pool to 40\n",
+    POOL: f"---\nname: pool-size\ndescription: The payments-api DB pool size\n---\nPool is 10.\n"
+          f"derived_from:: [[{MAT}]]\n",
+    "reme.toml": '[recall]\nembedder = "hashing"\n',
+}
+
+
+def _start(root, *args):
+    return subprocess.Popen(
+        [sys.executable, "-m", "reme_workbench", "--vault", str(root), "serve", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("REME_")},
+    )
+
+
+def _wait_for(path, proc, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.stat().st_size:
+            return json.loads(path.read_text())
+        if proc.poll() is not None:
+            raise AssertionError(f"serve exited early: {proc.stderr.read()}")
+        time.sleep(0.1)
+    raise AssertionError("serve did not write .reme/serve.json")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("served") / "vault"
+    for layer in ("resource", "daily", "digest/procedure", "digest/personal", "digest/wiki",
+                  "meta", "audit"):
+        (root / layer).mkdir(parents=True, exist_ok=True)
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    proc = _start(root, "--port", "0")
+    info = _wait_for(root / ".reme" / "serve.json", proc)
+    client = httpx.Client(base_url=info["url"], timeout=30,
+                          headers={"Authorization": f"Bearer {info['token']}"})
+    yield root, info, client, proc
+    client.close()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+
+
+def test_serve_json_is_private_and_names_a_local_port(server):
+    root, info, _, proc = server
+    path = root / ".reme" / "serve.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert info["pid"] == proc.pid and info["url"] == f"http://127.0.0.1:{info['port']}"
+    assert len(info["token"]) >= 32
+
+
+def test_every_route_needs_the_token(server):
+    _, info, client, _ = server
+    for method, path in (("GET", "/health"), ("GET", "/openapi.json"), ("GET", "/proposals"),
+                         ("POST", "/recall"), ("GET", "/docs")):
+        bare = httpx.request(method, info["url"] + path, json={"query": "pool"})
+        assert bare.status_code == 401 and bare.headers["www-authenticate"] == "Bearer"
+        wrong = httpx.request(method, info["url"] + path,
+                              headers={"Authorization": "Bearer " + "x" * 43})
+        assert wrong.status_code == 401
+    assert client.get("/health").status_code == 200
+
+
+def test_only_local_hosts_and_obsidian_may_call(server):
+    _, _, client, _ = server
+    assert client.get("/health", headers={"Host": "evil.example"}).status_code == 403
+    assert client.get("/health", headers={"Origin": "https://evil.example"}).status_code == 403
+    ok = client.get("/health", headers={"Origin": "app://obsidian.md"})
+    assert ok.status_code == 200 and ok.headers["access-control-allow-origin"] == "app://obsidian.md"
+    preflight = httpx.options(str(client.base_url) + "/recall", headers={
+        "Origin": "app://obsidian.md", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,content-type"})
+    assert preflight.status_code == 200
+    assert "authorization" in preflight.headers["access-control-allow-headers"].lower()
+    refused = httpx.options(str(client.base_url) + "/recall", headers={
+        "Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
+    assert "access-control-allow-origin" not in refused.headers
+
+
+def test_the_openapi_document_lists_every_operation(server):
+    _, _, client, _ = server
+    doc = client.get("/openapi.json").json()
+    assert set(doc["paths"]) == {"/recall", "/note", "/daily", "/proposals",
+                                 "/proposals/{proposal_id}", "/proposals/accept",
+                                 "/proposals/reject", "/health"}
+    assert doc["components"]["schemas"]["RecallRequest"]["properties"]["k"]["maximum"] == 100
+
+
+def test_the_routes_call_the_operations(server):
+    root, _, client, _ = server
+    hits = client.post("/recall", json={"query": "payments-api pool size", "k": 3}).json()["hits"]
+    assert POOL in [h["path"] for h in hits]
+    note = client.post("/note", json={"path": POOL}).json()
+    assert note["name"] == "pool-size" and note["provenance"][0]["path"] == MAT
+    added = client.post("/daily", json={"text": "PgBouncer stays on 6432.", "title": "check"}).json()
+    assert added["created"] and (root / added["path"]).read_text().endswith("PgBouncer stays on 6432.\n")
+    assert client.get("/proposals", params={"state": "pending"}).json() == []
+    assert client.get("/health").json()["ok"] is True
+
+
+def test_bad_requests_say_what_is_wrong_and_write_nothing(server):
+    root, _, client, _ = server
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if ".reme" not in p.parts)
+    assert client.post("/note", json={"path": "../../etc/passwd"}).status_code == 422
+    assert client.post("/recall", json={"query": "x", "k": 5000}).status_code == 422
+    assert client.post("/recall", json={"query": "x", "extra": 1}).status_code == 422
+    assert client.get("/proposals", params={"state": "everything"}).status_code == 422
+    missing = client.post("/note", json={"path": "digest/wiki/nope.md"})
+    assert missing.status_code == 400 and "no note digest/wiki/nope.md" in missing.json()["error"]
+    unknown = client.get("/proposals/p-20260101-000000-abcdef")
+    assert unknown.status_code == 400 and unknown.json()["error"]
+    after = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if ".reme" not in p.parts)
+    assert [p for p in after if p not in before and not p.startswith(("meta/", "daily/"))] == []
+
+
+def test_a_second_server_on_the_vault_says_one_is_running(server):
+    root, info, _, _ = server
+    second = _start(root, "--port", "0")
+    _, err = second.communicate(timeout=60)
+    assert second.returncode == 1
+    assert f"already running for this vault (pid {info['pid']}" in err
+
+
+def test_stopping_the_server_removes_serve_json(tmp_path):
+    root = tmp_path / "vault"
+    for layer in ("daily", "digest/wiki", "meta"):
+        (root / layer).mkdir(parents=True)
+    # a file left by a server that died is replaced, not obeyed
+    (root / ".reme").mkdir()
+    (root / ".reme" / "serve.json").write_text(json.dumps({"port": 1, "token": "t", "pid": 999_999_999}))
+    proc = _start(root, "--port", "0")
+    info = _wait_for(root / ".reme" / "serve.json", proc)
+    while info["pid"] != proc.pid:
+        time.sleep(0.1)
+        info = json.loads((root / ".reme" / "serve.json").read_text())
+    assert httpx.get(info["url"] + "/health",
+                     headers={"Authorization": f"Bearer {info['token']}"}).status_code == 200
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    assert not (root / ".reme" / "serve.json").exists()
