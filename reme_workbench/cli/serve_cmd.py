@@ -31,3 +31,18 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
                    "in .reme/serve.json. Ctrl-C stops it.")
 
     run(vault.root, port=port, origins=origins or None, on_ready=ready)
+
+
+@cli.command()
+@click.pass_obj
+def mcp(obj: Ctx):
+    """Serve the vault to an agent over MCP (stdio): recall, note_context, append_daily,
+    list_proposals, show_proposal, accept_proposal, reject_proposal, health — the same
+    operations and checks as the HTTP API. Configure your agent to launch
+    `reme-workbench --vault PATH mcp`; stdout carries the protocol only.
+    """
+    from ..ops import Workspace
+    from ..server.mcp_tools import create_mcp_server
+
+    vault = obj.open()
+    create_mcp_server(Workspace(vault.root)).run()
