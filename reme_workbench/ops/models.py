@@ -18,6 +18,7 @@ __all__ = [
     "NoteRequest", "LinkRef", "NoteContext",
     "ProposalsRequest", "ProposalSummary", "ProposalDetail", "AcceptRequest", "RejectRequest",
     "BrokenLinkModel", "HealthResponse", "DailyEntryRequest", "DailyEntryResult",
+    "DreamRequest", "ConsolidateRequest", "BridgeRequest", "JobProgress", "JobStatus",
     "MAX_QUERY_CHARS", "MAX_EDIT_BYTES", "MAX_ENTRY_CHARS",
 ]
 
@@ -213,3 +214,52 @@ class DailyEntryResult(_Response):
     created: bool = Field(description="True when this entry started the file.")
     appended_bytes: int
     size: int
+
+
+# -- long operations ------------------------------------------------------------------------
+
+Phase = Literal["communities", "abstract", "merge", "split", "archive", "cooldowns", "health"]
+
+
+class DreamRequest(_Request):
+    files: list[str] = Field(default_factory=list, max_length=1000,
+                             description="Material files (daily/…, resource/…); none: everything "
+                                         "not yet dreamt.")
+    force: bool = Field(False, description="Dream files again even when they are unchanged.")
+
+    @field_validator("files")
+    @classmethod
+    def _material(cls, value: list[str]) -> list[str]:
+        for path in value:
+            _vault_path(path)
+            if not path.startswith(("daily/", "resource/")):
+                raise ValueError(f"{path} is not material; give files in daily/ or resource/")
+        return value
+
+
+class ConsolidateRequest(_Request):
+    only: list[Phase] | None = Field(None, description="Just these phases; default: what is due.")
+    force: bool = Field(False, description="Run the phases even when they are not due.")
+
+
+class BridgeRequest(_Request):
+    communities: bool = Field(False, description="A colour group per community in graph.json.")
+    canvas: bool = Field(False, description="meta/canvas/communities.canvas.")
+    normalize: bool = Field(False, description="Rewrite short links in digest/ to vault paths.")
+
+
+class JobProgress(_Response):
+    done: int = 0
+    total: int = 0
+    message: str = ""
+
+
+class JobStatus(_Response):
+    id: str
+    kind: Literal["dream", "consolidate", "bridge"]
+    state: Literal["running", "done", "failed"]
+    started_at: str
+    finished_at: str | None = None
+    progress: JobProgress
+    result: dict[str, Any] | None = Field(None, description="The operation's report, when done.")
+    error: str | None = Field(None, description="Why it failed, when it did.")

@@ -30,9 +30,14 @@ from starlette.middleware.cors import CORSMiddleware
 from ..errors import RemeError
 from ..ops import (
     AcceptRequest,
+    BridgeRequest,
+    ConsolidateRequest,
     DailyEntryRequest,
     DailyEntryResult,
+    DreamRequest,
     HealthResponse,
+    JobRunner,
+    JobStatus,
     NoteContext,
     NoteRequest,
     ProposalDetail,
@@ -67,8 +72,8 @@ def create_app(ws: Workspace) -> FastAPI:
         title="reme-workbench",
         version=_version(),
         description="The local API of a reme-workbench vault: recall, note context, daily "
-                    "entries, proposals, health. Every request needs the bearer token in "
-                    "<vault>/.reme/serve.json.",
+                    "entries, proposals, health, and dream / consolidate / bridge as jobs. "
+                    "Every request needs the bearer token in <vault>/.reme/serve.json.",
     )
 
     @app.exception_handler(RemeError)
@@ -111,6 +116,33 @@ def create_app(ws: Workspace) -> FastAPI:
     @app.get("/health", response_model=HealthResponse, summary="Broken links and provenance")
     def health() -> HealthResponse:
         return ops.health(ws)
+
+    # long operations: started as a job, answered at once (202) with its id; poll it
+    jobs = JobRunner(ws)
+    app.state.jobs = jobs
+
+    @app.post("/jobs/dream", response_model=JobStatus, status_code=202,
+              summary="Start dreaming material into notes (a background job)")
+    def start_dream(request: DreamRequest) -> JobStatus:
+        return jobs.start("dream", request)
+
+    @app.post("/jobs/consolidate", response_model=JobStatus, status_code=202,
+              summary="Start the consolidate phases that are due (a background job)")
+    def start_consolidate(request: ConsolidateRequest) -> JobStatus:
+        return jobs.start("consolidate", request)
+
+    @app.post("/jobs/bridge", response_model=JobStatus, status_code=202,
+              summary="Start writing what Obsidian reads natively (a background job)")
+    def start_bridge(request: BridgeRequest) -> JobStatus:
+        return jobs.start("bridge", request)
+
+    @app.get("/jobs", response_model=list[JobStatus], summary="This server's jobs")
+    def list_jobs() -> list[JobStatus]:
+        return jobs.list()
+
+    @app.get("/jobs/{job_id}", response_model=JobStatus, summary="One job: state, progress, result")
+    def job(job_id: str) -> JobStatus:
+        return jobs.status(job_id)
 
     return app
 

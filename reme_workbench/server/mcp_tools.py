@@ -23,8 +23,10 @@ from pydantic import ValidationError
 from ..errors import RemeError
 from ..ops import (
     AcceptRequest,
+    ConsolidateRequest,
     DailyEntryRequest,
     DailyEntryResult,
+    DreamRequest,
     HealthResponse,
     NoteContext,
     NoteRequest,
@@ -36,6 +38,7 @@ from ..ops import (
     RejectRequest,
     Workspace,
 )
+from ..ops import jobs as long_ops
 from ..ops import operations as ops
 
 __all__ = ["create_mcp_server", "INSTRUCTIONS"]
@@ -135,6 +138,22 @@ def create_mcp_server(ws: Workspace):
     def reject_proposal(id: str, reason: str = "") -> ProposalSummary:  # noqa: A002
         with _refusals():
             return ops.reject_proposal(ws, _checked(lambda: RejectRequest(id=id, reason=reason)))
+
+    @server.tool(description=(
+        "Turn raw material (daily logs, resources) into notes now, instead of waiting for "
+        "the schedule: the files given, or everything not yet dreamt. Returns what was "
+        "created or updated and what waits for review. Can take minutes."))
+    def dream(files: list[str] | None = None, force: bool = False) -> dict:
+        with _refusals():
+            return long_ops.dream(ws, _checked(lambda: DreamRequest(files=files or [], force=force)))
+
+    @server.tool(description=(
+        "Tidy the notes: communities, archive, and proposals for hub notes, merges of "
+        "duplicates and splits (which wait for a person). Runs what is due, or the phases "
+        "in 'only' with force=true. Can take minutes."))
+    def consolidate(only: list[str] | None = None, force: bool = False) -> dict:
+        with _refusals():
+            return long_ops.consolidate(ws, _checked(lambda: ConsolidateRequest(only=only, force=force)))
 
     @server.tool(description=(
         "Check the memory's links: broken links between notes and notes missing the "
