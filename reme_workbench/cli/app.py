@@ -105,6 +105,15 @@ class Ctx:
         return get_embedder(spec, api_base=os.environ.get("REME_LLM_API_BASE"),
                             api_key=os.environ.get("REME_LLM_API_KEY"))
 
+    def workspace(self, vault):
+        """The operations layer's view of the opened vault (reme_workbench.ops): the same
+        settings, and the model keys from the environment, read here at the edge."""
+        from ..ops import Workspace
+
+        return Workspace(vault.root, settings=self.settings(), clock=vault.clock,
+                         api_base=os.environ.get("REME_LLM_API_BASE"),
+                         api_key=os.environ.get("REME_LLM_API_KEY"))
+
     def open(self):
         """The vault, opened with reme.toml's [vault] limits: every command that opens a
         vault validates its reme.toml first, so a typo is refused by all of them."""

@@ -50,7 +50,10 @@ def _proposal_row(p) -> dict:
 @click.pass_obj
 def proposals_list(obj: Ctx, state: str | None, as_json):
     """List proposals, oldest first."""
-    rows = [_proposal_row(p) for p in _queue(obj).list(state)]
+    from ..ops import ProposalsRequest, build_request, list_proposals
+
+    ws = obj.workspace(obj.open())
+    rows = [p.model_dump() for p in list_proposals(ws, build_request(ProposalsRequest, state=state))]
     if wants_json(as_json):
         emit_json(rows)
         return
@@ -66,11 +69,12 @@ def proposals_list(obj: Ctx, state: str | None, as_json):
 @click.pass_obj
 def proposals_show(obj: Ctx, proposal_id: str, as_json):
     """Show one proposal: its story and a unified diff per file."""
-    queue = _queue(obj)
-    proposal = queue.load(proposal_id)
-    diff = queue.diff(proposal)
+    from ..ops import show_proposal
+
+    proposal = show_proposal(obj.workspace(obj.open()), proposal_id)
+    diff = proposal.diff
     if wants_json(as_json):
-        emit_json({**_proposal_row(proposal), "story": dict(proposal.story), "diff": diff})
+        emit_json(proposal.model_dump())
         return
     click.echo(f"{proposal.id}  [{proposal.state}]  {proposal.action}")
     click.echo(proposal.summary)
@@ -85,7 +89,7 @@ def proposals_show(obj: Ctx, proposal_id: str, as_json):
 
 def _decided(obj: Ctx, proposal, as_json) -> None:
     if wants_json(as_json):
-        emit_json(_proposal_row(proposal))
+        emit_json(proposal.model_dump() if hasattr(proposal, "model_dump") else _proposal_row(proposal))
         return
     click.echo(
         f"{proposal.id} is now {proposal.state}" + (f": {proposal.error}" if proposal.error else "")
@@ -98,7 +102,12 @@ def _decided(obj: Ctx, proposal, as_json) -> None:
 @click.pass_obj
 def proposals_accept(obj: Ctx, proposal_id: str, as_json):
     """Apply a pending proposal (its checks run again first)."""
-    _decided(obj, _queue(obj, "proposals accept").accept(proposal_id), as_json)
+    from ..ops import AcceptRequest, accept_proposal, build_request
+
+    vault = obj.open()
+    obj.require_writable(vault, "proposals accept")
+    request = build_request(AcceptRequest, id=proposal_id)
+    _decided(obj, accept_proposal(obj.workspace(vault), request), as_json)
 
 
 @proposals.command("reject")
@@ -108,7 +117,12 @@ def proposals_accept(obj: Ctx, proposal_id: str, as_json):
 @click.pass_obj
 def proposals_reject(obj: Ctx, proposal_id: str, reason: str, as_json):
     """Reject a pending proposal; nothing is written to the notes."""
-    _decided(obj, _queue(obj, "proposals reject").reject(proposal_id, reason), as_json)
+    from ..ops import RejectRequest, build_request, reject_proposal
+
+    vault = obj.open()
+    obj.require_writable(vault, "proposals reject")
+    request = build_request(RejectRequest, id=proposal_id, reason=reason)
+    _decided(obj, reject_proposal(obj.workspace(vault), request), as_json)
 
 
 @proposals.command("revert")

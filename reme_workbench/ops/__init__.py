@@ -39,6 +39,7 @@ from .operations import (
     Workspace,
     accept_proposal,
     append_daily,
+    build_request,
     health,
     list_proposals,
     note_context,
@@ -48,7 +49,7 @@ from .operations import (
 )
 
 __all__ = [
-    "Workspace", "recall", "note_context", "list_proposals", "show_proposal",
+    "Workspace", "build_request", "recall", "note_context", "list_proposals", "show_proposal",
     "accept_proposal", "reject_proposal", "health", "append_daily",
     "DailyEntryRequest", "DailyEntryResult",
     "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",

@@ -38,7 +38,7 @@ from .models import (
     RejectRequest,
 )
 
-__all__ = ["Workspace", "recall", "note_context", "list_proposals", "show_proposal",
+__all__ = ["Workspace", "build_request", "invalid_arguments", "recall", "note_context", "list_proposals", "show_proposal",
            "accept_proposal", "reject_proposal", "health", "append_daily", "render_entry"]
 
 
@@ -82,6 +82,25 @@ class Workspace:
             spec = choose_embedder(self.settings.recall.embedder, self.root)
             self.embedder = get_embedder(spec, api_base=self.api_base, api_key=self.api_key)
         return self.embedder
+
+
+def build_request(model, **fields):
+    """`model(**fields)`, with a validation error turned into one `RemeError` that names
+    each bad field — for front ends whose callers do not read pydantic's errors (the CLI,
+    MCP tools)."""
+    from pydantic import ValidationError
+
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        raise RemeError(invalid_arguments(exc)) from None
+
+
+def invalid_arguments(exc) -> str:
+    """One line naming each bad field of a pydantic ValidationError."""
+    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
+                         for e in exc.errors())
+    return f"Invalid arguments: {problems}."
 
 
 def _writable(vault, what: str) -> None:

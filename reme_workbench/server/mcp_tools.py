@@ -40,6 +40,7 @@ from ..ops import (
 )
 from ..ops import jobs as long_ops
 from ..ops import operations as ops
+from ..ops.operations import invalid_arguments
 
 __all__ = ["create_mcp_server", "INSTRUCTIONS"]
 
@@ -53,13 +54,12 @@ INSTRUCTIONS = (
 
 
 def _checked(build):
-    """Build the request model; turn a validation error into one readable message."""
+    """Build the request model; a validation error becomes one readable RemeError
+    (`ops.build_request` words it)."""
     try:
         return build()
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
-                             for e in exc.errors())
-        raise RemeError(f"Invalid arguments: {problems}.") from None
+        raise RemeError(invalid_arguments(exc)) from None
 
 
 @contextmanager
