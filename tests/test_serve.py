@@ -25,6 +25,17 @@ FILES = {
 }
 
 
+def write_vault(root):
+    """The served test vault: the layers, a log, a note, reme.toml (hashing embedder)."""
+    for layer in ("resource", "daily", "digest/procedure", "digest/personal", "digest/wiki",
+                  "meta", "audit"):
+        (root / layer).mkdir(parents=True, exist_ok=True)
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
 def _start(root, *args):
     return subprocess.Popen(
         [sys.executable, "-m", "reme_workbench", "--vault", str(root), "serve", *args],
@@ -47,12 +58,7 @@ def _wait_for(path, proc, timeout=60.0):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("served") / "vault"
-    for layer in ("resource", "daily", "digest/procedure", "digest/personal", "digest/wiki",
-                  "meta", "audit"):
-        (root / layer).mkdir(parents=True, exist_ok=True)
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    write_vault(root)
     proc = _start(root, "--port", "0")
     info = _wait_for(root / ".reme" / "serve.json", proc)
     client = httpx.Client(base_url=info["url"], timeout=30,

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 
 from reme_workbench.server.app import create_app
 
-from .test_serve import FILES, _start, _wait_for
+from .test_serve import _start, _wait_for, write_vault
 
 
 def _tree(folder):
@@ -27,12 +27,7 @@ def _tree(folder):
 def served(tmp_path_factory):
     home = tmp_path_factory.mktemp("fuzz")
     root = home / "vault"
-    for layer in ("resource", "daily", "digest/procedure", "digest/personal", "digest/wiki",
-                  "meta", "audit"):
-        (root / layer).mkdir(parents=True, exist_ok=True)
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    write_vault(root)
     (home / "outside.md").write_text("a file beside the vault that no request may touch\n")
     proc = _start(root, "--port", "0")
     info = _wait_for(root / ".reme" / "serve.json", proc)
