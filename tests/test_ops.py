@@ -330,3 +330,24 @@ def test_one_job_at_a_time(ws, monkeypatch):
     release.set()
     assert runner.wait(first.id, 30).result == {"ok": True}
     assert runner.wait(runner.start("bridge", BridgeRequest()).id, 30).state == "done"
+
+
+def test_the_append_command_writes_through_the_operation(ws):
+    from click.testing import CliRunner
+
+    from reme_workbench.cli import cli
+
+    runner = CliRunner()
+    first = runner.invoke(cli, ["--vault", str(ws.root), "append", "Pool is 40.", "--title", "check",
+                                "--day", "2026-10-19"])
+    assert first.exit_code == 0, first.output
+    assert "Started daily/2026-10-19/log.md" in first.output
+    piped = runner.invoke(cli, ["--vault", str(ws.root), "append", "--day", "2026-10-19"],
+                          input="From a script.\n")
+    assert piped.exit_code == 0 and "Appended to daily/2026-10-19/log.md" in piped.output
+    text = (ws.root / "daily/2026-10-19/log.md").read_text()
+    assert text.startswith("## ") and "Pool is 40." in text and text.endswith("From a script.\n")
+    bad = runner.invoke(cli, ["--vault", str(ws.root), "append", "   "])
+    assert bad.exit_code != 0 and "Invalid arguments: text" in bad.output
+    future = runner.invoke(cli, ["--vault", str(ws.root), "append", "x", "--day", "2999-01-01"])
+    assert future.exit_code != 0 and "future" in future.output

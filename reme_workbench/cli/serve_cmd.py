@@ -47,3 +47,29 @@ def mcp(obj: Ctx):
 
     vault = obj.open()
     create_mcp_server(Workspace(vault.root)).run()
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option("--title", help="A heading for the entry (after the time).")
+@click.option("--log", "log_name", default="log", show_default=True,
+              help="Which log of the day: daily/<day>/<log>.md (made a slug).")
+@click.option("--day", help="The day's folder, YYYY-MM-DD; default today.")
+@click.pass_obj
+def append(obj: Ctx, text: str | None, title: str | None, log_name: str, day: str | None):
+    """Append TEXT (or standard input, with no TEXT or TEXT "-") as an entry to today's daily
+    log, daily/<day>/<log>.md: the way an agent or a script adds material. Append-only:
+    what the log holds is never changed. `reme-workbench dream` turns it into notes.
+    """
+    import sys
+
+    from ..ops import DailyEntryRequest, append_daily, build_request
+
+    if text is None or text == "-":
+        text = sys.stdin.read()
+    vault = obj.open()
+    obj.require_writable(vault, "append")
+    request = build_request(DailyEntryRequest, text=text, title=title, log=log_name, day=day)
+    done = append_daily(obj.workspace(vault), request)
+    click.echo(f"{'Started' if done.created else 'Appended to'} {done.path} "
+               f"({done.appended_bytes} bytes).")
