@@ -114,7 +114,7 @@ LAYER_RULES = {
     "widgets": {"vault", "proposals", "review", "widgets"},
     # the operations every client calls: over the library, under every front end (the
     # CLI, the HTTP API, MCP), so it never imports one
-    "ops": {"vault", "index", "llm", "proposals", "dream", "consolidate", "ops"},
+    "ops": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review", "ops"},
     # the HTTP API is a front end: the operations, and the vault layout for its own file
     "server": {"ops", "vault", "server"},
 }

@@ -110,7 +110,7 @@ class Ctx:
         settings, and the model keys from the environment, read here at the edge."""
         from ..ops import Workspace
 
-        return Workspace(vault.root, settings=self.settings(), clock=vault.clock,
+        return Workspace(vault.root, settings=self.settings(), clock=vault.clock, vault=vault,
                          api_base=os.environ.get("REME_LLM_API_BASE"),
                          api_key=os.environ.get("REME_LLM_API_KEY"))
 

@@ -38,7 +38,7 @@ from .models import (
     RejectRequest,
 )
 
-__all__ = ["Workspace", "build_request", "invalid_arguments", "recall", "note_context", "list_proposals", "show_proposal",
+__all__ = ["Workspace", "build_request", "recall", "note_context", "list_proposals", "show_proposal",
            "accept_proposal", "reject_proposal", "health", "append_daily", "render_entry"]
 
 
@@ -54,6 +54,7 @@ class Workspace:
     clock: Callable[[], datetime] | None = None
     api_base: str | None = None  # for a litellm embedder; read from the environment at the edge
     api_key: str | None = None
+    vault: Any = None  # a front end that opened the vault already (the CLI) passes it here
 
     def __post_init__(self) -> None:
         from ..vault.vault import looks_like_vault
@@ -66,6 +67,10 @@ class Workspace:
             self.settings = load_settings(self.root)
 
     def open_vault(self):
+        """The vault given at construction, else a fresh scan of it (a server sees every
+        request's files as they are then)."""
+        if self.vault is not None:
+            return self.vault
         from ..vault.vault import Vault
 
         limits = self.settings.vault
@@ -93,14 +98,9 @@ def build_request(model, **fields):
     try:
         return model(**fields)
     except ValidationError as exc:
-        raise RemeError(invalid_arguments(exc)) from None
-
-
-def invalid_arguments(exc) -> str:
-    """One line naming each bad field of a pydantic ValidationError."""
-    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
-                         for e in exc.errors())
-    return f"Invalid arguments: {problems}."
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
+                             for e in exc.errors())
+        raise RemeError(f"Invalid arguments: {problems}.") from None
 
 
 def _writable(vault, what: str) -> None:
@@ -135,18 +135,12 @@ def recall(ws: Workspace, request: RecallRequest) -> RecallResponse:
 
 # -- note context ---------------------------------------------------------------------------
 
-def _meta_field(root: Path, name: str, key: str):
-    from ..vault.meta import read_meta
-
-    read = read_meta(root, name, version=1)
-    return (read.data or {}).get(key)
-
-
 def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
     """A digest note with what surrounds it: its frontmatter, the notes it links to and
     that link to it (with predicates), the material it came from, its community and the
     community's hub, its recency score and whether it is archived. Reads only."""
     from ..consolidate.abstract import hub_coverage, load_communities
+    from ..review.archive import archive_overview
     from ..vault.layout import is_digest_note, resolve_inside
     from ..vault.note import parse
 
@@ -179,9 +173,8 @@ def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
     if members:
         best, share = hub_coverage(members, graph)
         hub = best if share >= ws.settings.abstract.hub_coverage else None
-    scores = _meta_field(vault.root, "recency", "scores")
-    archived = _meta_field(vault.root, "archived", "archived")
-    score = scores.get(path) if isinstance(scores, dict) else None
+    archive = archive_overview(vault)  # meta/recency.json and meta/archived.json, validated
+    score = archive.scores.get(path)
     frontmatter = {str(k): v for k, v in note.frontmatter.items()}
     return NoteContext(
         path=path,
@@ -194,8 +187,8 @@ def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
         community=community,
         community_size=len(members) if members else None,
         hub=hub,
-        recency=min(1.0, max(0.0, float(score))) if isinstance(score, int | float) else None,
-        archived=isinstance(archived, list) and path in archived,
+        recency=min(1.0, max(0.0, score)) if score is not None else None,
+        archived=path in archive.archived,
     )
 
 
