@@ -18,8 +18,6 @@ from contextlib import contextmanager
 from datetime import date
 from typing import Literal
 
-from pydantic import ValidationError
-
 from ..errors import RemeError
 from ..ops import (
     AcceptRequest,
@@ -37,10 +35,10 @@ from ..ops import (
     RecallResponse,
     RejectRequest,
     Workspace,
+    build_request,
 )
 from ..ops import jobs as long_ops
 from ..ops import operations as ops
-from ..ops.operations import invalid_arguments
 
 __all__ = ["create_mcp_server", "INSTRUCTIONS"]
 
@@ -51,15 +49,6 @@ INSTRUCTIONS = (
     "Changes to notes are proposals: list them with `list_proposals`, read one with "
     "`show_proposal`, and accept or reject only when the user asked you to."
 )
-
-
-def _checked(build):
-    """Build the request model; a validation error becomes one readable RemeError
-    (`ops.build_request` words it)."""
-    try:
-        return build()
-    except ValidationError as exc:
-        raise RemeError(invalid_arguments(exc)) from None
 
 
 @contextmanager
@@ -86,8 +75,8 @@ def create_mcp_server(ws: Workspace):
     def recall(query: str, k: int = 10, scope: Literal["digest", "sources", "all"] = "digest",
                include_archived: bool = False) -> RecallResponse:
         with _refusals():
-            return ops.recall(ws, _checked(lambda: RecallRequest(
-                query=query, k=k, scope=scope, include_archived=include_archived)))
+            return ops.recall(ws, build_request(RecallRequest,
+                query=query, k=k, scope=scope, include_archived=include_archived))
 
     @server.tool(description=(
         "Read one note by its vault path (e.g. digest/wiki/pgbouncer-port.md, as recall "
@@ -96,7 +85,7 @@ def create_mcp_server(ws: Workspace):
         "recently it was used, and whether it is archived. Changes nothing."))
     def note_context(path: str) -> NoteContext:
         with _refusals():
-            return ops.note_context(ws, _checked(lambda: NoteRequest(path=path)))
+            return ops.note_context(ws, build_request(NoteRequest, path=path))
 
     @server.tool(description=(
         "Record something in today's daily log (daily/<day>/<log>.md): an event, a "
@@ -105,8 +94,8 @@ def create_mcp_server(ws: Workspace):
     def append_daily(text: str, title: str | None = None, log: str = "log",
                      day: date | None = None) -> DailyEntryResult:
         with _refusals():
-            return ops.append_daily(ws, _checked(lambda: DailyEntryRequest(
-                text=text, title=title, log=log, day=day)))
+            return ops.append_daily(ws, build_request(DailyEntryRequest,
+                text=text, title=title, log=log, day=day))
 
     @server.tool(description=(
         "List proposed changes to the notes, oldest first: id, state (pending, applied, "
@@ -115,7 +104,8 @@ def create_mcp_server(ws: Workspace):
     def list_proposals(state: Literal["pending", "applied", "rejected", "stale", "reverted"] | None = None,
                        action: str | None = None) -> list[ProposalSummary]:
         with _refusals():
-            return ops.list_proposals(ws, _checked(lambda: ProposalsRequest(state=state, action=action)))
+            return ops.list_proposals(ws, build_request(ProposalsRequest, state=state,
+                                                         action=action))
 
     @server.tool(description=(
         "Show one proposal by id (or a unique prefix): why it was proposed (its story: "
@@ -130,14 +120,14 @@ def create_mcp_server(ws: Workspace):
         "file changed since). Only when the user asked for it."))
     def accept_proposal(id: str) -> ProposalSummary:  # noqa: A002
         with _refusals():
-            return ops.accept_proposal(ws, _checked(lambda: AcceptRequest(id=id)))
+            return ops.accept_proposal(ws, build_request(AcceptRequest, id=id))
 
     @server.tool(description=(
         "Reject a pending proposal, keeping the reason with it; no note changes. Only when "
         "the user asked for it."))
     def reject_proposal(id: str, reason: str = "") -> ProposalSummary:  # noqa: A002
         with _refusals():
-            return ops.reject_proposal(ws, _checked(lambda: RejectRequest(id=id, reason=reason)))
+            return ops.reject_proposal(ws, build_request(RejectRequest, id=id, reason=reason))
 
     @server.tool(description=(
         "Turn raw material (daily logs, resources) into notes now, instead of waiting for "
@@ -145,7 +135,8 @@ def create_mcp_server(ws: Workspace):
         "created or updated and what waits for review. Can take minutes."))
     def dream(files: list[str] | None = None, force: bool = False) -> dict:
         with _refusals():
-            return long_ops.dream(ws, _checked(lambda: DreamRequest(files=files or [], force=force)))
+            return long_ops.dream(ws, build_request(DreamRequest, files=files or [],
+                                                       force=force))
 
     @server.tool(description=(
         "Tidy the notes: communities, archive, and proposals for hub notes, merges of "
@@ -153,7 +144,8 @@ def create_mcp_server(ws: Workspace):
         "in 'only' with force=true. Can take minutes."))
     def consolidate(only: list[str] | None = None, force: bool = False) -> dict:
         with _refusals():
-            return long_ops.consolidate(ws, _checked(lambda: ConsolidateRequest(only=only, force=force)))
+            return long_ops.consolidate(ws, build_request(ConsolidateRequest, only=only,
+                                                             force=force))
 
     @server.tool(description=(
         "Check the memory's links: broken links between notes and notes missing the "
