@@ -18,13 +18,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "reme_workbench"
-PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+PROJECT = PYPROJECT["project"]
 # the top-level packages this distribution ships (setuptools' include patterns)
-OWN_PACKAGES = {
-    pattern.rstrip("*")
-    for pattern in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    ["tool"]["setuptools"]["packages"]["find"]["include"]
-}
+OWN_PACKAGES = {p.rstrip("*") for p in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]}
 
 # Parts of the package that belong to the notebooks (the `workbench` extra), not the core.
 # A folder named here may import jupyter/ipywidgets/matplotlib.

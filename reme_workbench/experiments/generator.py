@@ -1041,7 +1041,8 @@ def _forming(spec: VaultSpec, notes: list[GeneratedNote], ages, recalled, stale,
     if not spec.forming:
         return ages, recalled, ()
     rng = random.Random(f"{spec.seed}-forming")
-    special = set(hubs) | {n.community for n in notes if n.path in set(heavy)}
+    heavy_paths = set(heavy)
+    special = set(hubs) | {n.community for n in notes if n.path in heavy_paths}
     eligible = sorted({n.community for n in notes} - special)
     if spec.forming > len(eligible):
         raise RemeError(f"{spec.forming} forming communities need as many communities without a "
