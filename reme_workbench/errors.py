@@ -14,6 +14,8 @@ __all__ = [
     "StaleChangesetError",
     "ChangesetRejectedError",
     "EmbedderMismatchError",
+    "NotFoundError",
+    "BusyError",
 ]
 
 
@@ -23,6 +25,14 @@ class RemeError(Exception):
     def __init__(self, message: str, *, path: str | None = None) -> None:
         super().__init__(message)
         self.path = path
+
+
+class NotFoundError(RemeError):
+    """What the caller named does not exist: a note, a proposal, a job (HTTP 404)."""
+
+
+class BusyError(RemeError):
+    """Another writer holds the vault, or a job is still running: wait and retry (HTTP 409)."""
 
 
 class NoteError(RemeError):

@@ -23,7 +23,7 @@ POOL = "digest/wiki/pool-size.md"
 POOL_TEXT = (f"---\nname: pool-size\ndescription: The payments-api DB pool size\n---\n"
              f"Pool is 10.\nderived_from:: [[{MAT}]]\n")
 TOOLS = {"recall", "note_context", "append_daily", "list_proposals", "show_proposal",
-         "accept_proposal", "reject_proposal", "health", "dream", "consolidate"}
+         "accept_proposal", "reject_proposal", "health", "dream", "consolidate", "bridge"}
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_every_operation_is_a_tool_with_a_description_an_agent_can_use(ws):
     assert set(tools) == TOOLS
     for tool in tools.values():
         assert 60 <= len(tool.description) <= 400, tool.name
-        assert tool.output_schema or tool.name in ("dream", "consolidate"), tool.name
+        assert tool.output_schema or tool.name in ("dream", "consolidate", "bridge"), tool.name
     assert tools["recall"].input_schema["required"] == ["query"]
     assert tools["recall"].input_schema["properties"]["scope"]["enum"] == ["digest", "sources", "all"]
 
@@ -129,3 +129,39 @@ def test_an_agent_records_then_dreams_it_into_notes(ws):
     assert added.structured_content["path"] in report["materials"]
     # the entry became notes, or updated the one about the pool
     assert report["outcomes"] and all(o["action"] in ("CREATE", "UPDATE") for o in report["outcomes"])
+
+
+def test_dream_reports_progress_to_a_client_that_asks(ws):
+    (ws.root / "daily/2026-10-06").mkdir(parents=True)
+    (ws.root / "daily/2026-10-06/log.md").write_text(
+        "## Staging\n\nThe staging PgBouncer listens on port 6432 in transaction mode, and "
+        "payments-api connects through it with a pool of twenty connections.\n")
+    seen = []
+
+    async def progress(done, total, message):
+        seen.append((done, total, message))
+
+    async def go():
+        async with Client(create_mcp_server(ws)) as client:
+            return await client.call_tool("dream", {"review": True}, progress_callback=progress)
+
+    result = asyncio.run(go())
+    assert not result.is_error, result.content
+    report = result.structured_content or json.loads(result.content[0].text)
+    assert report["materials"] and all(o["state"] in ("pending", "failed") for o in report["outcomes"])
+    messages = [m for _, _, m in seen]
+    assert any(m.startswith("indexing:") for m in messages)
+    assert any(m.startswith("dreaming: file 1/2") for m in messages), messages
+    assert all(total is None or done <= total for done, total, _ in seen)
+
+
+def test_bridge_and_a_dry_run_consolidate(ws):
+    (ws.root / ".obsidian").mkdir()
+    dry, bridged = run(ws, [("consolidate", {"only": ["archive"], "force": True, "dry_run": True}),
+                            ("bridge", {"dry_run": True})])
+    report = dry.structured_content or json.loads(dry.content[0].text)
+    assert report["dry_run"] and report["ran"] == ["archive"] and report["audit"] is None
+    assert not (ws.root / "meta/recency.json").exists()
+    graph = (bridged.structured_content or json.loads(bridged.content[0].text))["graph"]
+    assert graph["path"] == ".obsidian/graph.json" and graph["changed"]
+    assert not (ws.root / ".obsidian/graph.json").exists()  # a dry run

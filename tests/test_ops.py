@@ -10,7 +10,7 @@ import os
 import pytest
 from pydantic import ValidationError
 
-from reme_workbench.errors import RemeError
+from reme_workbench.errors import BusyError, NotFoundError, RemeError
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.ops import (
     AcceptRequest,
@@ -188,6 +188,36 @@ def test_health_reports_the_broken_link(ws):
     assert [(b.source, b.target) for b in report.broken_links] == [(HUB, "digest/wiki/missing-note.md")]
 
 
+def test_health_fixes_digest_links_and_writes_the_report_when_asked(ws):
+    from reme_workbench.ops import HealthRequest
+
+    before = snapshot(ws.root)
+    assert health(ws, HealthRequest()).report is None and snapshot(ws.root) == before
+    fixed = health(ws, HealthRequest(fix=True, report=True))
+    assert fixed.ok and fixed.fixed == 1 and fixed.left_in_daily == 0
+    assert fixed.report == "audit/2026-11-02/health_links.md" and (ws.root / fixed.report).is_file()
+    assert "[[digest/wiki/missing-note.md]]" not in (ws.root / HUB).read_text()
+    assert "missing-note" in (ws.root / HUB).read_text()  # the link's text is kept
+
+
+def test_recall_batch_answers_each_query_with_its_id(ws):
+    from reme_workbench.ops import RecallBatchRequest, RecallQuery, recall_batch
+
+    seen = []
+    answer = recall_batch(ws, RecallBatchRequest(
+        queries=[RecallQuery(id="q1", query="pool size"), RecallQuery(id="q2", query="statement timeout")],
+        k=3, mode="keyword"), progress=lambda d, t, m: seen.append(m))
+    assert [(r.id, r.query) for r in answer.results] == [("q1", "pool size"), ("q2", "statement timeout")]
+    assert POOL in [h.path for h in answer.results[0].hits]
+    assert answer.results[1].hits[0].path == TIMEOUT
+    assert PORT not in [h.path for r in answer.results for h in r.hits]  # archived
+    assert "recall: 2/2 queries" in seen
+    with pytest.raises(ValidationError):
+        RecallBatchRequest(queries=[])
+    with pytest.raises(ValidationError):
+        RecallQuery(id="q", query="   ")
+
+
 def test_a_folder_that_is_no_vault_is_refused_with_the_fix(tmp_path):
     with pytest.raises(RemeError, match="reme-workbench init"):
         Workspace(tmp_path / "nothing")
@@ -285,6 +315,9 @@ def test_dream_then_consolidate_as_operations(ws):
     assert (ws.root / "meta" / "communities.json").is_file()
     with pytest.raises(ValidationError):
         DreamRequest(files=[POOL])  # a note is not material
+    assert DreamRequest(files=["2026-10-05", "daily/", "resource/2026-10-05"]).files
+    with pytest.raises(ValidationError, match="not material"):
+        DreamRequest(files=["2026-13-45"])
     with pytest.raises(ValidationError):
         ConsolidateRequest(only=["everything"])
 
@@ -303,7 +336,7 @@ def test_a_job_runs_in_the_background_and_reports_its_end(ws):
     failed = runner.wait(runner.start("dream", DreamRequest(files=["daily/2026-10-30/none.md"])).id, 60)
     assert failed.state == "failed" and failed.error
     assert [j.id for j in runner.list()] == [started.id, failed.id]
-    with pytest.raises(RemeError, match="No job"):
+    with pytest.raises(NotFoundError, match="No job"):
         runner.status("j-nope")
 
 
@@ -325,7 +358,7 @@ def test_one_job_at_a_time(ws, monkeypatch):
     deadline = __import__("time").monotonic() + 10
     while runner.status(first.id).progress.message != "waiting":
         assert __import__("time").monotonic() < deadline
-    with pytest.raises(RemeError, match=f"Job {first.id} .* still running"):
+    with pytest.raises(BusyError, match=f"Job {first.id} .* still running"):
         runner.start("bridge", BridgeRequest())
     release.set()
     assert runner.wait(first.id, 30).result == {"ok": True}
@@ -339,15 +372,38 @@ def test_the_append_command_writes_through_the_operation(ws):
 
     runner = CliRunner()
     first = runner.invoke(cli, ["--vault", str(ws.root), "append", "Pool is 40.", "--title", "check",
-                                "--day", "2026-10-19"])
+                                "--day", "2026-10-19", "--text"])
     assert first.exit_code == 0, first.output
     assert "Started daily/2026-10-19/log.md" in first.output
+    first_size = (ws.root / "daily/2026-10-19/log.md").stat().st_size
     piped = runner.invoke(cli, ["--vault", str(ws.root), "append", "--day", "2026-10-19"],
-                          input="From a script.\n")
-    assert piped.exit_code == 0 and "Appended to daily/2026-10-19/log.md" in piped.output
+                          input="From a script.\n")  # output piped too: JSON
+    assert piped.exit_code == 0, piped.output
+    answer = json.loads(piped.stdout)
+    assert answer["path"] == "daily/2026-10-19/log.md" and not answer["created"]
+    assert answer["size"] == (ws.root / "daily/2026-10-19/log.md").stat().st_size
+    assert answer["appended_bytes"] == answer["size"] - first_size
     text = (ws.root / "daily/2026-10-19/log.md").read_text()
     assert text.startswith("## ") and "Pool is 40." in text and text.endswith("From a script.\n")
     bad = runner.invoke(cli, ["--vault", str(ws.root), "append", "   "])
     assert bad.exit_code != 0 and "Invalid arguments: text" in bad.output
     future = runner.invoke(cli, ["--vault", str(ws.root), "append", "x", "--day", "2999-01-01"])
     assert future.exit_code != 0 and "future" in future.output
+
+
+def test_the_note_command_shows_the_operation_s_answer(ws):
+    from click.testing import CliRunner
+
+    from reme_workbench.cli import cli
+
+    runner = CliRunner()
+    as_json = runner.invoke(cli, ["--vault", str(ws.root), "note", POOL, "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    assert json.loads(as_json.stdout) == note_context(ws, NoteRequest(path=POOL)).model_dump(mode="json")
+    text = runner.invoke(cli, ["--vault", str(ws.root), "note", str(ws.root / POOL), "--text"])
+    assert text.exit_code == 0, text.output
+    assert f"community:   c_00 (4 notes, hub {HUB})" in text.stdout
+    assert "recency:     0.42" in text.stdout
+    assert f"    {PORT}  (see::)" in text.stdout and f"    {MAT}  (derived_from::)" in text.stdout
+    missing = runner.invoke(cli, ["--vault", str(ws.root), "note", "digest/wiki/nope.md"])
+    assert missing.exit_code == 1 and "no note digest/wiki/nope.md" in missing.stderr

@@ -108,7 +108,7 @@ def test_only_local_hosts_and_obsidian_may_call(server):
 def test_the_openapi_document_lists_every_operation(server):
     _, _, client, _ = server
     doc = client.get("/openapi.json").json()
-    assert set(doc["paths"]) == {"/recall", "/note", "/daily", "/proposals",
+    assert set(doc["paths"]) == {"/recall", "/recall/batch", "/note", "/daily", "/proposals",
                                  "/proposals/{proposal_id}", "/proposals/accept",
                                  "/proposals/reject", "/health", "/jobs", "/jobs/{job_id}",
                                  "/jobs/dream", "/jobs/consolidate", "/jobs/bridge"}
@@ -135,9 +135,11 @@ def test_bad_requests_say_what_is_wrong_and_write_nothing(server):
     assert client.post("/recall", json={"query": "x", "extra": 1}).status_code == 422
     assert client.get("/proposals", params={"state": "everything"}).status_code == 422
     missing = client.post("/note", json={"path": "digest/wiki/nope.md"})
-    assert missing.status_code == 400 and "no note digest/wiki/nope.md" in missing.json()["error"]
+    assert missing.status_code == 404 and "no note digest/wiki/nope.md" in missing.json()["error"]
     unknown = client.get("/proposals/p-20260101-000000-abcdef")
-    assert unknown.status_code == 400 and unknown.json()["error"]
+    assert unknown.status_code == 404 and "proposals list" in unknown.json()["error"]
+    not_a_note = client.post("/note", json={"path": "daily/2026-10-05/log.md"})
+    assert not_a_note.status_code == 400 and "not a digest note" in not_a_note.json()["error"]
     after = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if ".reme" not in p.parts)
     assert [p for p in after if p not in before and not p.startswith(("meta/", "daily/"))] == []
 
@@ -185,5 +187,36 @@ def test_a_dream_runs_as_a_job_the_client_polls(server):
     assert status["state"] == "done", status
     assert "daily/2026-10-06/agent.md" in status["result"]["materials"]
     assert job_id in [j["id"] for j in client.get("/jobs").json()]
-    assert client.get("/jobs/j-nope").status_code == 400
+    assert client.get("/jobs/j-nope").status_code == 404
     assert client.post("/jobs/dream", json={"files": ["digest/wiki/pool-size.md"]}).status_code == 422
+
+
+def test_a_busy_runner_answers_409_and_the_document_names_the_errors(tmp_path, monkeypatch):
+    import threading
+
+    from starlette.testclient import TestClient
+
+    from reme_workbench.ops import BridgeRequest, Workspace, jobs
+    from reme_workbench.server.app import create_app
+
+    root = tmp_path / "vault"
+    write_vault(root)
+    release = threading.Event()
+
+    def slow(_ws, _request, progress):
+        progress(0, 1, "waiting")
+        release.wait(30)
+        return {}
+
+    monkeypatch.setitem(jobs._OPERATIONS, "bridge", (slow, BridgeRequest))
+    app = create_app(Workspace(root))
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        first = client.post("/jobs/bridge", json={})
+        second = client.post("/jobs/bridge", json={})
+        release.set()
+        assert first.status_code == 202
+        assert second.status_code == 409 and first.json()["id"] in second.json()["error"]
+        assert app.state.jobs.wait(first.json()["id"], 30).state == "done"
+        doc = client.get("/openapi.json").json()
+    for code in ("400", "401", "403", "404", "409"):
+        assert code in doc["paths"]["/recall"]["post"]["responses"], code

@@ -105,14 +105,17 @@ class Ctx:
         return get_embedder(spec, api_base=os.environ.get("REME_LLM_API_BASE"),
                             api_key=os.environ.get("REME_LLM_API_KEY"))
 
-    def workspace(self, vault):
+    def workspace(self, vault, *, embedder_spec: str | None = None, **brain):
         """The operations layer's view of the opened vault (reme_workbench.ops): the same
-        settings, and the model keys from the environment, read here at the edge."""
+        settings, the embedder the command line or reme.toml names, the model keys from the
+        environment (read here at the edge), and the brain options of the command line
+        (`brain_spec`, `brain_api_base`, `record`, `replay`)."""
         from ..ops import Workspace
 
         return Workspace(vault.root, settings=self.settings(), clock=vault.clock, vault=vault,
+                         embedder=self.embedder(vault, embedder_spec),
                          api_base=os.environ.get("REME_LLM_API_BASE"),
-                         api_key=os.environ.get("REME_LLM_API_KEY"))
+                         api_key=os.environ.get("REME_LLM_API_KEY"), **brain)
 
     def open(self):
         """The vault, opened with reme.toml's [vault] limits: every command that opens a

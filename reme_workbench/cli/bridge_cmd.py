@@ -26,30 +26,31 @@ def bridge(obj: Ctx, communities, canvas, per_community, normalize, dry_run, as_
     Note frontmatter is never changed. `demo` and `consolidate` run it when the vault
     has a .obsidian/ folder.
     """
-    from obsidian_bridge import run_bridge
+    from ..ops import BridgeRequest, build_request
+    from ..ops import bridge as run_bridge
 
     vault = obj.open()
-    if not dry_run:
-        obj.require_writable(vault, "bridge")
-    report = run_bridge(vault, communities=communities, canvas=canvas,
-                        per_community=per_community, normalize=normalize, dry_run=dry_run)
+    request = build_request(BridgeRequest, communities=communities, canvas=canvas,
+                            per_community=per_community, normalize=normalize, dry_run=dry_run)
+    data = run_bridge(obj.workspace(vault), request)
     if wants_json(as_json):
-        emit_json(report.to_json())
+        emit_json(data)
         return
-    for line in report.notices:
+    for line in data["notices"]:
         obj.warn(line, "note")
-    if report.graph:
-        click.echo(f"{report.graph.path}: {report.graph.message}")
-    if report.canvas:
-        written = ", ".join(report.canvas.written) or "up to date"
-        click.echo(f"canvas: {report.canvas.communities} communities, {report.canvas.notes} notes, "
-                   f"{report.canvas.links} links; {written}")
-    if report.normalize:
-        n = report.normalize
-        click.echo(f"links: {len(n.rewritten)} rewritten in {len(n.files)} note(s)"
+    if data["graph"]:
+        click.echo(f"{data['graph']['path']}: {data['graph']['message']}")
+    if data["canvas"]:
+        c = data["canvas"]
+        written = ", ".join(c["written"]) or "up to date"
+        click.echo(f"canvas: {c['communities']} communities, {c['notes']} notes, "
+                   f"{c['links']} links; {written}")
+    if data["normalize"]:
+        n = data["normalize"]
+        click.echo(f"links: {len(n['rewritten'])} rewritten in {len(n['files'])} note(s)"
                    + (" (dry run)" if dry_run else ""))
-        for c in n.ambiguous:
-            click.echo(f"  ambiguous, left as written: {c.path}:{c.line} {c.before} "
-                       f"(could be {', '.join(c.candidates)})")
-        for c in n.unresolved:
-            click.echo(f"  names no file, left as written: {c.path}:{c.line} {c.before}")
+        for c in n["ambiguous"]:
+            click.echo(f"  ambiguous, left as written: {c['path']}:{c['line']} {c['before']} "
+                       f"(could be {', '.join(c['candidates'])})")
+        for c in n["unresolved"]:
+            click.echo(f"  names no file, left as written: {c['path']}:{c['line']} {c['before']}")

@@ -46,46 +46,37 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     communities were computed, the graph view's colour groups and the community canvas are
     brought up to date too (`reme-workbench bridge --communities --canvas`).
     """
-    from ..consolidate.run import build_consolidate_brain, consolidate_vault, parse_only
+    from ..consolidate.run import parse_only
+    from ..ops import ConsolidateRequest, build_request
+    from ..ops import consolidate as run_consolidate
 
     phases = parse_only(only)  # a typo in --only stops here, before anything runs
     vault = obj.open()
-    if not dry_run:
-        obj.require_writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
-    settings = obj.settings()
-    # None: the offline consolidate brain, built on the vault's embedder when a phase needs it
-    brain = build_consolidate_brain(settings, brain_spec=brain_spec, replay=replay_file)
+    ws = obj.workspace(vault, brain_spec=brain_spec, replay=replay_file)
+    request = build_request(ConsolidateRequest, only=list(phases) if only else None,
+                            dry_run=dry_run, force=force)
     obj.warn_problems(vault)
     with obj.progress() as bar:
-
-        def progress(phase: str, done: int, total: int) -> None:
-            if phase != "done":
-                bar.update(f"consolidate: {phase} ({done + 1}/{total})", force=True)
-
-        report = consolidate_vault(vault, settings, only=phases, dry_run=dry_run, force=force,
-                                   brain=brain, embedder=obj.embedder(vault), progress=progress)
-    bridge = None
-    if (vault.root / ".obsidian").is_dir() and "communities" in report.ran and not dry_run:
-        from obsidian_bridge import run_bridge  # the vault is opened in Obsidian: keep its views
-
-        bridge = run_bridge(vault, communities=True, canvas=True)
+        data = run_consolidate(ws, request, progress=bar.milestones)  # a line per phase
     if wants_json(as_json):
-        emit_json({**report.to_json(), "bridge": bridge.to_json() if bridge else None})
+        emit_json(data)
         return
     verb = "would run" if dry_run else "ran"
-    for p in report.phases:
-        if p.ran:
-            click.echo(f"{p.phase:<12} {verb} ({p.reason}; {p.seconds:.1f} s): {p.summary}")
-            for path in p.changed:
+    for p in data["phases"]:
+        if p["ran"]:
+            click.echo(f"{p['phase']:<12} {verb} ({p['reason']}; {p['seconds']:.1f} s): {p['summary']}")
+            for path in p["changed"]:
                 click.echo(f"{'':<12}   wrote {path}")
         else:
-            click.echo(f"{p.phase:<12} skipped: {p.reason}")
+            click.echo(f"{p['phase']:<12} skipped: {p['reason']}")
+    bridge = data["bridge"]
     if bridge is not None:
-        canvas = f"; canvas: {', '.join(bridge.canvas.written) or 'up to date'}" if bridge.canvas else ""
-        click.echo(f"{'bridge':<12} .obsidian/graph.json: {bridge.graph.message}{canvas}")
+        canvas = bridge["canvas"]
+        shown = f"; canvas: {', '.join(canvas['written']) or 'up to date'}" if canvas else ""
+        click.echo(f"{'bridge':<12} .obsidian/graph.json: {bridge['graph']['message']}{shown}")
     if dry_run:
         click.echo("Dry run: nothing was written.")
-    elif report.audit:
-        click.echo(f"Recorded in {report.audit}")
+    elif data["audit"]:
+        click.echo(f"Recorded in {data['audit']}")
     else:
         click.echo("Nothing changed; no audit entry written.")

@@ -37,57 +37,52 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
     all it proposes lands at once). The offline brain is rule-based (no model, no
     network); --brain litellm:<model> uses a real model.
     """
-    from ..dream.run import build_brain, dream_vault
-    from ..errors import RemeError
+    from ..ops import DreamRequest, build_request
+    from ..ops import dream as run_dream
+    from .app import vault_relative
 
-    if record_file and replay_file:
-        raise RemeError("Use --record or --replay, not both.")
     vault = obj.open()
-    obj.require_writable(vault, "dream (even --dry-run: it brings the index in .reme/ up to date)")
-    settings = obj.settings()
-    if review:  # the policy comes from the settings: hold every action for a person
-        held = settings.proposals.model_copy(update={"auto_apply": ()})
-        settings = settings.model_copy(update={"proposals": held})
-    brain, ledger = build_brain(
-        settings, brain_spec=brain_spec, api_base=api_base, record=record_file, replay=replay_file
-    )
+    ws = obj.workspace(vault, embedder_spec=embedder, brain_spec=brain_spec,
+                       brain_api_base=api_base, record=record_file, replay=replay_file)
+    request = build_request(DreamRequest, files=[vault_relative(vault.root, m) for m in material],
+                            dry_run=dry_run, force=force, review=review)
     obj.warn_problems(vault)  # first: what the index and dream say again about them is left out
-    with obj.index(vault, embedder) as idx, obj.progress() as bar:
-        idx.refresh(progress=bar.files("indexing"))  # dream's own refresh then finds it done
-        report = dream_vault(
-            vault, brain, idx, settings, targets=list(material), dry_run=dry_run, force=force,
-            progress=bar.dream,
-        )
+    with obj.progress() as bar:
+
+        def progress(done: int, total: int, text: str) -> None:
+            # many quick index steps, then few slow dream ones: each file and its units shown
+            (bar.message if text.startswith("indexing") else bar.milestones)(done, total, text)
+
+        data = run_dream(ws, request, progress=progress)
     obj.warn_problems(vault)  # anything new since
-    data = report.to_json()
-    if ledger is not None:  # the ledger also counts calls whose replies were unusable
-        data["ledger"] = ledger.to_dict()
-        data["tokens"] = {**ledger.totals().to_json(), "calls": sum(ledger.calls().values())}
+    outcomes = data["outcomes"]
+    failed = sum(1 for o in outcomes if o["state"] == "failed")
     # failures go to stderr in every mode: a replay miss or a dead server must be loud
-    for message in dict.fromkeys(o.message for o in report.outcomes if o.state == "failed"):
+    for message in dict.fromkeys(o["message"] for o in outcomes if o["state"] == "failed"):
         click.echo(f"Error: {message}", err=True)
     if wants_json(as_json):
         emit_json(data)
-        click.get_current_context().exit(1 if report.failed else 0)
-    for line in report.notices + report.skipped:
+        click.get_current_context().exit(1 if failed else 0)
+    for line in data["notices"] + data["skipped"]:
         obj.warn(line, "note")
-    if not report.materials:
+    if not data["materials"]:
         click.echo("Nothing new to dream.")
         return
-    for o in report.outcomes:
-        what = o.action if o.flavor is None or o.action == "FAILED" else f"{o.action} {o.flavor}"
-        click.echo(f"{o.material}: {what:<20} {o.target_path or '-'}  [{o.state}]" + (f"  {o.message}" if o.message and o.state != "applied" else ""))
+    for o in outcomes:
+        action, flavor, state = o["action"], o["flavor"], o["state"]
+        what = action if flavor is None or action == "FAILED" else f"{action} {flavor}"
+        tail = f"  {o['message']}" if o["message"] and state != "applied" else ""
+        click.echo(f"{o['material']}: {what:<20} {o['target_path'] or '-'}  [{state}]{tail}")
     t = data["tokens"]
-    click.echo(f"{len(report.materials)} material file(s), {len(report.outcomes)} unit(s); "
+    click.echo(f"{len(data['materials'])} material file(s), {len(outcomes)} unit(s); "
                f"{t['calls']} brain call(s), {t['prompt_tokens']} prompt + {t['completion_tokens']} completion tokens "
                f"({t['cached_tokens']} cached)")
-    if report.pending:
-        click.echo(f"{len(report.pending)} proposal(s) wait for review: reme-workbench proposals list --state pending")
-    for path in report.split_candidates:
+    if data["pending"]:
+        click.echo(f"{len(data['pending'])} proposal(s) wait for review: reme-workbench proposals list --state pending")
+    for path in data["split_candidates"]:
         click.echo(f"over the split threshold: {path}")
-    for line in report.broken_links:
+    for line in data["broken_links"]:
         click.echo(f"broken link written: {line}")
-    if report.failed:
-        click.echo(f"{report.failed} unit(s) failed: the brain gave no usable answer (see above).", err=True)
+    if failed:
+        click.echo(f"{failed} unit(s) failed: the brain gave no usable answer (see above).", err=True)
         click.get_current_context().exit(1)
-

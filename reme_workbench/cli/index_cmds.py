@@ -83,40 +83,40 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     archived). With --queries FILE.jsonl many queries run in one process.
     """
     from ..errors import RemeError
-    from ..index.recall import recall as run_recall
-    from ..index.recall import recall_batch
+    from ..ops import RecallBatchRequest, RecallRequest, build_request, recall_batch
+    from ..ops import recall as run_recall
 
     if (query is None) == (queries_file is None):
         raise RemeError('Give either a QUERY or --queries FILE.jsonl (one {"id", "query"} per line).')
     vault = obj.open()
-    obj.require_writable(vault, "recall (it brings the index in .reme/ up to date and logs hits)")
+    ws = obj.workspace(vault, embedder_spec=embedder)
+    options = dict(k=k, scope=scope, mode=mode, include_archived=include_archived)
+    if queries_file is not None:
+        queries = [{"id": qid, "query": text} for qid, text in _read_queries(queries_file)]
+        if not queries:
+            raise RemeError("The queries file holds no query; write one {\"id\", \"query\"} per line.")
+        request = build_request(RecallBatchRequest, queries=queries, **options)
+    else:
+        request = build_request(RecallRequest, query=query, **options)
     obj.warn_problems(vault)
-    settings = obj.settings().recall
-    options = dict(
-        k=k, scope=scope, mode=mode, graph=vault.graph, traverse_depth=settings.traverse_depth,
-        rrf_k=settings.rrf_k, include_archived=include_archived, now=vault.clock(),
-        fusion=settings.fusion,
-    )
-    with obj.index(vault, embedder) as idx, obj.progress() as bar:
-        idx.refresh(progress=bar.files("indexing"))
+    with obj.progress() as bar:
         if queries_file is not None:
-            batch = list(_read_queries(queries_file))
-            results = recall_batch(idx, batch, progress=bar.queries, **options)
-            for (qid, text), (_, hits) in zip(batch, results, strict=True):
-                bar.clear()
-                if wants_json(as_json):
-                    row = {"id": qid, "hits": [h.to_json() for h in hits]}
-                    click.echo(json.dumps(row, ensure_ascii=False))
-                else:
-                    click.echo(f"[{qid}] {text}")
-                    _print_hits(hits)
-            return
-        bar.clear()
-        hits = run_recall(idx, query, **options)
-    if wants_json(as_json):
-        emit_json([h.to_json() for h in hits])
+            results = recall_batch(ws, request, progress=bar.message).results
+        else:
+            answer = run_recall(ws, request)
+    if queries_file is not None:
+        for result in results:
+            if wants_json(as_json):
+                row = {"id": result.id, "hits": [h.model_dump(mode="json") for h in result.hits]}
+                click.echo(json.dumps(row, ensure_ascii=False))
+            else:
+                click.echo(f"[{result.id}] {result.query}")
+                _print_hits(result.hits)
         return
-    _print_hits(hits)
+    if wants_json(as_json):
+        emit_json([h.model_dump(mode="json") for h in answer.hits])
+        return
+    _print_hits(answer.hits)
 
 
 def _print_hits(hits) -> None:

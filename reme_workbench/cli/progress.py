@@ -27,7 +27,7 @@ class Progress:
             self.enabled = False
         self._shown = False
         self._last = 0.0
-        self._stage: tuple | None = None  # dream: (file, units found) last drawn
+        self._step: str | None = None  # milestones: the step last drawn
 
     def update(self, text: str, *, force: bool = False) -> None:
         if not self.enabled:
@@ -57,17 +57,17 @@ class Progress:
 
         return report
 
-    def dream(self, where) -> None:
-        """A callback for dream_vault(progress=...): files, and units in the current file."""
-        units = f", {where.units_done} unit(s) done" if where.units_done else ""
-        in_file = f" ({where.units_in_file} units)" if where.units_in_file else ""
-        stage = (where.files_done, where.units_in_file)  # a new file, or Phase 1 answered
-        self.update(
-            f"dreaming: file {where.files_done + 1}/{where.files_total} "
-            f"{where.material}{in_file}{units}",
-            force=stage != self._stage,
-        )
-        self._stage = stage
+    def message(self, done: int, total: int, text: str) -> None:
+        """A `progress(done, total, text)` callback of the operations layer
+        (reme_workbench.ops), for many quick steps: redrawn at most every 0.1 s."""
+        self.update(text, force=bool(total) and done >= total)
+
+    def milestones(self, done: int, total: int, text: str) -> None:
+        """As `message`, for a few slow steps (dream's files, and each file's units once
+        found): a line that changes before its first comma is always drawn."""
+        step = text.split(",")[0]
+        self.update(text, force=step != self._step or (bool(total) and done >= total))
+        self._step = step
 
     def steps(self, what: str, done: int, total: int) -> None:
         """A bar for a job of a few long steps (the demo's weeks): [####······] 3/9 what."""

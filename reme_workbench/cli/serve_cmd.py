@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .app import Ctx, cli
+from .app import Ctx, cli, emit_json, output_options, wants_json
 
 
 @cli.command()
@@ -38,8 +38,8 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
 @click.pass_obj
 def mcp(obj: Ctx):
     """Serve the vault to an agent over MCP (stdio): recall, note_context, append_daily,
-    dream, consolidate, list_proposals, show_proposal, accept_proposal, reject_proposal,
-    health — the same operations and checks as the HTTP API. Configure your agent to launch
+    dream, consolidate, bridge, list_proposals, show_proposal, accept_proposal,
+    reject_proposal, health — the same operations and checks as the HTTP API. Configure your agent to launch
     `reme-workbench --vault PATH mcp`; stdout carries the protocol only.
     """
     from ..ops import Workspace
@@ -55,8 +55,10 @@ def mcp(obj: Ctx):
 @click.option("--log", "log_name", default="log", show_default=True,
               help="Which log of the day: daily/<day>/<log>.md (made a slug).")
 @click.option("--day", help="The day's folder, YYYY-MM-DD; default today.")
+@output_options
 @click.pass_obj
-def append(obj: Ctx, text: str | None, title: str | None, log_name: str, day: str | None):
+def append(obj: Ctx, text: str | None, title: str | None, log_name: str, day: str | None,
+           as_json):
     """Append TEXT (or standard input, with no TEXT or TEXT "-") as an entry to today's daily
     log, daily/<day>/<log>.md: the way an agent or a script adds material. Append-only:
     what the log holds is never changed. `reme-workbench dream` turns it into notes.
@@ -68,8 +70,10 @@ def append(obj: Ctx, text: str | None, title: str | None, log_name: str, day: st
     if text is None or text == "-":
         text = sys.stdin.read()
     vault = obj.open()
-    obj.require_writable(vault, "append")
     request = build_request(DailyEntryRequest, text=text, title=title, log=log_name, day=day)
     done = append_daily(obj.workspace(vault), request)
+    if wants_json(as_json):
+        emit_json(done.model_dump(mode="json"))
+        return
     click.echo(f"{'Started' if done.created else 'Appended to'} {done.path} "
                f"({done.appended_bytes} bytes).")

@@ -115,6 +115,43 @@ def links(obj: Ctx, file: str, as_json):
 
 
 @cli.command()
+@click.argument("path")
+@output_options
+@click.pass_obj
+def note(obj: Ctx, path: str, as_json):
+    """Show a digest note in its surroundings: name, description, the notes it links to
+    and that link to it (with predicates), the material it came from, its community and
+    that community's hub, its recency score and whether it is archived.
+
+    PATH is vault-relative (digest/wiki/<name>.md) or a path to the file. Reads only;
+    the same answer as POST /note of `serve` and the note_context tool of `mcp`.
+    """
+    from ..ops import NoteRequest, build_request, note_context
+
+    vault = obj.open()
+    request = build_request(NoteRequest, path=vault_relative(vault.root, path))
+    context = note_context(obj.workspace(vault), request)
+    if wants_json(as_json):
+        emit_json(context.model_dump(mode="json"))
+        return
+    click.echo(f"{context.path}")
+    click.echo(f"  name:        {context.name or '-'}")
+    click.echo(f"  description: {context.description or '-'}")
+    if context.community is None:
+        click.echo("  community:   - (run `reme-workbench consolidate` to compute them)")
+    else:
+        hub = f", hub {context.hub}" if context.hub else ", no hub note"
+        click.echo(f"  community:   {context.community} ({context.community_size} notes{hub})")
+    recency = "-" if context.recency is None else f"{context.recency:.2f}"
+    click.echo(f"  recency:     {recency}{'  (archived)' if context.archived else ''}")
+    for title, rows in (("links to", context.outbound), ("linked from", context.inbound),
+                        ("came from", context.provenance)):
+        click.echo(f"  {title} ({len(rows)}):")
+        for row in rows:
+            click.echo(f"    {row.path}" + (f"  ({row.predicate}::)" if row.predicate else ""))
+
+
+@cli.command()
 @click.option("--top", default=10, show_default=True, help="How many top-inbound notes to list.")
 @output_options
 @click.pass_obj
@@ -145,12 +182,13 @@ def graph(obj: Ctx, top: int, as_json):
 @click.option("--no-report", is_flag=True, help="Do not write audit/<date>/health_links.md.")
 @click.option(
     "--check",
+    "check_flag",
     is_flag=True,
     help="Exit with status 1 when a D1 or D10 problem is found (after --fix), as linters do.",
 )
 @output_options
 @click.pass_obj
-def health(obj: Ctx, fix: bool, no_report: bool, check: bool, as_json):
+def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
     """Check links: D1 broken links, D10 broken or missing provenance.
 
     D1 covers digest notes and daily logs; D10 covers digest notes. Writes
@@ -159,51 +197,34 @@ def health(obj: Ctx, fix: bool, no_report: bool, check: bool, as_json):
     and is only reported); D10 is only reported, since a broken provenance chain needs
     a person. The exit status is 0 whatever is found, unless --check is given.
     """
-    from ..vault.layout import is_digest_note
-
-    def in_digest(r):
-        return sum(1 for b in r.broken_links if is_digest_note(b.source))
+    from ..ops import HealthRequest
+    from ..ops import health as check
 
     vault = obj.open()
-    if fix:
-        obj.require_writable(vault, "health --fix")
-    report = vault.health()
-    fixed = 0
-    if fix and in_digest(report):
-        vault.fix_links(report)
-        before, report = in_digest(report), vault.health()
-        fixed = before - in_digest(report)
-    report_path = None
-    if not no_report and vault.unwritable() is not None:
-        obj.warn(
-            f"{vault.root} is read-only for this user, so audit/<date>/health_links.md was "
-            "not written (--no-report skips it)."
-        )
-    elif not no_report:
-        report_path = vault.write_health_report(report)
+    data = check(obj.workspace(vault), HealthRequest(fix=fix, report=not no_report))
+    for line in data.notices:
+        obj.warn(f"{line} (--no-report skips it)")
     obj.warn_problems(vault)
-    failed = check and not report.ok
+    failed = check_flag and not data.ok
     if wants_json(as_json):
-        emit_json({**report.to_json(), "fixed": fixed, "report": report_path})
+        emit_json(data.model_dump(mode="json"))
         click.get_current_context().exit(1 if failed else 0)
-    click.echo(f"D1 broken links:       {len(report.broken_links)}")
-    for b in report.broken_links:
+    click.echo(f"D1 broken links:       {len(data.broken_links)}")
+    for b in data.broken_links:
         click.echo(f"  {b.source}:{b.line}:{b.column}  {b.raw}  ({b.reason})")
-    click.echo(f"D10 broken provenance: {len(report.broken_provenance)}")
-    for b in report.broken_provenance:
+    click.echo(f"D10 broken provenance: {len(data.broken_provenance)}")
+    for b in data.broken_provenance:
         click.echo(f"  {b.source}:{b.line}:{b.column}  {b.raw}  ({b.reason})")
-    click.echo(f"D10 missing provenance: {len(report.missing_provenance)}")
-    for path in report.missing_provenance:
+    click.echo(f"D10 missing provenance: {len(data.missing_provenance)}")
+    for path in data.missing_provenance:
         click.echo(f"  {path}")
-    if fixed:
-        click.echo(f"Fixed {fixed} broken link(s).")
-    left = len(report.broken_links) - in_digest(report)
-    if fix and left:
-        click.echo(
-            f"Left {left} broken link(s) in daily/ as they are: source material is not rewritten."
-        )
-    if report_path:
-        click.echo(f"Report: {report_path}")
+    if data.fixed:
+        click.echo(f"Fixed {data.fixed} broken link(s).")
+    if fix and data.left_in_daily:
+        click.echo(f"Left {data.left_in_daily} broken link(s) in daily/ as they are: source "
+                   "material is not rewritten.")
+    if data.report:
+        click.echo(f"Report: {data.report}")
     if failed:
         click.get_current_context().exit(1)
 

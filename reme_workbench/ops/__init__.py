@@ -1,9 +1,10 @@
 """The operations layer: what a client may do with a vault, defined once.
 
-`reme_workbench.ops` is the one place the front ends — the CLI, and the local HTTP API
-and the MCP server an Obsidian plugin and agents will use (not built yet) — call into: plain functions (`operations`) over the
-library, with pydantic models in and out (`models`). A front end translates a request
-into a model, calls the function and serialises the answer; it adds no rule of its own.
+`reme_workbench.ops` is the one place the front ends — the CLI, the local HTTP API an
+Obsidian plugin calls (`reme_workbench.server`) and the MCP server agents use — call
+into: plain functions (`operations`, and the long ones in `jobs`) over the library, with
+pydantic models in and out (`models`). A front end translates a request into a model,
+calls the function and serialises or prints the answer; it adds no rule of its own.
 
     from reme_workbench.ops import Workspace, RecallRequest, recall
     ws = Workspace("my-vault")
@@ -11,7 +12,7 @@ into a model, calls the function and serialises the answer; it adds no rule of i
         print(hit.path, hit.score)
 """
 
-from .jobs import JobRunner, bridge, consolidate, dream
+from .jobs import JobRunner, bridge, consolidate, dream, dream_progress_text
 from .models import (
     AcceptRequest,
     BridgeRequest,
@@ -20,6 +21,7 @@ from .models import (
     DailyEntryRequest,
     DailyEntryResult,
     DreamRequest,
+    HealthRequest,
     HealthResponse,
     JobProgress,
     JobStatus,
@@ -29,8 +31,12 @@ from .models import (
     ProposalDetail,
     ProposalsRequest,
     ProposalSummary,
+    RecallBatchAnswer,
+    RecallBatchRequest,
+    RecallBatchResponse,
     RecallChunk,
     RecallHitModel,
+    RecallQuery,
     RecallRequest,
     RecallResponse,
     RejectRequest,
@@ -44,17 +50,19 @@ from .operations import (
     list_proposals,
     note_context,
     recall,
+    recall_batch,
     reject_proposal,
     show_proposal,
 )
 
 __all__ = [
-    "Workspace", "build_request", "recall", "note_context", "list_proposals", "show_proposal",
+    "Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
     "accept_proposal", "reject_proposal", "health", "append_daily",
     "DailyEntryRequest", "DailyEntryResult",
-    "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
+    "dream", "consolidate", "bridge", "dream_progress_text", "JobRunner", "DreamRequest", "ConsolidateRequest",
     "BridgeRequest", "JobStatus", "JobProgress",
     "RecallRequest", "RecallResponse", "RecallHitModel", "RecallChunk", "NoteRequest",
     "NoteContext", "LinkRef", "ProposalsRequest", "ProposalSummary", "ProposalDetail",
-    "AcceptRequest", "RejectRequest", "HealthResponse", "BrokenLinkModel",
+    "AcceptRequest", "RejectRequest", "HealthRequest", "HealthResponse", "BrokenLinkModel",
+    "RecallQuery", "RecallBatchRequest", "RecallBatchAnswer", "RecallBatchResponse",
 ]

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import RemeError
+from ..errors import BusyError, NotFoundError, RemeError
 from .models import BridgeRequest, ConsolidateRequest, DreamRequest, JobProgress, JobStatus
 from .operations import Workspace, _writable
 
-__all__ = ["dream", "consolidate", "bridge", "JobRunner", "Progress"]
+__all__ = ["dream", "consolidate", "bridge", "dream_progress_text", "JobRunner", "Progress"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -32,53 +32,86 @@ def _quiet(_done: int, _total: int, _message: str) -> None:
 
 
 def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> dict[str, Any]:
-    """Dream material into notes with the brain reme.toml names (offline by default):
-    `files`, or everything not yet dreamt. What the policy holds waits as proposals."""
+    """Dream material into notes with the workspace's brain (reme.toml's, offline by
+    default): `files` (files, folders or days), or everything not yet dreamt. What the
+    policy holds — everything, with `review` — waits as proposals; `dry_run` writes no
+    note. Returns the dream report as JSON (what `dream --json` prints)."""
     from ..dream.run import build_brain, dream_vault
     from ..index.store import VaultIndex
 
     vault = ws.open_vault()
-    _writable(vault, "dream")
-    brain, ledger = build_brain(ws.settings)
-
-    def tell(where) -> None:
-        progress(where.files_done, where.files_total,
-                 f"{where.files_done}/{where.files_total} files, {where.units_done} units")
-
+    _writable(vault, "dream (even a dry run: it brings the index in .reme/ up to date)")
+    settings = ws.settings
+    if request.review:  # the policy comes from the settings: hold every action for a person
+        held = settings.proposals.model_copy(update={"auto_apply": ()})
+        settings = settings.model_copy(update={"proposals": held})
+    brain, ledger = build_brain(settings, brain_spec=ws.brain_spec, api_base=ws.brain_api_base,
+                                record=ws.record, replay=ws.replay)
     with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
-        index.refresh()
-        report = dream_vault(vault, brain, index, ws.settings, targets=list(request.files),
-                             force=request.force, progress=tell)
+        index.refresh(progress=lambda d, t: progress(d, t, f"indexing: {d}/{t} files"))
+        report = dream_vault(vault, brain, index, settings, targets=list(request.files),
+                             dry_run=request.dry_run, force=request.force,
+                             progress=lambda where: progress(where.files_done, where.files_total,
+                                                             dream_progress_text(where)))
     data = report.to_json()
-    if ledger is not None:
+    if ledger is not None:  # the ledger also counts calls whose replies were unusable
+        data["ledger"] = ledger.to_dict()
         data["tokens"] = {**ledger.totals().to_json(), "calls": sum(ledger.calls().values())}
     return data
+
+
+def dream_progress_text(where) -> str:
+    """One line for a person watching: the file being dreamt, and units done so far."""
+    units = f", {where.units_done} unit(s) done" if where.units_done else ""
+    in_file = f" ({where.units_in_file} units)" if where.units_in_file else ""
+    return (f"dreaming: file {min(where.files_done + 1, where.files_total)}/{where.files_total} "
+            f"{where.material}{in_file}{units}")
 
 
 def consolidate(ws: Workspace, request: ConsolidateRequest,
                 progress: Progress = _quiet) -> dict[str, Any]:
     """Run the consolidate phases that are due (or `only` these; `force` ignores the
-    schedule). Abstract, merge and split make proposals that wait for a person."""
-    from ..consolidate.run import consolidate_vault
+    schedule; `dry_run` writes nothing). Abstract, merge and split make proposals that
+    wait for a person. When the vault is open in Obsidian (a .obsidian/ folder) and the
+    communities were computed, the graph's colour groups and the community canvas follow
+    (`bridge`). Returns the report as JSON (what `consolidate --json` prints)."""
+    from ..consolidate.run import build_consolidate_brain, consolidate_vault
 
     vault = ws.open_vault()
-    _writable(vault, "consolidate")
-    report = consolidate_vault(vault, ws.settings, only=request.only, force=request.force,
-                               embedder=ws.get_embedder(),
-                               progress=lambda phase, done, total: progress(done, total, phase))
-    return report.to_json()
+    if not request.dry_run:
+        _writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
+    # None: the offline consolidate brain, built on the vault's embedder when a phase needs it
+    brain = build_consolidate_brain(ws.settings, brain_spec=ws.brain_spec, replay=ws.replay,
+                                    record=ws.record)
+
+    def tell(phase: str, done: int, total: int) -> None:
+        text = "consolidate: done" if phase == "done" else f"consolidate: {phase} ({done + 1}/{total})"
+        progress(done, total, text)
+
+    report = consolidate_vault(vault, ws.settings, only=request.only, dry_run=request.dry_run,
+                               force=request.force, brain=brain, embedder=ws.get_embedder(),
+                               progress=tell)
+    bridged = None
+    if (vault.root / ".obsidian").is_dir() and "communities" in report.ran and not request.dry_run:
+        from obsidian_bridge import run_bridge  # the vault is opened in Obsidian: keep its views
+
+        bridged = run_bridge(vault, communities=True, canvas=True).to_json()
+    return {**report.to_json(), "bridge": bridged}
 
 
 def bridge(ws: Workspace, request: BridgeRequest, progress: Progress = _quiet) -> dict[str, Any]:
-    """What Obsidian reads natively: graph colour groups, the community canvas, and (with
-    `normalize`) short links in digest/ rewritten to vault paths."""
+    """What Obsidian reads natively: graph colour groups, the community canvas (one per
+    community with `per_community`), and (with `normalize`) short links in digest/
+    rewritten to vault paths; `dry_run` says what would change."""
     from obsidian_bridge import run_bridge
 
     vault = ws.open_vault()
-    _writable(vault, "bridge")
+    if not request.dry_run:
+        _writable(vault, "bridge")
     progress(0, 1, "bridge")
     report = run_bridge(vault, communities=request.communities, canvas=request.canvas,
-                        normalize=request.normalize)
+                        per_community=request.per_community, normalize=request.normalize,
+                        dry_run=request.dry_run)
     progress(1, 1, "bridge")
     return report.to_json()
 
@@ -111,7 +144,7 @@ class JobRunner:
         with self._lock:
             running = [j for j in self._jobs.values() if j["state"] == "running"]
             if running:
-                raise RemeError(f"Job {running[0]['id']} ({running[0]['kind']}) is still running; "
+                raise BusyError(f"Job {running[0]['id']} ({running[0]['kind']}) is still running; "
                                 "wait for it (GET /jobs/<id>) and start this one then.")
             job_id = f"j-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
             job = {"id": job_id, "kind": kind, "state": "running", "started_at": _now(),
@@ -145,7 +178,7 @@ class JobRunner:
         with self._lock:
             job = self._jobs.get(str(job_id))
             if job is None:
-                raise RemeError(f"No job {job_id!r}; GET /jobs lists the jobs of this server.")
+                raise NotFoundError(f"No job {job_id!r}; GET /jobs lists the jobs of this server.")
             return JobStatus(**{**job, "progress": JobProgress(**job["progress"])})
 
     def list(self) -> list[JobStatus]:

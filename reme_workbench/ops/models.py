@@ -15,16 +15,19 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "RecallRequest", "RecallChunk", "RecallHitModel", "RecallResponse",
+    "RecallQuery", "RecallBatchRequest", "RecallBatchAnswer", "RecallBatchResponse",
+    "HealthRequest",
     "NoteRequest", "LinkRef", "NoteContext",
     "ProposalsRequest", "ProposalSummary", "ProposalDetail", "AcceptRequest", "RejectRequest",
     "BrokenLinkModel", "HealthResponse", "DailyEntryRequest", "DailyEntryResult",
     "DreamRequest", "ConsolidateRequest", "BridgeRequest", "JobProgress", "JobStatus",
-    "MAX_QUERY_CHARS", "MAX_EDIT_BYTES", "MAX_ENTRY_CHARS",
+    "MAX_QUERY_CHARS", "MAX_EDIT_BYTES", "MAX_ENTRY_CHARS", "MAX_BATCH_QUERIES",
 ]
 
 MAX_QUERY_CHARS = 2000
 MAX_EDIT_BYTES = 1 << 20  # an edited file of an accepted proposal; a note is far smaller
 MAX_ENTRY_CHARS = 200_000  # one daily entry: a long agent transcript, not a data dump
+MAX_BATCH_QUERIES = 50_000  # a benchmark's question set (LoCoMo has ~2,000) with room to spare
 ProposalState = Literal["pending", "applied", "rejected", "stale", "reverted"]
 
 
@@ -61,13 +64,39 @@ class RecallRequest(_Request):
     scope: Literal["digest", "sources", "all"] = Field(
         "digest", description="digest: the notes; sources: daily/ and resource/; all: both.")
     include_archived: bool = Field(False, description="Also return notes the archive set aside.")
+    mode: Literal["fused", "keyword", "vector"] = Field(
+        "fused", description="fused: keyword and vector search together; or one of them alone.")
 
     @field_validator("query")
     @classmethod
     def _has_text(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("the query is empty")
-        return value
+        return _query_text(value)
+
+
+def _query_text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("the query is empty")
+    return value
+
+
+class RecallQuery(_Request):
+    id: str = Field(min_length=1, max_length=200, description="The caller's name for the query.")
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+
+    @field_validator("query")
+    @classmethod
+    def _has_text(cls, value: str) -> str:
+        return _query_text(value)
+
+
+class RecallBatchRequest(_Request):
+    """Many queries with the same options, answered in one pass over the index."""
+
+    queries: list[RecallQuery] = Field(min_length=1, max_length=MAX_BATCH_QUERIES)
+    k: int = Field(10, ge=1, le=100)
+    scope: Literal["digest", "sources", "all"] = "digest"
+    include_archived: bool = False
+    mode: Literal["fused", "keyword", "vector"] = "fused"
 
 
 class RecallChunk(_Response):
@@ -89,6 +118,14 @@ class RecallHitModel(_Response):
 class RecallResponse(_Response):
     query: str
     hits: list[RecallHitModel]
+
+
+class RecallBatchAnswer(RecallResponse):
+    id: str
+
+
+class RecallBatchResponse(_Response):
+    results: list[RecallBatchAnswer]
 
 
 # -- note context ---------------------------------------------------------------------------
@@ -182,11 +219,21 @@ class BrokenLinkModel(_Response):
     reason: str
 
 
+class HealthRequest(_Request):
+    fix: bool = Field(False, description="Repair broken links (D1) in digest/ through one "
+                                         "checked changeset; daily/ is only reported.")
+    report: bool = Field(False, description="Also write audit/<date>/health_links.md.")
+
+
 class HealthResponse(_Response):
     ok: bool
     broken_links: list[BrokenLinkModel]
     broken_provenance: list[BrokenLinkModel]
     missing_provenance: list[str]
+    fixed: int = Field(0, description="Broken links repaired by `fix`.")
+    left_in_daily: int = Field(0, description="Broken links in daily/, reported, never rewritten.")
+    report: str | None = Field(None, description="The audit file written, with `report`.")
+    notices: list[str] = Field(default_factory=list, description="What was not done, and why.")
 
 
 # -- material -------------------------------------------------------------------------------
@@ -223,29 +270,45 @@ Phase = Literal["communities", "abstract", "merge", "split", "archive", "cooldow
 
 class DreamRequest(_Request):
     files: list[str] = Field(default_factory=list, max_length=1000,
-                             description="Material files (daily/…, resource/…); none: everything "
-                                         "not yet dreamt.")
+                             description="Material: files or folders in daily/ or resource/, or "
+                                         "days (2026-10-05); none: everything not yet dreamt.")
     force: bool = Field(False, description="Dream files again even when they are unchanged.")
+    dry_run: bool = Field(False, description="Plan and report the proposals; write no note.")
+    review: bool = Field(False, description="Apply nothing: every proposal waits for a person.")
 
     @field_validator("files")
     @classmethod
     def _material(cls, value: list[str]) -> list[str]:
-        for path in value:
-            _vault_path(path)
-            if not path.startswith(("daily/", "resource/")):
-                raise ValueError(f"{path} is not material; give files in daily/ or resource/")
+        for item in value:
+            if _is_day(item):
+                continue
+            path = _vault_path(item).rstrip("/")
+            if path not in ("daily", "resource") and not path.startswith(("daily/", "resource/")):
+                raise ValueError(f"{item} is not material; give files or folders in daily/ or "
+                                 "resource/, or a day like 2026-10-05")
         return value
+
+
+def _is_day(text: str) -> bool:
+    try:
+        date.fromisoformat(text.strip())
+    except ValueError:
+        return False
+    return len(text.strip()) == 10
 
 
 class ConsolidateRequest(_Request):
     only: list[Phase] | None = Field(None, description="Just these phases; default: what is due.")
     force: bool = Field(False, description="Run the phases even when they are not due.")
+    dry_run: bool = Field(False, description="Compute and report; write nothing at all.")
 
 
 class BridgeRequest(_Request):
     communities: bool = Field(False, description="A colour group per community in graph.json.")
     canvas: bool = Field(False, description="meta/canvas/communities.canvas.")
+    per_community: bool = Field(False, description="With canvas: one canvas per community too.")
     normalize: bool = Field(False, description="Rewrite short links in digest/ to vault paths.")
+    dry_run: bool = Field(False, description="Say what would change; write nothing.")
 
 
 class JobProgress(_Response):

@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings, load_settings
-from ..errors import RemeError
+from ..errors import NotFoundError, RemeError
 from .models import (
     AcceptRequest,
     DailyEntryRequest,
     DailyEntryResult,
+    HealthRequest,
     HealthResponse,
     LinkRef,
     NoteContext,
@@ -33,12 +34,14 @@ from .models import (
     ProposalDetail,
     ProposalsRequest,
     ProposalSummary,
+    RecallBatchRequest,
+    RecallBatchResponse,
     RecallRequest,
     RecallResponse,
     RejectRequest,
 )
 
-__all__ = ["Workspace", "build_request", "recall", "note_context", "list_proposals", "show_proposal",
+__all__ = ["Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
            "accept_proposal", "reject_proposal", "health", "append_daily", "render_entry"]
 
 
@@ -46,7 +49,12 @@ __all__ = ["Workspace", "build_request", "recall", "note_context", "list_proposa
 class Workspace:
     """One vault as the operations see it. `settings` defaults to the vault's reme.toml
     (read once, here); `embedder` to the one it names (`auto`: the index's own); `clock`
-    to the vault's (UTC now)."""
+    to the vault's (UTC now).
+
+    Which model thinks (`brain_spec`, `brain_api_base`) and the cassettes that record or
+    replay it are chosen by whoever runs the front end (the CLI's flags), never by a
+    request: a client over HTTP or MCP may not point the vault at another model, or name
+    a cassette file outside it."""
 
     root: Path
     settings: Settings = field(default=None)  # type: ignore[assignment]
@@ -55,6 +63,10 @@ class Workspace:
     api_base: str | None = None  # for a litellm embedder; read from the environment at the edge
     api_key: str | None = None
     vault: Any = None  # a front end that opened the vault already (the CLI) passes it here
+    brain_spec: str | None = None  # default: reme.toml [llm] brain
+    brain_api_base: str | None = None  # default: reme.toml [llm] api_base, then the environment
+    record: str | None = None  # a cassette the brain's exchanges are recorded to
+    replay: str | None = None  # a cassette the brain answers from, calling no model
 
     def __post_init__(self) -> None:
         from ..vault.vault import looks_like_vault
@@ -65,6 +77,8 @@ class Workspace:
                             f"`reme-workbench init {self.root}` first, or point at the vault's folder.")
         if self.settings is None:
             self.settings = load_settings(self.root)
+        if self.record and self.replay:
+            raise RemeError("Record to a cassette or replay one, not both (--record or --replay).")
 
     def open_vault(self):
         """The vault given at construction, else a fresh scan of it (a server sees every
@@ -107,8 +121,9 @@ def _writable(vault, what: str) -> None:
     folder = vault.unwritable()
     if folder is not None:
         raise RemeError(f"{what} writes to the vault, but {vault.root} is read-only for this "
-                        f"user ({folder}/ may not be written); make it writable, or use an "
-                        "operation that only reads (note context, proposals list / show, health).")
+                        f"user ({folder}/ may not be written); make it writable (e.g. `chmod -R "
+                        f"u+w {vault.root}`), or only read it: note context, proposals list / "
+                        "show, health without fix.")
 
 
 # -- recall ---------------------------------------------------------------------------------
@@ -122,15 +137,39 @@ def recall(ws: Workspace, request: RecallRequest) -> RecallResponse:
 
     vault = ws.open_vault()
     _writable(vault, "recall (it updates the index in .reme/ and logs hits)")
-    options = ws.settings.recall
     with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
         index.refresh()
-        hits = run_recall(index, request.query, k=request.k, scope=request.scope,
-                          graph=vault.graph, traverse_depth=options.traverse_depth,
-                          rrf_k=options.rrf_k, include_archived=request.include_archived,
-                          now=vault.clock(), fusion=options.fusion)
+        hits = run_recall(index, request.query, **_recall_options(ws, vault, request))
     return RecallResponse.model_validate({"query": request.query,
                                           "hits": [h.to_json() for h in hits]})
+
+
+def _recall_options(ws: Workspace, vault, request) -> dict[str, Any]:
+    options = ws.settings.recall
+    return dict(k=request.k, scope=request.scope, mode=request.mode, graph=vault.graph,
+                traverse_depth=options.traverse_depth, rrf_k=options.rrf_k,
+                include_archived=request.include_archived, now=vault.clock(),
+                fusion=options.fusion)
+
+
+def recall_batch(ws: Workspace, request: RecallBatchRequest,
+                 progress: Callable[[int, int, str], None] | None = None) -> RecallBatchResponse:
+    """Many queries with the same options in one pass (the index brought up to date and
+    the graph set up once); every hit is logged as `recall` logs it."""
+    from ..index.recall import recall_batch as run_batch
+    from ..index.store import VaultIndex
+
+    tell = progress or (lambda _d, _t, _m: None)
+    vault = ws.open_vault()
+    _writable(vault, "recall (it updates the index in .reme/ and logs hits)")
+    batch = [(q.id, q.query) for q in request.queries]
+    with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
+        index.refresh(progress=lambda d, t: tell(d, t, f"indexing: {d}/{t} files"))
+        answers = run_batch(index, batch, progress=lambda d, t: tell(d, t, f"recall: {d}/{t} queries"),
+                            **_recall_options(ws, vault, request))
+        results = [{"id": qid, "query": text, "hits": [h.to_json() for h in hits]}
+                   for (qid, text), (_, hits) in zip(batch, answers, strict=True)]
+    return RecallBatchResponse.model_validate({"results": results})
 
 
 # -- note context ---------------------------------------------------------------------------
@@ -152,7 +191,7 @@ def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
     full = resolve_inside(vault.root, path)
     record = vault.scan.records.get(path)
     if record is None or not full.is_file():
-        raise RemeError(f"There is no note {path} in {vault.root}; check the path "
+        raise NotFoundError(f"There is no note {path} in {vault.root}; check the path "
                         "(`reme-workbench recall` finds notes by what they say).")
     if not record.readable:
         raise RemeError(f"{path} cannot be read as a note (binary, not UTF-8 or over "
@@ -268,10 +307,36 @@ def _id(value: str) -> str:
 
 # -- health ---------------------------------------------------------------------------------
 
-def health(ws: Workspace) -> HealthResponse:
-    """D1 broken links and D10 provenance problems, as `health --no-report`. Reads only."""
-    report = ws.open_vault().health()
-    return HealthResponse(ok=report.ok, **report.to_json())
+def health(ws: Workspace, request: HealthRequest | None = None) -> HealthResponse:
+    """D1 broken links and D10 provenance problems. Reads only, unless `fix` (D1 in
+    digest/ repaired through one checked changeset; daily/ is material and only
+    reported) or `report` (audit/<date>/health_links.md; skipped with a notice when the
+    vault is read-only)."""
+    from ..vault.layout import is_digest_note
+
+    request = request or HealthRequest()
+
+    def in_digest(r) -> int:
+        return sum(1 for b in r.broken_links if is_digest_note(b.source))
+
+    vault = ws.open_vault()
+    if request.fix:
+        _writable(vault, "health with fix")
+    report = vault.health()
+    fixed = 0
+    if request.fix and in_digest(report):
+        vault.fix_links(report)
+        before, report = in_digest(report), vault.health()
+        fixed = before - in_digest(report)
+    written, notices = None, []
+    if request.report and vault.unwritable() is not None:
+        notices.append(f"{vault.root} is read-only for this user, so audit/<date>/health_links.md "
+                       "was not written.")
+    elif request.report:
+        written = vault.write_health_report(report)
+    return HealthResponse(ok=report.ok, **report.to_json(), fixed=fixed,
+                          left_in_daily=len(report.broken_links) - in_digest(report),
+                          report=written, notices=notices)
 
 
 # -- material -------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from ..errors import (
     ChangesetRejectedError,
     NoteExistsError,
+    NotFoundError,
     RemeError,
     StaleChangesetError,
     UnsafePathError,
@@ -121,7 +122,7 @@ class ProposalQueue:
         if len(matches) == 1:
             return matches[0]
         if not matches:
-            raise RemeError(
+            raise NotFoundError(
                 f"No proposal {prefix!r}; run `reme-workbench proposals list` to see them."
             )
         raise RemeError(

@@ -25,9 +25,10 @@ from collections.abc import Iterable
 
 from fastapi import FastAPI, Query
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.middleware.cors import CORSMiddleware
 
-from ..errors import RemeError
+from ..errors import BusyError, NotFoundError, RemeError
 from ..ops import (
     AcceptRequest,
     BridgeRequest,
@@ -35,6 +36,7 @@ from ..ops import (
     DailyEntryRequest,
     DailyEntryResult,
     DreamRequest,
+    HealthRequest,
     HealthResponse,
     JobRunner,
     JobStatus,
@@ -43,6 +45,8 @@ from ..ops import (
     ProposalDetail,
     ProposalsRequest,
     ProposalSummary,
+    RecallBatchRequest,
+    RecallBatchResponse,
     RecallRequest,
     RecallResponse,
     RejectRequest,
@@ -51,7 +55,7 @@ from ..ops import (
 from ..ops import operations as ops
 from ..ops.models import ProposalState
 
-__all__ = ["create_app", "guard", "OBSIDIAN_ORIGIN", "LOCAL_HOSTS"]
+__all__ = ["create_app", "guard", "status_of", "OBSIDIAN_ORIGIN", "LOCAL_HOSTS"]
 
 OBSIDIAN_ORIGIN = "app://obsidian.md"
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
@@ -66,6 +70,20 @@ def _version() -> str:
         return "source"
 
 
+class ErrorBody(BaseModel):
+    error: str
+
+
+# every route may answer with one of these; the message says what to change
+_ERRORS = {
+    400: {"model": ErrorBody, "description": "Refused: the message says what to change."},
+    401: {"model": ErrorBody, "description": "No token, or the wrong one (see .reme/serve.json)."},
+    403: {"model": ErrorBody, "description": "Not from 127.0.0.1, or from an origin not allowed."},
+    404: {"model": ErrorBody, "description": "The note, proposal or job named does not exist."},
+    409: {"model": ErrorBody, "description": "The vault or the job runner is busy; retry later."},
+}
+
+
 def create_app(ws: Workspace) -> FastAPI:
     """The routes over `ws`; unguarded — `guard` wraps it for serving."""
     app = FastAPI(
@@ -74,16 +92,22 @@ def create_app(ws: Workspace) -> FastAPI:
         description="The local API of a reme-workbench vault: recall, note context, daily "
                     "entries, proposals, health, and dream / consolidate / bridge as jobs. "
                     "Every request needs the bearer token in <vault>/.reme/serve.json.",
+        responses=_ERRORS,
     )
 
     @app.exception_handler(RemeError)
     async def _refused(_request, exc: RemeError) -> JSONResponse:
         # the library's message says what to fix; a client shows it as it is
-        return JSONResponse({"error": str(exc)}, status_code=400)
+        return JSONResponse({"error": str(exc)}, status_code=status_of(exc))
 
     @app.post("/recall", response_model=RecallResponse, summary="Find the notes that answer a query")
     def recall(request: RecallRequest) -> RecallResponse:
         return ops.recall(ws, request)
+
+    @app.post("/recall/batch", response_model=RecallBatchResponse,
+              summary="Many queries with the same options, in one pass")
+    def recall_many(request: RecallBatchRequest) -> RecallBatchResponse:
+        return ops.recall_batch(ws, request)
 
     @app.post("/note", response_model=NoteContext, summary="A note with its links, community and recency")
     def note(request: NoteRequest) -> NoteContext:
@@ -117,6 +141,11 @@ def create_app(ws: Workspace) -> FastAPI:
     def health() -> HealthResponse:
         return ops.health(ws)
 
+    @app.post("/health", response_model=HealthResponse,
+              summary="Check links, and fix broken ones in digest/ or write the audit report")
+    def health_fix(request: HealthRequest) -> HealthResponse:
+        return ops.health(ws, request)
+
     # long operations: started as a job, answered at once (202) with its id; poll it
     jobs = JobRunner(ws)
     app.state.jobs = jobs
@@ -145,6 +174,16 @@ def create_app(ws: Workspace) -> FastAPI:
         return jobs.status(job_id)
 
     return app
+
+
+def status_of(exc: RemeError) -> int:
+    """404 for something named that does not exist (a note, proposal, job), 409 while the
+    vault or the job runner is busy (retry later), else 400: the request must change."""
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, BusyError):
+        return 409
+    return 400
 
 
 def _plain(status: int, message: str, extra: Iterable[tuple[bytes, bytes]] = ()):

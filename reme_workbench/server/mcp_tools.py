@@ -18,9 +18,12 @@ from contextlib import contextmanager
 from datetime import date
 from typing import Literal
 
+from mcp.server.mcpserver import Context
+
 from ..errors import RemeError
 from ..ops import (
     AcceptRequest,
+    BridgeRequest,
     ConsolidateRequest,
     DailyEntryRequest,
     DailyEntryResult,
@@ -61,6 +64,18 @@ def _refusals() -> Iterator[None]:
         yield
     except RemeError as exc:
         raise ToolError(str(exc)) from None
+
+
+async def _with_progress(ctx: Context, operation, ws: Workspace, request) -> dict:
+    """Run a long operation in a worker thread (the server keeps answering) and pass its
+    progress on as MCP progress notifications — a no-op when the client asked for none."""
+    import anyio
+    import anyio.from_thread
+
+    def progress(done: int, total: int, message: str) -> None:
+        anyio.from_thread.run(ctx.report_progress, float(done), float(total) or None, message)
+
+    return await anyio.to_thread.run_sync(lambda: operation(ws, request, progress))
 
 
 def create_mcp_server(ws: Workspace):
@@ -131,21 +146,39 @@ def create_mcp_server(ws: Workspace):
 
     @server.tool(description=(
         "Turn raw material (daily logs, resources) into notes now, instead of waiting for "
-        "the schedule: the files given, or everything not yet dreamt. Returns what was "
-        "created or updated and what waits for review. Can take minutes."))
-    def dream(files: list[str] | None = None, force: bool = False) -> dict:
+        "the schedule: the files, folders or days (2026-10-05) given, or everything not yet "
+        "dreamt. review=true holds every change as a proposal; dry_run=true writes nothing. "
+        "Returns what was created or updated and what waits for review. Can take minutes; "
+        "reports progress."))
+    async def dream(ctx: Context, files: list[str] | None = None, force: bool = False,
+                    review: bool = False, dry_run: bool = False) -> dict:
         with _refusals():
-            return long_ops.dream(ws, build_request(DreamRequest, files=files or [],
-                                                       force=force))
+            request = build_request(DreamRequest, files=files or [], force=force, review=review,
+                                    dry_run=dry_run)
+            return await _with_progress(ctx, long_ops.dream, ws, request)
 
     @server.tool(description=(
         "Tidy the notes: communities, archive, and proposals for hub notes, merges of "
         "duplicates and splits (which wait for a person). Runs what is due, or the phases "
-        "in 'only' with force=true. Can take minutes."))
-    def consolidate(only: list[str] | None = None, force: bool = False) -> dict:
+        "in 'only' with force=true; dry_run=true writes nothing. Can take minutes; reports "
+        "progress."))
+    async def consolidate(ctx: Context, only: list[str] | None = None, force: bool = False,
+                          dry_run: bool = False) -> dict:
         with _refusals():
-            return long_ops.consolidate(ws, build_request(ConsolidateRequest, only=only,
-                                                             force=force))
+            request = build_request(ConsolidateRequest, only=only, force=force, dry_run=dry_run)
+            return await _with_progress(ctx, long_ops.consolidate, ws, request)
+
+    @server.tool(description=(
+        "Write what Obsidian shows natively: colour groups in the graph view "
+        "(communities=true adds one per community), a JSON Canvas map of the communities "
+        "(canvas=true), short links in notes rewritten to full paths (normalize=true). "
+        "Never changes a note's frontmatter; dry_run=true writes nothing."))
+    def bridge(communities: bool = False, canvas: bool = False, normalize: bool = False,
+               dry_run: bool = False) -> dict:
+        with _refusals():
+            return long_ops.bridge(ws, build_request(BridgeRequest, communities=communities,
+                                                        canvas=canvas, normalize=normalize,
+                                                        dry_run=dry_run))
 
     @server.tool(description=(
         "Check the memory's links: broken links between notes and notes missing the "

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from ..errors import RemeError
+from ..errors import BusyError, RemeError
 from .layout import CACHE_DIR, resolve_inside
 
 __all__ = [
@@ -185,7 +185,7 @@ class _FileLock(ABC):
                     if report != seen:
                         seen, deadline = report, now + max(self.timeout, 0.0)
                 if now >= deadline:
-                    raise RemeError(
+                    raise BusyError(
                         self._timeout_message(_holder(fd), now - started),
                         path=f"{CACHE_DIR}/{self.name}",
                     )
