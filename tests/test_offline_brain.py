@@ -826,3 +826,28 @@ def test_a_runbook_with_no_prose_is_described_by_its_first_steps():
     chain = next(u for u in units if u.bucket == "procedure" and "恢复流程" in u.name)
     d = create(rel, chain)
     assert d.description.startswith("确认故障；") and d.description != d.name
+
+
+def test_a_short_entry_a_client_appended_is_kept_as_a_unit():
+    from reme_workbench.ops.operations import render_entry
+
+    log = b""
+    for heading, text in [
+        ("09:00 pool", "The payments-api pool is 40 connections since the incident."),
+        ("09:05", "Should we raise the pool again?"),
+        ("09:06", "ok thanks!"),
+        ("09:10", "连接池现在是 40 个连接，事故之后调大的。"),
+        ("09:20", "Mei prefers code reviews on Tuesday mornings."),
+        ("09:30", "We had lunch."),
+    ]:
+        log = render_entry(log, text, heading)
+    found = OfflineBrain().extract(Material("daily/2026-12-04/log.md", log.decode(), "2026-12-04")).value.units
+    assert [(u.bucket, u.summary) for u in found] == [
+        ("wiki", "The payments-api pool is 40 connections since the incident."),
+        ("wiki", "连接池现在是 40 个连接，事故之后调大的。"),
+        ("personal", "Mei prefers code reviews on Tuesday mornings."),
+    ]
+    assert found[0].name == "payments-api pool"
+    # the same sentence in a log that is not an entry needs a stronger cue (§5.2.4)
+    plain = "## Monday\n\nThe payments-api pool is 40 connections since the incident.\n"
+    assert OfflineBrain().extract(Material("daily/2026-12-04/x.md", plain, "2026-12-04")).value.units == []

@@ -85,6 +85,10 @@ SECTION_SAME = 0.6  # a documentation section covered by a note holding this sha
 RELATED_OVERLAP = 0.34  # two facts under one heading: one wiki unit
 PROCEDURE_TWIN = 0.6  # two procedures of one material this alike: keep the stronger
 PERSONAL_MIN, WIKI_MIN, CHAIN_MIN, PROCEDURE_MIN = 2.0, 1.8, 2.5, 2.0  # to seed a unit
+# An entry appended by a client (`## HH:MM [title]`, docs/spec.md §3.6.4) was written to be
+# kept: one cue (a fact, an observation, a wish) is enough, where a long log needs more.
+ENTRY_MIN, ENTRY_STATEMENTS = 0.9, 6
+ENTRY_HEADING = re.compile(r"^\d{1,2}:\d{2}(\s|$)")
 MAX_STEPS, MAX_CODE_LINES, MAX_WATCH = 12, 8, 3
 # Section labels the brain writes; the sentences themselves stay in the material's words.
 LABELS = {
@@ -360,6 +364,7 @@ def _plan(material: Material, max_units: int) -> list[UnitPlan]:
     plans += _personal(kept, scores, used)
     used |= {s.index for p in plans for s in p.statements}
     plans += _wiki(kept, scores, used)
+    plans += _entries(kept, scores, plans)
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
     for p in chosen:
@@ -488,6 +493,33 @@ def _wiki(kept, scores: dict[int, Scores], used: set[int]) -> list[UnitPlan]:
         score = scores[best.index].wiki + 0.2 * (len(members) - 1)
         plans.append(UnitPlan("wiki", name, score, members, head=members[0]))
     return plans
+
+
+def _entries(kept, scores: dict[int, Scores], plans: list[UnitPlan]) -> list[UnitPlan]:
+    """A client's entry (a `## HH:MM [title]` section) none of whose sentences seeded a unit
+    becomes one unit of the bucket its best sentence leans to — personal or wiki — when
+    that sentence carries a cue (ENTRY_MIN): "the pool is 40 connections" is kept from an
+    agent's entry, though a long log would need a stronger cue to keep it."""
+    covered = {s.block.section for p in plans for s in p.statements}
+    sections: dict[int, list[Statement]] = {}
+    for s in kept:
+        if ENTRY_HEADING.match(s.block.heading) and s.block.section not in covered:
+            sections.setdefault(s.block.section, []).append(s)
+    out = []
+    for members in sections.values():
+        def lean(s: Statement) -> float:
+            return max(scores[s.index].wiki, scores[s.index].personal)
+
+        best = max(members, key=lambda s: (lean(s), -s.index))
+        if lean(best) < ENTRY_MIN:
+            continue
+        members = members[:ENTRY_STATEMENTS]
+        if best not in members:
+            members = [*members[:-1], best]
+        personal = scores[best.index].personal > scores[best.index].wiki
+        name = _key_words(best.text, personal=True) if personal else _key_words(best.text, best.block)
+        out.append(UnitPlan("personal" if personal else "wiki", name, lean(best), members, head=best))
+    return out
 
 
 def _cluster(statements: list[Statement], threshold: float, *, same_section: bool):
