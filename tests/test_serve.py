@@ -220,3 +220,26 @@ def test_a_busy_runner_answers_409_and_the_document_names_the_errors(tmp_path, m
         doc = client.get("/openapi.json").json()
     for code in ("400", "401", "403", "404", "409"):
         assert code in doc["paths"]["/recall"]["post"]["responses"], code
+
+
+def test_a_plugin_records_dreams_for_review_then_accepts(server):
+    """The plugin's flow over HTTP: append an entry, dream it with every change held for a
+    person, read the proposal, accept it — and the note is written by its checked changeset."""
+    root, _, client, _ = server
+    added = client.post("/daily", json={"text": "Mei prefers code reviews on Tuesday mornings.",
+                                        "title": "review day", "log": "plugin"}).json()
+    started = client.post("/jobs/dream", json={"files": [added["path"]], "review": True}).json()
+    deadline = time.monotonic() + 120
+    while (status := client.get(f"/jobs/{started['id']}").json())["state"] == "running":
+        assert time.monotonic() < deadline, status
+        time.sleep(0.2)
+    assert status["state"] == "done", status
+    [outcome] = status["result"]["outcomes"]
+    assert outcome["state"] == "pending" and not (root / outcome["target_path"]).exists()
+    pending = client.get("/proposals", params={"state": "pending", "action": "dream"}).json()
+    assert outcome["proposal_id"] in [p["id"] for p in pending]
+    shown = client.get(f"/proposals/{outcome['proposal_id']}").json()
+    assert "+Mei prefers code reviews on Tuesday mornings." in shown["diff"]
+    accepted = client.post("/proposals/accept", json={"id": outcome["proposal_id"]}).json()
+    assert accepted["state"] == "applied"
+    assert added["path"] in (root / outcome["target_path"]).read_text()  # its provenance
