@@ -407,3 +407,26 @@ def test_the_note_command_shows_the_operation_s_answer(ws):
     assert f"    {PORT}  (see::)" in text.stdout and f"    {MAT}  (derived_from::)" in text.stdout
     missing = runner.invoke(cli, ["--vault", str(ws.root), "note", "digest/wiki/nope.md"])
     assert missing.exit_code == 1 and "no note digest/wiki/nope.md" in missing.stderr
+
+
+def test_the_model_server_is_the_flag_s_then_the_environment_s_then_reme_toml_s(ws, monkeypatch):
+    from reme_workbench.cli.app import Ctx
+    from reme_workbench.consolidate.run import build_consolidate_brain
+    from reme_workbench.dream.run import build_brain
+
+    (ws.root / "reme.toml").write_text('[llm]\napi_base = "http://toml:1/v1"\n')
+    vault = Vault.open(ws.root)
+    assert Ctx(ws.root).workspace(vault).brain_api_base is None  # reme.toml's, in the builders
+    monkeypatch.setenv("REME_LLM_API_BASE", "http://env:1/v1")
+    ctx = Ctx(ws.root)
+    from_env = ctx.workspace(vault)
+    assert from_env.brain_api_base == "http://env:1/v1" and from_env.vault is vault
+    assert ctx.workspace(vault, brain_api_base="http://flag:1/v1").brain_api_base == "http://flag:1/v1"
+    served = ctx.workspace(vault, serving=True)
+    assert served.vault is None and served.brain_api_base == "http://env:1/v1"  # fresh scans
+    settings = from_env.settings
+    dream_brain, _ = build_brain(settings, brain_spec="litellm:openai/x", api_base=from_env.brain_api_base)
+    merge_brain = build_consolidate_brain(settings, brain_spec="litellm:openai/x",
+                                          api_base=from_env.brain_api_base)
+    assert dream_brain.api_base == merge_brain.api_base == "http://env:1/v1"
+    assert build_consolidate_brain(settings, brain_spec="litellm:openai/x").api_base == "http://toml:1/v1"

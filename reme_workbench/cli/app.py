@@ -105,15 +105,20 @@ class Ctx:
         return get_embedder(spec, api_base=os.environ.get("REME_LLM_API_BASE"),
                             api_key=os.environ.get("REME_LLM_API_KEY"))
 
-    def workspace(self, vault, *, embedder_spec: str | None = None, **brain):
+    def workspace(self, vault, *, embedder_spec: str | None = None, serving: bool = False,
+                  **brain):
         """The operations layer's view of the opened vault (reme_workbench.ops): the same
         settings, the embedder the command line or reme.toml names, the model keys from the
-        environment (read here at the edge), and the brain options of the command line
-        (`brain_spec`, `brain_api_base`, `record`, `replay`)."""
+        environment (read here at the edge: $REME_LLM_API_BASE overrides reme.toml's
+        [llm] api_base, a --api-base flag both), and the brain options of the command line
+        (`brain_spec`, `brain_api_base`, `record`, `replay`). `serving`: for a server, which
+        opens the vault afresh for every request instead of keeping this scan."""
         from ..ops import Workspace
 
-        return Workspace(vault.root, settings=self.settings(), clock=vault.clock, vault=vault,
-                         embedder=self.embedder(vault, embedder_spec),
+        brain["brain_api_base"] = brain.get("brain_api_base") or os.environ.get("REME_LLM_API_BASE")
+        shared = {} if serving else {"vault": vault, "clock": vault.clock,
+                                     "embedder": self.embedder(vault, embedder_spec)}
+        return Workspace(vault.root, settings=self.settings(), **shared,
                          api_base=os.environ.get("REME_LLM_API_BASE"),
                          api_key=os.environ.get("REME_LLM_API_KEY"), **brain)
 

@@ -10,7 +10,7 @@ from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_jso
 @cli.command()
 @click.argument("material", nargs=-1)
 @click.option("--brain", "brain_spec", help='offline (default) or litellm:<model>; default from reme.toml [llm] brain.')
-@click.option("--api-base", help="The model server's URL (else $REME_LLM_API_BASE or reme.toml).")
+@click.option("--api-base", help="The model server's URL (else $REME_LLM_API_BASE, else reme.toml [llm] api_base).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), help="Record every model exchange to this cassette.")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), help="Answer from this cassette; no model is called.")
 @click.option("--dry-run", is_flag=True, help="Plan and show the proposals, write nothing.")

@@ -31,7 +31,8 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
         click.echo(f"Serving {vault.root} at {info['url']} (pid {info['pid']}); the token is "
                    "in .reme/serve.json. Ctrl-C stops it.")
 
-    run(vault.root, port=port, origins=origins or None, on_ready=ready)
+    run(vault.root, port=port, origins=origins or None, on_ready=ready,
+        workspace=obj.workspace(vault, serving=True))
 
 
 @cli.command()
@@ -42,11 +43,10 @@ def mcp(obj: Ctx):
     reject_proposal, health — the same operations and checks as the HTTP API. Configure your agent to launch
     `reme-workbench --vault PATH mcp`; stdout carries the protocol only.
     """
-    from ..ops import Workspace
     from ..server.mcp_tools import create_mcp_server
 
     vault = obj.open()
-    create_mcp_server(Workspace(vault.root)).run()
+    create_mcp_server(obj.workspace(vault, serving=True)).run()
 
 
 @cli.command()

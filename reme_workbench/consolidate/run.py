@@ -461,7 +461,8 @@ def _ago(delta: timedelta) -> str:
 
 
 def build_consolidate_brain(settings: Settings, *, brain_spec: str | None = None,
-                            replay: str | None = None, record: str | None = None):
+                            replay: str | None = None, record: str | None = None,
+                            api_base: str | None = None):
     """The model brain the settings (or the command line) name for abstract, merge and
     split, or None for the offline one (which `Consolidator` builds on the vault's
     embedder only when a phase needs it)."""
@@ -477,7 +478,8 @@ def build_consolidate_brain(settings: Settings, *, brain_spec: str | None = None
         return None
     cassette = (Cassette(record, "record") if record else
                 Cassette(replay, "replay") if replay else None)
-    return brain_from_spec(spec, api_base=settings.llm.api_base, language=settings.llm.language,
+    return brain_from_spec(spec, api_base=api_base or settings.llm.api_base,
+                           language=settings.llm.language,
                            cassette=cassette, single_system=settings.llm.single_system)
 
 

@@ -82,7 +82,7 @@ def consolidate(ws: Workspace, request: ConsolidateRequest,
         _writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
     # None: the offline consolidate brain, built on the vault's embedder when a phase needs it
     brain = build_consolidate_brain(ws.settings, brain_spec=ws.brain_spec, replay=ws.replay,
-                                    record=ws.record)
+                                    record=ws.record, api_base=ws.brain_api_base)
 
     def tell(phase: str, done: int, total: int) -> None:
         text = "consolidate: done" if phase == "done" else f"consolidate: {phase} ({done + 1}/{total})"

@@ -64,7 +64,7 @@ class Workspace:
     api_key: str | None = None
     vault: Any = None  # a front end that opened the vault already (the CLI) passes it here
     brain_spec: str | None = None  # default: reme.toml [llm] brain
-    brain_api_base: str | None = None  # default: reme.toml [llm] api_base, then the environment
+    brain_api_base: str | None = None  # the front end's (flag, then environment); else reme.toml
     record: str | None = None  # a cassette the brain's exchanges are recorded to
     replay: str | None = None  # a cassette the brain answers from, calling no model
 

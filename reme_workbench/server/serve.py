@@ -73,8 +73,9 @@ def _claim(path: Path, doc: dict) -> None:
 
 
 def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = None,
-          on_ready: Callable[[dict], None] | None = None) -> None:
-    """Serve the vault at `root` until interrupted (see the module doc)."""
+          on_ready: Callable[[dict], None] | None = None, workspace=None) -> None:
+    """Serve the vault at `root` until interrupted (see the module doc); `workspace`: the
+    front end's view of it (its settings and model keys), else one made from `root`."""
     import uvicorn
 
     from ..ops import Workspace
@@ -82,7 +83,7 @@ def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = No
 
     if not 0 <= port <= 65535:
         raise RemeError(f"--port {port} is not a port; give 1-65535, or 0 for a free one.")
-    ws = Workspace(root)
+    ws = workspace if workspace is not None else Workspace(root)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
