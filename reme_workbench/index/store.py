@@ -39,6 +39,9 @@ both embedders and the command that re-embeds; `"reembed"` (what `reme-workbench
 index` passes) re-embeds every file and says so in `IndexDelta.message`. An explicit
 `refresh(rebuild=True)` re-embeds in either mode: it asks to drop the index anyway.
 Keyword search reads no vectors, so it works whatever the embedder.
+
+The database side (its tables, opening and repairing it, the transaction that writes a
+refresh, `recorded_embedder`) is in indexdb.py; this module plans, embeds and searches.
 """
 
 from __future__ import annotations
@@ -62,23 +65,30 @@ from ..vault.scan import FileRecord, ScanDelta, VaultScan
 from .chunking import Chunk, description_text, is_indexable, plan_file
 from .embeddings import AUTO, Embedder, embed_query, normalize_rows
 from .factory import auto_spec, embedder_spec
-from .keyword import FTS_SCHEMA, KeywordSearch, fts_rows
+from .indexdb import (
+    INDEX_DB,
+    IndexedFile,
+    ReadSnapshot,
+    batched,
+    connect,
+    read_meta,
+    recorded_embedder,
+    write_refresh,
+)
+from .keyword import KeywordSearch
 
 __all__ = [
     "VaultIndex", "IndexDelta", "IndexedFile", "SCOPES", "scope_layers", "EMBEDDER_CHANGE_MODES",
     "recorded_embedder", "choose_embedder",
 ]
 
-INDEX_DB = "index.db"
 VECTORS_FILE = "vectors.faiss"
 SCOPES: dict[str, tuple[str, ...]] = {
     "digest": ("digest",),  # dream's RECALL
     "sources": ("daily", "resource"),
     "all": ("digest", "daily", "resource"),
 }
-_SCHEMA = "4"  # bump when a table or the chunk/segment rules change: the cache rebuilds
 _EMBED_BATCH = 256
-_SQL_BATCH = 500
 _SAVE_AFTER = 256  # unsaved vector changes that make a refresh write vectors.faiss now
 EMBEDDER_CHANGE_MODES = ("error", "reembed")
 
@@ -101,35 +111,6 @@ class IndexDelta:
     message: str | None  # why everything was re-embedded, or which files were sampled
     # files over the embedding budget: some of their chunks are in the keyword index only
     sampled: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class IndexedFile:
-    path: str
-    sha256: str
-    layer: str
-    name: str | None
-    description: str | None
-    chunks: int
-
-
-def recorded_embedder(root: Path | str) -> str | None:
-    """The spec of the embedder the vault's index was built with, or None (no index yet,
-    or one that cannot be read: it is rebuilt anyway). Read-only; opens nothing for write."""
-    path = Path(root) / CACHE_DIR / INDEX_DB
-    if not path.is_file():
-        return None
-    from ..vault.lock import connect_sqlite
-
-    try:
-        conn = connect_sqlite(f"{path.resolve().as_uri()}?mode=ro", uri=True, wal=False)
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'embedder'").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return None
-    return None if row is None else embedder_spec(row[0])
 
 
 def choose_embedder(spec: str, root: Path | str, *, fresh: bool = False) -> str:
@@ -165,11 +146,6 @@ def _embed_text(chunk: Chunk) -> str:
     return f"{chunk.context}\n{chunk.text}"
 
 
-def _batched(items: list, size: int = _SQL_BATCH):
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
-
-
 def _search_one(vectors, q: np.ndarray, k: int):
     """One query on one thread: OpenMP start-up and spinning made a single-query flat
     search ~20x slower with 2 threads (24 ms vs 1 ms at 20k vectors)."""
@@ -183,21 +159,6 @@ def _search_one(vectors, q: np.ndarray, k: int):
         return vectors.search(q, k)
     finally:
         faiss.omp_set_num_threads(threads)
-
-
-class _ReadSnapshot:
-    """One read transaction (WAL): every SELECT inside sees the same commit."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn, self.began = conn, not conn.in_transaction
-
-    def __enter__(self) -> None:
-        if self.began:
-            self.conn.execute("BEGIN")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.began:
-            self.conn.execute("COMMIT")
 
 
 class VaultIndex:
@@ -231,7 +192,7 @@ class VaultIndex:
         self._lock = IndexLock(
             self.root, timeout=RUN_LOCK_STALL_S if lock_timeout is None else lock_timeout
         )
-        self.conn = self._connect(folder / INDEX_DB)
+        self.conn = connect(folder / INDEX_DB, self._vec_path)
         self._generation: int | None = None
         self._files: dict[str, IndexedFile] = {}
         self._chunk_layer: dict[int, str] = {}
@@ -243,76 +204,8 @@ class VaultIndex:
         self._sync()
 
     # -- database ------------------------------------------------------------------------
-    def _connect(self, path: Path) -> sqlite3.Connection:
-        try:
-            return self._setup(path)
-        except sqlite3.DatabaseError as exc:
-            if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
-                raise RemeError(
-                    f"The index {path} cannot be opened ({exc}); check that .reme/ is a "
-                    "writable folder, or wait for the other process using it."
-                ) from None
-            warnings.warn(
-                f"The index {path} is damaged ({exc}); it is only a cache, so it was deleted "
-                "and is rebuilt by the next refresh (`reme-workbench index`).",
-                RuntimeWarning, stacklevel=3,
-            )
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-            return self._setup(path)
-
-    def _setup(self, path: Path) -> sqlite3.Connection:
-        from ..vault.lock import connect_sqlite
-
-        conn = connect_sqlite(path, isolation_level=None, check_same_thread=False)
-        try:
-            conn.execute("PRAGMA synchronous=NORMAL")  # a lost cache row costs one re-index
-            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-            row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if row is None or row[0] != _SCHEMA:
-                self._create(conn)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    def _create(self, conn: sqlite3.Connection) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if row is not None and row[0] == _SCHEMA:
-            conn.execute("COMMIT")  # another process opening it too was first: keep its work
-            return
-        for table in ("files", "chunks", "fts", "descriptions"):
-            conn.execute(f"DROP TABLE IF EXISTS {table}")
-        conn.execute("DELETE FROM meta")
-        conn.execute(
-            "CREATE TABLE files (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, layer TEXT NOT "
-            "NULL, name TEXT, description TEXT, chunks INTEGER NOT NULL) WITHOUT ROWID"
-        )
-        conn.execute(
-            "CREATE TABLE chunks (id INTEGER PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER "
-            "NOT NULL, layer TEXT NOT NULL, text TEXT NOT NULL, context TEXT NOT NULL, "
-            "line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, tokens INTEGER NOT NULL, "
-            "embedded INTEGER NOT NULL)"
-        )
-        conn.execute("CREATE INDEX chunks_path ON chunks (path, ordinal)")
-        # one float32 vector per digest note, of description_text (see the module doc)
-        conn.execute(
-            "CREATE TABLE descriptions (path TEXT PRIMARY KEY, text TEXT NOT NULL, "
-            "vector BLOB NOT NULL) WITHOUT ROWID"
-        )
-        conn.execute(FTS_SCHEMA)
-        conn.executemany(
-            "INSERT INTO meta VALUES (?, ?)",
-            [("schema", _SCHEMA), ("next_id", "1"), ("generation", "0")],
-        )
-        conn.execute("COMMIT")
-        # vectors from an earlier database would share its ids: they must not survive it
-        self._vec_path.unlink(missing_ok=True)
-
     def _meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
+        return read_meta(self.conn, key)
 
     def _stored_embedder(self) -> tuple[str, int] | None:
         name, dim = self._meta("embedder"), self._meta("dim")
@@ -351,7 +244,7 @@ class VaultIndex:
         """Reload the in-memory view when the database changed under us (or on open)."""
         if int(self._meta("generation") or 0) == self._generation:
             return
-        with _ReadSnapshot(self.conn):  # the counter and the rows of one commit
+        with ReadSnapshot(self.conn):  # the counter and the rows of one commit
             self._reload()
 
     def _reload(self) -> None:
@@ -386,7 +279,7 @@ class VaultIndex:
         else:
             # Another process's refresh may commit at any moment: the chunk ids and the
             # rows of the missing ones are read from one commit.
-            with _ReadSnapshot(self.conn):
+            with ReadSnapshot(self.conn):
                 if int(self._meta("generation") or 0) != self._generation:
                     self._reload()
                 vectors, repaired = self._read_vectors()
@@ -427,7 +320,7 @@ class VaultIndex:
         missing = np.setdiff1d(want, have, assume_unique=True)
         if extra.size:
             vectors.remove_ids(extra)
-        for done, ids in enumerate(_batched(missing.tolist(), _EMBED_BATCH)):
+        for done, ids in enumerate(batched(missing.tolist(), _EMBED_BATCH)):
             self._lock.set_status(f"embedding {done * _EMBED_BATCH:,}/{missing.size:,} chunks "
                                   f"missing from {VECTORS_FILE}")
             rows = self._chunk_rows(ids)
@@ -573,59 +466,16 @@ class VaultIndex:
         described_vectors = self._embed_descriptions(
             described, {} if full else self.description_vectors(dict(described)))
 
-        conn = self.conn
         self._lock.set_status("writing the index")
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if int(self._meta("generation") or 0) != self._generation:
-                conn.execute("ROLLBACK")  # another process refreshed meanwhile: plan again
-                return None
-            if full:
-                old_ids = list(self._chunk_layer)
-                for table in ("fts", "chunks", "files", "descriptions"):
-                    conn.execute(f"DELETE FROM {table}")
-            else:
-                touched = [p for p in (*changed, *removed) if p in files]
-                old_ids = []
-                for part in _batched(touched):
-                    marks = ",".join("?" * len(part))
-                    old_ids += [r[0] for r in conn.execute(
-                        f"SELECT id FROM chunks WHERE path IN ({marks})", part)]
-                conn.executemany("DELETE FROM fts WHERE rowid = ?", [(i,) for i in old_ids])
-                conn.executemany("DELETE FROM chunks WHERE path = ?", [(p,) for p in touched])
-                conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in touched])
-                conn.executemany("DELETE FROM descriptions WHERE path = ?",
-                                 [(p,) for p in (*changed, *removed)])
-            first = int(self._meta("next_id") or 1)
-            ids = list(range(first, first + len(new_chunks)))
-            conn.executemany(
-                "INSERT INTO files VALUES (?,?,?,?,?,?)",
-                [(f.path, f.sha256, f.layer, f.name, f.description, f.chunks) for f in new_files],
-            )
-            conn.executemany(
-                "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [(i, c.path, c.ordinal, layer, c.text, c.context, c.line_start, c.line_end,
-                  c.tokens, int(e))
-                 for i, (c, layer), e in zip(ids, new_chunks, embedded, strict=True)],
-            )
-            conn.executemany(
-                "INSERT INTO fts (rowid, context, body, layer) VALUES (?,?,?,?)",
-                fts_rows(ids, new_chunks),
-            )
-            conn.executemany(
-                "INSERT OR REPLACE INTO descriptions VALUES (?,?,?)",
-                [(path, text, vector.tobytes())
-                 for (path, text), vector in zip(described, described_vectors, strict=True)],
-            )
-            generation = self._generation + 1
-            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
-                ("embedder", mine[0]), ("dim", str(mine[1])),
-                ("next_id", str(first + len(new_chunks))), ("generation", str(generation)),
-            ])
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        written = write_refresh(
+            self.conn, generation=self._generation, full=full, chunk_ids=self._chunk_layer,
+            indexed=files, changed=changed, removed=removed, new_files=new_files,
+            new_chunks=new_chunks, embedded=embedded, described=described,
+            described_vectors=described_vectors, embedder=mine,
+        )
+        if written is None:  # another process refreshed meanwhile: plan again
+            return None
+        old_ids, ids, generation = written
 
         # the database is committed; bring memory and the vectors file in line with it
         if old_ids and not full:
@@ -675,7 +525,7 @@ class VaultIndex:
     def _kept_vectors(self, paths: list[str], vectors) -> dict[str, np.ndarray]:
         """{embedded text: its stored vector} for the embedded chunks of `paths` now."""
         kept: dict[str, np.ndarray] = {}
-        for part in _batched(paths):
+        for part in batched(paths):
             marks = ",".join("?" * len(part))
             for i, text, context in self.conn.execute(
                 f"SELECT id, text, context FROM chunks WHERE embedded = 1 AND path IN ({marks})", part,
@@ -706,7 +556,7 @@ class VaultIndex:
             self._lock.set_status(f"embedding {len(missing):,} note descriptions")
             fresh = list(normalize_rows(np.vstack([
                 np.asarray(self.embedder.embed(part), dtype=np.float32)
-                for part in _batched(missing, _EMBED_BATCH)])).astype(np.float32, copy=False))
+                for part in batched(missing, _EMBED_BATCH)])).astype(np.float32, copy=False))
         made = iter(fresh)
         return np.vstack([kept[path] if path in kept else next(made) for path, _ in described]
                          ).astype(np.float32, copy=False)
@@ -721,7 +571,7 @@ class VaultIndex:
             return {}
         dim = self._embedder_key()[1]
         found: dict[str, np.ndarray] = {}
-        for part in _batched(list(texts)):
+        for part in batched(list(texts)):
             marks = ",".join("?" * len(part))
             for path, text, blob in self.conn.execute(
                 f"SELECT path, text, vector FROM descriptions WHERE path IN ({marks})", part,
@@ -808,7 +658,7 @@ class VaultIndex:
     # -- reading -------------------------------------------------------------------------
     def _chunk_rows(self, ids: Iterable[int]) -> dict[int, Chunk]:
         out: dict[int, Chunk] = {}
-        for part in _batched(list(ids)):
+        for part in batched(list(ids)):
             marks = ",".join("?" * len(part))
             for row in self.conn.execute(
                 "SELECT id, path, ordinal, text, context, line_start, line_end, tokens "
