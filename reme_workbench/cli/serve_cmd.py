@@ -28,7 +28,7 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
     obj.require_writable(vault, "serve (it writes .reme/serve.json and what clients ask for)")
 
     def ready(info: dict) -> None:
-        click.echo(f"Serving {vault.root} at {info['url']} (pid {info['pid']}); the token is "
+        click.echo(f"Serving {vault.root.resolve()} at {info['url']} (pid {info['pid']}); the token is "
                    "in .reme/serve.json. Ctrl-C stops it.")
 
     run(vault.root, port=port, origins=origins or None, on_ready=ready,

@@ -191,7 +191,7 @@ def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
     full = resolve_inside(vault.root, path)
     record = vault.scan.records.get(path)
     if record is None or not full.is_file():
-        raise NotFoundError(f"There is no note {path} in {vault.root}; check the path "
+        raise NotFoundError(f"There is no note {path} in {vault.root.resolve()}; check the path "
                         "(`reme-workbench recall` finds notes by what they say).")
     if not record.readable:
         raise RemeError(f"{path} cannot be read as a note (binary, not UTF-8 or over "
