@@ -139,17 +139,12 @@ class Ctx:
         return vault
 
     def require_writable(self, vault, what: str) -> None:
-        """Stop with one line before `what` starts writing to a vault this user may only read."""
-        from ..errors import RemeError
+        """Stop with one line before `what` starts writing to a vault this user may only read
+        (the operations' own refusal, naming the commands that only read)."""
+        from ..ops.operations import require_writable
 
-        folder = vault.unwritable()
-        if folder is not None:
-            raise RemeError(
-                f"{what} writes to the vault, but {vault.root} is read-only for this user "
-                f"({folder}/ may not be written); make it writable (e.g. `chmod -R u+w "
-                f"{vault.root}`), or use a command that only reads: status, graph, links, "
-                "health --no-report, rename --dry-run, proposals list / show."
-            )
+        require_writable(vault, what, readers="use a command that only reads: status, graph, "
+                         "links, note, health --no-report, rename --dry-run, proposals list / show")
 
 
 def _repeats(message: str, said: str) -> bool:

@@ -105,7 +105,6 @@ def proposals_accept(obj: Ctx, proposal_id: str, as_json):
     from ..ops import AcceptRequest, accept_proposal, build_request
 
     vault = obj.open()
-    obj.require_writable(vault, "proposals accept")
     request = build_request(AcceptRequest, id=proposal_id)
     _decided(obj, accept_proposal(obj.workspace(vault), request), as_json)
 
@@ -120,7 +119,6 @@ def proposals_reject(obj: Ctx, proposal_id: str, reason: str, as_json):
     from ..ops import RejectRequest, build_request, reject_proposal
 
     vault = obj.open()
-    obj.require_writable(vault, "proposals reject")
     request = build_request(RejectRequest, id=proposal_id, reason=reason)
     _decided(obj, reject_proposal(obj.workspace(vault), request), as_json)
 

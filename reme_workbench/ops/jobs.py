@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import BusyError, NotFoundError, RemeError
 from .models import BridgeRequest, ConsolidateRequest, DreamRequest, JobProgress, JobStatus
-from .operations import Workspace, _writable
+from .operations import Workspace, require_writable
 
 __all__ = ["dream", "consolidate", "bridge", "dream_progress_text", "JobRunner", "Progress"]
 
@@ -40,7 +40,7 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
     from ..index.store import VaultIndex
 
     vault = ws.open_vault()
-    _writable(vault, "dream (even a dry run: it brings the index in .reme/ up to date)")
+    require_writable(vault, "dream (even a dry run: it brings the index in .reme/ up to date)")
     settings = ws.settings
     if request.review:  # the policy comes from the settings: hold every action for a person
         held = settings.proposals.model_copy(update={"auto_apply": ()})
@@ -79,7 +79,7 @@ def consolidate(ws: Workspace, request: ConsolidateRequest,
 
     vault = ws.open_vault()
     if not request.dry_run:
-        _writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
+        require_writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
     # None: the offline consolidate brain, built on the vault's embedder when a phase needs it
     brain = build_consolidate_brain(ws.settings, brain_spec=ws.brain_spec, replay=ws.replay,
                                     record=ws.record, api_base=ws.brain_api_base)
@@ -107,7 +107,7 @@ def bridge(ws: Workspace, request: BridgeRequest, progress: Progress = _quiet) -
 
     vault = ws.open_vault()
     if not request.dry_run:
-        _writable(vault, "bridge")
+        require_writable(vault, "bridge")
     progress(0, 1, "bridge")
     report = run_bridge(vault, communities=request.communities, canvas=request.canvas,
                         per_community=request.per_community, normalize=request.normalize,

@@ -42,7 +42,8 @@ from .models import (
 )
 
 __all__ = ["Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
-           "accept_proposal", "reject_proposal", "health", "append_daily", "render_entry"]
+           "accept_proposal", "reject_proposal", "health", "append_daily", "render_entry",
+           "require_writable"]
 
 
 @dataclass
@@ -117,13 +118,16 @@ def build_request(model, **fields):
         raise RemeError(f"Invalid arguments: {problems}.") from None
 
 
-def _writable(vault, what: str) -> None:
+def require_writable(vault, what: str, *,
+                     readers: str = "only read it: note context, proposals list / show, "
+                                    "health without fix") -> None:
+    """Stop with one line before `what` writes to a vault this user may only read; `readers`
+    says what the caller can do instead (a front end names its own read-only commands)."""
     folder = vault.unwritable()
     if folder is not None:
         raise RemeError(f"{what} writes to the vault, but {vault.root} is read-only for this "
                         f"user ({folder}/ may not be written); make it writable (e.g. `chmod -R "
-                        f"u+w {vault.root}`), or only read it: note context, proposals list / "
-                        "show, health without fix.")
+                        f"u+w {vault.root}`), or {readers}.")
 
 
 # -- recall ---------------------------------------------------------------------------------
@@ -136,7 +140,7 @@ def recall(ws: Workspace, request: RecallRequest) -> RecallResponse:
     from ..index.store import VaultIndex
 
     vault = ws.open_vault()
-    _writable(vault, "recall (it updates the index in .reme/ and logs hits)")
+    require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
     with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
         index.refresh()
         hits = run_recall(index, request.query, **_recall_options(ws, vault, request))
@@ -161,7 +165,7 @@ def recall_batch(ws: Workspace, request: RecallBatchRequest,
 
     tell = progress or (lambda _d, _t, _m: None)
     vault = ws.open_vault()
-    _writable(vault, "recall (it updates the index in .reme/ and logs hits)")
+    require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
     batch = [(q.id, q.query) for q in request.queries]
     with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
         index.refresh(progress=lambda d, t: tell(d, t, f"indexing: {d}/{t} files"))
@@ -282,7 +286,7 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
     from ..proposals import ProposalQueue
 
     vault = ws.open_vault()
-    _writable(vault, "accept")
+    require_writable(vault, "accept")
     queue = ProposalQueue(vault)
     return ProposalSummary(**_summary(queue.accept(queue.resolve(_id(request.id)), edited=request.edited)))
 
@@ -292,7 +296,7 @@ def reject_proposal(ws: Workspace, request: RejectRequest) -> ProposalSummary:
     from ..proposals import ProposalQueue
 
     vault = ws.open_vault()
-    _writable(vault, "reject")
+    require_writable(vault, "reject")
     queue = ProposalQueue(vault)
     return ProposalSummary(**_summary(queue.reject(queue.resolve(_id(request.id)), request.reason)))
 
@@ -321,7 +325,7 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
 
     vault = ws.open_vault()
     if request.fix:
-        _writable(vault, "health with fix")
+        require_writable(vault, "health with fix")
     report = vault.health()
     fixed = 0
     if request.fix and in_digest(report):
@@ -359,7 +363,7 @@ def append_daily(ws: Workspace, request: DailyEntryRequest) -> DailyEntryResult:
     from ..vault.store import Changeset, Create, Edit
 
     vault = ws.open_vault()
-    _writable(vault, "append_daily")
+    require_writable(vault, "append_daily")
     now = vault.clock()
     day = request.day or now.date()
     if day > now.date():
