@@ -91,32 +91,30 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     vault = obj.open()
     ws = obj.workspace(vault, embedder_spec=embedder)
     options = dict(k=k, scope=scope, mode=mode, include_archived=include_archived)
-    if queries_file is not None:
-        queries = [{"id": qid, "query": text} for qid, text in _read_queries(queries_file)]
-        if not queries:
-            raise RemeError("The queries file holds no query; write one {\"id\", \"query\"} per line.")
-        request = build_request(RecallBatchRequest, queries=queries, **options)
-    else:
+    if queries_file is None:
         request = build_request(RecallRequest, query=query, **options)
+        obj.warn_problems(vault)
+        with obj.progress() as bar:
+            hits = run_recall(ws, request, progress=bar.message).hits
+        if wants_json(as_json):
+            emit_json([h.model_dump(mode="json") for h in hits])
+        else:
+            _print_hits(hits)
+        return
+    queries = [{"id": qid, "query": text} for qid, text in _read_queries(queries_file)]
+    if not queries:
+        raise RemeError("The queries file holds no query; write one {\"id\", \"query\"} per line.")
+    request = build_request(RecallBatchRequest, queries=queries, **options)
     obj.warn_problems(vault)
     with obj.progress() as bar:
-        if queries_file is not None:
-            results = recall_batch(ws, request, progress=bar.message).results
+        results = recall_batch(ws, request, progress=bar.message).results
+    for result in results:
+        if wants_json(as_json):
+            row = {"id": result.id, "hits": [h.model_dump(mode="json") for h in result.hits]}
+            click.echo(json.dumps(row, ensure_ascii=False))
         else:
-            answer = run_recall(ws, request)
-    if queries_file is not None:
-        for result in results:
-            if wants_json(as_json):
-                row = {"id": result.id, "hits": [h.model_dump(mode="json") for h in result.hits]}
-                click.echo(json.dumps(row, ensure_ascii=False))
-            else:
-                click.echo(f"[{result.id}] {result.query}")
-                _print_hits(result.hits)
-        return
-    if wants_json(as_json):
-        emit_json([h.model_dump(mode="json") for h in answer.hits])
-        return
-    _print_hits(answer.hits)
+            click.echo(f"[{result.id}] {result.query}")
+            _print_hits(result.hits)
 
 
 def _print_hits(hits) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import BusyError, NotFoundError, RemeError
 from .models import BridgeRequest, ConsolidateRequest, DreamRequest, JobProgress, JobStatus
-from .operations import Workspace, require_writable
+from .operations import Workspace, indexing_progress, require_writable
 
 __all__ = ["dream", "consolidate", "bridge", "dream_progress_text", "JobRunner", "Progress"]
 
@@ -48,7 +48,7 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
     brain, ledger = build_brain(settings, brain_spec=ws.brain_spec, api_base=ws.brain_api_base,
                                 record=ws.record, replay=ws.replay)
     with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
-        index.refresh(progress=lambda d, t: progress(d, t, f"indexing: {d}/{t} files"))
+        index.refresh(progress=indexing_progress(progress))
         report = dream_vault(vault, brain, index, settings, targets=list(request.files),
                              dry_run=request.dry_run, force=request.force,
                              progress=lambda where: progress(where.files_done, where.files_total,

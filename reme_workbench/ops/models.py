@@ -57,9 +57,7 @@ def _vault_path(value: str) -> str:
 
 # -- recall ---------------------------------------------------------------------------------
 
-class RecallRequest(_Request):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS,
-                       description="What to look for, in any language.")
+class _RecallOptions(_Request):
     k: int = Field(10, ge=1, le=100, description="How many files to return.")
     scope: Literal["digest", "sources", "all"] = Field(
         "digest", description="digest: the notes; sources: daily/ and resource/; all: both.")
@@ -67,36 +65,31 @@ class RecallRequest(_Request):
     mode: Literal["fused", "keyword", "vector"] = Field(
         "fused", description="fused: keyword and vector search together; or one of them alone.")
 
+
+class _Query(_Request):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                       description="What to look for, in any language.")
+
     @field_validator("query")
     @classmethod
     def _has_text(cls, value: str) -> str:
-        return _query_text(value)
+        if not value.strip():
+            raise ValueError("the query is empty")
+        return value
 
 
-def _query_text(value: str) -> str:
-    if not value.strip():
-        raise ValueError("the query is empty")
-    return value
+class RecallRequest(_RecallOptions, _Query):
+    """One query and how to search for it."""
 
 
-class RecallQuery(_Request):
+class RecallQuery(_Query):
     id: str = Field(min_length=1, max_length=200, description="The caller's name for the query.")
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
-
-    @field_validator("query")
-    @classmethod
-    def _has_text(cls, value: str) -> str:
-        return _query_text(value)
 
 
-class RecallBatchRequest(_Request):
+class RecallBatchRequest(_RecallOptions):
     """Many queries with the same options, answered in one pass over the index."""
 
     queries: list[RecallQuery] = Field(min_length=1, max_length=MAX_BATCH_QUERIES)
-    k: int = Field(10, ge=1, le=100)
-    scope: Literal["digest", "sources", "all"] = "digest"
-    include_archived: bool = False
-    mode: Literal["fused", "keyword", "vector"] = "fused"
 
 
 class RecallChunk(_Response):

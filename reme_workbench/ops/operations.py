@@ -132,7 +132,8 @@ def require_writable(vault, what: str, *,
 
 # -- recall ---------------------------------------------------------------------------------
 
-def recall(ws: Workspace, request: RecallRequest) -> RecallResponse:
+def recall(ws: Workspace, request: RecallRequest,
+           progress: Callable[[int, int, str], None] | None = None) -> RecallResponse:
     """The files that answer the query, best first: keyword + vector search fused, then
     linked neighbours. Brings the index up to date first and logs every hit to the access
     log (a recalled note is not archived)."""
@@ -142,10 +143,17 @@ def recall(ws: Workspace, request: RecallRequest) -> RecallResponse:
     vault = ws.open_vault()
     require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
     with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
-        index.refresh()
+        index.refresh(progress=indexing_progress(progress))
         hits = run_recall(index, request.query, **_recall_options(ws, vault, request))
     return RecallResponse.model_validate({"query": request.query,
                                           "hits": [h.to_json() for h in hits]})
+
+
+def indexing_progress(progress: Callable[[int, int, str], None] | None):
+    """VaultIndex.refresh's `progress(done, total)` as the operations' (done, total, text)."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(done, total, f"indexing: {done}/{total} files")
 
 
 def _recall_options(ws: Workspace, vault, request) -> dict[str, Any]:
@@ -168,7 +176,7 @@ def recall_batch(ws: Workspace, request: RecallBatchRequest,
     require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
     batch = [(q.id, q.query) for q in request.queries]
     with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
-        index.refresh(progress=lambda d, t: tell(d, t, f"indexing: {d}/{t} files"))
+        index.refresh(progress=indexing_progress(progress))
         answers = run_batch(index, batch, progress=lambda d, t: tell(d, t, f"recall: {d}/{t} queries"),
                             **_recall_options(ws, vault, request))
         results = [{"id": qid, "query": text, "hits": [h.to_json() for h in hits]}
