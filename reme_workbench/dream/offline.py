@@ -505,11 +505,12 @@ def _entries(kept, scores: dict[int, Scores], plans: list[UnitPlan]) -> list[Uni
     for s in kept:
         if ENTRY_HEADING.match(s.block.heading) and s.block.section not in covered:
             sections.setdefault(s.block.section, []).append(s)
+
+    def lean(s: Statement) -> float:
+        return max(scores[s.index].wiki, scores[s.index].personal)
+
     out = []
     for members in sections.values():
-        def lean(s: Statement) -> float:
-            return max(scores[s.index].wiki, scores[s.index].personal)
-
         best = max(members, key=lambda s: (lean(s), -s.index))
         if lean(best) < ENTRY_MIN:
             continue

@@ -12,7 +12,7 @@ calls the function and serialises or prints the answer; it adds no rule of its o
         print(hit.path, hit.score)
 """
 
-from .jobs import JobRunner, bridge, consolidate, dream, dream_progress_text
+from .jobs import JobRunner, bridge, consolidate, dream
 from .models import (
     AcceptRequest,
     BridgeRequest,
@@ -59,7 +59,7 @@ __all__ = [
     "Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
     "accept_proposal", "reject_proposal", "health", "append_daily",
     "DailyEntryRequest", "DailyEntryResult",
-    "dream", "consolidate", "bridge", "dream_progress_text", "JobRunner", "DreamRequest", "ConsolidateRequest",
+    "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
     "BridgeRequest", "JobStatus", "JobProgress",
     "RecallRequest", "RecallResponse", "RecallHitModel", "RecallChunk", "NoteRequest",
     "NoteContext", "LinkRef", "ProposalsRequest", "ProposalSummary", "ProposalDetail",

@@ -22,7 +22,7 @@ from ..errors import BusyError, NotFoundError, RemeError
 from .models import BridgeRequest, ConsolidateRequest, DreamRequest, JobProgress, JobStatus
 from .operations import Workspace, indexing_progress, require_writable
 
-__all__ = ["dream", "consolidate", "bridge", "dream_progress_text", "JobRunner", "Progress"]
+__all__ = ["dream", "consolidate", "bridge", "JobRunner", "Progress"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -52,7 +52,7 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
         report = dream_vault(vault, brain, index, settings, targets=list(request.files),
                              dry_run=request.dry_run, force=request.force,
                              progress=lambda where: progress(where.files_done, where.files_total,
-                                                             dream_progress_text(where)))
+                                                             _dream_progress_text(where)))
     data = report.to_json()
     if ledger is not None:  # the ledger also counts calls whose replies were unusable
         data["ledger"] = ledger.to_dict()
@@ -60,7 +60,7 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
     return data
 
 
-def dream_progress_text(where) -> str:
+def _dream_progress_text(where) -> str:
     """One line for a person watching: the file being dreamt, and units done so far."""
     units = f", {where.units_done} unit(s) done" if where.units_done else ""
     in_file = f" ({where.units_in_file} units)" if where.units_in_file else ""
