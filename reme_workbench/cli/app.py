@@ -116,9 +116,9 @@ class Ctx:
         from ..ops import Workspace
 
         brain["brain_api_base"] = brain.get("brain_api_base") or os.environ.get("REME_LLM_API_BASE")
-        shared = {} if serving else {"vault": vault, "clock": vault.clock,
-                                     "embedder": self.embedder(vault, embedder_spec)}
-        return Workspace(vault.root, settings=self.settings(), **shared,
+        shared = {} if serving else {"vault": vault, "clock": vault.clock}
+        # the embedder is chosen when an operation needs one (reading the index's record)
+        return Workspace(vault.root, settings=self.settings(), embedder_spec=embedder_spec, **shared,
                          api_base=os.environ.get("REME_LLM_API_BASE"),
                          api_key=os.environ.get("REME_LLM_API_KEY"), **brain)
 

@@ -60,6 +60,7 @@ class Workspace:
     root: Path
     settings: Settings = field(default=None)  # type: ignore[assignment]
     embedder: Any = None
+    embedder_spec: str | None = None  # the front end's choice (--embedder); else reme.toml's
     clock: Callable[[], datetime] | None = None
     api_base: str | None = None  # for a litellm embedder; read from the environment at the edge
     api_key: str | None = None
@@ -99,7 +100,7 @@ class Workspace:
             from ..index.factory import get_embedder
             from ..index.store import choose_embedder
 
-            spec = choose_embedder(self.settings.recall.embedder, self.root)
+            spec = choose_embedder(self.embedder_spec or self.settings.recall.embedder, self.root)
             self.embedder = get_embedder(spec, api_base=self.api_base, api_key=self.api_key)
         return self.embedder
 
