@@ -11,8 +11,9 @@ exactly one file its target becomes that file's full path:
 * a link with no alias gets the text the reader saw as its alias (`[[Note]]` →
   `[[digest/wiki/Note.md|Note]]`, `[[Note#Heading]]` → `[[digest/wiki/Note.md#Heading|Note >
   Heading]]`), so the note reads the same in Obsidian;
-* an ambiguous link (several files end with it) or an unresolved one is left as it is and
-  reported — no guess is made.
+* an ambiguous link (several files end with it) or an unresolved one — a missing embed,
+  an odd one such as `![[*.jpg|L]]` — is left as it is and reported; no guess is made,
+  and the rest of the vault is normalised.
 
 Only `digest/` notes are written (sources are immutable), in one changeset through the
 store: stamps, the journal, and checks that only those notes change, no source is
@@ -25,9 +26,9 @@ from dataclasses import dataclass, field
 
 from reme_workbench.vault.checks import CheckSpec, build_checks
 from reme_workbench.vault.layout import is_digest_note
-from reme_workbench.vault.links import outbound_keys, parse_links
+from reme_workbench.vault.links import parse_links
 from reme_workbench.vault.note import decode_note_bytes
-from reme_workbench.vault.resolve import LinkResolver
+from reme_workbench.vault.resolve import LinkResolver, normalize_short_links
 from reme_workbench.vault.store import Changeset, Edit
 from reme_workbench.vault.vault import Vault
 
@@ -64,29 +65,14 @@ class NormalizeReport:
 def _rewrite(text: str, path: str, resolver: LinkResolver
              ) -> tuple[str, list[LinkChange], list[LinkChange], list[LinkChange]]:
     """(the text with its short links rewritten, rewritten, ambiguous, unresolved)."""
-    done, ambiguous, unresolved = [], [], []
-    pieces, last = [], 0
-    for link in parse_links(text):
-        if not link.target or link.target in resolver:
-            continue  # a link into the note itself, or already a vault path
-        found = resolver.resolve(link.target, path)
-        if found.path is None:
-            change = LinkChange(path, link.line, link.raw, None, found.candidates)
-            (ambiguous if found.how == "ambiguous" else unresolved).append(change)
-            continue
-        close = text.index("]]", link.target_end)
-        alias = ""
-        if link.alias is None and not link.embed:  # keep what the reader saw
-            shown = link.target.removesuffix(".md")
-            shown = f"{shown} > {link.anchor}" if link.anchor else shown
-            alias = f"|{shown}" if "|" not in shown and "]" not in shown else ""
-        new_link = (text[link.start:link.target_start] + found.path
-                    + text[link.target_end:close] + alias + text[close:link.end])
-        pieces += [text[last:link.start], new_link]
-        last = link.end
-        done.append(LinkChange(path, link.line, link.raw, new_link))
-    pieces.append(text[last:])
-    return "".join(pieces), done, ambiguous, unresolved
+    new, changes, left = normalize_short_links(text, path, resolver)
+    done = [LinkChange(path, c.line, c.raw, c.replacement) for c in changes]
+    ambiguous = [LinkChange(path, lk.line, lk.raw, None, found.candidates)
+                 for lk, found in left if found.how == "ambiguous"]
+    # nothing, or a file whose name cannot be a link target: left as written, reported
+    unresolved = [LinkChange(path, lk.line, lk.raw, None) for lk, found in left
+                  if found.how != "ambiguous"]
+    return new, done, ambiguous, unresolved
 
 
 def plan_normalize(vault: Vault) -> NormalizeReport:
@@ -125,10 +111,11 @@ def normalize_links(vault: Vault, *, dry_run: bool = False) -> NormalizeReport:
         for path, new in sorted(fresh.new_texts.items()):
             current = vault.store.read(path)
             ops.append(Edit(path, new.encode("utf-8"), current[1]))
-            # the links it did not touch are the person's, as they were; every link it
-            # rewrote must resolve
+            # the links it did not touch are the person's, as they were — embeds too, and
+            # a missing or odd one (`![[*.jpg|L]]`) stays; every link it rewrote must resolve
             old = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
-            keep = [[t, p] for t, p in sorted(outbound_keys(old), key=lambda k: (k[0], k[1] or ""))]
+            kept = {lk.key for lk in parse_links(old) if lk.target}
+            keep = [[t, p] for t, p in sorted(kept, key=lambda k: (k[0], k[1] or ""))]
             specs.append(CheckSpec("links_resolve", {"path": path, "keep": keep}))
         return Changeset(ops=tuple(ops), checks=tuple(build_checks(specs)),
                          description="bridge: normalize short links in digest/")

@@ -87,6 +87,23 @@ def test_normalize_writes_digest_only_in_one_changeset(linked):
     assert again.files == () and not again.applied
 
 
+def test_normalize_leaves_missing_and_odd_embeds_and_normalises_the_rest(linked):
+    """One missing embed used to refuse the whole vault ("rejected by 13 check failures")."""
+    odd = note("odd", "A missing ![[gone.png]], an odd ![[*.jpg|L]] and [[PgBouncer]].\n"
+                      "| table | [[PgBouncer]] |")
+    (linked.root / "digest/wiki/odd.md").write_text(odd, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--vault", str(linked.root), "bridge", "--normalize",
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    text = (linked.root / "digest/wiki/odd.md").read_text()
+    assert "![[gone.png]]" in text and "![[*.jpg|L]]" in text  # reported, left as they are
+    assert "| table | [[digest/wiki/PgBouncer.md\\|PgBouncer]] |" in text  # a table cell's pipe
+    assert "and [[digest/wiki/PgBouncer.md|PgBouncer]]." in text
+    assert "[[digest/wiki/PgBouncer.md|PgBouncer]]" in (linked.root / "digest/wiki/mine.md").read_text()
+    left = {row["before"] for row in json.loads(result.output)["normalize"]["unresolved"]}
+    assert {"![[gone.png]]", "![[*.jpg|L]]"} <= left
+
+
 # -- graph.json ----------------------------------------------------------------------------
 
 USER_GRAPH = {

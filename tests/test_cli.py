@@ -164,16 +164,27 @@ def test_health_reports_d1_and_d10_and_writes_the_audit_note(vault):
     assert "[[digest/wiki/beta.md]]" in report.read_text(encoding="utf-8")
 
 
-def test_health_fix_repairs_d1_in_one_changeset_and_leaves_d10(vault):
+def test_health_fix_proposes_the_unlink_a_person_accepts_or_reverts_and_leaves_d10(vault):
+    before = (vault / "digest/wiki/beta.md").read_bytes()
     data = json.loads(run("health", "--fix", "--json", vault=vault).stdout)
-    assert data["fixed"] == 1
-    assert data["broken_links"] == []
+    assert data["fixed"] == 0 and data["unlink"]["state"] == "pending"
+    assert [b["target"] for b in data["broken_links"]] == ["digest/wiki/nowhere.md"]
     assert data["missing_provenance"] == ["digest/procedure/delta.md"]
+    assert (vault / "digest/wiki/beta.md").read_bytes() == before  # waits for a person
+    pid = data["unlink"]["proposal"]
+    again = run("health", "--fix", "--text", vault=vault).stdout
+    assert f"proposal {pid} already waits" in again  # not proposed twice
+    assert len(list((vault / "meta/proposals").glob("*.json"))) == 1
+    shown = run("proposals", "show", pid, "--text", vault=vault).stdout
+    assert "-[see_also:: [[digest/wiki/alpha.md]]] and a missing one [[digest/wiki/nowhere.md|Nowhere]]." in shown
+    accepted = run("proposals", "accept", pid, "--json", vault=vault)
+    assert json.loads(accepted.stdout)["state"] == "applied", accepted.output
     text = (vault / "digest/wiki/beta.md").read_text(encoding="utf-8")
     assert "a missing one Nowhere." in text
     assert "[[digest/wiki/alpha.md#Intro|the alpha]]" in text  # other links untouched
-    audits = list((vault / "audit").rglob("consolidate_actions.md"))
-    assert audits and "nowhere.md" in audits[0].read_text(encoding="utf-8")
+    assert json.loads(run("health", "--json", vault=vault).stdout)["broken_links"] == []
+    run("proposals", "revert", pid, "--json", vault=vault)
+    assert (vault / "digest/wiki/beta.md").read_bytes() == before  # the link is back
 
 
 def test_rename_dry_run_writes_nothing(vault):

@@ -62,19 +62,29 @@ def test_the_phases_run_in_order_and_unknown_ones_are_refused():
         parse_only("chaos")
 
 
-def test_health_fixes_a_broken_digest_link_and_records_everything(vault):
+def test_health_proposes_unlinking_a_broken_digest_link_and_records_everything(vault):
     v, _ = vault
+    before = (v.root / "digest/wiki/a0.md").read_bytes()
     report = consolidate_vault(v, Settings(), only="health")
     (health,) = report.phases
     assert health.ran and health.reason == "runs every time"
-    assert health.details["fixed"] == 1 and "fixing 1 in digest/" in health.summary
-    assert "[[digest/wiki/gone.md" not in (v.root / "digest/wiki/a0.md").read_text()
-    assert "gone note" in (v.root / "digest/wiki/a0.md").read_text()  # the link became its text
+    unlink = health.details["unlink"]
+    assert unlink["state"] == "pending" and unlink["links"] == 1 and health.details["fixed"] == 0
+    assert "D1 1 broken link(s) (1 in digest/: unlink proposal waits for a person (p-" in health.summary
+    # a person's link is not removed without them: the note is as it was
+    assert (v.root / "digest/wiki/a0.md").read_bytes() == before
     assert f"audit/{FIXED_NOW.date()}/health_links.md" in health.changed
     audit = (v.root / report.audit).read_text()
-    assert "**health** (runs every time)" in audit and "fixing 1 in digest/" in audit
+    assert "**health** (runs every time)" in audit and "unlink proposal waits for a person" in audit
+    assert "`[[digest/wiki/gone.md|gone note]]` → `gone note` (no such file)" in audit
     state = read_meta(v.root, "consolidate_state", version=1).data
     assert state["last_run"] == {"health": FIXED_NOW.isoformat()}
+    # with the policy trusting it, the same run replaces the link by its text
+    trusting = Settings.model_validate({"proposals": {"auto_apply": ["health.unlink"]}})
+    again = consolidate_vault(v, trusting, only="health").phases[0]
+    assert again.details["fixed"] == 1
+    assert "gone note" in (v.root / "digest/wiki/a0.md").read_text()
+    assert "[[digest/wiki/gone.md" not in (v.root / "digest/wiki/a0.md").read_text()
 
 
 def test_a_dry_run_writes_nothing(vault):

@@ -199,6 +199,8 @@ def test_incremental_updates_match_a_rebuild(make_vault):
         lines = []
         for _ in range(rng.randint(0, 5)):
             target = rng.choice(names)
+            if rng.random() < 0.3:  # a short form, resolved as Obsidian does
+                target = target.rsplit("/", 1)[1].removesuffix(".md")
             pred = rng.choice(preds)
             embed = "!" if rng.random() < 0.1 else ""
             lines.append(f"{pred}:: [[{target}]]" if pred else f"see {embed}[[{target}]]")
@@ -220,3 +222,42 @@ def test_incremental_updates_match_a_rebuild(make_vault):
         assert edges(graph) == edges(fresh)
         assert dict(graph.graph.nodes(data=True)) == dict(fresh.graph.nodes(data=True))
         assert dict(graph.provenance) == dict(fresh.provenance)
+
+
+# -- short links, as Obsidian reads them (docs/spec.md §2.4) ----------------------------------
+
+def test_short_and_relative_links_draw_the_edges_obsidian_draws(make_vault):
+    root = make_vault({
+        "digest/wiki/Breadcrumbs.md": "[[Kanban|the board]] and [[../procedure/setup]]\n",
+        "digest/wiki/Kanban.md": "Back to [[breadcrumbs]]; [[Nowhere]] is not there.\n",
+        "digest/procedure/setup.md": "is_a:: [[Kanban]]\n",
+        "digest/personal/a/Twin.md": "x\n", "digest/personal/b/Twin.md": "y\n",
+        "digest/personal/me.md": "[[Twin]] could be either: no edge.\n",
+    })
+    _, graph = build(root)
+    assert edges(graph) == {
+        ("digest/wiki/Breadcrumbs.md", "digest/wiki/Kanban.md", "", None),
+        ("digest/wiki/Breadcrumbs.md", "digest/procedure/setup.md", "", None),
+        ("digest/wiki/Kanban.md", "digest/wiki/Breadcrumbs.md", "", None),
+        ("digest/procedure/setup.md", "digest/wiki/Kanban.md", "is_a", "is_a"),
+    }
+    assert [(src, lk.target) for src, lk in graph.dangling()] == [("digest/wiki/Kanban.md", "Nowhere")]
+
+
+def test_a_file_that_appears_or_goes_resolves_short_links_again(make_vault):
+    root = make_vault({
+        "digest/wiki/hub.md": "[[Nowhere]] and [[Twin]]\n",
+        "digest/personal/a/Twin.md": "x\n",
+    })
+    scan, graph = build(root)
+    assert edges(graph) == {("digest/wiki/hub.md", "digest/personal/a/Twin.md", "", None)}
+    write(root, "digest/procedure/Nowhere.md", "now here\n")
+    write(root, "digest/personal/b/Twin.md", "y\n")  # [[Twin]] becomes ambiguous
+    graph.update(scan, scan.refresh())
+    assert edges(graph) == {("digest/wiki/hub.md", "digest/procedure/Nowhere.md", "", None)}
+    assert edges(graph) == edges(LinkGraph.from_scan(scan))
+    (root / "digest/personal/b/Twin.md").unlink()
+    graph.update(scan, scan.refresh())
+    assert edges(graph) == edges(LinkGraph.from_scan(scan)) == {
+        ("digest/wiki/hub.md", "digest/procedure/Nowhere.md", "", None),
+        ("digest/wiki/hub.md", "digest/personal/a/Twin.md", "", None)}

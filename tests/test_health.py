@@ -15,6 +15,7 @@ from reme_workbench.vault.health import (
     check_health,
     plan_link_fixes,
     render_health_markdown,
+    unlink_audit_lines,
 )
 from reme_workbench.vault.links import parse_links
 from reme_workbench.vault.scan import VaultScan
@@ -107,9 +108,28 @@ def test_a_healthy_vault_is_ok_and_paths_limit_the_check(vault):
     assert only.missing_provenance == ()
 
 
-def test_a_hint_when_a_short_link_matches_one_note(vault):
-    (vault / "digest/wiki/gone.md").unlink(missing_ok=True)
-    (vault / "digest/procedure/short.md").write_text("[[ok]] " + PROV, encoding="utf-8")
+def test_a_short_link_obsidian_resolves_is_not_broken(vault):
+    (vault / "digest/procedure/short.md").write_text(
+        "[[ok]] [[OK|shown]] [[../wiki/ok]] ![[ok.md]]\n" + PROV, encoding="utf-8")
+    report = check_health(fresh_scan(vault), ["digest/procedure/short.md"])
+    assert report.broken_links == () and report.ok
+    assert [(s.raw, s.resolved) for s in report.short_links] == [
+        ("[[ok]]", "digest/wiki/ok.md"), ("[[OK|shown]]", "digest/wiki/ok.md"),
+        ("[[../wiki/ok]]", "digest/wiki/ok.md"), ("![[ok.md]]", "digest/wiki/ok.md"),
+    ]
+
+
+def test_an_ambiguous_short_link_is_reported_not_broken(vault):
+    (vault / "digest/procedure/ok.md").write_text("Steps.\n" + PROV, encoding="utf-8")
+    (vault / "digest/personal/amb.md").write_text("[[ok]]\n" + PROV, encoding="utf-8")
+    report = check_health(fresh_scan(vault), ["digest/personal/amb.md"])
+    assert report.broken_links == () and report.ok
+    assert [(a.raw, a.candidates) for a in report.ambiguous_links] == [
+        ("[[ok]]", ("digest/procedure/ok.md", "digest/wiki/ok.md"))]
+
+
+def test_a_hint_when_a_relative_link_misses_but_the_name_exists(vault):
+    (vault / "digest/procedure/short.md").write_text("[[./ok]] " + PROV, encoding="utf-8")
     report = check_health(fresh_scan(vault), ["digest/procedure/short.md"])
     assert report.broken_links[0].reason == (
         "no such file (links are vault paths; did you mean digest/wiki/ok.md?)"
@@ -128,7 +148,8 @@ def test_a_link_to_a_symlink_is_broken(vault, tmp_path):
 
 def test_to_json(vault):
     data = check_health(fresh_scan(vault)).to_json()
-    assert list(data) == ["broken_links", "broken_provenance", "missing_provenance"]
+    assert list(data) == ["broken_links", "broken_provenance", "missing_provenance",
+                          "short_links", "ambiguous_links"]
     assert data["broken_links"][0] == {
         "source": "digest/personal/noprov.md",
         "target": "../../etc/passwd",
@@ -173,18 +194,19 @@ def test_markdown_of_a_healthy_vault_and_of_odd_names():
 # --- the D1 fix ----------------------------------------------------------------------
 
 
-def test_plan_link_fixes_rewrites_in_place_with_an_audit_entry(vault, clock):
+def test_plan_link_fixes_rewrites_in_place_with_audit_lines(vault, clock):
     report = check_health(fresh_scan(vault))
     store = Store(vault, clock=clock)
     before_prov = (vault / "digest/procedure/prov.md").read_bytes()
-    changeset = plan_link_fixes(store, report)
-    assert changeset is not None
-    assert [op.path for op in changeset.ops] == [
+    plan = plan_link_fixes(store, report)
+    assert plan is not None
+    assert [op.path for op in plan.ops] == [
         "digest/personal/noprov.md", "digest/procedure/prov.md", "digest/wiki/fixme.md",
     ]
-    assert all(isinstance(op, Edit) for op in changeset.ops)
-    assert [c.name for c in changeset.checks] == ["d1_fix_only_removes_broken_links"]
-    store.apply(changeset)
+    assert all(isinstance(op, Edit) for op in plan.ops)
+    # stored specs, so a held proposal is checked again when a person accepts it
+    assert {c.name for c in plan.checks} == {"removes_only_broken_links"}
+    store.apply(plan.changeset())
 
     assert (vault / "digest/wiki/fixme.md").read_text(encoding="utf-8") == FIXED
     noprov = (vault / "digest/personal/noprov.md").read_text(encoding="utf-8")
@@ -194,8 +216,8 @@ def test_plan_link_fixes_rewrites_in_place_with_an_audit_entry(vault, clock):
     assert prov == before_prov.replace(
         b"[[daily/2026-10-06/plain-missing.md]]", b"daily/2026-10-06/plain-missing.md"
     )
-    audit = (vault / "audit/2026-11-02/consolidate_actions.md").read_text(encoding="utf-8")
-    assert "D1: replaced 8 broken link(s) in 3 note(s)" in audit
+    audit = "\n".join(unlink_audit_lines(plan.links))
+    assert len(plan.links) == 8
     assert "- [[digest/wiki/fixme.md]] 5:7 — `[[digest/wiki/gone.md|Foo]]` → `Foo` (no such file)" in audit
     assert "`![[resource/pic.png|300]]` → `resource/pic.png`" in audit
     assert "`[[digest/wiki/gone2.md]]` → `digest/wiki/gone2.md`" in audit
@@ -214,14 +236,15 @@ def test_nothing_to_fix_is_none(vault, clock):
 def test_a_link_whose_target_appeared_since_the_check_is_kept(vault, clock):
     report = check_health(fresh_scan(vault), ["digest/wiki/fixme.md"])
     (vault / "digest/wiki/gone.md").write_text("back\n", encoding="utf-8")
-    changeset = plan_link_fixes(Store(vault, clock=clock), report)
-    text = changeset.ops[0].content.decode("utf-8")
+    plan = plan_link_fixes(Store(vault, clock=clock), report)
+    text = plan.ops[0].content.decode("utf-8")
     assert "[[digest/wiki/gone.md|Foo]]" in text and "bare gone.md here" in text
 
 
 def test_a_note_edited_after_planning_makes_the_fix_stale(vault, clock):
     store = Store(vault, clock=clock)
-    changeset = plan_link_fixes(store, check_health(fresh_scan(vault), ["digest/wiki/fixme.md"]))
+    changeset = plan_link_fixes(store, check_health(fresh_scan(vault), ["digest/wiki/fixme.md"])
+                                ).changeset()
     path = vault / "digest/wiki/fixme.md"
     path.write_text(FIXME + "more\n", encoding="utf-8")
     with pytest.raises(StaleChangesetError):
@@ -231,13 +254,14 @@ def test_a_note_edited_after_planning_makes_the_fix_stale(vault, clock):
 
 def test_the_check_rejects_a_fix_that_touches_other_links(vault, clock):
     store = Store(vault, clock=clock)
-    changeset = plan_link_fixes(store, check_health(fresh_scan(vault), ["digest/wiki/fixme.md"]))
+    changeset = plan_link_fixes(store, check_health(fresh_scan(vault), ["digest/wiki/fixme.md"])
+                                ).changeset()
     op = changeset.ops[0]
     tampered = op.content.replace(b"[[digest/wiki/ok.md|OK]]", b"OK")
     bad = dataclasses.replace(changeset, ops=(Edit(op.path, tampered, op.expected),))
     with pytest.raises(ChangesetRejectedError) as info:
         store.apply(bad)
-    assert info.value.failures[0][0] == "d1_fix_only_removes_broken_links"
+    assert info.value.failures[0][0] == "removes_only_broken_links"
     assert "digest/wiki/ok.md" in info.value.failures[0][1]
     assert (vault / "digest/wiki/fixme.md").read_text(encoding="utf-8") == FIXME
     assert isinstance(bad, Changeset)
@@ -256,5 +280,5 @@ def test_d1_reports_daily_logs_but_the_fix_never_rewrites_them(make_vault):
         ("digest/wiki/a.md", "digest/wiki/gone.md"),
     ]
     assert report.missing_provenance == ()  # D10 is for digest notes only
-    changeset = plan_link_fixes(Store(root), report)
-    assert [op.path for op in changeset.ops] == ["digest/wiki/a.md"]
+    plan = plan_link_fixes(Store(root), report)
+    assert [op.path for op in plan.ops] == ["digest/wiki/a.md"]

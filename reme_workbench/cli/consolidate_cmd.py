@@ -7,6 +7,9 @@ import click
 
 from .app import Ctx, cli, emit_json, output_options, wants_json
 
+# files listed per phase in text output: a readable report on a vault of thousands
+_WROTE_SHOWN = 3
+
 
 @cli.command()
 @click.option(
@@ -65,8 +68,12 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     for p in data["phases"]:
         if p["ran"]:
             click.echo(f"{p['phase']:<12} {verb} ({p['reason']}; {p['seconds']:.1f} s): {p['summary']}")
-            for path in p["changed"]:
+            changed = p["changed"]
+            for path in changed[:_WROTE_SHOWN] if len(changed) > _WROTE_SHOWN + 1 else changed:
                 click.echo(f"{'':<12}   wrote {path}")
+            if len(changed) > _WROTE_SHOWN + 1:  # a D1 fix on a whole vault writes thousands
+                click.echo(f"{'':<12}   … and {len(changed) - _WROTE_SHOWN} more files "
+                           "(--json and the audit entry list them all)")
         else:
             click.echo(f"{p['phase']:<12} skipped: {p['reason']}")
     bridge = data["bridge"]

@@ -173,11 +173,16 @@ def graph(obj: Ctx, top: int, as_json):
         click.echo(f"  {row['inbound']:>4} <- {row['path']}")
 
 
+_SHOWN = 20  # rows of each health list in text output; --json and the report hold all
+
+
 @cli.command()
 @click.option(
     "--fix",
     is_flag=True,
-    help="Repair broken links (D1) in place: each becomes its alias or target text.",
+    help="Fix D1 in digest/: short links Obsidian resolves are rewritten to vault paths "
+    "(nothing is lost); links that resolve to nothing are proposed for unlinking "
+    "(a health.unlink proposal: it waits for you unless [proposals] auto_apply names it).",
 )
 @click.option("--no-report", is_flag=True, help="Do not write audit/<date>/health_links.md.")
 @click.option(
@@ -191,11 +196,15 @@ def graph(obj: Ctx, top: int, as_json):
 def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
     """Check links: D1 broken links, D10 broken or missing provenance.
 
-    D1 covers digest notes and daily logs; D10 covers digest notes. Writes
-    audit/<date>/health_links.md with links to the offenders. --fix repairs D1 in
-    digest/ through one atomic changeset recorded in audit/ (daily/ is source material
-    and is only reported); D10 is only reported, since a broken provenance chain needs
-    a person. The exit status is 0 whatever is found, unless --check is given.
+    Every link is resolved the way Obsidian resolves it first: a short or relative link
+    that names one file is not broken (it is listed as a short link), one that names
+    several is ambiguous and left for you. D1 covers digest notes and daily logs; D10
+    covers digest notes. Writes audit/<date>/health_links.md with links to the offenders.
+    --fix rewrites short links in digest/ to vault paths, recorded in audit/, and makes
+    a proposal that turns each link resolving to nothing into its text (review it with
+    `proposals show`); daily/ is source material and is only reported; D10 is only
+    reported, since a broken provenance chain needs a person. The exit status is 0
+    whatever is found, unless --check is given.
     """
     from ..ops import HealthRequest
     from ..ops import health as check
@@ -209,17 +218,39 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
     if wants_json(as_json):
         emit_json(data.model_dump(mode="json"))
         click.get_current_context().exit(1 if failed else 0)
-    click.echo(f"D1 broken links:       {len(data.broken_links)}")
-    for b in data.broken_links:
-        click.echo(f"  {b.source}:{b.line}:{b.column}  {b.raw}  ({b.reason})")
-    click.echo(f"D10 broken provenance: {len(data.broken_provenance)}")
-    for b in data.broken_provenance:
-        click.echo(f"  {b.source}:{b.line}:{b.column}  {b.raw}  ({b.reason})")
-    click.echo(f"D10 missing provenance: {len(data.missing_provenance)}")
-    for path in data.missing_provenance:
-        click.echo(f"  {path}")
-    if data.fixed:
-        click.echo(f"Fixed {data.fixed} broken link(s).")
+
+    def listed(title: str, rows: list[str]) -> None:
+        click.echo(f"{title} {len(rows)}")
+        for row in rows[:_SHOWN]:
+            click.echo(f"  {row}")
+        if len(rows) > _SHOWN:
+            click.echo(f"  … and {len(rows) - _SHOWN} more (--json lists them all"
+                       + (f"; so does {data.report})" if data.report else ")"))
+
+    def where(b) -> str:
+        return f"{b.source}:{b.line}:{b.column}  {b.raw}"
+
+    listed("D1 broken links:       ", [f"{where(b)}  ({b.reason})" for b in data.broken_links])
+    listed("D10 broken provenance: ", [f"{where(b)}  ({b.reason})" for b in data.broken_provenance])
+    listed("D10 missing provenance:", list(data.missing_provenance))
+    listed("Ambiguous links:       ", [f"{where(b)}  (could be {', '.join(b.candidates)})"
+                                        for b in data.ambiguous_links])
+    if data.short_links:
+        notes = len({s.source for s in data.short_links})
+        click.echo(f"Short links:            {len(data.short_links)} in {notes} file(s) resolve "
+                   "as Obsidian reads them" + ("" if fix else "; --fix rewrites those in digest/ "
+                                                               "to vault paths"))
+    if data.normalized:
+        click.echo(f"Rewrote {data.normalized} short link(s) to vault paths (recorded in audit/).")
+    if data.unlink:
+        u = data.unlink
+        if u.state == "applied":
+            click.echo(f"Replaced {data.fixed} broken link(s) by their text ({u.proposal}; "
+                       f"`reme-workbench proposals revert {u.proposal}` undoes it).")
+        else:
+            click.echo(f"{u.links} broken link(s) in {u.notes} note(s): proposal {u.proposal} "
+                       f"{'already waits' if u.state == 'already pending' else u.state} — "
+                       f"`reme-workbench proposals show {u.proposal}`, then accept or reject it.")
     if fix and data.left_in_daily:
         click.echo(f"Left {data.left_in_daily} broken link(s) in daily/ as they are: source "
                    "material is not rewritten.")

@@ -362,8 +362,9 @@ class Consolidator:
             cooldowns=self._live_cooldowns(now, dry_run), now=now, policy=self._policy(),
             language=self.settings.llm.language, dry_run=dry_run, audit=False)
         details = run.to_json()
+        # the queue file counts: a run that only judged notes not overloaded is audited
         changed = tuple(f"meta/proposals/{o.proposal_id}.json" for o in run.outcomes
-                        if o.proposal_id and not dry_run)
+                        if o.proposal_id and not dry_run) + run.written
         return PhaseOutcome("split", True, why, run.summary(), changed, details,
                             audit=tuple(run.audit_lines()))
 
@@ -406,30 +407,53 @@ class Consolidator:
         return PhaseOutcome("cooldowns", True, why, summary, changed, details)
 
     def _health(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
+        """D1 and D10 (docs/spec.md §7.5): short links in digest/ rewritten to vault paths
+        (lossless, at once); links that resolve to nothing proposed for unlinking under
+        the policy (a person's link is never removed without a proposal); the report."""
+        from ..proposals.unlink import propose_unlinks
         from ..vault.layout import is_digest_note
 
         report = self.vault.health()
-        in_digest = sum(1 for b in report.broken_links if is_digest_note(b.source))
         changed: list[str] = []
-        fixed = 0
-        if not dry_run and in_digest:
-            result = self.vault.fix_links(report)  # D1: each broken digest link becomes its text
+        audit: list[str] = []
+        short = sum(1 for s in report.short_links if is_digest_note(s.source))
+        normalized = 0
+        if short and not dry_run:
+            result = self.vault.normalize_links(report)
             if result is not None:
                 changed += list(result.written)
-            report = self.vault.health()
-            fixed = in_digest - sum(1 for b in report.broken_links if is_digest_note(b.source))
+                report = self.vault.health()
+                normalized = short - sum(1 for s in report.short_links if is_digest_note(s.source))
+        unlink = None
+        if any(is_digest_note(b.source) for b in report.broken_links):
+            unlink = propose_unlinks(self.vault, report, self._policy(), dry_run=dry_run)
+            if unlink is not None and unlink.state == "applied":
+                changed.append(f"meta/proposals/{unlink.proposal}.json")
+                report = self.vault.health()
+            elif unlink is not None and unlink.state not in ("already pending", "dry run"):
+                changed.append(f"meta/proposals/{unlink.proposal}.json")
+            if unlink is not None and unlink.state != "already pending":
+                audit += [f"D1 unlink ({unlink.summary}):", *unlink.audit]
         if not dry_run:
             rel = f"audit/{now.date().isoformat()}/health_links.md"
             before = (self.vault.store.read(rel) or (None,))[0]
             rel = self.vault.write_health_report(report)
             if (self.vault.store.read(rel) or (None,))[0] != before:  # today's report said the same: not a change
                 changed.append(rel)
-        summary = (f"D1 {len(report.broken_links)} broken link(s)"
-                   + (f" after fixing {fixed} in digest/" if fixed else "")
-                   + f", D10 {len(report.broken_provenance)} broken and "
+        parts = [f"D1 {len(report.broken_links)} broken link(s)"
+                 + (f" ({unlink.links} in digest/: {unlink.verdict})" if unlink is not None else "")]
+        if normalized or (dry_run and short):
+            parts.append(f"{normalized or short} short link(s) "
+                         + ("rewritten" if normalized else "would be rewritten") + " to vault paths")
+        if report.ambiguous_links:
+            parts.append(f"{len(report.ambiguous_links)} ambiguous link(s) left for a person")
+        summary = (", ".join(parts) + f", D10 {len(report.broken_provenance)} broken and "
                    f"{len(report.missing_provenance)} missing provenance")
-        details = {**report.to_json(), "fixed": fixed}
-        return PhaseOutcome("health", True, why, summary, tuple(dict.fromkeys(changed)), details)
+        fixed = unlink.links if unlink is not None and unlink.state == "applied" else 0
+        details = {**report.to_json(), "normalized": normalized, "fixed": fixed,
+                   "unlink": unlink.to_json() if unlink else None}
+        return PhaseOutcome("health", True, why, summary, tuple(dict.fromkeys(changed)), details,
+                            audit=tuple(audit))
 
     def _audit(self, outcomes: list[PhaseOutcome], now: datetime) -> str:
         lines = [f"## consolidate {now.strftime('%H:%M:%S')} UTC", ""]

@@ -212,9 +212,34 @@ class BrokenLinkModel(_Response):
     reason: str
 
 
+class ResolvedLinkModel(_Response):
+    source: str
+    target: str
+    line: int
+    column: int
+    raw: str
+    predicate: str | None
+    resolved: str | None = Field(None, description="The one file Obsidian resolves it to.")
+    candidates: list[str] = Field(default_factory=list,
+                                  description="The files an ambiguous link could mean.")
+
+
+class UnlinkModel(_Response):
+    links: int = Field(description="Broken digest links the proposal turns into their text.")
+    notes: int
+    proposal: str | None = Field(None, description="The proposal's id (none on a dry run).")
+    state: str = Field(description="applied, pending (waits for a person), already pending, "
+                                   "rejected, stale.")
+    superseded: list[str] = Field(default_factory=list,
+                                  description="Waiting unlink proposals this one replaces.")
+
+
 class HealthRequest(_Request):
-    fix: bool = Field(False, description="Repair broken links (D1) in digest/ through one "
-                                         "checked changeset; daily/ is only reported.")
+    fix: bool = Field(False, description="Fix D1 in digest/: short links rewritten to vault "
+                                         "paths at once (nothing is lost); links that resolve to "
+                                         "nothing proposed for unlinking (health.unlink, "
+                                         "applied only when [proposals] auto_apply names it). "
+                                         "daily/ is only reported.")
     report: bool = Field(False, description="Also write audit/<date>/health_links.md.")
 
 
@@ -223,7 +248,16 @@ class HealthResponse(_Response):
     broken_links: list[BrokenLinkModel]
     broken_provenance: list[BrokenLinkModel]
     missing_provenance: list[str]
-    fixed: int = Field(0, description="Broken links repaired by `fix`.")
+    short_links: list[ResolvedLinkModel] = Field(
+        default_factory=list, description="Links that are not vault paths but resolve, by "
+                                          "Obsidian's rules, to one file: not broken.")
+    ambiguous_links: list[ResolvedLinkModel] = Field(
+        default_factory=list, description="Links that resolve to several files: left for a person.")
+    normalized: int = Field(0, description="Short links rewritten to vault paths by `fix`.")
+    unlink: UnlinkModel | None = Field(None, description="The unlink proposal `fix` made for "
+                                                         "the broken digest links, if any.")
+    fixed: int = Field(0, description="Broken links replaced by their text (the unlink "
+                                      "proposal applied at once).")
     left_in_daily: int = Field(0, description="Broken links in daily/, reported, never rewritten.")
     report: str | None = Field(None, description="The audit file written, with `report`.")
     notices: list[str] = Field(default_factory=list, description="What was not done, and why.")

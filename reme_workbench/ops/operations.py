@@ -321,10 +321,15 @@ def _id(value: str) -> str:
 # -- health ---------------------------------------------------------------------------------
 
 def health(ws: Workspace, request: HealthRequest | None = None) -> HealthResponse:
-    """D1 broken links and D10 provenance problems. Reads only, unless `fix` (D1 in
-    digest/ repaired through one checked changeset; daily/ is material and only
-    reported) or `report` (audit/<date>/health_links.md; skipped with a notice when the
-    vault is read-only)."""
+    """D1 broken links and D10 provenance problems. Reads only, unless `fix` or `report`.
+
+    `fix` (docs/spec.md §7.5.3): short links in digest/ that Obsidian resolves are rewritten
+    to vault paths at once (nothing is lost); links that resolve to nothing become a
+    `health.unlink` proposal, applied only when `[proposals] auto_apply` names it, else it
+    waits for a person. daily/ is material and only reported. `report` writes
+    audit/<date>/health_links.md (skipped with a notice when the vault is read-only)."""
+    from ..proposals import Policy
+    from ..proposals.unlink import propose_unlinks
     from ..vault.layout import is_digest_note
 
     request = request or HealthRequest()
@@ -336,19 +341,28 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
     if request.fix:
         require_writable(vault, "health with fix")
     report = vault.health()
-    fixed = 0
-    if request.fix and in_digest(report):
-        vault.fix_links(report)
-        before, report = in_digest(report), vault.health()
-        fixed = before - in_digest(report)
+    normalized, unlink, fixed = 0, None, 0
+    if request.fix:
+        short = sum(1 for s in report.short_links if is_digest_note(s.source))
+        if short and vault.normalize_links(report) is not None:
+            report = vault.health()
+            normalized = short - sum(1 for s in report.short_links if is_digest_note(s.source))
+        before = in_digest(report)
+        if before:
+            outcome = propose_unlinks(vault, report, Policy(frozenset(ws.settings.proposals.auto_apply)))
+            if outcome is not None:
+                unlink = outcome.to_json()
+                if outcome.state == "applied":
+                    report = vault.health()
+                    fixed = before - in_digest(report)
     written, notices = None, []
     if request.report and vault.unwritable() is not None:
         notices.append(f"{vault.root} is read-only for this user, so audit/<date>/health_links.md "
                        "was not written.")
     elif request.report:
         written = vault.write_health_report(report)
-    return HealthResponse(ok=report.ok, **report.to_json(), fixed=fixed,
-                          left_in_daily=len(report.broken_links) - in_digest(report),
+    return HealthResponse(ok=report.ok, **report.to_json(), normalized=normalized, unlink=unlink,
+                          fixed=fixed, left_in_daily=len(report.broken_links) - in_digest(report),
                           report=written, notices=notices)
 
 

@@ -10,6 +10,7 @@ write).
 from __future__ import annotations
 
 import posixpath
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +19,7 @@ from ..errors import RemeError
 from .layout import bucket_of, layer_of
 from .links import PROVENANCE_PREDICATE, is_provenance, outbound_keys, parse_links
 from .note import NoteError, parse
-from .resolve import is_linkable
+from .resolve import LinkResolver, is_linkable
 from .store import CheckContext, NamedCheck
 from .tokens import estimate_tokens
 
@@ -223,6 +224,34 @@ def _links_resolve(path: str, keep: list = ()) -> Callable[[CheckContext], list[
     return run
 
 
+def _removes_only_broken_links(path: str, removed: list) -> Callable[[CheckContext], list[str]]:
+    """The D1 unlink (docs/spec.md §7.5.3): `path`'s links after == before minus `removed`
+    (each `[target, predicate, embed, alias, anchor]`), and every removed link still
+    resolves to nothing, by Obsidian's rules, among the vault's files now — a note a
+    person created meanwhile keeps the link."""
+    gone = Counter(tuple(r) for r in removed)
+
+    def run(ctx: CheckContext) -> list[str]:
+        before, after = ctx.before.get(path), ctx.after.get(path)
+        if before is None or after is None:
+            return [f"{path} would be created or deleted; unlinking only edits"]
+        sig = lambda lk: (lk.target, lk.predicate, lk.embed, lk.alias, lk.anchor)  # noqa: E731
+        was = Counter(sig(lk) for lk in parse_links(before.decode("utf-8")))
+        now = Counter(sig(lk) for lk in parse_links(after.decode("utf-8")))
+        if gone - was:
+            return [f"{path} does not hold every link the fix removes"]
+        if now != was - gone:
+            lost = sorted(str(k[0]) for k in (was - gone - now))
+            added = sorted(str(k[0]) for k in (now - (was - gone)))
+            return [f"{path}: links other than the broken ones would change (lost {lost}, "
+                    f"gained {added})"]
+        resolver = LinkResolver(ctx.files())
+        found = [t for t, *_ in gone if resolver.resolve(t, path).how != "missing"]
+        return [f"{path}: [[{t}]] resolves now; keep the link" for t in sorted(set(found))]
+
+    return run
+
+
 # -- split (docs/spec.md §7.8) ------------------------------------------------------
 
 
@@ -382,6 +411,7 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "creates_in_bucket": _creates_in_bucket,
     "no_sources_written": _no_sources_written,
     "links_resolve": _links_resolve,
+    "removes_only_broken_links": _removes_only_broken_links,
     "links_to": _links_to,
     "carries_provenance": _carries_provenance,
     "links_share": _links_share,

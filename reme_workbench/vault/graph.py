@@ -6,6 +6,12 @@ are two edges, keyed `""` and `"is_a"` — so parallel edges carry the predicate
 key and as the `predicate` attribute (None for an untyped link). Embeds (`![[x]]`) are
 resource references, not knowledge edges. Links from digest notes into daily/ or
 resource/ are provenance and are kept apart in `provenance`.
+
+A short or relative link (`[[Note]]`, `[[../wiki/Note]]`) counts as the edge Obsidian
+draws: it is resolved from its note by Obsidian's rules (`vault.resolve`, docs/spec.md
+§2.4), so the graph of a vault that was never normalised is the one Obsidian shows. An
+ambiguous link draws no edge. When files appear or go, the notes holding short links
+are resolved again (a new `Note.md` may make `[[Note]]` resolve, or ambiguous).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import networkx as nx
 from ..errors import UnsafePathError
 from .layout import BUCKETS, SOURCE_LAYERS, bucket_of, is_digest_note, normalize_rel
 from .links import Link
+from .resolve import LinkResolver
 from .scan import FileRecord, ScanDelta, VaultScan, _paused_gc
 
 __all__ = ["LinkGraph", "EdgeKey"]
@@ -52,6 +59,8 @@ class LinkGraph:
         # digest target -> sources asking for it, so a note created later gets its inbound
         self._wanted_by: dict[str, set[str]] = {}
         self._scan: VaultScan | None = None
+        self._resolver = LinkResolver(())
+        self._short: set[str] = set()  # digest notes holding links that are not vault paths
 
     @property
     def provenance(self) -> Mapping[str, tuple[Link, ...]]:
@@ -63,6 +72,7 @@ class LinkGraph:
     def from_scan(cls, scan: VaultScan) -> LinkGraph:
         self = cls()
         self._scan = scan
+        self._resolver = LinkResolver(scan.records)
         with _paused_gc():
             # an unreadable file (binary, not UTF-8, too large) is a problem, not a note
             notes = [
@@ -79,15 +89,24 @@ class LinkGraph:
         return self
 
     def update(self, scan: VaultScan, delta: ScanDelta) -> None:
-        """Apply a scan delta: only the edges of changed or removed files are touched."""
+        """Apply a scan delta: only the edges of changed or removed files are touched, and
+        those of notes whose short links may resolve otherwise now that files came or went."""
         self._scan = scan
         graph = self.graph
+        resolver = self._resolver
+        moved = bool(delta.removed) or any(p not in resolver for p in delta.changed)
+        for path in delta.removed:
+            resolver.remove(path)
+        for path in delta.changed:
+            if path in scan.records:
+                resolver.add(path)
         for path in delta.removed:
             if path in graph:
                 graph.remove_node(path)  # its in- and out-edges go with it
             self._forget(path)
         records = scan.records
-        for path in delta.changed:
+        again = (self._short - set(delta.changed) - set(delta.removed)) if moved else set()
+        for path in [*delta.changed, *sorted(again)]:
             rec = records.get(path)
             if rec is None or not is_digest_note(path):
                 continue
@@ -114,10 +133,19 @@ class LinkGraph:
         """Record `rec`'s wanted edge keys and provenance; return the keys."""
         wants: set[EdgeKey] = set()
         provenance = []
+        short = False
+        records = self._scan.records if self._scan is not None else {}
         for link in rec.links:
-            if link.embed:
+            if link.embed or not link.target:
                 continue
             target, kind = _classify(link.target)
+            if target not in records:  # not a vault path of a file: resolve as Obsidian does
+                found = self._resolver.resolve(link.target, rec.path)
+                short = True
+                if found.path is not None:
+                    target, kind = _classify(found.path)
+                elif kind == _OTHER:
+                    continue  # ambiguous, or a short name of nothing: no edge (yet)
             if kind == _DIGEST:
                 wants.add((target, link.predicate))
             elif kind == _SOURCE:
@@ -129,6 +157,8 @@ class LinkGraph:
             else:
                 wanted_by[target] = {rec.path}
         self._wants[rec.path] = wants
+        if short:
+            self._short.add(rec.path)
         if provenance:
             self._provenance[rec.path] = tuple(provenance)
         return wants
@@ -141,6 +171,7 @@ class LinkGraph:
                 if not sources:
                     del self._wanted_by[target]
         self._provenance.pop(path, None)
+        self._short.discard(path)
 
     # -- queries -----------------------------------------------------------------------
     def outbound(self, path: str) -> set[EdgeKey]:
@@ -160,7 +191,8 @@ class LinkGraph:
         return {(u, d["predicate"]) for u, _, d in self.graph.in_edges(path, data=True)}
 
     def dangling(self) -> list[tuple[str, Link]]:
-        """Links (embeds and provenance included) in digest notes whose target does not exist."""
+        """Links (embeds and provenance included) in digest notes that resolve to nothing,
+        by Obsidian's rules (an ambiguous short link resolves, to one of several)."""
         scan = self._scan
         if scan is None:
             return []
@@ -168,7 +200,8 @@ class LinkGraph:
         for path in sorted(self.graph):
             rec = scan.records.get(path)
             for link in rec.links if rec is not None else ():
-                if link.target and not scan.exists(link.target):
+                if (link.target and not scan.exists(link.target)
+                        and self._resolver.resolve(link.target, path).how == "missing"):
                     found.append((path, link))
         return found
 

@@ -1,11 +1,17 @@
 """Health checks D1 and D10 (docs/spec.md §7.5), their Obsidian report, and the D1 fix.
 
-* D1 — a link in a digest note (embeds included) to a path that does not exist.
+Every link is first resolved the way Obsidian resolves it (`vault.resolve`): a short or
+relative link that names one file is not broken, only not yet in vault-path form.
+
+* D1 — a link in a digest note or daily log (embeds included) that resolves to nothing.
 * D10 — provenance: a `derived_from::` link into daily/ or resource/ that does not
   resolve (broken), or a digest note with no such link at all (missing).
+* Short links (resolve to one file) and ambiguous ones (to several) are reported apart.
 
-D1 is fixed in place through a changeset (each broken link becomes its alias or target
-text); D10 breaks an invariant and is only reported: a person decides.
+The fix has two parts. Short links in digest notes are rewritten to the full path they
+resolve to (`plan_link_normalization`: nothing is lost, the note reads the same), applied
+at once. A D1 link loses its brackets only through `plan_link_fixes`, whose changeset the
+caller turns into a proposal a person can see and revert. D10 is only reported.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import NoteError, UnsafePathError
-from .layout import is_digest_note, normalize_rel, resolve_inside
+from .checks import CheckSpec, build_checks
+from .layout import SOURCE_LAYERS, is_digest_note, normalize_rel, resolve_inside
 from .links import (
     Link,
     format_link,
@@ -29,15 +36,21 @@ from .links import (
     replace_link,
 )
 from .note import MAX_NOTE_BYTES, decode_note_bytes
+from .resolve import LinkResolver, ShortLinkChange, normalize_short_links
 from .scan import VaultScan
 from .store import AuditEntry, Changeset, CheckContext, Edit, NamedCheck, Store
 
 __all__ = [
     "BrokenLink",
+    "ResolvedLink",
     "HealthReport",
     "check_health",
     "render_health_markdown",
     "plan_link_fixes",
+    "plan_link_normalization",
+    "UnlinkPlan",
+    "link_signature",
+    "unlink_audit_lines",
 ]
 
 # `![[img.png|300]]` / `|300x200`: Obsidian's embed size, not text worth keeping.
@@ -56,16 +69,35 @@ class BrokenLink:
 
 
 @dataclass(frozen=True)
+class ResolvedLink:
+    """A link that is not a vault path but that Obsidian resolves: to one file (`resolved`)
+    or, ambiguously, to several (`candidates`)."""
+
+    source: str
+    target: str
+    line: int
+    column: int
+    raw: str
+    predicate: str | None
+    resolved: str | None
+    candidates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class HealthReport:
     broken_links: tuple[BrokenLink, ...]  # D1 in digest/ and daily/ (provenance links are D10)
     broken_provenance: tuple[BrokenLink, ...]  # D10: derived_from:: into sources, unresolved
     missing_provenance: tuple[str, ...]  # D10: digest notes with no derived_from:: source link
+    short_links: tuple[ResolvedLink, ...] = ()  # resolve to one file: normalisable, not broken
+    ambiguous_links: tuple[ResolvedLink, ...] = ()  # resolve to several: left for a person
 
     def to_json(self) -> dict:
         return {
             "broken_links": [asdict(b) for b in self.broken_links],
             "broken_provenance": [asdict(b) for b in self.broken_provenance],
             "missing_provenance": list(self.missing_provenance),
+            "short_links": [asdict(b) for b in self.short_links],
+            "ambiguous_links": [asdict(b) for b in self.ambiguous_links],
         }
 
     @property
@@ -117,37 +149,53 @@ def _checked_source(path: str) -> bool:
     return is_digest_note(path) or (path.startswith("daily/") and path.endswith(".md"))
 
 
-def check_health(scan: VaultScan, paths: Iterable[str] | None = None) -> HealthReport:
+def check_health(
+    scan: VaultScan, paths: Iterable[str] | None = None, *, resolver: LinkResolver | None = None
+) -> HealthReport:
     """Run D1 over digest notes and daily logs and D10 over digest notes, or only over
-    `paths` (inline after a write)."""
+    `paths` (inline after a write). A link that is not an existing vault path is resolved
+    by Obsidian's rules first (docs/spec.md §2.4): one file → a short link, several →
+    ambiguous, none → broken. `resolver` defaults to one over every scanned file."""
     records = scan.records
     if paths is None:
         sources = sorted(p for p in records if _checked_source(p))
     else:
         sources = sorted({p for p in paths if p in records and _checked_source(p)})
+    resolver = resolver if resolver is not None else LinkResolver(records)
     reason = _Reasons(scan)
     broken: list[BrokenLink] = []
     broken_prov: list[BrokenLink] = []
     missing: list[str] = []
+    short: list[ResolvedLink] = []
+    ambiguous: list[ResolvedLink] = []
     for source in sources:
         has_provenance = False
         for link in records[source].links:
             if not link.target:  # `[[#heading]]` points into the note itself
                 continue
             provenance = is_provenance(link)
-            has_provenance = has_provenance or provenance
             if scan.exists(link.target):
+                has_provenance = has_provenance or provenance
                 continue
-            found = BrokenLink(
-                source, link.target, link.line, link.column, link.raw, link.predicate,
-                reason(link.target),
-            )
-            (broken_prov if provenance else broken).append(found)
+            found = resolver.resolve(link.target, source)
+            where = (source, link.target, link.line, link.column, link.raw, link.predicate)
+            if found.path is not None:
+                short.append(ResolvedLink(*where, found.path))
+                has_provenance = has_provenance or (
+                    link.predicate == "derived_from" and found.path.split("/", 1)[0] in SOURCE_LAYERS
+                )
+                continue
+            if found.how == "ambiguous":
+                ambiguous.append(ResolvedLink(*where, None, found.candidates))
+                continue
+            has_provenance = has_provenance or provenance
+            (broken_prov if provenance else broken).append(BrokenLink(*where, reason(link.target)))
         record = records[source]
         # an unreadable file is reported as a problem, not as a note without provenance
         if not has_provenance and is_digest_note(source) and record.readable:
             missing.append(source)
-    return HealthReport(tuple(broken), tuple(broken_prov), tuple(missing))
+    return HealthReport(tuple(broken), tuple(broken_prov), tuple(missing), tuple(short),
+                        tuple(ambiguous))
 
 
 # --- the report --------------------------------------------------------------------------
@@ -187,13 +235,32 @@ def render_health_markdown(report: HealthReport, *, date: str) -> str:
             f"{len(d10m)} note(s) without provenance (D10). The checks are described in docs/spec.md §7.5 of reme-workbench.",
             "",
         ]
+    amb, short = report.ambiguous_links, report.short_links
+    per_note = Counter(s.source for s in short)
     out += [
         f"## D1 broken links ({len(d1)})",
         "",
-        "Links in digest notes to files that do not exist. `reme-workbench health --fix` "
-        "replaces each with its alias (or its target text) and records it in audit/.",
+        "Links that resolve to no file, by Obsidian's rules. `reme-workbench health --fix` "
+        "(and consolidate) proposes replacing each in digest/ with its alias (or its target "
+        "text): the proposal waits for you (`reme-workbench proposals list`).",
         "",
         *(_broken_lines(d1) or ["None."]),
+        "",
+        f"## Ambiguous links ({len(amb)})",
+        "",
+        "Short links that several files match: Obsidian picks one, reme-workbench does not "
+        "guess. Write the folder too (`[[folder/Note]]`) to say which.",
+        "",
+        *([f"- {_note_link(a.source)} {a.line}:{a.column} — {_code(a.raw)}: "
+           + ", ".join(_note_link(c) for c in a.candidates) for a in amb] or ["None."]),
+        "",
+        f"## Short links ({len(short)})",
+        "",
+        "Links that are not vault paths but resolve to one file, as Obsidian reads them: not "
+        "broken. `health --fix` (and consolidate) rewrites those in digest/ to the full path, "
+        "keeping what the note shows.",
+        "",
+        *([f"- {_note_link(src)}: {n}" for src, n in sorted(per_note.items())] or ["None."]),
         "",
         f"## D10 broken provenance ({len(d10b)})",
         "",
@@ -214,7 +281,7 @@ def render_health_markdown(report: HealthReport, *, date: str) -> str:
     return "\n".join(out)
 
 
-# --- the D1 fix --------------------------------------------------------------------------
+# --- the fix: short links normalised, broken ones unlinked by proposal ----------------
 
 
 def _plain_text(link: Link) -> str:
@@ -224,63 +291,137 @@ def _plain_text(link: Link) -> str:
     return link.target + (f"#{link.anchor}" if link.anchor else "")
 
 
+def link_signature(link: Link) -> list:
+    """A link as the stored check `removes_only_broken_links` names it (JSON-able)."""
+    return [link.target, link.predicate, link.embed, link.alias, link.anchor]
+
+
 def _signature(link: Link) -> tuple:
-    return (link.target, link.predicate, link.embed, link.alias, link.anchor)
+    return tuple(link_signature(link))
 
 
-def _still_missing(root: Path, target: str) -> bool:
-    try:
-        return not stat.S_ISREG(os.lstat(resolve_inside(root, target)).st_mode)
-    except UnsafePathError:
-        return True
-    except OSError:
-        return True
-
-
-def _check_only_broken_removed(removed: dict[str, list[Link]]) -> NamedCheck:
-    """In every edited note, the links after == the links before minus the broken ones."""
+def _check_only_short_links_normalized(changed: dict[str, list[ShortLinkChange]]) -> NamedCheck:
+    """In every edited note the links are the same, in order, except the normalised ones,
+    which now name the file they resolved to with predicate, embed mark and anchor kept."""
 
     def run(ctx: CheckContext) -> list[str]:
         failures = []
-        for path, links in removed.items():
+        for path, changes in changed.items():
             before, after = ctx.before.get(path), ctx.after.get(path)
             if before is None or after is None:
-                failures.append(f"{path} would be created or deleted; a D1 fix only edits")
+                failures.append(f"{path} would be created or deleted; normalising only edits")
                 continue
-            was = Counter(_signature(lk) for lk in parse_links(before.decode("utf-8")))
-            gone = Counter(_signature(lk) for lk in links)
-            now = Counter(_signature(lk) for lk in parse_links(after.decode("utf-8")))
-            if gone - was:
-                failures.append(f"{path} does not hold every link the fix removes")
-            elif now != was - gone:
-                lost = sorted(str(k[0]) for k in (was - gone - now))
-                added = sorted(str(k[0]) for k in (now - (was - gone)))
-                failures.append(
-                    f"{path}: links other than the broken ones would change "
-                    f"(lost {lost}, gained {added})"
-                )
+            was = parse_links(before.decode("utf-8"))
+            now = parse_links(after.decode("utf-8"))
+            if len(was) != len(now):
+                failures.append(f"{path}: {len(was)} link(s) before, {len(now)} after")
+                continue
+            moved = {(c.line, c.column, c.raw): c.path for c in changes}
+            for old, new in zip(was, now, strict=True):
+                target = moved.get((old.line, old.column, old.raw))
+                same = (old.predicate, old.embed, old.anchor) == (new.predicate, new.embed, new.anchor)
+                if target is None and _signature(old) != _signature(new):
+                    failures.append(f"{path}: {old.raw} changed but was not to be normalised")
+                elif target is not None and not (same and new.target == target
+                                                 and (old.alias is None or new.alias == old.alias)):
+                    failures.append(f"{path}: {old.raw} became {new.raw}, not a link to {target}")
         return failures
 
-    return NamedCheck("d1_fix_only_removes_broken_links", run)
+    return NamedCheck("only_short_links_normalized", run)
+
+
+def plan_link_normalization(
+    store: Store, report: HealthReport, resolver: LinkResolver, *, max_bytes: int = MAX_NOTE_BYTES
+) -> Changeset | None:
+    """One changeset rewriting every short link of `report` in digest/ to the full vault
+    path it resolves to (docs/spec.md §7.5.3): alias, anchor, embed mark and predicate
+    kept, a link with no alias given what Obsidian showed, so each note reads as before.
+
+    Each note is re-read now (its stamp guards the edit); a link is rewritten only while
+    it is still at the reported place and still resolves to the same file. Daily logs
+    are material: their short links are only reported. None when nothing is left."""
+    by_source: dict[str, set[tuple[int, int, str]]] = defaultdict(set)
+    expected: dict[tuple[str, int, int, str], str | None] = {}
+    for s in report.short_links:
+        if is_digest_note(s.source):
+            by_source[s.source].add((s.line, s.column, s.raw))
+            expected[(s.source, s.line, s.column, s.raw)] = s.resolved
+    ops: list[Edit] = []
+    changed: dict[str, list[ShortLinkChange]] = {}
+    lines: list[str] = []
+    for source in sorted(by_source):
+        current = store.read(source)
+        if current is None:
+            continue
+        data, stamp = current
+        try:
+            text = decode_note_bytes(data, source, max_bytes=max_bytes)
+        except NoteError:
+            continue
+        new_text, changes, _ = normalize_short_links(
+            text, source, resolver, only=frozenset(by_source[source]))
+        changes = [c for c in changes if expected.get((source, c.line, c.column, c.raw)) == c.path]
+        if not changes:
+            continue
+        if len(changes) != len(by_source[source]):  # some moved meanwhile: only the rest
+            new_text, changes, _ = normalize_short_links(
+                text, source, resolver,
+                only=frozenset((c.line, c.column, c.raw) for c in changes))
+        ops.append(Edit(source, new_text.encode("utf-8"), stamp))
+        changed[source] = changes
+        lines += [f"- {_note_link(source)} {c.line}:{c.column} — {_code(c.raw)} → {_code(c.replacement)}"
+                  for c in changes]
+    if not ops:
+        return None
+    count = sum(len(v) for v in changed.values())
+    summary = f"normalised {count} short link(s) in {len(ops)} note(s) to vault paths"
+    audit = AuditEntry(
+        kind="consolidate_actions",
+        markdown=(f"## Links: {summary} (docs/spec.md §7.5.3)\n\nEach still names the file "
+                  "Obsidian resolved it to; the alias keeps what the note showed.\n\n"
+                  + "\n".join(lines) + "\n"),
+    )
+    return Changeset(ops=tuple(ops), checks=(_check_only_short_links_normalized(changed),),
+                     description=summary, audit=audit)
+
+
+@dataclass(frozen=True)
+class UnlinkPlan:
+    """What `plan_link_fixes` would do: edits that turn each broken link into its text,
+    the stored checks that prove nothing else changes, and one line per link."""
+
+    ops: tuple[Edit, ...]
+    checks: tuple[CheckSpec, ...]
+    links: tuple[dict, ...]  # {source, line, column, raw, text, reason}
+
+    def changeset(self) -> Changeset:
+        return Changeset(ops=self.ops, checks=build_checks(self.checks),
+                         description=f"D1: {len(self.links)} broken link(s) replaced by their text")
 
 
 def plan_link_fixes(
-    store: Store, report: HealthReport, *, max_bytes: int = MAX_NOTE_BYTES
-) -> Changeset | None:
-    """One changeset replacing every D1 broken link by its alias or target text.
+    store: Store, report: HealthReport, *, max_bytes: int = MAX_NOTE_BYTES,
+    skip: frozenset[tuple[str, str]] = frozenset(),
+) -> UnlinkPlan | None:
+    """Edits replacing every D1 broken link in digest/ by its alias or target text.
 
-    Each note is re-read now (its stamp guards the edit); a link is replaced only if it
-    is still at the reported line:column with the same text and its target is still
-    missing. Broken provenance (D10) is never touched. None when nothing is left to fix.
+    A person's link is removed only through a proposal (docs/spec.md §7.5.3), so this
+    returns the plan, not an applied change: the caller makes it a proposal. Each note is
+    re-read now (its stamp guards the edit); a link is replaced only if it is still at the
+    reported line:column with the same text and its target is still missing, and the
+    stored check `removes_only_broken_links` proves at apply time that only those links
+    changed and that their targets still resolve to nothing. Links whose `(source, raw)`
+    is in `skip` (a person rejected unlinking them) are left. Broken provenance (D10) is
+    never touched. None when nothing is left to fix.
     """
     by_source: dict[str, dict[tuple[int, int, str], BrokenLink]] = defaultdict(dict)
     for b in report.broken_links:
-        if not is_digest_note(b.source):
+        if not is_digest_note(b.source) or (b.source, b.raw) in skip:
             continue  # daily/ is source material: reported, never rewritten by a fix
         by_source[b.source][(b.line, b.column, b.raw)] = b
     ops: list[Edit] = []
-    removed: dict[str, list[Link]] = {}
-    lines: list[str] = []
+    checks: list[CheckSpec] = []
+    rows: list[dict] = []
     for source in sorted(by_source):
         current = store.read(source)
         if current is None:
@@ -301,24 +442,26 @@ def plan_link_fixes(
         for link in sorted(links, key=lambda lk: lk.start, reverse=True):
             new_text = replace_link(new_text, link, _plain_text(link))
         ops.append(Edit(source, new_text.encode("utf-8"), stamp))
-        removed[source] = links
-        for link in links:
-            why = wanted[(link.line, link.column, link.raw)].reason
-            lines.append(
-                f"- {_note_link(source)} {link.line}:{link.column} — {_code(link.raw)} → "
-                f"{_code(_plain_text(link))} ({why})"
-            )
+        checks.append(CheckSpec("removes_only_broken_links", {
+            "path": source, "removed": [link_signature(lk) for lk in links]}))
+        rows += [{"source": source, "line": lk.line, "column": lk.column, "raw": lk.raw,
+                  "text": _plain_text(lk), "reason": wanted[(lk.line, lk.column, lk.raw)].reason}
+                 for lk in links]
     if not ops:
         return None
-    count = sum(len(v) for v in removed.values())
-    summary = f"D1: replaced {count} broken link(s) in {len(ops)} note(s) by their text"
-    audit = AuditEntry(
-        kind="consolidate_actions",
-        markdown=f"## {summary} (docs/spec.md §7.5.3)\n\n" + "\n".join(lines) + "\n",
-    )
-    return Changeset(
-        ops=tuple(ops),
-        checks=(_check_only_broken_removed(removed),),
-        description=summary,
-        audit=audit,
-    )
+    return UnlinkPlan(tuple(ops), tuple(checks), tuple(rows))
+
+
+def _still_missing(root: Path, target: str) -> bool:
+    try:
+        return not stat.S_ISREG(os.lstat(resolve_inside(root, target)).st_mode)
+    except UnsafePathError:
+        return True
+    except OSError:
+        return True
+
+
+def unlink_audit_lines(rows: Iterable[dict]) -> list[str]:
+    """The audit's line per unlinked link: where, before → after, and why."""
+    return [f"- {_note_link(r['source'])} {r['line']}:{r['column']} — {_code(r['raw'])} → "
+            f"{_code(r['text'])} ({r['reason']})" for r in rows]

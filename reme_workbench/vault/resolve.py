@@ -36,7 +36,9 @@ __all__ = [
     "Resolution",
     "LinkResolver",
     "LinkRepair",
+    "ShortLinkChange",
     "is_linkable",
+    "normalize_short_links",
     "repair_links",
 ]
 
@@ -98,6 +100,19 @@ class LinkResolver:
         low = path.lower()
         self._by_lower.setdefault(low, []).append(path)
         self._by_name.setdefault(posixpath.basename(low), []).append(path)
+
+    def remove(self, path: str) -> None:
+        """Forget one file (deleted since the resolver was built)."""
+        if path not in self._paths:
+            return
+        self._paths.discard(path)
+        low = path.lower()
+        for index, key in ((self._by_lower, low), (self._by_name, posixpath.basename(low))):
+            found = index.get(key)
+            if found is not None:
+                found.remove(path)
+                if not found:
+                    del index[key]
 
     def __contains__(self, path: object) -> bool:
         return path in self._paths
@@ -340,3 +355,77 @@ def repair_links(
             break
         repairs += found
     return text, repairs
+
+
+@dataclass(frozen=True, slots=True)
+class ShortLinkChange:
+    """One short link `normalize_short_links` rewrote to the full path it resolves to."""
+
+    raw: str
+    replacement: str
+    path: str  # the file it resolves to
+    how: str  # "exact" (another case or an anchor), "relative" or "suffix"
+    line: int
+    column: int
+
+    def to_json(self) -> dict:
+        return {"raw": self.raw, "replacement": self.replacement, "path": self.path,
+                "how": self.how, "line": self.line, "column": self.column}
+
+
+def _shown(link: Link) -> str:
+    """What Obsidian shows for a link with no alias: `Note`, `Note > Heading`."""
+    shown = link.target[:-3] if link.target.lower().endswith(".md") else link.target
+    return f"{shown} > {link.anchor}" if link.anchor else shown
+
+
+def normalize_short_links(
+    text: str,
+    source: str | None,
+    resolver: LinkResolver,
+    *,
+    only: frozenset[tuple[int, int, str]] | None = None,
+) -> tuple[str, list[ShortLinkChange], list[tuple[Link, Resolution]]]:
+    """Rewrite each link that Obsidian resolves to one file, but that is not that file's
+    exact vault path, to the full path — losing nothing (docs/spec.md §2.4.7).
+
+    Unlike `repair_links`, this is for text a person wrote: only the target span
+    changes, so the anchor, embed mark, predicate and alias stay; a link with no alias
+    gets what Obsidian showed (`[[Note#Part]]` → `[[digest/wiki/Note.md#Part|Note > Part]]`;
+    in a table row the pipe is written `\\|`). A link that resolves to nothing or to
+    several files, or to a file whose name cannot be a link target, is left as it is and
+    returned in the third list with its resolution. `only` limits the rewrite to the
+    links at those `(line, column, raw)` places.
+
+    Returns (new text, the changes, the links left as they are).
+    """
+    parts: list[str] = []
+    changes: list[ShortLinkChange] = []
+    left: list[tuple[Link, Resolution]] = []
+    last = 0
+    for link in parse_links(text):
+        if not link.target or link.target in resolver:
+            continue  # a link into the note itself, or a vault path already
+        if only is not None and (link.line, link.column, link.raw) not in only:
+            continue
+        found = resolver.resolve(link.target, source)
+        if found.path is None or not is_linkable(found.path):
+            left.append((link, found if found.path is None else Resolution(None, "unlinkable",
+                                                                           (found.path,))))
+            continue
+        close = text.index("]]", link.target_end)
+        alias = ""
+        if link.alias is None and not link.embed:
+            shown = _shown(link)
+            if not any(c in shown for c in "[]|\n"):
+                alias = ("\\|" if _in_table_row(text, link) else "|") + shown
+        new_link = (text[link.start:link.target_start] + found.path
+                    + text[link.target_end:close] + alias + text[close:link.end])
+        parts += [text[last:link.start], new_link]
+        last = link.end
+        changes.append(ShortLinkChange(link.raw, new_link, found.path, found.how, link.line,
+                                       link.column))
+    if not changes:
+        return text, [], left
+    parts.append(text[last:])
+    return "".join(parts), changes, left

@@ -173,6 +173,31 @@ def is_vault_file(root: Path, rel: str) -> bool:
         return False
 
 
+def _files_unknown() -> list[str]:
+    raise RemeError(
+        "This check needs the vault's file list, but its CheckContext was built without "
+        "files=; pass a callable (Store.apply passes one)."
+    )
+
+
+def vault_files(root: Path) -> list[str]:
+    """Every regular file under resource/, daily/ and digest/ as a vault path (hidden
+    names and symlinks skipped, as the scan does): what a short link may resolve to."""
+    root = Path(root)
+    found: list[str] = []
+    for layer in ("resource", "daily", "digest"):
+        top = root / layer
+        if top.is_symlink() or not top.is_dir():
+            continue
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = [d for d in dirs if not d.startswith(".")
+                       and not os.path.islink(os.path.join(folder, d))]
+            rel = Path(folder).relative_to(root).as_posix()
+            found += [f"{rel}/{name}" for name in files if not name.startswith(".")
+                      and stat.S_ISREG(os.lstat(os.path.join(folder, name)).st_mode)]
+    return found
+
+
 @dataclass(frozen=True)
 class CheckContext:
     changeset: Changeset
@@ -181,6 +206,8 @@ class CheckContext:
     # Whether a vault path is a file now (before the change); checks that look beyond
     # the changeset's own paths use it. The default refuses, visibly, rather than guess.
     exists: Callable[[str], bool] = _exists_unknown
+    # Every file of the vault now (for checks that resolve short links); walked on demand.
+    files: Callable[[], list[str]] = _files_unknown
 
     def present_after(self, rel: str) -> bool:
         """Whether `rel` is a file once the change is applied (created, kept or edited)."""
@@ -433,6 +460,7 @@ class Store:
             MappingProxyType(before),
             MappingProxyType(after),
             exists=partial(is_vault_file, self.root),  # under the lock: what is there now
+            files=partial(vault_files, self.root),
         )
         failures: list[tuple[str, str]] = []
         for check in changeset.checks:

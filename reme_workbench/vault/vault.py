@@ -15,11 +15,19 @@ from pathlib import Path
 
 from ..errors import RemeError
 from .graph import LinkGraph
-from .health import HealthReport, check_health, plan_link_fixes, render_health_markdown
+from .health import (
+    HealthReport,
+    UnlinkPlan,
+    check_health,
+    plan_link_fixes,
+    plan_link_normalization,
+    render_health_markdown,
+)
 from .layout import BUCKETS, CACHE_DIR, LAYERS
 from .meta import write_meta
 from .note import MAX_NOTE_BYTES
 from .ops import RETARGET_LAYERS, RetargetPlan, plan_rename, plan_retarget
+from .resolve import LinkResolver
 from .scan import ScanDelta, VaultScan
 from .store import ApplyResult, AuditEntry, Changeset, Store, apply_with_replan
 
@@ -43,7 +51,7 @@ class Vault:
     The limits come from reme.toml's `[vault]` section when the CLI opens a vault:
     `lock_timeout` (s) is how long a write waits for another process's lock,
     `max_note_bytes` the size over which a note is not read, and `max_replans` how many
-    times `rename_note`, `retarget_links`, `fix_links` and the health report plan their
+    times `rename_note`, `retarget_links`, `normalize_links` and the health report plan their
     change when files keep changing under them.
     """
 
@@ -184,20 +192,33 @@ class Vault:
         self.apply_planned(plan)
         return rel
 
-    def fix_links(self, report: HealthReport) -> ApplyResult | None:
-        """Apply the D1 fix for `report`; a re-plan checks the links again, so a link
-        someone fixed meanwhile is not fixed twice. None when nothing is to fix."""
-        plans = [plan_link_fixes(self.store, report, max_bytes=self.max_note_bytes)]
-        if plans[0] is None:
+    def normalize_links(self, report: HealthReport) -> ApplyResult | None:
+        """Rewrite the short links of `report` in digest/ to full vault paths (the lossless
+        half of the D1 fix, docs/spec.md §7.5.3); a re-plan checks the links again, so a
+        link someone changed meanwhile is left. None when nothing is to rewrite."""
+        first = plan_link_normalization(self.store, report, self._resolver(),
+                                        max_bytes=self.max_note_bytes)
+        if first is None:
             return None
+        plans = [first]
 
         def plan() -> Changeset:
-            changeset = plans.pop() if plans else plan_link_fixes(
-                self.store, self.health(), max_bytes=self.max_note_bytes
-            )
-            return changeset or Changeset(ops=(), description="no broken link left to fix")
+            changeset = plans.pop() if plans else plan_link_normalization(
+                self.store, self.health(), self._resolver(), max_bytes=self.max_note_bytes)
+            return changeset or Changeset(ops=(), description="no short link left to rewrite")
 
         return self.apply_planned(plan)
+
+    def plan_unlinks(
+        self, report: HealthReport, skip: frozenset[tuple[str, str]] = frozenset()
+    ) -> UnlinkPlan | None:
+        """The other half of the D1 fix: the edits that would turn each broken digest link
+        into its text, for the caller to make a proposal of (a person's link is never
+        removed without one)."""
+        return plan_link_fixes(self.store, report, max_bytes=self.max_note_bytes, skip=skip)
+
+    def _resolver(self) -> LinkResolver:
+        return LinkResolver(self.scan.records)
 
     def write_meta(self, name: str, payload: dict, *, version: int) -> Path:
         return write_meta(self.root, name, payload, version=version, now=self.clock())
