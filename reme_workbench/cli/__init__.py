@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (register commands)
     consolidate_cmd,
     dream_cmd,
     experiment_cmd,
+    import_cmd,
     index_cmds,
     proposals_cmds,
     serve_cmd,

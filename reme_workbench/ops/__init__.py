@@ -23,6 +23,8 @@ from .models import (
     DreamRequest,
     HealthRequest,
     HealthResponse,
+    ImportRequest,
+    ImportResponse,
     JobProgress,
     JobStatus,
     LinkRef,
@@ -47,6 +49,7 @@ from .operations import (
     append_daily,
     build_request,
     health,
+    import_notes,
     list_proposals,
     note_context,
     recall,
@@ -57,7 +60,8 @@ from .operations import (
 
 __all__ = [
     "Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
-    "accept_proposal", "reject_proposal", "health", "append_daily",
+    "accept_proposal", "reject_proposal", "health", "import_notes", "ImportRequest",
+    "ImportResponse", "append_daily",
     "DailyEntryRequest", "DailyEntryResult",
     "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
     "BridgeRequest", "JobStatus", "JobProgress",

@@ -263,6 +263,35 @@ class HealthResponse(_Response):
     notices: list[str] = Field(default_factory=list, description="What was not done, and why.")
 
 
+# -- import ---------------------------------------------------------------------------------
+
+class ImportRequest(_Request):
+    source: str = Field(min_length=1, max_length=4096,
+                        description="The folder of the Obsidian vault to adopt (a local path).")
+    bucket: Literal["procedure", "personal", "wiki"] = Field(
+        "wiki", description="The bucket its notes go to (move a note later with `rename`).")
+    dry_run: bool = Field(False, description="Plan and report; write nothing.")
+
+
+class ImportedNoteModel(_Response):
+    source: str
+    path: str
+    snapshot: str
+    renamed: bool
+
+
+class ImportResponse(_Response):
+    source: str
+    folder: str = Field(description="resource/<day>/<vault name>: where the originals are kept.")
+    notes: list[ImportedNoteModel]
+    attachments: dict[str, str] = Field(description="Attachment -> its copy in resource/.")
+    skipped: list[dict] = Field(description="Files not brought as notes, each with why.")
+    unresolved: list[dict] = Field(description="Links left as written (nothing or several "
+                                               "files of the imported vault match them).")
+    links_rewritten: int
+    dry_run: bool
+
+
 # -- material -------------------------------------------------------------------------------
 
 class DailyEntryRequest(_Request):

@@ -28,6 +28,8 @@ from .models import (
     DailyEntryResult,
     HealthRequest,
     HealthResponse,
+    ImportRequest,
+    ImportResponse,
     LinkRef,
     NoteContext,
     NoteRequest,
@@ -42,7 +44,7 @@ from .models import (
 )
 
 __all__ = ["Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
-           "accept_proposal", "reject_proposal", "health", "append_daily", "render_entry",
+           "accept_proposal", "reject_proposal", "health", "import_notes", "append_daily", "render_entry",
            "require_writable"]
 
 
@@ -364,6 +366,21 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
     return HealthResponse(ok=report.ok, **report.to_json(), normalized=normalized, unlink=unlink,
                           fixed=fixed, left_in_daily=len(report.broken_links) - in_digest(report),
                           report=written, notices=notices)
+
+
+# -- import ---------------------------------------------------------------------------------
+
+def import_notes(ws: Workspace, request: ImportRequest) -> ImportResponse:
+    """Adopt a person's Obsidian vault (docs/spec.md §3.6.5): its notes into
+    digest/<bucket>/ with their links as vault paths and their frontmatter, the originals
+    kept in resource/<day>/ as provenance, in one changeset; recency starts now."""
+    from ..vault.adopt import import_vault
+
+    vault = ws.open_vault()
+    if not request.dry_run:
+        require_writable(vault, "import")
+    plan = import_vault(vault, Path(request.source), bucket=request.bucket, dry_run=request.dry_run)
+    return ImportResponse(**plan.to_json(), dry_run=request.dry_run)
 
 
 # -- material -------------------------------------------------------------------------------

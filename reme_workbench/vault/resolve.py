@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..errors import UnsafePathError
@@ -385,6 +385,7 @@ def normalize_short_links(
     resolver: LinkResolver,
     *,
     only: frozenset[tuple[int, int, str]] | None = None,
+    place: Callable[[str], str | None] | None = None,
 ) -> tuple[str, list[ShortLinkChange], list[tuple[Link, Resolution]]]:
     """Rewrite each link that Obsidian resolves to one file, but that is not that file's
     exact vault path, to the full path — losing nothing (docs/spec.md §2.4.7).
@@ -395,7 +396,9 @@ def normalize_short_links(
     in a table row the pipe is written `\\|`). A link that resolves to nothing or to
     several files, or to a file whose name cannot be a link target, is left as it is and
     returned in the third list with its resolution. `only` limits the rewrite to the
-    links at those `(line, column, raw)` places.
+    links at those `(line, column, raw)` places. `place` maps a resolved file to the path
+    it has now (a person's vault being imported: every link is resolved among its files
+    and written as the path its file was given; None leaves the link as it is).
 
     Returns (new text, the changes, the links left as they are).
     """
@@ -404,11 +407,16 @@ def normalize_short_links(
     left: list[tuple[Link, Resolution]] = []
     last = 0
     for link in parse_links(text):
-        if not link.target or link.target in resolver:
+        if not link.target or (place is None and link.target in resolver):
             continue  # a link into the note itself, or a vault path already
         if only is not None and (link.line, link.column, link.raw) not in only:
             continue
         found = resolver.resolve(link.target, source)
+        if found.path is not None and place is not None:
+            placed = place(found.path)
+            found = Resolution(placed, found.how if placed else "unplaced", (found.path,))
+            if found.path == link.target and link.anchor is None:
+                continue  # already the path it has
         if found.path is None or not is_linkable(found.path):
             left.append((link, found if found.path is None else Resolution(None, "unlinkable",
                                                                            (found.path,))))

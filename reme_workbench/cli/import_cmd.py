@@ -1,0 +1,65 @@
+"""`reme-workbench import`: adopt a person's Obsidian vault into digest/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .app import Ctx, cli, emit_json, output_options, wants_json
+
+_SHOWN = 10  # rows of each list in text output; --json and the audit entry hold all
+
+
+@cli.command("import")
+@click.argument("source", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--bucket", type=click.Choice(["wiki", "procedure", "personal"]), default="wiki",
+              show_default=True, help="The bucket the notes go to (move one later with `rename`).")
+@click.option("--dry-run", is_flag=True, help="Say what would be imported; write nothing.")
+@output_options
+@click.pass_obj
+def import_cmd(obj: Ctx, source: Path, bucket: str, dry_run: bool, as_json):
+    """Adopt the Obsidian vault at SOURCE: its notes become digest notes.
+
+    Every note goes to digest/<bucket>/ under its own name where the vault's path rules
+    allow (else a slug; a taken name gets -2), with its frontmatter kept and a
+    derived_from:: link to its original, which is kept byte for byte — with the
+    attachments — in resource/<today>/<vault name>/. Links are resolved the way Obsidian
+    resolves them and written as vault paths (alias, heading and embed mark kept); one
+    that matches nothing or several files is left as written and listed. Hidden folders
+    (.obsidian, .trash, .git) are not imported. One changeset: all of it lands, or
+    nothing. The notes' recency starts now, not at their old file times. What could not
+    be brought is printed and recorded in audit/<date>/import.md.
+    """
+    from ..ops import ImportRequest, build_request, import_notes
+
+    vault = obj.open()
+    request = build_request(ImportRequest, source=str(source), bucket=bucket, dry_run=dry_run)
+    data = import_notes(obj.workspace(vault), request)
+    if wants_json(as_json):
+        emit_json(data.model_dump(mode="json"))
+        return
+    verb = "Would import" if dry_run else "Imported"
+    click.echo(f"{verb} {len(data.notes)} note(s) into digest/{bucket}/ and "
+               f"{len(data.attachments)} attachment(s); {data.links_rewritten} link(s) "
+               "written as vault paths.")
+    click.echo(f"Originals {'would be' if dry_run else 'are'} kept in {data.folder}/.")
+
+    def listed(title: str, rows: list[str]) -> None:
+        if not rows:
+            return
+        click.echo(f"{title} ({len(rows)}):")
+        for row in rows[:_SHOWN]:
+            click.echo(f"  {row}")
+        if len(rows) > _SHOWN:
+            click.echo(f"  … and {len(rows) - _SHOWN} more (--json lists them all)")
+
+    listed("Renamed", [f"{n.source} -> {n.path}" for n in data.notes if n.renamed])
+    listed("Not brought", [f"{s['path']}: {s['why']}" for s in data.skipped])
+    listed("Links left as written", [f"{u['source']}:{u['line']}  {u['raw']}  ({u['why']})"
+                                     for u in data.unresolved])
+    if dry_run:
+        click.echo("Dry run: nothing was written.")
+    else:
+        click.echo("Next: `reme-workbench consolidate` finds its communities; "
+                   "`reme-workbench index` makes it searchable.")

@@ -1,0 +1,279 @@
+"""Adopt a person's existing Obsidian vault: its notes become digest notes.
+
+`plan_import(vault, source)` reads a folder of Markdown notes as Obsidian keeps them
+(short links, attachments, folders, any frontmatter) and plans one changeset
+(docs/spec.md §3.6.5):
+
+* a snapshot of every original file under `resource/<day>/<vault name>/…`, byte for
+  byte — the provenance of what is imported (only created, never overwritten);
+* every note as `digest/<bucket>/<name>.md`, its name kept where the vault's path rules
+  allow (else made a slug; a name taken gets `-2`, `-3`, …), its frontmatter kept (a
+  `name` key added when it has none), one `derived_from::` line to its snapshot at the
+  end, and every link resolved among the imported vault's files the way Obsidian
+  resolves it and written as the vault path its file now has (notes in digest/, the
+  attachments' snapshots in resource/), alias, anchor and predicate kept;
+* what could not be brought — files that cannot be read, links that resolve to nothing
+  or to several files (left as written) — listed in the plan and in the audit entry.
+
+Nothing here reads beyond `source` or writes outside the changeset; the caller applies
+it and logs an `import` access event per note, so recency starts at the import and not
+at the files' old times (§7.3.2).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from dataclasses import dataclass, replace
+from datetime import date
+from pathlib import Path
+
+from ..errors import NoteError, NoteExistsError, RemeError, UnsafePathError
+from .layout import BUCKETS, is_digest_note, normalize_rel
+from .links import format_predicate_link
+from .meta import log_access
+from .note import MAX_NOTE_BYTES, Note, decode_note_bytes, parse, render_bytes
+from .resolve import LinkResolver, is_linkable, normalize_short_links
+from .slug import slugify
+from .store import AuditEntry, Changeset, Create
+
+__all__ = ["ImportedNote", "ImportPlan", "plan_import", "MAX_ATTACHMENT_BYTES"]
+
+# An attachment bigger than this is not copied (reported): a vault of notes is not a
+# place for video files, and the changeset stages every byte it writes.
+MAX_ATTACHMENT_BYTES = 50 * 1024 * 1024
+_SKIPPED_DIRS = {".obsidian", ".trash", ".git"}
+_UNSAFE_NAME = str.maketrans({c: "-" for c in "[]|#^\\:*?\"<>"})
+
+
+@dataclass(frozen=True)
+class ImportedNote:
+    source: str  # its path in the imported vault
+    path: str  # the digest note it becomes
+    snapshot: str  # the original, kept in resource/
+    renamed: bool  # the name had to change (made a slug, or taken)
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    source: Path
+    folder: str  # resource/<day>/<vault name>: where the originals are kept
+    notes: tuple[ImportedNote, ...]
+    attachments: dict  # its path in the imported vault -> its snapshot in resource/
+    skipped: tuple[tuple[str, str], ...]  # (path in the imported vault, why)
+    unresolved: tuple[dict, ...]  # {note, source, line (in the original), raw, why}: left as written
+    links_rewritten: int
+    changeset: Changeset
+
+    def to_json(self) -> dict:
+        return {
+            "source": str(self.source),
+            "folder": self.folder,
+            "notes": [{"source": n.source, "path": n.path, "snapshot": n.snapshot,
+                       "renamed": n.renamed} for n in self.notes],
+            "attachments": dict(self.attachments),
+            "skipped": [{"path": p, "why": why} for p, why in self.skipped],
+            "unresolved": list(self.unresolved),
+            "links_rewritten": self.links_rewritten,
+        }
+
+
+def _walk(source: Path, vault_root: Path) -> tuple[list[tuple[str, Path]], list[tuple[str, str]]]:
+    """(files as (posix path in `source`, full path), skipped (path, why)); hidden folders
+    (.obsidian, .trash, .git) and the vault itself, when it sits inside `source`, left out."""
+    files, skipped = [], []
+    vault_root = vault_root.resolve()
+    for folder, dirs, names in os.walk(source):
+        here = Path(folder)
+        keep = []
+        for d in sorted(dirs):
+            full = here / d
+            if d.startswith(".") or d in _SKIPPED_DIRS or full.resolve() == vault_root:
+                continue
+            if full.is_symlink():
+                skipped.append((full.relative_to(source).as_posix(), "a symlink, not followed"))
+                continue
+            keep.append(d)
+        dirs[:] = keep
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            full = here / name
+            rel = full.relative_to(source).as_posix()
+            mode = os.lstat(full).st_mode
+            if stat.S_ISLNK(mode):
+                skipped.append((rel, "a symlink, not followed"))
+            elif not stat.S_ISREG(mode):
+                skipped.append((rel, "not a regular file"))
+            else:
+                files.append((rel, full))
+    return files, skipped
+
+
+def _safe_rel(rel: str) -> str:
+    """`rel` with each segment made a valid, linkable file name (`#`, `|`, `[`… become `-`)."""
+    parts = []
+    for part in rel.split("/"):
+        clean = " ".join(part.translate(_UNSAFE_NAME).split()).strip(". ") or "file"
+        parts.append(clean)
+    return "/".join(parts)
+
+
+def _note_name(stem: str) -> tuple[str, bool]:
+    """The digest file name for a note called `stem`: kept when it is a valid, linkable
+    name, else its slug. (name, whether it changed)."""
+    if stem == stem.strip() and 0 < len(stem) <= 120 and is_linkable(f"digest/wiki/{stem}.md"):
+        try:
+            normalize_rel(f"digest/wiki/{stem}.md")
+            return stem, False
+        except UnsafePathError:
+            pass
+    slug = slugify(stem) or "note"
+    return slug, True
+
+
+def _free_name(name: str, taken) -> str:
+    """`name`, else the first of `name-2`, `name-3`, … that is free (a create never overwrites)."""
+    if not taken(name):
+        return name
+    n = 2
+    while taken(f"{name}-{n}"):
+        n += 1
+    return f"{name}-{n}"
+
+
+def _fm_lines(note: Note) -> int:
+    """How many lines the frontmatter block takes (link lines are counted in the body)."""
+    return (note._fm_text or "").count("\n")
+
+
+def plan_import(
+    vault, source: Path, *, bucket: str = "wiki", day: date | None = None,
+    max_note_bytes: int = MAX_NOTE_BYTES,
+) -> ImportPlan:
+    """Plan adopting the Obsidian vault at `source` into `vault` (see the module doc)."""
+    source = Path(source).expanduser()
+    if bucket not in BUCKETS:
+        raise RemeError(f"Unknown bucket {bucket!r}; import into one of: {', '.join(BUCKETS)}.")
+    if not source.is_dir():
+        raise RemeError(f"{source} is not a folder; give the folder of the Obsidian vault to import.")
+    root = Path(vault.root).resolve()
+    if root == source.resolve() or root in source.resolve().parents:
+        raise RemeError(f"{source} is inside the vault {root}; import a vault from elsewhere.")
+    day = day or vault.clock().date()
+    files, skipped = _walk(source, root)
+    if not any(rel.lower().endswith(".md") for rel, _ in files):
+        raise RemeError(f"{source} holds no Markdown notes (.md files); nothing to import.")
+    taken = {p.lower() for p in vault.scan.records}
+    base = f"resource/{day.isoformat()}/{_safe_rel(source.resolve().name) or 'vault'}"
+    n = 2
+    while any(p.startswith(base.lower() + "/") for p in taken):
+        base = f"resource/{day.isoformat()}/{_safe_rel(source.resolve().name)}-{n}"
+        n += 1
+
+    # where each file goes: notes to digest/, everything else (and every original) to resource/
+    snapshot: dict[str, str] = {}
+    placed: dict[str, str] = {}
+    data: dict[str, bytes] = {}
+    parsed: dict[str, Note] = {}
+    notes: list[ImportedNote] = []
+    for rel, full in files:
+        size = os.lstat(full).st_size
+        is_note = rel.lower().endswith(".md")
+        limit = max_note_bytes if is_note else MAX_ATTACHMENT_BYTES
+        if size > limit:
+            skipped.append((rel, f"{size:,} bytes, over the {limit:,} a vault file may have"))
+            continue
+        snap = f"{base}/{_safe_rel(rel)}"
+        if snap.lower() in taken:
+            skipped.append((rel, f"another file has the same snapshot name {snap}"))
+            continue
+        taken.add(snap.lower())
+        snapshot[rel] = snap
+        data[rel] = full.read_bytes()
+        if not is_note:
+            placed[rel] = snap
+            continue
+        stem = posixpath.basename(rel)[:-3]
+        try:  # the original is kept in resource/ either way; only a readable note is adopted
+            parsed[rel] = parse(decode_note_bytes(data[rel], rel, max_bytes=max_note_bytes), rel)
+        except NoteError as exc:
+            skipped.append((rel, f"kept in {snap} only: {exc}"))
+            continue
+        name, renamed = _note_name(stem)
+        name = _free_name(name, lambda n: f"digest/{bucket}/{n}.md".lower() in taken)
+        path = f"digest/{bucket}/{name}.md"
+        taken.add(path.lower())
+        placed[rel] = path
+        notes.append(ImportedNote(rel, path, snap, renamed or name != stem))
+
+    resolver = LinkResolver(snapshot)  # the imported vault's own files, as Obsidian saw them
+    ops: list = [Create(snapshot[rel], data[rel]) for rel in snapshot]
+    unresolved: list[dict] = []
+    rewritten = 0
+    why = {"ambiguous": "several files of the imported vault match it",
+           "unplaced": "its file was not brought (see above)"}
+    for note in notes:
+        original = parsed[note.source]
+        body, changes, left = normalize_short_links(
+            original.body, note.source, resolver, place=placed.get)
+        rewritten += len(changes)
+        unresolved += [{"note": note.path, "source": note.source,
+                        "line": lk.line + _fm_lines(original), "raw": lk.raw,
+                        "why": why.get(found.how, "no such file in the imported vault")}
+                       for lk, found in left]
+        provenance = format_predicate_link("derived_from", note.snapshot)
+        body = body.rstrip("\n") + ("\n\n" if body.strip() else "") + provenance + "\n"
+        imported = replace(original, path=note.path).with_body(body)
+        if "name" not in imported.frontmatter:
+            imported = imported.with_name_synced()
+        ops.append(Create(note.path, render_bytes(imported)))
+
+    audit = AuditEntry("import", _audit(source, notes, placed, skipped, unresolved, rewritten))
+    changeset = Changeset(ops=tuple(ops), description=f"import {source} into digest/{bucket}/",
+                          audit=audit, allow_sources=True)
+    return ImportPlan(source, base, tuple(notes), {r: p for r, p in placed.items() if not is_digest_note(p)},
+                      tuple(skipped), tuple(unresolved), rewritten, changeset)
+
+
+def _audit(source: Path, notes, placed, skipped, unresolved, rewritten) -> str:
+    attachments = sum(1 for p in placed.values() if not is_digest_note(p))
+    lines = [f"## import {source}", "",
+             f"{len(notes)} note(s) into digest/, {attachments} attachment(s) and every "
+             f"original kept in resource/, {rewritten} link(s) rewritten to vault paths. "
+             "docs/spec.md §3.6.5 of reme-workbench.", ""]
+    renamed = [n for n in notes if n.renamed]
+    if renamed:
+        lines += [f"### Renamed ({len(renamed)})", "",
+                  *[f"- `{n.source}` → [[{n.path}]]" for n in renamed], ""]
+    if skipped:
+        lines += [f"### Not brought ({len(skipped)})", "", *[f"- `{p}`: {why}" for p, why in skipped], ""]
+    if unresolved:
+        lines += [f"### Links left as written ({len(unresolved)})", "",
+                  *[f"- [[{u['note']}]] (`{u['source']}` line {u['line']}): `{u['raw']}` "
+                    f"({u['why']})" for u in unresolved], ""]
+    return "\n".join(lines) + "\n"
+
+
+def import_vault(vault, source: Path, *, bucket: str = "wiki", dry_run: bool = False) -> ImportPlan:
+    """Plan and apply the import (one changeset: all of it lands, or nothing), then log an
+    `import` access event per note so its recency starts now (docs/spec.md §7.3.2). A
+    file created meanwhile under a planned name makes the plan again, with a free name.
+    `dry_run` plans and reports, and writes nothing."""
+    plans = [plan_import(vault, source, bucket=bucket, max_note_bytes=vault.max_note_bytes)]
+    if dry_run:
+        return plans[0]
+    for attempt in range(vault.max_replans):
+        try:
+            vault.apply(plans[-1].changeset)
+            break
+        except NoteExistsError:
+            if attempt + 1 == vault.max_replans:
+                raise
+            vault.refresh()
+            plans.append(plan_import(vault, source, bucket=bucket, max_note_bytes=vault.max_note_bytes))
+    when = vault.clock()
+    for note in plans[-1].notes:
+        log_access(vault.root, note.path, when, "import")
+    return plans[-1]
