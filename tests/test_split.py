@@ -344,23 +344,40 @@ def test_a_megabyte_body_is_refused_by_the_schema(vault):
     assert read_split_queue(vault.root).paths == (PARENT,)  # tried again next run
 
 
-def test_a_note_that_is_not_overloaded_is_dequeued_and_audited(vault):
+def test_a_note_that_is_not_overloaded_is_dequeued_remembered_and_audited(vault):
     queue(vault)
-    brain = FakeSplitBrain({"overloaded": False, "reason": "one topic: the payments platform",
-                            "children": []})
+    calm = {"overloaded": False, "reason": "one topic: the payments platform", "children": []}
+    brain = FakeSplitBrain(calm)
     (o,) = run(vault, brain).outcomes
     assert o.state == "not-overloaded"
-    assert read_split_queue(vault.root).paths == ()
+    stored = read_split_queue(vault.root)
+    assert stored.paths == ()
+    (judged,) = stored.not_overloaded
+    assert (judged.path, judged.tokens) == (PARENT, o.tokens) and "one topic" in judged.reason
     audit = (vault.root / f"audit/{FIXED_NOW.date()}/consolidate_actions.md").read_text()
-    assert f"split not needed: [[{PARENT}]]" in audit and "one topic" in audit
+    (line,) = [x for x in audit.splitlines() if "split not needed" in x]  # one summary line
+    assert line.startswith("- split not needed for 1 note(s) over 150 tokens")
+    assert f"[[{PARENT}]]" in line and "one topic" in line
     assert ProposalQueue(vault).ids() == []
+    # the same bytes are not asked about again, queued or not
+    again = run(vault, FakeSplitBrain())
+    assert again.outcomes == () and again.calls == 0
+    queue(vault)
+    (o,) = run(vault, FakeSplitBrain()).outcomes
+    assert o.state == "judged-before" and read_split_queue(vault.root).paths == ()
+    # once the note changes, it is judged again
+    (vault.root / PARENT).write_text(PARENT_TEXT + "\nOne more line.\n", encoding="utf-8")
+    brain = FakeSplitBrain(calm)
+    (o,) = run(vault, brain).outcomes
+    assert o.state == "not-overloaded" and o.by == "consolidate.scan" and len(brain.requests) == 1
+    assert read_split_queue(vault.root).not_overloaded[0].sha256 != judged.sha256
 
 
 def test_short_and_gone_notes_are_dropped_and_counted(vault):
     enqueue_splits(vault.root, [(CANARY, 9999), ("digest/wiki/gone.md", 9999)], by="dream",
                    now=FIXED_NOW)
     brain = FakeSplitBrain()
-    result = run(vault, brain)
+    result = run(vault, brain, threshold=400)  # no note of the fixture is over 400 tokens
     assert [o.state for o in result.outcomes] == ["under-threshold", "missing"]
     assert brain.requests == [] and result.remaining == ()
     assert "1 under the threshold now" in result.summary()

@@ -2,14 +2,21 @@
 
 Dream and consolidate queue every note a write left over `[split] token_threshold`
 (`vault/split_queue.py`; the count is `body_tokens`: the index's `estimate_tokens` on the
-body after the frontmatter). `run_split_queue` drains the queue:
+body after the frontmatter). `run_split_queue` drains the queue, and then looks at every
+other readable digest note (§7.8.4): a note imported, written by hand or written when a
+person accepted a proposal was never queued. That look is cheap (`split_scan.py`: the
+byte size, the scan's sha256 and a token cache rule out nearly every note unread).
+What it finds over the threshold is handled as a queued note, without being written to
+the queue:
 
 * a queued note no longer over the threshold, gone, or unreadable is dropped (counted);
 * one in a merge → split cooldown (§7.4) stays queued and is reported;
-* one whose bytes are those of an earlier rejected split, or of a split proposal still
-  waiting for a person, is dropped: nothing new to decide until the note changes;
+* one whose bytes are those of an earlier rejected split, of an earlier "not
+  overloaded", or of a split proposal still waiting for a person, is dropped: nothing
+  new to decide until the note changes (a note the look found is then not reported);
 * otherwise the brain judges it (`ConsolidateBrain.plan_split`). Not overloaded (unsure
-  counts as not, F-5): dropped, the reason audited. Overloaded: one proposal
+  counts as not, F-5): dropped, remembered by sha256 in the queue file, audited in one
+  summary line. Overloaded: one proposal
   `consolidate.split`, one changeset — the parent edited in place (path, frontmatter and
   so every inbound link unchanged) and N children created exclusively in the parent's
   bucket, under free slugs of the names the brain gave.
@@ -42,6 +49,7 @@ lists `cooldowns` for the parent and each child (started when it applies, §7.4.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -64,10 +72,13 @@ from ..vault.links import (
     outbound_keys,
     parse_links,
 )
+from ..vault.meta import iso_utc
 from ..vault.note import Note, decode_note_bytes, parse, render_bytes
 from ..vault.resolve import LinkRepair, LinkResolver, repair_links
 from ..vault.slug import free_slug, note_path, slugify
 from ..vault.split_queue import (
+    SPLIT_QUEUE_META,
+    JudgedSplit,
     QueuedSplit,
     RejectedSplit,
     enqueue_splits,
@@ -77,6 +88,7 @@ from ..vault.split_queue import (
 from ..vault.store import Changeset, CheckContext, Edit, Stamp
 from ..vault.vault import Vault
 from .cooldowns import Cooldowns, CooldownWindows
+from .split_scan import SCAN, find_over_threshold
 
 __all__ = [
     "SPLIT_ACTION",
@@ -102,7 +114,10 @@ _PATH_LIKE = re.compile(
 )
 # states after which the entry leaves the queue; the others keep it for the next run
 _DEQUEUED = frozenset({"pending", "applied", "rejected", "not-overloaded", "under-threshold",
-                       "missing", "unreadable", "not-a-note", "waiting", "rejected-before"})
+                       "missing", "unreadable", "not-a-note", "waiting", "rejected-before",
+                       "judged-before"})
+# not-overloaded notes named in the audit's one summary line; the rest are counted
+_AUDIT_NAMES = 10
 
 
 def body_tokens(text: str, path: str) -> int:
@@ -144,12 +159,14 @@ class SplitOutcome:
     # pending, applied, stale or refused (when applied; stays queued), rejected (by the
     # checks at planning), dry-run, failed (the brain gave no answer; stays queued),
     # not-overloaded, under-threshold, missing, unreadable, not-a-note, cooldown,
-    # waiting (a split proposal for these bytes waits for a person), rejected-before
+    # waiting (a split proposal for these bytes waits for a person), rejected-before,
+    # judged-before (these bytes were judged not overloaded)
     state: str
     tokens: int | None = None
     reason: str = ""
     proposal_id: str | None = None
     children: tuple[str, ...] = ()
+    by: str = ""  # who queued it ("dream", "consolidate.merge", …), SCAN when the look found it
 
     @property
     def dequeued(self) -> bool:
@@ -158,21 +175,23 @@ class SplitOutcome:
     def to_json(self) -> dict:
         return {"path": self.path, "state": self.state, "tokens": self.tokens,
                 "reason": self.reason, "proposal_id": self.proposal_id,
-                "children": list(self.children)}
+                "children": list(self.children), "by": self.by}
 
 
 @dataclass(frozen=True)
 class SplitRun:
-    """A run over the split queue: an outcome per queued note, and what is left."""
+    """A run over the split queue and the digest: an outcome per note over the
+    threshold (queued or found), and what waits for a later run."""
 
     outcomes: tuple[SplitOutcome, ...] = ()
-    remaining: tuple[str, ...] = ()  # still queued after the run
+    remaining: tuple[str, ...] = ()  # still queued after the run, or found and kept for later
     threshold: int = DEFAULT_THRESHOLD
     usage: Usage = field(default_factory=Usage)
     calls: int = 0
     notices: tuple[str, ...] = ()
     audit: str | None = None  # the audit file the run appended to
     dry_run: bool = False
+    written: tuple[str, ...] = ()  # meta files the run wrote (the queue file)
 
     def count(self, *states: str) -> int:
         return sum(1 for o in self.outcomes if o.state in states)
@@ -183,8 +202,9 @@ class SplitRun:
 
     def summary(self) -> str:
         if not self.outcomes:
-            return "split queue empty"
-        parts = [f"{len(self.outcomes)} queued"]
+            return f"no note to split (none queued, none new over {self.threshold} tokens)"
+        found = sum(1 for o in self.outcomes if o.by == SCAN)
+        parts = [f"{len(self.outcomes) - found} queued, {found} found over the threshold"]
         for label, states in (("proposed", ("pending", "dry-run")), ("applied", ("applied",)),
                               ("not overloaded", ("not-overloaded",)),
                               ("rejected", ("rejected",)),
@@ -192,16 +212,18 @@ class SplitRun:
                               ("in a merge → split cooldown", ("cooldown",)),
                               ("waiting for review", ("waiting",)),
                               ("unchanged since rejected", ("rejected-before",)),
+                              ("unchanged since judged not overloaded", ("judged-before",)),
                               ("gone or unreadable", ("missing", "unreadable", "not-a-note")),
                               ("stale or refused when applied", ("stale", "refused")),
                               ("failed", ("failed",))):
             n = self.count(*states)
             if n:
                 parts.append(f"{n} {label}")
-        return ", ".join(parts) + f"; {len(self.remaining)} left in the queue"
+        return ", ".join(parts) + f"; {len(self.remaining)} left for a later run"
 
     def audit_lines(self) -> list[str]:
-        """One Markdown line per decision a person may want to read."""
+        """Markdown lines a person may want to read: one per split proposed, rejected or
+        held back, and one for all the notes judged not overloaded."""
         lines = []
         for o in self.outcomes:
             link = f"[[{o.path}]]"
@@ -209,21 +231,32 @@ class SplitRun:
             if o.state in ("pending", "applied"):
                 lines.append(f"- split {o.state}: {link} ({o.tokens} tokens > {self.threshold}) "
                              f"into {kids} — proposal `{o.proposal_id}`")
-            elif o.state == "not-overloaded":
-                lines.append(f"- split not needed: {link} ({o.tokens} tokens > "
-                             f"{self.threshold}): {o.reason}")
             elif o.state == "rejected":
                 pid = f" — proposal `{o.proposal_id}`" if o.proposal_id else ""
                 lines.append(f"- split rejected: {link}: {o.reason}{pid}")
             elif o.state in ("cooldown", "failed", "stale", "refused"):
                 lines.append(f"- split {o.state}, stays queued: {link}: {o.reason}")
+        calm = [o for o in self.outcomes if o.state == "not-overloaded"]
+        if calm:  # one line, however many: a first look at a big vault judges hundreds
+            named = ", ".join(f"[[{o.path}]] ({o.tokens} tokens: {_short(o.reason)})"
+                              for o in calm[:_AUDIT_NAMES])
+            more = f" and {len(calm) - _AUDIT_NAMES} more" if len(calm) > _AUDIT_NAMES else ""
+            lines.append(f"- split not needed for {len(calm)} note(s) over {self.threshold} "
+                         f"tokens, judged not overloaded (asked again when they change): "
+                         f"{named}{more}")
         return lines
 
     def to_json(self) -> dict:
         return {"outcomes": [o.to_json() for o in self.outcomes],
                 "remaining": list(self.remaining), "threshold": self.threshold,
                 "tokens": {**self.usage.to_json(), "calls": self.calls},
-                "notices": list(self.notices), "audit": self.audit, "dry_run": self.dry_run}
+                "notices": list(self.notices), "audit": self.audit, "dry_run": self.dry_run,
+                "written": list(self.written)}
+
+
+def _short(reason: str, limit: int = 120) -> str:
+    text = " ".join(reason.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class _PlanError(RemeError):
@@ -257,16 +290,20 @@ def run_split_queue(
     language: str = "auto",
     dry_run: bool = False,
     audit: bool = True,
+    only: Iterable[str] | None = None,
 ) -> SplitRun:
-    """Run the split queue once (see the module doc).
+    """Run the split queue once, and look at every other digest note over the threshold
+    (see the module doc).
 
     `cooldowns` defaults to meta/cooldowns.json with the default windows; `policy` to the
     default, which holds `consolidate.split` for a person. `dry_run` asks the brain and
     checks the plans but writes nothing (no proposal, queue or audit). `audit=False`
-    leaves the audit to the caller (`SplitRun.audit_lines()`).
+    leaves the audit to the caller (`SplitRun.audit_lines()`). `only` limits the run to
+    those paths (re-planning one proposal must not plan the rest of the vault).
     """
     return _Splitter(vault, brain, threshold=threshold, cooldowns=cooldowns, now=now,
-                     policy=policy, language=language, dry_run=dry_run, audit=audit).run()
+                     policy=policy, language=language, dry_run=dry_run, audit=audit,
+                     only=None if only is None else frozenset(only)).run()
 
 
 def _key(text: str) -> str:
@@ -309,7 +346,7 @@ def _link_by_name(text: str, names: dict[str, str], keep: frozenset) -> str:
 
 class _Splitter:
     def __init__(self, vault, brain, *, threshold, cooldowns, now, policy, language, dry_run,
-                 audit) -> None:
+                 audit, only) -> None:
         self.vault = vault
         self.brain = brain
         self.threshold = threshold
@@ -320,6 +357,7 @@ class _Splitter:
         self.language = language
         self.dry_run = dry_run
         self.write_audit = audit
+        self.only = only
         self.proposals = ProposalQueue(vault)
         self.usage = Usage()
         self.calls = 0
@@ -331,33 +369,48 @@ class _Splitter:
         notices = [queue.warning] if queue.warning else []
         if self.cooldowns.warning:
             notices.append(self.cooldowns.warning)
-        # a rejection is forgotten once its note changed or went away
-        forget = []
-        for r in queue.rejected:
-            current = self.vault.store.read(r.path)
-            if current is None or current[1].sha256 != r.sha256:
-                forget.append(r.path)
+        # a rejection or a "not overloaded" is forgotten once its note changed or went away
+        forget = [r.path for r in queue.rejected if self._changed(r.path, r.sha256)]
         remembered = {r.path: r.sha256 for r in queue.rejected if r.path not in forget}
-        waiting = self._waiting() if queue.entries else {}
+        unjudge = [j.path for j in queue.not_overloaded if self._changed(j.path, j.sha256)]
+        judged = {j.path: j.sha256 for j in queue.not_overloaded if j.path not in unjudge}
+        entries = [e for e in queue.entries if self.only is None or e.path in self.only]
+        found = find_over_threshold(
+            self.vault, self.threshold, now=self.now, queued={e.path for e in queue.entries},
+            decided={**judged, **remembered}, only=self.only, cache=not self.dry_run)
+        waiting = self._waiting() if entries or found else {}
+        # a note the look found whose bytes a split proposal holds is that proposal's
+        found = [e for e in found if not self._waits(e.path, waiting)]
         outcomes: list[SplitOutcome] = []
         handled: list[QueuedSplit] = []
         rejected: list[RejectedSplit] = []
-        for entry in queue.entries:
-            outcome, rejection = self._one(entry, remembered, waiting)
+        calm: list[JudgedSplit] = []
+        later: list[str] = []  # found, not decided: looked at again next run
+        for entry in [*entries, *found]:
+            outcome, memo = self._one(entry, remembered, judged, waiting)
             outcomes.append(outcome)
-            if outcome.dequeued:
+            if entry.by == SCAN:
+                if not outcome.dequeued:
+                    later.append(entry.path)
+            elif outcome.dequeued:
                 handled.append(entry)
-            if rejection is not None:
-                rejected.append(rejection)
+            if isinstance(memo, RejectedSplit):
+                rejected.append(memo)
+            elif isinstance(memo, JudgedSplit):
+                calm.append(memo)
         remaining = tuple(e.path for e in queue.entries if e not in handled)
-        audit_rel = None
-        if not self.dry_run:
-            if handled or rejected or forget:
-                settled = settle_split_queue(self.vault.root, handled, rejected=rejected,
-                                             forget_rejected=forget, now=self.now)
-                remaining = settled.paths
-        run = SplitRun(tuple(outcomes), remaining, self.threshold, self.usage, self.calls,
-                       tuple(notices), None, self.dry_run)
+        written: tuple[str, ...] = ()
+        if not self.dry_run and (handled or rejected or forget or calm or unjudge):
+            before = read_split_queue(self.vault.root).to_json()
+            settled = settle_split_queue(self.vault.root, handled, rejected=rejected,
+                                         forget_rejected=forget, not_overloaded=calm,
+                                         forget_judged=unjudge, now=self.now)
+            remaining = settled.paths
+            if settled.to_json() != before:
+                written = (f"meta/{SPLIT_QUEUE_META}.json",)
+        run = SplitRun(tuple(outcomes), tuple(dict.fromkeys([*remaining, *later])),
+                       self.threshold, self.usage, self.calls, tuple(notices), None,
+                       self.dry_run, written)
         if not self.dry_run and self.write_audit and run.audit_lines():
             text = f"## split {self.now.strftime('%H:%M:%S')} UTC\n\n" + "\n".join(
                 run.audit_lines()) + "\n"
@@ -365,6 +418,19 @@ class _Splitter:
             audit_rel = next((p for p in result.written if p.startswith("audit/")), None)
             run = replace(run, audit=audit_rel)
         return run
+
+    def _changed(self, path: str, sha256: str) -> bool:
+        """Whether `path` is gone or holds other bytes than `sha256` (by the scan, which
+        `run` refreshed: no file is read)."""
+        record = self.vault.scan.records.get(path)
+        return record is None or record.sha256 != sha256
+
+    def _waits(self, path: str, waiting: dict) -> bool:
+        wait = waiting.get(path)
+        if wait is None or wait[1] is None:
+            return False
+        record = self.vault.scan.records.get(path)
+        return record is not None and record.sha256 == hashlib.sha256(wait[1]).hexdigest()
 
     def _waiting(self) -> dict[str, tuple[str, bytes | None]]:
         """parent path -> (proposal id, the bytes it was planned from) of split proposals
@@ -378,7 +444,12 @@ class _Splitter:
                 out[edits[0]] = (proposal.id, proposal.before.get(edits[0]))
         return out
 
-    def _one(self, entry: QueuedSplit, remembered: dict, waiting: dict):
+    def _one(self, entry: QueuedSplit, remembered: dict, judged: dict, waiting: dict):
+        """(what became of the entry, a RejectedSplit or JudgedSplit to remember, or None)"""
+        outcome, memo = self._decide(entry, remembered, judged, waiting)
+        return replace(outcome, by=entry.by), memo
+
+    def _decide(self, entry: QueuedSplit, remembered: dict, judged: dict, waiting: dict):
         path = entry.path
         try:
             current = self.vault.store.read(path)
@@ -402,6 +473,9 @@ class _Splitter:
         if remembered.get(path) == stamp.sha256:
             why = "a split of these very bytes was rejected; it waits for the note to change"
             return SplitOutcome(path, "rejected-before", tokens, why), None
+        if judged.get(path) == stamp.sha256:
+            why = "these very bytes were judged not overloaded; asked again when the note changes"
+            return SplitOutcome(path, "judged-before", tokens, why), None
         cool = self.cooldowns.active(path, "split", self.now)
         if cool is not None:
             return SplitOutcome(path, "cooldown", tokens,
@@ -412,7 +486,11 @@ class _Splitter:
         if wait is not None and wait[1] == data:
             return SplitOutcome(path, "waiting", tokens, f"proposal {wait[0]} waits for review",
                                 wait[0]), None
-        return self._split(path, data, stamp, text, note, tokens, bucket)
+        outcome, rejection = self._split(path, data, stamp, text, note, tokens, bucket)
+        if outcome.state == "not-overloaded" and not self.dry_run:
+            return outcome, JudgedSplit(path, stamp.sha256, iso_utc(self.now), tokens,
+                                        outcome.reason[:2000])
+        return outcome, rejection
 
     # -- asking the brain -----------------------------------------------------------------
     def _split(self, path, data, stamp, text, note, tokens, bucket):

@@ -122,7 +122,8 @@ def _split(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brai
     enqueue_splits(vault.root, [(path, estimate_tokens(parse(text, path).body))], by="review",
                    now=vault.clock())
     run = run_split_queue(vault, brain, threshold=settings.split.token_threshold,
-                          now=vault.clock(), policy=policy, language=settings.llm.language)
+                          now=vault.clock(), policy=policy, language=settings.llm.language,
+                          only=[path])
     return [o.proposal_id for o in run.outcomes if o.path == path and o.proposal_id
             and o.state in ("pending", "applied")]
 

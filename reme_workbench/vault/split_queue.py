@@ -2,16 +2,19 @@
 
 docs/spec.md §7.8.1 / §7.8.4: after any write (dream or consolidate) whose body exceeds
 `[split] token_threshold`, the note is queued; dream never waits for a split, and
-`consolidate` runs the queue (`consolidate/split.py`). The queue lives in `vault/` so that
-dream and consolidate, which may not import each other, share one reader and writer. It
-is pure file I/O: the caller counts the tokens (`index.chunking.estimate_tokens` on the
-body after the frontmatter, the one documented counter) and passes them in.
+`consolidate` runs the queue (`consolidate/split.py`), and also looks at every other
+digest note over the threshold (an imported, hand-written or accepted note). The queue
+lives in `vault/` so that dream and consolidate, which may not import each other, share
+one reader and writer. It is pure file I/O: the caller counts the tokens
+(`index.chunking.estimate_tokens` on the body after the frontmatter, the one documented
+counter) and passes them in.
 
 `meta/split_queue.json`, version 1::
 
     {"version": 1, "computed_at": "...Z",
      "queue": [{"path", "tokens", "queued_at", "by"}, ...],
-     "rejected": [{"path", "sha256", "rejected_at", "proposal", "reason"}, ...]}
+     "rejected": [{"path", "sha256", "rejected_at", "proposal", "reason"}, ...],
+     "not_overloaded": [{"path", "sha256", "judged_at", "tokens", "reason"}, ...]}
 
 * `queue` holds one entry per path (dedup): a second write of a queued note replaces
   its entry (tokens, by, and `queued_at` = the latest write), so a runner that settles
@@ -19,6 +22,10 @@ body after the frontmatter, the one documented counter) and passes them in.
 * `rejected` remembers splits refused by the checks, with the sha256 of the note they
   were planned from: such a note stays out of the queue until its bytes change
   (docs/spec.md §7.8, "rejected ... until the note changes").
+* `not_overloaded` remembers the notes the brain judged not overloaded, with the sha256
+  of the bytes it read: such a note is not asked about again until its bytes change
+  (docs/spec.md §7.8.5). A file without the list (written before it existed) reads as
+  an empty one.
 
 The file is a trust boundary (a person may edit it): entries whose path is not a
 digest note path, or whose fields have the wrong type, are dropped when read. A file of
@@ -42,6 +49,7 @@ __all__ = [
     "SPLIT_QUEUE_VERSION",
     "QueuedSplit",
     "RejectedSplit",
+    "JudgedSplit",
     "SplitQueue",
     "read_split_queue",
     "write_split_queue",
@@ -94,10 +102,26 @@ class RejectedSplit:
 
 
 @dataclass(frozen=True)
+class JudgedSplit:
+    """A note the brain judged not overloaded; not asked again while its bytes match."""
+
+    path: str
+    sha256: str
+    judged_at: str
+    tokens: int = 0
+    reason: str = ""
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "sha256": self.sha256, "judged_at": self.judged_at,
+                "tokens": self.tokens, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class SplitQueue:
     entries: tuple[QueuedSplit, ...] = ()
     rejected: tuple[RejectedSplit, ...] = ()
     warning: str | None = None  # the file exists but was unusable (ignored)
+    not_overloaded: tuple[JudgedSplit, ...] = ()
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -108,7 +132,8 @@ class SplitQueue:
 
     def to_json(self) -> dict:
         return {"queue": [e.to_json() for e in self.entries],
-                "rejected": [r.to_json() for r in self.rejected]}
+                "rejected": [r.to_json() for r in self.rejected],
+                "not_overloaded": [j.to_json() for j in self.not_overloaded]}
 
 
 def read_split_queue(root: Path | str) -> SplitQueue:
@@ -141,7 +166,21 @@ def read_split_queue(root: Path | str) -> SplitQueue:
         rejected[path] = RejectedSplit(path, sha, when,
                                        proposal if isinstance(proposal, str) else None,
                                        reason if isinstance(reason, str) else "")
-    return SplitQueue(tuple(entries.values()), tuple(rejected.values()))
+    judged: dict[str, JudgedSplit] = {}
+    raw_judged = read.data.get("not_overloaded")
+    for raw in raw_judged if isinstance(raw_judged, list) else ():
+        if not isinstance(raw, dict):
+            continue
+        path, sha, when = _digest_path(raw.get("path")), raw.get("sha256"), raw.get("judged_at")
+        if path is None or not isinstance(sha, str) or not isinstance(when, str):
+            continue
+        tokens, reason = raw.get("tokens"), raw.get("reason")
+        judged[path] = JudgedSplit(
+            path, sha, when,
+            tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else 0,
+            reason if isinstance(reason, str) else "")
+    return SplitQueue(tuple(entries.values()), tuple(rejected.values()),
+                      not_overloaded=tuple(judged.values()))
 
 
 def write_split_queue(root: Path | str, queue: SplitQueue, *, now: datetime) -> Path:
@@ -180,11 +219,14 @@ def settle_split_queue(
     *,
     rejected: Iterable[RejectedSplit] = (),
     forget_rejected: Iterable[str] = (),
+    not_overloaded: Iterable[JudgedSplit] = (),
+    forget_judged: Iterable[str] = (),
     now: datetime,
 ) -> SplitQueue:
     """After a run: remove the `handled` entries (only while unchanged: an entry queued
-    again meanwhile has a newer `queued_at` and stays), remember `rejected`, and forget
-    the rejections of `forget_rejected` (their notes changed or are gone).
+    again meanwhile has a newer `queued_at` and stays), remember `rejected` and the
+    `not_overloaded` judgements, and forget the rejections of `forget_rejected` and the
+    judgements of `forget_judged` (their notes changed or are gone).
 
     Reads the file again first, so what dream queued during the run is kept."""
     current = read_split_queue(root)
@@ -194,7 +236,11 @@ def settle_split_queue(
     kept = {r.path: r for r in current.rejected if r.path not in forget}
     for r in rejected:
         kept[r.path] = r
-    queue = SplitQueue(entries, tuple(kept.values()))
+    unjudged = set(forget_judged)
+    judged = {j.path: j for j in current.not_overloaded if j.path not in unjudged}
+    for j in not_overloaded:
+        judged[j.path] = j
+    queue = SplitQueue(entries, tuple(kept.values()), not_overloaded=tuple(judged.values()))
     if queue.to_json() != current.to_json():
         write_split_queue(root, queue, now=now)
     return queue
