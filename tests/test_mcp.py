@@ -22,8 +22,9 @@ MAT = "daily/2026-10-05/log.md"
 POOL = "digest/wiki/pool-size.md"
 POOL_TEXT = (f"---\nname: pool-size\ndescription: The payments-api DB pool size\n---\n"
              f"Pool is 10.\nderived_from:: [[{MAT}]]\n")
-TOOLS = {"recall", "note_context", "append_daily", "list_proposals", "show_proposal",
-         "accept_proposal", "reject_proposal", "health", "dream", "consolidate", "bridge"}
+TOOLS = {"recall", "recall_batch", "note_context", "append_daily", "list_proposals",
+         "show_proposal", "accept_proposal", "reject_proposal", "health", "dream", "consolidate",
+         "bridge"}
 
 
 @pytest.fixture
@@ -51,7 +52,7 @@ def test_every_operation_is_a_tool_with_a_description_an_agent_can_use(ws):
     assert set(tools) == TOOLS
     for tool in tools.values():
         assert 60 <= len(tool.description) <= 400, tool.name
-        assert tool.output_schema or tool.name in ("dream", "consolidate", "bridge"), tool.name
+        assert tool.output_schema, tool.name  # every answer is a typed model
     assert tools["recall"].input_schema["required"] == ["query"]
     assert tools["recall"].input_schema["properties"]["scope"]["enum"] == ["digest", "sources", "all"]
 

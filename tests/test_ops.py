@@ -309,15 +309,16 @@ def test_dream_then_consolidate_as_operations(ws):
     (ws.root / LOG).parent.mkdir(parents=True, exist_ok=True)
     (ws.root / LOG).write_text(LOG_TEXT)
     seen = []
-    report = dream(ws, DreamRequest(files=[LOG]), lambda d, t, m: seen.append((d, t, m)))
+    report = dream(ws, DreamRequest(files=[LOG]), lambda d, t, m: seen.append((d, t, m))
+                   ).model_dump()  # a typed answer, as every client gets it
     assert LOG in report["materials"] and report["outcomes"]
     created = [o["target_path"] for o in report["outcomes"] if o["action"] == "CREATE"]
     assert created and all((ws.root / p).is_file() for p in created)
     assert seen and seen[-1][1] == 1  # one file
     again = dream(ws, DreamRequest())  # everything not yet dreamt: the fixture's log only
-    assert again["materials"] == [MAT]
+    assert again.materials == [MAT]
     done = consolidate(ws, ConsolidateRequest(only=["communities"], force=True))
-    assert [p["phase"] for p in done["phases"]] == ["communities"]
+    assert [p.phase for p in done.phases] == ["communities"]
     assert (ws.root / "meta" / "communities.json").is_file()
     with pytest.raises(ValidationError):
         DreamRequest(files=[POOL])  # a note is not material
@@ -347,18 +348,21 @@ def test_a_job_runs_in_the_background_and_reports_its_end(ws):
 
 
 def test_one_job_at_a_time(ws, monkeypatch):
+    import dataclasses
     import threading
 
-    from reme_workbench.ops import BridgeRequest, JobRunner, jobs
+    from reme_workbench.ops import BridgeRequest, BridgeResponse, JobRunner, registry
 
     release = threading.Event()
 
     def slow(_ws, _request, progress):
         progress(1, 3, "waiting")
         release.wait(30)
-        return {"ok": True}
+        return BridgeResponse(notices=["ok"])
 
-    monkeypatch.setitem(jobs._OPERATIONS, "bridge", (slow, BridgeRequest))
+    monkeypatch.setattr(registry, "OPERATIONS", tuple(
+        dataclasses.replace(op, run=slow) if op.name == "bridge" else op
+        for op in registry.OPERATIONS))
     runner = JobRunner(ws)
     first = runner.start("bridge", BridgeRequest())
     deadline = __import__("time").monotonic() + 10
@@ -367,7 +371,7 @@ def test_one_job_at_a_time(ws, monkeypatch):
     with pytest.raises(BusyError, match=f"Job {first.id} .* still running"):
         runner.start("bridge", BridgeRequest())
     release.set()
-    assert runner.wait(first.id, 30).result == {"ok": True}
+    assert runner.wait(first.id, 30).result["notices"] == ["ok"]
     assert runner.wait(runner.start("bridge", BridgeRequest()).id, 30).state == "done"
 
 

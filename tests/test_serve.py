@@ -109,7 +109,7 @@ def test_the_openapi_document_lists_every_operation(server):
     _, _, client, _ = server
     doc = client.get("/openapi.json").json()
     assert set(doc["paths"]) == {"/recall", "/recall/batch", "/note", "/daily", "/proposals",
-                                 "/proposals/{proposal_id}", "/proposals/accept",
+                                 "/proposals/{id}", "/proposals/accept",
                                  "/proposals/reject", "/health", "/jobs", "/jobs/{job_id}",
                                  "/jobs/dream", "/jobs/consolidate", "/jobs/bridge"}
     assert doc["components"]["schemas"]["RecallRequest"]["properties"]["k"]["maximum"] == 100
@@ -192,11 +192,12 @@ def test_a_dream_runs_as_a_job_the_client_polls(server):
 
 
 def test_a_busy_runner_answers_409_and_the_document_names_the_errors(tmp_path, monkeypatch):
+    import dataclasses
     import threading
 
     from starlette.testclient import TestClient
 
-    from reme_workbench.ops import BridgeRequest, Workspace, jobs
+    from reme_workbench.ops import BridgeResponse, Workspace, registry
     from reme_workbench.server.app import create_app
 
     root = tmp_path / "vault"
@@ -206,9 +207,11 @@ def test_a_busy_runner_answers_409_and_the_document_names_the_errors(tmp_path, m
     def slow(_ws, _request, progress):
         progress(0, 1, "waiting")
         release.wait(30)
-        return {}
+        return BridgeResponse()
 
-    monkeypatch.setitem(jobs._OPERATIONS, "bridge", (slow, BridgeRequest))
+    monkeypatch.setattr(registry, "OPERATIONS", tuple(
+        dataclasses.replace(op, run=slow) if op.name == "bridge" else op
+        for op in registry.OPERATIONS))
     app = create_app(Workspace(root))
     with TestClient(app, base_url="http://127.0.0.1") as client:
         first = client.post("/jobs/bridge", json={})

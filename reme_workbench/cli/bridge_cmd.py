@@ -32,7 +32,7 @@ def bridge(obj: Ctx, communities, canvas, per_community, normalize, dry_run, as_
     vault = obj.open()
     request = build_request(BridgeRequest, communities=communities, canvas=canvas,
                             per_community=per_community, normalize=normalize, dry_run=dry_run)
-    data = run_bridge(obj.workspace(vault), request)
+    data = run_bridge(obj.workspace(vault), request).model_dump(mode="json")
     if wants_json(as_json):
         emit_json(data)
         return

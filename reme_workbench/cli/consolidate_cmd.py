@@ -60,7 +60,8 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
                             dry_run=dry_run, force=force)
     obj.warn_problems(vault)
     with obj.progress() as bar:
-        data = run_consolidate(ws, request, progress=bar.milestones)  # a line per phase
+        # a line per phase
+        data = run_consolidate(ws, request, progress=bar.milestones).model_dump(mode="json")
     if wants_json(as_json):
         emit_json(data)
         return

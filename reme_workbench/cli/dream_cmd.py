@@ -53,7 +53,7 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
             # many quick index steps, then few slow dream ones: each file and its units shown
             (bar.message if text.startswith("indexing") else bar.milestones)(done, total, text)
 
-        data = run_dream(ws, request, progress=progress)
+        data = run_dream(ws, request, progress=progress).model_dump(mode="json")
     obj.warn_problems(vault)  # anything new since
     outcomes = data["outcomes"]
     failed = sum(1 for o in outcomes if o["state"] == "failed")

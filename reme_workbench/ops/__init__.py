@@ -12,15 +12,19 @@ calls the function and serialises or prints the answer; it adds no rule of its o
         print(hit.path, hit.score)
 """
 
+from . import registry
 from .jobs import JobRunner, bridge, consolidate, dream
 from .models import (
     AcceptRequest,
     BridgeRequest,
+    BridgeResponse,
     BrokenLinkModel,
     ConsolidateRequest,
+    ConsolidateResponse,
     DailyEntryRequest,
     DailyEntryResult,
     DreamRequest,
+    DreamResponse,
     HealthRequest,
     HealthResponse,
     ImportRequest,
@@ -30,7 +34,9 @@ from .models import (
     LinkRef,
     NoteContext,
     NoteRequest,
+    PhaseReport,
     ProposalDetail,
+    ProposalRef,
     ProposalsRequest,
     ProposalSummary,
     RecallBatchAnswer,
@@ -64,7 +70,8 @@ __all__ = [
     "ImportResponse", "append_daily",
     "DailyEntryRequest", "DailyEntryResult",
     "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
-    "BridgeRequest", "JobStatus", "JobProgress",
+    "BridgeRequest", "JobStatus", "JobProgress", "DreamResponse", "ConsolidateResponse",
+    "BridgeResponse", "PhaseReport", "ProposalRef", "registry",
     "RecallRequest", "RecallResponse", "RecallHitModel", "RecallChunk", "NoteRequest",
     "NoteContext", "LinkRef", "ProposalsRequest", "ProposalSummary", "ProposalDetail",
     "AcceptRequest", "RejectRequest", "HealthRequest", "HealthResponse", "BrokenLinkModel",

@@ -19,7 +19,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import BusyError, NotFoundError, RemeError
-from .models import BridgeRequest, ConsolidateRequest, DreamRequest, JobProgress, JobStatus
+from .models import (
+    BridgeRequest,
+    BridgeResponse,
+    ConsolidateRequest,
+    ConsolidateResponse,
+    DreamRequest,
+    DreamResponse,
+    JobProgress,
+    JobStatus,
+)
 from .operations import Workspace, indexing_progress, require_writable
 
 __all__ = ["dream", "consolidate", "bridge", "JobRunner", "Progress"]
@@ -31,7 +40,7 @@ def _quiet(_done: int, _total: int, _message: str) -> None:
     return None
 
 
-def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> dict[str, Any]:
+def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> DreamResponse:
     """Dream material into notes with the workspace's brain (reme.toml's, offline by
     default): `files` (files, folders or days), or everything not yet dreamt. What the
     policy holds — everything, with `review` — waits as proposals; `dry_run` writes no
@@ -57,7 +66,7 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
     if ledger is not None:  # the ledger also counts calls whose replies were unusable
         data["ledger"] = ledger.to_dict()
         data["tokens"] = {**ledger.totals().to_json(), "calls": sum(ledger.calls().values())}
-    return data
+    return DreamResponse(**data)
 
 
 def _dream_progress_text(where) -> str:
@@ -69,7 +78,7 @@ def _dream_progress_text(where) -> str:
 
 
 def consolidate(ws: Workspace, request: ConsolidateRequest,
-                progress: Progress = _quiet) -> dict[str, Any]:
+                progress: Progress = _quiet) -> ConsolidateResponse:
     """Run the consolidate phases that are due (or `only` these; `force` ignores the
     schedule; `dry_run` writes nothing). Abstract, merge and split make proposals that
     wait for a person. When the vault is open in Obsidian (a .obsidian/ folder) and the
@@ -96,10 +105,10 @@ def consolidate(ws: Workspace, request: ConsolidateRequest,
         from obsidian_bridge import run_bridge  # the vault is opened in Obsidian: keep its views
 
         bridged = run_bridge(vault, communities=True, canvas=True).to_json()
-    return {**report.to_json(), "bridge": bridged}
+    return ConsolidateResponse(**report.to_json(), bridge=bridged)
 
 
-def bridge(ws: Workspace, request: BridgeRequest, progress: Progress = _quiet) -> dict[str, Any]:
+def bridge(ws: Workspace, request: BridgeRequest, progress: Progress = _quiet) -> BridgeResponse:
     """What Obsidian reads natively: graph colour groups, the community canvas (one per
     community with `per_community`), and (with `normalize`) short links in digest/
     rewritten to vault paths; `dry_run` says what would change."""
@@ -113,11 +122,7 @@ def bridge(ws: Workspace, request: BridgeRequest, progress: Progress = _quiet) -
                         per_community=request.per_community, normalize=request.normalize,
                         dry_run=request.dry_run)
     progress(1, 1, "bridge")
-    return report.to_json()
-
-
-_OPERATIONS = {"dream": (dream, DreamRequest), "consolidate": (consolidate, ConsolidateRequest),
-               "bridge": (bridge, BridgeRequest)}
+    return BridgeResponse(**report.to_json())
 
 
 def _now() -> str:
@@ -136,9 +141,12 @@ class JobRunner:
         self._threads: dict[str, threading.Thread] = {}
 
     def start(self, kind: str, request) -> JobStatus:
-        if kind not in _OPERATIONS:
-            raise RemeError(f"No long operation {kind!r}; there are {', '.join(_OPERATIONS)}.")
-        operation, model = _OPERATIONS[kind]
+        from . import registry  # the long operations are declared there
+
+        long_ops = {op.name: op for op in registry.OPERATIONS if op.long}
+        if kind not in long_ops:
+            raise RemeError(f"No long operation {kind!r}; there are {', '.join(long_ops)}.")
+        operation, model = long_ops[kind].run, long_ops[kind].request
         if not isinstance(request, model):
             raise RemeError(f"{kind} takes a {model.__name__}, not {type(request).__name__}.")
         with self._lock:
@@ -165,7 +173,7 @@ class JobRunner:
             except Exception as exc:  # noqa: BLE001 - a job must end, and say why
                 outcome = {"state": "failed", "error": f"{type(exc).__name__}: {exc}"}
             else:
-                outcome = {"state": "done", "result": result}
+                outcome = {"state": "done", "result": result.model_dump(mode="json")}
             with self._lock:
                 job.update(outcome, finished_at=_now())
 

@@ -367,6 +367,49 @@ class BridgeRequest(_Request):
     dry_run: bool = Field(False, description="Say what would change; write nothing.")
 
 
+class ProposalRef(_Request):
+    id: str = Field(min_length=3, max_length=64, description="A proposal id or a unique prefix.")
+
+
+class DreamResponse(_Response):
+    """What `dream --json` prints: each unit's outcome, what waits, what was set aside."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")  # a brain's ledger and new figures pass
+    materials: list[str] = Field(description="The material files dreamt.")
+    outcomes: list[dict[str, Any]] = Field(description="One per unit: action, state, paths, why.")
+    skipped: list[str] = Field(default_factory=list)
+    notices: list[str] = Field(default_factory=list)
+    tokens: dict[str, Any] = Field(default_factory=dict)
+    pending: list[str] = Field(default_factory=list, description="Proposals waiting for a person.")
+    split_candidates: list[str] = Field(default_factory=list)
+    broken_links: list[str] = Field(default_factory=list)
+
+
+class PhaseReport(_Response):
+    phase: str
+    ran: bool
+    reason: str
+    summary: str = Field("", description="The line a person reads.")
+    changed: list[str] = Field(default_factory=list, description="Files written.")
+    details: dict[str, Any] = Field(default_factory=dict, description="The phase's figures.")
+    seconds: float = 0.0
+
+
+class BridgeResponse(_Response):
+    graph: dict[str, Any] | None = Field(None, description=".obsidian/graph.json: what changed.")
+    canvas: dict[str, Any] | None = Field(None, description="The canvases written.")
+    normalize: dict[str, Any] | None = Field(None, description="Short links rewritten.")
+    notices: list[str] = Field(default_factory=list)
+
+
+class ConsolidateResponse(_Response):
+    dry_run: bool
+    ran: list[str] = Field(description="The phases that ran, in order.")
+    audit: str | None = Field(None, description="The audit file the run was recorded in.")
+    phases: list[PhaseReport]
+    bridge: BridgeResponse | None = Field(None, description="Obsidian's views brought up to date.")
+
+
 class JobProgress(_Response):
     done: int = 0
     total: int = 0

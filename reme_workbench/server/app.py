@@ -20,8 +20,11 @@ document included):
 from __future__ import annotations
 
 import hmac
+import inspect
 import json
+import re
 from collections.abc import Iterable
+from typing import Annotated
 
 from fastapi import FastAPI, Query
 from fastapi.responses import JSONResponse
@@ -29,31 +32,8 @@ from pydantic import BaseModel
 from starlette.middleware.cors import CORSMiddleware
 
 from ..errors import BusyError, NotFoundError, RemeError
-from ..ops import (
-    AcceptRequest,
-    BridgeRequest,
-    ConsolidateRequest,
-    DailyEntryRequest,
-    DailyEntryResult,
-    DreamRequest,
-    HealthRequest,
-    HealthResponse,
-    JobRunner,
-    JobStatus,
-    NoteContext,
-    NoteRequest,
-    ProposalDetail,
-    ProposalsRequest,
-    ProposalSummary,
-    RecallBatchRequest,
-    RecallBatchResponse,
-    RecallRequest,
-    RecallResponse,
-    RejectRequest,
-    Workspace,
-)
-from ..ops import operations as ops
-from ..ops.models import ProposalState
+from ..ops import JobRunner, JobStatus, Workspace, build_request, registry
+from ..ops.registry import Operation, Route
 
 __all__ = ["create_app", "guard", "status_of", "OBSIDIAN_ORIGIN", "LOCAL_HOSTS"]
 
@@ -100,70 +80,16 @@ def create_app(ws: Workspace) -> FastAPI:
         # the library's message says what to fix; a client shows it as it is
         return JSONResponse({"error": str(exc)}, status_code=status_of(exc))
 
-    @app.post("/recall", response_model=RecallResponse, summary="Find the notes that answer a query")
-    def recall(request: RecallRequest) -> RecallResponse:
-        return ops.recall(ws, request)
-
-    @app.post("/recall/batch", response_model=RecallBatchResponse,
-              summary="Many queries with the same options, in one pass")
-    def recall_many(request: RecallBatchRequest) -> RecallBatchResponse:
-        return ops.recall_batch(ws, request)
-
-    @app.post("/note", response_model=NoteContext, summary="A note with its links, community and recency")
-    def note(request: NoteRequest) -> NoteContext:
-        return ops.note_context(ws, request)
-
-    @app.post("/daily", response_model=DailyEntryResult,
-              summary="Append an entry to a daily log (the one way to add material)")
-    def daily(request: DailyEntryRequest) -> DailyEntryResult:
-        return ops.append_daily(ws, request)
-
-    @app.get("/proposals", response_model=list[ProposalSummary], summary="List proposals")
-    def proposals(state: ProposalState | None = None,
-                  action: str | None = Query(None, max_length=64)) -> list[ProposalSummary]:
-        return ops.list_proposals(ws, ProposalsRequest(state=state, action=action))
-
-    @app.get("/proposals/{proposal_id}", response_model=ProposalDetail,
-             summary="One proposal with its story and diff")
-    def proposal(proposal_id: str) -> ProposalDetail:
-        return ops.show_proposal(ws, proposal_id)
-
-    @app.post("/proposals/accept", response_model=ProposalSummary,
-              summary="Apply a proposal; its checks run again first")
-    def accept(request: AcceptRequest) -> ProposalSummary:
-        return ops.accept_proposal(ws, request)
-
-    @app.post("/proposals/reject", response_model=ProposalSummary, summary="Reject a proposal")
-    def reject(request: RejectRequest) -> ProposalSummary:
-        return ops.reject_proposal(ws, request)
-
-    @app.get("/health", response_model=HealthResponse, summary="Broken links and provenance")
-    def health() -> HealthResponse:
-        return ops.health(ws)
-
-    @app.post("/health", response_model=HealthResponse,
-              summary="Check links, and fix broken ones in digest/ or write the audit report")
-    def health_fix(request: HealthRequest) -> HealthResponse:
-        return ops.health(ws, request)
-
-    # long operations: started as a job, answered at once (202) with its id; poll it
+    # every operation of the registry, as it declares its routes; long ones start a job
+    # answered at once (202) with its id, which a client polls
     jobs = JobRunner(ws)
     app.state.jobs = jobs
-
-    @app.post("/jobs/dream", response_model=JobStatus, status_code=202,
-              summary="Start dreaming material into notes (a background job)")
-    def start_dream(request: DreamRequest) -> JobStatus:
-        return jobs.start("dream", request)
-
-    @app.post("/jobs/consolidate", response_model=JobStatus, status_code=202,
-              summary="Start the consolidate phases that are due (a background job)")
-    def start_consolidate(request: ConsolidateRequest) -> JobStatus:
-        return jobs.start("consolidate", request)
-
-    @app.post("/jobs/bridge", response_model=JobStatus, status_code=202,
-              summary="Start writing what Obsidian reads natively (a background job)")
-    def start_bridge(request: BridgeRequest) -> JobStatus:
-        return jobs.start("bridge", request)
+    for op in registry.OPERATIONS:
+        for route in op.routes:
+            app.add_api_route(
+                route.path, _endpoint(op, route, ws, jobs), methods=[route.method],
+                response_model=JobStatus if op.long else op.response,
+                status_code=202 if op.long else 200, summary=op.summary, name=op.name)
 
     @app.get("/jobs", response_model=list[JobStatus], summary="This server's jobs")
     def list_jobs() -> list[JobStatus]:
@@ -174,6 +100,34 @@ def create_app(ws: Workspace) -> FastAPI:
         return jobs.status(job_id)
 
     return app
+
+
+def _endpoint(op: Operation, route: Route, ws: Workspace, jobs: JobRunner):
+    """A FastAPI endpoint calling `op` with its request taken from where `route` says —
+    the body, the query string, the path, or nowhere (the request's defaults)."""
+
+    def call(request):
+        return jobs.start(op.name, request) if op.long else op.run(ws, request)
+
+    kw = inspect.Parameter.KEYWORD_ONLY
+    if route.params == "none":
+        def endpoint():
+            return call(op.request())
+        params = []
+    elif route.params == "path":
+        names = re.findall(r"{(\w+)}", route.path)
+
+        def endpoint(**fields):
+            return call(build_request(op.request, **fields))  # a bad value: 400 with its field
+        params = [inspect.Parameter(n, kw, annotation=str) for n in names]
+    else:
+        def endpoint(request):
+            return call(request)
+        where = Annotated[op.request, Query()] if route.params == "query" else op.request
+        params = [inspect.Parameter("request", kw, annotation=where)]
+    endpoint.__signature__ = inspect.Signature(params)
+    endpoint.__name__ = f"{op.name}_{route.method.lower()}"
+    return endpoint
 
 
 def status_of(exc: RemeError) -> int:
