@@ -23,9 +23,10 @@ PROJECT = PYPROJECT["project"]
 # the top-level packages this distribution ships (setuptools' include patterns)
 OWN_PACKAGES = {p.rstrip("*") for p in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]}
 
-# Parts of the package that belong to the notebooks (the `workbench` extra), not the core.
-# A folder named here may import jupyter/ipywidgets/matplotlib.
-WORKBENCH_PARTS: tuple[str, ...] = ("widgets",)
+# Parts of the package that belong to an extra, not the core: the notebooks' widgets (the
+# `workbench` extra: jupyter, ipywidgets, matplotlib) and the servers (the `serve` extra:
+# fastapi, uvicorn, mcp). A folder named here may import its extra's packages.
+EXTRA_PARTS: dict[str, str] = {"widgets": "workbench", "server": "serve"}
 
 # Imported only inside a function, under `try: ... except ImportError`, and not a runtime
 # dependency on purpose: module -> where it comes from.
@@ -61,7 +62,7 @@ def _core_modules() -> list[Path]:
     return [
         p for package in sorted(OWN_PACKAGES) for p in sorted((ROOT / package).rglob("*.py"))
         if not any(p.relative_to(PACKAGE).as_posix().startswith(part + "/")
-                   for part in WORKBENCH_PARTS if p.is_relative_to(PACKAGE))
+                   for part in EXTRA_PARTS if p.is_relative_to(PACKAGE))
     ]
 
 
@@ -141,3 +142,42 @@ def test_test_tools_and_the_notebook_stack_are_not_runtime_dependencies():
     assert {"reme-workbench", "pytest"} <= EXTRAS["dev"]
     assert any(re.fullmatch(r"reme-workbench\[.*\bworkbench\b.*\]", r.replace(" ", ""))
                for r in PROJECT["optional-dependencies"]["dev"])
+
+
+def test_each_extra_part_imports_only_the_core_and_its_extra():
+    """widgets/ may import the notebook stack, server/ the web server and MCP SDK; nothing
+    else may, so `pip install reme-workbench` runs the CLI's main jobs without them."""
+    provided_by = importlib.metadata.packages_distributions()
+    for part, extra in EXTRA_PARTS.items():
+        allowed = RUNTIME | EXTRAS[extra]
+        for path in sorted((PACKAGE / part).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                         [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0
+                         and node.module else [])
+                for name in names:
+                    top = name.split(".")[0]
+                    if top in sys.stdlib_module_names or top in OWN_PACKAGES or top == "__future__":
+                        continue
+                    dists = {_canonical(d) for d in provided_by.get(top, [])}
+                    assert dists & allowed or top in OPTIONAL_IMPORTS, (
+                        f"{path.relative_to(ROOT)} imports {top}, which is neither a runtime "
+                        f"dependency nor in the [{extra}] extra")
+    assert {"fastapi", "uvicorn", "mcp"} <= EXTRAS["serve"] and not {"fastapi", "mcp"} & RUNTIME
+    assert {"reme-workbench"} <= EXTRAS["dev"]  # dev installs every extra (see pyproject)
+
+
+def test_serve_without_its_extra_says_which_extra_in_one_line(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from reme_workbench.cli import cli
+
+    root = tmp_path / "v"
+    for layer in ("daily", "digest/wiki"):
+        (root / layer).mkdir(parents=True)
+    monkeypatch.setitem(sys.modules, "fastapi", None)  # as if it were not installed
+    for command in ("serve", "mcp"):
+        result = CliRunner().invoke(cli, ["--vault", str(root), command])
+        assert result.exit_code == 1 and result.output.count("\n") == 1, result.output
+        assert "pip install 'reme-workbench[serve]'" in result.output

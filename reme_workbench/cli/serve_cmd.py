@@ -7,6 +7,20 @@ import click
 from .app import Ctx, cli, emit_json, output_options, wants_json
 
 
+def _require_serve_extra(command: str) -> None:
+    """One line naming the extra when the servers' packages are not installed."""
+    from importlib import import_module
+
+    from ..errors import RemeError
+
+    for module in ("fastapi", "uvicorn", "mcp", "anyio"):
+        try:
+            import_module(module)
+        except ImportError:
+            raise RemeError(f"`reme-workbench {command}` needs the serve extra ({module} is not "
+                            "installed): pip install 'reme-workbench[serve]'.") from None
+
+
 @cli.command()
 @click.option("--port", type=int, default=0, show_default=True,
               help="The port on 127.0.0.1; 0 picks a free one (written to .reme/serve.json).")
@@ -21,7 +35,9 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
 
     Binds 127.0.0.1 only. Writes .reme/serve.json (mode 0600) with the port and a random
     bearer token that every request must send; one server per vault. Ctrl-C stops it.
+    Needs the serve extra (pip install 'reme-workbench[serve]').
     """
+    _require_serve_extra("serve")
     from ..server import serve as run
 
     vault = obj.open()
@@ -38,11 +54,13 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
 @cli.command()
 @click.pass_obj
 def mcp(obj: Ctx):
-    """Serve the vault to an agent over MCP (stdio): recall, note_context, append_daily,
-    dream, consolidate, bridge, list_proposals, show_proposal, accept_proposal,
-    reject_proposal, health — the same operations and checks as the HTTP API. Configure your agent to launch
-    `reme-workbench --vault PATH mcp`; stdout carries the protocol only.
+    """Serve the vault to an agent over MCP (stdio): recall, recall_batch, note_context,
+    append_daily, dream, consolidate, bridge, list_proposals, show_proposal,
+    accept_proposal, reject_proposal, health — the same operations and checks as the HTTP
+    API. Configure your agent to launch `reme-workbench --vault PATH mcp`; stdout carries
+    the protocol only. Needs the serve extra (pip install 'reme-workbench[serve]').
     """
+    _require_serve_extra("mcp")
     from ..server.mcp_tools import create_mcp_server
 
     vault = obj.open()
