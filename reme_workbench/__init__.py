@@ -59,6 +59,16 @@ _EXPORTS: dict[str, str] = {
     "Proposal": "reme_workbench.proposals",
     "ProposalQueue": "reme_workbench.proposals",
     "Policy": "reme_workbench.proposals",
+    # the operations a library user calls (the same the CLI, HTTP API and MCP call)
+    "Workspace": "reme_workbench.ops",
+    "recall": "reme_workbench.ops",
+    "RecallRequest": "reme_workbench.ops",
+    "dream": "reme_workbench.ops",
+    "DreamRequest": "reme_workbench.ops",
+    "consolidate": "reme_workbench.ops",
+    "ConsolidateRequest": "reme_workbench.ops",
+    "import_notes": "reme_workbench.ops",
+    "ImportRequest": "reme_workbench.ops",
     # the vault
     "Vault": "reme_workbench.vault.vault",
     "init_vault": "reme_workbench.vault.vault",
@@ -87,6 +97,17 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .config import Settings, load_settings  # noqa: F401
     from .errors import *  # noqa: F401,F403
+    from .ops import (  # noqa: F401
+        ConsolidateRequest,
+        DreamRequest,
+        ImportRequest,
+        RecallRequest,
+        Workspace,
+        consolidate,
+        dream,
+        import_notes,
+        recall,
+    )
     from .proposals import Policy, Proposal, ProposalQueue  # noqa: F401
     from .vault.checks import CheckSpec  # noqa: F401
     from .vault.graph import LinkGraph  # noqa: F401

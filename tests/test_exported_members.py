@@ -33,3 +33,28 @@ def test_unknown_attribute_is_an_attribute_error():
         assert "no_such_thing" in str(exc)
     else:
         raise AssertionError("expected AttributeError")
+
+
+def test_a_library_user_runs_the_main_jobs_from_the_top_level(make_vault):
+    """Open a workspace, dream, consolidate and recall with what `reme_workbench` exports."""
+    from reme_workbench import (
+        ConsolidateRequest,
+        DreamRequest,
+        RecallRequest,
+        Workspace,
+        consolidate,
+        dream,
+        recall,
+    )
+
+    root = make_vault({
+        "daily/2026-10-05/log.md": "## 09:00 pool\n\nThe payments-api database pool size is 40 "
+                                   "connections since the Monday incident.\n",
+        "reme.toml": '[recall]\nembedder = "hashing"\n',
+    })
+    ws = Workspace(root)
+    made = dream(ws, DreamRequest())
+    assert made.materials == ["daily/2026-10-05/log.md"] and made.outcomes
+    assert consolidate(ws, ConsolidateRequest(only=["communities"], force=True)).ran == ["communities"]
+    hits = recall(ws, RecallRequest(query="payments-api pool size", k=3)).hits
+    assert hits and hits[0].path.startswith("digest/")
