@@ -580,8 +580,13 @@ def test_two_hubs_named_alike_get_two_free_slugs_and_a_hostile_name_stays_in_its
         ("pending", "digest/wiki/payments-api-overview-2.md"),  # the person's file is kept
         ("pending", "digest/wiki/payments-api-overview-3.md"),  # -2 is promised to c_00
     ]
-    # a later run does not reuse a slug a waiting proposal holds
-    more = {p: "c_05" for p in [*PAYMENTS[:3], *HOME[:2]]}  # another community
+    # a community holding most of a waiting hub's members gets no second hub (§7.6.1) ...
+    most = {p: "c_05" for p in [*PAYMENTS[:3], *HOME[:2]]}  # 3 of the 6 payments: 3 > 5 / 2
+    (skipped,) = plan_abstracts(vault, HubBrain(named), communities=most,
+                                stability={"c_05": 1.0}, now=FIXED_NOW).outcomes
+    assert skipped.state == "already-pending" and "holds 3 of these 5 members" in skipped.error
+    # ... and a later run does not reuse a slug a waiting proposal holds
+    more = {p: "c_05" for p in [*PAYMENTS[:2], *HOME[:2]]}  # 2 of each: no more than half
     later = plan_abstracts(vault, HubBrain(named), communities=more, stability={"c_05": 1.0},
-                           now=FIXED_NOW)
+                           now=FIXED_NOW, min_nodes=4)
     assert later.outcomes[0].path == "digest/wiki/payments-api-overview-4.md"

@@ -15,12 +15,21 @@ why a community got a hub, or why not):
 5. `name_diversity` — at least `min_name_diversity` (0.5), see `name_diversity`: members
    whose names say the same thing are merge's business, not a hub's.
 
-A community that passes all five, and has no hub proposal pending already, gets one
-`write_hub` call. Its members go to the brain central ones first (`rank_central`), the
-most central `max_pillars` as pillar candidates. The reply becomes one created note,
+A community that passes all five gets one `write_hub` call, unless a hub proposal
+waiting for review (or chosen earlier in this run) already holds most of its members:
+more than `MAX_SHARED_MEMBERS` (half) of the smaller of the two member sets, so two
+pending hubs never share most of their members. Before asking, the planner measures the
+least the hub must hold — its members' sources on grouped `derived_from::` lines and a
+bare link to as many members as `min_member_coverage` needs (`hub_floor_tokens`) — and
+when that alone is not under `max_tokens` it asks nothing and reports the community
+`too-large`, with the figures. Its members go to the brain central ones first
+(`rank_central`), the most central `max_pillars` as pillar candidates, with the budget,
+the share, and how many of the vault's digest notes hold each topic word (name,
+description, headings; counted once a run) so the hub can be named by what sets the
+community apart. The reply becomes one created note,
 `digest/<bucket the brain picked>/<free slug of its name>.md`, whose body is the brain's
-(links repaired as dream repairs them) plus the members' `derived_from::` lines, deduped,
-so D10 holds. Checks, stored with the proposal so they run again at accept: the pillars
+(links repaired as dream repairs them) plus the members' `derived_from::` links it
+lacks, several to a line, so D10 holds. Checks, stored with the proposal so they run again at accept: the pillars
 are 3–5 distinct members and the hub links each (`pillars_are_members`, `links_to`); it
 links at least `min_member_coverage` (0.6) of the members (`links_share`); it carries
 every member's provenance (`carries_provenance`, `keeps_some_provenance`); and the usual
@@ -36,6 +45,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -50,8 +61,8 @@ from ..llm.consolidate import ConsolidateBrain, HubRequest, NoteView
 from ..llm.schema import HubNote
 from ..proposals import Policy, ProposalQueue
 from ..vault.checks import CheckSpec, build_checks
-from ..vault.layout import normalize_rel
-from ..vault.links import PROVENANCE_PREDICATE, is_provenance, parse_links
+from ..vault.layout import is_digest_note, normalize_rel
+from ..vault.links import is_provenance, parse_links
 from ..vault.meta import read_meta
 from ..vault.note import Note, decode_note_bytes, parse, render
 from ..vault.resolve import LinkResolver, repair_links
@@ -60,6 +71,7 @@ from ..vault.store import Changeset, CheckContext, Create
 from ..vault.vault import Vault
 from .archive import note_activity, read_access_log
 from .communities import CHANGES_META, COMMUNITIES_META, META_VERSION, REBUILD
+from .offline_hub import hub_floor_tokens, provenance_lines, topic_words
 
 __all__ = [
     "ACTION",
@@ -83,6 +95,8 @@ GATES = ("no_hub", "min_nodes", "stability", "active_members", "name_diversity")
 DEFAULT_POLICY = Policy()  # hub proposals wait for a person (docs/spec.md §3.7.3)
 WAITING = ("pending", "stale")  # a proposal in these states still waits for a person
 RAW_LIMIT = 20000  # characters of a raw reply kept in the story (MAX_BODY of the schema)
+# Two hubs may not share more than this share of the smaller one's members (§7.6.1).
+MAX_SHARED_MEMBERS = 0.5
 # Names compared for diversity: pairs grow as n², so a bigger community is measured on
 # this many names spread evenly over its sorted members (a deterministic sample).
 DIVERSITY_SAMPLE = 200
@@ -375,7 +389,7 @@ class HubOutcome:
     """What became of one community that passed the gates."""
 
     community: str
-    state: str  # applied, pending, rejected, stale, dry-run, failed, already-pending
+    state: str  # applied, pending, rejected, stale, dry-run, failed, already-pending, too-large
     path: str | None = None  # the hub note
     proposal_id: str | None = None
     error: str | None = None
@@ -529,7 +543,9 @@ class _Planner:
         self.queue = ProposalQueue(vault)
         self.usage = Usage()
         self.calls = 0
+        # hubs waiting for review and chosen in this run: (proposal id, members)
         self._waiting: list[tuple[str, frozenset[str]]] | None = None
+        self._words: tuple[int, dict[str, int]] | None = None  # the vault's topic words
         # hub paths already promised (waiting proposals, this run's plans): two hubs
         # named alike must not both claim one free slug before either is on disk
         self._taken: set[str] = set()
@@ -539,8 +555,11 @@ class _Planner:
         cid, members = gates.community, gates.members
         waiting = self._already_waiting(members)
         if waiting is not None:
-            return HubOutcome(cid, "already-pending", proposal_id=waiting,
-                              error=f"a hub proposal for this community waits: {waiting}")
+            pid, shared, theirs = waiting
+            return HubOutcome(cid, "already-pending", proposal_id=pid,
+                              error=f"the hub proposal {pid} holds {shared} of these "
+                              f"{len(members)} members (it has {theirs}): more than "
+                              f"{MAX_SHARED_MEMBERS:.0%} of the smaller community")
         ranked = rank_central(members, self.vault.graph)
         views = [v for v in (self._view(p) for p in ranked) if v is not None]
         central = tuple(v.path for v in views[: self.th.max_pillars])
@@ -556,7 +575,21 @@ class _Planner:
         if not materials:  # D10 could not hold for the hub: ask nothing of the brain
             return HubOutcome(cid, "failed", error="no member carries a provenance link that "
                               "resolves, so a hub could not keep D10; see the health report")
-        request = HubRequest(cid, tuple(views), central, language=self.language)
+        floor = hub_floor_tokens([v.path for v in views], materials,
+                                 share=self.th.min_member_coverage, pillars=self.th.min_pillars)
+        if floor >= self.th.max_tokens:  # what its own checks need cannot fit: ask nothing
+            return HubOutcome(cid, "too-large", error=(
+                f"a hub of these {len(members)} members cannot fit under [abstract] max_tokens "
+                f"{self.th.max_tokens}: their {len(materials)} sources and links to "
+                f"{self.th.min_member_coverage:.0%} of them alone take {floor} estimated "
+                "tokens; a smaller community (communities resolution) or a larger budget "
+                "would"))
+        notes, words = self._vault_words()
+        request = HubRequest(cid, tuple(views), central, language=self.language,
+                             max_tokens=self.th.max_tokens,
+                             min_member_coverage=self.th.min_member_coverage,
+                             vault_notes=notes, vault_words=words)
+        story["budget"] = {"floor_tokens": floor, "max_tokens": self.th.max_tokens}
         plan: _HubPlan | None = None
         failures: list[str] = []
         usage = Usage()
@@ -605,6 +638,7 @@ class _Planner:
             return HubOutcome(cid, "rejected", plan.path,
                               None if self.dry_run else proposal.id, message)
         self._taken.add(plan.path.lower())
+        self._waiting.append(("(this run)" if self.dry_run else proposal.id, frozenset(members)))
         if self.dry_run:
             return HubOutcome(cid, "dry-run", plan.path)
         proposal = self.queue.submit(proposal, self.policy)
@@ -635,9 +669,10 @@ class _Planner:
                         found.add(target)
         return sorted(found)
 
-    def _already_waiting(self, members: tuple[str, ...]) -> str | None:
-        """The id of a waiting hub proposal for the same community: its members match
-        these as well as a stable community matches its last run (Jaccard ≥ min_stability)."""
+    def _already_waiting(self, members: tuple[str, ...]) -> tuple[str, int, int] | None:
+        """(id, members shared, its size) of a hub waiting for review or chosen in this
+        run that holds more than MAX_SHARED_MEMBERS of the smaller of the two member sets
+        (docs/spec.md §7.6.1): the same community again, or one that grew or shrank."""
         if self._waiting is None:
             self._waiting = []
             for p in self.queue.list():
@@ -648,9 +683,33 @@ class _Planner:
                         self._waiting.append((p.id, frozenset(str(m) for m in got)))
         mine = frozenset(members)
         for pid, theirs in self._waiting:
-            if mine and len(mine & theirs) / len(mine | theirs) >= self.th.min_stability:
-                return pid
+            shared = len(mine & theirs)
+            if mine and theirs and shared > MAX_SHARED_MEMBERS * min(len(mine), len(theirs)):
+                return pid, shared, len(theirs)
         return None
+
+    def _vault_words(self) -> tuple[int, dict[str, int]]:
+        """(digest notes read, {topic word: notes holding it}) over the whole digest —
+        names, descriptions and headings (`offline_hub.topic_words`); once a run."""
+        if self._words is None:
+            counts: Counter[str] = Counter()
+            notes = 0
+            records = self.vault.scan.records
+            limit = self.vault.scan.max_note_bytes
+            for path, record in records.items():
+                if not record.readable or not is_digest_note(path):
+                    continue
+                try:  # only counted: read as the scan found it, never through a symlink
+                    fd = os.open(self.vault.root / path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                    with os.fdopen(fd, "rb") as f:
+                        text = decode_note_bytes(f.read(limit + 1), path, max_bytes=limit)
+                except (OSError, NoteError):
+                    continue
+                counts.update(topic_words(record.name or _stem(path), record.description or "",
+                                          text))
+                notes += 1
+            self._words = (notes, dict(counts))
+        return self._words
 
     # -- planning ----------------------------------------------------------------------
     def _plan(self, hub: HubNote, members: tuple[str, ...], materials: list[str]) -> _HubPlan:
@@ -713,12 +772,13 @@ class _Planner:
 
 
 def _with_provenance(body: str, materials: Iterable[str]) -> str:
-    """`body` plus a `derived_from::` line for each material it does not carry yet."""
+    """`body` plus the materials it does not carry yet, several to a `derived_from::`
+    line (one line each would spend the budget on the predicate, §7.6.2)."""
     have = {normalize_rel(lk.target) for lk in parse_links(body) if is_provenance(lk)}
     missing = [m for m in materials if m not in have]
     body = body.rstrip("\n") + "\n"
     if missing:
-        body += "\n" + "".join(f"{PROVENANCE_PREDICATE}:: [[{m}]]\n" for m in missing)
+        body += "\n" + "".join(f"{line}\n" for line in provenance_lines(missing))
     return body
 
 

@@ -64,15 +64,14 @@ list cut into phases where neighbouring steps are least alike, else the note's o
 top-level sections; overloaded when the parts are dispersed (mean `sim` under 0.25).
 Every rule is in that module's doc.
 
-**Hub** (`write_hub`): the common topic is the phrase of at most 4 words of a member's
-name, not starting or ending on a stopword, whose content words the most members share
-in name and description (then the longest), each word spelled as the members spell it
-most (not from slug names); " overview" / "总览" is added when a member has that name.
-Pillars are `request.central` (members only, at most 5), filled to 3 from the members'
-order; each pillar a bullet `[[path|name]] — description`; the others under "Details
-stay in", trimmed from the end until the body is under 1,500 estimated tokens (never
-the pillars); provenance = every member's `derived_from::` line, each source once;
-bucket = the members' most common.
+**Hub** (`write_hub`): `offline_hub.hub_note` — named by the phrase of a member's name
+or heading that best tells the community from the rest of the vault (a tf-idf against
+the vault's counts in the request; never a word most other notes share); pillars
+`request.central` each `[[path|name]] — description`, the other members under "Details
+stay in", every member's source on grouped `derived_from::` lines; built to stay under
+the request's token budget while linking its member share (what is optional goes
+first), or an error saying it cannot. Every rule is in that module's doc; bucket = the
+members' most common.
 
 **What it cannot do.** It matches form, not meaning. A duplicate rewritten in other
 words (or in the other language) shares few statements and only the description
@@ -90,13 +89,11 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..index.chunking import estimate_tokens
 from ..index.embeddings import Embedder, normalize_rows
 from ..llm.base import BrainError, BrainReply, Usage
 from ..llm.consolidate import (
@@ -109,7 +106,6 @@ from ..llm.consolidate import (
 )
 from ..llm.schema import (
     MAX_BODY,
-    MAX_PILLARS,
     HubNote,
     MergedNote,
     PairVote,
@@ -119,9 +115,10 @@ from ..vault.layout import BUCKETS, FALLBACK_BUCKET
 from ..vault.links import parse_links, replace_link
 from . import text as tx
 from .candidates import chance_level
+from .offline_hub import HubTooLarge, common_topic, hub_note
 from .offline_split import DISPERSED_UNDER, JOIN_SIM, MIN_SECTION_TOKENS, SplitPlanner
 
-__all__ = ["OfflineConsolidateBrain", "Anchors", "REFERENCE"]
+__all__ = ["OfflineConsolidateBrain", "Anchors", "REFERENCE", "common_topic"]
 
 LANGUAGES = ("en", "zh")
 CJK_SHARE_FOR_ZH = 0.30  # as llm/prompts.py: Chinese from this share of CJK letters
@@ -188,26 +185,7 @@ HUB_MAX_TOKENS = 1500
 EMBED_CACHE = 8192  # texts whose vectors a brain keeps
 MIN_PILLARS = 3
 
-_TEXT = {
-    "en": {
-        "from": "From {name}",
-        "pillars": "Core notes",
-        "details": "Details stay in",
-        "more": "… and {n} more notes of this community.",
-        "overview": "{n} notes on {topic}. Start with the core notes; the details stay in the others.",
-        "hub_desc": "Overview of {topic}: {names}.",
-        "hub_suffix": " overview",
-    },
-    "zh": {
-        "from": "来自 {name}",
-        "pillars": "核心笔记",
-        "details": "细节见",
-        "more": "……以及本社区的另外 {n} 篇笔记。",
-        "overview": "关于{topic}的 {n} 篇笔记。先读核心笔记，细节留在其余笔记中。",
-        "hub_desc": "{topic}总览：{names}。",
-        "hub_suffix": "总览",
-    },
-}
+_TEXT = {"en": {"from": "From {name}"}, "zh": {"from": "来自 {name}"}}  # the hub's: offline_hub.py
 
 class OfflineConsolidateBrain(ConsolidateBrain):
     """Rule-based consolidate brain (see the module doc for every rule and threshold)."""
@@ -420,52 +398,10 @@ class OfflineConsolidateBrain(ConsolidateBrain):
                 model=self.model,
             )
         lang = self._lang(request.language, " ".join(f"{m.name} {m.description}" for m in members))
-        words = _TEXT[lang]
-        by_path = {m.path: m for m in members}
-        pillars = [by_path[p] for p in dict.fromkeys(request.central) if p in by_path][:MAX_PILLARS]
-        for m in members:
-            if len(pillars) >= MIN_PILLARS:
-                break
-            if m not in pillars:
-                pillars.append(m)
-        others = [m for m in members if m not in pillars]
-        topic = common_topic(members, lang)
-        name = topic
-        if any(tx.normalize(name) == tx.normalize(m.name) for m in members):
-            name = topic + words["hub_suffix"]  # the hub is not one of its members
-        sep = "、" if lang == "zh" else ", "
-        description = tx.clip(words["hub_desc"].format(topic=topic, names=sep.join(tx.one_line(p.name) for p in pillars)), 300)
-        provenance = _union_provenance(members)
-        lead = words["overview"].format(n=len(members), topic=topic)
-        pillar_lines = [
-            f"- {tx.alias_link(p.path, p.name)} — {tx.one_line(p.description or tx.first_sentence(p.body) or p.name)}"
-            for p in pillars
-        ]
-
-        def render(shown: int) -> str:
-            parts = [lead, f"## {words['pillars']}", "\n".join(pillar_lines)]
-            if others:
-                details = [f"- {tx.alias_link(m.path, m.name)}" for m in others[:shown]]
-                if shown < len(others):
-                    details.append(words["more"].format(n=len(others) - shown))
-                parts += [f"## {words['details']}", "\n".join(details)]
-            if provenance:
-                parts.append("\n".join(provenance))
-            return "\n\n".join(parts)
-
-        shown = len(others)
-        body = render(shown)
-        while shown > 0 and estimate_tokens(body) >= self.hub_max_tokens:
-            shown -= 1  # trim the details, never the pillars
-            body = render(shown)
-        bucket = Counter(_bucket(m.path) for m in members).most_common(1)[0][0]
-        data = {
-            "name": tx.clip(name, 120),
-            "bucket": bucket,
-            "description": description,
-            "body": body,
-            "pillars": [p.path for p in pillars],
-        }
+        try:
+            data = hub_note(request, lang, max_tokens=min(request.max_tokens, self.hub_max_tokens))
+        except HubTooLarge as exc:
+            raise BrainError(str(exc), model=self.model) from None
         return _reply(HubNote.model_validate(data, context={"member_paths": request.member_paths}))
 
 
@@ -688,75 +624,6 @@ def _drop_self_links(text: str, targets: set[str], name: str) -> str:
 # --- hub --------------------------------------------------------------------------------------
 
 
-# Words members share that name no topic of their own: verbs of ownership and use, and
-# generic qualifiers ("Owns: ...", "the default port"); a phrase of only these is skipped.
-NOT_A_TOPIC = frozenset({
-    "own", "owns", "owned", "default", "defaults", "use", "uses", "used", "using", "need",
-    "needs", "new", "set", "get", "run", "runs", "note", "notes", "basic", "basics", "always",
-    "never", "now", "first", "last", "also", "each", "every", "other", "thing", "things",
-})
-
-
-def common_topic(members: Sequence[NoteView], lang: str) -> str:
-    """The phrase (at most 4 words of one member's name, not starting or ending on a
-    stopword, not only numbers or words that name no topic) whose content words the most
-    members share in their names and descriptions, then the one with the most words that
-    are not numbers, then the fewest numbers; each word spelled as the members spell it
-    most."""
-    texts = [tx.plain(f"{m.name} {m.description}") for m in members]
-    gists = [tx.content_words(t) for t in texts]
-    spellings: dict[str, Counter] = {}
-    for m in members:
-        # how a word is spelled: not from slug names ("pgbouncer-1-22"), and a sentence's
-        # first word only when its capitals are its own ("PgBouncer", not "Weekly")
-        name = tx.plain(m.name)
-        for text in ([] if _is_slug(name) else [name]) + tx.split_sentences(tx.plain(m.description)):
-            for k, (surface, content) in enumerate(tx.word_spans(text)):
-                if content and (k or surface[1:] != surface[1:].lower()):
-                    spellings.setdefault(content, Counter())[surface] += 1
-    best: tuple | None = None
-    for rank, m in enumerate(members):
-        spans = tx.word_spans(tx.plain(m.name))
-        for i in range(len(spans)):
-            for j in range(i + 1, min(i + 4, len(spans)) + 1):
-                if not spans[i][1] or not spans[j - 1][1]:
-                    continue  # a name does not start or end on a function word
-                words = {c for _, c in spans[i:j] if c}
-                if all(c in NOT_A_TOPIC or c.isdigit() for c in words):
-                    continue  # "Owns", "Default" or a port number: no topic
-                df = sum(1 for g in gists if words <= g)
-                numbers = sum(c.isdigit() for c in words)
-                # the most shared, then the most specific, a port or a count being no topic
-                key = (df, len(words) - numbers, -numbers, -rank)
-                if df >= 2 and (best is None or key > best[0]):
-                    best = (key, spans[i:j])
-    if best is None:
-        return tx.one_line(members[0].name)
-    words = [spellings[c].most_common(1)[0][0] if c in spellings else w for w, c in best[1]]
-    phrase = words[0]
-    for w in words[1:]:  # CJK words join as written; Latin words with a space
-        phrase += w if (tx.is_cjk(phrase[-1]) and tx.is_cjk(w[0])) else " " + w
-    return phrase[:1].upper() + phrase[1:] if lang == "en" and phrase[:1].islower() else phrase
-
-
-def _is_slug(name: str) -> bool:
-    return " " not in name and ("-" in name or "_" in name)
-
-
-def _union_provenance(members: Sequence[NoteView]) -> list[str]:
-    seen: set[str] = set()
-    lines: list[str] = []
-    for m in members:
-        for block in tx.blocks(m.body):
-            if block.kind != "provenance":
-                continue
-            targets = {lk.target for lk in parse_links(block.text)}
-            if targets and not targets <= seen:
-                seen |= targets
-                lines.append(block.text.strip())
-    return lines
-
-
 # --- small helpers ----------------------------------------------------------------------------
 
 
@@ -803,8 +670,3 @@ def _links_between(a: NoteView, b: NoteView) -> dict[str, str]:
         src, dst = (a, b) if ab else (b, a)
         return {"en": f"; {_quote(src)} links {_quote(dst)}", "zh": f"；「{_short_name(src)}」链接「{_short_name(dst)}」"}
     return {"en": "", "zh": ""}
-
-
-def _bucket(path: str) -> str:
-    parts = path.split("/")
-    return parts[1] if len(parts) > 2 and parts[1] in BUCKETS else FALLBACK_BUCKET

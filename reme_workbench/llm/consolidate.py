@@ -21,9 +21,9 @@ from the reply (untrusted), wrapped in a `BrainReply` with what they cost.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .base import BrainReply, CandidateNote
 from .schema import HubNote, MergedNote, PairVote, SplitPlan
@@ -83,13 +83,21 @@ class SplitRequest:
 @dataclass(frozen=True)
 class HubRequest:
     """Write the hub of one community: `members` (central ones first), `central` the
-    paths the caller ranks most central (pillar candidates)."""
+    paths the caller ranks most central (pillar candidates). The body must stay under
+    `max_tokens` and link at least `min_member_coverage` of the members (the checks'
+    bounds). `vault_words` counts, for each topic word, the vault's digest notes (of
+    `vault_notes`, the members included) whose name, description or headings hold it:
+    what tells the community's words from the words every note shares (empty: unknown)."""
 
     community: str
     members: tuple[NoteView, ...]
     central: tuple[str, ...] = ()
     language: str = "auto"
     feedback: str | None = None
+    max_tokens: int = 1500
+    min_member_coverage: float = 0.6
+    vault_notes: int = 0
+    vault_words: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def member_paths(self) -> frozenset[str]:

@@ -1,0 +1,286 @@
+"""The offline brain's hub note (docs/spec.md §7.6.2, §7.9.5): deterministic rules, no model.
+
+**Name.** The topic is the phrase of at most 4 words of a member's name or heading (not
+starting or ending on a stopword, not only numbers or words that name no topic) that
+best tells the community from the rest of the vault — a tf-idf over *topic words*
+(`topic_words`: the content words of a note's name, description and headings): the
+number of members whose topic words hold the phrase, times `1 + ln((R + 1) / (r + 1))`,
+R the digest notes outside the community and r those of them holding the phrase's
+rarest word. A word more than `COMMON_SHARE` (half) of those R notes hold never starts or
+ends the phrase: in a vault where every note says "Obsidian", no hub is named
+"Obsidian". Ties: the most words that are not numbers, the fewest numbers, the earlier
+member. Without counts of the vault (`HubRequest.vault_words` empty) the score is the
+number of members alone. Each word is spelled as the members spell it most (not from
+slug names); " overview" / "总览" is added when a member has that very name.
+
+**Body, built to fit.** An overview line, the pillars (`request.central`, members only,
+3–5) each `[[path|name]] — description`, the other members under "Details stay in",
+and every member's provenance, deduped, `PROVENANCE_PER_LINE` links to a
+`derived_from::` line. It must be under `request.max_tokens` and link at least
+`request.min_member_coverage` of the members, so when the whole does not fit it gives
+up, in this order, what is optional: the details beyond that share (counted in a "… and
+n more" line), that line and the overview's second sentence, the pillars' sentences
+(clipped to 100 then 40 characters, then none), the details' aliases. What cannot go —
+the provenance, the links the share needs — is measured first: when even that is over
+the budget, it answers with an error that says so (the planner measures the same before
+it asks, `hub_floor_tokens`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from ..index.chunking import estimate_tokens
+from ..llm.consolidate import HubRequest, NoteView
+from ..llm.schema import MAX_PILLARS
+from ..vault.layout import BUCKETS, FALLBACK_BUCKET
+from ..vault.links import PROVENANCE_PREDICATE, format_link, is_provenance, parse_links
+from . import text as tx
+
+__all__ = [
+    "COMMON_SHARE", "PROVENANCE_PER_LINE", "NOT_A_TOPIC", "HubTooLarge", "topic_words",
+    "heading_texts", "provenance_lines", "common_topic", "hub_note", "hub_floor_tokens",
+    "links_needed",
+]
+
+COMMON_SHARE = 0.5  # a word more than this share of the other notes hold names no hub
+PROVENANCE_PER_LINE = 8  # links on one derived_from:: line of a hub
+MIN_PILLARS = 3
+_PILLAR_CLIPS = (None, 100, 40, 0)  # a pillar's sentence, shorter at each step; 0: none
+
+# Words members share that name no topic of their own: verbs of ownership and use, and
+# generic qualifiers ("Owns: ...", "the default port"); a phrase of only these is skipped.
+NOT_A_TOPIC = frozenset({
+    "own", "owns", "owned", "default", "defaults", "use", "uses", "used", "using", "need",
+    "needs", "new", "set", "get", "run", "runs", "note", "notes", "basic", "basics", "always",
+    "never", "now", "first", "last", "also", "each", "every", "other", "thing", "things",
+})
+
+_TEXT = {
+    "en": {
+        "pillars": "Core notes",
+        "details": "Details stay in",
+        "more": "… and {n} more notes of this community.",
+        "overview": "{n} notes on {topic}.",
+        "overview_more": " Start with the core notes; the details stay in the others.",
+        "hub_desc": "Overview of {topic}: {names}.",
+        "hub_suffix": " overview",
+    },
+    "zh": {
+        "pillars": "核心笔记",
+        "details": "细节见",
+        "more": "……以及本社区的另外 {n} 篇笔记。",
+        "overview": "关于{topic}的 {n} 篇笔记。",
+        "overview_more": "先读核心笔记，细节留在其余笔记中。",
+        "hub_desc": "{topic}总览：{names}。",
+        "hub_suffix": "总览",
+    },
+}
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+class HubTooLarge(ValueError):
+    """What a hub must hold (the provenance, the links the share needs) is over the budget."""
+
+
+# -- words -------------------------------------------------------------------------------
+
+
+def heading_texts(text: str) -> list[str]:
+    """The headings of a note's text (a leading frontmatter and fenced code skipped: a
+    `# comment` there is no heading)."""
+    lines = text.splitlines()
+    start = 0
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+        start = end + 1 if end is not None else 0
+    out, fence = [], None
+    for line in lines[start:]:
+        m = _FENCE.match(line)
+        if m:
+            mark = m.group(1)[0]
+            fence = None if fence == mark else (fence or mark)
+            continue
+        if fence is None and (h := _HEADING.match(line)):
+            out.append(h.group(1))
+    return out
+
+
+def topic_words(name: str, description: str, text: str) -> frozenset[str]:
+    """The content words of a note's name, description and headings (`text`: its body,
+    or its whole text): what a hub may be named by, and what the vault is counted on."""
+    headings = " ".join(h for h in heading_texts(text) if not tx.GENERIC_HEADING.match(h.strip()))
+    return tx.content_words(f"{name}\n{description}\n{headings}")
+
+
+def _is_slug(name: str) -> bool:
+    return " " not in name and ("-" in name or "_" in name)
+
+
+def common_topic(members: Sequence[NoteView], lang: str, *,
+                 vault_words: Mapping[str, int] | None = None, vault_notes: int = 0) -> str:
+    """The phrase that names the community (see the module doc)."""
+    gists = [topic_words(m.name, m.description, m.body) for m in members]
+    inside = Counter(w for g in gists for w in g)
+    vault_words = vault_words or {}
+    rest = max(vault_notes - len(members), 0)
+
+    def outside(word: str) -> int:  # notes outside the community holding `word`
+        return max(vault_words.get(word, 0) - inside[word], 0)
+
+    def common(word: str) -> bool:
+        return rest > 0 and outside(word) > COMMON_SHARE * rest
+
+    spellings: dict[str, Counter] = {}
+    sources: list[tuple[int, str]] = []  # (member rank, a name or heading to take phrases from)
+    for rank, m in enumerate(members):
+        # how a word is spelled: not from slug names ("pgbouncer-1-22"), and a sentence's
+        # first word only when its capitals are its own ("PgBouncer", not "Weekly")
+        name = tx.plain(m.name)
+        headings = [tx.plain(h) for h in heading_texts(m.body)
+                    if not tx.GENERIC_HEADING.match(h.strip())]
+        texts = ([] if _is_slug(name) else [name]) + headings
+        for text in texts + tx.split_sentences(tx.plain(m.description)):
+            for k, (surface, content) in enumerate(tx.word_spans(text)):
+                if content and (k or surface[1:] != surface[1:].lower()):
+                    spellings.setdefault(content, Counter())[surface] += 1
+        sources.append((rank, name))
+        sources += [(rank + len(members), h) for h in headings]  # names before headings
+    best: tuple | None = None
+    for rank, text in sources:
+        spans = tx.word_spans(text)
+        for i in range(len(spans)):
+            for j in range(i + 1, min(i + 4, len(spans)) + 1):
+                first, last = spans[i][1], spans[j - 1][1]
+                if not first or not last or common(first) or common(last):
+                    continue  # neither a function word nor the whole vault's word at an end
+                words = {c for _, c in spans[i:j] if c}
+                if all(c in NOT_A_TOPIC or c.isdigit() for c in words):
+                    continue  # "Owns", "Default" or a port number: no topic
+                df = sum(1 for g in gists if words <= g)
+                if df < 2:
+                    continue
+                rarest = min(outside(c) for c in words)
+                score = round(df * (1 + math.log((rest + 1) / (rarest + 1))), 9)
+                numbers = sum(c.isdigit() for c in words)
+                # the most telling, then the most specific, a port or a count being no topic
+                key = (score, len(words) - numbers, -numbers, -rank)
+                if best is None or key > best[0]:
+                    best = (key, spans[i:j])
+    if best is None:
+        return tx.one_line(members[0].name)
+    words = [spellings[c].most_common(1)[0][0] if c in spellings else w for w, c in best[1]]
+    phrase = words[0]
+    for w in words[1:]:  # CJK words join as written; Latin words with a space
+        phrase += w if (tx.is_cjk(phrase[-1]) and tx.is_cjk(w[0])) else " " + w
+    return phrase[:1].upper() + phrase[1:] if lang == "en" and phrase[:1].islower() else phrase
+
+
+# -- the body ----------------------------------------------------------------------------
+
+
+def provenance_lines(targets: Iterable[str]) -> list[str]:
+    """`derived_from:: [[a]] [[b]] …`, `PROVENANCE_PER_LINE` links a line, each target once
+    in the order given (a predicate line types every link on it, §2.1.2)."""
+    unique = list(dict.fromkeys(targets))
+    return [f"{PROVENANCE_PREDICATE}:: " + " ".join(f"[[{t}]]" for t in unique[k:k + PROVENANCE_PER_LINE])
+            for k in range(0, len(unique), PROVENANCE_PER_LINE)]
+
+
+def links_needed(members: int, share: float) -> int:
+    """How many members a hub must link to cover `share` of `members`."""
+    return min(members, max(0, math.ceil(share * members - 1e-9)))
+
+
+def hub_floor_tokens(member_paths: Sequence[str], sources: Iterable[str], *,
+                     share: float, pillars: int = MIN_PILLARS) -> int:
+    """The fewest estimated tokens a hub body of these members can have: its provenance
+    lines, and a bare link to each of the members the share needs (at least `pillars`),
+    taken in the order given (central first, as the hub takes them), under two headings."""
+    need = max(links_needed(len(member_paths), share), min(pillars, len(member_paths)))
+    links = "\n".join(f"- {format_link(p)}" for p in member_paths[:need])
+    return estimate_tokens("## x\n\n## x\n\n" + links + "\n\n" + "\n".join(provenance_lines(sources)))
+
+
+def _member_sources(members: Sequence[NoteView]) -> list[str]:
+    """Every member's provenance targets as written, in the members' order."""
+    return [lk.target for m in members for lk in parse_links(m.body) if is_provenance(lk)]
+
+
+def hub_note(request: HubRequest, lang: str, *, max_tokens: int) -> dict:
+    """The hub's fields (`HubNote`'s): name, bucket, description, body, pillars — a body
+    under `max_tokens` built as the module doc says. HubTooLarge when it cannot be."""
+    members = list(request.members)
+    words = _TEXT[lang]
+    by_path = {m.path: m for m in members}
+    pillars = [by_path[p] for p in dict.fromkeys(request.central) if p in by_path][:MAX_PILLARS]
+    for m in members:
+        if len(pillars) >= MIN_PILLARS:
+            break
+        if m not in pillars:
+            pillars.append(m)
+    others = [m for m in members if m not in pillars]
+    topic = common_topic(members, lang, vault_words=request.vault_words,
+                         vault_notes=request.vault_notes)
+    name = topic
+    if any(tx.normalize(name) == tx.normalize(m.name) for m in members):
+        name = topic + words["hub_suffix"]  # the hub is not one of its members
+    sep = "、" if lang == "zh" else ", "
+    description = tx.clip(words["hub_desc"].format(
+        topic=topic, names=sep.join(tx.one_line(p.name) for p in pillars)), 300)
+    sources = list(dict.fromkeys(_member_sources(members)))
+    provenance = provenance_lines(sources)
+    need = max(links_needed(len(members), request.min_member_coverage) - len(pillars), 0)
+
+    def sentence(p: NoteView, clip: int | None) -> str:
+        text = tx.one_line(p.description or tx.first_sentence(p.body) or p.name)
+        if clip == 0 or not text:
+            return ""
+        return " — " + (text if clip is None else tx.clip(text, clip))
+
+    def render(shown: int, *, lead_more: bool, clip: int | None, aliases: bool) -> str:
+        lead = words["overview"].format(n=len(members), topic=topic)
+        parts = [lead + (words["overview_more"] if lead_more else ""), f"## {words['pillars']}",
+                 "\n".join(f"- {tx.alias_link(p.path, p.name)}{sentence(p, clip)}" for p in pillars)]
+        if others and shown:
+            details = [f"- {tx.alias_link(m.path, m.name) if aliases else format_link(m.path)}"
+                       for m in others[:shown]]
+            if shown < len(others) and lead_more:
+                details.append(words["more"].format(n=len(others) - shown))
+            parts += [f"## {words['details']}", "\n".join(details)]
+        if provenance:
+            parts.append("\n".join(provenance))
+        return "\n\n".join(parts)
+
+    def fits(body: str) -> bool:
+        return estimate_tokens(body) < max_tokens
+
+    body = render(len(others), lead_more=True, clip=None, aliases=True)
+    if not fits(body):  # give up what is optional, a step at a time (module doc)
+        shown = len(others)
+        while shown > need and not fits(body):
+            shown -= 1
+            body = render(shown, lead_more=True, clip=None, aliases=True)
+        steps = [dict(lead_more=False, clip=c, aliases=True) for c in _PILLAR_CLIPS]
+        steps.append(dict(lead_more=False, clip=0, aliases=False))
+        for step in steps:
+            if fits(body):
+                break
+            body = render(shown, **step)
+        if not fits(body):
+            raise HubTooLarge(
+                f"the hub of {len(members)} members cannot fit under {max_tokens} estimated "
+                f"tokens: its {len(sources)} sources and links to {len(pillars) + need} "
+                f"members alone take {estimate_tokens(body)}")
+    bucket = Counter(_bucket(m.path) for m in members).most_common(1)[0][0]
+    return {"name": tx.clip(name, 120), "bucket": bucket, "description": description,
+            "body": body, "pillars": [p.path for p in pillars]}
+
+
+def _bucket(path: str) -> str:
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[1] in BUCKETS else FALLBACK_BUCKET
