@@ -39,9 +39,13 @@ def wants_json(as_json: bool | None) -> bool:
 
 
 class Ctx:
+    """The command line's side of the composition root: it builds the vault's `Workspace`
+    (ops/workspace.py: path, reme.toml, the environment, the command's flags) and prints
+    what the library warns about. Commands call `reme_workbench.ops` with it."""
+
     def __init__(self, vault_path: Path):
         self.vault_path = vault_path
-        self._settings = None
+        self._ws = None
         self._said: list[str] = []
         self._progress = None
 
@@ -68,75 +72,46 @@ class Ctx:
             text = problem.message
             self.warn(text if text.startswith(problem.path) else f"{problem.path}: {text}")
 
+    def _base(self):
+        """The vault's workspace as the environment sets it (built once per command): every
+        command that opens a vault validates its reme.toml first, so a typo is refused by
+        all of them."""
+        if self._ws is None or self._ws.root != Path(self.vault_path):
+            from ..ops import Workspace
+
+            self._ws = Workspace.from_environment(self.vault_path)
+        return self._ws
+
     def settings(self):
-        """reme.toml of the vault, read once here at the edge and passed down."""
-        if self._settings is None:
-            from ..config import load_settings
-
-            self._settings = load_settings(self.vault_path)
-        return self._settings
-
-    def index(
-        self, vault, embedder_spec: str | None, *, on_embedder_change: str = "error",
-        rebuild: bool = False,
-    ):
-        """The vault's index with the embedder the command line or reme.toml names.
-
-        An index built with another embedder is not silently re-embedded: only `index`
-        (whose job that is) passes "reembed"; every other command stops with the
-        library's one line naming `reme-workbench index --embedder ...`.
-        """
-        from ..index.store import VaultIndex
-
-        return VaultIndex(
-            vault.root, self.embedder(vault, embedder_spec, rebuild=rebuild), scan=vault.scan,
-            on_embedder_change=on_embedder_change,
-        )
-
-    def embedder(self, vault, embedder_spec: str | None = None, *, rebuild: bool = False):
-        """The embedder the command line or reme.toml names ("auto" keeps the index's own;
-        a rebuild chooses afresh), keyed from $REME_LLM_API_BASE / $REME_LLM_API_KEY.
-        Cheap: no weights load before the first embed."""
-        from ..index.factory import get_embedder
-        from ..index.store import choose_embedder
-
-        spec = choose_embedder(embedder_spec or self.settings().recall.embedder, vault.root,
-                               fresh=rebuild)
-        return get_embedder(spec, api_base=os.environ.get("REME_LLM_API_BASE"),
-                            api_key=os.environ.get("REME_LLM_API_KEY"))
-
-    def workspace(self, vault, *, embedder_spec: str | None = None, serving: bool = False,
-                  **brain):
-        """The operations layer's view of the opened vault (reme_workbench.ops): the same
-        settings, the embedder the command line or reme.toml names, the model keys from the
-        environment (read here at the edge: $REME_LLM_API_BASE overrides reme.toml's
-        [llm] api_base, a --api-base flag both), and the brain options of the command line
-        (`brain_spec`, `brain_api_base`, `record`, `replay`). `serving`: for a server, which
-        opens the vault afresh for every request instead of keeping this scan."""
-        from ..ops import Workspace
-
-        brain["brain_api_base"] = brain.get("brain_api_base") or os.environ.get("REME_LLM_API_BASE")
-        shared = {} if serving else {"vault": vault, "clock": vault.clock}
-        # the embedder is chosen when an operation needs one (reading the index's record)
-        return Workspace(vault.root, settings=self.settings(), embedder_spec=embedder_spec, **shared,
-                         api_base=os.environ.get("REME_LLM_API_BASE"),
-                         api_key=os.environ.get("REME_LLM_API_KEY"), **brain)
+        """reme.toml of the vault, read once (by the workspace) at the edge."""
+        return self._base().settings
 
     def open(self):
-        """The vault, opened with reme.toml's [vault] limits: every command that opens a
-        vault validates its reme.toml first, so a typo is refused by all of them."""
-        from ..vault.vault import Vault
-
-        limits = self.settings().vault
-        vault = Vault.open(
-            self.vault_path,
-            lock_timeout=limits.lock_timeout_s,
-            max_note_bytes=limits.max_note_bytes,
-            max_replans=limits.max_replans,
-        )
-        for message in vault.recovery_messages:
-            click.echo(f"recovered: {message}", err=True)
+        """The vault, opened once with reme.toml's [vault] limits and kept for the
+        command's operations (one scan per command)."""
+        ws = self._base()
+        fresh = ws.vault is None
+        vault = ws.keep_vault()
+        if fresh:
+            for message in vault.recovery_messages:
+                click.echo(f"recovered: {message}", err=True)
         return vault
+
+    def workspace(self, vault=None, *, embedder_spec: str | None = None, serving: bool = False,
+                  **brain):
+        """The workspace for one command: its `--embedder` and brain flags (`brain_spec`,
+        `brain_api_base`, `record`, `replay`) over the environment's. `serving`: for a
+        server, which opens the vault afresh for every request instead of keeping this scan."""
+        from dataclasses import replace
+
+        base = self._base()
+        if vault is not None and base.vault is None:
+            base.vault, base.clock = vault, vault.clock
+        if brain.get("brain_api_base") is None:
+            brain.pop("brain_api_base", None)  # keep the environment's
+        shared = {"vault": None, "clock": None} if serving else {}
+        # the embedder is chosen when an operation needs one (reading the index's record)
+        return replace(base, embedder_spec=embedder_spec, embedder=None, **shared, **brain)
 
     def require_writable(self, vault, what: str) -> None:
         """Stop with one line before `what` starts writing to a vault this user may only read

@@ -23,30 +23,25 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     this is the one command that re-embeds everything when --embedder (or reme.toml
     [recall] embedder) names another (and says so); recall and dream refuse instead.
     """
+    from ..ops import IndexRequest, build_index, build_request
+
     vault = obj.open()
     obj.require_writable(vault, "index (it keeps the index in .reme/)")
     obj.warn_problems(vault)  # first: the index's own "not indexed" repeats are left out
-    with obj.index(vault, embedder, on_embedder_change="reembed", rebuild=rebuild) as idx, \
-            obj.progress() as bar:
-        delta = idx.refresh(rebuild=rebuild, progress=bar.files("indexing"))
-        stats = idx.stats()
+    with obj.progress() as bar:
+        data = build_index(obj.workspace(vault, embedder_spec=embedder),
+                           build_request(IndexRequest, rebuild=rebuild), progress=bar.message)
     obj.warn_problems(vault)
-    data = {
-        "indexed": list(delta.indexed),
-        "removed": list(delta.removed),
-        "chunks_embedded": delta.chunks,
-        "reembedded_all": delta.reembedded_all,
-        "message": delta.message,
-        "stats": stats,
-    }
     if wants_json(as_json):
-        emit_json(data)
+        emit_json(data.model_dump(mode="json"))
         return
-    if delta.message:
-        click.echo(delta.message)
+    if data.message:
+        click.echo(data.message)
+    stats = data.stats
     click.echo(
-        f"Indexed {len(delta.indexed)} file(s) ({delta.chunks} chunks), removed {len(delta.removed)}; "
-        f"the index holds {stats['files']} files, {stats['chunks']} chunks ({stats['embedder']})."
+        f"Indexed {len(data.indexed)} file(s) ({data.chunks_embedded} chunks), removed "
+        f"{len(data.removed)}; the index holds {stats['files']} files, {stats['chunks']} chunks "
+        f"({stats['embedder']})."
     )
 
 

@@ -20,28 +20,6 @@ def proposals():
     """
 
 
-def _queue(obj: Ctx, writes: str | None = None):
-    """The vault's proposal queue; `writes` names the command when it will write."""
-    from ..proposals import ProposalQueue
-
-    vault = obj.open()
-    if writes is not None:
-        obj.require_writable(vault, writes)
-    return ProposalQueue(vault)
-
-
-def _proposal_row(p) -> dict:
-    return {
-        "id": p.id,
-        "state": p.state,
-        "action": p.action,
-        "summary": p.summary,
-        "files": list(p.paths),
-        "updated_at": p.updated_at,
-        "error": p.error,
-    }
-
-
 @proposals.command("list")
 @click.option(
     "--state", help="Only proposals in this state (pending, applied, rejected, stale, reverted)."
@@ -89,7 +67,7 @@ def proposals_show(obj: Ctx, proposal_id: str, as_json):
 
 def _decided(obj: Ctx, proposal, as_json) -> None:
     if wants_json(as_json):
-        emit_json(proposal.model_dump() if hasattr(proposal, "model_dump") else _proposal_row(proposal))
+        emit_json(proposal.model_dump())
         return
     click.echo(
         f"{proposal.id} is now {proposal.state}" + (f": {proposal.error}" if proposal.error else "")
@@ -129,5 +107,10 @@ def proposals_reject(obj: Ctx, proposal_id: str, reason: str, as_json):
 @click.pass_obj
 def proposals_revert(obj: Ctx, proposal_id: str, as_json):
     """Undo an applied proposal while its files are unchanged since."""
-    _decided(obj, _queue(obj, "proposals revert").revert(proposal_id), as_json)
+    from ..ops import ProposalRef, build_request, revert_proposal
+
+    vault = obj.open()
+    obj.require_writable(vault, "proposals revert")
+    _decided(obj, revert_proposal(obj.workspace(vault), build_request(ProposalRef, id=proposal_id)),
+             as_json)
 

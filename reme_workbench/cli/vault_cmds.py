@@ -24,17 +24,10 @@ def init(obj: Ctx, path: Path | None, sample: bool, as_json):
     files are never overwritten.
     Without PATH, the vault that --vault names (default: the current folder).
     """
-    from ..vault.vault import init_vault
+    from ..ops import InitRequest, build_request, init_vault
 
     path = obj.vault_path if path is None else path
-    if path.is_dir():  # an existing folder's reme.toml is checked like every command's
-        obj.vault_path = path
-        obj.settings()
-    from ..workbench.notebooks import place_notebooks
-
-    created = init_vault(path, sample=sample)
-    placed = place_notebooks(path)  # the review notebooks, in workbench/ (Obsidian ignores them)
-    created += [f"workbench/{name}" for name in placed.placed]
+    created = init_vault(build_request(InitRequest, path=str(path), sample=sample)).created
     if wants_json(as_json):
         emit_json({"vault": str(path), "created": created})
         return
@@ -49,29 +42,17 @@ def init(obj: Ctx, path: Path | None, sample: bool, as_json):
 @click.pass_obj
 def status(obj: Ctx, as_json):
     """Summarise the vault: files per layer, digest notes per bucket, unreadable files."""
-    from ..vault.layout import BUCKETS, bucket_of, is_digest_note, layer_of
+    from ..ops import status as describe
 
     vault = obj.open()
-    records = vault.scan.records
-    layers: dict[str, int] = {}
-    buckets = {b: 0 for b in BUCKETS}
-    for path, record in records.items():
-        layers[layer_of(path) or "other"] = layers.get(layer_of(path) or "other", 0) + 1
-        if is_digest_note(path) and record.readable:  # an unreadable file is a problem
-            buckets[bucket_of(path)] += 1
-    data = {
-        "vault": str(vault.root),
-        "files": dict(sorted(layers.items())),
-        "digest_notes": buckets,
-        "problems": [{"path": p.path, "message": p.message} for p in vault.scan.problems],
-    }
+    data = describe(obj.workspace(vault))
     if wants_json(as_json):
-        emit_json(data)
+        emit_json(data.model_dump(mode="json"))
         return
-    click.echo(f"Vault {vault.root}")
-    for layer, count in data["files"].items():
+    click.echo(f"Vault {data.vault}")
+    for layer, count in data.files.items():
         click.echo(f"  {layer + '/':<10} {count:>6} files")
-    click.echo("  digest notes: " + ", ".join(f"{b} {n}" for b, n in buckets.items()))
+    click.echo("  digest notes: " + ", ".join(f"{b} {n}" for b, n in data.digest_notes.items()))
     obj.warn_problems(vault)
 
 
@@ -85,22 +66,14 @@ def links(obj: Ctx, file: str, as_json):
 
     JSON: a list of {target, alias, predicate, embed, anchor, line, column}.
     """
-    from ..errors import RemeError
-    from ..vault.layout import resolve_inside
-    from ..vault.links import parse_links
-    from ..vault.note import decode_note_bytes
+    from ..ops import LinksRequest, build_request
+    from ..ops import links as links_of
 
     vault = obj.open()
-    rel = vault_relative(vault.root, file)
-    full = resolve_inside(vault.root, rel)
-    if not full.is_file():
-        raise RemeError(f"{rel} is not a file in the vault {vault.root}; check the path.", path=rel)
-    limit = vault.max_note_bytes
-    with full.open("rb") as fh:
-        data = fh.read(limit + 1)  # one byte more tells a file over the limit
-    found = parse_links(decode_note_bytes(data, rel, max_bytes=limit))
+    request = build_request(LinksRequest, path=vault_relative(vault.root, file))
+    found = links_of(obj.workspace(vault), request)
     if wants_json(as_json):
-        emit_json([link.to_json() for link in found])
+        emit_json([link.model_dump(mode="json") for link in found])
         return
     for link in found:
         extra = "".join(
@@ -158,8 +131,11 @@ def note(obj: Ctx, path: str, as_json):
 def graph(obj: Ctx, top: int, as_json):
     """Describe the digest link graph: nodes and edges per bucket, dangling links,
     isolated notes and the most linked-to notes."""
+    from ..ops import GraphRequest, build_request
+    from ..ops import graph as describe
+
     vault = obj.open()
-    stats = vault.graph.stats(top=top)
+    stats = describe(obj.workspace(vault), build_request(GraphRequest, top=top)).model_dump(mode="json")
     obj.warn_problems(vault)
     if wants_json(as_json):
         emit_json(stats)
@@ -284,25 +260,18 @@ def rename(obj: Ctx, old: str, new: str, dry_run: bool, move_source: bool, as_js
     (derived_from::) links of the notes made from it. resource/ files never move, and
     nothing moves between daily/ and digest/.
     """
-    from ..vault.vault import rename_note
+    from ..ops import RenameRequest, build_request
+    from ..ops import rename as move
 
     vault = obj.open()
-    if not dry_run:
-        obj.require_writable(vault, "rename")
-    plan = rename_note(vault, old, new, dry_run=dry_run, move_source=move_source)
-    data = {
-        "old": plan.old,
-        "new": plan.new,
-        "dry_run": dry_run,
-        "links_rewritten": plan.counts,
-        "left_alone": plan.left_alone,
-    }
+    plan = move(obj.workspace(vault), build_request(RenameRequest, old=old, new=new,
+                                                     dry_run=dry_run, move_source=move_source))
     if wants_json(as_json):
-        emit_json(data)
+        emit_json(plan.model_dump(mode="json"))
         return
     verb = "Would move" if dry_run else "Moved"
     click.echo(f"{verb} {plan.old} -> {plan.new}")
-    for path, count in sorted(plan.counts.items()):
+    for path, count in sorted(plan.links_rewritten.items()):
         click.echo(f"  {count} link(s) in {path}")
     for path, count in sorted(plan.left_alone.items()):
         click.echo(f"  left alone: {count} link(s) in {path} (resource/ is immutable)")

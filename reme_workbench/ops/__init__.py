@@ -25,13 +25,21 @@ from .models import (
     DailyEntryResult,
     DreamRequest,
     DreamResponse,
+    GraphRequest,
+    GraphResponse,
     HealthRequest,
     HealthResponse,
     ImportRequest,
     ImportResponse,
+    IndexRequest,
+    IndexResponse,
+    InitRequest,
+    InitResponse,
     JobProgress,
     JobStatus,
+    LinkModel,
     LinkRef,
+    LinksRequest,
     NoteContext,
     NoteRequest,
     PhaseReport,
@@ -48,9 +56,11 @@ from .models import (
     RecallRequest,
     RecallResponse,
     RejectRequest,
+    RenameRequest,
+    RenameResponse,
+    StatusResponse,
 )
 from .operations import (
-    Workspace,
     accept_proposal,
     append_daily,
     build_request,
@@ -63,6 +73,8 @@ from .operations import (
     reject_proposal,
     show_proposal,
 )
+from .vault_ops import build_index, graph, init_vault, links, rename, revert_proposal, status
+from .workspace import Workspace
 
 __all__ = [
     "Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
@@ -72,6 +84,9 @@ __all__ = [
     "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
     "BridgeRequest", "JobStatus", "JobProgress", "DreamResponse", "ConsolidateResponse",
     "BridgeResponse", "PhaseReport", "ProposalRef", "registry",
+    "init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index",
+    "InitRequest", "InitResponse", "StatusResponse", "LinksRequest", "LinkModel", "GraphRequest",
+    "GraphResponse", "RenameRequest", "RenameResponse", "IndexRequest", "IndexResponse",
     "RecallRequest", "RecallResponse", "RecallHitModel", "RecallChunk", "NoteRequest",
     "NoteContext", "LinkRef", "ProposalsRequest", "ProposalSummary", "ProposalDetail",
     "AcceptRequest", "RejectRequest", "HealthRequest", "HealthResponse", "BrokenLinkModel",

@@ -29,7 +29,8 @@ from .models import (
     JobProgress,
     JobStatus,
 )
-from .operations import Workspace, indexing_progress, require_writable
+from .operations import indexing_progress, require_writable
+from .workspace import Workspace
 
 __all__ = ["dream", "consolidate", "bridge", "JobRunner", "Progress"]
 
@@ -45,8 +46,7 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
     default): `files` (files, folders or days), or everything not yet dreamt. What the
     policy holds — everything, with `review` — waits as proposals; `dry_run` writes no
     note. Returns the dream report as JSON (what `dream --json` prints)."""
-    from ..dream.run import build_brain, dream_vault
-    from ..index.store import VaultIndex
+    from ..dream.run import dream_vault
 
     vault = ws.open_vault()
     require_writable(vault, "dream (even a dry run: it brings the index in .reme/ up to date)")
@@ -54,9 +54,8 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
     if request.review:  # the policy comes from the settings: hold every action for a person
         held = settings.proposals.model_copy(update={"auto_apply": ()})
         settings = settings.model_copy(update={"proposals": held})
-    brain, ledger = build_brain(settings, brain_spec=ws.brain_spec, api_base=ws.brain_api_base,
-                                record=ws.record, replay=ws.replay)
-    with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
+    brain, ledger = ws.dream_brain(settings)
+    with ws.index(vault) as index:
         index.refresh(progress=indexing_progress(progress))
         report = dream_vault(vault, brain, index, settings, targets=list(request.files),
                              dry_run=request.dry_run, force=request.force,
@@ -84,14 +83,13 @@ def consolidate(ws: Workspace, request: ConsolidateRequest,
     wait for a person. When the vault is open in Obsidian (a .obsidian/ folder) and the
     communities were computed, the graph's colour groups and the community canvas follow
     (`bridge`). Returns the report as JSON (what `consolidate --json` prints)."""
-    from ..consolidate.run import build_consolidate_brain, consolidate_vault
+    from ..consolidate.run import consolidate_vault
 
     vault = ws.open_vault()
     if not request.dry_run:
         require_writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
     # None: the offline consolidate brain, built on the vault's embedder when a phase needs it
-    brain = build_consolidate_brain(ws.settings, brain_spec=ws.brain_spec, replay=ws.replay,
-                                    record=ws.record, api_base=ws.brain_api_base)
+    brain = ws.consolidate_brain()
 
     def tell(phase: str, done: int, total: int) -> None:
         text = "consolidate: done" if phase == "done" else f"consolidate: {phase} ({done + 1}/{total})"

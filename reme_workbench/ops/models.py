@@ -263,6 +263,87 @@ class HealthResponse(_Response):
     notices: list[str] = Field(default_factory=list, description="What was not done, and why.")
 
 
+# -- the vault's own operations: init, status, links, graph, rename, index -----------------------
+
+class InitRequest(_Request):
+    path: str = Field(min_length=1, max_length=4096, description="The folder to make a vault of.")
+    sample: bool = Field(False, description="Also copy the bundled sample material.")
+
+
+class InitResponse(_Response):
+    vault: str
+    created: list[str] = Field(description="Files and folders made (none is overwritten).")
+
+
+class StatusResponse(_Response):
+    vault: str
+    files: dict[str, int] = Field(description="Files per layer.")
+    digest_notes: dict[str, int] = Field(description="Readable digest notes per bucket.")
+    problems: list[dict[str, str]] = Field(description="Files that could not be read, with the fix.")
+
+
+class LinksRequest(_Request):
+    path: str = Field(max_length=1000, description="A file of the vault, vault-relative.")
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return _vault_path(value)
+
+
+class LinkModel(_Response):
+    target: str
+    alias: str | None
+    predicate: str | None
+    embed: bool
+    anchor: str | None
+    line: int
+    column: int
+
+
+class GraphRequest(_Request):
+    top: int = Field(10, ge=0, le=1000, description="How many of the most linked-to notes.")
+
+
+class GraphResponse(_Response):
+    model_config = ConfigDict(frozen=True, extra="allow")
+    nodes: int
+    edges: int
+    buckets: dict[str, dict[str, int]]
+    dangling_links: list[dict[str, Any]]
+    isolated_nodes: list[str]
+    top_inbound: list[dict[str, Any]]
+    provenance_links: int
+
+
+class RenameRequest(_Request):
+    old: str = Field(max_length=1000, description="The note (or, with move_source, daily log).")
+    new: str = Field(max_length=1000, description="Where it goes.")
+    dry_run: bool = False
+    move_source: bool = Field(False, description="Allow moving a daily log within daily/.")
+
+
+class RenameResponse(_Response):
+    old: str
+    new: str
+    dry_run: bool
+    links_rewritten: dict[str, int] = Field(description="File -> links retargeted in it.")
+    left_alone: dict[str, int] = Field(description="Files in resource/ still linking the old path.")
+
+
+class IndexRequest(_Request):
+    rebuild: bool = Field(False, description="Drop the index and build it again from the files.")
+
+
+class IndexResponse(_Response):
+    indexed: list[str]
+    removed: list[str]
+    chunks_embedded: int
+    reembedded_all: bool
+    message: str | None
+    stats: dict[str, Any]
+
+
 # -- import ---------------------------------------------------------------------------------
 
 class ImportRequest(_Request):

@@ -15,12 +15,9 @@ proposal then keeps its state and says why).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..config import Settings, load_settings
 from ..errors import NotFoundError, RemeError
 from .models import (
     AcceptRequest,
@@ -42,69 +39,11 @@ from .models import (
     RecallResponse,
     RejectRequest,
 )
+from .workspace import Workspace
 
 __all__ = ["Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
            "accept_proposal", "reject_proposal", "health", "import_notes", "append_daily", "render_entry",
            "require_writable"]
-
-
-@dataclass
-class Workspace:
-    """One vault as the operations see it. `settings` defaults to the vault's reme.toml
-    (read once, here); `embedder` to the one it names (`auto`: the index's own); `clock`
-    to the vault's (UTC now).
-
-    Which model thinks (`brain_spec`, `brain_api_base`) and the cassettes that record or
-    replay it are chosen by whoever runs the front end (the CLI's flags), never by a
-    request: a client over HTTP or MCP may not point the vault at another model, or name
-    a cassette file outside it."""
-
-    root: Path
-    settings: Settings = field(default=None)  # type: ignore[assignment]
-    embedder: Any = None
-    embedder_spec: str | None = None  # the front end's choice (--embedder); else reme.toml's
-    clock: Callable[[], datetime] | None = None
-    api_base: str | None = None  # for a litellm embedder; read from the environment at the edge
-    api_key: str | None = None
-    vault: Any = None  # a front end that opened the vault already (the CLI) passes it here
-    brain_spec: str | None = None  # default: reme.toml [llm] brain
-    brain_api_base: str | None = None  # the front end's (flag, then environment); else reme.toml
-    record: str | None = None  # a cassette the brain's exchanges are recorded to
-    replay: str | None = None  # a cassette the brain answers from, calling no model
-
-    def __post_init__(self) -> None:
-        from ..vault.vault import looks_like_vault
-
-        self.root = Path(self.root)
-        if not looks_like_vault(self.root):
-            raise RemeError(f"{self.root} is not a vault (no digest/ or daily/ folder); run "
-                            f"`reme-workbench init {self.root}` first, or point at the vault's folder.")
-        if self.settings is None:
-            self.settings = load_settings(self.root)
-        if self.record and self.replay:
-            raise RemeError("Record to a cassette or replay one, not both (--record or --replay).")
-
-    def open_vault(self):
-        """The vault given at construction, else a fresh scan of it (a server sees every
-        request's files as they are then)."""
-        if self.vault is not None:
-            return self.vault
-        from ..vault.vault import Vault
-
-        limits = self.settings.vault
-        kwargs = {} if self.clock is None else {"clock": self.clock}
-        return Vault.open(self.root, lock_timeout=limits.lock_timeout_s,
-                          max_note_bytes=limits.max_note_bytes, max_replans=limits.max_replans,
-                          **kwargs)
-
-    def get_embedder(self):
-        if self.embedder is None:
-            from ..index.factory import get_embedder
-            from ..index.store import choose_embedder
-
-            spec = choose_embedder(self.embedder_spec or self.settings.recall.embedder, self.root)
-            self.embedder = get_embedder(spec, api_base=self.api_base, api_key=self.api_key)
-        return self.embedder
 
 
 def build_request(model, **fields):
@@ -141,11 +80,10 @@ def recall(ws: Workspace, request: RecallRequest,
     linked neighbours. Brings the index up to date first and logs every hit to the access
     log (a recalled note is not archived)."""
     from ..index.recall import recall as run_recall
-    from ..index.store import VaultIndex
 
     vault = ws.open_vault()
     require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
-    with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
+    with ws.index(vault) as index:
         index.refresh(progress=indexing_progress(progress))
         hits = run_recall(index, request.query, **_recall_options(ws, vault, request))
     return RecallResponse.model_validate({"query": request.query,
@@ -172,13 +110,12 @@ def recall_batch(ws: Workspace, request: RecallBatchRequest,
     """Many queries with the same options in one pass (the index brought up to date and
     the graph set up once); every hit is logged as `recall` logs it."""
     from ..index.recall import recall_batch as run_batch
-    from ..index.store import VaultIndex
 
     tell = progress or (lambda _d, _t, _m: None)
     vault = ws.open_vault()
     require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
     batch = [(q.id, q.query) for q in request.queries]
-    with VaultIndex(vault.root, ws.get_embedder(), scan=vault.scan) as index:
+    with ws.index(vault) as index:
         index.refresh(progress=indexing_progress(progress))
         answers = run_batch(index, batch, progress=lambda d, t: tell(d, t, f"recall: {d}/{t} queries"),
                             **_recall_options(ws, vault, request))

@@ -1,0 +1,127 @@
+"""The operations on the vault itself: make one, describe it, list a file's links, the link
+graph, rename a note, undo a proposal, bring the index up to date. Plain functions over the
+library with models in and out, like every operation (`ops/operations.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import RemeError
+from .models import (
+    GraphRequest,
+    GraphResponse,
+    IndexRequest,
+    IndexResponse,
+    InitRequest,
+    InitResponse,
+    LinkModel,
+    LinksRequest,
+    ProposalRef,
+    ProposalSummary,
+    RenameRequest,
+    RenameResponse,
+    StatusResponse,
+)
+from .operations import indexing_progress, require_writable
+from .workspace import Workspace
+
+__all__ = ["init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index"]
+
+
+def init_vault(request: InitRequest) -> InitResponse:
+    """Make a vault at `path` (or add the missing layers to a folder): the layers, the review
+    notebooks in workbench/ and a .gitignore entry for .reme/. Existing files are never
+    overwritten; an existing folder's reme.toml is checked first, as every command does."""
+    from ..config import load_settings
+    from ..vault.vault import init_vault as make
+    from ..workbench.notebooks import place_notebooks
+
+    path = Path(request.path).expanduser()
+    if path.is_dir():
+        load_settings(path)  # a typo in reme.toml is refused before anything is made
+    created = make(path, sample=request.sample)
+    placed = place_notebooks(path)  # the review notebooks (Obsidian ignores workbench/)
+    return InitResponse(vault=str(path), created=[*created, *(f"workbench/{n}" for n in placed.placed)])
+
+
+def status(ws: Workspace) -> StatusResponse:
+    """Files per layer, readable digest notes per bucket, and the files that cannot be read."""
+    from ..vault.layout import BUCKETS, bucket_of, is_digest_note, layer_of
+
+    vault = ws.open_vault()
+    layers: dict[str, int] = {}
+    buckets = {b: 0 for b in BUCKETS}
+    for path, record in vault.scan.records.items():
+        layer = layer_of(path) or "other"
+        layers[layer] = layers.get(layer, 0) + 1
+        if is_digest_note(path) and record.readable:  # an unreadable file is a problem
+            buckets[bucket_of(path)] += 1
+    return StatusResponse(vault=str(vault.root.resolve()), files=dict(sorted(layers.items())),
+                          digest_notes=buckets,
+                          problems=[{"path": p.path, "message": p.message}
+                                    for p in vault.scan.problems])
+
+
+def links(ws: Workspace, request: LinksRequest) -> list[LinkModel]:
+    """The wikilinks of one file of the vault, in order."""
+    from ..vault.layout import resolve_inside
+    from ..vault.links import parse_links
+    from ..vault.note import decode_note_bytes
+
+    vault = ws.open_vault()
+    full = resolve_inside(vault.root, request.path)
+    if not full.is_file():
+        raise RemeError(f"{request.path} is not a file in the vault {vault.root.resolve()}; "
+                        "check the path.", path=request.path)
+    limit = vault.max_note_bytes
+    with full.open("rb") as fh:
+        data = fh.read(limit + 1)  # one byte more tells a file over the limit
+    return [LinkModel(**link.to_json())
+            for link in parse_links(decode_note_bytes(data, request.path, max_bytes=limit))]
+
+
+def graph(ws: Workspace, request: GraphRequest) -> GraphResponse:
+    """The digest link graph: notes and links per bucket, dangling links, isolated notes,
+    the most linked-to notes (short links read as Obsidian reads them)."""
+    return GraphResponse(**ws.open_vault().graph.stats(top=request.top))
+
+
+def rename(ws: Workspace, request: RenameRequest) -> RenameResponse:
+    """Move a note and retarget every link to it, in one atomic changeset (see
+    `vault.vault.rename_note`); `dry_run` says what would change."""
+    from ..vault.vault import rename_note
+
+    vault = ws.open_vault()
+    if not request.dry_run:
+        require_writable(vault, "rename")
+    plan = rename_note(vault, request.old, request.new, dry_run=request.dry_run,
+                       move_source=request.move_source)
+    return RenameResponse(old=plan.old, new=plan.new, dry_run=request.dry_run,
+                          links_rewritten=plan.counts, left_alone=plan.left_alone)
+
+
+def revert_proposal(ws: Workspace, request: ProposalRef) -> ProposalSummary:
+    """Undo an applied proposal while its files still hold what it wrote."""
+    from ..proposals import ProposalQueue
+    from .operations import _id, _summary
+
+    vault = ws.open_vault()
+    require_writable(vault, "proposals revert")
+    queue = ProposalQueue(vault)
+    return ProposalSummary(**_summary(queue.revert(queue.resolve(_id(request.id)))))
+
+
+def build_index(ws: Workspace, request: IndexRequest,
+                progress: Callable[[int, int, str], None] | None = None) -> IndexResponse:
+    """Bring the keyword + vector index up to date (only changed files are read again). The
+    one operation that re-embeds everything when the workspace's embedder is not the one
+    the index was built with (and says so)."""
+    vault = ws.open_vault()
+    require_writable(vault, "index (it keeps the index in .reme/)")
+    with ws.index(vault, on_embedder_change="reembed", rebuild=request.rebuild) as idx:
+        delta = idx.refresh(rebuild=request.rebuild, progress=indexing_progress(progress))
+        stats = idx.stats()
+    return IndexResponse(indexed=list(delta.indexed), removed=list(delta.removed),
+                         chunks_embedded=delta.chunks, reembedded_all=delta.reembedded_all,
+                         message=delta.message, stats=stats)
