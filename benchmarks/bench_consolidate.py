@@ -10,8 +10,10 @@ it, each from a cold scan cache (no `.reme/scan.db`; files in the OS page cache)
 one size's memory never leaks into the next:
 
 * whole — `Vault.open` + `consolidate_vault(vault, Settings(), only=…, force=True)`:
-  every phase of the no-brain consolidate (communities, archive, cooldowns, health; not
-  abstract, merge and split, which ask a brain), as the CLI runs it;
+  every phase of the no-brain consolidate (communities, split, archive, cooldowns,
+  health; not abstract and merge, which ask a brain), as the CLI runs it — split looks
+  at every digest note (docs/spec.md §7.8.4) and asks a brain only about a note over
+  the threshold, and the generated notes are all under it, so it times that look;
   its wall time and the process's peak RSS are the targets;
 * parts — the same work step by step: vault scan + link graph, `digest_graph`, `leiden`
   (5 seeds), `stability` of that partition against the planted one (a previous run
@@ -47,11 +49,12 @@ NOW = datetime(2026, 12, 2, 3, 0, tzinfo=UTC)
 
 
 def phases() -> tuple[str, ...]:
-    """The no-brain phases: abstract, merge and split ask a brain (benchmarks/bench_merge.py
-    measures merge); the targets are for the mechanical consolidate."""
+    """The no-brain phases: abstract and merge ask a brain (benchmarks/bench_merge.py
+    measures merge); split asks one only about a note over the threshold (none here);
+    the targets are for the mechanical consolidate."""
     from reme_workbench.consolidate.run import PHASES
 
-    return tuple(p for p in PHASES if p not in ("abstract", "merge", "split"))
+    return tuple(p for p in PHASES if p not in ("abstract", "merge"))
 
 
 def peak_mb() -> float:
