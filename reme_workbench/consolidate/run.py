@@ -10,7 +10,7 @@ of the next issue) and runs the phases in a fixed order:
 | `archive` | every `[schedule] archive_every_days` (1) | recency of every digest note: meta/recency.json, meta/archived.json |
 | `abstract` | with communities | gates every community; a hub proposal (`consolidate.abstract`) for each that passes |
 | `merge` | with communities | candidate pairs, three votes each: merge proposals (`consolidate.merge`), uncertain pairs in audit/<date>/dups_uncertain.md |
-| `split` | every run | drains meta/split_queue.json: a split proposal (`consolidate.split`) for each overloaded note |
+| `split` | every run | drains meta/split_queue.json and looks at every other digest note over the threshold: a split proposal (`consolidate.split`) for each overloaded note |
 | `cooldowns` | every run | prunes expired entries of meta/cooldowns.json and lists the active ones |
 | `health` | every run | D1 broken links (fixed in digest/ as `health --fix` does) and D10 provenance; audit/<date>/health_links.md |
 
