@@ -309,6 +309,21 @@ def test_a_note_in_a_merge_to_split_cooldown_stays_queued(vault):
     assert o2.state == "pending" and read_split_queue(vault.root).paths == ()
 
 
+def test_a_note_nobody_queued_respects_the_merge_to_split_cooldown_too(vault):
+    cooldowns = Cooldowns([CooldownEntry(PARENT, "merge", FIXED_NOW - timedelta(days=3))],
+                          root=vault.root)
+    brain = FakeSplitBrain()
+    result = run(vault, brain, cooldowns=cooldowns)  # PARENT is over 150 tokens, not queued
+    (o,) = result.outcomes
+    assert (o.state, o.by) == ("cooldown", "consolidate.scan") and brain.requests == []
+    assert result.remaining == (PARENT,) and "1 left for a later run" in result.summary()
+    stored = read_split_queue(vault.root)
+    assert stored.paths == () and stored.not_overloaded == ()  # nothing decided, nothing kept
+    later = FakeSplitBrain(plan())
+    (o2,) = run(vault, later, cooldowns=cooldowns, now=FIXED_NOW + timedelta(days=12)).outcomes
+    assert (o2.state, o2.by) == ("pending", "consolidate.scan")
+
+
 @pytest.mark.parametrize("name", ["../../etc/passwd", "/etc/cron.d/evil", "digest/secret/x.md",
                                   "daily/2026-10-05/ops-review", "C:\\evil", "overview.md"])
 def test_a_child_name_that_is_a_path_is_refused(vault, name):
