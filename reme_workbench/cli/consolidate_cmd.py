@@ -35,11 +35,13 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     meta/communities.json and community_changes.json); abstract (a hub proposal for each
     community that passes the gates) and merge (three votes on each candidate pair: merge
     proposals, and uncertain pairs in audit/<date>/dups_uncertain.md), with the
-    communities; split (the notes queued in meta/split_queue.json, every run); archive
+    communities; split (every digest note over [split] token_threshold — queued by dream
+    or a merge, or found by a cheap look over the digest — each judged once, every run); archive
     (recency of every note, daily: meta/recency.json and archived.json; recall then
     leaves archived notes out); cooldowns (records those of applied proposals, prunes
     expired entries of meta/cooldowns.json and lists the active ones, every run); health
-    (D1 broken links, fixed in digest/ as `health --fix` does, and D10 provenance, every
+    (D1 broken links — short links Obsidian resolves rewritten to vault paths, links to
+    nothing proposed for unlinking, as `health --fix` does — and D10 provenance, every
     run). Abstract, merge and split only propose: review with `reme-workbench proposals`.
     A phase that is not due is skipped and the output says until when; --force runs it
     anyway. When each phase last ran is kept in meta/consolidate_state.json; a run in
