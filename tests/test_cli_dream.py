@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from click.testing import CliRunner
 
 from reme_workbench.cli import cli
+
+from .conftest import snapshot
 
 
 def run(*args):
@@ -58,6 +61,23 @@ def test_dream_dry_run_and_text_output(tmp_path):
     assert "daily/2026-10-05/deploy-payments-api.md: CREATE" in result.stdout
     assert "[dry-run]" in result.stdout and "brain call(s)" in result.stdout
     assert not any((vault / "digest").rglob("*.md"))
+
+
+def test_a_dry_run_reports_what_the_run_then_does(tmp_path):
+    """Later units of a run corroborate the notes earlier units write; the dry run, which
+    writes nothing, predicts those too: the same action for every unit, the same paths."""
+    vault = tmp_path / "demo"
+    run("init", str(vault), "--sample", "--json")
+    before = snapshot(vault)
+    dry = json.loads(run("--vault", str(vault), "dream", "--embedder", "hashing", "--dry-run", "--json").stdout)
+    assert snapshot(vault) == before  # the vault as it was (the index in .reme/ aside)
+    real = json.loads(run("--vault", str(vault), "dream", "--embedder", "hashing", "--json").stdout)
+    counts = [Counter((o["action"], o["flavor"]) for o in r["outcomes"]) for r in (dry, real)]
+    assert counts[0] == counts[1] and counts[1][("UPDATE", "CORROBORATE")] >= 5
+    assert ([(o["unit"], o["action"], o["target_path"]) for o in dry["outcomes"]]
+            == [(o["unit"], o["action"], o["target_path"]) for o in real["outcomes"]])
+    assert {o["state"] for o in dry["outcomes"]} == {"dry-run"} and dry["pending"] == []
+    assert not any(o["proposal_id"] for o in dry["outcomes"])
 
 
 def test_dream_rejects_bad_material_and_flags(tmp_path):

@@ -5,6 +5,7 @@ recalled note with a flavor). The proposal carries the mechanical rules as check
 whatever the brain says — including text planted in the material to steer it — only
 a change that passes them can land. A violated rule gets the brain one retry with
 the violation explained; a second violation leaves a rejected proposal for review.
+A dry run is the run itself on a scratch copy of the vault (`rehearsal.py`).
 """
 
 from __future__ import annotations
@@ -161,6 +162,8 @@ class Dreamer:
     ) -> DreamReport:
         self.vault.refresh()  # scan and graph see the files as they are now
         self.index.refresh()
+        if dry_run:
+            return self._rehearse(targets, force)
         self._links = LinkResolver(self.vault.scan.records)
         record = DreamtRecord(self.vault)
         files, skipped = select_material(self.vault, targets, record, force=force)
@@ -176,7 +179,7 @@ class Dreamer:
                 notices.append(f"{mf.path} is long; dreamt in {len(pieces)} pieces.")
             failed = False
             for material in pieces:
-                for outcome in self._dream_material(material, dry_run, len(outcomes)):
+                for outcome in self._dream_material(material, len(outcomes)):
                     outcomes.append(outcome)
                     failed = failed or outcome.state == "failed"
                     if outcome.state == "applied" and outcome.target_path:
@@ -186,7 +189,7 @@ class Dreamer:
                     f"{mf.path}: the brain gave no usable answer for some units; it stays "
                     "un-dreamt and is tried again on the next run."
                 )
-            elif not dry_run:
+            else:
                 record.mark(mf.path, mf.sha256)
         return DreamReport(
             materials=tuple(mf.path for mf in files),
@@ -198,6 +201,26 @@ class Dreamer:
             split_candidates=self._overloaded(written),
             broken_links=self._broken(written),
         )
+
+    def _rehearse(self, targets: Iterable[str] | None, force: bool) -> DreamReport:
+        """docs/spec.md §4.7.2: the run on a scratch copy, so that what it reports is what
+        the run would do — later units recall, corroborate and link to the notes earlier
+        units write — while the vault stays as it is. Proposals are not kept: an outcome
+        that would apply or wait is `dry-run`, one the checks reject `failed`."""
+        from .rehearsal import scratch_copy
+
+        with scratch_copy(self.vault, self.index) as (vault, index):
+            stage = Dreamer(
+                vault, self.brain, index, policy=self.policy, recall_k=self.recall_k,
+                traverse_depth=self.traverse_depth, max_candidates=self.max_candidates,
+                split_threshold=self.split_threshold, progress=self.progress,
+            )
+            report = stage.run(targets, force=force)
+        self._usage, self._calls = self._usage + report.usage, self._calls + report.calls
+        said = {"applied": "dry-run", "pending": "dry-run", "rejected": "failed"}
+        outcomes = tuple(replace(o, proposal_id=None, state=said.get(o.state, o.state))
+                         for o in report.outcomes)
+        return replace(report, outcomes=outcomes)
 
     def replan(self, material_path: str, unit: MemoryUnit) -> UnitOutcome:
         """Phase 2 once more for one unit of `material_path`, against the vault as it is
@@ -216,7 +239,7 @@ class Dreamer:
         pieces = files[0].pieces()
         head = unit.summary[:60]
         material = next((m for m in pieces if head and head in m.text), pieces[0])
-        return self._integrate(material, unit, dry_run=False)
+        return self._integrate(material, unit)
 
     def _decode(self, data: bytes, path: str) -> str:
         """A note's text, refused above the vault's [vault] max_note_bytes like the scan."""
@@ -227,9 +250,7 @@ class Dreamer:
             done, total, path, in_file = self._where
             self.progress(DreamProgress(done, total, path, units_done, in_file))
 
-    def _dream_material(
-        self, material: Material, dry_run: bool, units_before: int = 0
-    ) -> list[UnitOutcome]:
+    def _dream_material(self, material: Material, units_before: int = 0) -> list[UnitOutcome]:
         try:
             reply = self.brain.extract(material)
         except BrainError as exc:
@@ -244,12 +265,12 @@ class Dreamer:
         self._tell(units_before)
         out = []
         for unit in units:
-            out.append(self._integrate(material, unit, dry_run))
+            out.append(self._integrate(material, unit))
             self._tell(units_before + len(out))
         return out
 
     # -- Phase 2 -------------------------------------------------------------------
-    def _integrate(self, material: Material, unit: MemoryUnit, dry_run: bool) -> UnitOutcome:
+    def _integrate(self, material: Material, unit: MemoryUnit) -> UnitOutcome:
         hits = self._recall(unit)
         candidates = self._candidates(hits, unit.bucket)
         request = IntegrateRequest(material, unit, tuple(candidates))
@@ -293,7 +314,7 @@ class Dreamer:
         if plan is not None:
             story["link_repairs"] = [r.to_json() for r in plan.repairs]
         if plan is None or failures:
-            return self._failed(material, unit, decision, plan, failures, story, dry_run, brain_failed)
+            return self._failed(material, unit, decision, plan, failures, story, brain_failed)
         story["checks_passed"] = [c.name for c in plan.checks]
         proposal = self.queue.new(
             plan.action,
@@ -303,14 +324,11 @@ class Dreamer:
             story=story,
             before=plan.before,
         )
-        if dry_run:
-            state, pid = "dry-run", None
-        else:
-            proposal = self.queue.submit(proposal, self.policy)
-            state, pid = proposal.state, proposal.id
-            if state == "applied":
-                self.index.refresh(paths=[plan.path])  # later units must recall this note
-                self._resolver().add(plan.path)  # ... and may link to it
+        proposal = self.queue.submit(proposal, self.policy)
+        state, pid = proposal.state, proposal.id
+        if state == "applied":
+            self.index.refresh(paths=[plan.path])  # later units must recall this note
+            self._resolver().add(plan.path)  # ... and may link to it
         return UnitOutcome(
             material.path,
             unit.name,
@@ -445,7 +463,7 @@ class Dreamer:
         return [f"{c.name}: {why}" for c in build_checks(plan.checks) for why in c.fn(ctx)]
 
     def _failed(
-        self, material, unit, decision, plan, failures, story, dry_run, brain_failed=False
+        self, material, unit, decision, plan, failures, story, brain_failed=False
     ) -> UnitOutcome:
         message = "; ".join(failures) or "no usable decision"
         pid = None
@@ -453,7 +471,7 @@ class Dreamer:
             return UnitOutcome(
                 material.path, unit.name, unit.bucket, "FAILED", None, None, None, "failed", message
             )
-        if plan is not None and not dry_run:  # keep it for a person to look at
+        if plan is not None:  # keep it for a person to look at
             proposal = self.queue.new(
                 plan.action,
                 f"REJECTED: {unit.name}",
