@@ -62,7 +62,9 @@ def test_find_vault_walks_up_from_the_notebook_folder(tmp_path, monkeypatch):
     assert nbm.find_vault(vault / "workbench") == vault.resolve()
     assert nbm.find_vault(tmp_path) is None
     monkeypatch.setenv("REME_VAULT", str(vault))
-    assert nbm.notebook_vault(tmp_path).root == vault
+    from reme_workbench.ops import notebook_vault
+
+    assert notebook_vault(tmp_path).root == vault
 
 
 def test_the_sample_material_falls_in_four_weeks(tmp_path):
@@ -123,3 +125,11 @@ def test_the_demo_indexes_with_minilm_unless_told_otherwise(tmp_path, monkeypatc
     assert f"embedder asked for: {wanted}" in result.output
     help_text = CliRunner().invoke(cli, ["demo", "--help"]).output
     assert "minilm (the demo's default" in help_text
+
+
+def test_a_demo_with_an_unknown_embedder_writes_nothing(tmp_path):
+    """The retry must not be refused "already exists and is not empty"."""
+    target = tmp_path / "new-dir"
+    result = CliRunner().invoke(cli, ["demo", str(target), "--embedder", "e6"])
+    assert result.exit_code == 1 and "e6" in result.output
+    assert not target.exists() or not any(target.iterdir())

@@ -25,7 +25,7 @@ def demo(obj: Ctx, path: Path, embedder, as_json):
     notebooks placed in PATH/workbench/. No key and no network are needed. Prints what
     there is to review and where to look next. PATH must be new or an empty folder.
     """
-    from ..workbench.demo import build_demo
+    from ..ops import build_demo
 
     with obj.progress() as bar:
         report = build_demo(path, embedder=embedder, progress=bar.steps)

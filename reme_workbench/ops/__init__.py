@@ -13,6 +13,7 @@ calls the function and serialises or prints the answer; it adds no rule of its o
 """
 
 from . import registry
+from .demo import build_demo, fresh_demo_copy, notebook_vault, notebook_workspace
 from .jobs import JobRunner, bridge, consolidate, dream
 from .models import (
     AcceptRequest,
@@ -84,6 +85,7 @@ __all__ = [
     "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
     "BridgeRequest", "JobStatus", "JobProgress", "DreamResponse", "ConsolidateResponse",
     "BridgeResponse", "PhaseReport", "ProposalRef", "registry",
+    "build_demo", "fresh_demo_copy", "notebook_workspace", "notebook_vault",
     "init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index",
     "InitRequest", "InitResponse", "StatusResponse", "LinksRequest", "LinkModel", "GraphRequest",
     "GraphResponse", "RenameRequest", "RenameResponse", "IndexRequest", "IndexResponse",

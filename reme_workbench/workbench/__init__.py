@@ -1,9 +1,9 @@
-"""The workbench's plumbing: the demo vault (the main job), the vault-embedded review
-notebooks and finding the vault from inside one. The screens themselves are
-`reme_workbench.widgets`."""
+"""The workbench's plumbing below the operations layer: the demo's weeks and report, the
+vault-embedded review notebooks and finding the vault from inside one. Building the demo
+and the vault a notebook works on are operations (`reme_workbench.ops.build_demo`,
+`notebook_workspace`); the screens are `reme_workbench.widgets`."""
 
-from .demo import DemoReport, build_demo, fresh_demo_copy, material_weeks
-from .notebooks import MASTERS, PlaceReport, find_vault, notebook_vault, place_notebooks
+from .demo import DemoReport, material_weeks
+from .notebooks import MASTERS, PlaceReport, find_vault, place_notebooks
 
-__all__ = ["DemoReport", "MASTERS", "PlaceReport", "build_demo", "find_vault", "fresh_demo_copy",
-           "material_weeks", "notebook_vault", "place_notebooks"]
+__all__ = ["DemoReport", "MASTERS", "PlaceReport", "find_vault", "material_weeks", "place_notebooks"]

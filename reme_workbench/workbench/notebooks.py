@@ -9,11 +9,9 @@ still what was placed — a copy a person edited is kept, and reported, unless `
 then the edited copy is first saved beside it as `<name>.edited-<date>.ipynb`, so
 nothing a person wrote is lost. Writes are atomic (temp file + rename).
 
-`notebook_vault()` is the first cell of every notebook: `$REME_VAULT` if set, else the
-vault the notebook sits in (walking up from the working folder: a folder with `digest/`
-and `daily/` or `resource/`), else — opened outside a vault — a fresh copy of the demo
-vault (the sample dreamt and consolidated week by week, `demo.build_demo`) in a
-temporary folder removed when the kernel stops.
+`find_vault()` walks up from the working folder to the vault a notebook sits in (a folder
+with `digest/` and `daily/` or `resource/`); `reme_workbench.ops.notebook_workspace()`,
+the first cell of every notebook, builds on it.
 """
 
 from __future__ import annotations
@@ -30,8 +28,7 @@ from pathlib import Path
 from ..errors import RemeError
 from ..vault.layout import CACHE_DIR
 
-__all__ = ["MASTERS", "WORKBENCH_DIR", "PlaceReport", "masters", "place_notebooks", "find_vault",
-           "notebook_vault"]
+__all__ = ["MASTERS", "WORKBENCH_DIR", "PlaceReport", "masters", "place_notebooks", "find_vault"]
 
 MASTERS = ("01_dream_review.ipynb", "02_communities.ipynb", "03_merge_votes.ipynb",
            "04_uncertain_duplicates.ipynb", "05_archive.ipynb", "06_threshold_experiments.ipynb")
@@ -141,26 +138,3 @@ def find_vault(start: Path | str | None = None) -> Path | None:
         if _is_vault(folder):
             return folder
     return None
-
-
-_SCRATCH: list[tempfile.TemporaryDirectory] = []  # demo copies live as long as the kernel
-
-
-def notebook_vault(start: Path | str | None = None, *, embedder: str | None = None):
-    """The `Vault` a notebook works on (see the module doc), with a line saying which."""
-    from ..vault.vault import Vault
-
-    env = os.environ.get("REME_VAULT")
-    root = Path(env) if env else find_vault(start)
-    if root is None:
-        from .demo import fresh_demo_copy
-
-        scratch = tempfile.TemporaryDirectory(prefix="reme-demo-")
-        _SCRATCH.append(scratch)
-        root = fresh_demo_copy(Path(scratch.name) / "demo-vault",
-                               embedder=embedder or os.environ.get("REME_DEMO_EMBEDDER"))
-        print(f"Not inside a vault: working on a fresh copy of the demo vault at {root} "
-              "(removed when this kernel stops).")
-    else:
-        print(f"Vault: {root}")
-    return Vault.open(root)

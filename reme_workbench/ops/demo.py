@@ -1,0 +1,191 @@
+"""The main job, through the operations layer: the bundled sample vault's four weeks
+replayed (`reme-workbench demo`), and the vault a notebook works on.
+
+`build_demo(path)` copies the sample vault to `path` and replays its weeks in order, as
+an agent and a schedule would have: for each week (Monday to Sunday, by the folder date
+of the material), dream that week's material with the offline brain, then consolidate
+as the weekly schedule would at the week's end (every phase, `force`). Then it places the
+review notebooks, writes what Obsidian reads natively and counts what there is to look
+at. The vault, settings (`[vault]` limits included), embedder, index and brain come from
+the vault's `Workspace`, as for every operation. The demo indexes with MiniLM unless told
+otherwise (`workbench.demo.demo_embedder`).
+
+`fresh_demo_copy(dest)` gives a notebook opened outside a vault a vault to work on: the
+demo is built once per embedder and package version into the user's cache folder
+(`$XDG_CACHE_HOME/reme-workbench/`, else `~/.cache/reme-workbench/`) and copied fresh for
+each notebook. `notebook_workspace()` is what a notebook's first cell calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from ..config import Settings
+from ..errors import RemeError
+from ..vault.layout import CACHE_DIR
+from ..workbench.demo import DemoReport, DemoWeek, Progress, demo_embedder, material_weeks
+from .workspace import Workspace
+
+__all__ = ["build_demo", "fresh_demo_copy", "notebook_workspace", "notebook_vault"]
+
+
+def build_demo(path: Path | str, *, embedder: str | None = None, settings: Settings | None = None,
+               progress: Progress | None = None, notebooks: bool = True) -> DemoReport:
+    """Copy the sample to `path` (which must not exist, or be an empty folder) and replay
+    its weeks (see the module doc)."""
+    import time
+
+    from ..consolidate.run import consolidate_vault
+    from ..dream.run import dream_vault
+    from ..index.factory import embedder_spec, get_embedder
+    from ..index.store import choose_embedder
+    from ..proposals import ProposalQueue
+    from ..vault.layout import BUCKETS, bucket_of, is_digest_note
+    from ..vault.vault import init_vault
+    from ..workbench.notebooks import place_notebooks
+
+    started = time.monotonic()
+    path = Path(path)
+    if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        raise RemeError(f"{path} already exists and is not empty; give the demo a new folder "
+                        "(e.g. `reme-workbench demo reme-demo-2`) or remove it first.")
+    configured = settings.recall.embedder if settings and settings.recall.embedder != "auto" else None
+    spec = demo_embedder(embedder or configured)
+    get_embedder(choose_embedder(spec, path))  # a spec it does not know stops here, before any file
+    init_vault(path, sample=True)
+    ws = Workspace.from_environment(path, settings=settings, embedder_spec=spec)
+    settings = ws.settings
+    vault = ws.keep_vault()
+    emb = ws.get_embedder()
+    brain, _ = ws.dream_brain()
+    weeks = material_weeks(path)
+    steps = 2 * len(weeks) + 1
+    created: Counter = Counter()
+    updated: Counter = Counter()
+    done_weeks = []
+    with ws.index(vault) as index:
+        for k, (first, last, files) in enumerate(weeks):
+            if progress:
+                progress(f"week of {first:%b %d}: dream {len(files)} files", 2 * k, steps)
+            report = dream_vault(vault, brain, index, settings, targets=files)
+            failed = [o for o in report.outcomes if o.state == "failed"]
+            if failed:
+                raise RemeError(f"Dream failed on {failed[0].material}: {failed[0].message}")
+            week_created = week_updated = 0
+            for o in report.outcomes:
+                if o.state != "applied" or not o.target_path:
+                    continue
+                if o.action == "CREATE":
+                    created[bucket_of(o.target_path)] += 1
+                    week_created += 1
+                else:
+                    updated[bucket_of(o.target_path)] += 1
+                    week_updated += 1
+            if progress:
+                progress(f"week of {first:%b %d}: consolidate", 2 * k + 1, steps)
+            run = consolidate_vault(vault, settings, force=True, embedder=emb, index=index)
+            lines = "; ".join(f"{o.phase}: {o.summary}" for o in run.phases
+                              if o.ran and o.phase in ("abstract", "merge", "split"))
+            done_weeks.append(DemoWeek(first, last, len(report.materials), week_created,
+                                       week_updated, lines))
+    if progress:
+        progress("placing the notebooks and the Obsidian views", steps - 1, steps)
+    placed = place_notebooks(path).placed if notebooks else ()
+    from obsidian_bridge import run_bridge  # the demo is meant to be opened in Obsidian too
+
+    bridge = run_bridge(vault, communities=True, canvas=True)
+    vault.refresh()
+    notes = Counter(bucket_of(p) for p, r in vault.scan.records.items()
+                    if is_digest_note(p) and r.readable)
+    waiting = Counter(p.action for p in ProposalQueue(vault).list("pending"))
+    from ..consolidate.abstract import load_communities
+
+    communities, _, _ = load_communities(path)
+    if progress:
+        progress("done", steps, steps)
+    return DemoReport(
+        path, tuple(done_weeks), {b: created[b] for b in BUCKETS}, {b: updated[b] for b in BUCKETS},
+        {b: notes[b] for b in BUCKETS}, len(set((communities or {}).values())),
+        dict(sorted(waiting.items())), tuple(placed), embedder_spec(emb.name),
+        time.monotonic() - started,
+        {"bridge": bridge.to_json()})
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "reme-workbench"
+
+
+def _template_key(embedder: str) -> str:
+    from importlib import metadata, resources
+
+    try:
+        version = metadata.version("reme-workbench")
+    except metadata.PackageNotFoundError:  # a source tree that is not installed
+        version = "source"
+    digest = hashlib.sha256(f"{version}|{embedder}".encode())
+    sample = resources.files("reme_workbench") / "samples" / "vault"
+    with resources.as_file(sample) as folder:
+        for item in sorted(Path(folder).rglob("*")):
+            if item.is_file():
+                digest.update(item.relative_to(folder).as_posix().encode())
+                digest.update(item.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def fresh_demo_copy(dest: Path | str, *, embedder: str | None = None) -> Path:
+    """A fresh copy of the demo vault at `dest` (see the module doc)."""
+    spec = demo_embedder(embedder)
+    template = _cache_root() / f"demo-{spec.replace(':', '_')}-{_template_key(spec)}"
+    if not (template / "workbench").is_dir():
+        template.parent.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix=".demo-build-", dir=template.parent))
+        try:
+            print(f"Building the demo vault once ({spec} embedder); later notebooks copy it.")
+            build_demo(building / "vault", embedder=spec)
+            try:
+                os.replace(building / "vault", template)  # another kernel may have won
+            except OSError:
+                pass
+        finally:
+            shutil.rmtree(building, ignore_errors=True)
+    dest = Path(dest)
+    shutil.copytree(template, dest, ignore=shutil.ignore_patterns(".reme/*.lock"))
+    shutil.rmtree(dest / CACHE_DIR / "journal", ignore_errors=True)
+    return dest
+
+
+_SCRATCH: list[tempfile.TemporaryDirectory] = []  # demo copies live as long as the kernel
+
+
+def notebook_workspace(start: Path | str | None = None, *, embedder: str | None = None) -> Workspace:
+    """The workspace a notebook works on, its vault opened and kept: `$REME_VAULT` if set,
+    else the vault the notebook sits in (walking up from `start`, default the working
+    folder), else — opened outside a vault — a fresh copy of the demo vault in a temporary
+    folder removed when the kernel stops. Says which in one line."""
+    from ..workbench.notebooks import find_vault
+
+    env = os.environ.get("REME_VAULT")
+    root = Path(env) if env else find_vault(start)
+    if root is None:
+        scratch = tempfile.TemporaryDirectory(prefix="reme-demo-")
+        _SCRATCH.append(scratch)
+        root = fresh_demo_copy(Path(scratch.name) / "demo-vault",
+                               embedder=embedder or os.environ.get("REME_DEMO_EMBEDDER"))
+        print(f"Not inside a vault: working on a fresh copy of the demo vault at {root} "
+              "(removed when this kernel stops).")
+    else:
+        print(f"Vault: {root}")
+    ws = Workspace.from_environment(root)
+    ws.keep_vault()
+    return ws
+
+
+def notebook_vault(start: Path | str | None = None, *, embedder: str | None = None):
+    """The `Vault` of `notebook_workspace()` (the review screens take the vault)."""
+    return notebook_workspace(start, embedder=embedder).open_vault()
