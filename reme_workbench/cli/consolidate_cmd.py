@@ -51,11 +51,10 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     communities were computed, the graph view's colour groups and the community canvas are
     brought up to date too (`reme-workbench bridge --communities --canvas`).
     """
-    from ..consolidate.run import parse_only
-    from ..ops import ConsolidateRequest, build_request
+    from ..ops import ConsolidateRequest, build_request, consolidate_phases
     from ..ops import consolidate as run_consolidate
 
-    phases = parse_only(only)  # a typo in --only stops here, before anything runs
+    phases = consolidate_phases(only)  # a typo in --only stops here, before anything runs
     vault = obj.open()
     ws = obj.workspace(vault, brain_spec=brain_spec, replay=replay_file)
     request = build_request(ConsolidateRequest, only=list(phases) if only else None,

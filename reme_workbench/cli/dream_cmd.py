@@ -13,7 +13,8 @@ from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_jso
 @click.option("--api-base", help="The model server's URL (else $REME_LLM_API_BASE, else reme.toml [llm] api_base).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), help="Record every model exchange to this cassette.")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), help="Answer from this cassette; no model is called.")
-@click.option("--dry-run", is_flag=True, help="Plan and show the proposals, write nothing.")
+@click.option("--dry-run", is_flag=True, help="Show what the run would do (rehearsed on a scratch copy: "
+              "later units see what earlier ones would write); write nothing.")
 @click.option("--force", is_flag=True, help="Dream the given material again even if unchanged.")
 @click.option(
     "--review",

@@ -42,12 +42,9 @@ def sweep(obj: Ctx, grid_file, out_file, keep_dir, only, embedder, brain_spec, r
     """
     import tomllib
 
-    from ..config import Settings
-    from ..consolidate.run import build_consolidate_brain
     from ..errors import RemeError
-    from ..experiments.generator import VaultSpec, generate_vault
-    from ..experiments.sweep import sweep as run_sweep
-    from ..experiments.sweep import write_csv
+    from ..ops import SweepRequest, build_request
+    from ..ops import sweep as run_sweep
 
     try:
         doc = tomllib.loads(grid_file.read_text(encoding="utf-8"))
@@ -57,26 +54,16 @@ def sweep(obj: Ctx, grid_file, out_file, keep_dir, only, embedder, brain_spec, r
     if unknown or "grid" not in doc:
         raise RemeError(f"{grid_file} needs a [grid] table (and may have [vault]); "
                         f"unknown: {', '.join(sorted(unknown)) or 'none'}.")
-    fields = set(VaultSpec.__dataclass_fields__)
-    bad = set(doc.get("vault", {})) - fields
-    if bad:
-        raise RemeError(f"[vault] in {grid_file} names {', '.join(sorted(bad))}; the generator "
-                        f"knows {', '.join(sorted(fields - {'start', 'now'}))}.")
-    spec = VaultSpec(**doc.get("vault", {}))
-    spec.check()
-    brain = None
-    if brain_spec or replay_file:
-        brain = build_consolidate_brain(Settings(), brain_spec=brain_spec or "offline",
-                                        replay=replay_file)
-
+    request = build_request(SweepRequest, vault=doc.get("vault", {}), grid=doc["grid"],
+                            out=str(out_file), keep=str(keep_dir) if keep_dir else None,
+                            only=[p.strip() for p in only.split(",")] if only else None,
+                            embedder=embedder, brain_spec=brain_spec, replay=replay_file)
     with obj.progress() as bar:
-        rows = run_sweep(lambda path: generate_vault(path, spec).truth_path, doc["grid"],
-                         brain=brain, embedder=embedder or "auto", workdir=keep_dir, only=only,
-                         progress=lambda k, n, point: bar.steps(
-                             ", ".join(f"{key}={v}" for key, v in point.items()) or "done", k, n))
-    write_csv(rows, out_file)
+        done = run_sweep(request, progress=lambda k, n, point: bar.steps(
+            ", ".join(f"{key}={v}" for key, v in point.items()) or "done", k, n))
+    rows = done.rows
     if wants_json(as_json):
-        emit_json({"out": str(out_file), "rows": [r.to_json() for r in rows]})
+        emit_json({"out": done.out, "rows": [{**r.point, **r.metrics} for r in rows]})
         return
     click.echo(f"{len(rows)} point(s) written to {out_file}")
     for r in rows:

@@ -65,13 +65,12 @@ def workbench(obj: Ctx, path: Path | None, refresh, no_browser, port, place_only
     PATH defaults to --vault (or the current folder). Stop it with Ctrl-C.
     """
     from ..errors import RemeError
-    from ..workbench.notebooks import place_notebooks
+    from ..ops import place_notebooks
 
     root = obj.vault_path if path is None else path
     obj.vault_path = root
-    obj.open()  # refuses a folder that is not a vault, with the fix
-    report = place_notebooks(root, refresh=refresh)
-    for line in report.lines() or ["notebooks up to date"]:
+    vault = obj.open()  # refuses a folder that is not a vault, with the fix
+    for line in place_notebooks(obj.workspace(vault), refresh=refresh) or ["notebooks up to date"]:
         click.echo(f"workbench/: {line}")
     if place_only:
         return

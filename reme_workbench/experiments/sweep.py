@@ -163,8 +163,17 @@ def _queue_overloaded(vault: Vault, threshold: int, now: datetime) -> int:
     return len(over)
 
 
+VaultOpener = Callable[[Path, Callable[[], datetime], Settings], Vault]
+
+
+def plain_vault(root: Path, clock: Callable[[], datetime], settings: Settings) -> Vault:
+    """The vault at `root` on `clock`, with the library's default limits (a caller with a
+    workspace passes its own opener, which applies the settings' [vault] limits)."""
+    return Vault.open(root, clock=clock)
+
+
 def _communities_a_week_before(vault_root: Path, truth: PlantedTruth, settings: Settings,
-                               embedder) -> None:
+                               embedder, open_vault: VaultOpener = plain_vault) -> None:
     """The previous weekly communities run, on the vault as it was: the notes written
     this week (the forming communities') are moved out of it for the run, then back."""
     from ..consolidate.run import Consolidator
@@ -176,7 +185,7 @@ def _communities_a_week_before(vault_root: Path, truth: PlantedTruth, settings: 
         for k, path in enumerate(new):
             shutil.move(vault_root / path, Path(aside) / f"{k}.md")
         try:
-            vault = Vault.open(vault_root, clock=lambda: week_before)
+            vault = open_vault(vault_root, lambda: week_before, settings)
             Consolidator(vault, settings, embedder=embedder, clock=lambda: week_before).run(
                 "communities", force=True)
         finally:
@@ -185,7 +194,8 @@ def _communities_a_week_before(vault_root: Path, truth: PlantedTruth, settings: 
 
 
 def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brain: ConsolidateBrain,
-              embedder, only: str | Iterable[str] | None = None) -> dict[str, Any]:
+              embedder, only: str | Iterable[str] | None = None,
+              open_vault: VaultOpener = plain_vault) -> dict[str, Any]:
     """Consolidate the vault at `vault_root` (a copy: it is written) with `settings`, and
     score it against `truth` (see the module doc). `only` names the phases to run (all by
     default); the measures of a phase not run are left out."""
@@ -195,10 +205,10 @@ def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brai
 
     started = time.monotonic()
     now = truth.now
-    vault = Vault.open(vault_root, clock=lambda: now)
+    vault = open_vault(vault_root, lambda: now, settings)
     queued = _queue_overloaded(vault, settings.split.token_threshold, now)
-    _communities_a_week_before(vault_root, truth, settings, embedder)
-    vault = Vault.open(vault_root, clock=lambda: now)
+    _communities_a_week_before(vault_root, truth, settings, embedder, open_vault)
+    vault = open_vault(vault_root, lambda: now, settings)
     if "communities" not in parse_only(only):  # the other phases read this week's
         Consolidator(vault, settings, embedder=embedder, clock=lambda: now).run("communities", force=True)
     counting = CountingBrain(brain)
@@ -308,11 +318,13 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
           brain: ConsolidateBrain | None = None, embedder: str | Any = "auto",
           base: Settings | None = None, workdir: Path | None = None,
           only: str | Iterable[str] | None = None,
-          progress: Callable[[int, int, dict], None] | None = None) -> list[SweepRow]:
+          progress: Callable[[int, int, dict], None] | None = None,
+          open_vault: VaultOpener = plain_vault) -> list[SweepRow]:
     """One row per grid point (see the module doc). `embedder` is a spec ("auto": e5 when
     installed, else MiniLM) or an embedder; `only` the consolidate phases to run (all by
     default: the archive cut needs no merge votes); `workdir` keeps the copies (else a
-    temporary folder, removed at the end)."""
+    temporary folder, removed at the end); `open_vault` opens each copy (`ops.sweep` passes
+    the workspace's, so [vault] limits act)."""
     from ..consolidate.run import parse_only
     from ..index.factory import get_embedder
     from ..index.store import VaultIndex
@@ -329,7 +341,7 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
         template = Path(workdir) / "template"
         truth_path = Path(vault_factory(template))
         truth = PlantedTruth.read(truth_path)
-        vault = Vault.open(template, clock=lambda: truth.now)
+        vault = open_vault(template, lambda: truth.now, base)
         with VaultIndex(template, emb, scan=vault.scan) as index:  # descriptions embedded once
             index.refresh()
         rows = []
@@ -341,7 +353,8 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
             shutil.copytree(template, copy)
             settings = settings_at(base, point)
             rows.append(SweepRow(point, run_point(copy, truth, settings, embedder=emb, only=phases,
-                                                  brain=brain or _offline(emb, settings))))
+                                                  brain=brain or _offline(emb, settings),
+                                                  open_vault=open_vault)))
             if scratch is not None:
                 shutil.rmtree(copy, ignore_errors=True)
         if progress is not None:

@@ -12,9 +12,11 @@ calls the function and serialises or prints the answer; it adds no rule of its o
         print(hit.path, hit.score)
 """
 
+from ..vault.layout import CACHE_DIR  # where a front end keeps its own files (.reme/)
 from . import registry
 from .demo import build_demo, fresh_demo_copy, notebook_vault, notebook_workspace
-from .jobs import JobRunner, bridge, consolidate, dream
+from .experiments import SweepPoint, SweepRequest, SweepResponse, sweep
+from .jobs import JobRunner, bridge, consolidate, consolidate_phases, dream
 from .models import (
     AcceptRequest,
     BridgeRequest,
@@ -74,7 +76,16 @@ from .operations import (
     reject_proposal,
     show_proposal,
 )
-from .vault_ops import build_index, graph, init_vault, links, rename, revert_proposal, status
+from .vault_ops import (
+    build_index,
+    graph,
+    init_vault,
+    links,
+    place_notebooks,
+    rename,
+    revert_proposal,
+    status,
+)
 from .workspace import Workspace
 
 __all__ = [
@@ -85,6 +96,7 @@ __all__ = [
     "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
     "BridgeRequest", "JobStatus", "JobProgress", "DreamResponse", "ConsolidateResponse",
     "BridgeResponse", "PhaseReport", "ProposalRef", "registry",
+    "CACHE_DIR", "consolidate_phases", "place_notebooks", "sweep", "SweepRequest", "SweepResponse", "SweepPoint",
     "build_demo", "fresh_demo_copy", "notebook_workspace", "notebook_vault",
     "init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index",
     "InitRequest", "InitResponse", "StatusResponse", "LinksRequest", "LinkModel", "GraphRequest",

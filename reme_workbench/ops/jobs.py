@@ -32,7 +32,7 @@ from .models import (
 from .operations import indexing_progress, require_writable
 from .workspace import Workspace
 
-__all__ = ["dream", "consolidate", "bridge", "JobRunner", "Progress"]
+__all__ = ["dream", "consolidate", "consolidate_phases", "bridge", "JobRunner", "Progress"]
 
 Progress = Callable[[int, int, str], None]
 
@@ -74,6 +74,14 @@ def _dream_progress_text(where) -> str:
     in_file = f" ({where.units_in_file} units)" if where.units_in_file else ""
     return (f"dreaming: file {min(where.files_done + 1, where.files_total)}/{where.files_total} "
             f"{where.material}{in_file}{units}")
+
+
+def consolidate_phases(only: str | None) -> list[str]:
+    """`--only communities,archive` as the phases in run order; a name it does not know is
+    refused with the list of phases, before anything runs."""
+    from ..consolidate.run import parse_only
+
+    return list(parse_only(only))
 
 
 def consolidate(ws: Workspace, request: ConsolidateRequest,

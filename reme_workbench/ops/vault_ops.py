@@ -26,7 +26,8 @@ from .models import (
 from .operations import indexing_progress, require_writable
 from .workspace import Workspace
 
-__all__ = ["init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index"]
+__all__ = ["init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index",
+           "place_notebooks"]
 
 
 def init_vault(request: InitRequest) -> InitResponse:
@@ -125,3 +126,12 @@ def build_index(ws: Workspace, request: IndexRequest,
     return IndexResponse(indexed=list(delta.indexed), removed=list(delta.removed),
                          chunks_embedded=delta.chunks, reembedded_all=delta.reembedded_all,
                          message=delta.message, stats=stats)
+
+
+def place_notebooks(ws: Workspace, *, refresh: bool = False) -> list[str]:
+    """Bring the review notebooks in workbench/ up to date from the package's masters (a
+    copy a person edited is kept, unless `refresh`: then it is saved beside the new one);
+    returns what was done, one line per kind."""
+    from ..workbench.notebooks import place_notebooks as place
+
+    return place(ws.open_vault().root, refresh=refresh).lines()

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..errors import RemeError
-from ..vault.layout import CACHE_DIR
+from ..ops import CACHE_DIR
 
 __all__ = ["serve", "serve_file", "read_serve_file"]
 

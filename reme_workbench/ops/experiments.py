@@ -1,0 +1,83 @@
+"""The threshold sweep as an operation: generate a vault with a planted truth, consolidate a
+copy of it at every point of a grid, score each (`experiments.sweep`). Every copy is opened
+through a `Workspace` with the point's settings, so `[vault]` limits act as they do for
+every command; the brain comes from the workspace as well."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from ..errors import RemeError
+from .models import _Request, _Response
+from .workspace import Workspace
+
+__all__ = ["SweepRequest", "SweepPoint", "SweepResponse", "sweep"]
+
+
+class SweepRequest(_Request):
+    vault: dict[str, Any] = Field(default_factory=dict,
+                                  description="The generated vault (VaultSpec fields: notes, duplicates, …).")
+    grid: dict[str, list[Any]] = Field(description='"section.key" -> the values to try.')
+    out: str | None = Field(None, description="A CSV to write, one row per grid point.")
+    keep: str | None = Field(None, description="Keep the generated vault and the copies here.")
+    only: list[str] | None = Field(None, description="Just these consolidate phases.")
+    embedder: str | None = Field(None, description="The embedder spec (default auto).")
+    brain_spec: str | None = Field(None, description="offline (default) or litellm:<model>.")
+    replay: str | None = Field(None, description="Answer the model brain from this cassette.")
+
+
+class SweepPoint(_Response):
+    point: dict[str, Any] = Field(description="The grid point: \"section.key\" -> value.")
+    metrics: dict[str, Any] = Field(description="Its scores against the planted truth.")
+
+    def to_json(self) -> dict[str, Any]:
+        """One flat row, as the CSV and the sweep plots read it."""
+        return {**self.point, **self.metrics}
+
+
+class SweepResponse(_Response):
+    out: str | None
+    rows: list[SweepPoint] = Field(description="One per grid point.")
+
+
+def sweep(request: SweepRequest, progress: Callable[[int, int, dict], None] | None = None
+          ) -> SweepResponse:
+    """Run the sweep the request describes (see the module doc) and write its CSV."""
+    from ..consolidate.run import parse_only
+    from ..experiments.generator import VaultSpec, generate_vault
+    from ..experiments.sweep import sweep as run_sweep
+    from ..experiments.sweep import write_csv
+
+    fields = set(VaultSpec.__dataclass_fields__)
+    bad = set(request.vault) - fields
+    if bad:
+        raise RemeError(f"[vault] names {', '.join(sorted(bad))}; the generator knows "
+                        f"{', '.join(sorted(fields - {'start', 'now'}))}.")
+    spec = VaultSpec(**request.vault)
+    spec.check()
+    parse_only(request.only)  # a phase it does not know is refused before any work
+    scratch = None if request.keep else tempfile.TemporaryDirectory(prefix="reme-sweep-")
+    workdir = Path(request.keep) if request.keep else Path(scratch.name)
+    try:
+        truth_path = generate_vault(workdir / "template", spec).truth_path
+        ws = Workspace(workdir / "template", brain_spec=request.brain_spec, replay=request.replay)
+        brain = ws.consolidate_brain() if (request.brain_spec or request.replay) else None
+
+        def open_vault(root: Path, clock, settings):
+            return Workspace(root, settings=settings, clock=clock).open_vault()
+
+        rows = run_sweep(lambda _path: truth_path, request.grid, brain=brain,
+                         embedder=request.embedder or "auto", workdir=workdir, only=request.only,
+                         progress=progress, open_vault=open_vault)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+    if request.out:
+        write_csv(rows, request.out)
+    return SweepResponse(out=request.out,
+                         rows=[SweepPoint(point=r.point, metrics=r.metrics) for r in rows])
