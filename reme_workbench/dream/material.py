@@ -2,14 +2,15 @@
 
 Material is any text file under `daily/` or `resource/`. `meta/dreamt.json` records
 each dreamt path with the sha256 it had, so a second run over unchanged material does
-nothing, and an edited log is dreamt again.
+nothing, and an edited log is dreamt again. Each file carries the phrases it shares
+with most material of its folder, layer or run (`boilerplate.py`): a template's.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import NoteError, RemeError
 from ..index.chunking import file_date
@@ -19,6 +20,7 @@ from ..vault.layout import SOURCE_LAYERS, normalize_rel
 from ..vault.meta import read_meta, write_meta
 from ..vault.note import decode_note_bytes, parse
 from ..vault.vault import Vault
+from .boilerplate import shared_phrases
 from .markdown import MaterialInfo, material_info, title_from_file_name
 
 __all__ = ["MaterialFile", "select_material", "DreamtRecord", "TEXT_SUFFIXES", "split_material"]
@@ -38,13 +40,15 @@ class MaterialFile:
     text: str  # the body: frontmatter removed
     date: str | None
     info: MaterialInfo = MaterialInfo("")
+    shared: tuple[str, ...] = ()  # its boilerplate phrases (docs/spec.md §5.8)
 
     def pieces(self) -> list[Material]:
         """The material as the brain reads it: one `Material` per piece of the body."""
         info = self.info
         return [
             Material(self.path, piece, self.date, detect_language(piece), title=info.title,
-                     description=info.description, aliases=info.aliases, tags=info.tags)
+                     description=info.description, aliases=info.aliases, tags=info.tags,
+                     shared=self.shared)
             for piece in split_material(self.text)
         ]
 
@@ -108,7 +112,8 @@ def select_material(
     """The material to dream now, and messages about what was skipped and why.
 
     With no targets: everything not yet dreamt at its current hash. With targets: those
-    files, still skipping unchanged ones unless `force`.
+    files, still skipping unchanged ones unless `force`. Each file carries its
+    boilerplate phrases, counted over its folder, its layer and the files chosen now.
     """
     out: list[MaterialFile] = []
     skipped: list[str] = []
@@ -120,21 +125,14 @@ def select_material(
             continue
         if not force and record.is_current(path, rec.sha256):
             continue
-        current = vault.store.read(path)
-        if current is None:
-            continue
         try:
-            text = decode_note_bytes(current[0], path, max_bytes=vault.scan.max_note_bytes)
+            read = _read(vault, path)
         except NoteError as exc:
             skipped.append(f"{path}: {exc}")
             continue
-        body, frontmatter = text, {}
-        if path.endswith(".md"):
-            try:
-                note = parse(text, path)
-                body, frontmatter = note.body, note.frontmatter
-            except NoteError:
-                pass  # a log with broken frontmatter is still material
+        if read is None:
+            continue
+        body, frontmatter = read
         if not body.strip():
             skipped.append(f"{path}: empty, nothing to dream")
             record.mark(path, rec.sha256)
@@ -143,7 +141,37 @@ def select_material(
         info = material_info(path, frontmatter, body) if path.endswith(".md") else MaterialInfo(
             title_from_file_name(path, body))
         out.append(MaterialFile(path, rec.sha256, body, date, info))
-    return out, skipped
+    shared = shared_phrases(_candidates(vault, None), {mf.path: mf.text for mf in out},
+                            lambda path: _body(vault, path))
+    return [replace(mf, shared=shared.get(mf.path, ())) for mf in out], skipped
+
+
+def _read(vault: Vault, path: str) -> tuple[str, dict] | None:
+    """(body, frontmatter) of a material file, None when it is gone; a NoteError when it
+    cannot be read as text."""
+    current = vault.store.read(path)
+    if current is None:
+        return None
+    text = decode_note_bytes(current[0], path, max_bytes=vault.scan.max_note_bytes)
+    if path.endswith(".md"):
+        try:
+            note = parse(text, path)
+            return note.body, dict(note.frontmatter)
+        except NoteError:
+            pass  # a log with broken frontmatter is still material
+    return text, {}
+
+
+def _body(vault: Vault, path: str) -> str | None:
+    """Another material file's body, for counting its phrases; None when unreadable."""
+    rec = vault.scan.records.get(path)
+    if rec is None or rec.error:
+        return None
+    try:
+        read = _read(vault, path)
+    except NoteError:
+        return None
+    return read[0] if read is not None else None
 
 
 def split_material(text: str, limit: int = MAX_MATERIAL_CHARS) -> list[str]:

@@ -172,13 +172,15 @@ PART_WORDS = re.compile(
 )
 
 
-def heading_name(heading: str, title: str = "", parent: str = "") -> str:
+def heading_name(heading: str, title: str = "", parent: str = "", *, part: bool = False) -> str:
     """The name a section heading gives, or "" when it cannot name a note.
 
     A heading that only names a part ("Settings", "Advanced", "示例") is qualified by
     the section it belongs to, or the page title: "Graph view settings", "Advanced
     appearance settings"; on a page whose title is such a part ("Settings"), a one-word
-    section takes the title after it: "Account settings"."""
+    section takes the title after it: "Account settings". `part`: the caller knows the
+    heading names a part — every page of a template has it ("Description") — so it is
+    qualified the same way: "Kroki description"."""
     text = _clean(heading)
     if not text:
         return ""
@@ -187,7 +189,7 @@ def heading_name(heading: str, title: str = "", parent: str = "") -> str:
         text = re.sub(r"^how to\s+", "", text, flags=re.I)  # "How to create a vault"
         if text.split(" ", 1)[0].lower() in _FUNCTION - _NEGATIONS:
             return ""  # "After setup", "When it fails": a phrase of a sentence, not a topic
-    part = bool(PART_WORDS.match(text) or GENERIC_SECTION.match(text))
+    part = part or bool(PART_WORDS.match(text) or GENERIC_SECTION.match(text))
     title_c, parent_c = _title_core(title), _clean(parent)
     one_word = cjk or len(text.split()) == 1
     if part or (one_word and title_c and PART_WORDS.match(title_c)):

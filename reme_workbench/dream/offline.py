@@ -3,15 +3,17 @@
 It is rule-based and says so: it finds statements by their *form* (numbered steps,
 "always / never / prefers / 不要", "decided … because", "root cause"), never by meaning.
 
-Extract: `statements.segment` + `score_all`, chit-chat dropped, then grouped —
+Extract: `statements.segment` + `score_all`, chit-chat and the template's statements
+(mostly boilerplate, docs/spec.md §5.8) dropped, then grouped —
   * the numbered steps under one heading -> ONE procedure unit, named from the heading
     (from the file name when the heading is generic, "What I did"); a bullet list of
     instructions under a procedure heading, and a chain "a → b → c", are procedures too;
   * each distinct rule / preference -> a personal unit (near-duplicates merged);
   * each decision / root cause / fact cluster -> a wiki unit (the fallback);
   ranked by cue score and capped at `max_units` (Phase 1 prefers few, dense units).
-Integrate: CREATE, unless a candidate in the unit's bucket covers the unit (see
-`_most_similar`) — then UPDATE/CORROBORATE: the candidate's old body unchanged plus one
+Integrate: CREATE, unless a candidate in the unit's bucket covers the unit (the coverage
+judge, `coverage.py`; the material's boilerplate, `boilerplate.py`, is not counted) —
+then UPDATE/CORROBORATE: the candidate's old body unchanged plus one
 `derived_from::` line, so every old outbound link survives (E-1). It never REFINEs or
 CORRECTs: it cannot judge what a change means. When the unit reports a change ("no
 longer", "改为") or a procedure has a step the note lacks, it CREATEs a new note that
@@ -37,13 +39,13 @@ import json
 import re
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 
 from ..errors import RemeError
 from ..llm.base import (
     Brain,
     BrainError,
     BrainReply,
-    CandidateNote,
     IntegrateRequest,
     Material,
     Usage,
@@ -52,6 +54,9 @@ from ..llm.prompts import detect_language
 from ..llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
 from ..vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ..vault.slug import slugify
+from .boilerplate import Boilerplate
+from .coverage import MIN_SHARED_TOKENS, first_sentence, most_similar, reports_change
+from .coverage import unbracket as _unbracket
 from .markdown import MaterialInfo, fenced, title_from_file_name
 from .naming import cjk_count, describe, heading_name, same_text, statement_name, weak_name
 from .sections import is_document, plan_document
@@ -73,15 +78,12 @@ from .statements import (
     tokens,
 )
 from .units import UnitPlan
-from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section, strip_related
+from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
 
 PROVENANCE = PROVENANCE_PREDICATE  # one definition, in vault/links.py
-MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
-REVERSE_SHARE = 0.6  # a candidate's name+description must be >= 0.6 x threshold in the unit
 DUPLICATE_OVERLAP = 0.5  # two rules say the same thing: one personal unit
-SECTION_SAME = 0.6  # a documentation section covered by a note holding this share of its words
 RELATED_OVERLAP = 0.34  # two facts under one heading: one wiki unit
 PROCEDURE_TWIN = 0.6  # two procedures of one material this alike: keep the stronger
 PERSONAL_MIN, WIKI_MIN, CHAIN_MIN, PROCEDURE_MIN = 2.0, 1.8, 2.5, 2.0  # to seed a unit
@@ -109,8 +111,6 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
-_CHANGE = _rx(r"\b(moved (to|from)|changed|no longer|is now|are now|instead of|supersed\w*|"
-              r"obsolete|(is|was) wrong|replaced|corrected)\b|改为|改到|改成|不再|变更|取代|过时|有误")
 _CORRECTED = _rx(r"correct|current|updated|use this|supersed|修正|更新|正确")
 _CAUTION = _rx(r"\b(if|fail\w*|rollback|roll back|wrong|careful|warning|otherwise|must|never|"
                r"don'?t|do not|only then|unless|without)\b|注意|失败|回滚|错误|否则|不要|别|以防")
@@ -164,15 +164,19 @@ class OfflineBrain(Brain):
             raise BrainError(f"Cannot cite {material.path!r} as provenance ({exc}); rename "
                              "the file.", model=self.model) from None
         fixes: list[str] = []
-        best, sim, covering = self._most_similar(request)
-        if best is not None and not self._reports_change(unit, best):
+        boilerplate = Boilerplate(material.shared)  # a template's words (§5.8)
+        plan = self._find_plan(material, unit)
+        best, sim, covering = most_similar(
+            request, self.similarity_threshold, section_body=plan.body, page=plan.page,
+            boilerplate=boilerplate, noise=_NOISE)
+        if best is not None and not reports_change(unit, best, self.similarity_threshold):
             decision = self._corroborate(request, best, sim, provenance, fixes)
         else:
             language = self._language(material)
             labels = LABELS[language]
-            plan = self._find_plan(material, unit)
             body = plan.body or _render(plan, labels)
-            unit_toks = tokens(f"{unit.name} {unit.summary}") | content_tokens(body)
+            unit_toks = (tokens(boilerplate.strip(f"{unit.name}\n{unit.summary}"))
+                         | content_tokens(boilerplate.strip(body)))
             if best is not None:  # similar, but the unit reports a change: keep both
                 body += "\n> " + labels["maybe"].format(f"[[{best.path}]]") + "\n"
             name = unit.name
@@ -183,7 +187,10 @@ class OfflineBrain(Brain):
             if _LINK_PROBLEM.search(feedback):
                 fixes.append("left out the related links")
             else:  # docs/spec.md §5.6: dream weaves the links when it writes
-                related = related_notes(unit_toks - _NOISE, request.candidates,
+                # a candidate's template words (its "Plugin ID:" line) relate it to nothing
+                candidates = [replace(c, description=boilerplate.strip(c.description),
+                                      body=boilerplate.strip(c.body)) for c in request.candidates]
+                related = related_notes(unit_toks - _NOISE, candidates,
                                         material=material.path, noise=_NOISE,
                                         exclude=covering | _own_path(unit.bucket, name))
             section = related_section([r.path for r in related], language)
@@ -206,66 +213,6 @@ class OfflineBrain(Brain):
             decision = decision.model_copy(update={"rationale": rationale})
         return _reply(decision)
 
-    def _most_similar(
-        self, request: IntegrateRequest
-    ) -> tuple[CandidateNote | None, float, frozenset[str]]:
-        """The candidate that already covers the unit, and how well.
-
-        Similarity = the share of the unit's content tokens found in the candidate (name +
-        description + body without code and `pred::` lines), for the views "name" and
-        "name + first sentence" (asides in brackets dropped; later sentences of a cluster
-        may be about a neighbour); MIN_SHARED_TOKENS must be shared. Guards against false
-        hits: only candidates in the unit's bucket (lexical overlap cannot tell a runbook
-        from the rule it quotes); the candidate's own name + description must be partly in
-        the unit (REVERSE_SHARE); a note *created* from this same material (its first
-        provenance) counts only with the unit's name (a re-dream), not as a sibling unit's
-        note; one this material already corroborated counts as usual.
-        """
-        best, best_sim, covering = None, 0.0, set()
-        for cand in request.candidates:
-            sim = self._coverage(request, cand)
-            if sim >= self.similarity_threshold:
-                covering.add(cand.path)  # the same concept: never a Related link
-                if sim > best_sim:
-                    best, best_sim = cand, sim
-        return best, round(best_sim, 3), frozenset(covering)
-
-    def _coverage(self, request: IntegrateRequest, cand: CandidateNote) -> float:
-        """How well `cand` covers the unit; 0.0 when a guard rules it out."""
-        unit, threshold = request.unit, self.similarity_threshold
-        if not cand.path.startswith(f"digest/{unit.bucket}/"):
-            return 0.0
-        # what the note is: its name, description and opening sentence (the rule itself)
-        gist = _toks(f"{cand.name} {cand.description} {_first_sentence(_prose(cand.body))}")
-        whole = _toks(f"{unit.name} {unit.summary}")
-        if gist and len(gist & whole) / len(gist) < REVERSE_SHARE * threshold:
-            return 0.0
-        sibling = _origin(cand.body) == request.material.path
-        if sibling and _toks(cand.name) != _toks(unit.name):
-            return 0.0
-        head = _unbracket(_first_sentence(unit.summary))
-        views = [tokens(unit.name), tokens(f"{unit.name} {head}")]
-        cand_toks = tokens(f"{cand.description} {_prose(cand.body)}") | _toks(cand.name)
-        sims = [len(v & cand_toks) / len(v) for v in views
-                if len(v & cand_toks) >= MIN_SHARED_TOKENS]
-        sim = max(sims, default=0.0)
-        plan = self._find_plan(request.material, unit)
-        if sim and plan.body:  # a page's section: the same concept only if it says the same
-            said = content_tokens(plan.body) - _NOISE
-            if not said or len(said & cand_toks) / len(said) < SECTION_SAME:
-                return 0.0
-        return sim
-
-    def _reports_change(self, unit: MemoryUnit, cand: CandidateNote) -> bool:
-        if _CHANGE.search(f"{unit.name} {_first_sentence(unit.summary)}"):
-            return True
-        if unit.bucket != "procedure":
-            return False
-        cand_toks = tokens(f"{cand.description} {strip_related(cand.body)}") | _toks(cand.name)
-        steps = [tokens(s) for s in re.split(r"(?:Steps: |; )\d+\) ", unit.summary)[1:]]
-        return any(len(t) >= 3 and len(t & cand_toks) / len(t) < self.similarity_threshold
-                   for t in steps)
-
     def _corroborate(self, request, cand, sim, provenance, fixes) -> IntegrateDecision:
         have = {(lk.target, lk.predicate) for lk in parse_links(cand.body)}
         add = []
@@ -282,7 +229,7 @@ class OfflineBrain(Brain):
         body = cand.body
         if add:  # after the old body, which stays byte for byte
             body += ("" if not body or body.endswith("\n") else "\n") + "\n".join(add) + "\n"
-        description = cand.description.strip() or _first_sentence(plain(cand.body)) or cand.name
+        description = cand.description.strip() or first_sentence(plain(cand.body)) or cand.name
         return IntegrateDecision(
             action="UPDATE", flavor="CORROBORATE", target_path=cand.path,
             name=cand.name.strip() or None, description=description[:300], body=body,
@@ -302,7 +249,7 @@ class OfflineBrain(Brain):
         return UnitPlan(unit.bucket, unit.name, 0.0, sts, head=sts[0], when=unit.name, chain=chain)
 
     def _plans(self, material: Material) -> list[UnitPlan]:
-        key = (material.path, material.text)
+        key = (material.path, material.text, material.shared)
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
@@ -326,23 +273,12 @@ def _reply(value) -> BrainReply:
     return BrainReply(value=value, raw=raw, usage=Usage(), model="offline", attempts=1)
 
 
-def _toks(text: str) -> frozenset[str]:
-    # Phase 2 sees candidates named by their file (name = basename, "always-use-uv-for-..."):
-    # names are compared word by word.
-    return tokens(text, split=True)
-
-
 def _own_path(bucket: str, name: str) -> frozenset[str]:
     """The path a CREATE of `name` takes (a candidate there is the note or its namesake)."""
     try:
         return frozenset({f"digest/{bucket}/{slugify(name)}.md"})
     except RemeError:
         return frozenset()  # the pipeline refuses the name anyway
-
-
-def _origin(body: str) -> str | None:
-    """The material a note was created from: its first provenance link."""
-    return next((lk.target for lk in parse_links(body) if lk.predicate == PROVENANCE), None)
 
 
 # --- planning ------------------------------------------------------------------------------
@@ -354,12 +290,17 @@ def _plan(material: Material, max_units: int) -> list[UnitPlan]:
     blocks, statements = segment(material.text, plain_text=plain_text, bold_headings=resource)
     scored = score_all(statements, resource=resource)
     scores = {s.index: sc for s, sc in zip(statements, scored, strict=True)}
+    boilerplate = Boilerplate(material.shared)  # a template's words: not this file's (§5.8)
     if not plain_text and is_document(material.path, blocks):  # a page: follow its sections
-        info = MaterialInfo(material.title or _title(material), material.description,
-                            material.aliases, material.tags)
-        return plan_document(info, blocks, statements, scores, max_units)
+        title = material.title or _title(material)
+        if boilerplate and boilerplate.share(title) == 1.0:  # the template's title
+            title = title_from_file_name(material.path, material.text)
+        info = MaterialInfo(title, material.description, material.aliases, material.tags)
+        return plan_document(info, blocks, statements, scores, max_units, boilerplate)
+    # a log's template lines ("Status: done" in every log) are not what it says
+    statements = [s for s in statements if not boilerplate.is_template(s.text)]
     kept = [s for s in statements if not scores[s.index].noise]
-    plans = _dedupe(_procedures(statements, kept, scores, material))
+    plans = _dedupe(_procedures(statements, kept, scores, material, boilerplate))
     used = {s.index for p in plans for s in p.statements}
     plans += _personal(kept, scores, used)
     used |= {s.index for p in plans for s in p.statements}
@@ -378,7 +319,8 @@ def _plan(material: Material, max_units: int) -> list[UnitPlan]:
     return chosen
 
 
-def _procedures(statements, kept, scores: dict[int, Scores], material: Material) -> list[UnitPlan]:
+def _procedures(statements, kept, scores: dict[int, Scores], material: Material,
+                boilerplate: Boilerplate) -> list[UnitPlan]:
     sections: dict[int, list[Statement]] = {}
     for s in statements:  # "Snapshot first:" is too short to be an idea, not to be a step
         terse = scores[s.index].noise in (None, TOO_SHORT)
@@ -398,7 +340,8 @@ def _procedures(statements, kept, scores: dict[int, Scores], material: Material)
     for sts in sections.values():
         steps = list(dict.fromkeys(s.block for s in sts))[:MAX_STEPS]
         heading = steps[0].heading
-        generic = not heading or bool(GENERIC_HEADINGS.match(_unbracket(heading)))
+        generic = (not heading or bool(GENERIC_HEADINGS.match(_unbracket(heading)))
+                   or boilerplate.share(heading) == 1.0)  # every log's heading names none
         score = 2.5 + 0.25 * min(len(steps), 8) + (0.0 if generic else 0.5)
         score += 1.5 * bool(_CORRECTED.search(heading)) - 2.5 * bool(_TASK.match(heading))
         if len(steps) < 2 or score < PROCEDURE_MIN:
@@ -564,10 +507,6 @@ def _watch_out(plan: UnitPlan, statements, scores) -> list[str]:
 def _title(material: Material) -> str:
     m = re.search(r"^#\s+(.+)$", material.text, re.M)
     return _unbracket(plain(m.group(1))) if m else title_from_file_name(material.path, material.text)
-
-
-def _unbracket(text: str) -> str:
-    return re.sub(r"\s*[(（][^)）]*[)）]", "", text).strip() or text
 
 
 def _short(text: str, limit: int = 70) -> str:
@@ -768,22 +707,8 @@ def _md(text: str) -> str:
     return _ANCHOR.sub(r"\1", " ".join(text.split()))
 
 
-_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
-
-
-def _prose(body: str) -> str:
-    """A note body without fenced code and `pred:: [[...]]` lines: what it *says*."""
-    lines = _FENCED.sub("", strip_related(body)).splitlines()
-    return "\n".join(ln for ln in lines if not re.match(r"^\s*[A-Za-z]\w*::\s", ln))
-
-
 def _summary_sentences(summary: str) -> list[str]:
     return split_sentences(re.sub(r"(?:Steps: |; )\d+\) ", "\n", summary)) or [summary]
-
-
-def _first_sentence(text: str) -> str:
-    sentences = split_sentences(text.strip())
-    return plain(sentences[0]) if sentences else ""
 
 
 def _trim(text: str, limit: int) -> str:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .boilerplate import Boilerplate
 from .markdown import MaterialInfo, fenced
 from .naming import (
     GENERIC_SECTION,
@@ -118,16 +119,18 @@ def _prose_size(statements: list[Statement]) -> tuple[int, int]:
     return words, cjk
 
 
-def _name_of(sec: _Section, info: MaterialInfo) -> str:
+def _name_of(sec: _Section, info: MaterialInfo, page: _Page) -> str:
     """The section's heading as a name; a heading that is a phrase of a sentence ("After
-    setup", "Before you begin") gives way to the key phrase of what the section says."""
-    name = heading_name(sec.heading, info.title)
+    setup", "Before you begin") gives way to the key phrase of what the section says. A
+    heading every page of a template has ("Description") names a part of this page."""
+    name = heading_name(sec.heading, info.title, part=page.template_text(sec.heading))
     if name:
         return name
     if GENERIC_SECTION.match(plain(sec.heading).strip()):
         return ""  # "Overview": the page's own note holds it
-    prose = [s for s in sec.all_statements() if not _EXAMPLE.match(plain(s.text))]
-    return statement_name(prose[0].text) if prose and _has_substance(prose) else ""
+    prose = page.own_first([s for s in sec.all_statements() if not _EXAMPLE.match(plain(s.text))])
+    said = _has_substance(prose) and prose[0].index not in page.template
+    return statement_name(prose[0].text) if said else ""
 
 
 def _has_substance(statements: list[Statement]) -> bool:
@@ -135,14 +138,17 @@ def _has_substance(statements: list[Statement]) -> bool:
     return words >= MIN_TOKENS or cjk >= MIN_CJK or (words >= MIN_TOKENS // 2 and cjk >= MIN_CJK // 2)
 
 
-def _tree(blocks: list[Block], statements: list[Statement]) -> tuple[_Section, list[_Section]]:
+def _tree(
+    blocks: list[Block], statements: list[Statement], aside: set[str] | frozenset[str] = frozenset()
+) -> tuple[_Section, list[_Section]]:
     """The page's introduction and its top-level sections (each with its children),
     built from every block's heading path, so a heading with no text of its own
-    ("### Display" right before "#### Readable line length") still holds its children."""
+    ("### Display" right before "#### Readable line length") still holds its children.
+    `aside`: H1s of the page's template, which do not make a second title."""
     by_block: dict[int, list[Statement]] = {}
     for s in statements:
         by_block.setdefault(s.block.index, []).append(s)
-    h1s = {p[0] for b in blocks for p, lv in [(b.path, b.levels)] if lv and lv[0] == 1}
+    h1s = {p[0] for b in blocks for p, lv in [(b.path, b.levels)] if lv and lv[0] == 1} - aside
     title_h1 = len(h1s) == 1  # one H1 over the page: its title, not a section
     levels = {lv for b in blocks for i, lv in enumerate(b.levels) if not (title_h1 and i == 0 and lv == 1)}
     top = min(levels, default=1)
@@ -175,38 +181,70 @@ def _language(statements: list[Statement]) -> str:
     return "zh" if cjk_count(text) * 2 > len(text.replace(" ", "")) * 0.3 else "en"
 
 
+@dataclass(frozen=True)
+class _Page:
+    """What of a page is its template's (docs/spec.md §5.8): the statements that are
+    mostly boilerplate, and the boilerplate itself."""
+
+    boilerplate: Boilerplate
+    template: frozenset[int] = frozenset()  # statements mostly of the template's words
+
+    def template_text(self, text: str) -> bool:
+        return bool(self.boilerplate) and self.boilerplate.share(text) == 1.0
+
+    def own_first(self, statements: list[Statement]) -> list[Statement]:
+        """The page's own statements, then the template's (ones with its values)."""
+        return ([s for s in statements if s.index not in self.template]
+                + [s for s in statements if s.index in self.template])
+
+    def says(self, statements: list[Statement]) -> bool:
+        """Some statement says something of the page's own: a sentence of its own, or a
+        value it filled in the template's fields (a theme page: its designer, its modes)."""
+        return any(s.index not in self.template or tokens(self.boilerplate.strip(s.text))
+                   for s in statements)
+
+
 def plan_document(
     info: MaterialInfo, blocks: list[Block], statements: list[Statement],
-    scores: dict[int, Scores], max_units: int,
+    scores: dict[int, Scores], max_units: int, boilerplate: Boilerplate | None = None,
 ) -> list[UnitPlan]:
-    kept = [s for s in statements if not scores[s.index].noise or scores[s.index].noise.startswith("too short")]
+    boilerplate = boilerplate or Boilerplate()
+    page = _Page(boilerplate, frozenset(s.index for s in statements
+                                        if boilerplate.is_template(s.text)))
+    kept = [s for s in statements if (not scores[s.index].noise or scores[s.index].noise.startswith("too short"))
+            and not page.template_text(s.text)]  # the template's own lines say nothing here
     kept_ids = {s.index for s in kept}
-    intro, sections = _tree(blocks, [s for s in statements if s.index in kept_ids])
+    aside = {h for b in blocks for h, lv in zip(b.path, b.levels, strict=True)
+             if lv == 1 and page.template_text(h)}  # "# This note in GitHub" on every page
+    intro, sections = _tree(blocks, [s for s in statements if s.index in kept_ids], aside)
     lang = _language(statements)
     units: list[_Section] = []
     fragments: list[_Section] = []
     for sec in sections:
-        if not _name_of(sec, info):
+        if not _name_of(sec, info, page):
             fragments.append(sec)  # "Overview" on a page whose title is the topic: the page
             continue
-        parts = [c for c in sec.children if _has_substance(c.all_statements())]
+        parts = [c for c in sec.children if _has_substance(c.all_statements())
+                 and page.says(c.all_statements())]
         if len(sec.all_statements()) > SPLIT_STATEMENTS and len(parts) >= 2:
             own = _Section(sec.heading, sec.level, sec.blocks, sec.statements)
-            (units if _has_substance(own.statements) else fragments).append(own)
+            said = _has_substance(own.statements) and page.says(own.statements)
+            (units if said else fragments).append(own)
             units += parts
             fragments += [c for c in sec.children if c not in parts]
-        elif _has_substance(sec.all_statements()):
+        elif _has_substance(sec.all_statements()) and page.says(sec.all_statements()):
             units.append(sec)
         else:
             fragments.append(sec)
-    plans = [_section_plan(sec, info, lang, scores) for sec in units]
+    plans = [_section_plan(sec, info, lang, scores, page) for sec in units]
     plans = [p for p in plans if p is not None]
-    page = _page_plan(info, intro, fragments, lang)
-    if page is not None:
-        plans.insert(0, page)
+    page_plan = _page_plan(info, intro, fragments, lang, page)
+    if page_plan is not None:
+        plans.insert(0, page_plan)
     if len(plans) > max_units:  # keep the page and the sections with the most to say
-        keep = sorted(plans[1:] if page else plans, key=lambda p: -p.score)[: max_units - bool(page)]
-        plans = ([page] if page else []) + sorted(keep, key=lambda p: p.position)
+        keep = sorted(plans[1:] if page_plan else plans, key=lambda p: -p.score)[
+            : max_units - bool(page_plan)]
+        plans = ([page_plan] if page_plan else []) + sorted(keep, key=lambda p: p.position)
     _unique_names(plans)
     return plans
 
@@ -220,40 +258,46 @@ def _unique_names(plans: list[UnitPlan]) -> None:
             p.name = f"{p.name} ({seen[key]})"
 
 
-def _page_plan(info: MaterialInfo, intro: _Section, fragments: list[_Section], lang: str):
+def _page_plan(
+    info: MaterialInfo, intro: _Section, fragments: list[_Section], lang: str, page: _Page
+):
     name = title_name(info.title) or statement_name(info.title)
     if not name:
         return None
-    lead = [s for s in intro.statements if not _EXAMPLE.match(plain(s.text))]
+    lead = page.own_first([s for s in intro.statements if not _EXAMPLE.match(plain(s.text))])
     folded = []
     for frag in fragments:
-        sts = [s for s in frag.all_statements() if not _EXAMPLE.match(plain(s.text))]
+        sts = page.own_first([s for s in frag.all_statements() if not _EXAMPLE.match(plain(s.text))])
         if sts:
             label = heading_name(frag.heading) if frag.heading else ""
             folded.append((label, sts[0]))
-    if not _has_substance(lead + [s for _, s in folded]):
-        return None  # the page says no more than its sections: no note of its own
-    description = info.description or describe([s.text for s in lead], name)
+    said = lead + [s for _, s in folded]
+    if not _has_substance(said) or not page.says(said):
+        return None  # the page says no more than its sections (or its template): no note
+    description = info.description or _describe(lead, name, page)
     if same_text(description, name):
-        description = describe([s.text for s in lead[1:]], name)
-    body = _article(intro, _LABELS[lang], lang) if lead else ""
+        description = _describe(lead[1:], name, page)
+    body = _article(intro, _LABELS[lang], lang, page) if lead else ""
     bullets = [f"- **{label}:** {_md(s.text)}" if label and not same_text(label, name) else
                f"- {_md(s.text)}" for label, s in folded]
     if bullets:
         body = (body.rstrip("\n") + "\n\n" if body.strip() else "") + "\n".join(bullets) + "\n"
-    statements = lead + [s for _, s in folded]
-    summary = " ".join([description, *(plain(s.text) for s in statements[:6])]).strip()
-    head = statements[0] if statements else None
+    statements = page.own_first(said)
+    gist = [s for s in statements if s.index not in page.template] or statements
+    summary = " ".join([description, *(plain(s.text) for s in gist[:6])]).strip()
+    head = gist[0] if gist else None
     return UnitPlan("wiki", name, 3.0, statements or intro.statements, head=head,
-                    body=body, description=description or name, summary=summary[:1500])
+                    body=body, description=description or name, summary=summary[:1500],
+                    page=True)
 
 
-def _is_procedure(sec: _Section, scores: dict[int, Scores]) -> bool:
+def _is_procedure(sec: _Section, scores: dict[int, Scores], page: _Page) -> bool:
     """A section that teaches how: numbered steps that are most of it, an imperative
     heading ("Take a snapshot"), or a how-to lead ("To make a callout foldable, add …")
-    over instructions or code."""
+    over instructions or code. The template's statements are not what it teaches."""
     blocks = sec.all_blocks()
-    statements = sec.all_statements()
+    statements = ([s for s in sec.all_statements() if s.index not in page.template]
+                  or sec.all_statements())
     steps = [b for b in blocks if b.kind == "step" and b.depth == 0]
     step_share = sum(1 for s in statements if s.block in steps) / max(len(statements), 1)
     if len(steps) >= 2 and _steps_have_substance(steps) and step_share >= 0.4:
@@ -287,28 +331,45 @@ def _steps_have_substance(steps: list[Block]) -> bool:
 
 
 def _section_plan(
-    sec: _Section, info: MaterialInfo, lang: str, scores: dict[int, Scores]
+    sec: _Section, info: MaterialInfo, lang: str, scores: dict[int, Scores], page: _Page
 ) -> UnitPlan | None:
-    name = _name_of(sec, info)
+    name = _name_of(sec, info, page)
     if not name:
         return None
     statements = sec.all_statements()
     if not statements:
         return None
-    prose = [s for s in statements if not _EXAMPLE.match(plain(s.text))]
-    description = describe([s.text for s in prose or statements], name)
+    prose = page.own_first([s for s in statements if not _EXAMPLE.match(plain(s.text))])
+    description = _describe(prose or page.own_first(statements), name, page)
     words, cjk = _prose_size(statements)
     score = 2.0 + min(words + cjk / 2, 80) / 20
     labels = _LABELS[lang]
-    if _is_procedure(sec, scores):
+    if _is_procedure(sec, scores, page):
         body = _runbook(sec, labels, lang)
         bucket = "procedure"
     else:
-        body = _article(sec, labels, lang)
+        body = _article(sec, labels, lang, page)
         bucket = "wiki"
-    summary = " ".join([description, *(plain(s.text) for s in prose[:6])]).strip()
-    return UnitPlan(bucket, name, score, statements, head=prose[0] if prose else statements[0],
+    gist = [s for s in prose if s.index not in page.template] or prose
+    summary = " ".join([description, *(plain(s.text) for s in gist[:6])]).strip()
+    return UnitPlan(bucket, name, score, statements, head=gist[0] if gist else statements[0],
                     body=body, description=description or name, summary=summary[:1500])
+
+
+def _describe(statements: list[Statement], name: str, page: _Page) -> str:
+    """What the note holds, in the page's own words: its first real sentence, else — a
+    template's page often says what it is in three words ("Render Kroki diagrams") — its
+    first own sentence of two words or more; a statement of the template only when the
+    page has no sentence of its own, for the values it filled in."""
+    own = [s.text for s in statements if s.index not in page.template]
+    found = describe(own, name)
+    if found or not page.boilerplate:
+        return found
+    for text in own or [s.text for s in statements][:1]:  # no sentence of its own: its values
+        text = " ".join(plain(text).split())
+        if len(text.split()) >= 2 and not same_text(text, name) and not text.endswith((":", "：")):
+            return text[:200]
+    return ""
 
 
 # --- bodies ---------------------------------------------------------------------------
@@ -335,14 +396,14 @@ def _code(block: Block, indent: str = "") -> list[str]:
     return [ln for code in block.code[:1] for ln in fenced(code, indent, MAX_CODE_LINES)]
 
 
-def _article(sec: _Section, labels: dict, lang: str) -> str:
+def _article(sec: _Section, labels: dict, lang: str, page: _Page) -> str:
     statements = [s for s in sec.statements if s.block.kind != "row"] or sec.statements
     lines: list[str] = []
     head_block = None
-    if statements:
-        head_block = statements[0].block
+    if statements:  # the lead: the first block that says something of the page's own
+        head_block = page.own_first(statements)[0].block
         if not head_block.callout:
-            lines = _lead_lines(statements) + _code(head_block)
+            lines = _lead_lines([s for s in statements if s.block is head_block]) + _code(head_block)
     bullets: list[str] = []
     seen_blocks = {head_block.index} if lines and head_block else set()
     for s in sec.statements:

@@ -29,6 +29,7 @@ class UnitPlan:
     body: str = ""  # rendered already (documentation sections); else offline._render does it
     description: str = ""  # what the note holds, when the planner knows it
     summary: str = ""  # Phase 1's summary, when the planner wrote it
+    page: bool = False  # the unit is a whole page, named by its title (what it is about)
 
     @property
     def position(self) -> int:

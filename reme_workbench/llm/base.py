@@ -47,6 +47,9 @@ class Material:
     description: str = ""
     aliases: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    # phrases it shares with most material of its folder, layer or run (a template's
+    # lines and field labels, dream/boilerplate.py): not what this file is about
+    shared: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

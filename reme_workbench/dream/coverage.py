@@ -1,0 +1,153 @@
+"""The offline brain's coverage judge (docs/spec.md §5.5): does a recalled note already
+cover a unit — then the unit CORROBORATEs it — or not — then the unit is a new note.
+
+Lexical, and guarded against the ways words lie:
+
+* Similarity = the share of the unit's content tokens found in the candidate (name +
+  description + body without code and `pred::` lines), for the views "name" and "name +
+  first sentence" (asides in brackets dropped; later sentences of a cluster may be about
+  a neighbour); at least `MIN_SHARED_TOKENS` must be shared.
+* Only candidates in the unit's bucket (lexical overlap cannot tell a runbook from the
+  rule it quotes), and the candidate's own name, description and first sentence must be
+  partly in the unit (`REVERSE_SHARE` × the threshold).
+* A note *created* from this same material (its first provenance) counts only with the
+  unit's name (a re-dream), not as a sibling unit's note.
+* A page (or a page's section) must also hold its words in the candidate
+  (`SECTION_SAME`) and, on a template's page, every value it filled in the template's
+  fields (the id, the author); a whole page every word of its name too (a page is about
+  what its title names; a section's heading often names a part: "Decision record").
+* The material's boilerplate — phrases it shares with most material of its folder,
+  layer or run, a template's (`boilerplate.py`, §5.8) — is not counted on either side:
+  two pages of one template are not alike because both say "Plugin ID:" and
+  "Developed by:".
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..llm.base import CandidateNote, IntegrateRequest
+from ..llm.schema import MemoryUnit
+from ..vault.links import PROVENANCE_PREDICATE, parse_links
+from .boilerplate import Boilerplate
+from .statements import plain, split_sentences, tokens
+from .weave import content_tokens, strip_related
+
+__all__ = [
+    "MIN_SHARED_TOKENS", "REVERSE_SHARE", "SECTION_SAME", "most_similar", "reports_change",
+    "first_sentence", "note_prose", "unbracket", "name_tokens",
+]
+
+MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
+REVERSE_SHARE = 0.6  # a candidate's name+description must be >= 0.6 x threshold in the unit
+SECTION_SAME = 0.6  # a documentation section covered by a note holding this share of its words
+
+_CHANGE = re.compile(
+    r"\b(moved (to|from)|changed|no longer|is now|are now|instead of|supersed\w*|"
+    r"obsolete|(is|was) wrong|replaced|corrected)\b|改为|改到|改成|不再|变更|取代|过时|有误", re.I)
+_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+_NO_BOILERPLATE = Boilerplate()
+
+
+def most_similar(
+    request: IntegrateRequest, threshold: float, *, section_body: str = "", page: bool = False,
+    boilerplate: Boilerplate = _NO_BOILERPLATE, noise: frozenset[str] = frozenset(),
+) -> tuple[CandidateNote | None, float, frozenset[str]]:
+    """The candidate that covers the unit best, its similarity, and every candidate that
+    covers it (the same concept: never a Related link). `section_body`: the body the
+    offline brain rendered for a page or a page's section (else ""); `page`: the unit is
+    a whole page, named by its title."""
+    best, best_sim, covering = None, 0.0, set()
+    for cand in request.candidates:
+        sim = _coverage(request, cand, threshold, section_body, page, boilerplate, noise)
+        if sim >= threshold:
+            covering.add(cand.path)
+            if sim > best_sim:
+                best, best_sim = cand, sim
+    return best, round(best_sim, 3), frozenset(covering)
+
+
+def _coverage(
+    request: IntegrateRequest, cand: CandidateNote, threshold: float, section_body: str,
+    page: bool, boilerplate: Boilerplate, noise: frozenset[str],
+) -> float:
+    """How well `cand` covers the unit; 0.0 when a guard rules it out."""
+    unit, strip = request.unit, boilerplate.strip
+    if not cand.path.startswith(f"digest/{unit.bucket}/"):
+        return 0.0
+    # what the note is: its name, description and opening sentence (the rule itself)
+    gist = name_tokens(strip(
+        f"{cand.name}\n{cand.description}\n{first_sentence(note_prose(cand.body))}"))
+    whole = name_tokens(strip(f"{unit.name}\n{unit.summary}"))
+    if gist and len(gist & whole) / len(gist) < REVERSE_SHARE * threshold:
+        return 0.0
+    sibling = _origin(cand.body) == request.material.path
+    if sibling and name_tokens(cand.name) != name_tokens(unit.name):
+        return 0.0
+    head = unbracket(first_sentence(unit.summary))
+    views = [tokens(strip(unit.name)), tokens(strip(f"{unit.name}\n{head}"))]
+    cand_toks = (tokens(strip(f"{cand.description}\n{note_prose(cand.body)}"))
+                 | name_tokens(strip(cand.name)))
+    sims = [len(v & cand_toks) / len(v) for v in views
+            if len(v & cand_toks) >= MIN_SHARED_TOKENS]
+    sim = max(sims, default=0.0)
+    if sim and section_body:  # a page or its section: the same concept only if it fills
+        # its template's fields alike (the plugin id, the author: a fork is another plugin),
+        # a page only if it names it too, and only if it says the same
+        if page and tokens(strip(unit.name)) - cand_toks:
+            return 0.0
+        if _values(section_body, boilerplate) - cand_toks:
+            return 0.0
+        said = content_tokens(strip(section_body)) - noise
+        if not said or len(said & cand_toks) / len(said) < SECTION_SAME:
+            return 0.0
+    return sim
+
+
+def _values(body: str, boilerplate: Boilerplate) -> frozenset[str]:
+    """The words a page wrote into its template's fields: the own words of its lines
+    that are mostly the template's ("Plugin ID: `x` … Developed by: y" -> x, y)."""
+    out: set[str] = set()
+    for line in body.splitlines():
+        if boilerplate.is_template(line):
+            out |= tokens(boilerplate.strip(line))
+    return frozenset(out)
+
+
+def reports_change(unit: MemoryUnit, cand: CandidateNote, threshold: float) -> bool:
+    """The unit reports a change ("no longer", "改为"), or is a procedure with a step the
+    similar note lacks: only a model can merge that (REFINE / CORRECT)."""
+    if _CHANGE.search(f"{unit.name} {first_sentence(unit.summary)}"):
+        return True
+    if unit.bucket != "procedure":
+        return False
+    cand_toks = tokens(f"{cand.description} {strip_related(cand.body)}") | name_tokens(cand.name)
+    steps = [tokens(s) for s in re.split(r"(?:Steps: |; )\d+\) ", unit.summary)[1:]]
+    return any(len(t) >= 3 and len(t & cand_toks) / len(t) < threshold for t in steps)
+
+
+def name_tokens(text: str) -> frozenset[str]:
+    # Phase 2 sees candidates named by their file (name = basename, "always-use-uv-for-..."):
+    # names are compared word by word.
+    return tokens(text, split=True)
+
+
+def note_prose(body: str) -> str:
+    """A note body without fenced code and `pred:: [[...]]` lines: what it *says*."""
+    lines = _FENCED.sub("", strip_related(body)).splitlines()
+    return "\n".join(ln for ln in lines if not re.match(r"^\s*[A-Za-z]\w*::\s", ln))
+
+
+def first_sentence(text: str) -> str:
+    sentences = split_sentences(text.strip())
+    return plain(sentences[0]) if sentences else ""
+
+
+def unbracket(text: str) -> str:
+    return re.sub(r"\s*[(（][^)）]*[)）]", "", text).strip() or text
+
+
+def _origin(body: str) -> str | None:
+    """The material a note was created from: its first provenance link."""
+    return next((lk.target for lk in parse_links(body) if lk.predicate == PROVENANCE_PREDICATE),
+                None)
