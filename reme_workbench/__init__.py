@@ -63,9 +63,11 @@ _EXPORTS: dict[str, str] = {
     "Workspace": "reme_workbench.ops",
     "recall": "reme_workbench.ops",
     "RecallRequest": "reme_workbench.ops",
-    "dream": "reme_workbench.ops",
+    # `dream` and `consolidate` are also subpackages, whose import would shadow a function
+    # of that name here: the operations are exported as run_dream and run_consolidate
+    "run_dream": "reme_workbench.ops",
     "DreamRequest": "reme_workbench.ops",
-    "consolidate": "reme_workbench.ops",
+    "run_consolidate": "reme_workbench.ops",
     "ConsolidateRequest": "reme_workbench.ops",
     "import_notes": "reme_workbench.ops",
     "ImportRequest": "reme_workbench.ops",
@@ -76,7 +78,8 @@ _EXPORTS: dict[str, str] = {
     "rename_note": "reme_workbench.vault.vault",
 }
 # names whose attribute in the defining module differs from the public name
-_RENAMED = {"parse_note": "parse", "render_note": "render"}
+_RENAMED = {"parse_note": "parse", "render_note": "render", "run_dream": "dream",
+            "run_consolidate": "consolidate"}
 
 __all__ = ["__version__", *_EXPORTS]
 
@@ -103,11 +106,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ImportRequest,
         RecallRequest,
         Workspace,
-        consolidate,
-        dream,
         import_notes,
         recall,
     )
+    from .ops import consolidate as run_consolidate  # noqa: F401
+    from .ops import dream as run_dream  # noqa: F401
     from .proposals import Policy, Proposal, ProposalQueue  # noqa: F401
     from .vault.checks import CheckSpec  # noqa: F401
     from .vault.graph import LinkGraph  # noqa: F401

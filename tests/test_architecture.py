@@ -111,7 +111,8 @@ LAYER_RULES = {
     "consolidate": {"vault", "index", "llm", "proposals", "consolidate"},
     "review": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review"},
     "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
-    "widgets": {"vault", "proposals", "review", "widgets"},
+    # the review screens are a front end: the operations and nothing below them
+    "widgets": {"ops", "widgets"},
     # the operations every client calls: over the library (the demo, the notebooks' vault and
     # the sweeps included), under every front end, so it never imports one
     "ops": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review", "workbench",

@@ -36,15 +36,18 @@ def test_unknown_attribute_is_an_attribute_error():
 
 
 def test_a_library_user_runs_the_main_jobs_from_the_top_level(make_vault):
-    """Open a workspace, dream, consolidate and recall with what `reme_workbench` exports."""
+    """Open a workspace, dream, consolidate and recall with what `reme_workbench` exports
+    (after the subpackages of the same names were imported: they must not shadow them)."""
+    import reme_workbench.consolidate.run  # noqa: F401
+    import reme_workbench.dream.run  # noqa: F401
     from reme_workbench import (
         ConsolidateRequest,
         DreamRequest,
         RecallRequest,
         Workspace,
-        consolidate,
-        dream,
         recall,
+        run_consolidate,
+        run_dream,
     )
 
     root = make_vault({
@@ -53,8 +56,8 @@ def test_a_library_user_runs_the_main_jobs_from_the_top_level(make_vault):
         "reme.toml": '[recall]\nembedder = "hashing"\n',
     })
     ws = Workspace(root)
-    made = dream(ws, DreamRequest())
+    made = run_dream(ws, DreamRequest())
     assert made.materials == ["daily/2026-10-05/log.md"] and made.outcomes
-    assert consolidate(ws, ConsolidateRequest(only=["communities"], force=True)).ran == ["communities"]
+    assert run_consolidate(ws, ConsolidateRequest(only=["communities"], force=True)).ran == ["communities"]
     hits = recall(ws, RecallRequest(query="payments-api pool size", k=3)).hits
     assert hits and hits[0].path.startswith("digest/")

@@ -12,15 +12,13 @@ from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.store import VaultIndex
 from reme_workbench.llm.fake import ScriptedBrain
 from reme_workbench.proposals import Policy, ProposalQueue
+from reme_workbench.ops import accept_many, decide, replan
 from reme_workbench.review import (
     ReviewFilter,
-    accept_many,
     bucket_of,
     checks_of,
-    decide,
     file_diffs,
     material_of,
-    replan,
     story_sections,
 )
 from reme_workbench.vault.vault import Vault

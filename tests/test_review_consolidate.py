@@ -19,18 +19,11 @@ from reme_workbench.consolidate.merge import plan_merges
 from reme_workbench.errors import RemeError
 from reme_workbench.llm.fake import ScriptedBrain
 from reme_workbench.proposals import ProposalQueue
-from reme_workbench.review import decide
-from reme_workbench.review.archive import archive_overview, thaw
+from reme_workbench.ops import decide, hand_to_dream, keep_both, merge_anyway, thaw
+from reme_workbench.review.archive import archive_overview
 from reme_workbench.review.communities import communities_overview, community_drawing
 from reme_workbench.review.merges import merge_reviews
-from reme_workbench.review.uncertain import (
-    INSTANCES_LABEL,
-    hand_to_dream,
-    keep_both,
-    merge_anyway,
-    parse_uncertain,
-    uncertain_entries,
-)
+from reme_workbench.review.uncertain import INSTANCES_LABEL, parse_uncertain, uncertain_entries
 from reme_workbench.vault.links import outbound_keys
 from reme_workbench.vault.meta import log_access
 from reme_workbench.vault.vault import Vault

@@ -13,7 +13,7 @@ calls the function and serialises or prints the answer; it adds no rule of its o
 """
 
 from ..vault.layout import CACHE_DIR  # where a front end keeps its own files (.reme/)
-from . import registry
+from . import registry, review_ops
 from .demo import build_demo, fresh_demo_copy, notebook_vault, notebook_workspace
 from .experiments import SweepPoint, SweepRequest, SweepResponse, sweep
 from .jobs import JobRunner, bridge, consolidate, consolidate_phases, dream
@@ -76,6 +76,36 @@ from .operations import (
     reject_proposal,
     show_proposal,
 )
+from .review_ops import (
+    ArchiveOverview,
+    CommunitiesOverview,
+    CommunityView,
+    Decision,
+    Drawing,
+    FileDiff,
+    MergeReview,
+    ReviewFilter,
+    Section,
+    UncertainEntry,
+    accept_many,
+    archive_overview,
+    communities_overview,
+    community_drawing,
+    decide,
+    file_diffs,
+    hand_to_dream,
+    keep_both,
+    load_proposal,
+    merge_anyway,
+    merge_reviews,
+    proposals,
+    replan,
+    story_sections,
+    thaw,
+    uncertain_entries,
+    workspace_of,
+    writes_text,
+)
 from .vault_ops import (
     build_index,
     graph,
@@ -96,6 +126,12 @@ __all__ = [
     "dream", "consolidate", "bridge", "JobRunner", "DreamRequest", "ConsolidateRequest",
     "BridgeRequest", "JobStatus", "JobProgress", "DreamResponse", "ConsolidateResponse",
     "BridgeResponse", "PhaseReport", "ProposalRef", "registry",
+    "Decision", "decide", "accept_many", "replan", "thaw", "merge_anyway", "keep_both",
+    "hand_to_dream", "proposals", "load_proposal", "communities_overview", "community_drawing",
+    "archive_overview", "merge_reviews", "uncertain_entries", "workspace_of", "writes_text",
+    "review_ops", "ArchiveOverview", "CommunitiesOverview", "CommunityView", "Drawing",
+    "FileDiff", "MergeReview", "ReviewFilter", "Section", "UncertainEntry", "file_diffs",
+    "story_sections",
     "CACHE_DIR", "consolidate_phases", "place_notebooks", "sweep", "SweepRequest", "SweepResponse", "SweepPoint",
     "build_demo", "fresh_demo_copy", "notebook_workspace", "notebook_vault",
     "init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index",

@@ -1,30 +1,25 @@
 """The review layer of the workbench: what a person reads about proposals, communities,
-merge votes, uncertain duplicates and the archive, and the decisions they take.
-
-Library code with no widget in it: `reme_workbench.widgets` draws these in Jupyter, and
-any other front end may call them. Every decision goes through the proposal queue and
-the changeset store, so the same checks hold as on the command line.
+merge votes, uncertain duplicates and the archive — read models, with no widget and no
+decision in them. The decisions a person takes on them are operations
+(`reme_workbench.ops`: decide, accept_many, replan, thaw and the uncertain routes), which
+the screens in `reme_workbench.widgets` call.
 """
 
-from .archive import ArchiveOverview, archive_overview, thaw
+from .archive import ArchiveOverview, archive_overview
 from .communities import CommunitiesOverview, CommunityView, communities_overview, community_drawing
 from .merges import MergeReview, merge_reviews
 from .proposals import (
-    Decision,
     FileDiff,
     ReviewFilter,
     Section,
-    accept_many,
     bucket_of,
     checks_of,
-    decide,
     file_diffs,
     material_of,
-    replan,
     story_sections,
     tokens_of,
 )
-from .uncertain import UncertainEntry, hand_to_dream, keep_both, merge_anyway, uncertain_entries
+from .uncertain import UncertainEntry, uncertain_entries
 
 __all__ = [
     "ArchiveOverview",
@@ -35,23 +30,15 @@ __all__ = [
     "archive_overview",
     "communities_overview",
     "community_drawing",
-    "hand_to_dream",
-    "keep_both",
-    "merge_anyway",
     "merge_reviews",
-    "thaw",
     "uncertain_entries",
-    "Decision",
     "FileDiff",
     "ReviewFilter",
     "Section",
-    "accept_many",
     "bucket_of",
     "checks_of",
-    "decide",
     "file_diffs",
     "material_of",
-    "replan",
     "story_sections",
     "tokens_of",
 ]

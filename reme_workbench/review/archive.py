@@ -1,5 +1,5 @@
 """The soft archive as a person reviews it: every note's recency score, the cut, the
-archived notes — and thawing one by hand.
+archived notes (thawing one by hand is the operation `ops.thaw`).
 
 Reads `meta/recency.json` and `meta/archived.json` (docs/spec.md §7.3). Thawing is what
 a touch does (§7.3.6), done at once: an access-log event `thaw` for the note (a change
@@ -12,14 +12,12 @@ compares touches with. No note is moved or edited.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from ..consolidate.archive import ARCHIVED_META, META_VERSION, RECENCY_META
-from ..errors import RemeError
-from ..vault.meta import log_access, parse_utc, read_meta, write_meta
+from ..vault.meta import read_meta
 from ..vault.vault import Vault
 
-__all__ = ["ArchiveOverview", "archive_overview", "thaw", "THAW_EVENT"]
+__all__ = ["ArchiveOverview", "archive_overview", "THAW_EVENT"]
 
 THAW_EVENT = "thaw"
 
@@ -52,20 +50,3 @@ def archive_overview(vault: Vault, *, default_threshold: float = 0.15) -> Archiv
     return ArchiveOverview(
         scores, listed, float(threshold) if isinstance(threshold, int | float) else default_threshold,
         arch.get("computed_at") or doc.get("computed_at"), doc.get("tau_update_days"), warnings)
-
-
-def thaw(vault: Vault, path: str, *, now: datetime | None = None) -> ArchiveOverview:
-    """Take `path` out of the archive now (see the module doc); returns the new overview."""
-    read = read_meta(vault.root, ARCHIVED_META, version=META_VERSION)
-    doc = read.data or {}
-    listed = [p for p in doc.get("archived") or [] if isinstance(p, str)]
-    if path not in listed:
-        raise RemeError(f"{path} is not archived (meta/archived.json does not list it); "
-                        "nothing to thaw.")
-    when = now or vault.clock()
-    log_access(vault.root, path, when, THAW_EVENT)
-    batch = parse_utc(doc.get("computed_at")) or when
-    write_meta(vault.root, ARCHIVED_META,
-               {"archived": [p for p in listed if p != path], "threshold": doc.get("threshold", 0.15)},
-               version=META_VERSION, now=batch)
-    return archive_overview(vault)

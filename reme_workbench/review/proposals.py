@@ -1,7 +1,7 @@
-"""Reviewing proposals: what a person reads about one, and what they decide.
+"""Reviewing proposals: what a person reads about one.
 
-Pure library code (no widgets): the proposal-queue screen of the workbench
-(`widgets.ProposalQueueView`) and any other front end call it.
+Pure library code (no widgets, no decisions): the operations layer hands these read
+models to the proposal-queue screen (`widgets.ProposalQueueView`) and any other front end.
 
 * `ReviewFilter` picks proposals by state, action family (`dream.`, `consolidate.merge`
   …), bucket and material.
@@ -11,44 +11,33 @@ Pure library code (no widgets): the proposal-queue screen of the workbench
   split's plan — then the checks with their results and the tokens spent.
 * `file_diffs(proposal)` is a diff per file with the links it adds and removes (the
   `(target, predicate)` edges, as the conservation checks count them).
-* `decide(...)` accepts (optionally with a person's edits, which the proposal's own
-  checks judge again), rejects, or re-plans a stale proposal; `accept_many` is the batch.
 
-Every decision goes through `ProposalQueue`, so through the changeset store: a stale
-proposal (a file changed since it was planned) is never applied over the change — it
-says so, and `replan` plans it again from the files as they are.
+The decisions — accept (with a person's edits), reject, revert, batch, re-plan a stale
+proposal — are operations (`reme_workbench.ops.decide`, `accept_many`, `replan`).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import Settings
-from ..errors import RemeError
-from ..proposals import Policy, ProposalQueue
 from ..proposals.model import Proposal, op_kind
 from ..vault.layout import BUCKETS
 from ..vault.links import outbound_keys
 from ..vault.store import Delete
-from ..vault.vault import Vault
 
 __all__ = [
     "ReviewFilter",
     "Section",
     "FileDiff",
-    "Decision",
     "bucket_of",
     "material_of",
     "story_sections",
     "checks_of",
     "tokens_of",
     "file_diffs",
-    "decide",
-    "accept_many",
-    "replan",
 ]
 
 
@@ -320,89 +309,3 @@ def file_diffs(proposal: Proposal, *, context: int = 3) -> list[FileDiff]:
 
 def _key_order(key: tuple[str, str | None]) -> tuple[str, str]:
     return key[0], key[1] or ""
-
-
-# -- deciding ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What became of one proposal a person decided on: `state` is its state now
-    (applied, rejected, stale, pending), `message` one line saying what happened and,
-    when it did not apply, what to do."""
-
-    proposal_id: str
-    state: str
-    message: str
-    new_ids: tuple[str, ...] = ()  # a re-plan's new proposals
-
-    @property
-    def ok(self) -> bool:
-        return self.state in ("applied", "rejected", "reverted") or bool(self.new_ids)
-
-
-def _outcome(done: Proposal, verb: str) -> Decision:
-    if done.state == "applied":
-        return Decision(done.id, "applied", f"{done.id} {verb}: {done.summary}")
-    if done.state == "stale":
-        return Decision(done.id, "stale", f"{done.id} is stale — {done.error} Re-plan it to "
-                        "plan it again from the files as they are now.")
-    if done.state == "rejected":
-        return Decision(done.id, "rejected", f"{done.id} was refused by its checks: {done.error}")
-    return Decision(done.id, done.state, f"{done.id} is {done.state}.")
-
-
-def decide(vault: Vault, proposal_id: str, decision: str, *, edited: Mapping[str, str] | None = None,
-           reason: str = "") -> Decision:
-    """`decision` is "accept" (with `edited`: {path: new text} — the person's version of
-    some files, judged by the same checks before it applies) or "reject"."""
-    queue = ProposalQueue(vault)
-    if decision == "accept":
-        return _outcome(queue.accept(proposal_id, edited=edited or None),
-                        "edited and applied" if edited else "applied")
-    if decision == "reject":
-        done = queue.reject(proposal_id, reason or "rejected by a person in the workbench")
-        return Decision(done.id, "rejected", f"{done.id} rejected: {done.summary}")
-    if decision == "revert":
-        done = queue.revert(proposal_id)
-        return Decision(done.id, "reverted", f"{done.id} reverted: {done.summary}")
-    raise RemeError(f"Unknown decision {decision!r}; use 'accept', 'reject' or 'revert'.")
-
-
-def accept_many(vault: Vault, proposal_ids: Sequence[str]) -> list[Decision]:
-    """Accept each in turn (a batch of a filtered selection); one that cannot apply is
-    reported and the rest go on."""
-    out = []
-    for pid in proposal_ids:
-        try:
-            out.append(decide(vault, pid, "accept"))
-        except RemeError as exc:
-            out.append(Decision(pid, "error", str(exc)))
-    return out
-
-
-def replan(vault: Vault, proposal_id: str, *, settings: Settings | None = None,
-           dream_brain=None, consolidate_brain=None, index=None, embedder=None) -> Decision:
-    """Plan a stale proposal again from the files as they are now; the new proposal waits
-    for the person (whatever `[proposals] auto_apply` says) and the stale one is
-    rejected as superseded. Dream proposals re-run Phase 2 for their unit; merge, split
-    and hub proposals re-run that one action. Brains and index default to the offline
-    brains on the vault's index."""
-    from .replan import replan_proposal
-
-    settings = settings or Settings()
-    queue = ProposalQueue(vault)
-    old = queue.load(proposal_id)
-    if old.state != "stale":
-        raise RemeError(f"{old.id} is {old.state}; only a stale proposal is planned again "
-                        "(accept or reject a pending one).")
-    # every action skips a subject whose proposal still waits: the stale one goes first
-    queue.reject(old.id, "superseded: planned again from the files as they are now")
-    new = replan_proposal(vault, old, settings, policy=Policy.hold_everything(),
-                          dream_brain=dream_brain, consolidate_brain=consolidate_brain,
-                          index=index, embedder=embedder)
-    if not new:
-        return Decision(old.id, "rejected", f"{old.id} rejected: planning it again proposed "
-                        "nothing (the change is no longer needed, or its gates no longer pass).")
-    return Decision(old.id, "rejected", f"{old.id} planned again as {', '.join(new)}; "
-                    "review the new proposal.", tuple(new))

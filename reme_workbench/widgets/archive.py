@@ -7,8 +7,7 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..errors import RemeError
-from ..review.archive import ArchiveOverview, archive_overview, thaw
-from ..vault.vault import Vault
+from ..ops import ArchiveOverview, archive_overview, thaw, workspace_of
 from .html import message_html, table_html
 from .plots import figure_image, recency_figure
 
@@ -16,8 +15,10 @@ __all__ = ["ArchiveView"]
 
 
 class ArchiveView(w.VBox):
-    def __init__(self, vault: Vault) -> None:
-        self.vault = vault
+    def __init__(self, where) -> None:
+        """`where`: a Workspace, an open Vault or a vault's path."""
+        self.ws = workspace_of(where)
+        self.vault = self.ws.open_vault()
         self.plot = w.VBox()
         self.archived = w.Select(options=[], rows=8, layout=w.Layout(width="100%"))
         self.thaw_button = w.Button(description="Thaw", icon="sun-o")
@@ -31,7 +32,7 @@ class ArchiveView(w.VBox):
         self.refresh()
 
     def refresh(self) -> None:
-        ov = self.overview = archive_overview(self.vault)
+        ov = self.overview = archive_overview(self.ws)
         self.plot.children = [figure_image(recency_figure(ov))]
         self.archived.options = [(f"{p} · {ov.scores.get(p, 0):.3f}", p) for p in ov.archived]
         self.archived.value = ov.archived[0] if ov.archived else None
@@ -48,7 +49,7 @@ class ArchiveView(w.VBox):
         if path is None:
             return None
         try:
-            overview = thaw(self.vault, path)
+            overview = thaw(self.ws, path)
         except RemeError as exc:
             self.status.value = message_html(str(exc), ok=False)
             return None

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ..config import Settings
-from ..review.communities import CommunitiesOverview, communities_overview, community_drawing
-from ..vault.vault import Vault
+from ..ops import CommunitiesOverview, communities_overview, community_drawing, workspace_of
 from .html import esc, message_html, table_html
 from .plots import community_figure, community_sizes_figure, figure_image, stability_figure
 
@@ -17,8 +15,13 @@ __all__ = ["CommunitiesView"]
 
 
 class CommunitiesView(w.VBox):
-    def __init__(self, vault: Vault, *, settings: Settings | None = None) -> None:
-        self.vault, self.settings = vault, settings or Settings()
+    def __init__(self, where, *, settings=None) -> None:
+        """`where`: a Workspace, an open Vault or a vault's path; `settings` replace the
+        vault's reme.toml for this screen."""
+        self.ws = workspace_of(where)
+        if settings is not None:
+            self.ws.settings = settings
+        self.vault, self.settings = self.ws.open_vault(), self.ws.settings
         self.plots = w.VBox()
         self.community = w.Dropdown(description="community", options=[])
         self.detail = w.HTML()
@@ -31,7 +34,7 @@ class CommunitiesView(w.VBox):
         self.refresh()
 
     def refresh(self) -> None:
-        self.overview = communities_overview(self.vault, self.settings)
+        self.overview = communities_overview(self.ws)
         ov = self.overview
         self.status.value = "".join(message_html(m, ok=False) for m in ov.warnings) or message_html(
             f"{len(ov.communities)} communities from the run of {(ov.computed_at or '?')[:19]}; "
@@ -66,4 +69,4 @@ class CommunitiesView(w.VBox):
             f" · buckets {esc(view.buckets)}</div>"
             f"<h4 style='margin:8px 0 2px'>Abstract gates — {esc(verdict)}</h4>{gates}"
             f"<h4 style='margin:8px 0 2px'>Members</h4>{members}")
-        self.drawing.children = [figure_image(community_figure(community_drawing(self.vault, view)))]
+        self.drawing.children = [figure_image(community_figure(community_drawing(self.ws, view)))]

@@ -10,7 +10,7 @@ import html
 import re
 from collections.abc import Iterable, Sequence
 
-from ..review.proposals import FileDiff, Section
+from ..ops import FileDiff, Section
 
 __all__ = ["esc", "sections_html", "diff_html", "note_html", "table_html", "message_html",
            "side_by_side_html"]

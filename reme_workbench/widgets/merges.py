@@ -7,17 +7,17 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..errors import RemeError
-from ..review import proposals as rv
-from ..review.merges import MergeReview, merge_reviews
-from ..vault.vault import Vault
+from ..ops import Decision, MergeReview, decide, file_diffs, merge_reviews, workspace_of
 from .html import diff_html, esc, message_html, side_by_side_html, table_html
 
 __all__ = ["MergeVotesView"]
 
 
 class MergeVotesView(w.VBox):
-    def __init__(self, vault: Vault, *, state: str = "pending") -> None:
-        self.vault, self.state = vault, state
+    def __init__(self, where, *, state: str = "pending") -> None:
+        """`where`: a Workspace, an open Vault or a vault's path."""
+        self.ws = workspace_of(where)
+        self.vault, self.state = self.ws.open_vault(), state
         self.list = w.Select(options=[], rows=6, layout=w.Layout(width="100%"))
         self.detail = w.HTML()
         self.status = w.HTML()
@@ -34,7 +34,7 @@ class MergeVotesView(w.VBox):
         self.refresh()
 
     def refresh(self) -> None:
-        self.reviews = {r.id: r for r in merge_reviews(self.vault, state=self.state)}
+        self.reviews = {r.id: r for r in merge_reviews(self.ws, state=self.state)}
         keep = self.list.value
         self.list.options = [(f"{r.id} · {r.agree} of {len(r.votes)} votes · "
                               f"{r.loser.rsplit('/', 1)[-1]} → {r.winner.rsplit('/', 1)[-1]}", r.id)
@@ -60,7 +60,7 @@ class MergeVotesView(w.VBox):
         moves = (table_html(("file linking the loser", "links that move to the winner"),
                             sorted(review.moves.items()))
                  if review.moves else "<i>No other note links the loser.</i>")
-        diffs = "".join(diff_html(d) for d in rv.file_diffs(review.proposal))
+        diffs = "".join(diff_html(d) for d in file_diffs(review.proposal))
         self.detail.value = (
             "<h4 style='margin:8px 0 2px'>The notes</h4>"
             + side_by_side_html(review.winner_text, review.loser_text,
@@ -70,12 +70,12 @@ class MergeVotesView(w.VBox):
             + f"<h4 style='margin:8px 0 2px'>Inbound links that move</h4>{moves}"
             + f"<h4 style='margin:8px 0 2px'>The change</h4>{diffs}")
 
-    def decide(self, decision: str) -> rv.Decision | None:
+    def decide(self, decision: str) -> Decision | None:
         pid = self.list.value
         if pid is None:
             return None
         try:
-            done = rv.decide(self.vault, pid, decision, reason=self.reason.value)
+            done = decide(self.ws, pid, decision, reason=self.reason.value)
         except RemeError as exc:
             self.status.value = message_html(str(exc), ok=False)
             return None

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from ..review.archive import ArchiveOverview
-from ..review.communities import CommunitiesOverview, Drawing
+from ..ops import ArchiveOverview, CommunitiesOverview, Drawing
 
 __all__ = ["figure_png", "figure_image", "sweep_figure", "community_sizes_figure", "stability_figure", "community_figure",
            "recency_figure", "BUCKET_COLORS"]

@@ -5,7 +5,8 @@ state), the list of proposals, the selected one's story and a diff per file with
 links it adds and removes, and the decisions — accept, reject, edit-then-accept (the
 edited text is judged by the proposal's own checks before it applies), re-plan a stale
 one, and batch accept of the filtered list after a confirmation that says how many.
-Every action goes through `reme_workbench.review` (the proposal queue and the changeset
+Every action is an operation (`reme_workbench.ops`: decide, accept_many, replan — the same
+accept and reject the CLI, HTTP and MCP call, through the proposal queue and the changeset
 store), so a stale proposal is never applied over a person's change.
 
 Driven from Python as from the screen: `view.select(id)`, then `view.accept_button.click()`.
@@ -15,13 +16,9 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ..config import Settings
 from ..errors import RemeError
-from ..proposals import ProposalQueue
-from ..review import proposals as rv
-from ..vault.layout import BUCKETS
-from ..vault.store import Delete
-from ..vault.vault import Vault
+from ..ops import review_ops as rv
+from ..ops import workspace_of
 from .html import diff_html, message_html, sections_html
 
 __all__ = ["ProposalQueueView", "ACTIONS"]
@@ -36,14 +33,20 @@ STATES = (("pending", "pending"), ("stale", "stale"), ("applied", "applied"),
 
 
 class ProposalQueueView(w.VBox):
-    def __init__(self, vault: Vault, *, settings: Settings | None = None, actions: str = "",
-                 state: str = "pending", dream_brain=None, consolidate_brain=None, index=None,
-                 embedder=None) -> None:
-        self.vault, self.settings = vault, settings or Settings()
+    def __init__(self, where, *, settings=None, actions: str = "", state: str = "pending",
+                 dream_brain=None, consolidate_brain=None, index=None, embedder=None) -> None:
+        """`where`: a Workspace, an open Vault or a vault's path; `settings`, the brains,
+        `index` and `embedder` replace the workspace's for re-planning (a test's fakes)."""
+        self.ws = workspace_of(where)
+        if settings is not None:
+            self.ws.settings = settings
+        if embedder is not None:
+            self.ws.embedder = embedder
+        self.vault, self.settings = self.ws.open_vault(), self.ws.settings
         self._replan_kw = {"dream_brain": dream_brain, "consolidate_brain": consolidate_brain,
-                           "index": index, "embedder": embedder}
+                           "index": index}
         self.action = w.Dropdown(options=ACTIONS, value=actions, description="action")
-        self.bucket = w.Dropdown(options=[("every bucket", "")] + [(b, b) for b in BUCKETS],
+        self.bucket = w.Dropdown(options=[("every bucket", "")] + [(b, b) for b in rv.BUCKETS],
                                  value="", description="bucket")
         self.material = w.Dropdown(options=[("every material", "")], value="", description="material")
         self.state = w.Dropdown(options=STATES, value=state, description="state")
@@ -109,7 +112,7 @@ class ProposalQueueView(w.VBox):
 
     def refresh(self) -> None:
         """Read the queue again and show what the filters pick."""
-        every = ProposalQueue(self.vault).list()
+        every = rv.proposals(self.ws)
         materials = sorted({m for p in every if (m := rv.material_of(p))})
         wanted = self.material.value
         self.material.options = [("every material", "")] + [(m, m) for m in materials]
@@ -136,10 +139,10 @@ class ProposalQueueView(w.VBox):
                 b.disabled = True
             self.batch_button.disabled = not self.shown
             return
-        proposal = ProposalQueue(self.vault).load(pid)
+        proposal = rv.load_proposal(self.ws, pid)
         waiting = proposal.state in ("pending", "stale")
         self.accept_button.disabled = self.reject_button.disabled = not waiting
-        self.edit_button.disabled = not waiting or all(isinstance(op, Delete) for op in proposal.ops)
+        self.edit_button.disabled = not waiting or not rv.writes_text(proposal)
         self.replan_button.disabled = proposal.state != "stale"
         self.revert_button.disabled = proposal.state != "applied"
         self.batch_button.disabled = not self.shown
@@ -157,7 +160,7 @@ class ProposalQueueView(w.VBox):
             self._say("Select a proposal first.", ok=False)
             return None
         try:
-            done = what(self.vault, pid, *args, **kwargs)
+            done = what(self.ws, pid, *args, **kwargs)
         except RemeError as exc:
             self._say(str(exc), ok=False)
             return None
@@ -179,18 +182,17 @@ class ProposalQueueView(w.VBox):
     def replan(self) -> rv.Decision | None:
         if self.state.value == "stale":  # the re-planned proposal is pending: show it
             self.state.value = ""
-        return self._decide(rv.replan, settings=self.settings, **self._replan_kw)
+        return self._decide(rv.replan, **self._replan_kw)
 
     def start_edit(self) -> None:
         """One text box per file the proposal writes, holding what it would write."""
         pid = self.list.value
         if pid is None:
             return
-        proposal = ProposalQueue(self.vault).load(pid)
-        self.editors = {op.path: w.Textarea(value=op.content.decode("utf-8", errors="replace"),
-                                            description=op.path.rsplit("/", 1)[-1],
-                                            layout=w.Layout(width="100%", height="240px"))
-                        for op in proposal.ops if not isinstance(op, Delete)}
+        proposal = rv.load_proposal(self.ws, pid)
+        self.editors = {path: w.Textarea(value=text, description=path.rsplit("/", 1)[-1],
+                                         layout=w.Layout(width="100%", height="240px"))
+                        for path, text in rv.writes_text(proposal).items()}
         self.edit_box.children = [w.HTML("<b>Edit, then accept: the proposal's checks judge "
                                          "your version before it is written.</b>"),
                                   *self.editors.values(),
@@ -216,7 +218,7 @@ class ProposalQueueView(w.VBox):
                   "against the files as they are now.")
 
     def confirm_batch(self) -> list[rv.Decision]:
-        results = rv.accept_many(self.vault, self._batch)
+        results = rv.accept_many(self.ws, self._batch)
         self._batch = []
         applied = sum(r.state == "applied" for r in results)
         problems = [r for r in results if r.state != "applied"]

@@ -7,27 +7,35 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ..config import Settings
 from ..errors import RemeError
-from ..review import proposals as rv
-from ..review.uncertain import (
+from ..ops import (
+    Decision,
     UncertainEntry,
+    decide,
+    file_diffs,
     hand_to_dream,
     keep_both,
+    load_proposal,
     merge_anyway,
     uncertain_entries,
+    workspace_of,
 )
-from ..vault.vault import Vault
 from .html import diff_html, esc, message_html, side_by_side_html, table_html
 
 __all__ = ["UncertainView"]
 
 
 class UncertainView(w.VBox):
-    def __init__(self, vault: Vault, *, settings: Settings | None = None, brain=None,
-                 embedder=None) -> None:
-        self.vault, self.settings = vault, settings or Settings()
-        self._brain, self._embedder = brain, embedder
+    def __init__(self, where, *, settings=None, brain=None, embedder=None) -> None:
+        """`where`: a Workspace, an open Vault or a vault's path; `settings`, `brain` and
+        `embedder` replace the workspace's for this screen (a notebook's experiment)."""
+        self.ws = workspace_of(where)
+        if settings is not None:
+            self.ws.settings = settings
+        if embedder is not None:
+            self.ws.embedder = embedder
+        self.vault, self.settings = self.ws.open_vault(), self.ws.settings
+        self._brain = brain
         self.list = w.Select(options=[], rows=6, layout=w.Layout(width="100%"))
         self.detail = w.HTML()
         self.status = w.HTML()
@@ -52,7 +60,7 @@ class UncertainView(w.VBox):
         self.refresh()
 
     def refresh(self) -> None:
-        self.entries = {f"{e.a} ⟷ {e.b}": e for e in uncertain_entries(self.vault)}
+        self.entries = {f"{e.a} ⟷ {e.b}": e for e in uncertain_entries(self.ws)}
         keep = self.list.value
         self.list.options = [(f"{e.names[0]} ⟷ {e.names[1]} ({e.report.split('/')[1]})", key)
                              for key, e in self.entries.items()]
@@ -109,38 +117,35 @@ class UncertainView(w.VBox):
         if self.made_id is None:
             self.made.value, self.accept_made_button.layout.display = "", "none"
             return
-        from ..proposals import ProposalQueue
-
-        proposal = ProposalQueue(self.vault).load(self.made_id)
-        diffs = "".join(diff_html(d) for d in rv.file_diffs(proposal))
+        proposal = load_proposal(self.ws, self.made_id)
+        diffs = "".join(diff_html(d) for d in file_diffs(proposal))
         self.made.value = (f"<h4 style='margin:8px 0 2px'>{esc(proposal.id)} ({esc(proposal.state)}): "
                            f"{esc(proposal.summary)}</h4>{diffs}")
         self.accept_made_button.layout.display = "" if proposal.state == "pending" else "none"
 
     def merge_anyway(self) -> str | None:
         def run(e):
-            (pid,) = merge_anyway(self.vault, e, settings=self.settings, brain=self._brain,
-                                  embedder=self._embedder)[:1]
+            (pid,) = merge_anyway(self.ws, e, brain=self._brain)[:1]
             return f"Merge proposal {pid} made for {e.a} and {e.b}; accept it below or in the merge screen.", pid
         return self._route(run)
 
     def keep_both(self) -> str | None:
         def run(e):
-            keep_both(self.vault, e)
+            keep_both(self.ws, e)
             return f"Kept both: {e.a} and {e.b} are not reported again while both are unchanged.", None
         return self._route(run)
 
     def hand_to_dream(self) -> str | None:
         def run(e):
-            pid = hand_to_dream(self.vault, e, into=self.into.value)
+            pid = hand_to_dream(self.ws, e, into=self.into.value)
             return f"Update {pid} made: {self.into.value} lists the other note as an instance; accept it below.", pid
         return self._route(run)
 
-    def accept_made(self) -> rv.Decision | None:
+    def accept_made(self) -> Decision | None:
         if self.made_id is None:
             return None
         try:
-            done = rv.decide(self.vault, self.made_id, "accept")
+            done = decide(self.ws, self.made_id, "accept")
         except RemeError as exc:
             self.status.value = message_html(str(exc), ok=False)
             return None

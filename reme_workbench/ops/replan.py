@@ -1,4 +1,4 @@
-"""Planning a stale proposal again, one action at a time (see `proposals.replan`).
+"""Planning a stale proposal again, one action at a time (see `review_ops.replan`).
 
 A proposal goes stale when a file it would write changed after it was planned: its
 plan is no longer about the files as they are. Planning it again runs the same action
@@ -23,19 +23,26 @@ from ..errors import RemeError
 from ..proposals import Policy
 from ..proposals.model import Proposal
 from ..vault.vault import Vault
+from .workspace import Workspace
 
-__all__ = ["replan_proposal"]
+__all__ = ["replan_proposal", "consolidate_brain_of"]
 
 
-def replan_proposal(vault: Vault, old: Proposal, settings: Settings, *, policy: Policy,
-                    dream_brain=None, consolidate_brain=None, index=None,
-                    embedder=None) -> list[str]:
-    """The ids of the proposals planning `old` again made (empty: nothing to propose)."""
+def replan_proposal(ws: Workspace, old: Proposal, *, policy: Policy, dream_brain=None,
+                    consolidate_brain=None, index=None) -> list[str]:
+    """The ids of the proposals planning `old` again made (empty: nothing to propose).
+    Brains and index default to the workspace's."""
+    vault, settings = ws.open_vault(), ws.settings
     action = old.action
     if action.startswith("dream."):
-        return _dream(vault, old, settings, policy, dream_brain, index)
+        if dream_brain is None:
+            dream_brain, _ = ws.dream_brain()
+        if index is not None:
+            return _dream(vault, old, settings, policy, dream_brain, index)
+        with ws.index(vault) as own:
+            return _dream(vault, old, settings, policy, dream_brain, own)
     if action in ("consolidate.merge", "consolidate.split", "consolidate.abstract"):
-        brain = consolidate_brain or _offline_consolidate_brain(vault, settings, embedder)
+        brain = consolidate_brain or consolidate_brain_of(ws)
         if action == "consolidate.merge":
             return _merge(vault, old, settings, policy, brain)
         if action == "consolidate.split":
@@ -45,14 +52,16 @@ def replan_proposal(vault: Vault, old: Proposal, settings: Settings, *, policy: 
                     "run the command that made it again.")
 
 
-def _offline_consolidate_brain(vault: Vault, settings: Settings, embedder):
+def consolidate_brain_of(ws: Workspace):
+    """The workspace's consolidate brain: a model's when one is named, else the offline one
+    on the workspace's embedder (as consolidate builds it)."""
+    brain = ws.consolidate_brain()
+    if brain is not None:
+        return brain
     from ..consolidate.offline import OfflineConsolidateBrain
-    from ..index.factory import get_embedder
-    from ..index.store import choose_embedder
 
-    if embedder is None:
-        embedder = get_embedder(choose_embedder(settings.recall.embedder, vault.root))
-    return OfflineConsolidateBrain(embedder, language=settings.llm.language,
+    settings = ws.settings
+    return OfflineConsolidateBrain(ws.get_embedder(), language=settings.llm.language,
                                    dispersed_under=settings.split.dispersed_under)
 
 
@@ -64,25 +73,10 @@ def _dream(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brai
     if not isinstance(material, str) or not isinstance(unit, Mapping):
         raise RemeError(f"{old.id} does not say which material and unit it came from; "
                         "dream the material again with `reme-workbench dream`.")
-    if brain is None:
-        from ..dream.offline import OfflineBrain
-
-        brain = OfflineBrain(language=settings.llm.language)
-    own_index = index is None
-    if own_index:
-        from ..index.factory import get_embedder
-        from ..index.store import VaultIndex, choose_embedder
-
-        spec = choose_embedder(settings.recall.embedder, vault.root)
-        index = VaultIndex(vault.root, get_embedder(spec), scan=vault.scan)
-    try:
-        dreamer = Dreamer(vault, brain, index, policy=policy,
-                          split_threshold=settings.split.token_threshold,
-                          traverse_depth=settings.recall.traverse_depth)
-        outcome = dreamer.replan(material, MemoryUnit.model_validate(dict(unit)))
-    finally:
-        if own_index:
-            index.close()
+    dreamer = Dreamer(vault, brain, index, policy=policy,
+                      split_threshold=settings.split.token_threshold,
+                      traverse_depth=settings.recall.traverse_depth)
+    outcome = dreamer.replan(material, MemoryUnit.model_validate(dict(unit)))
     if outcome.proposal_id is None:
         raise RemeError(f"Planning {old.id} again failed: {outcome.message or outcome.state}.")
     return [outcome.proposal_id]
