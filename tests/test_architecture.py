@@ -291,3 +291,41 @@ def test_nothing_outside_vault_imports_a_private_vault_module_or_name():
         f"private vault imports: {bad}; use (or add) a public name, e.g. "
         "reme_workbench.vault.frontmatter's find_frontmatter / read_frontmatter / field_text"
     )
+
+
+# --- the picture in docs/architecture.md is the code ---------------------------------------
+
+NOT_CODE = {"prompts", "samples", "notebooks"}  # data folders of the package
+
+
+def package_edges() -> set[tuple[str, str]]:
+    """(a, b) for every package `a` of reme_workbench whose modules import package `b`."""
+    packages = {p.name for p in PACKAGE.iterdir()
+                if p.is_dir() and (p / "__init__.py").is_file() and p.name not in NOT_CODE}
+    edges = set()
+    for package in sorted(packages):
+        for path in sorted((PACKAGE / package).rglob("*.py")):
+            sub = ".".join(path.relative_to(PACKAGE).parent.parts)
+            for name in _imports(path, f"reme_workbench.{sub}"):
+                parts = name.split(".")
+                if len(parts) > 1 and parts[0] == "reme_workbench" and parts[1] in packages \
+                        and parts[1] != package:
+                    edges.add((package, parts[1]))
+    return edges
+
+
+def test_the_architecture_picture_is_the_code():
+    import re
+
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = page.split("```mermaid", 1)[1].split("```", 1)[0]
+    drawn = set(re.findall(r"^\s*(\w+) --> (\w+)\s*$", block, flags=re.M))
+    actual = package_edges()
+    assert drawn == actual, (
+        f"docs/architecture.md draws {sorted(drawn - actual)} that the code does not have and "
+        f"misses {sorted(actual - drawn)}; draw the arrows `python tests/test_architecture.py` prints")
+
+
+if __name__ == "__main__":  # print the arrows of the picture, as the code has them now
+    for a, b in sorted(package_edges()):
+        print(f"  {a} --> {b}")
