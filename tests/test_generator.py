@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.errors import RemeError
 from reme_workbench.experiments.generator import (
     VaultSpec,
@@ -156,3 +157,111 @@ def test_forming_communities_were_written_this_week_in_growing_shares(tmp_path):
     # forming changes only those notes' times: the same notes, links and words
     without = plan_vault(VaultSpec(**{**spec.__dict__, "forming": 0}))
     assert [(n.path, n.body, n.links) for n in without.notes] == [(n.path, n.body, n.links) for n in made.notes]
+
+
+# -- template-built notes and twins placed across communities (issue #20) --------------------
+
+TEMPLATED = VaultSpec(notes=400, duplicates=12, near_misses=6, across=4, templated=80,
+                      templated_duplicates=4, templated_near_misses=3, seed=5)
+
+
+@pytest.fixture(scope="module")
+def templated(tmp_path_factory):
+    return generate_vault(tmp_path_factory.mktemp("tpl") / "vault", TEMPLATED)
+
+
+def test_notes_counts_every_file_template_pages_and_their_lists_included(templated):
+    files = sorted(p for p in (templated.root / "digest").rglob("*.md"))
+    assert len(files) == 400 == len(templated.notes)
+    kinds = [n.kind for n in templated.notes]
+    assert kinds.count("plugin") == 80 and kinds.count("category") >= 2
+    truth = read_truth(templated.truth_path)["planted"]
+    assert set(truth["communities"]["notes"]) == {n.path for n in templated.notes}
+    assert len(truth["communities"]["sizes"]) == len(truth["communities"]["topics"])
+    vault = Vault.open(templated.root)
+    report = vault.health()  # short links resolve, every page has provenance
+    assert not report.broken_links and not report.missing_provenance
+
+
+def test_plugin_pages_are_one_template_with_other_values(templated):
+    pages = [(templated.root / n.path).read_text() for n in templated.notes if n.kind == "plugin"]
+    shared = set.intersection(*(set(p.splitlines()) for p in pages))
+    # the badges' and comments' lines, the footer heading: the same in every page
+    assert {"%% ----- Badges ----- %%", "# This note in GitHub",
+            "%% Hub footer: Please don't edit anything below this line %%"} <= shared
+    ids = [re.search(r"^plugin-id: (.+)$", p, re.M).group(1) for p in pages]
+    dup_ids = {n.subject[0] for n in templated.notes if n.kind == "plugin"
+               and any(n.path in (d.a, d.b) for d in templated.duplicates)}
+    assert len(set(ids)) == len(ids) - len(dup_ids)  # only the plugins listed twice repeat
+
+
+def test_a_plugin_listed_twice_is_on_two_category_pages_and_a_fork_beside_its_original(templated):
+    truth = read_truth(templated.truth_path)["planted"]
+    notes = truth["notes"]
+    plugin_dups = [d for d in truth["duplicates"] if d["kind"] == "plugin"]
+    assert len(plugin_dups) == 4 and all(d["across"] for d in plugin_dups)
+    lists = [n for n in templated.notes if n.kind == "category"]
+
+    def listed_on(path):
+        stem = path.rsplit("/", 1)[1].removesuffix(".md")
+        return {c.path for c in lists if f"[[{stem}|" in (templated.root / c.path).read_text()}
+
+    for d in plugin_dups:
+        a, b = notes[d["a"]], notes[d["b"]]
+        assert a["facts"] == b["facts"] and d["a"] != d["b"]  # same id, repository, developer
+        assert listed_on(d["a"]) and listed_on(d["b"]) and not listed_on(d["a"]) & listed_on(d["b"])
+    forks = [p for p in truth["near_misses"] if p["kind"] == "plugin"]
+    assert len(forks) == 3
+    for p in forks:
+        a, b = notes[p["a"]], notes[p["b"]]
+        assert not set(a["facts"]) & set(b["facts"])  # other id, repository and developer
+        name = lambda path: re.search(r"^# (.+)$", (templated.root / path).read_text(), re.M)[1]  # noqa: E731
+        assert name(p["a"]) == name(p["b"])
+        assert truth["communities"]["notes"][p["a"]] == truth["communities"]["notes"][p["b"]]
+
+
+def test_twins_placed_across_link_another_community_and_leiden_finds_them_there(templated):
+    truth = read_truth(templated.truth_path)["planted"]
+    planted = truth["communities"]["notes"]
+    moved = [d for d in truth["duplicates"] if d["kind"] != "plugin" and d["across"]]
+    assert len(moved) == 4
+    by_path = {n.path: n for n in templated.notes}
+    for d in moved:
+        twin, there = by_path[d["b"]], planted[d["b"]]
+        assert there != planted[d["a"]]
+        assert twin.links and all(planted[t] == there for t, _ in twin.links)
+        linking = [planted[n.path] for n in templated.notes
+                   if any(t == twin.path for t, _ in n.links)]
+        # two of its new community link it, none of its old one (others: the mixing links)
+        assert linking.count(there) >= 2 and planted[d["a"]] not in linking
+    found = update_communities(Vault.open(templated.root),
+                               now=datetime(2026, 12, 1, tzinfo=UTC), dry_run=True)
+    found = found.partition.communities
+    apart = sum(found[d["a"]] != found[d["b"]] for d in moved)
+    assert apart >= 3  # mining inside one community would miss them
+
+
+def test_a_version_2_truth_still_reads_and_a_plain_spec_plants_nothing_new(tmp_path, made):
+    doc = json.loads(made.truth_path.read_text())
+    assert all(d["across"] is False for d in doc["planted"]["duplicates"])
+    assert not [n for n in made.notes if n.kind in ("plugin", "category", "list")]
+    doc["version"] = 2
+    for d in doc["planted"]["duplicates"]:
+        del d["across"]  # version 2 had no such field
+    old = tmp_path / "old.planted.json"
+    old.write_text(json.dumps(doc))
+    assert all(d["across"] is False for d in read_truth(old)["planted"]["duplicates"])
+    doc["version"] = 1
+    old.write_text(json.dumps(doc))
+    with pytest.raises(RemeError, match="truth file"):
+        read_truth(old)
+
+
+def test_template_specs_that_do_not_fit_say_what_to_change():
+    with pytest.raises(RemeError, match="across"):
+        plan_vault(VaultSpec(notes=200, duplicates=2, near_misses=0, across=3))
+    with pytest.raises(RemeError, match="templated"):
+        plan_vault(VaultSpec(notes=100, duplicates=0, near_misses=0, templated=80))
+    with pytest.raises(RemeError, match="plugin pages"):
+        plan_vault(VaultSpec(notes=400, duplicates=0, near_misses=0, templated=20,
+                             templated_duplicates=8, templated_near_misses=4))

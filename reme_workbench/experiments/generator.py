@@ -31,6 +31,15 @@ beside the vault (`<root>.planted.json`, outside it so no scan sees it):
   (Chinese in an English community, English in a Chinese one).
   The twin derives from another daily log, and keeps about half of the original's links.
   `notes` counts twins: the vault has `notes` files and `notes - duplicates` concepts.
+* **twins placed across** (`across`) — that many of the duplicate pairs have their twin
+  in another community of its language: it links three or four of that community's
+  notes, two of them link it, and its own community no longer does (a duplicate filed
+  in another corner; the truth marks the pair `across`).
+* **template-built notes** (`templated`, `templated_duplicates`,
+  `templated_near_misses`) — a community wiki's plugin pages, one template with other
+  values, with their category, developer and mobile pages (`template_notes`): plugins
+  listed twice on two category pages (duplicates of kind `plugin`, across) and forks
+  (near misses: same name and description, another repository).
 * **near misses** (`near_misses`) — two distinct notes of one community, of one kind,
   in the same phrasing and with the same optional statements, but with every value
   drawn again and different (another service, env, person, tool, number …): the same
@@ -53,7 +62,9 @@ beside the vault (`<root>.planted.json`, outside it so no scan sees it):
   tokens: what split should cut. (A handbook of one service family, four kinds about one
   topic, is one topic to the offline brain: its sections are 0.34–0.49 alike.)
 
-`notes` counts every file: twins, hubs and overloaded notes included.
+`notes` counts every file: twins, hubs, overloaded notes and template-built pages with
+their lists included. A truth of version 2 (before `across` and template-built notes)
+reads as one that planted none.
 `plan_vault(spec)` makes the notes as values (`GeneratedNote`), `write_vault`
 writes them, their logs, the access log and the truth; the same spec gives the same
 bytes. `normalized_mutual_info` scores a found partition against the planted one.
@@ -118,11 +129,15 @@ __all__ = [
     "read_truth",
 ]
 
-TRUTH_VERSION = 2  # 2: one generator (time, stale notes, hubs, overloaded notes)
+TRUTH_VERSION = 3  # 3: template-built notes, twins placed across communities
+READABLE_VERSIONS = (2, 3)  # a version 2 truth reads the same: it planted none of those
 
 
 def render_note(note: GeneratedNote, language: str = "en") -> str:
-    """The Markdown file of `note`: frontmatter, statements, related links, provenance."""
+    """The Markdown file of `note`: frontmatter, statements, related links, provenance
+    (a template-built page is its own `text`)."""
+    if note.text:
+        return note.text
     label = _LABELS[language]["related"]
     plain, typed = [], []
     for k, (target, predicate) in enumerate(note.links):
@@ -166,6 +181,9 @@ def write_vault(root: Path, plan: GeneratedVault, *, truth_path: Path | None = N
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_render_log(log, plan.topics[log.community], by_log.get(log.path, [])),
                         encoding="utf-8")
+    for path, text in plan.files:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
     for note in plan.notes:
         (root / note.path).write_text(render_note(note, note.language), encoding="utf-8")
     now = datetime.combine(plan.spec.today, time(12, 0), tzinfo=UTC)
@@ -175,6 +193,9 @@ def write_vault(root: Path, plan: GeneratedVault, *, truth_path: Path | None = N
     for daily in plan.logs:  # a daily log was last written at the end of its day
         stamp = datetime.combine(daily.day, time(23, 0), tzinfo=UTC).timestamp()
         os.utime(root / daily.path, (stamp, stamp))
+    for path, _ in plan.files:  # the import logs: the first day
+        stamp = datetime.combine(plan.spec.start, time(23, 0), tzinfo=UTC).timestamp()
+        os.utime(root / path, (stamp, stamp))
     log = root / "meta" / "access_log.jsonl"
     with log.open("w", encoding="utf-8") as fh:
         for path, ago in sorted(plan.recalled, key=lambda r: -r[1]):
@@ -190,9 +211,11 @@ def write_vault(root: Path, plan: GeneratedVault, *, truth_path: Path | None = N
         "planted": {
             "communities": {
                 "notes": {n.path: n.community for n in sorted(plan.notes, key=lambda n: n.path)},
-                "sizes": [sizes[t.community] for t in plan.topics],
+                "sizes": [sizes[c] for c in range(len(plan.topics) + len(plan.categories))],
                 "topics": [{"community": t.community, "code": t.code, "domain": t.domain,
-                            "language": t.language} for t in plan.topics],
+                            "language": t.language} for t in plan.topics]
+                + [{"community": c, "code": "plugins", "domain": title, "language": "en"}
+                   for c, title in plan.categories],
             },
             "duplicates": [asdict(p) for p in plan.duplicates],
             "near_misses": [asdict(p) for p in plan.near_misses],
@@ -221,12 +244,14 @@ def generate_vault(root: Path, spec: VaultSpec | None = None, *,
 def read_truth(path: Path) -> dict:
     """The truth a `write_vault` saved; refuses another generator or version."""
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    if (not isinstance(doc, dict) or doc.get("version") != TRUTH_VERSION
+    if (not isinstance(doc, dict) or doc.get("version") not in READABLE_VERSIONS
             or doc.get("generator") != __name__):
         raise RemeError(
             f"{path} is not a version {TRUTH_VERSION} duplicate-pairs truth file; generate the "
-            "vault again with reme_workbench.experiments.duplicates.generate_vault."
+            "vault again with reme_workbench.experiments.generator.generate_vault."
         )
+    for pair in doc.get("planted", {}).get("duplicates", []):
+        pair.setdefault("across", False)  # version 2 placed every twin beside its original
     return doc
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -59,6 +59,10 @@ class VaultSpec:
     overloaded: int = 0  # notes over the split threshold, on several topics
     forming: int = 0  # communities still forming: part of their notes written this week
     now: date | None = None  # the day the vault is written as of; None: start + days + 1
+    across: int = 0  # of the duplicate pairs, twins placed in another community
+    templated: int = 0  # plugin pages built from one template (`template_notes`)
+    templated_duplicates: int = 0  # plugins listed twice, on two category pages
+    templated_near_misses: int = 0  # forks: same name and description, other repository
 
     @property
     def today(self) -> date:
@@ -74,7 +78,8 @@ class VaultSpec:
             if isinstance(value, bool) or not isinstance(value, (int, float) if wanted is float else wanted):
                 raise RemeError(f"{name} must be {'a number' if wanted is float else wanted.__name__}"
                                 f" (like {default}), not {value!r}.")
-        counts = ("notes", "duplicates", "near_misses", "stale", "hubs", "overloaded", "forming")
+        counts = ("notes", "duplicates", "near_misses", "stale", "hubs", "overloaded", "forming",
+                  "across", "templated", "templated_duplicates", "templated_near_misses")
         if any(getattr(self, name) < 0 for name in counts):
             raise RemeError(f"{', '.join(counts)} must be 0 or more.")
         if not 2 <= self.min_community <= self.max_community:
@@ -87,6 +92,23 @@ class VaultSpec:
                 raise RemeError(f"{name} is a share between 0 and 1, not {getattr(self, name)}.")
         if self.links_per_note < 0 or self.days < 1:
             raise RemeError("links_per_note must be 0 or more and days at least 1.")
+        if self.across > self.duplicates:
+            raise RemeError(f"across ({self.across}) counts duplicate pairs placed in another "
+                            f"community: at most duplicates ({self.duplicates}).")
+        if self.templated and self.notes - self.template_files < 2 * self.min_community:
+            raise RemeError(f"{self.templated} templated notes come with "
+                            f"{self.template_files - self.templated} category and developer "
+                            f"pages; {self.notes} notes leave too few for the other notes "
+                            "(notes counts every file): ask for more notes or fewer templated.")
+
+    @property
+    def template_files(self) -> int:
+        """The files the template-built notes take of `notes` (their lists included)."""
+        if not self.templated:
+            return 0
+        from .template_notes import pages_for
+
+        return pages_for(self.templated)
 
     def to_json(self) -> dict:
         doc = asdict(self)
@@ -126,6 +148,7 @@ class GeneratedNote:
     body: str  # the statements, without links and provenance
     links: tuple[tuple[str, str | None], ...] = ()
     source: str = ""
+    text: str = ""  # the whole file when it is not rendered from the above (a template page)
 
 
 @dataclass(frozen=True)
@@ -137,6 +160,7 @@ class DuplicatePair:
     mixed_language: bool
     dropped: tuple[str, ...]  # fact keys the twin lacks
     added: tuple[str, ...]  # fact keys only the twin has
+    across: bool = False  # the twin was placed in another community (linked from its notes)
 
 
 @dataclass(frozen=True)
@@ -169,6 +193,8 @@ class GeneratedVault:
     hubs: tuple[tuple[int, str], ...] = ()  # community -> its hub note
     overloaded: tuple[str, ...] = ()
     forming: tuple[tuple[int, tuple[str, ...]], ...] = ()  # community -> its notes new this week
+    files: tuple[tuple[str, str], ...] = ()  # other files written as they are (import logs)
+    categories: tuple[tuple[int, str], ...] = ()  # template communities -> category title
 
     def planted(self) -> dict[str, int]:
         """note path -> planted community number."""
@@ -370,6 +396,13 @@ def _overloaded_sections(topics: list[Topic], rng: random.Random, saids: list[di
 def plan_vault(spec: VaultSpec) -> GeneratedVault:
     """The notes, pairs and logs `spec` describes, as values (root not yet set)."""
     spec.check()
+    if not spec.templated:
+        return _place_across(spec, _plan_notes(spec))
+    plan = _place_across(spec, _plan_notes(replace(spec, notes=spec.notes - spec.template_files)))
+    return _with_templated(replace(plan, spec=spec), spec)
+
+
+def _plan_notes(spec: VaultSpec) -> GeneratedVault:
     rng = random.Random(spec.seed)
     sizes = _community_sizes(spec, rng)
     codes = _codenames(rng, len(sizes))
@@ -645,3 +678,77 @@ def _forming(spec: VaultSpec, notes: list[GeneratedNote], ages, recalled, stale,
                      for path, ago in recalled)
     return ages, recalled, tuple(forming)
 
+
+def _place_across(spec: VaultSpec, plan: GeneratedVault) -> GeneratedVault:
+    """Move `spec.across` twins to another community of their language: each links three
+    or four of its notes instead of its own, and two of them link it; the links its old
+    community had to it go. What a duplicate filed in another corner looks like."""
+    if not spec.across:
+        return plan
+    rng = random.Random(f"{spec.seed}-across")
+    notes = {n.path: n for n in plan.notes}
+    special = set(plan.stale) | set(plan.overloaded) | {p for _, p in plan.hubs}
+    members: dict[int, list[str]] = {}
+    for n in plan.notes:
+        if n.path not in special and n.kind not in ("hub", "overloaded"):
+            members.setdefault(n.community, []).append(n.path)
+    language = {t.community: t.language for t in plan.topics}
+    moved: set[int] = set(rng.sample(range(len(plan.duplicates)), spec.across))
+    pairs = []
+    for k, pair in enumerate(plan.duplicates):
+        if k not in moved:
+            pairs.append(pair)
+            continue
+        twin = notes[pair.b]
+        home = twin.community
+        options = [c for c in members if c != home and language[c] == language[home]
+                   and len(members[c]) >= 4]
+        if not options:
+            raise RemeError("A twin placed in another community needs another community of "
+                            "its language with 4 notes or more; ask for more notes.")
+        there = rng.choice(options)
+        targets = rng.sample([p for p in members[there] if p != pair.a], 4 - rng.randrange(2))
+        for path, n in list(notes.items()):  # its old community stops linking it
+            if n.community == home and any(t == twin.path for t, _ in n.links):
+                notes[path] = replace(n, links=tuple(lk for lk in n.links if lk[0] != twin.path))
+        for path in rng.sample(targets, 2):
+            n = notes[path]
+            notes[path] = replace(n, links=(*n.links, (twin.path, None)))
+        notes[twin.path] = replace(twin, community=there,
+                                   links=tuple((t, None) for t in targets))
+        members[home].remove(twin.path)
+        members[there].append(twin.path)
+        pairs.append(replace(pair, across=True))
+    return replace(plan, notes=tuple(notes[n.path] for n in plan.notes), duplicates=tuple(pairs))
+
+
+def _with_templated(plan: GeneratedVault, spec: VaultSpec) -> GeneratedVault:
+    """`plan` with the template-built notes of `spec` added (`template_notes`)."""
+    from .template_notes import plan_templated
+
+    taken = {n.path.removeprefix("digest/").removesuffix(".md") for n in plan.notes}
+    made = plan_templated(spec.templated, spec.templated_duplicates, spec.templated_near_misses,
+                          seed=spec.seed, first_community=len(plan.topics), start=spec.start,
+                          taken=taken)
+    community = dict(made.communities)
+    by_path = {p.path: p for p in made.plugins}
+    notes = []
+    for path, text in made.pages:
+        plugin = by_path.get(path)
+        kind = "plugin" if plugin else ("category" if "/plugins-for-" in path else "list")
+        subject = (plugin.id,) if plugin else (path.rsplit("/", 1)[1].removesuffix(".md"),)
+        facts = (f"plugin.id={plugin.id}", f"plugin.repository={plugin.repository}",
+                 f"plugin.owner={plugin.owner}") if plugin else ()
+        source = next(line for line in reversed(text.splitlines()) if "derived_from::" in line)
+        notes.append(GeneratedNote(
+            path=path, community=community[path], kind=kind, subject=subject, language="en",
+            facts=facts, name=path.rsplit("/", 1)[1].removesuffix(".md"), description="",
+            body="", source=source.split("[[", 1)[1].split("]]", 1)[0], text=text))
+    rng = random.Random(f"{spec.seed}-templated-times")
+    ages = tuple((n.path, round(rng.uniform(0, spec.days), 3)) for n in notes)
+    duplicates = tuple(DuplicatePair(a, b, "plugin", "reworded" if reworded else "exact", False,
+                                     (), (), across) for a, b, reworded, across in made.duplicates)
+    near = tuple(NearMissPair(a, b, "plugin") for a, b in made.near_misses)
+    return replace(plan, notes=(*plan.notes, *notes), duplicates=(*plan.duplicates, *duplicates),
+                   near_misses=(*plan.near_misses, *near), ages=(*plan.ages, *ages),
+                   files=(*plan.files, *made.logs), categories=made.categories)
