@@ -119,21 +119,25 @@ def test_description_text_falls_back_to_the_name_and_the_file_name():
     assert description_text("digest/wiki/x-y.md", None, "  ") == "x-y"
 
 
-def test_mine_finds_the_duplicate_and_not_the_lookalike_or_another_community(vault):
+def test_mine_finds_the_duplicates_across_communities_and_not_the_lookalike(vault):
+    """Candidates come from the whole digest (docs/spec.md §7.7.1): the identical copy in
+    another community is paired too, and the pair says which communities it joins."""
+    A, B = "digest/procedure/deploy-payments-api.md", "digest/procedure/payments-api-deploy.md"
+    COPY = "digest/wiki/copy-elsewhere.md"
     found = mine_candidates(vault, COMMUNITIES, HashingEmbedder())
-    pairs = [(c.a, c.b) for c in found]
-    assert pairs == [("digest/procedure/deploy-payments-api.md",
-                      "digest/procedure/payments-api-deploy.md")]
-    cand = found[0]
-    assert cand.community == "c_00" and cand.skipped is None
-    assert cand.description_similarity >= 0.6 and cand.body_overlap >= 0.5
-    assert cand.score == pytest.approx((cand.description_similarity + cand.body_overlap) / 2)
+    assert {(c.a, c.b) for c in found} == {(A, B), (A, COPY), (B, COPY)}
+    by_pair = {(c.a, c.b): c for c in found}
+    same = by_pair[(A, B)]
+    assert same.community == "c_00" and same.communities == ("c_00", "c_00")
+    assert same.skipped is None and same.distinct is None
+    assert same.description_similarity >= 0.6 and same.body_overlap >= 0.5
+    assert same.score == pytest.approx((same.description_similarity + same.body_overlap) / 2)
+    across = by_pair[(A, COPY)]
+    assert across.communities == ("c_00", "c_01") and across.community_label == "c_00 / c_01"
+    assert across.to_json()["communities"] == ["c_00", "c_01"]
     # the lookalike passes gate 1 but not gate 2: its body is about something else
     loose = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), min_body_overlap=0.0)
-    assert ("digest/procedure/deploy-payments-api-history.md",
-            "digest/procedure/deploy-payments-api.md") in [(c.a, c.b) for c in loose]
-    # the identical copy in c_01 is never paired with A
-    assert all("copy-elsewhere" not in c.a + c.b for c in loose)
+    assert ("digest/procedure/deploy-payments-api-history.md", A) in [(c.a, c.b) for c in loose]
 
 
 def test_mine_is_deterministic_and_sorted_best_first(vault):
@@ -141,8 +145,11 @@ def test_mine_is_deterministic_and_sorted_best_first(vault):
     first = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), **loose)
     second = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), **loose)
     assert first == second
-    # every pair of the four notes of c_00 but one, whose hashed vectors point apart
-    assert len(first) == 5 and all(c.description_similarity >= 0.0 for c in first)
+    # every pair of the five notes (both communities) but two: one whose hashed vectors
+    # point apart, and the history + the copy in c_01, which name no value alike
+    assert len(first) == 8 and all(c.description_similarity >= 0.0 for c in first)
+    assert ("digest/procedure/deploy-payments-api-history.md",
+            "digest/wiki/copy-elsewhere.md") not in [(c.a, c.b) for c in first]
     scores = [c.score for c in first]
     assert scores == sorted(scores, reverse=True)
     assert all(c.a < c.b for c in first)
@@ -152,20 +159,24 @@ def test_a_pair_under_a_merge_cooldown_is_reported_as_skipped(vault):
     cooldowns = Cooldowns(root=vault.root)
     cooldowns.start("digest/procedure/payments-api-deploy.md", "split", FIXED_NOW - timedelta(days=3))
     found = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), cooldowns=cooldowns, now=FIXED_NOW)
-    assert len(found) == 1
-    assert found[0].skipped is not None
-    assert "split" in found[0].skipped and "split_to_merge_days" in found[0].skipped
+    cooled = [c for c in found if "payments-api-deploy" in c.a + c.b]
+    assert len(cooled) == 2 and all(c.skipped is not None for c in cooled)
+    assert all("split" in c.skipped and "split_to_merge_days" in c.skipped for c in cooled)
+    assert [c.skipped for c in found if c not in cooled] == [None]  # the other pair is free
     # once the window passed it is a candidate again
     later = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), cooldowns=cooldowns,
                             now=FIXED_NOW + timedelta(days=20))
-    assert later[0].skipped is None
+    assert all(c.skipped is None for c in later)
 
 
 def test_notes_gone_or_unreadable_since_the_communities_are_left_out(vault):
     (vault.root / "digest/procedure/payments-api-deploy.md").unlink()
     vault.refresh()
     stale = {**COMMUNITIES, "digest/wiki/not-there.md": "c_00"}
-    assert mine_candidates(vault, stale, HashingEmbedder()) == []
+    found = mine_candidates(vault, stale, HashingEmbedder())
+    # the note gone and the one never there are in no pair; the copy across is still found
+    assert [(c.a, c.b) for c in found] == [("digest/procedure/deploy-payments-api.md",
+                                             "digest/wiki/copy-elsewhere.md")]
 
 
 def test_a_chinese_duplicate_pair_is_found(make_vault):
@@ -352,3 +363,28 @@ def test_mining_reads_the_description_vectors_from_the_index(vault):
         emb = Counting()
         mine_candidates(vault, COMMUNITIES, emb, index=idx, cache=False)
         assert emb.texts == ["payments-api-deploy: Rolling out the payments API to production"]
+
+
+# -- across communities: the values must agree ------------------------------------------------
+
+def test_a_pair_of_two_communities_must_share_its_values(make_vault):
+    """Whole-digest mining pairs notes of two communities only when they name the same
+    values (docs/spec.md §7.7.1): the same runbook for another service is no duplicate."""
+    orders = DEPLOY_A.replace("deploy-payments-api", "deploy-orders-api").replace(
+        "payments API", "orders API").replace("Friday", "Monday") + "\nOwned by Priya (team-orders).\n"
+    payments = DEPLOY_A + "\nOwned by Mei (team-payments).\n"
+    root = make_vault({"digest/procedure/deploy-payments-api.md": payments,
+                       "digest/procedure/deploy-orders-api.md": orders,
+                       "digest/wiki/copy-elsewhere.md": payments.replace("deploy-payments-api",
+                                                                           "copy-elsewhere")})
+    v = Vault.open(root, clock=lambda: FIXED_NOW)
+    apart = {"digest/procedure/deploy-payments-api.md": "c_00",
+             "digest/procedure/deploy-orders-api.md": "c_01", "digest/wiki/copy-elsewhere.md": "c_01"}
+    found = {(c.a, c.b) for c in mine_candidates(v, apart, HashingEmbedder())}
+    assert ("digest/procedure/deploy-payments-api.md", "digest/wiki/copy-elsewhere.md") in found
+    assert ("digest/procedure/deploy-orders-api.md",
+            "digest/procedure/deploy-payments-api.md") not in found
+    together = dict.fromkeys(apart, "c_00")  # in one community the judges decide, as before
+    found = {(c.a, c.b) for c in mine_candidates(v, together, HashingEmbedder())}
+    assert ("digest/procedure/deploy-orders-api.md",
+            "digest/procedure/deploy-payments-api.md") in found

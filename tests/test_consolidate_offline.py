@@ -688,6 +688,45 @@ def test_even_a_bag_of_words_embedder_never_merges_distinct_notes(brain):
         assert agreeing(votes(brain, a, b)) <= 1, (a.name, b.name)
 
 
+# Two review rules of one person for two repositories, in the same words but one value
+# each: what whole-digest mining pairs across communities (docs/spec.md §7.9.2).
+REVIEW_AUTH = note(
+    "digest/personal/oskar-review-style-in-bripel-auth.md", "oskar-review-style-in-bripel-auth",
+    "Oskar wants review comments as suggested diffs, with the blocking ones marked.", """
+Review comments for Oskar come as suggested diffs.
+
+**Why:** In bripel-auth PRs the blocking points got lost in long threads, Oskar said.
+
+**How to apply:** Mark blockers with 'blocking:' and collect the nits for Oskar in a single summary.
+
+derived_from:: [[daily/2026-10-12/bripel-auth-session-2.md]]
+""")
+REVIEW_ANALYTICS = note(
+    "digest/personal/oskar-review-style-in-lofen-analytics.md",
+    "oskar-review-style-in-lofen-analytics",
+    "Oskar wants review comments as a checklist, with the blocking ones marked.", """
+Review comments for Oskar come as a checklist.
+
+**Why:** In lofen-analytics PRs the blocking points got lost in long threads, Oskar said.
+
+**How to apply:** Mark blockers with 'blocking:' and collect the nits for Oskar in a single summary.
+
+- Expect an answer from Oskar in 5 working days.
+
+derived_from:: [[daily/2026-10-10/lofen-analytics-session-1.md]]
+""")
+
+
+def test_a_statement_said_of_another_instance_keeps_two_judges_unsure(brain):
+    vs = votes(brain, REVIEW_AUTH, REVIEW_ANALYTICS)
+    assert agreeing(vs) == 0, [v.reason for v in vs]
+    for judge in (0, 1):  # alike descriptions and 2 of 3 statements, but bripel / lofen
+        assert vs[judge].confidence < 0.8 and "bripel" in vs[judge].reason, vs[judge].reason
+    # a paraphrase keeps its values: the duplicates' votes are untouched by the rule
+    for a, b in DUPLICATES:
+        assert "other instances" not in votes(brain, a, b)[1].reason
+
+
 def test_vote_reply_is_validated_json_from_the_offline_model(brain):
     reply = brain.vote(PairRequest(a=POOL_MODES, b=USERLIST, judge=1))
     assert reply.model == "offline" and reply.usage.total_tokens == 0

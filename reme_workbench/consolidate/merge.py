@@ -2,11 +2,19 @@
 
 For each candidate (`candidates.mine_candidates`, best score first):
 
+0. **Distinct.** A pair whose notes state the same label with different values (another
+   repository, id, version or developer: `identity.identity_conflict`, the values a
+   large share of the digest states left out) is never voted on nor proposed: it is
+   reported among `distinct` with the reason ("repository differs (a vs b)"). Mining
+   marks the pairs it finds so; the pairs given otherwise are checked here (not "merge
+   anyway": a person decided).
 1. **Votes.** `JUDGES` (3) independent votes `{is_same, confidence, reason}`
    (`llm.consolidate.vote_all`). A vote *agrees* when it says is_same with confidence ≥
    `min_confidence` (0.8). At least `min_agree` (2) agreeing → a merge; some but fewer →
    an *uncertain* pair, written to `audit/<date>/dups_uncertain.md` for a person; none →
-   dropped (counted).
+   dropped (counted). The judges read each body less the lines a large share of the
+   digest holds (`common_text.DigestText.strip`: a template's badges, labels, footer),
+   so what the two notes say of their own decides; the merge itself keeps every line.
 2. **Winner.** Sources are never written (§3.6), so a note that daily/ or resource/
    links to may not be deleted: when one of the two has such links it wins; when both
    have them the pair becomes uncertain. Otherwise the note with more inbound links
@@ -46,9 +54,8 @@ merge}]` for the run to start when it applies.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
@@ -62,7 +69,7 @@ from ..errors import (
 )
 from ..index.chunking import estimate_tokens
 from ..llm.base import BrainError, BrainReply, Usage
-from ..llm.consolidate import JUDGES, ConsolidateBrain, MergeRequest, vote_all
+from ..llm.consolidate import JUDGES, ConsolidateBrain, MergeRequest, NoteView, vote_all
 from ..llm.schema import PairVote
 from ..proposals.model import Proposal
 from ..proposals.queue import Policy, ProposalQueue
@@ -78,11 +85,12 @@ from ..vault.store import (
     Delete,
     Edit,
     FileOp,
-    audit_path,
     is_vault_file,
 )
-from .candidates import MergeCandidate
+from .candidates import MergeCandidate, digest_text
+from .common_text import DigestText
 from .decisions import decision_holds, read_decisions
+from .identity import identifiers_of, identity_conflict
 from .merge_links import (
     LinkIndex,
     NoteRead,
@@ -90,6 +98,15 @@ from .merge_links import (
     key_list,
     merged_body,
     read_note_at,
+)
+from .merge_report import (
+    MIN_CONFIDENCE,
+    UNCERTAIN_KIND,
+    UncertainPair,
+    Vote,
+    append_uncertain,
+    render_uncertain,
+    suggestion,
 )
 
 if TYPE_CHECKING:
@@ -111,38 +128,20 @@ __all__ = [
     "pick_winner",
     "plan_merges",
     "render_uncertain",
+    "judged_view",
 ]
 
 ACTION = "consolidate.merge"
-UNCERTAIN_KIND = "dups_uncertain"  # audit/<date>/dups_uncertain.md
 ACTIONS_KIND = "consolidate_actions"
-MIN_CONFIDENCE = 0.8  # docs/spec.md §10 `[merge] min_confidence`
 MIN_AGREE = 2  # docs/spec.md §10 `[merge] min_agree`
 SPLIT_THRESHOLD = 2000  # docs/spec.md §10 `[split] token_threshold`
 # "Merge, do not refine": the new body holds both bodies and little glue. A reply longer
 # than both bodies together plus this many characters is refused (a 1 MB body).
 MERGE_SLACK_CHARS = 2000
+DISTINCT_LISTED = 100  # distinct pairs a run's details list (all are counted)
 
 
 # -- values ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Vote:
-    """One judge's vote as the run saw it; `agrees` applies the confidence rule."""
-
-    judge: int
-    is_same: bool
-    confidence: float
-    reason: str
-    agrees: bool
-    raw: str = ""
-    model: str = ""
-
-    def to_json(self) -> dict:
-        return {"judge": self.judge, "is_same": self.is_same,
-                "confidence": round(self.confidence, 4), "reason": self.reason,
-                "agrees": self.agrees, "raw": self.raw, "model": self.model}
 
 
 @dataclass(frozen=True)
@@ -150,22 +149,6 @@ class WinnerChoice:
     winner: str
     loser: str
     rule: str  # which rule decided, with its figures, for the story
-
-
-@dataclass(frozen=True)
-class UncertainPair:
-    """A pair a person should look at: too few agreeing votes, or pinned by sources."""
-
-    candidate: MergeCandidate
-    names: tuple[str, str]
-    votes: tuple[Vote, ...]
-    why: str
-    suggestion: str
-
-    def to_json(self) -> dict:
-        return {"candidate": self.candidate.to_json(), "names": list(self.names),
-                "votes": [v.to_json() for v in self.votes], "why": self.why,
-                "suggestion": self.suggestion}
 
 
 @dataclass(frozen=True)
@@ -187,6 +170,7 @@ class MergeRun:
 
     proposals: tuple[Proposal, ...] = ()
     uncertain: tuple[UncertainPair, ...] = ()
+    distinct: tuple[MergeCandidate, ...] = ()  # identifiers differ: never proposed
     dropped: tuple[MergeCandidate, ...] = ()
     rejected: tuple[MergeProblem, ...] = ()
     skipped: tuple[MergeProblem, ...] = ()
@@ -199,13 +183,19 @@ class MergeRun:
         applied = sum(p.state == "applied" for p in self.proposals)
         return (f"{len(self.proposals)} merge proposal(s) ({applied} applied), "
                 f"{len(self.uncertain)} uncertain, {len(self.dropped)} dropped, "
-                f"{len(self.rejected)} rejected, {len(self.skipped)} skipped")
+                f"{len(self.rejected)} rejected, {len(self.skipped)} skipped"
+                + (f", {len(self.distinct)} distinct (identifiers differ)" if self.distinct else ""))
 
     def to_json(self) -> dict:
         return {
             "proposals": [{"id": p.id, "state": p.state, "summary": p.summary}
                           for p in self.proposals],
             "uncertain": [u.to_json() for u in self.uncertain],
+            # a wiki of one template has thousands: the best-scoring are listed, all counted
+            "distinct": [{"a": c.a, "b": c.b, "communities": list(c.communities),
+                          "reason": f"distinct: {c.distinct}"}
+                         for c in self.distinct[:DISTINCT_LISTED]],
+            "distinct_total": len(self.distinct),
             "dropped": [c.to_json() for c in self.dropped],
             "rejected": [r.to_json() for r in self.rejected],
             "skipped": [s.to_json() for s in self.skipped],
@@ -350,14 +340,21 @@ def _feedback(failures: list[str]) -> str:
 # -- voting ----------------------------------------------------------------------------------
 
 
-def _votes(brain: ConsolidateBrain, a: NoteRead, b: NoteRead, *, min_confidence: float,
-           language: str, parallel: bool) -> tuple[list[Vote], Usage]:
-    def targets(r: NoteRead) -> tuple[str, ...]:
-        return tuple(sorted({lk.target for lk in parse_links(r.note.body) if lk.target}))
+def judged_view(view: NoteView, digest: DigestText | None) -> tuple[NoteView, tuple[str, ...]]:
+    """What the judges read of a note: its body less the digest's common lines, and the
+    targets of all its links (the structure judge weighs links itself)."""
+    targets = tuple(sorted({lk.target for lk in parse_links(view.body) if lk.target}))
+    if digest is None or not digest.lines:
+        return view, targets
+    return replace(view, body=digest.strip(view.body)), targets
 
+
+def _votes(brain: ConsolidateBrain, a: NoteRead, b: NoteRead, *, min_confidence: float,
+           language: str, parallel: bool, digest: DigestText | None
+           ) -> tuple[list[Vote], Usage]:
+    (va, la), (vb, lb) = judged_view(a.view, digest), judged_view(b.view, digest)
     replies: list[BrainReply[PairVote]] = vote_all(
-        brain, a.view, b.view, a_links=targets(a), b_links=targets(b), language=language,
-        parallel=parallel)
+        brain, va, vb, a_links=la, b_links=lb, language=language, parallel=parallel)
     usage = Usage()
     votes = []
     for judge, reply in enumerate(replies[:JUDGES]):
@@ -367,58 +364,6 @@ def _votes(brain: ConsolidateBrain, a: NoteRead, b: NoteRead, *, min_confidence:
                           bool(v.is_same) and float(v.confidence) >= min_confidence,
                           reply.raw, reply.model))
     return votes, usage
-
-
-# -- the uncertain report --------------------------------------------------------------------
-
-
-def _judges(votes: Iterable[Vote]) -> str:
-    """"judge 2", "judges 1 and 3" (numbered from 1 for a person; the story keeps 0-based)."""
-    numbers = [str(v.judge + 1) for v in votes]
-    if len(numbers) == 1:
-        return f"judge {numbers[0]}"
-    return "judges " + ", ".join(numbers[:-1]) + " and " + numbers[-1]
-
-
-def _suggestion(votes: tuple[Vote, ...], pinned: bool) -> str:
-    yes = [v for v in votes if v.agrees]
-    say = "says" if len(yes) == 1 else "say"
-    if pinned:
-        return (f"{_judges(yes).capitalize()} {say} duplicate, but daily/ or resource/ links to "
-                "both notes and reme-workbench never rewrites sources: merge by hand and fix "
-                "the source links yourself, or leave them.")
-    if len(yes) == 1:
-        return (f"Looks like a duplicate to {_judges(yes)} only: compare the bodies; merge by "
-                "hand or leave them.")
-    return f"Only {_judges(yes)} say duplicate: compare the bodies; merge by hand or leave them."
-
-
-def _link_words(name: str) -> str:
-    # a name is the person's text: brackets or a pipe would break the heading's link
-    return " ".join(re.sub(r"[\[\]|#]", " ", name).split()) or "?"
-
-
-def render_uncertain(pairs: Iterable[UncertainPair], *, min_confidence: float = MIN_CONFIDENCE
-                     ) -> str:
-    """The sections of `audit/<date>/dups_uncertain.md`, one per pair (Markdown for Obsidian)."""
-    sections = []
-    for pair in pairs:
-        c = pair.candidate
-        lines = [
-            f"## [[{c.a}|{_link_words(pair.names[0])}]] ⟷ [[{c.b}|{_link_words(pair.names[1])}]]",
-            "",
-            f"- community `{c.community}` · description similarity "
-            f"{c.description_similarity:.2f} · body overlap {c.body_overlap:.2f}",
-            f"- {pair.why}",
-        ]
-        for v in pair.votes:
-            answer = "**yes**" if v.agrees else ("yes" if v.is_same else "no")
-            under = f" (under {min_confidence:g}, does not count)" if v.is_same and not v.agrees else ""
-            lines.append(f"- judge {v.judge + 1}: {answer}, confidence {v.confidence:.2f}{under} "
-                         f"— {v.reason}")
-        lines.append(f"- suggestion: {pair.suggestion}")
-        sections.append("\n".join(lines) + "\n")
-    return "\n".join(sections)
 
 
 # -- the phase -------------------------------------------------------------------------------
@@ -440,6 +385,7 @@ def plan_merges(
     audit: bool = True,
     dry_run: bool = False,
     decided_by_person: bool = False,
+    digest: DigestText | None = None,
 ) -> MergeRun:
     """Vote on every candidate and propose the merges (see the module doc).
 
@@ -447,6 +393,10 @@ def plan_merges(
     skipped while both notes are unchanged since. `decided_by_person=True` is "merge
     anyway" from the uncertain report: the votes are asked and recorded as always, but
     the proposal is made whatever they say.
+
+    `digest` is the digest's text as mining read it (`candidates.digest_text`, read
+    here when not given): the judges read bodies less its common lines, and a pair
+    whose identifiers differ is reported `distinct`, never voted on.
 
     `policy` decides which proposals apply at once (default: none). `audit` appends the
     run's merge lines (proposals, rejections, skips, alarms) as one entry of
@@ -465,6 +415,9 @@ def plan_merges(
     waiting = _waiting_merges(queue)
     decisions, _ = read_decisions(vault.root)
     for cand in ordered:
+        if cand.distinct and not decided_by_person:
+            state.distinct.append(cand)
+            continue
         if cand.skipped:
             state.skip(cand, cand.skipped)
             continue
@@ -493,9 +446,17 @@ def plan_merges(
         if a is None or b is None:
             state.skip(cand, f"{cand.a if a is None else cand.b} no longer exists")
             continue
+        if digest is None:
+            digest = digest_text(vault)
+        if not decided_by_person:
+            why = identity_conflict(identifiers_of(_text(a)), identifiers_of(_text(b)),
+                                    digest.identifiers)
+            if why is not None:
+                state.distinct.append(replace(cand, distinct=why))
+                continue
         try:
             votes, usage = _votes(brain, a, b, min_confidence=min_confidence, language=language,
-                                  parallel=parallel_votes)
+                                  parallel=parallel_votes, digest=digest)
         except BrainError as exc:
             state.skip(cand, f"a judge gave no usable answer ({exc})", audit=True)
             continue
@@ -510,7 +471,7 @@ def plan_merges(
                 cand, names, tuple(votes),
                 f"{agree} of {len(votes)} votes agree (a vote agrees when it says the same "
                 f"concept with confidence ≥ {min_confidence:g}; {min_agree} make a merge)",
-                _suggestion(tuple(votes), pinned=False)))
+                suggestion(tuple(votes), pinned=False)))
             continue
         if index is None:
             index = LinkIndex(vault)
@@ -525,7 +486,7 @@ def plan_merges(
                 cand, names, tuple(votes),
                 f"{agree} of {len(votes)} votes agree, but sources link to both notes "
                 f"({linked}); sources are never rewritten, so neither may be deleted",
-                _suggestion(tuple(votes), pinned=True)))
+                suggestion(tuple(votes), pinned=True)))
             continue
         reads = {a.path: a, b.path: b}
         outcome = _merge_pair(
@@ -551,6 +512,10 @@ def _waiting_merges(queue: ProposalQueue) -> dict[str, tuple[str, set[str]]]:
     return found
 
 
+def _text(read: NoteRead) -> str:
+    return read.data.decode("utf-8", errors="replace")
+
+
 def _first(paths: tuple[str, ...]) -> str:
     return f"[[{paths[0]}]]" + (f" (and {len(paths) - 1} more)" if len(paths) > 1 else "")
 
@@ -559,6 +524,7 @@ def _first(paths: tuple[str, ...]) -> str:
 class _RunState:
     proposals: list[Proposal] = field(default_factory=list)
     uncertain: list[UncertainPair] = field(default_factory=list)
+    distinct: list[MergeCandidate] = field(default_factory=list)
     dropped: list[MergeCandidate] = field(default_factory=list)
     rejected: list[MergeProblem] = field(default_factory=list)
     skipped: list[MergeProblem] = field(default_factory=list)
@@ -581,32 +547,15 @@ class _RunState:
                ) -> MergeRun:
         report = None
         if self.uncertain and not dry_run:
-            report = _append_uncertain(vault, self.uncertain, min_confidence)
+            report = append_uncertain(vault, self.uncertain, min_confidence)
             if report:
                 self.lines.append(f"- {len(self.uncertain)} uncertain pair(s): [[{report}]]")
         if audit and self.lines and not dry_run:
             heading = f"## merge {vault.clock():%H:%M:%S} UTC"
             vault.record_audit(ACTIONS_KIND, heading + "\n\n" + "\n".join(self.lines) + "\n")
-        return MergeRun(tuple(self.proposals), tuple(self.uncertain), tuple(self.dropped),
-                        tuple(self.rejected), tuple(self.skipped), tuple(self.alarms),
-                        tuple(self.lines), report, self.usage)
-
-
-def _append_uncertain(vault: Vault, pairs: list[UncertainPair], min_confidence: float
-                      ) -> str | None:
-    """Append the pairs not yet in today's report (a second run the same day adds no
-    duplicate sections); returns the report's path, or None when nothing was new."""
-    rel = audit_path(UNCERTAIN_KIND, vault.clock())
-    current = vault.store.read(rel)
-    seen = current[0].decode("utf-8", errors="replace") if current else ""
-    fresh = [p for p in pairs if _heading(p) not in seen]
-    if fresh:
-        vault.record_audit(UNCERTAIN_KIND, render_uncertain(fresh, min_confidence=min_confidence))
-    return rel if fresh or current else None
-
-
-def _heading(pair: UncertainPair) -> str:
-    return render_uncertain([pair]).split("\n", 1)[0]
+        return MergeRun(tuple(self.proposals), tuple(self.uncertain), tuple(self.distinct),
+                        tuple(self.dropped), tuple(self.rejected), tuple(self.skipped),
+                        tuple(self.alarms), tuple(self.lines), report, self.usage)
 
 
 def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,

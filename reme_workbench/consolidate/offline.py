@@ -24,13 +24,17 @@ one kind apart, and what a paraphrase keeps.
 
 * judge 0, *description*: `sim` of the two notes' "name. description" (else the first
   sentence). W 0.5, S 0.7. At most unsure when the descriptions name values each of the
-  other lacks (Hana's halsa-api alerts / Leila's halsa-sync alerts).
+  other lacks (Hana's halsa-api alerts / Leila's halsa-sync alerts), or the bodies say
+  one thing with other values (a rival statement, as judge 1): alike descriptions of
+  two instances.
 * judge 1, *statements*: the share of the content statements (sentences, list items,
   table rows, code blocks; `text.py`) of the note with fewer of them that are found in
   the other — found: the same normalised key, or a Dice of match tokens ≥ 0.6 sharing
   at least 2 tokens, with the same values. W 0.3, S 0.6. A note of one statement makes
   it at most unsure; so do rival identifiers (`text.rival_identifiers`: one only in each
-  body, as many parts, some shared — `yorren-notifications` / `renmi-notifications`).
+  body, as many parts, some shared — `yorren-notifications` / `renmi-notifications`),
+  and rival statements: one the other says in the same words (Dice ≥ 0.6) with values
+  each lacks (`_rival_statement`: "In bripel-auth PRs …" / "In lofen-analytics PRs …").
 * judge 2, *structure*: the Jaccard of the two notes' outbound links (the body's and
   the caller's `a_links`/`b_links`; sources and links between the two left out); the
   shared `derived_from::` sources are reported. Under 2 links in all it cannot tell. It
@@ -86,6 +90,7 @@ every link and provenance line. For real use, point consolidate at a model.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -277,10 +282,16 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         names = tx.proper_names(a.body, a.description, b.body, b.description)
         va, vb = _gist_values(a, names), _gist_values(b, names)
         other = bool(va and vb) and not (va <= vb or vb <= va)
+        shown = [", ".join(sorted(v)[:3]) for v in (va - vb, vb - va)]
+        if not other:  # alike descriptions of two instances the bodies tell apart
+            sa = [st for st in tx.statements(a.body) if st.has_content]
+            sb = [st for st in tx.statements(b.body) if st.has_content]
+            rival = _rival_statement(sa, sb, names) or _rival_statement(sb, sa, names)
+            if rival is not None:
+                other, shown = True, list(rival)
         measure = min(s, (self.anchors[0].lean + self.anchors[0].sure) / 2) if other else s
         cap = ""
         if other and measure < s:
-            shown = [", ".join(sorted(v)[:3]) for v in (va - vb, vb - va)]
             cap = (f"；但两者说的是不同的对象（{shown[0]} / {shown[1]}），最多算不确定" if lang == "zh"
                    else f"; but they name other things ({shown[0]} / {shown[1]}), so at most unsure")
         if lang == "zh":
@@ -305,6 +316,8 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         measure, cap = share, ""
         unsure = (self.anchors[1].lean + self.anchors[1].sure) / 2
         rivals = tx.rival_identifiers(tx.identifiers(request.a.body), tx.identifiers(request.b.body))
+        if not rivals:  # a statement the other says in its words with other values
+            rivals = _rival_statement(short, long, names)
         if len(short) < 2 and share > 0:  # one sentence alike is thin: at most unsure
             measure = min(measure, unsure)
             cap = "；只有一条陈述，最多算不确定" if lang == "zh" else "; one statement is thin, so at most unsure"
@@ -578,6 +591,44 @@ def _found(statement: tx.Statement, others: list[tx.Statement],
                 and values == _values(other, names)):
             return True
     return False
+
+
+def _rival_statement(short: list[tx.Statement], long: list[tx.Statement],
+                     names: frozenset[str]) -> tuple[str, str] | None:
+    """The values of a sentence of `short` not found in `long` and of the sentence of
+    `long` that says it in the same words (`_found`'s Dice) with values each lacks: "In
+    bripel-auth PRs the blocking points got lost" / "In lofen-analytics PRs …". Two
+    notes saying one thing of two instances are two notes; a paraphrase keeps its
+    values. Words and values are the sentences' own: links and predicates are left out (a
+    link's words are its target's, which a paraphrase may write otherwise). None when
+    there is no such pair."""
+    for statement in short:
+        if statement.kind != "text" or _found(statement, long, names):
+            continue
+        mine, values = _prose(statement.text, names)
+        if len(mine) < MIN_SHARED or not values:
+            continue
+        for other in long:
+            if other.kind != "text":
+                continue
+            words, theirs = _prose(other.text, names)
+            if (len(mine & words) >= MIN_SHARED and tx.dice(mine, words) >= FOUND_DICE
+                    and values - theirs and theirs - values):
+                return (", ".join(sorted(values - theirs)[:2]),
+                        ", ".join(sorted(theirs - values)[:2]))
+    return None
+
+
+_PREDICATE_WORD = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9_]*::")
+_LINK = re.compile(r"!?\[\[[^\[\]\n]*\]\]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _prose(text: str, names: frozenset[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(match tokens, values) of a sentence without its links and predicates."""
+    prose = _PREDICATE_WORD.sub(" ", _LINK.sub(" ", text))
+    tokens = tx.match_tokens(prose)
+    return tokens, (tx.fact_tokens(prose, tokens) | (tokens & names)) - tx.negations(prose)
 
 
 def _values(statement: tx.Statement, names: frozenset[str] = frozenset()) -> frozenset[str]:

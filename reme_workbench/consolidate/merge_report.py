@@ -1,0 +1,126 @@
+"""The votes on a merge pair and the uncertain-duplicates report (docs/spec.md §7.7.2).
+
+A vote as the merge phase saw it (`Vote`), a pair a person should look at
+(`UncertainPair`), and the sections of `audit/<date>/dups_uncertain.md` they make
+(`render_uncertain`, appended by `append_uncertain`; review/uncertain.py reads them
+back). Split from `merge` so each stays short; `merge` re-exports every name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..vault.store import audit_path
+from .candidates import MergeCandidate
+
+if TYPE_CHECKING:
+    from ..vault.vault import Vault
+
+__all__ = ["UNCERTAIN_KIND", "MIN_CONFIDENCE", "Vote", "UncertainPair", "render_uncertain",
+           "append_uncertain", "suggestion"]
+
+UNCERTAIN_KIND = "dups_uncertain"  # audit/<date>/dups_uncertain.md
+MIN_CONFIDENCE = 0.8  # docs/spec.md §10 `[merge] min_confidence`
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One judge's vote as the run saw it; `agrees` applies the confidence rule."""
+
+    judge: int
+    is_same: bool
+    confidence: float
+    reason: str
+    agrees: bool
+    raw: str = ""
+    model: str = ""
+
+    def to_json(self) -> dict:
+        return {"judge": self.judge, "is_same": self.is_same,
+                "confidence": round(self.confidence, 4), "reason": self.reason,
+                "agrees": self.agrees, "raw": self.raw, "model": self.model}
+
+
+@dataclass(frozen=True)
+class UncertainPair:
+    """A pair a person should look at: too few agreeing votes, or pinned by sources."""
+
+    candidate: MergeCandidate
+    names: tuple[str, str]
+    votes: tuple[Vote, ...]
+    why: str
+    suggestion: str
+
+    def to_json(self) -> dict:
+        return {"candidate": self.candidate.to_json(), "names": list(self.names),
+                "votes": [v.to_json() for v in self.votes], "why": self.why,
+                "suggestion": self.suggestion}
+
+
+def _judges(votes: Iterable[Vote]) -> str:
+    """"judge 2", "judges 1 and 3" (numbered from 1 for a person; the story keeps 0-based)."""
+    numbers = [str(v.judge + 1) for v in votes]
+    if len(numbers) == 1:
+        return f"judge {numbers[0]}"
+    return "judges " + ", ".join(numbers[:-1]) + " and " + numbers[-1]
+
+
+def suggestion(votes: tuple[Vote, ...], pinned: bool) -> str:
+    yes = [v for v in votes if v.agrees]
+    say = "says" if len(yes) == 1 else "say"
+    if pinned:
+        return (f"{_judges(yes).capitalize()} {say} duplicate, but daily/ or resource/ links to "
+                "both notes and reme-workbench never rewrites sources: merge by hand and fix "
+                "the source links yourself, or leave them.")
+    if len(yes) == 1:
+        return (f"Looks like a duplicate to {_judges(yes)} only: compare the bodies; merge by "
+                "hand or leave them.")
+    return f"Only {_judges(yes)} say duplicate: compare the bodies; merge by hand or leave them."
+
+
+def _link_words(name: str) -> str:
+    # a name is the person's text: brackets or a pipe would break the heading's link
+    return " ".join(re.sub(r"[\[\]|#]", " ", name).split()) or "?"
+
+
+def render_uncertain(pairs: Iterable[UncertainPair], *, min_confidence: float = MIN_CONFIDENCE
+                     ) -> str:
+    """The sections of `audit/<date>/dups_uncertain.md`, one per pair (Markdown for Obsidian)."""
+    sections = []
+    for pair in pairs:
+        c = pair.candidate
+        lines = [
+            f"## [[{c.a}|{_link_words(pair.names[0])}]] ⟷ [[{c.b}|{_link_words(pair.names[1])}]]",
+            "",
+            f"- community `{c.community_label}` · description similarity "
+            f"{c.description_similarity:.2f} · body overlap {c.body_overlap:.2f}",
+            f"- {pair.why}",
+        ]
+        for v in pair.votes:
+            answer = "**yes**" if v.agrees else ("yes" if v.is_same else "no")
+            under = f" (under {min_confidence:g}, does not count)" if v.is_same and not v.agrees else ""
+            lines.append(f"- judge {v.judge + 1}: {answer}, confidence {v.confidence:.2f}{under} "
+                         f"— {v.reason}")
+        lines.append(f"- suggestion: {pair.suggestion}")
+        sections.append("\n".join(lines) + "\n")
+    return "\n".join(sections)
+
+
+def append_uncertain(vault: Vault, pairs: list[UncertainPair], min_confidence: float
+                     ) -> str | None:
+    """Append the pairs not yet in today's report (a second run the same day adds no
+    duplicate sections); returns the report's path, or None when nothing was new."""
+    rel = audit_path(UNCERTAIN_KIND, vault.clock())
+    current = vault.store.read(rel)
+    seen = current[0].decode("utf-8", errors="replace") if current else ""
+    fresh = [p for p in pairs if _heading(p) not in seen]
+    if fresh:
+        vault.record_audit(UNCERTAIN_KIND, render_uncertain(fresh, min_confidence=min_confidence))
+    return rel if fresh or current else None
+
+
+def _heading(pair: UncertainPair) -> str:
+    return render_uncertain([pair]).split("\n", 1)[0]
