@@ -581,6 +581,46 @@ def test_render_uncertain_says_which_judge_agreed():
     assert "- judge 1: no, confidence 0.90 — no" in text
 
 
+def test_a_pair_whose_identifiers_differ_is_reported_distinct_and_never_voted_on(make_vault):
+    """Mining marks such pairs; a pair given otherwise (re-planned, from another miner)
+    is checked here too. Only "merge anyway", a person's decision, is voted on."""
+    from dataclasses import replace
+
+    files = base_files()
+    files[A] = files[A].replace("tags: [deploy]\n", "tags: [deploy]\nrepository: acme/payments\n")
+    files[B] = files[B].replace("---\nBefore", "repo: github.com/acme/payments-v2\n---\nBefore")
+    root = make_vault(files)
+    brain = FakeBrain(default_vote=YES, merges=[union_body])
+    run = plan_merges(open_vault(root), brain, [cand()], now=FIXED_NOW, audit=False)
+    assert not run.proposals and not run.uncertain and not brain.vote_requests
+    assert [c.distinct for c in run.distinct] == [
+        "repository differs (github.com/acme/payments vs github.com/acme/payments-v2)"]
+    data = run.to_json()
+    assert data["distinct"][0]["reason"].startswith("distinct: repository differs")
+    assert data["distinct_total"] == 1 and "1 distinct" in run.summary()
+    marked = plan_merges(open_vault(root), brain, [replace(cand(), distinct="id differs (1 vs 2)")],
+                         now=FIXED_NOW, audit=False)
+    assert [c.distinct for c in marked.distinct] == ["id differs (1 vs 2)"]
+    assert not brain.vote_requests
+    person = plan_merges(open_vault(root), brain, [cand()], now=FIXED_NOW, audit=False,
+                         decided_by_person=True)
+    assert len(person.proposals) == 1 and brain.vote_requests  # a person decided to merge
+
+
+def test_an_uncertain_pair_of_two_communities_names_both_for_the_reviewer():
+    from dataclasses import replace
+
+    from reme_workbench.review.uncertain import parse_uncertain
+
+    c = replace(cand(), community_b="c_05")
+    votes = (Vote(0, True, 0.9, "alike", True), Vote(1, False, 0.9, "no", False),
+             Vote(2, False, 0.5, "cannot tell", False))
+    text = render_uncertain([UncertainPair(c, ("a", "b"), votes, "1 of 3", "Look.")])
+    assert f"- community `{c.community} / c_05` · description similarity" in text
+    entry = parse_uncertain(text)[0]  # the workbench's uncertain screen reads it back
+    assert (entry.a, entry.b, entry.community) == (A, B, f"{c.community} / c_05")
+
+
 def test_min_agree_out_of_range_is_refused(make_vault):
     vault = open_vault(make_vault(base_files()))
     with pytest.raises(Exception, match=r"\[merge\] min_agree"):
