@@ -45,6 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from reme_workbench.brains.model import LLMBrain  # noqa: E402
 from reme_workbench.config import Settings  # noqa: E402
 from reme_workbench.dream.run import dream_vault  # noqa: E402
 from reme_workbench.experiments import locomo  # noqa: E402
@@ -53,7 +54,6 @@ from reme_workbench.index.store import VaultIndex  # noqa: E402
 from reme_workbench.llm.base import Usage  # noqa: E402
 from reme_workbench.llm.cassette import Exchange  # noqa: E402
 from reme_workbench.llm.ledger import TokenLedger  # noqa: E402
-from reme_workbench.llm.litellm_brain import LLMBrain  # noqa: E402
 from reme_workbench.llm.prompts import (  # noqa: E402
     LANGUAGES,
     PROMPT_NAMES,

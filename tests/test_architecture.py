@@ -108,6 +108,9 @@ LAYER_RULES = {
     "llm": {"vault", "llm"},
     "proposals": {"vault", "proposals"},
     "dream": {"vault", "index", "llm", "proposals", "dream"},
+    # the brains behind the interfaces of llm/: a pipeline takes a brain, never imports one
+    # (the offline dream brain reads material with dream/'s Markdown helpers)
+    "brains": {"vault", "index", "llm", "dream", "brains"},
     "consolidate": {"vault", "index", "llm", "proposals", "consolidate"},
     "review": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review"},
     "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
@@ -115,8 +118,8 @@ LAYER_RULES = {
     "widgets": {"ops", "widgets"},
     # the operations every client calls: over the library (the demo, the notebooks' vault and
     # the sweeps included), under every front end, so it never imports one
-    "ops": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review", "workbench",
-            "experiments", "ops"},
+    "ops": {"vault", "index", "llm", "brains", "proposals", "dream", "consolidate", "review",
+            "workbench", "experiments", "ops"},
     # the front ends call the operations and nothing below them (the CLI also starts the
     # servers, the other front ends)
     "server": {"ops", "server"},

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from reme_workbench.brains.scripted import ScriptedBrain
 from reme_workbench.dream.pipeline import Dreamer
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.store import VaultIndex
-from reme_workbench.llm.fake import ScriptedBrain
 from reme_workbench.proposals import Policy, ProposalQueue
 from reme_workbench.vault.links import outbound_keys
 from reme_workbench.vault.vault import Vault
@@ -448,7 +448,7 @@ def test_a_held_proposal_whose_link_went_away_is_refused_on_accept(vault, index)
 
 
 def test_the_offline_brain_dreams_a_resource_page_into_resolving_links(make_vault, clock):
-    from reme_workbench.dream.offline import OfflineBrain
+    from reme_workbench.brains.offline_dream.offline import OfflineBrain
 
     root = make_vault({
         SETTINGS: "# Settings\n\nThe settings page lists every option.\n",

@@ -16,15 +16,15 @@ from collections.abc import Callable
 
 import pytest
 
+from reme_workbench.brains import model as litellm_brain
+from reme_workbench.brains.model import LLMBrain
+from reme_workbench.brains.scripted import ScriptedBrain
 from reme_workbench.errors import RemeError
 from reme_workbench.llm import (
     BrainError,
     Cassette,
-    LLMBrain,
-    ScriptedBrain,
     TokenLedger,
     Usage,
-    litellm_brain,
 )
 from reme_workbench.llm.consolidate import (
     JUDGES,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from reme_workbench.brains.scripted import ScriptedBrain
 from reme_workbench.errors import RemeError
 from reme_workbench.llm import (
     Brain,
@@ -14,7 +15,6 @@ from reme_workbench.llm import (
     IntegrateRequest,
     Material,
     MemoryUnit,
-    ScriptedBrain,
 )
 
 MATERIAL = Material("daily/2026-10-05/deploy.md", "Deployed payments-api.", "2026-10-05", "en")

@@ -12,6 +12,9 @@ from collections import deque
 
 import pytest
 
+from reme_workbench.brains import model as litellm_brain
+from reme_workbench.brains.factory import brain_from_spec
+from reme_workbench.brains.model import LLMBrain
 from reme_workbench.errors import RemeError
 from reme_workbench.llm import (
     BrainError,
@@ -19,13 +22,10 @@ from reme_workbench.llm import (
     Cassette,
     IntegrateDecision,
     IntegrateRequest,
-    LLMBrain,
     Material,
     MemoryUnit,
     TokenLedger,
     Usage,
-    brain_from_spec,
-    litellm_brain,
     shared_prefix_tokens,
 )
 from reme_workbench.llm.prompts import system_prompt

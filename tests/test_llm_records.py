@@ -7,15 +7,15 @@ import threading
 
 import pytest
 
+from reme_workbench.brains.factory import brain_from_spec
+from reme_workbench.brains.model import LLMBrain
+from reme_workbench.brains.scripted import ScriptedBrain
 from reme_workbench.errors import RemeError
 from reme_workbench.llm import (
     Cassette,
     Exchange,
-    LLMBrain,
-    ScriptedBrain,
     TokenLedger,
     Usage,
-    brain_from_spec,
     request_hash,
 )
 
@@ -130,7 +130,7 @@ def test_cassette_errors(tmp_path):
 
 
 def test_brain_from_spec(monkeypatch):
-    with pytest.raises(RemeError, match="provided by the dream module"):
+    with pytest.raises(RemeError, match="built by build_brain"):
         brain_from_spec("offline")
     fake = ScriptedBrain()
     assert brain_from_spec(" offline ", offline_factory=lambda: fake) is fake

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from reme_workbench.brains.offline_dream.statements import chat_speakers, score_all, segment
 from reme_workbench.dream.markdown import fenced, material_info, neutralise, title_from_file_name
-from reme_workbench.dream.statements import chat_speakers, score_all, segment
 
 
 def test_title_comes_from_frontmatter_then_h1_then_file_name():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reme_workbench.dream.naming import (
+from reme_workbench.brains.offline_dream.naming import (
     describe,
     heading_name,
     is_imperative,

@@ -12,16 +12,14 @@ from pathlib import Path
 import pytest
 
 import reme_workbench
-from reme_workbench.dream.offline import OfflineBrain
-from reme_workbench.dream.statements import (
+from reme_workbench.brains.offline_dream.offline import OfflineBrain
+from reme_workbench.brains.offline_dream.statements import (
     TOO_SHORT,
-    overlap,
     score_all,
     segment,
-    split_sentences,
-    tokens,
 )
-from reme_workbench.dream.weave import MAX_RELATED, related_notes
+from reme_workbench.brains.offline_dream.weave import MAX_RELATED, related_notes
+from reme_workbench.brains.text import overlap, split_sentences, tokens
 from reme_workbench.llm import (
     BrainError,
     CandidateNote,

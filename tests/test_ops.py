@@ -420,9 +420,8 @@ def test_the_note_command_shows_the_operation_s_answer(ws):
 
 
 def test_the_model_server_is_the_flag_s_then_the_environment_s_then_reme_toml_s(ws, monkeypatch):
+    from reme_workbench.brains.factory import build_brain, build_consolidate_brain
     from reme_workbench.cli.app import Ctx
-    from reme_workbench.consolidate.run import build_consolidate_brain
-    from reme_workbench.dream.run import build_brain
 
     (ws.root / "reme.toml").write_text('[llm]\napi_base = "http://toml:1/v1"\n')
     vault = Vault.open(ws.root)

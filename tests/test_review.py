@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from reme_workbench.brains.scripted import ScriptedBrain
 from reme_workbench.dream.pipeline import Dreamer
 from reme_workbench.errors import RemeError
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.store import VaultIndex
-from reme_workbench.llm.fake import ScriptedBrain
-from reme_workbench.proposals import Policy, ProposalQueue
 from reme_workbench.ops import accept_many, decide, replan
+from reme_workbench.proposals import Policy, ProposalQueue
 from reme_workbench.review import (
     ReviewFilter,
     bucket_of,

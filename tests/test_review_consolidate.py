@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from reme_workbench.brains.scripted import ScriptedBrain
 from reme_workbench.config import Settings
 from reme_workbench.consolidate.archive import update_archive
 from reme_workbench.consolidate.candidates import MergeCandidate
@@ -17,9 +18,8 @@ from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.consolidate.decisions import read_decisions
 from reme_workbench.consolidate.merge import plan_merges
 from reme_workbench.errors import RemeError
-from reme_workbench.llm.fake import ScriptedBrain
-from reme_workbench.proposals import ProposalQueue
 from reme_workbench.ops import decide, hand_to_dream, keep_both, merge_anyway, thaw
+from reme_workbench.proposals import ProposalQueue
 from reme_workbench.review.archive import archive_overview
 from reme_workbench.review.communities import communities_overview, community_drawing
 from reme_workbench.review.merges import merge_reviews

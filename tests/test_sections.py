@@ -3,9 +3,9 @@ description and body — through the offline brain, as dream calls it."""
 
 from __future__ import annotations
 
+from reme_workbench.brains.offline_dream.offline import OfflineBrain
 from reme_workbench.dream.markdown import material_info
 from reme_workbench.dream.material import MaterialFile
-from reme_workbench.dream.offline import OfflineBrain
 from reme_workbench.llm.base import IntegrateRequest
 from reme_workbench.vault.note import parse
 

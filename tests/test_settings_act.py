@@ -556,7 +556,8 @@ def probe_abstract_max_tokens(make_vault, **_):
     tight, _ = _brain_phases(make_vault, "[abstract]\nmax_tokens = 40\n", "b")
     assert _phase(default, "abstract")["details"]["outcomes"][0]["state"] == "pending"
     (outcome,) = _phase(tight, "abstract")["details"]["outcomes"]
-    assert outcome["state"] == "rejected" and "40" in outcome["error"]
+    # what its own checks need cannot fit in 40 tokens: the planner does not propose it
+    assert outcome["state"] == "too-large" and "max_tokens 40" in outcome["error"]
 
 
 def probe_abstract_min_member_coverage(make_vault, **_):

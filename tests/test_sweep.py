@@ -122,9 +122,9 @@ def test_a_sweep_replayed_from_its_cassette_gives_the_same_table_with_no_model(t
     server and no litellm: the same rows, brain calls and tokens, for free."""
     import re
 
-    from reme_workbench.llm import litellm_brain
+    from reme_workbench.brains import model as litellm_brain
+    from reme_workbench.brains.model import LLMBrain
     from reme_workbench.llm.cassette import Cassette
-    from reme_workbench.llm.litellm_brain import LLMBrain
 
     from .test_llm_consolidate import KEY, MODEL, FakeModel, judge_of
 

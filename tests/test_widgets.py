@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
+from reme_workbench.brains.scripted import ScriptedBrain  # noqa: E402
 from reme_workbench.consolidate.archive import update_archive  # noqa: E402
 from reme_workbench.consolidate.communities import update_communities  # noqa: E402
-from reme_workbench.llm.fake import ScriptedBrain  # noqa: E402
 from reme_workbench.proposals import ProposalQueue  # noqa: E402
 from reme_workbench.vault.vault import Vault  # noqa: E402
 from reme_workbench.widgets import (  # noqa: E402
@@ -183,9 +183,9 @@ def test_a_screen_works_from_a_replayed_cassette_with_no_model(make_vault, monke
     vault with no server and no litellm: the screen makes the same proposal."""
     import json as _json
 
-    from reme_workbench.llm import litellm_brain
+    from reme_workbench.brains import model as litellm_brain
+    from reme_workbench.brains.model import LLMBrain
     from reme_workbench.llm.cassette import Cassette
-    from reme_workbench.llm.litellm_brain import LLMBrain
 
     from .test_llm_consolidate import KEY, MODEL, FakeModel, judge_of
 

@@ -34,7 +34,7 @@ from ..vault.meta import read_meta, write_meta
 from ..vault.vault import Vault
 
 __all__ = [
-    "PHASES", "PhaseOutcome", "ConsolidateReport", "Consolidator", "build_consolidate_brain",
+    "PHASES", "PhaseOutcome", "ConsolidateReport", "Consolidator",
     "consolidate_vault",
 ]
 
@@ -482,29 +482,6 @@ def _ago(delta: timedelta) -> str:
     if hours < 1:
         return f"{max(0, hours * 60):.0f} min"
     return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} days"
-
-
-def build_consolidate_brain(settings: Settings, *, brain_spec: str | None = None,
-                            replay: str | None = None, record: str | None = None,
-                            api_base: str | None = None):
-    """The model brain the settings (or the command line) name for abstract, merge and
-    split, or None for the offline one (which `Consolidator` builds on the vault's
-    embedder only when a phase needs it)."""
-    from ..llm.cassette import Cassette
-    from ..llm.factory import brain_from_spec
-
-    spec = brain_spec or settings.llm.brain
-    if spec == "offline":
-        if record or replay:
-            raise RemeError(
-                "--replay answers a model brain from a cassette; the offline brain calls no "
-                "model. Add --brain litellm:<model> (the one the cassette was recorded with).")
-        return None
-    cassette = (Cassette(record, "record") if record else
-                Cassette(replay, "replay") if replay else None)
-    return brain_from_spec(spec, api_base=api_base or settings.llm.api_base,
-                           language=settings.llm.language,
-                           cassette=cassette, single_system=settings.llm.single_system)
 
 
 def consolidate_vault(

@@ -39,8 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from .markdown import neutralise
-from .statements import is_cjk, plain
+from .markdown import is_cjk, neutralise, plain
 
 __all__ = [
     "BOILERPLATE_SHARE", "BOILERPLATE_MIN_FILES", "TEMPLATE_SHARE", "MAX_LABEL_WORDS", "MIN_PHRASE_WORDS",

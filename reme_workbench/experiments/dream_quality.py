@@ -690,8 +690,9 @@ def dream_material(
     of it) in, dream it with the brain `brain_spec` names, and collect what it wrote."""
     import time
 
+    from ..brains.factory import build_brain
     from ..config import Settings
-    from ..dream.run import build_brain, dream_vault
+    from ..dream.run import dream_vault
     from ..index.store import VaultIndex
     from ..vault.vault import Vault, init_vault
 

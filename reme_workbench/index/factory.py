@@ -1,6 +1,6 @@
 """Build an embedder from a spec ("auto", "minilm", "e5", "hashing:64", "litellm:<model>").
 
-The one module that knows every concrete embedder, as `llm/factory.py` is for brains:
+The one module that knows every concrete embedder, as `brains/factory.py` is for brains:
 `embeddings.py` holds the interface and what needs no model, each concrete embedder
 (`minilm.py`, `e5.py`, `providers.py`) imports `embeddings`, and this module imports
 them all, so no index module imports another that imports it back. The model modules

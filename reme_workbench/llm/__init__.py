@@ -1,7 +1,9 @@
-"""The brain: the task-level model interface the pipelines depend on (docs/spec.md §4.10).
+"""The brain interfaces the pipelines depend on (docs/spec.md §4.10), and the plumbing a
+model brain uses.
 
-`Brain` has one method per capability (`extract`, `integrate`); `LLMBrain` implements
-it with prompt files and litellm, `ScriptedBrain` from a script for tests. Every call
+`Brain` has one method per capability (`extract`, `integrate`); the brains that
+implement it — `LLMBrain` (prompt files and litellm), `ScriptedBrain` (a script, for
+tests) and the offline ones — live in `reme_workbench.brains`. Every call
 returns a `BrainReply` (validated value, raw text, usage, attempts). Cassettes record
 and replay exchanges; a `TokenLedger` counts tokens. Importing this package does not
 import litellm.
@@ -20,10 +22,7 @@ from .base import (
     order_units_for_cache,
 )
 from .cassette import Cassette, Exchange, request_hash
-from .factory import brain_from_spec
-from .fake import ScriptedBrain
 from .ledger import TokenLedger
-from .litellm_brain import LLMBrain
 from .prompts import detect_language, shared_prefix_tokens, system_prompt
 from .repair import extract_json
 from .schema import ExtractedUnits, IntegrateDecision, MemoryUnit
@@ -38,13 +37,10 @@ __all__ = [
     "ExtractedUnits",
     "IntegrateDecision",
     "IntegrateRequest",
-    "LLMBrain",
     "Material",
     "MemoryUnit",
-    "ScriptedBrain",
     "TokenLedger",
     "Usage",
-    "brain_from_spec",
     "detect_language",
     "extract_json",
     "order_units_for_cache",

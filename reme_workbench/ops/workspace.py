@@ -127,7 +127,7 @@ class Workspace:
     def dream_brain(self, settings: Settings | None = None):
         """(dream's brain, its token ledger or None): reme.toml's [llm] brain or the front
         end's `brain_spec`, with its cassette."""
-        from ..dream.run import build_brain
+        from ..brains.factory import build_brain
 
         return build_brain(settings or self.settings, brain_spec=self.brain_spec,
                            api_base=self.brain_api_base, record=self.record, replay=self.replay)
@@ -135,7 +135,7 @@ class Workspace:
     def consolidate_brain(self):
         """The model brain of abstract, merge and split, or None for the offline one (built
         on this workspace's embedder when a phase needs it)."""
-        from ..consolidate.run import build_consolidate_brain
+        from ..brains.factory import build_consolidate_brain
 
         return build_consolidate_brain(self.settings, brain_spec=self.brain_spec,
                                        replay=self.replay, record=self.record,

@@ -41,8 +41,10 @@ import threading
 from collections import OrderedDict
 from dataclasses import replace
 
-from ..errors import RemeError
-from ..llm.base import (
+from ...dream.boilerplate import Boilerplate
+from ...dream.markdown import MaterialInfo, fenced, title_from_file_name
+from ...errors import RemeError
+from ...llm.base import (
     Brain,
     BrainError,
     BrainReply,
@@ -50,32 +52,25 @@ from ..llm.base import (
     Material,
     Usage,
 )
-from ..llm.prompts import detect_language
-from ..llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
-from ..vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
-from ..vault.slug import slugify
-from .boilerplate import Boilerplate
+from ...llm.prompts import detect_language
+from ...llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
+from ...vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
+from ...vault.slug import slugify
+from ..text import STOPWORDS, is_cjk, overlap, plain, split_sentences, tokens
 from .coverage import MIN_SHARED_TOKENS, first_sentence, most_similar, reports_change
 from .coverage import unbracket as _unbracket
-from .markdown import MaterialInfo, fenced, title_from_file_name
 from .naming import cjk_count, describe, heading_name, same_text, statement_name, weak_name
 from .sections import is_document, plan_document
 from .statements import (
     GENERIC_HEADINGS,
     PROC_HEADING,
-    STOPWORDS,
     TOO_SHORT,
     Block,
     Scores,
     Statement,
     has_reason,
-    is_cjk,
-    overlap,
-    plain,
     score_all,
     segment,
-    split_sentences,
-    tokens,
 )
 from .units import UnitPlan
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .statements import Block, Statement, tokens
+from ..text import tokens
+from .statements import Block, Statement
 
 __all__ = ["UnitPlan"]
 

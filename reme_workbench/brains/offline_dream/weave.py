@@ -46,9 +46,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import NamedTuple
 
-from ..llm.base import CandidateNote
-from ..vault.links import format_link, is_provenance, parse_links
-from .statements import tokens
+from ...llm.base import CandidateNote
+from ...vault.links import format_link, is_provenance, parse_links
+from ..text import tokens
 
 __all__ = [
     "RELATED_MIN", "SIBLING_MIN", "MAX_RELATED", "MAX_SIBLINGS", "RELATED_HEADINGS",

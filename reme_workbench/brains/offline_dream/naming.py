@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .statements import is_cjk, plain
+from ..text import is_cjk, plain
 
 __all__ = [
     "MAX_WORDS",

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import re
 
-from ..llm.base import CandidateNote, IntegrateRequest
-from ..llm.schema import MemoryUnit
-from ..vault.links import PROVENANCE_PREDICATE, parse_links
-from .boilerplate import Boilerplate
-from .statements import plain, split_sentences, tokens
+from ...dream.boilerplate import Boilerplate
+from ...llm.base import CandidateNote, IntegrateRequest
+from ...llm.schema import MemoryUnit
+from ...vault.links import PROVENANCE_PREDICATE, parse_links
+from ..text import plain, split_sentences, tokens
 from .weave import content_tokens, strip_related
 
 __all__ = [

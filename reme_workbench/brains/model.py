@@ -19,11 +19,11 @@ import warnings
 from typing import Any
 
 from ..errors import RemeError
-from .base import Brain, BrainError, BrainReply, IntegrateRequest, Material, Usage
-from .cassette import Cassette, Exchange
-from .consolidate import ConsolidateBrain, HubRequest, MergeRequest, PairRequest, SplitRequest
-from .ledger import TokenLedger
-from .prompts import (
+from ..llm.base import Brain, BrainError, BrainReply, IntegrateRequest, Material, Usage
+from ..llm.cassette import Cassette, Exchange
+from ..llm.consolidate import ConsolidateBrain, HubRequest, MergeRequest, PairRequest, SplitRequest
+from ..llm.ledger import TokenLedger
+from ..llm.prompts import (
     extract_messages,
     hub_messages,
     integrate_messages,
@@ -33,7 +33,7 @@ from .prompts import (
     split_messages,
     vote_messages,
 )
-from .schema import (
+from ..llm.schema import (
     ExtractedUnits,
     HubNote,
     IntegrateDecision,
@@ -42,7 +42,7 @@ from .schema import (
     SplitPlan,
     reply_schema,
 )
-from .structured import complete_structured
+from ..llm.structured import complete_structured
 
 __all__ = ["LLMBrain", "STRUCTURED_OUTPUT_MODES", "VOTE_TEMPERATURE", "import_litellm"]
 

@@ -23,10 +23,10 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .base import Brain, BrainError, BrainReply, IntegrateRequest, Material, Usage
-from .cassette import Exchange
-from .consolidate import ConsolidateBrain, HubRequest, MergeRequest, PairRequest, SplitRequest
-from .schema import (
+from ..llm.base import Brain, BrainError, BrainReply, IntegrateRequest, Material, Usage
+from ..llm.cassette import Exchange
+from ..llm.consolidate import ConsolidateBrain, HubRequest, MergeRequest, PairRequest, SplitRequest
+from ..llm.schema import (
     ExtractedUnits,
     HubNote,
     IntegrateDecision,
@@ -35,7 +35,7 @@ from .schema import (
     PairVote,
     SplitPlan,
 )
-from .structured import complete_structured
+from ..llm.structured import complete_structured
 
 METHODS = ("extract", "integrate", "vote", "merge", "split", "hub")
 

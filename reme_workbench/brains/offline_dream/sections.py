@@ -32,8 +32,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .boilerplate import Boilerplate
-from .markdown import MaterialInfo, fenced
+from ...dream.boilerplate import Boilerplate
+from ...dream.markdown import MaterialInfo, fenced
+from ..text import is_cjk, plain, tokens
 from .naming import (
     GENERIC_SECTION,
     cjk_count,
@@ -44,7 +45,7 @@ from .naming import (
     statement_name,
     title_name,
 )
-from .statements import PROC_HEADING, Block, Scores, Statement, is_cjk, plain, tokens
+from .statements import PROC_HEADING, Block, Scores, Statement
 from .units import UnitPlan
 
 __all__ = ["is_document", "plan_document", "MIN_TOKENS", "MIN_CJK"]
