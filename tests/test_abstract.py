@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from pydantic import ValidationError
 
+from reme_workbench.config import AbstractSettings
 from reme_workbench.consolidate.abstract import (
     ACTION,
     GATES,
@@ -159,7 +160,8 @@ def run(root, brain, *, communities=None, stability=1.0, **kw):
     vault = open_vault(root)
     communities = communities if communities is not None else {p: "c_00" for p in PAYMENTS}
     stab = {cid: stability for cid in set(communities.values())}
-    return vault, plan_abstracts(vault, brain, communities=communities, stability=stab,
+    cfg = AbstractSettings(**{k: kw.pop(k) for k in list(kw) if k in AbstractSettings.model_fields})
+    return vault, plan_abstracts(vault, brain, cfg, communities=communities, stability=stab,
                                  now=FIXED_NOW, **kw)
 
 
@@ -587,6 +589,6 @@ def test_two_hubs_named_alike_get_two_free_slugs_and_a_hostile_name_stays_in_its
     assert skipped.state == "already-pending" and "holds 3 of these 5 members" in skipped.error
     # ... and a later run does not reuse a slug a waiting proposal holds
     more = {p: "c_05" for p in [*PAYMENTS[:2], *HOME[:2]]}  # 2 of each: no more than half
-    later = plan_abstracts(vault, HubBrain(named), communities=more, stability={"c_05": 1.0},
-                           now=FIXED_NOW, min_nodes=4)
+    later = plan_abstracts(vault, HubBrain(named), AbstractSettings(min_nodes=4), communities=more,
+                           stability={"c_05": 1.0}, now=FIXED_NOW)
     assert later.outcomes[0].path == "digest/wiki/payments-api-overview-4.md"

@@ -53,6 +53,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..config import AbstractSettings
 from ..errors import NoteError, RemeError
 from ..index.chunking import estimate_tokens
 from ..index.keyword import query_terms
@@ -281,7 +282,7 @@ def _gates(
     names: Mapping[str, str],
     stability: float | None,
     active: Iterable[str],
-    th: _Thresholds,
+    th: AbstractSettings,
 ) -> CommunityGates:
     out = []
     best, share = hub_coverage(members, graph)
@@ -313,11 +314,11 @@ def _gates(
                         f" < {th.min_stability}: the community is still changing")))
 
     busy = sorted(set(active) & set(members))
-    ok = len(busy) >= th.min_active
-    out.append(Gate("active_members", len(busy), th.min_active, ok,
+    ok = len(busy) >= th.min_active_nodes
+    out.append(Gate("active_members", len(busy), th.min_active_nodes, ok,
                     f"{len(busy)} member(s) with access-log events in the last "
-                    f"{th.active_window_days:g} days" + (f" (≥ {th.min_active})" if ok else
-                    f"; a hub needs at least {th.min_active}"), {"active": busy}))
+                    f"{th.active_window_days:g} days" + (f" (≥ {th.min_active_nodes})" if ok else
+                    f"; a hub needs at least {th.min_active_nodes}"), {"active": busy}))
 
     diversity, detail = name_diversity([names.get(m) or _stem(m) for m in members])
     if diversity is None:
@@ -368,20 +369,6 @@ def load_communities(root: Path | str) -> tuple[dict[str, str] | None, dict[str,
 
 
 # -- the run -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Thresholds:
-    min_nodes: int
-    min_stability: float
-    min_active: int
-    active_window_days: float
-    min_name_diversity: float
-    hub_coverage: float
-    min_member_coverage: float
-    min_pillars: int
-    max_pillars: int
-    max_tokens: int
 
 
 @dataclass(frozen=True)
@@ -462,21 +449,12 @@ class _HubPlan:
 def plan_abstracts(
     vault: Vault,
     brain: ConsolidateBrain,
+    cfg: AbstractSettings | None = None,
     *,
     communities: Mapping[str, str],
     stability: Mapping[str, float | None],
     now: datetime,
     policy: Policy = DEFAULT_POLICY,
-    min_nodes: int = 5,
-    min_stability: float = 0.7,
-    min_active: int = 3,
-    active_window_days: float = 30,
-    min_name_diversity: float = 0.5,
-    hub_coverage: float = 0.6,
-    min_member_coverage: float = 0.6,
-    min_pillars: int = 3,
-    max_pillars: int = 5,
-    max_tokens: int = 1500,
     language: str = "auto",
     dry_run: bool = False,
 ) -> AbstractRun:
@@ -484,9 +462,7 @@ def plan_abstracts(
     propose a hub for each that passes (see the module doc). `stability` is {id: value
     or None}, as meta/community_changes.json. Members no longer in the digest are left
     out. `dry_run` plans and checks, and submits or saves nothing."""
-    th = _Thresholds(min_nodes, min_stability, min_active, active_window_days,
-                     min_name_diversity, hub_coverage, min_member_coverage, min_pillars,
-                     max_pillars, max_tokens)
+    th = cfg or AbstractSettings()
     considered = _considered(vault, communities, stability, now, th)
     planner = _Planner(vault, brain, policy, th, language, dry_run)
     outcomes = tuple(planner.propose(c) for c in considered if c.passed)
@@ -495,27 +471,20 @@ def plan_abstracts(
 
 def community_gates(
     vault: Vault,
+    cfg: AbstractSettings | None = None,
     *,
     communities: Mapping[str, str],
     stability: Mapping[str, float | None],
     now: datetime,
-    min_nodes: int = 5,
-    min_stability: float = 0.7,
-    min_active: int = 3,
-    active_window_days: float = 30,
-    min_name_diversity: float = 0.5,
-    hub_coverage: float = 0.6,
 ) -> tuple[CommunityGates, ...]:
     """The five gates of every community, each with its value — what `plan_abstracts`
     decides on, without a brain (the workbench's communities screen shows them)."""
-    th = _Thresholds(min_nodes, min_stability, min_active, active_window_days,
-                     min_name_diversity, hub_coverage, 0.6, 3, 5, 1500)
-    return _considered(vault, communities, stability, now, th)
+    return _considered(vault, communities, stability, now, cfg or AbstractSettings())
 
 
 def _considered(vault: Vault, communities: Mapping[str, str],
                 stability: Mapping[str, float | None], now: datetime,
-                th: _Thresholds) -> tuple[CommunityGates, ...]:
+                th: AbstractSettings) -> tuple[CommunityGates, ...]:
     graph = vault.graph
     records = vault.scan.records
     groups: dict[str, list[str]] = {}
@@ -536,7 +505,7 @@ def _considered(vault: Vault, communities: Mapping[str, str],
 
 
 class _Planner:
-    def __init__(self, vault: Vault, brain: ConsolidateBrain, policy: Policy, th: _Thresholds,
+    def __init__(self, vault: Vault, brain: ConsolidateBrain, policy: Policy, th: AbstractSettings,
                  language: str, dry_run: bool) -> None:
         self.vault, self.brain, self.policy, self.th = vault, brain, policy, th
         self.language, self.dry_run = language, dry_run

@@ -308,14 +308,9 @@ class Consolidator:
         if communities is None:
             return PhaseOutcome("abstract", True, why, _NO_COMMUNITIES,
                                 details={"warnings": warnings})
-        cfg = self.settings.abstract
         run = plan_abstracts(
-            self.vault, self._brain(), communities=communities, stability=stability, now=now,
-            policy=self._policy(), min_nodes=cfg.min_nodes, min_stability=cfg.min_stability,
-            min_active=cfg.min_active_nodes, active_window_days=cfg.active_window_days,
-            min_name_diversity=cfg.min_name_diversity, hub_coverage=cfg.hub_coverage,
-            min_member_coverage=cfg.min_member_coverage, min_pillars=cfg.min_pillars,
-            max_pillars=cfg.max_pillars, max_tokens=cfg.max_tokens,
+            self.vault, self._brain(), self.settings.abstract, communities=communities,
+            stability=stability, now=now, policy=self._policy(),
             language=self.settings.llm.language, dry_run=dry_run)
         details = {**run.to_json(), "warnings": warnings}
         changed = tuple(f"meta/proposals/{o.proposal_id}.json" for o in run.outcomes

@@ -134,13 +134,8 @@ def _abstract(vault: Vault, old: Proposal, settings: Settings, policy: Policy, b
     for path, cid in communities.items():
         groups.setdefault(cid, set()).add(path)
     best = max(groups, key=lambda c: len(groups[c] & members) / len(groups[c] | members))
-    cfg = settings.abstract
     run = plan_abstracts(
-        vault, brain, communities={p: c for p, c in communities.items() if c == best},
-        stability=stability, now=vault.clock(), policy=policy, min_nodes=cfg.min_nodes,
-        min_stability=cfg.min_stability, min_active=cfg.min_active_nodes,
-        active_window_days=cfg.active_window_days, min_name_diversity=cfg.min_name_diversity,
-        hub_coverage=cfg.hub_coverage, min_member_coverage=cfg.min_member_coverage,
-        min_pillars=cfg.min_pillars, max_pillars=cfg.max_pillars, max_tokens=cfg.max_tokens,
-        language=settings.llm.language)
+        vault, brain, settings.abstract,
+        communities={p: c for p, c in communities.items() if c == best},
+        stability=stability, now=vault.clock(), policy=policy, language=settings.llm.language)
     return [o.proposal_id for o in run.outcomes if o.proposal_id and o.state in ("pending", "applied")]

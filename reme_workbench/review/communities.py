@@ -83,11 +83,8 @@ def communities_overview(vault: Vault, settings: Settings | None = None, *,
                                    tuple(warnings) or ("No communities yet: run "
                                                        "`reme-workbench consolidate --only communities`.",))
     cfg = settings.abstract
-    gates = community_gates(
-        vault, communities=communities, stability=stability, now=now or vault.clock(),
-        min_nodes=cfg.min_nodes, min_stability=cfg.min_stability, min_active=cfg.min_active_nodes,
-        active_window_days=cfg.active_window_days, min_name_diversity=cfg.min_name_diversity,
-        hub_coverage=cfg.hub_coverage)
+    gates = community_gates(vault, cfg, communities=communities,
+                            stability=stability, now=now or vault.clock())
     graph = vault.graph
     views = []
     for g in gates:
