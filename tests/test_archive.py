@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from reme_workbench.cli import cli
+from reme_workbench.config import ArchiveSettings
 from reme_workbench.consolidate.archive import (
     NoteActivity,
     archive_decision,
@@ -117,9 +118,9 @@ def aged(make_vault):
     return root
 
 
-def batch(root, now=FIXED_NOW, **kw):
+def batch(root, now=FIXED_NOW, dry_run=False, **kw):
     vault = Vault.open(root, clock=lambda: now)
-    return update_archive(vault, now=now, **kw)
+    return update_archive(vault, ArchiveSettings(**kw), now=now, dry_run=dry_run)
 
 
 def test_every_digest_note_is_scored_and_the_cold_ones_archived(aged):
@@ -188,10 +189,10 @@ def test_a_touch_since_the_last_batch_thaws_a_note(aged):
 
 
 def test_the_settings_change_the_score_and_the_threshold(aged):
-    report = batch(aged, tau_days=600, threshold=0.6)
+    report = batch(aged, tau_update_days=600, threshold=0.6)
     assert report.scores["digest/wiki/ancient.md"] == pytest.approx(math.exp(-400 / 600), abs=1e-5)
     assert report.archived == ("digest/wiki/ancient.md",)  # 0.51; older 0.72 is not
-    assert batch(aged, scale=1.0).scores["digest/wiki/hub.md"] == pytest.approx(
+    assert batch(aged, centrality_scale=1.0).scores["digest/wiki/hub.md"] == pytest.approx(
         math.exp(-200 / 60) * (1 + math.log(4)), abs=1e-5)
 
 

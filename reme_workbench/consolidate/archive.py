@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..config import ArchiveSettings
 from ..vault.layout import resolve_inside
 from ..vault.meta import as_utc, parse_utc, read_meta, write_meta
 
@@ -58,8 +59,12 @@ RECALL_EVENT = "recall"  # a read; every other event is a change (§7.3.2)
 _DAY = 86400.0
 
 
+_DEFAULTS = ArchiveSettings()  # the spec's defaults, from the one place they live
+
+
 def recency_score(days_since_update: float, hits: int, inbound: int, *,
-                  tau_days: float = 60.0, scale: float = 10.0) -> float:
+                  tau_days: float = _DEFAULTS.tau_update_days,
+                  scale: float = _DEFAULTS.centrality_scale) -> float:
     """The raw score of §7.3.1 (not clipped): 1.0 for a note updated now, unused, unlinked.
 
     A negative `days_since_update` (a last update in the future) counts as now.
@@ -171,19 +176,20 @@ def _previous_batch(root: Path) -> tuple[frozenset[str] | None, datetime | None,
 
 def update_archive(
     vault: Vault,
+    cfg: ArchiveSettings | None = None,
     *,
-    tau_days: float = 60.0,
-    scale: float = 10.0,
-    threshold: float = 0.15,
-    window_days: float = 30,
     now: datetime,
     dry_run: bool = False,
 ) -> ArchiveReport:
-    """Score every digest note of `vault` as it is now, and write both meta files.
+    """Score every digest note of `vault` as it is now with the `[archive]` settings
+    `cfg`, and write both meta files.
 
     The caller refreshes the vault first. `dry_run` computes the same report and
     writes nothing.
     """
+    cfg = cfg or _DEFAULTS
+    tau_days, scale = cfg.tau_update_days, cfg.centrality_scale
+    threshold, window_days = cfg.threshold, cfg.hit_window_days
     now = as_utc(now)
     graph = vault.graph.graph  # exactly the readable digest notes, edges between them
     records = vault.scan.records

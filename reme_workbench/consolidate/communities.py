@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from ..config import CommunitySettings
 from ..vault.meta import read_meta, write_meta
 
 if TYPE_CHECKING:
@@ -141,7 +142,11 @@ def digest_graph(graph: LinkGraph) -> nx.Graph:
 
 # -- Leiden ------------------------------------------------------------------------------------
 
-def leiden(graph: nx.Graph, *, resolution: float = 1.0, seed: int = 42, trials: int = 5) -> Partition:
+_DEFAULTS = CommunitySettings()  # the spec's defaults, from the one place they live
+
+
+def leiden(graph: nx.Graph, *, resolution: float = _DEFAULTS.resolution, seed: int = _DEFAULTS.seed,
+           trials: int = _DEFAULTS.trials) -> Partition:
     """Leiden with the modularity objective (graspologic_native), the best of `trials` seeds.
 
     Seeds `seed`, `seed + 1`, … each run once; the partition with the highest modularity
@@ -288,14 +293,13 @@ def _previous(root) -> tuple[dict[str, str] | None, str | None]:
 
 def update_communities(
     vault: Vault,
+    cfg: CommunitySettings | None = None,
     *,
-    resolution: float = 1.0,
-    seed: int = 42,
-    trials: int = 5,
     now: datetime,
     dry_run: bool = False,
 ) -> CommunityReport:
-    """Recompute the communities of `vault`'s digest and write both meta files.
+    """Recompute the communities of `vault`'s digest with the `[communities]` settings
+    `cfg` and write both meta files.
 
     Reads the previous `meta/communities.json` (version 1; a missing, broken or
     other-version file means there is no previous run, so stability is unknown), runs
@@ -305,7 +309,9 @@ def update_communities(
     and writes nothing.
     """
     previous, previous_at = _previous(vault.root)
-    partition = leiden(digest_graph(vault.graph), resolution=resolution, seed=seed, trials=trials)
+    cfg = cfg or _DEFAULTS
+    partition = leiden(digest_graph(vault.graph), resolution=cfg.resolution, seed=cfg.seed,
+                       trials=cfg.trials)
     communities = dict(partition.communities)
     stats = community_stats(communities)
     stable = stability(communities, previous)
@@ -313,9 +319,9 @@ def update_communities(
     if not dry_run:
         write_meta(vault.root, COMMUNITIES_META, {
             "algorithm": ALGORITHM,
-            "resolution": resolution,
+            "resolution": cfg.resolution,
             "seed": partition.seed,
-            "seeds_tried": [seed + i for i in range(trials)],
+            "seeds_tried": [cfg.seed + i for i in range(cfg.trials)],
             "modularity": round(partition.modularity, 6),
             "communities": dict(sorted(communities.items())),
             "stats": stats,

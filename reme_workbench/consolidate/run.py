@@ -219,9 +219,8 @@ class Consolidator:
     def _communities(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
         from .communities import update_communities
 
-        cfg = self.settings.communities
-        report = update_communities(self.vault, resolution=cfg.resolution, seed=cfg.seed,
-                                    trials=cfg.trials, now=now, dry_run=dry_run)
+        report = update_communities(self.vault, self.settings.communities, now=now,
+                                    dry_run=dry_run)
         stats = dict(report.stats)
         known = [s for s in report.stability.values() if s is not None]
         stable = (f"; stability against {report.previous_computed_at[:10]}: median "
@@ -367,9 +366,7 @@ class Consolidator:
         from .archive import update_archive
 
         cfg = self.settings.archive
-        report = update_archive(self.vault, tau_days=cfg.tau_update_days,
-                                scale=cfg.centrality_scale, threshold=cfg.threshold,
-                                window_days=cfg.hit_window_days, now=now, dry_run=dry_run)
+        report = update_archive(self.vault, cfg, now=now, dry_run=dry_run)
         summary = (f"{len(report.scores)} notes scored, {len(report.archived)} archived "
                    f"({len(report.newly_archived)} new, {len(report.thawed)} thawed"
                    + (f", {len(report.kept_by_touch)} kept out: touched since the last batch"
