@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..config import SplitSettings
 from ..index.chunking import estimate_tokens
 from ..llm.consolidate import NoteView
 from ..llm.schema import MAX_BODY, MAX_SPLIT_CHILDREN
@@ -55,7 +56,7 @@ from . import text as tx
 __all__ = ["SplitPlanner", "DISPERSED_UNDER", "JOIN_SIM", "MIN_SECTION_TOKENS", "MIN_STEPS",
            "LIST_SHARE", "PHASE_TOKENS"]
 
-DISPERSED_UNDER = 0.25  # mean pairwise sim of the parts under this: dispersed
+DISPERSED_UNDER = SplitSettings().dispersed_under  # [split] dispersed_under, from config.py: parts less alike are dispersed
 JOIN_SIM = 0.5  # adjacent sections this alike make one child
 MIN_SECTION_TOKENS = 40  # a section smaller than this never stands alone
 MIN_STEPS = 6  # a numbered list this long may be cut into phases

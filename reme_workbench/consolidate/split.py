@@ -56,6 +56,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from ..config import SplitSettings
 from ..errors import NoteError, NoteExistsError, RemeError
 from ..index.chunking import estimate_tokens
 from ..llm.base import BrainError, Usage
@@ -101,7 +102,7 @@ __all__ = [
 ]
 
 SPLIT_ACTION = "consolidate.split"
-DEFAULT_THRESHOLD = 2000  # [split] token_threshold
+DEFAULT_THRESHOLD = SplitSettings().token_threshold  # [split] token_threshold, from config.py
 MAX_RAW_IN_STORY = 200_000  # the schema bounds a plan to ~140k characters; this is a backstop
 # the labels of the lines the plan completes mechanically
 _LABELS = {"en": {"part_of": "Part of", "parts": "Split into"},
