@@ -48,7 +48,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,7 @@ from ..index.chunking import estimate_tokens
 from ..index.keyword import query_terms
 from ..llm.base import BrainError, Usage
 from ..llm.consolidate import ConsolidateBrain, HubRequest, NoteView
+from ..llm.planning import PlanRefused, plan_with_feedback
 from ..llm.schema import HubNote
 from ..proposals import Policy, ProposalQueue
 from ..vault.checks import CheckSpec, build_checks
@@ -433,7 +434,7 @@ class AbstractRun:
                 "warnings": list(self.warnings)}
 
 
-class _PlanError(Exception):
+class _PlanError(PlanRefused):
     """The reply cannot become a changeset; the message is the brain's feedback."""
 
 
@@ -559,33 +560,24 @@ class _Planner:
                              min_member_coverage=self.th.min_member_coverage,
                              vault_notes=notes, vault_words=words)
         story["budget"] = {"floor_tokens": floor, "max_tokens": self.th.max_tokens}
-        plan: _HubPlan | None = None
-        failures: list[str] = []
-        usage = Usage()
-        for _ in range(2):  # one retry, with the violations as feedback (docs/spec.md §4.5.3)
-            try:
-                reply = self.brain.write_hub(request)
-            except RemeError as exc:  # no usable answer at all: nothing to review
-                raw = exc.raw if isinstance(exc, BrainError) else None
-                story["attempts"].append({"error": str(exc), "raw": _clip(raw or "")})
-                self.usage += usage
-                return HubOutcome(cid, "failed", error=f"the brain gave no usable hub: {exc}")
-            self.calls += 1
-            usage += reply.usage
-            attempt: dict[str, Any] = {"hub": reply.value.model_dump(), "raw": _clip(reply.raw),
-                                       "usage": reply.usage.to_json(), "model": reply.model}
-            story["attempts"].append(attempt)
-            try:
-                plan = self._plan(reply.value, members, materials)
-                results, failures = self._precheck(plan)
-                attempt.update(path=plan.path, tokens=plan.tokens, checks=results)
-            except _PlanError as exc:
-                plan, failures = None, [str(exc)]
-            attempt["violations"] = failures
-            if not failures:
-                break
-            request = replace(request, feedback="; ".join(failures))
-        self.usage += usage
+        def make_plan(reply, record: dict):
+            plan = self._plan(reply.value, members, materials)
+            results, failures = self._precheck(plan)
+            record.update(path=plan.path, tokens=plan.tokens, checks=results)
+            return plan, failures
+
+        loop = plan_with_feedback(  # one retry, with the violations as feedback (§4.5.3)
+            self.brain.write_hub, request, make_plan,
+            describe=lambda r: {"hub": r.value.model_dump(), "raw": _clip(r.raw),
+                                "usage": r.usage.to_json(), "model": r.model},
+            describe_error=lambda exc: {"error": str(exc), "raw": _clip(
+                (exc.raw if isinstance(exc, BrainError) else None) or "")})
+        story["attempts"] += loop.attempts
+        self.calls += loop.calls
+        self.usage += loop.usage
+        if loop.error is not None:  # no usable answer at all: nothing to review
+            return HubOutcome(cid, "failed", error=f"the brain gave no usable hub: {loop.error}")
+        plan, failures, reply, usage = loop.plan, loop.failures, loop.reply, loop.usage
         story["usage"] = usage.to_json()
         if plan is None:
             return HubOutcome(cid, "failed", error="; ".join(failures))

@@ -59,8 +59,9 @@ from datetime import datetime
 from ..config import SplitSettings
 from ..errors import NoteError, NoteExistsError, RemeError
 from ..index.chunking import estimate_tokens
-from ..llm.base import BrainError, Usage
+from ..llm.base import Usage
 from ..llm.consolidate import ConsolidateBrain, NoteView, SplitRequest
+from ..llm.planning import PlanRefused, plan_with_feedback
 from ..llm.prompts import detect_language
 from ..llm.schema import SplitPlan
 from ..proposals import Policy, ProposalQueue
@@ -260,7 +261,7 @@ def _short(reason: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class _PlanError(RemeError):
+class _PlanError(PlanRefused):
     """The brain's plan cannot become a changeset; the message is its feedback."""
 
 
@@ -500,38 +501,28 @@ class _Splitter:
         lang = self.language if self.language in _LABELS else detect_language(note.body)
         story: dict = {"tokens": tokens, "threshold": self.threshold, "bucket": bucket,
                        "language": lang, "attempts": []}
-        usage = Usage()
-        plan: _Plan | None = None
-        failures: list[str] = []
-        value: SplitPlan | None = None
-        for _ in range(2):  # one retry with the violations as feedback (§4.5.3)
-            try:
-                reply = self.brain.plan_split(request)
-            except RemeError as exc:
-                raw = exc.raw if isinstance(exc, BrainError) else None
-                self.calls += 1
-                return SplitOutcome(path, "failed", tokens,
-                                    f"the brain gave no usable plan: {str(exc)[:500]}"
-                                    + (f" (raw: {raw[:200]!r})" if raw else "")), None
-            self.calls += 1
-            self.usage += reply.usage
-            usage += reply.usage
-            value = reply.value
-            attempt = {"plan": value.model_dump(), "raw": reply.raw[:MAX_RAW_IN_STORY],
-                       "usage": reply.usage.to_json(), "model": reply.model}
-            story["attempts"].append(attempt)
-            if not value.overloaded:  # unsure counts as not overloaded (F-5)
-                attempt["violations"] = []
-                return SplitOutcome(path, "not-overloaded", tokens, value.reason), None
-            try:
-                plan = self._plan(path, data, stamp, text, note, value, bucket, lang)
-                failures = self._precheck(plan)
-            except _PlanError as exc:
-                plan, failures = None, [str(exc)]
-            attempt["violations"] = failures
-            if not failures:
-                break
-            request = replace(request, feedback="; ".join(failures))
+        def make_plan(reply, _record: dict):
+            plan = self._plan(path, data, stamp, text, note, reply.value, bucket, lang)
+            return plan, self._precheck(plan)
+
+        # unsure counts as not overloaded (F-5); one retry with the violations (§4.5.3)
+        loop = plan_with_feedback(
+            self.brain.plan_split, request, make_plan,
+            describe=lambda r: {"plan": r.value.model_dump(), "raw": r.raw[:MAX_RAW_IN_STORY],
+                                "usage": r.usage.to_json(), "model": r.model},
+            stop=lambda r: None if r.value.overloaded else r.value.reason)
+        self.calls += loop.calls + (1 if loop.error is not None else 0)
+        self.usage += loop.usage
+        story["attempts"] += loop.attempts
+        if loop.error is not None:
+            raw = loop.raw_error
+            return SplitOutcome(path, "failed", tokens,
+                                f"the brain gave no usable plan: {str(loop.error)[:500]}"
+                                + (f" (raw: {raw[:200]!r})" if raw else "")), None
+        if loop.stopped is not None:
+            return SplitOutcome(path, "not-overloaded", tokens, loop.stopped), None
+        plan, failures, usage = loop.plan, loop.failures, loop.usage
+        value: SplitPlan | None = loop.reply.value if loop.reply is not None else None
         story["tokens_used"] = usage.to_json()
         if plan is not None:
             story["plan"] = {

@@ -27,6 +27,7 @@ from ..llm.base import (
     Usage,
     order_units_for_cache,
 )
+from ..llm.planning import PlanRefused, plan_with_feedback
 from ..llm.schema import IntegrateDecision, MemoryUnit
 from ..proposals import Policy, ProposalQueue
 from ..vault.checks import CheckSpec, build_checks
@@ -37,6 +38,7 @@ from ..vault.slug import free_slug, note_path, slugify
 from ..vault.store import Changeset, CheckContext, Create, Edit
 from ..vault.vault import Vault
 from .material import DreamtRecord, select_material
+from .meaning import with_meaning
 
 __all__ = ["Dreamer", "DreamReport", "DreamProgress", "UnitOutcome"]
 
@@ -79,6 +81,8 @@ class DreamReport:
     calls: int = 0
     split_candidates: tuple[str, ...] = ()
     broken_links: tuple[str, ...] = ()
+    # parts of the material that gave no unit: (material, part, reason), §4.2.5
+    set_aside: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def failed(self) -> int:
@@ -98,6 +102,7 @@ class DreamReport:
             "pending": list(self.pending),
             "split_candidates": list(self.split_candidates),
             "broken_links": list(self.broken_links),
+            "set_aside": [{"material": m, "part": p, "reason": r} for m, p, r in self.set_aside],
         }
 
 
@@ -110,7 +115,14 @@ def _sorted_keys(keys: Iterable[tuple[str, str | None]]) -> list[list]:
     return sorted(([t, p] for t, p in keys), key=lambda k: (k[0], k[1] or ""))
 
 
-class _PlanError(RemeError):
+def _unchanged(plan: _Plan) -> bool:
+    """An UPDATE that would write the bytes the note has (a CORROBORATE of a note that
+    already cites the material and says what it says)."""
+    return bool(plan.ops) and all(isinstance(op, Edit) and plan.before.get(op.path) == op.content
+                                  for op in plan.ops)
+
+
+class _PlanError(PlanRefused):
     """The brain's decision cannot become a changeset; the message is its feedback."""
 
 
@@ -155,6 +167,7 @@ class Dreamer:
         self._usage = Usage()
         self._calls = 0
         self._links: LinkResolver | None = None  # the vault's files, for repair_links
+        self._set_aside: list[tuple[str, str, str]] = []  # what gave no unit, and why
 
     # -- the run -------------------------------------------------------------------
     def run(
@@ -190,7 +203,11 @@ class Dreamer:
                     "un-dreamt and is tried again on the next run."
                 )
             else:
-                record.mark(mf.path, mf.sha256)
+                record.mark(mf.path, mf.sha256, mf.parts)
+        set_aside = tuple(dict.fromkeys(self._set_aside))
+        notices += [f"{m}: {p} gave no unit ({r})" for m, p, r in set_aside]
+        if set_aside:
+            self._audit_set_aside(set_aside)
         return DreamReport(
             materials=tuple(mf.path for mf in files),
             outcomes=tuple(outcomes),
@@ -200,7 +217,19 @@ class Dreamer:
             calls=self._calls,
             split_candidates=self._overloaded(written),
             broken_links=self._broken(written),
+            set_aside=set_aside,
         )
+
+    def _audit_set_aside(self, set_aside: tuple[tuple[str, str, str], ...]) -> None:
+        """docs/spec.md §4.2.5: what gave no unit is in the day's audit, with the reason."""
+        import warnings
+
+        lines = ["## Material that gave no unit", ""]
+        lines += [f"- [[{m}]] — {p}: {r}" for m, p, r in set_aside]
+        try:
+            self.vault.record_audit("dream", "\n".join(lines) + "\n")
+        except (OSError, RemeError) as exc:  # the notes are written; the audit is a warning
+            warnings.warn(f"audit/…/dream.md not written ({exc})", RuntimeWarning, stacklevel=2)
 
     def _rehearse(self, targets: Iterable[str] | None, force: bool) -> DreamReport:
         """docs/spec.md §4.7.2: the run on a scratch copy, so that what it reports is what
@@ -260,6 +289,10 @@ class Dreamer:
         self._count(reply.usage)
         # Phase 1 is the gate: an empty list means nothing here is worth remembering.
         units = order_units_for_cache(reply.value.units)  # same-bucket calls share a prefix
+        self._set_aside += [(material.path, s.part, s.reason) for s in reply.set_aside]
+        if not units and not reply.set_aside:
+            self._set_aside.append((material.path, "the whole file",
+                                    "the brain found nothing worth remembering"))
         done, total, path, in_file = self._where
         self._where = (done, total, path, in_file + len(units))
         self._tell(units_before)
@@ -273,6 +306,7 @@ class Dreamer:
     def _integrate(self, material: Material, unit: MemoryUnit) -> UnitOutcome:
         hits = self._recall(unit)
         candidates = self._candidates(hits, unit.bucket)
+        candidates = with_meaning(getattr(self.index, "embedder", None), unit, candidates)
         request = IntegrateRequest(material, unit, tuple(candidates))
         story: dict = {
             "material": material.path,
@@ -281,40 +315,29 @@ class Dreamer:
             "candidates": [c.path for c in candidates],
             "attempts": [],
         }
-        plan: _Plan | None = None
-        decision: IntegrateDecision | None = None
-        failures: list[str] = []
-        brain_failed = False
-        for _ in range(2):  # the brain gets one retry with the violation explained
-            try:
-                reply = self.brain.integrate(request)
-            except RemeError as exc:
-                failures = [str(exc)]
-                raw = exc.raw if isinstance(exc, BrainError) else None
-                story["attempts"].append({"error": str(exc), "raw": (raw or "")[:4000]})
-                brain_failed = True
-                break
-            self._count(reply.usage)
-            decision = reply.value
-            attempt = {
-                "decision": decision.model_dump(),
-                "raw": reply.raw[:4000],
-                "usage": reply.usage.to_json(),
-            }
-            story["attempts"].append(attempt)
-            try:
-                plan = self._plan(material, unit, decision, candidates)
-                failures = self._precheck(plan)
-            except _PlanError as exc:
-                plan, failures = None, [str(exc)]
-            attempt["violations"] = failures
-            if not failures:
-                break
-            request = replace(request, feedback="; ".join(failures))
+        def make_plan(reply, _record: dict):
+            plan = self._plan(material, unit, reply.value, candidates)
+            return plan, self._precheck(plan)
+
+        loop = plan_with_feedback(  # the brain gets one retry with the violation explained
+            self.brain.integrate, request, make_plan,
+            describe=lambda r: {"decision": r.value.model_dump(), "raw": r.raw[:4000],
+                                "usage": r.usage.to_json()})
+        story["attempts"] += loop.attempts
+        self._usage = self._usage + loop.usage
+        self._calls += loop.calls  # one per usable reply
+        plan = loop.plan
+        decision: IntegrateDecision | None = loop.reply.value if loop.reply is not None else None
+        brain_failed = loop.error is not None
+        failures = [str(loop.error)] if brain_failed else loop.failures
         if plan is not None:
             story["link_repairs"] = [r.to_json() for r in plan.repairs]
         if plan is None or failures:
             return self._failed(material, unit, decision, plan, failures, story, brain_failed)
+        if _unchanged(plan):  # the note already cites this material and says it: no proposal
+            return UnitOutcome(material.path, unit.name, unit.bucket, decision.action,
+                               decision.flavor, plan.path, None, "unchanged",
+                               "the note already holds what this material says")
         story["checks_passed"] = [c.name for c in plan.checks]
         proposal = self.queue.new(
             plan.action,
