@@ -67,7 +67,13 @@ def test_empty_extract_writes_nothing_and_a_second_run_does_nothing(vault, index
     before = snapshot(vault.root)
     report = dreamer(vault, brain, index).run([LOG])
     assert report.materials == (LOG,) and report.outcomes == ()
-    assert {k: v for k, v in snapshot(vault.root).items() if not k.startswith("meta/")} == before
+    after = snapshot(vault.root)
+    assert {k: v for k, v in after.items() if not k.startswith(("meta/", "audit/"))} == before
+    # ... but says why, in its report and in the day's audit (docs/spec.md §4.2.5)
+    why = (LOG, "the whole file", "the brain found nothing worth remembering")
+    assert report.set_aside == (why,) and report.to_json()["set_aside"][0]["material"] == LOG
+    (audit,) = [v[0] for k, v in after.items() if k.startswith("audit/") and k.endswith("/dream.md")]
+    assert f"[[{LOG}]] — the whole file: the brain found nothing worth remembering" in audit.decode()
     again = dreamer(vault, brain, index).run([LOG])
     assert again.materials == ()  # unchanged since dreamt: nothing to do
     everything = dreamer(vault, ScriptedBrain().enqueue_extract([]), index).run()

@@ -484,15 +484,18 @@ def test_a_note_about_something_else_that_quotes_the_unit_is_not_a_repeat():
     assert d.action == "CREATE"
 
 
-def test_a_reported_change_creates_a_new_note_pointing_at_the_old_one():
+def test_a_reported_change_corrects_the_old_note_and_keeps_its_statement():
     later = "daily/2026-11-01/october-review.md"
     monday = CandidateNote("digest/personal/weekly-report.md", "Weekly report on Monday morning",
                            "Send the weekly report every Monday morning.",
                            "Send the weekly report every Monday morning.\n")
     moved = unit_named(later, "personal", "moved from Monday")
     d = OfflineBrain().integrate(IntegrateRequest(material(later), moved, (monday,))).value
-    assert d.action == "CREATE" and f"> this may update [[{monday.path}]]" in d.body
-    check_created(d, later)
+    assert (d.action, d.flavor, d.target_path) == ("UPDATE", "CORRECT", monday.path)
+    lines = d.body.splitlines()
+    assert lines[0] == "Send the weekly report every Monday morning."  # the old statement stays
+    assert lines[1].startswith("> superseded on 2026-11-01: ") and "Friday" in lines[1]
+    assert "weekday: mon -> fri" in lines[1] and f"derived_from:: [[{later}]]" in lines[1]
 
 
 def test_a_procedure_with_a_new_step_is_not_corroborated():
@@ -661,7 +664,7 @@ def test_a_covering_note_is_pointed_at_once_and_a_corroborate_weaves_nothing():
                            "Send the weekly report every Monday morning.",
                            "Send the weekly report every Monday morning.\n")
     d = integrate(later, unit_named(later, "personal", "moved from Monday"), monday)
-    assert d.action == "CREATE" and d.body.count(f"[[{monday.path}]]") == 1  # "this may update"
+    assert d.flavor == "CORRECT" and d.body.count(f"[[{later}]]") == 1  # marked once
     assert woven(d.body) == []
     first, again = "daily/2026-10-06/build-box-python-venv.md", "daily/2026-11-01/october-review.md"
     rule, runbook = sample_note(first, "personal", "always", "uv"), sample_note(first, "procedure")

@@ -8,6 +8,7 @@ with most material of its folder, layer or run (`boilerplate.py`): a template's.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -23,7 +24,8 @@ from ..vault.vault import Vault
 from .boilerplate import shared_phrases
 from .markdown import MaterialInfo, material_info, title_from_file_name
 
-__all__ = ["MaterialFile", "select_material", "DreamtRecord", "TEXT_SUFFIXES", "split_material"]
+__all__ = ["MaterialFile", "select_material", "DreamtRecord", "TEXT_SUFFIXES", "split_material",
+           "entry_parts", "part_hash"]
 
 TEXT_SUFFIXES = (".md", ".txt")
 DREAMT_META = "dreamt"
@@ -31,6 +33,22 @@ DREAMT_VERSION = 1
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # A model's context is finite; longer material is dreamt in pieces (and the CLI says so).
 MAX_MATERIAL_CHARS = 24_000
+# An entry a client appended (docs/spec.md §3.6.4): a log grows by these.
+_ENTRY = re.compile(r"^## \d{1,2}:\d{2}(?:[ \t].*)?$", re.M)
+
+
+def entry_parts(text: str) -> list[str]:
+    """A log cut before each appended entry (`## HH:MM [title]`): its opening part, then
+    one part per entry; [text] when it has no entry."""
+    starts = [m.start() for m in _ENTRY.finditer(text)]
+    if not starts:
+        return [text]
+    cuts = [0, *starts, len(text)] if starts[0] > 0 else [*starts, len(text)]
+    return [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+
+
+def part_hash(part: str) -> str:
+    return hashlib.sha256(part.strip().encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -41,6 +59,7 @@ class MaterialFile:
     date: str | None
     info: MaterialInfo = MaterialInfo("")
     shared: tuple[str, ...] = ()  # its boilerplate phrases (docs/spec.md §5.8)
+    parts: tuple[str, ...] = ()  # hashes of its parts (opening + appended entries), dreamt or not
 
     def pieces(self) -> list[Material]:
         """The material as the brain reads it: one `Material` per piece of the body."""
@@ -65,8 +84,14 @@ class DreamtRecord:
     def is_current(self, path: str, sha256: str) -> bool:
         return self.entries.get(path, {}).get("sha256") == sha256
 
-    def mark(self, path: str, sha256: str) -> None:
+    def parts(self, path: str) -> frozenset[str]:
+        """Hashes of the parts of `path` (opening, appended entries) dreamt before."""
+        return frozenset(self.entries.get(path, {}).get("parts", ()))
+
+    def mark(self, path: str, sha256: str, parts: Iterable[str] = ()) -> None:
         self.entries[path] = {"sha256": sha256, "dreamt_at": self.vault.clock().isoformat()}
+        if parts:
+            self.entries[path]["parts"] = sorted(set(parts) | self.parts(path))
         write_meta(
             self.vault.root,
             DREAMT_META,
@@ -140,7 +165,15 @@ def select_material(
         date = file_date(path, frontmatter)
         info = material_info(path, frontmatter, body) if path.endswith(".md") else MaterialInfo(
             title_from_file_name(path, body))
-        out.append(MaterialFile(path, rec.sha256, body, date, info))
+        parts = entry_parts(body)
+        hashes = tuple(part_hash(p) for p in parts)
+        done = record.parts(path) if not force else frozenset()
+        if done:  # a grown log (§3.6.4): its entries dreamt before are not dreamt again
+            body = "".join(p for p, h in zip(parts, hashes, strict=True) if h not in done)
+            if not body.strip():
+                record.mark(path, rec.sha256, hashes)
+                continue
+        out.append(MaterialFile(path, rec.sha256, body, date, info, parts=hashes))
     shared = shared_phrases(_candidates(vault, None), {mf.path: mf.text for mf in out},
                             lambda path: _body(vault, path))
     return [replace(mf, shared=shared.get(mf.path, ())) for mf in out], skipped

@@ -21,6 +21,7 @@ from .schema import ExtractedUnits, IntegrateDecision, MemoryUnit
 __all__ = [
     "Material",
     "CandidateNote",
+    "SetAside",
     "IntegrateRequest",
     "Usage",
     "BrainReply",
@@ -60,6 +61,19 @@ class CandidateNote:
     name: str
     description: str
     body: str
+    # how near the candidate is to the unit in meaning, 0 (unrelated text, for this
+    # embedder) to 1 (the same): the pipeline's embedder measures it (dream/meaning.py);
+    # None when it was not measured
+    similarity: float | None = None
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A part of the material (an appended entry, a session, the whole file) that gave no
+    unit, and why ("small talk only", "no statement"): dream reports it."""
+
+    part: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -116,6 +130,7 @@ class BrainReply(Generic[T]):
     usage: Usage  # summed over all attempts
     model: str
     attempts: int = 1
+    set_aside: tuple[SetAside, ...] = ()  # extract: the parts that gave no unit, and why
 
 
 class BrainError(RemeError):

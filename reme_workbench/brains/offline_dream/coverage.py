@@ -31,16 +31,23 @@ from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import MemoryUnit
 from ...vault.links import PROVENANCE_PREDICATE, parse_links
 from ..text import plain, split_sentences, tokens
+from .values import Values, agree, conflict, new_values, value_words, values
 from .weave import content_tokens, strip_related
 
 __all__ = [
-    "MIN_SHARED_TOKENS", "REVERSE_SHARE", "SECTION_SAME", "most_similar", "reports_change",
-    "first_sentence", "note_prose", "unbracket", "name_tokens",
+    "MIN_SHARED_TOKENS", "REVERSE_SHARE", "SECTION_SAME", "MEANING_MIN", "most_similar",
+    "reports_change", "first_sentence", "note_prose", "unbracket", "name_tokens",
+    "meaning_cover", "changed_fact", "gist",
 ]
 
 MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
 REVERSE_SHARE = 0.6  # a candidate's name+description must be >= 0.6 x threshold in the unit
 SECTION_SAME = 0.6  # a documentation section covered by a note holding this share of its words
+# Meaning (docs/spec.md §5.5.5): a candidate this near the unit (the pipeline's embedder,
+# 0 = unrelated text, 1 = the same; dream/meaning.py) and stating the same values is the
+# same rule in other words or another language; one this near with another value for
+# the same kind is the same subject changed (§5.5.6).
+MEANING_MIN = 0.3
 
 _CHANGE = re.compile(
     r"\b(moved (to|from)|changed|no longer|is now|are now|instead of|supersed\w*|"
@@ -151,3 +158,56 @@ def _origin(body: str) -> str | None:
     """The material a note was created from: its first provenance link."""
     return next((lk.target for lk in parse_links(body) if lk.predicate == PROVENANCE_PREDICATE),
                 None)
+
+
+def gist(cand: CandidateNote) -> str:
+    """What a note states, for its values: its name, description and opening sentence."""
+    return f"{cand.name}\n{cand.description}\n{first_sentence(note_prose(cand.body))}"
+
+
+def _comparable(request: IntegrateRequest, cand: CandidateNote) -> bool:
+    unit = request.unit
+    return (cand.similarity is not None and cand.path.startswith(f"digest/{unit.bucket}/")
+            and _origin(cand.body) != request.material.path)  # a sibling is another unit
+
+
+def meaning_cover(request: IntegrateRequest, said: str) -> tuple[CandidateNote | None, float]:
+    """§5.5.5: the candidate that says what the unit says in other words or another
+    language: near in meaning (MEANING_MIN), of the unit's bucket, giving the same kinds
+    of values and agreeing on them ("Reply in Chinese" / "用中文回我": language zh)."""
+    mine = values(said)
+    best, best_sim = None, 0.0
+    for cand in request.candidates:
+        if not _comparable(request, cand) or cand.similarity < MEANING_MIN:
+            continue
+        theirs = values(gist(cand))
+        if mine.keys() == theirs.keys() and agree(mine, theirs) and cand.similarity > best_sim:
+            best, best_sim = cand, cand.similarity
+    return best, round(best_sim, 3)
+
+
+def _subject_shared(said: str, cand: CandidateNote) -> int:
+    return len(tokens(value_words(said)) & name_tokens(value_words(gist(cand))))
+
+
+def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | None = None
+                 ) -> tuple[CandidateNote | None, list[str]]:
+    """§5.5.6: the note whose value the unit changes — same bucket, near in meaning and
+    sharing a word of the subject (values aside), stating another value of a kind the
+    unit gives ("周报每周一上午发" when the unit says "改为每周五下午"): the note and what
+    changed ("weekday: mon -> fri"); (None, []) when no note is changed."""
+    mine: Values = new_values(said)
+    if not mine:
+        return None, []
+    found: list[tuple[float, CandidateNote, list[str]]] = []
+    for cand in [only] if only is not None else request.candidates:
+        if only is None and (not _comparable(request, cand) or cand.similarity < MEANING_MIN
+                             or _subject_shared(said, cand) < 1):
+            continue  # (a note that covers the unit by its words is its subject already)
+        changed = conflict(mine, values(gist(cand)))
+        if changed:
+            found.append((cand.similarity or 1.0, cand, changed))
+    if not found:
+        return None, []
+    _, cand, changed = max(found, key=lambda f: (f[0], f[1].path))
+    return cand, changed

@@ -40,6 +40,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import replace
+from datetime import date
 
 from ...dream.boilerplate import Boilerplate
 from ...dream.markdown import MaterialInfo, fenced, title_from_file_name
@@ -50,6 +51,7 @@ from ...llm.base import (
     BrainReply,
     IntegrateRequest,
     Material,
+    SetAside,
     Usage,
 )
 from ...llm.prompts import detect_language
@@ -57,7 +59,20 @@ from ...llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
 from ...vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ...vault.slug import slugify
 from ..text import STOPWORDS, is_cjk, overlap, plain, split_sentences, tokens
-from .coverage import MIN_SHARED_TOKENS, first_sentence, most_similar, reports_change
+from .conversation import (
+    CONVERSATION_UNITS,
+    conversation_decision,
+    is_conversation,
+    plan_conversation,
+)
+from .coverage import (
+    MIN_SHARED_TOKENS,
+    changed_fact,
+    first_sentence,
+    meaning_cover,
+    most_similar,
+    reports_change,
+)
 from .coverage import unbracket as _unbracket
 from .naming import cjk_count, describe, heading_name, same_text, statement_name, weak_name
 from .sections import is_document, plan_document
@@ -85,7 +100,6 @@ PERSONAL_MIN, WIKI_MIN, CHAIN_MIN, PROCEDURE_MIN = 2.0, 1.8, 2.5, 2.0  # to seed
 # An entry appended by a client (`## HH:MM [title]`, docs/spec.md §3.6.4) was written to be
 # kept: one cue (a fact, an observation, a wish) is enough, where a long log needs more.
 ENTRY_MIN, ENTRY_STATEMENTS = 0.9, 6
-ENTRY_HEADING = re.compile(r"^\d{1,2}:\d{2}(\s|$)")
 MAX_STEPS, MAX_CODE_LINES, MAX_WATCH = 12, 8, 3
 # Section labels the brain writes; the sentences themselves stay in the material's words.
 LABELS = {
@@ -143,13 +157,13 @@ class OfflineBrain(Brain):
             raise ValueError(f"language must be 'auto', 'en' or 'zh', got {language!r}.")
         self.max_units, self.similarity_threshold = max_units, similarity_threshold
         self.language = language  # of the labels it writes; "auto": the material's
-        self._cache: OrderedDict[tuple[str, str], list[UnitPlan]] = OrderedDict()
+        self._cache: OrderedDict[tuple, tuple[list[UnitPlan], list[SetAside]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def extract(self, material: Material) -> BrainReply[ExtractedUnits]:
-        plans = self._plans(material)
+        plans, set_aside = self._planned(material)
         units = [MemoryUnit(name=p.name, bucket=p.bucket, summary=_summary(p)) for p in plans]
-        return _reply(ExtractedUnits(units=units))
+        return replace(_reply(ExtractedUnits(units=units)), set_aside=tuple(set_aside))
 
     def integrate(self, request: IntegrateRequest) -> BrainReply[IntegrateDecision]:
         material, unit, feedback = request.material, request.unit, request.feedback or ""
@@ -161,10 +175,23 @@ class OfflineBrain(Brain):
         fixes: list[str] = []
         boilerplate = Boilerplate(material.shared)  # a template's words (§5.8)
         plan = self._find_plan(material, unit)
+        if plan.person:  # a conversation's unit: one note per person and topic, dated bullets
+            return _reply(conversation_decision(request, plan, _day(material)))
         best, sim, covering = most_similar(
             request, self.similarity_threshold, section_body=plan.body, page=plan.page,
             boilerplate=boilerplate, noise=_NOISE)
-        if best is not None and not reports_change(unit, best, self.similarity_threshold):
+        said = f"{unit.name}\n{plain(plan.head.text) if plan.head else first_sentence(unit.summary)}"
+        if best is None and not plan.page:  # the same rule in other words or language (§5.5.5)
+            best, sim = meaning_cover(request, said)
+            covering = covering | ({best.path} if best is not None else set())
+        changed_note, changed = (None, [])
+        if unit.bucket != "procedure" and not plan.page:  # a changed value (§5.5.6)
+            changed_note, changed = changed_fact(request, said, only=best)
+            if changed_note is None and best is None:
+                changed_note, changed = changed_fact(request, said)
+        if changed_note is not None:
+            decision = self._correct(request, changed_note, said, changed, provenance)
+        elif best is not None and not reports_change(unit, best, self.similarity_threshold):
             decision = self._corroborate(request, best, sim, provenance, fixes)
         else:
             language = self._language(material)
@@ -232,6 +259,31 @@ class OfflineBrain(Brain):
                        f"{self.similarity_threshold}); CORROBORATE: old body kept, "
                        "provenance added."))
 
+    def _correct(self, request, cand, said, changed, provenance) -> IntegrateDecision:
+        """docs/spec.md §5.5.6: the unit gives another value for what the note states. The
+        old statement stays; a line under it marks it superseded on the material's date,
+        with the new statement and its material. A CORRECT waits for a person (§4.7.1)."""
+        day = _day(request.material)
+        when = day.isoformat() if day else "a later date"
+        language = self._language(request.material)
+        new = _md(said.split("\n", 1)[-1].strip())
+        mark = (f"> 已于 {when} 更新：{new}（{'；'.join(changed)}）" if language == "zh" else
+                f"> superseded on {when}: {new} ({'; '.join(changed)})")
+        mark += f" ({PROVENANCE}:: [[{request.material.path}]])"
+        lines = cand.body.splitlines()
+        at = next((i + 1 for i, ln in enumerate(lines)
+                   if ln.strip() and not ln.lstrip().startswith(("#", ">", "---"))), len(lines))
+        while at < len(lines) and lines[at].lstrip().startswith(">"):
+            at += 1  # after the marks earlier changes left
+        body = "\n".join([*lines[:at], mark, *lines[at:]]) + "\n"
+        description = cand.description.strip() or first_sentence(plain(cand.body)) or cand.name
+        return IntegrateDecision(
+            action="UPDATE", flavor="CORRECT", target_path=cand.path,
+            name=cand.name.strip() or None, description=description[:300], body=body,
+            rationale=(f"offline rules: {cand.path} states another value for what the unit "
+                       f"states ({'; '.join(changed)}); CORRECT: the old statement kept and "
+                       "marked superseded, for a person to accept."[:1000]))
+
     def _find_plan(self, material: Material, unit: MemoryUnit) -> UnitPlan:
         for plan in self._plans(material):
             if plan.name == unit.name and plan.bucket == unit.bucket:
@@ -244,16 +296,19 @@ class OfflineBrain(Brain):
         return UnitPlan(unit.bucket, unit.name, 0.0, sts, head=sts[0], when=unit.name, chain=chain)
 
     def _plans(self, material: Material) -> list[UnitPlan]:
-        key = (material.path, material.text, material.shared)
+        return self._planned(material)[0]
+
+    def _planned(self, material: Material) -> tuple[list[UnitPlan], list[SetAside]]:
+        key = (material.path, material.text, material.shared, material.date)
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
-        plans = _plan(material, self.max_units)
+        planned = _plan(material, self.max_units)
         with self._lock:  # Phase 2 asks about one material K times in a row
-            self._cache[key] = plans
+            self._cache[key] = planned
             while len(self._cache) > 32:
                 self._cache.popitem(last=False)
-        return plans
+        return planned
 
     def _language(self, material: Material) -> str:
         if self.language != "auto":
@@ -279,10 +334,22 @@ def _own_path(bucket: str, name: str) -> frozenset[str]:
 # --- planning ------------------------------------------------------------------------------
 
 
-def _plan(material: Material, max_units: int) -> list[UnitPlan]:
+def _day(material: Material) -> date | None:
+    """The material's day (its folder's date, `daily/2023-05-08/…`), when it has one."""
+    try:
+        return date.fromisoformat((material.date or "")[:10])
+    except ValueError:
+        return None
+
+
+def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetAside]]:
     resource = material.path.startswith("resource/")
     plain_text = material.path.lower().endswith(".txt")
     blocks, statements = segment(material.text, plain_text=plain_text, bold_headings=resource)
+    if not resource and is_conversation(blocks):  # people talking: what they state (§5.2.8)
+        plans, skipped = plan_conversation(blocks, statements, day=_day(material),
+                                           max_units=max(max_units, CONVERSATION_UNITS))
+        return plans, [SetAside(s.part, s.reason) for s in skipped]
     scored = score_all(statements, resource=resource)
     scores = {s.index: sc for s, sc in zip(statements, scored, strict=True)}
     boilerplate = Boilerplate(material.shared)  # a template's words: not this file's (§5.8)
@@ -291,7 +358,8 @@ def _plan(material: Material, max_units: int) -> list[UnitPlan]:
         if boilerplate and boilerplate.share(title) == 1.0:  # the template's title
             title = title_from_file_name(material.path, material.text)
         info = MaterialInfo(title, material.description, material.aliases, material.tags)
-        return plan_document(info, blocks, statements, scores, max_units, boilerplate)
+        plans = plan_document(info, blocks, statements, scores, max_units, boilerplate)
+        return plans, ([] if plans else [SetAside("the whole page", "no section with substance")])
     # a log's template lines ("Status: done" in every log) are not what it says
     statements = [s for s in statements if not boilerplate.is_template(s.text)]
     kept = [s for s in statements if not scores[s.index].noise]
@@ -311,7 +379,31 @@ def _plan(material: Material, max_units: int) -> list[UnitPlan]:
         p.name = p.name if n == 1 else f"{p.name} ({n})"
         if p.bucket == "procedure":
             p.watch = _watch_out(p, statements, scores)
-    return chosen
+    return chosen, _set_aside(statements, scores, chosen)
+
+
+def _set_aside(statements, scores: dict[int, Scores], chosen: list[UnitPlan]) -> list[SetAside]:
+    """docs/spec.md §4.2.5: the appended entries (or the whole log) that gave no unit, and
+    why: only small talk, or no statement a rule can keep."""
+    used = {s.block.section for p in chosen for s in p.statements}
+    parts: dict[str, list[Statement]] = {}
+    for s in statements:
+        if s.block.entry:
+            if s.block.section not in used:
+                title = f" {s.block.heading}" if s.block.heading else ""
+                parts.setdefault(f"the entry '## {s.block.entry}{title}'", []).append(s)
+        elif not chosen:
+            parts.setdefault("the whole file", []).append(s)
+    out = []
+    for part, members in parts.items():
+        noise = [scores[s.index].noise for s in members]
+        small = all(n and n != TOO_SHORT for n in noise) or any(
+            n in ("chit-chat topic", "continues a chit-chat sentence") for n in noise)
+        questions = all(plain(s.text).rstrip().endswith(("?", "？")) for s in members)
+        why = ("small talk only" if small else "only questions" if questions
+               else "no statement (no fact, rule, decision or step its rules can keep)")
+        out.append(SetAside(part, why))
+    return out
 
 
 def _procedures(statements, kept, scores: dict[int, Scores], material: Material,
@@ -441,7 +533,7 @@ def _entries(kept, scores: dict[int, Scores], plans: list[UnitPlan]) -> list[Uni
     covered = {s.block.section for p in plans for s in p.statements}
     sections: dict[int, list[Statement]] = {}
     for s in kept:
-        if ENTRY_HEADING.match(s.block.heading) and s.block.section not in covered:
+        if s.block.entry and s.block.section not in covered:
             sections.setdefault(s.block.section, []).append(s)
 
     def lean(s: Statement) -> float:

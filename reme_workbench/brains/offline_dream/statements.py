@@ -26,7 +26,7 @@ from ..text import is_cjk, plain, split_sentences, tokens
 __all__ = [
     "Block", "Statement", "Scores", "segment",
     "score", "score_all", "has_reason", "GENERIC_HEADINGS", "PROC_HEADING",
-    "TOO_SHORT", "chat_speakers", "is_agent",
+    "TOO_SHORT", "chat_speakers", "is_agent", "ENTRY_HEADING",
 ]
 
 BlockKind = Literal["step", "item", "para", "row"]
@@ -54,6 +54,7 @@ class Block:
     level: int = 0  # the nearest heading's level (1-6; 7: a bold line used as a heading)
     levels: tuple[int, ...] = ()  # the level of each heading in `path`
     speaker: str = ""  # a chat line's speaker ("Lin", "林晓", "agent"), label removed
+    entry: str = ""  # under an appended entry's `## HH:MM` heading: its time (not its title)
 
     @property
     def context(self) -> str:
@@ -97,12 +98,16 @@ _PRED_LINE = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_]*::\s")
 _HRULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 # "[00:12] Oskar: ..." — the timestamp and the speaker are dropped
 _TIMESTAMP = re.compile(r"^\s*\[\d{1,2}:\d{2}(:\d{2})?\]\s*([A-Z][\w.-]*( [A-Z][\w.-]*)?:\s+)?")
-# A chat line: "[08:02] 林晓：…", "**Lin:** …", "Lin: …" (the label, bold or not)
+# A chat line: "[08:02] 林晓：…", "**Lin:** …", "**Lin**: …", "Lin: …" (the label, bold or
+# not), with the turn's id in brackets after the name ("**Caroline** (D1:3): …")
 _SPEAKER = re.compile(
     r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?\]\s*)?(?:\*\*|__)?"
     r"([A-Za-z][\w.-]{0,20}(?: [A-Z][\w.-]{0,20})?|[\u4e00-\u9fff]{1,6})"
-    r"(?:\*\*|__)?\s*[:：](?:\*\*|__)?[ \t]*(?=\S)"
+    r"(?:\*\*|__)?(?:\s*[(\[][\w:.#-]{1,16}[)\]])?\s*[:：](?:\*\*|__)?[ \t]*(?=\S)"
 )
+# An entry a client appended (docs/spec.md §3.6.4): "## 14:40 Rotate the token". The time
+# says when it was written, never what it is about: it is kept apart from the title.
+ENTRY_HEADING = re.compile(r"^(\d{1,2}:\d{2})(?:\s+(.*))?$")
 _QUOTE_MARK = re.compile(r"^\s*(?:>\s?)+")  # every level: a nested quote reads as its text
 # a paragraph that is one bold line and nothing else reads as a sub-heading
 _BOLD_HEADING = re.compile(r"^\s{0,3}(?:\*\*|__)([^*_\n]{2,80}?)[:：]?(?:\*\*|__)[:：]?\s*$")
@@ -134,10 +139,16 @@ class _Builder:
         self.callout_body = False  # the open callout has lines after its title (an embed counts)
         self.tree: list[tuple[int, str]] = []  # (level, heading) from the top down
         self.speaker = ""  # of the chat line being read
+        self.entry = ""  # the time of the appended entry being read ("14:40"), if any
 
     def heading_line(self, level: int, text: str) -> None:
         self.close()
         self.levels = []
+        entry = ENTRY_HEADING.match(text) if level <= 6 else None
+        if entry:  # "## 14:40 Rotate the token": the title is the heading, the time is not
+            text = (entry.group(2) or "").strip()
+        if level <= 6:
+            self.entry = entry.group(1) if entry else ("" if level <= 2 else self.entry)
         self._push_heading(level, text)
 
     def _push_heading(self, level: int, text: str) -> None:
@@ -196,7 +207,7 @@ class _Builder:
                                  self.callout, self.callout_title,
                                  tuple(h for _, h in self.tree),
                                  self.tree[-1][0] if self.tree else 0,
-                                 tuple(lv for lv, _ in self.tree), self.speaker))
+                                 tuple(lv for lv, _ in self.tree), self.speaker, self.entry))
         self.lines, self.code = [], []
         lead_in = _BOLD_LEAD.match(text) if self.kind == "para" and self.bold_headings else None
         if lead_in and text.rstrip("*").endswith((":", "：")):

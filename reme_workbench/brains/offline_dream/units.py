@@ -31,6 +31,11 @@ class UnitPlan:
     description: str = ""  # what the note holds, when the planner knows it
     summary: str = ""  # Phase 1's summary, when the planner wrote it
     page: bool = False  # the unit is a whole page, named by its title (what it is about)
+    # a conversation's unit (conversation.py): who it is about, the topic, and what that
+    # person said of it, attributed and dated; empty for every other unit
+    person: str = ""
+    topic: str = ""
+    said: list[str] = field(default_factory=list)
 
     @property
     def position(self) -> int:

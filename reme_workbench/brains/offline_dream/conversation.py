@@ -1,0 +1,587 @@
+"""Conversations between people (docs/spec.md §5.2.8–5.2.10): what each person states
+about themselves becomes a unit about them, the rest of the talk is left out.
+
+A chat whose speakers are all people (no agent among them: a conversation between two
+friends, a chat a person logged) is read turn by turn:
+
+* a turn keeps its speaker; an image caption or id in brackets (`[image: …]`,
+  `(D1:3)`) is not something the speaker said;
+* each sentence is a *reaction* — a greeting, thanks, a compliment, "sounds like …",
+  "looks like …", "that's great", "wow", a question back, an emoji — and left out,
+  whatever its grammatical form, unless it states something about the speaker (a first
+  person: I, my, we, 我) *and* names a topic (a noun phrase: "a LGBTQ support group",
+  "pottery", "陶艺课"). "I love them so much" names none and is a reaction too;
+* what is left is a *statement*, attributed to its speaker ("I went" → "Caroline
+  went"; "you" → the other person), its relative dates resolved from the session's date
+  ("yesterday" → "yesterday (2023-05-07)");
+* a speaker's statements of one session that share a topic word (or one turn) are one
+  unit, named by person and topic ("Caroline's support group", "林晓的陶艺课");
+* its note is a list of dated bullets, one per session, each with its session as
+  provenance (`(derived_from:: [[…]])`), so a later session on the same person and topic
+  CORROBORATEs the note with one more bullet (offline.py) instead of writing a second.
+
+Who a note is about decides its bucket (docs/spec.md §5.2.9): the people of a
+conversation with no agent in it are other people than the vault's user, and what is
+known about other people is `wiki` (what X is, what happened). A chat with the agent is
+read by the log rules: there the other speaker is the user, whose rules are `personal`.
+
+Rule-based and says so: topics are found by form (a determiner before a noun phrase, an
+activity in -ing, a proper noun; jieba's parts of speech for Chinese), never by meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from ...llm.base import CandidateNote, IntegrateRequest
+from ...llm.schema import IntegrateDecision
+from ...vault.links import is_provenance, parse_links
+from ..text import STOPWORDS, is_cjk, plain, split_sentences, tokens
+from .statements import Block, Statement, is_agent
+from .units import UnitPlan
+
+__all__ = [
+    "CONVERSATION_UNITS", "is_conversation", "plan_conversation", "ConversationSkip",
+    "resolve_dates", "attribute", "is_reaction", "topic_phrases", "same_topic",
+    "render_bullet", "topic_of_name", "person_topic_match", "conversation_decision",
+]
+
+CONVERSATION_UNITS = 12  # units of one session at most: the topics with most to say
+MIN_STATEMENT_WORDS = 3  # content words a statement carries besides its topic's
+MAX_TOPIC_WORDS = 3
+
+# -- reading a turn ----------------------------------------------------------------------------
+
+# what a turn shows rather than says: "[image: a photo of a dog]", "[shares a photo …]"
+_CAPTION = re.compile(
+    r"\s*[\[(](?:image|img|photo|picture|pic|sticker|gif|video|link|shares?|sent|图片|照片|表情|视频)"
+    r"\b[^\])]*[\])]|\s*!\[[^\]]*\]\([^)]*\)|\s*\[(?:图片|照片|表情)[^\]]*\]", re.I)
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
+# a sentence's opening interjection: "Yeah, I painted …", "Hey Mel! …", "哈哈，…"
+_INTERJECTION = re.compile(
+    r"^(?:(?:yeah|yea|yes|yep|yup|oh|ooh|oh wow|wow|whoa|hey|hi|hello|well|haha+|hehe|lol|aw+|"
+    r"omg|thanks|thank you|so|and|but|btw|by the way|anyway|anyways|honestly|actually|totally|"
+    r"definitely|sure|right|ok|okay|nah|no|gosh|man|hmm+|ha|ah|um+|true|exactly|absolutely|"
+    r"awesome|cool|great|nice|sweet|lovely|amazing|congrats|congratulations)"
+    r"(?:\s+[A-Z][a-z]+)?\s*[,!.…~-]+\s*)+", re.I)
+_INTERJECTION_ZH = re.compile(r"^(?:哈+|嗯+|哦+|啊+|哇+|呀|嘿|好的?|对|是啊|是的|没错|其实|对了|话说)[，,！!。~～\s]*")
+# a reaction, whatever follows: compliments, agreement, "sounds like …", "that's great"
+_REACTION = re.compile(
+    r"^(?:wow|whoa|aw+|omg|yay|haha|lol|thanks|thank you|thx|congrats|congratulations|"
+    r"sounds?|looks?|seems?|that'?s|that is|this is|those are|these are|what a|how (?:cool|nice|"
+    r"great|awesome|lovely|sweet|fun|amazing|exciting|wonderful)|so (?:cool|nice|great|sweet|"
+    r"fun|true|glad|happy|proud)|you(?:'re| are|'ve| have|'d| would|'ll| will| can| must| should"
+    r"| did| got| look| sound|r)\b|good (?:for you|luck|idea|point|to hear|job|one)|well done|"
+    r"glad|happy (?:for|to hear)|proud of|sorry|bye|goodbye|see you|see ya|take care|talk soon|"
+    r"talk to you|catch you|have (?:a|fun)|enjoy|keep (?:it )?up|can'?t wait|i bet|hope (?:you|it|"
+    r"that|so)|i hope (?:you|it|that|so)|i (?:totally |completely |really )?(?:agree|understand|"
+    r"know (?:what|how|right)|get (?:it|that|you)|hear you|feel you|see what)|i(?:'m| am) (?:so |"
+    r"really |super |truly )?(?:happy|glad|proud|sorry|excited|thrilled) (?:of|for|to hear|that you|you)|i(?:'d| would) "
+    r"love to (?:see|hear)|love (?:it|that|this|them|your|the)|i (?:love|like|adore) (?:it|that|this|"
+    r"them|those|your)|me too|same here|no way|of course|for sure|it'?s (?:so|really|great|good|"
+    r"awesome|amazing|cool|nice|lovely|beautiful|wonderful|fantastic|incredible|inspiring)|"
+    r"let me know|let'?s (?:catch up|talk|chat)|cheers|hugs|xoxo)\b", re.I)
+_REACTION_ZH = re.compile(
+    r"^(?:哇|哈|太[棒好美赞厉]|真[棒好美赞厉不]|好[棒厉美]|谢谢|多谢|感谢|恭喜|加油|辛苦|听起来|看起来|"
+    r"你(?:真|太|好|一定|肯定|会|也|呢|说|看)|拜拜|再见|晚安|早安|早上好|周末愉快|不错|厉害|羡慕|"
+    r"好羡慕|我也是|同意|确实|是啊|对啊|没问题|玩得开心|祝你)")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
+_FIRST_PERSON_ZH = re.compile(r"我")
+
+
+_CLAUSE = re.compile(r"\s+[-–—]+\s+|;\s+|——|；")
+
+
+def clean_turn(text: str) -> str:
+    """A turn's words as said: its image captions, ids and emoji taken out."""
+    return " ".join(_EMOJI.sub(" ", _CAPTION.sub(" ", plain(text))).split())
+
+
+def _strip_interjections(sentence: str) -> str:
+    s = _INTERJECTION.sub("", sentence).strip()
+    s = _INTERJECTION_ZH.sub("", s).strip()
+    return s[:1].upper() + s[1:] if s and s[0].isalpha() and not is_cjk(s[0]) else s
+
+
+def is_reaction(sentence: str) -> bool:
+    """Backchannel: a greeting, thanks, compliment, agreement, "sounds like …", a
+    question back, an emoji — never a unit, whatever its form."""
+    s = sentence.strip().strip("\"'“”「」*_ ")
+    if not s or not any(ch.isalnum() for ch in s):
+        return True
+    if s.endswith(("?", "？")) or re.search(r"[?？]\s*[!！.。]*$", s):
+        return True
+    cjk = sum(map(is_cjk, s)) > len(s) / 3
+    if cjk:
+        return bool(_REACTION_ZH.match(s)) or not _FIRST_PERSON_ZH.search(s)
+    return bool(_REACTION.match(s)) or not _FIRST_PERSON.search(s)
+
+
+# -- who said it ---------------------------------------------------------------------------------
+
+# present-tense verbs a person says of themselves ("I love", "I work"): after a name they
+# take an -s; any other word after "I" is left as it is ("I went", "I painted")
+_PRESENT = frozenset(
+    "love like want need have do go think know feel enjoy hope work live plan try make take get "
+    "play paint run read write teach study volunteer own keep prefer hate miss wish believe "
+    "remember use spend visit see say mean find call watch help adore practice practise collect "
+    "cook bake swim dance sing draw hike travel attend belong care dream wonder agree guess "
+    "struggle worry cherish value admire appreciate look seem sound stay come bring carry drive "
+    "walk ride train coach mentor lead manage run own rent raise foster adopt".split())
+_ADVERB = frozenset(
+    "also just really totally finally recently actually always never usually still even already "
+    "often sometimes only truly definitely honestly mostly absolutely especially".split())
+
+
+def _third_person(verb: str) -> str:
+    """A present-tense verb after a name: "love" -> "loves" (a short list, said so)."""
+    low = verb.lower()
+    if low not in _PRESENT:
+        return {"am": "is", "were": "was"}.get(low, verb)
+    if low in ("have", "do", "go"):
+        return {"have": "has", "do": "does", "go": "goes"}[low]
+    if low.endswith("y") and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    if low.endswith(("sh", "ch", "x", "z", "o", "ss")):
+        return verb + "es"
+    return verb + "s"
+
+
+def attribute(sentence: str, speaker: str, other: str = "") -> str:
+    """The sentence with its speaker's name for "I" and the other person's for "you":
+    a note about a person never says "I" or "you" (docs/spec.md §5.2.8)."""
+    if sum(map(is_cjk, sentence)) > len(sentence) / 3:
+        out = re.sub(r"我(?!们)", speaker, sentence)
+        return re.sub(r"你(?!们)", other, out) if other else out
+    name = speaker
+
+    def subject(m: re.Match[str]) -> str:
+        word = m.group(2)
+        if word.lower() in _ADVERB and m.group(3):  # "I really love" -> "really loves"
+            return f"{name} {word} {_third_person(m.group(3))}"
+        return f"{name} {_third_person(word)}" + (f" {m.group(3)}" if m.group(3) else "")
+
+    out = re.sub(r"\bI'm\b|\bI am\b", f"{name} is", sentence)
+    out = re.sub(r"\bI've\b", f"{name} has", out)
+    out = re.sub(r"\bI'd\b", f"{name} would", out)
+    out = re.sub(r"\bI'll\b", f"{name} will", out)
+    out = re.sub(r"\b(I) ([A-Za-z]+)(?: ([a-z]+))?\b", subject, out)
+    out = re.sub(r"\bI\b", name, out)
+    out = re.sub(r"\b[Mm]y\b|\b[Mm]ine\b", f"{name}'s", out)
+    out = re.sub(r"\b[Mm]yself\b", name, out)
+    out = re.sub(r"(?<![A-Za-z'-])me\b(?!-)", name, out)
+    if other:
+        out = re.sub(r"\b[Yy]our\b|\b[Yy]ours\b", f"{other}'s", out)
+        out = re.sub(r"\b[Yy]ou're\b", f"{other} is", out)
+        out = re.sub(r"\b[Yy]ou've\b", f"{other} has", out)
+        out = re.sub(r"\b[Yy]ou\b(?! guys| all)", other, out)
+    return out
+
+
+# -- when ------------------------------------------------------------------------------------------
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
+_RELATIVE = re.compile(
+    r"\b(yesterday|today|tonight|this morning|this afternoon|this evening|tomorrow|"
+    r"last night|last weekend|this weekend|next weekend|last week|this week|next week|"
+    r"last month|this month|next month|last year|this year|next year|"
+    r"(?:last|this|next|on) (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(?:a|one|two|three|four|five|six|\d+) (?:days?|weeks?|months?|years?) ago)\b", re.I)
+_RELATIVE_ZH = re.compile(r"(昨天|前天|今天|明天|后天|上周末|上周|下周|本周|这周|上个月|下个月|这个月|去年|明年|今年)")
+_NUMBER = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _month_shift(d: date, months: int) -> date:
+    m = d.month - 1 + months
+    return date(d.year + m // 12, m % 12 + 1, 1)
+
+
+def _resolve(expr: str, d: date) -> str:
+    """One relative expression on day `d` as a date, a week, a month or a year."""
+    e = expr.lower()
+    if e in ("today", "tonight", "this morning", "this afternoon", "this evening", "今天"):
+        return d.isoformat()
+    if e in ("yesterday", "last night", "昨天"):
+        return (d - timedelta(days=1)).isoformat()
+    if e == "前天":
+        return (d - timedelta(days=2)).isoformat()
+    if e in ("tomorrow", "明天"):
+        return (d + timedelta(days=1)).isoformat()
+    if e == "后天":
+        return (d + timedelta(days=2)).isoformat()
+    if e in ("last weekend", "上周末"):
+        sat = d - timedelta(days=(d.weekday() - 5) % 7 or 7)
+        return f"the weekend of {sat.isoformat()}"
+    if e in ("this weekend", "next weekend"):
+        sat = d + timedelta(days=(5 - d.weekday()) % 7 + (7 if e.startswith("next") else 0))
+        return f"the weekend of {sat.isoformat()}"
+    if e in ("last week", "上周"):
+        return f"the week of {(d - timedelta(days=7 + d.weekday())).isoformat()}"
+    if e in ("this week", "本周", "这周"):
+        return f"the week of {(d - timedelta(days=d.weekday())).isoformat()}"
+    if e in ("next week", "下周"):
+        return f"the week of {(d + timedelta(days=7 - d.weekday())).isoformat()}"
+    if e in ("last month", "上个月", "this month", "这个月", "next month", "下个月"):
+        shift = -1 if e in ("last month", "上个月") else 1 if e in ("next month", "下个月") else 0
+        m = _month_shift(d, shift)
+        return f"{_MONTHS[m.month - 1]} {m.year}"
+    if e in ("last year", "去年", "this year", "今年", "next year", "明年"):
+        return str(d.year + (-1 if e in ("last year", "去年") else 1 if e in ("next year", "明年") else 0))
+    m = re.match(r"(last|this|next|on) (\w+day)$", e)
+    if m:
+        target = _WEEKDAYS.index(m.group(2))
+        if m.group(1) in ("last", "on"):
+            back = (d.weekday() - target) % 7 or 7
+            return (d - timedelta(days=back)).isoformat()
+        return (d + timedelta(days=(target - d.weekday()) % 7 or 7)).isoformat()
+    m = re.match(r"(\w+) (day|week|month|year)s? ago$", e)
+    if m:
+        n = int(m.group(1)) if m.group(1).isdigit() else _NUMBER.get(m.group(1), 1)
+        if m.group(2) == "day":
+            return (d - timedelta(days=n)).isoformat()
+        if m.group(2) == "week":
+            return f"the week of {(d - timedelta(days=7 * n + d.weekday())).isoformat()}"
+        if m.group(2) == "month":
+            m2 = _month_shift(d, -n)
+            return f"{_MONTHS[m2.month - 1]} {m2.year}"
+        return str(d.year - n)
+    return ""
+
+
+def resolve_dates(text: str, day: date | None) -> str:
+    """Relative dates resolved from the session's day: "yesterday" -> "yesterday
+    (2023-05-07)", "last year" -> "last year (2022)", "上周" -> "上周（the week of …）"."""
+    if day is None:
+        return text
+
+    def en(m: re.Match[str]) -> str:
+        when = _resolve(m.group(1), day)
+        return f"{m.group(1)} ({when})" if when else m.group(1)
+
+    def zh(m: re.Match[str]) -> str:
+        when = _resolve(m.group(1), day)
+        return f"{m.group(1)}（{when}）" if when else m.group(1)
+
+    return _RELATIVE_ZH.sub(zh, _RELATIVE.sub(en, text))
+
+
+# -- topics ----------------------------------------------------------------------------------------
+
+_DETERMINERS = frozenset(
+    "a an the my our his her their your this that these those some another any every "
+    "two three four five several few".split())
+_PREPOSITIONS = frozenset("to at in into on about for with from of".split())
+# words that end or never start a topic: function words, verbs of saying and being
+_NOT_TOPIC = STOPWORDS | frozenset(
+    "really so too very pretty quite such much lot lots bit kind sort way ways thing things stuff "
+    "something anything everything nothing someone anyone everyone one ones people person guy guys "
+    "time times day days week weeks month months year years moment while place part end start "
+    "life world kind feeling feelings idea ideas reason others other same whole own sure able "
+    "fun great good nice cool awesome amazing lovely beautiful wonderful fantastic special big "
+    "little huge small best better new old real whole favorite favourite incredible exciting "
+    "inspiring interesting important hard tough happy glad sad proud excited lucky busy tired "
+    "yesterday today tomorrow tonight morning evening night weekend last next ago recently soon "
+    "gonna wanna gotta got get gets getting been being doing going having making taking trying "
+    "thinking feeling looking saying telling seeing knowing felt feel think know thought "
+    "love loved loves like liked likes enjoy enjoyed want wanted need needed hope hoped "
+    "is are was were be am has have had did does do done made make take took went go goes "
+    "said says tell told see saw seen let lets keep kept try tried start started finally "
+    "also just even still always never usually actually totally definitely honestly "
+    "i i'm i've i'd i'll me my mine myself we us our you your he she it they them".split())
+_NOT_ACTIVITY = frozenset(
+    "something anything everything nothing morning evening during thing amazing exciting "
+    "interesting inspiring relaxing rewarding challenging fascinating annoying boring "
+    "surprising touching heartwarming encouraging refreshing satisfying calming stunning "
+    "charming exhausting going doing getting thinking feeling trying looking making taking "
+    "having being saying telling seeing knowing planning hoping wanting loving liking "
+    "starting keeping letting coming bring bringing putting".split())
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'-]*|[.,;:!?()&/\"“”–—]")
+_ZH_NOUN = frozenset(("n", "nz", "ns", "nt", "nr", "vn", "nrt", "nw", "an"))
+_ZH_NOT_TOPIC = frozenset("时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 今天 昨天 明天 周末 朋友们".split())
+
+
+def _clean_word(w: str) -> str:
+    return w.lower().strip("'").removesuffix("'s")
+
+
+def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[str]:
+    """Noun phrases a statement is about, by form: after a determiner ("a LGBTQ support
+    group"), a preposition's object ("keen on counseling"), an activity ("love painting"),
+    a proper noun ("Paris"); for Chinese, jieba's nouns (陶艺课). Best first; names of the
+    speakers are not topics."""
+    if sum(map(is_cjk, sentence)) > len(sentence) / 3:
+        return _topics_zh(sentence, names)
+    words = _WORD_RE.findall(sentence)
+    lower = [_clean_word(w) for w in words]
+    found: list[tuple[float, int, str]] = []
+
+    def take(i: int, bonus: float) -> None:
+        run: list[str] = []
+        j = i
+        while j < len(words) and len(run) < MAX_TOPIC_WORDS + 1:
+            w, lw = words[j], lower[j]
+            if not w[0].isalnum() or lw in _NOT_TOPIC or lw in _PREPOSITIONS or w in names:
+                if run or lw not in _NOT_TOPIC or lw in _PREPOSITIONS:
+                    break
+                j += 1  # "a really big ..." : a filler before the phrase
+                continue
+            if lw.endswith("ly") and len(lw) > 4:
+                break
+            run.append(w if w.isupper() or (w[0].isupper() and j > 0) else lw)
+            j += 1
+        run = run[:MAX_TOPIC_WORDS]
+        if run:
+            score = bonus + 0.5 * (len(run) - 1) + sum(1.0 for w in run if w[0].isupper())
+            found.append((score, i, " ".join(run)))
+
+    for i, lw in enumerate(lower):
+        nxt = i + 1
+        if lw in _DETERMINERS:
+            take(nxt, 1.0)
+        elif lw in _PREPOSITIONS and nxt < len(words) and lower[nxt] not in _DETERMINERS:
+            take(nxt, 0.6)
+        elif (lw.endswith("ing") and len(lw) > 5 and lw not in _NOT_ACTIVITY
+              and (i == 0 or lower[i - 1] not in ("is", "am", "are", "was", "were", "been", "be",
+                                                   "i'm", "we're", "it's", "so", "really", "very"))):
+            found.append((0.8, i, lw))
+        elif words[i][0].isupper() and i > 0 and words[i] not in names and lw not in _NOT_TOPIC \
+                and words[i - 1] not in (".", "!", "?") and len(lw) > 1:
+            take(i, 0.9)
+    found.sort(key=lambda f: (-f[0], f[1]))
+    return list(dict.fromkeys(p for _, _, p in found))
+
+
+def _topics_zh(sentence: str, names: frozenset[str]) -> list[str]:
+    import jieba.posseg as posseg  # imported only for Chinese; the jieba dictionary is shared
+
+    out: list[str] = []
+    run: list[str] = []
+    for pair in posseg.lcut(sentence):
+        word, flag = pair.word, pair.flag
+        if flag in _ZH_NOUN and word not in names and word not in _ZH_NOT_TOPIC and len(word) >= 1:
+            run.append(word)
+            continue
+        if run:
+            out.append("".join(run))
+            run = []
+    if run:
+        out.append("".join(run))
+    out = [t for t in out if len(t) >= 2 and t not in names]
+    return sorted(dict.fromkeys(out), key=lambda t: -len(t))
+
+
+def topic_of_name(name: str, person: str) -> str:
+    """The topic part of a note named by person and topic ("Caroline's pottery class")."""
+    for sep in (f"{person}'s ", f"{person}’s ", f"{person}的"):
+        if name.startswith(sep):
+            return name[len(sep):]
+    return ""
+
+
+def same_topic(a: str, b: str) -> bool:
+    """Two topic phrases name one topic: they share their head word (the last), or most
+    of their words ("LGBTQ support group" / "support group"; "陶艺课" / "陶艺")."""
+    ta, tb = tokens(a), tokens(b)
+    if not ta or not tb:
+        return False
+    if not is_cjk(a[-1:] or " ") and not is_cjk(b[-1:] or " "):
+        ha, hb = tokens(a.split()[-1]), tokens(b.split()[-1])
+        if ha and ha == hb:
+            return True
+    return len(ta & tb) / min(len(ta), len(tb)) >= 0.5
+
+
+# -- planning ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConversationSkip:
+    """A turn or a session that gave no unit, and why (reported by dream)."""
+
+    part: str
+    reason: str
+
+
+@dataclass
+class _Said:
+    statement: Statement
+    speaker: str
+    text: str  # attributed and dated
+    topics: list[str]
+    toks: frozenset[str]
+    turn: int  # the block (turn) index
+
+
+def is_conversation(blocks: Sequence[Block]) -> bool:
+    """A chat between people: two or more speakers, none of them an agent."""
+    speakers = {b.speaker for b in blocks if b.speaker}
+    return len(speakers) >= 2 and not any(is_agent(s) for s in speakers)
+
+
+def plan_conversation(
+    blocks: Sequence[Block], statements: Sequence[Statement], *, day: date | None,
+    max_units: int = CONVERSATION_UNITS,
+) -> tuple[list[UnitPlan], list[ConversationSkip]]:
+    """Units about the people of one session (see the module doc), and why nothing came
+    of the session when nothing did."""
+    speakers = list(dict.fromkeys(b.speaker for b in blocks if b.speaker))
+    names = frozenset(speakers) | frozenset(n.split()[0] for n in speakers)
+    said: list[_Said] = []
+    turns = 0
+    for st in statements:
+        block = st.block
+        if not block.speaker:
+            continue
+        turns += st.first
+        other = next((s for s in speakers if s != block.speaker), "") if len(speakers) == 2 else ""
+        for sentence in split_sentences(clean_turn(st.text)) or []:
+            clauses = [_strip_interjections(c) for c in _CLAUSE.split(_strip_interjections(sentence))]
+            kept = [c for c in clauses if c and not is_reaction(c)]  # "… – I'm proud of you!"
+            if not kept:
+                continue
+            s = " – ".join(kept)
+            topics = topic_phrases(s, names)
+            if not topics:
+                continue
+            text = resolve_dates(attribute(s, block.speaker, other), day)
+            toks = tokens(s) - {t for n in names for t in tokens(n)}
+            if len(toks) < MIN_STATEMENT_WORDS and not is_cjk(s[:1]):
+                continue
+            said.append(_Said(st, block.speaker, text, topics, toks, block.index))
+    if not said:
+        why = "small talk only" if turns else "no statement"
+        return [], [ConversationSkip("the whole session", why)]
+    clusters: list[list[_Said]] = []
+    for s in said:
+        home = None
+        for c in reversed(clusters):
+            if c[0].speaker != s.speaker:
+                continue
+            heads = {t for m in c for t in m.topics}
+            if (c[-1].turn == s.turn or any(same_topic(t, h) for t in s.topics[:2] for h in heads)
+                    or len(s.toks & frozenset().union(*(m.toks for m in c))) >= 2):
+                home = c
+                break
+        if home is None:
+            clusters.append([s])
+        else:
+            home.append(s)
+    seen: dict[str, int] = {}  # in how many statements of the session a topic comes up
+    for s in said:
+        for t in dict.fromkeys(s.topics):
+            seen[t] = seen.get(t, 0) + 1
+    plans = []
+    for c in clusters:
+        person = c[0].speaker
+        topic = _best_topic(c, seen)
+        name = f"{person}的{topic}" if is_cjk(topic[:1]) else f"{person}'s {topic}"
+        score = len(frozenset().union(*(m.toks for m in c))) + 2.0 * (len(c) - 1)
+        plan = UnitPlan("wiki", name[:120], score, [m.statement for m in c], head=c[0].statement)
+        plan.person, plan.topic = person, topic
+        plan.said = [m.text for m in c]
+        plan.summary = _summary(plan.said)
+        plan.description = plan.said[0][:200]
+        plans.append(plan)
+    merged: dict[str, UnitPlan] = {}
+    for p in plans:  # one person, one topic: one unit of the session
+        key = p.name.lower()
+        if key in merged:
+            m = merged[key]
+            m.statements += p.statements
+            m.said += p.said
+            m.score += p.score
+            m.summary = _summary(m.said)
+        else:
+            merged[key] = p
+    chosen = sorted(merged.values(), key=lambda p: (-p.score, p.position))[:max_units]
+    return sorted(chosen, key=lambda p: p.position), []
+
+
+def _best_topic(cluster: list[_Said], seen: dict[str, int]) -> str:
+    """The phrase the cluster is most about: said most often in it, and less often in the
+    rest of the session (the kids both talk about are no one's topic), then longest."""
+    counts: dict[str, float] = {}
+    for rank_base, s in enumerate(cluster):
+        for rank, t in enumerate(s.topics[:4]):
+            counts[t] = counts.get(t, 0.0) + 1.0 / (1 + rank) + 0.01 / (1 + rank_base)
+    for t in list(counts):  # a phrase counts for the shorter phrase it contains
+        for u in counts:
+            if u != t and same_topic(t, u):
+                counts[t] += 0.3
+    own = {t: sum(1 for s in cluster if t in s.topics) for t in counts}
+    return max(counts, key=lambda t: (counts[t] * (own[t] / seen.get(t, 1)) ** 0.5, len(t)))
+
+
+def _summary(said: list[str]) -> str:
+    text = " ".join(said)
+    return text if len(text) <= 1500 else text[:1499].rstrip() + "…"
+
+
+def render_bullet(plan: UnitPlan, day: date | None, provenance_target: str) -> str:
+    """One session's bullet: its date, what the person said (attributed, dated) and the
+    session as provenance, inline so that every bullet says where it came from."""
+    when = f"**{day.isoformat()}**: " if day else ""
+    text = " ".join(plan.said)
+    return f"- {when}{text} (derived_from:: [[{provenance_target}]])"
+
+
+# -- integrate ------------------------------------------------------------------------------------
+
+
+def _topic_tokens(text: str, person: str) -> frozenset[str]:
+    return tokens(re.sub(r"[-_]+", " ", text), split=True) - tokens(person, split=True)
+
+
+def _cites(body: str, material: str) -> bool:
+    return any(is_provenance(lk, material) for lk in parse_links(body))
+
+
+def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNote | None:
+    """The note about the same person and topic (docs/spec.md §5.5.4): of the unit's
+    bucket, its name holding the person's name and the topic's head word, and most of
+    the topic's words ("caroline-s-lgbtq-support-group" for "Caroline's support group")."""
+    person = tokens(plan.person, split=True)
+    topic = _topic_tokens(plan.topic, plan.person)
+    words = plan.topic.split()
+    head = tokens(words[-1]) if words and not is_cjk(plan.topic[-1:] or " ") else frozenset()
+    for cand in request.candidates:
+        if not cand.path.startswith(f"digest/{plan.bucket}/"):
+            continue
+        name = tokens(re.sub(r"[-_]+", " ", cand.name), split=True)
+        theirs = _topic_tokens(cand.name, plan.person)
+        if not person <= name or not topic or not theirs or not head <= theirs:
+            continue
+        if len(topic & theirs) / min(len(topic), len(theirs)) >= 0.5:
+            return cand
+    return None
+
+
+def conversation_decision(request: IntegrateRequest, plan: UnitPlan, day: date | None
+                          ) -> IntegrateDecision:
+    """CORROBORATE the note on the same person and topic with this session's dated bullet
+    (the old body kept byte for byte, the bullet after it), or CREATE one; a note that
+    already cites this session is left as it is (the pipeline proposes nothing)."""
+    material = request.material.path
+    bullet = render_bullet(plan, day, material)
+    match = person_topic_match(request, plan)
+    if match is not None:
+        body = match.body
+        if not _cites(body, material):
+            body = body.rstrip("\n") + "\n" + bullet + "\n"
+        description = (match.description.strip() or plan.description or plan.name)[:300]
+        return IntegrateDecision(
+            action="UPDATE", flavor="CORROBORATE", target_path=match.path,
+            name=match.name.strip() or None, description=description, body=body,
+            rationale=(f"offline rules: {match.path} is the note on {plan.person}'s "
+                       f"{plan.topic}; CORROBORATE: old body kept, this session's statements "
+                       "added as a dated bullet with its provenance."))
+    return IntegrateDecision(
+        action="CREATE", name=plan.name, description=(plan.description or plan.name)[:300],
+        body=bullet + "\n",
+        rationale=(f"offline rules: no note on {plan.person}'s {plan.topic} among the "
+                   "candidates; extractive note of what they said, a dated bullet per session."))
