@@ -171,6 +171,20 @@ def test_stopping_the_server_removes_serve_json(tmp_path):
     assert not (root / ".reme" / "serve.json").exists()
 
 
+def test_sigterm_stops_the_server_and_removes_serve_json(tmp_path):
+    """A service manager (systemd, kill) stops it with SIGTERM: a plugin must not read a
+    dead port and token afterwards."""
+    root = tmp_path / "vault"
+    write_vault(root)
+    proc = _start(root, "--port", "0")
+    info = _wait_for(root / ".reme" / "serve.json", proc)
+    assert httpx.get(info["url"] + "/health",
+                     headers={"Authorization": f"Bearer {info['token']}"}).status_code == 200
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    assert not (root / ".reme" / "serve.json").exists()
+
+
 def test_a_dream_runs_as_a_job_the_client_polls(server):
     root, _, client, _ = server
     log = root / "daily" / "2026-10-06" / "agent.md"

@@ -5,7 +5,7 @@ token, and writes `<vault>/.reme/serve.json` — `{port, token, pid, url}`, mode
 created exclusively — before it answers, so a client (an Obsidian plugin) reads the port
 and the token from there. A second `serve` on the same vault finds the file of a running
 server and says so; a file left by a server that died is replaced. The file is removed
-when the server stops.
+when the server stops: Ctrl-C (SIGINT) or a service manager's SIGTERM.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import socket
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -72,6 +73,10 @@ def _claim(path: Path, doc: dict) -> None:
     raise RemeError(f"{path} keeps coming back; is another server starting? Try again.")
 
 
+def _exit_on_term(_signum, _frame) -> None:
+    raise SystemExit(128 + signal.SIGTERM)  # unwinds: the finally below removes serve.json
+
+
 def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = None,
           on_ready: Callable[[dict], None] | None = None, workspace=None) -> None:
     """Serve the vault at `root` until interrupted (see the module doc); `workspace`: the
@@ -102,6 +107,9 @@ def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = No
     except BaseException:
         sock.close()
         raise
+    # uvicorn shuts down on SIGTERM, then raises the signal again under the handler it
+    # found: with the default one the process would die before the file is removed
+    previous = signal.signal(signal.SIGTERM, _exit_on_term)
     try:
         app = guard(create_app(ws), token, origins=origins or (OBSIDIAN_ORIGIN,))
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
@@ -109,6 +117,7 @@ def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = No
             on_ready({k: v for k, v in doc.items() if k != "token"})
         server.run(sockets=[sock])
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
         current = read_serve_file(ws.root)
         if current is None or current.get("pid") == os.getpid():
