@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -308,3 +309,17 @@ def test_rename_move_source_moves_a_daily_log_and_keeps_provenance(vault):
     assert "derived_from:: [[daily/2026-10-06/log.md]]" in alpha
     health = json.loads(run("health", "--json", "--no-report", vault=vault).stdout)
     assert [b["target"] for b in health["broken_provenance"]] == ["resource/2026-10-01/gone.md"]
+
+
+def test_next_lines_name_the_command_as_it_was_typed(tmp_path):
+    """After the README's set-up the program is .venv/bin/reme-workbench, not on PATH: a
+    "Next:" line must say what works."""
+    exe = Path(sys.executable).parent / "reme-workbench"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REME_")}
+    env["PATH"] = "/usr/bin:/bin"  # the venv is not on PATH
+    out = subprocess.run([str(exe), "init", str(tmp_path / "v"), "--text"], capture_output=True,
+                         text=True, env=env, check=True).stdout
+    assert f"Next: {exe} --vault {tmp_path / 'v'} status" in out
+    module = subprocess.run([sys.executable, "-m", "reme_workbench", "init", str(tmp_path / "w"),
+                             "--text"], capture_output=True, text=True, env=env, check=True).stdout
+    assert f"Next: {Path(sys.executable).name} -m reme_workbench --vault" in module

@@ -122,6 +122,24 @@ class Ctx:
                          "links, note, health --no-report, rename --dry-run, proposals list / show")
 
 
+def invoked_as() -> str:
+    """The command as the person typed it, for the lines that tell what to run next:
+    `reme-workbench` when that is on PATH and is this program, else the path they used
+    (`.venv/bin/reme-workbench`), or `python -m reme_workbench`."""
+    import shutil
+
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else "reme-workbench"
+    if argv0.endswith("__main__.py") and Path(argv0).parent.name == "reme_workbench":
+        return f"{Path(sys.executable).name} -m reme_workbench"
+    found = shutil.which("reme-workbench")
+    try:
+        if found and Path(found).resolve() == Path(argv0).resolve():
+            return "reme-workbench"
+    except OSError:
+        pass
+    return argv0 if Path(argv0).name.startswith("reme-workbench") else "reme-workbench"
+
+
 def _repeats(message: str, said: str) -> bool:
     if message == said:
         return True

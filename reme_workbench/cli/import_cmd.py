@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .app import Ctx, cli, emit_json, output_options, wants_json
+from .app import Ctx, cli, emit_json, invoked_as, output_options, wants_json
 
 _SHOWN = 10  # rows of each list in text output; --json and the audit entry hold all
 
@@ -61,5 +61,6 @@ def import_cmd(obj: Ctx, source: Path, bucket: str, dry_run: bool, as_json):
     if dry_run:
         click.echo("Dry run: nothing was written.")
     else:
-        click.echo("Next: `reme-workbench consolidate` finds its communities; "
-                   "`reme-workbench index` makes it searchable.")
+        me = invoked_as()
+        click.echo(f"Next: `{me} consolidate` finds its communities; `{me} index` makes it "
+                   "searchable.")

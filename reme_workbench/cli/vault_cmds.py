@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .app import Ctx, cli, emit_json, output_options, vault_relative, wants_json
+from .app import Ctx, cli, emit_json, invoked_as, output_options, vault_relative, wants_json
 
 
 @cli.command()
@@ -34,7 +34,7 @@ def init(obj: Ctx, path: Path | None, sample: bool, as_json):
     click.echo(f"Vault ready at {path} ({len(created)} new files and folders).")
     if sample:
         click.echo("Sample material copied into daily/ and resource/.")
-    click.echo(f"Next: reme-workbench --vault {path} status")
+    click.echo(f"Next: {invoked_as()} --vault {path} status")
 
 
 @cli.command()

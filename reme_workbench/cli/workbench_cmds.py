@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .app import Ctx, cli, emit_json, output_options, wants_json
+from .app import Ctx, cli, emit_json, invoked_as, output_options, wants_json
 
 
 @cli.command()
@@ -42,10 +42,11 @@ def demo(obj: Ctx, path: Path, embedder, as_json):
     click.echo(f"Communities: {report.communities}")
     waiting = ", ".join(f"{k} {v}" for k, v in report.waiting.items()) or "none"
     click.echo(f"Proposals waiting for you: {waiting}")
+    me = invoked_as()  # as typed: after the README's set-up that is .venv/bin/reme-workbench
     click.echo("Next:")
-    click.echo(f"  reme-workbench workbench {path}     review them in JupyterLab "
+    click.echo(f"  {me} workbench {path}     review them in JupyterLab "
                f"({len(report.notebooks)} notebooks in {path}/workbench/)")
-    click.echo(f"  reme-workbench --vault {path} proposals list")
+    click.echo(f"  {me} --vault {path} proposals list")
     click.echo(f"  open {path} as a vault in Obsidian (graph colours per bucket and community; "
                f"the communities map: meta/canvas/communities.canvas)")
 
