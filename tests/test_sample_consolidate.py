@@ -113,3 +113,21 @@ def test_the_four_weeks_give_a_merge_uncertain_pairs_a_split_and_hubs(tmp_path):
     actions = {p["action"] for p in pending}
     assert {"consolidate.merge", "consolidate.split", "consolidate.abstract"} <= actions
     assert sum(p["action"] == "consolidate.abstract" for p in pending) == len(hubs)
+
+    # consolidate --force again: a proposal that already waits, or an uncertain pair already
+    # reported, is not said to be written again (its file is byte for byte the same); only
+    # what is new is (a community whose stability now passes: it is measured against the
+    # run a minute ago)
+    before = {p.name: p.read_bytes() for p in (vault / "meta/proposals").glob("*.json")}
+    dups = (vault / merge["uncertain_report"]).read_bytes()
+    again = phases(run("--vault", str(vault), "consolidate", "--force", "--json"))
+    waiting = {o["proposal"] for o in again["abstract"]["details"]["outcomes"]
+               if o["state"] == "already-pending"}
+    assert waiting and all(f"{pid}.json" in before for pid in waiting)
+    said = [p for p in again["abstract"]["changed"] + again["merge"]["changed"]
+            if p.startswith("meta/proposals/") or p.endswith("dups_uncertain.md")]
+    assert not any(p.removeprefix("meta/proposals/") in before for p in said)
+    assert not any(p.endswith("dups_uncertain.md") for p in said)
+    assert all((vault / "meta/proposals" / name).read_bytes() == data
+               for name, data in before.items())
+    assert (vault / merge["uncertain_report"]).read_bytes() == dups

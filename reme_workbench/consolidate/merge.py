@@ -178,6 +178,7 @@ class MergeRun:
     audit_lines: tuple[str, ...] = ()  # for audit/<date>/consolidate_actions.md
     uncertain_report: str | None = None  # the audit file the uncertain pairs went to
     usage: Usage = field(default_factory=Usage)
+    uncertain_new: int = 0  # pairs this run added to it (a pair already there is not again)
 
     def summary(self) -> str:
         applied = sum(p.state == "applied" for p in self.proposals)
@@ -545,17 +546,17 @@ class _RunState:
 
     def finish(self, vault: Vault, *, audit: bool, dry_run: bool, min_confidence: float
                ) -> MergeRun:
-        report = None
+        report, new = None, 0
         if self.uncertain and not dry_run:
-            report = append_uncertain(vault, self.uncertain, min_confidence)
-            if report:
-                self.lines.append(f"- {len(self.uncertain)} uncertain pair(s): [[{report}]]")
+            report, new = append_uncertain(vault, self.uncertain, min_confidence)
+            if new:
+                self.lines.append(f"- {new} uncertain pair(s): [[{report}]]")
         if audit and self.lines and not dry_run:
             heading = f"## merge {vault.clock():%H:%M:%S} UTC"
             vault.record_audit(ACTIONS_KIND, heading + "\n\n" + "\n".join(self.lines) + "\n")
         return MergeRun(tuple(self.proposals), tuple(self.uncertain), tuple(self.distinct),
                         tuple(self.dropped), tuple(self.rejected), tuple(self.skipped),
-                        tuple(self.alarms), tuple(self.lines), report, self.usage)
+                        tuple(self.alarms), tuple(self.lines), report, self.usage, new)
 
 
 def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,

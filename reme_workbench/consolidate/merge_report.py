@@ -110,16 +110,17 @@ def render_uncertain(pairs: Iterable[UncertainPair], *, min_confidence: float = 
 
 
 def append_uncertain(vault: Vault, pairs: list[UncertainPair], min_confidence: float
-                     ) -> str | None:
+                     ) -> tuple[str | None, int]:
     """Append the pairs not yet in today's report (a second run the same day adds no
-    duplicate sections); returns the report's path, or None when nothing was new."""
+    duplicate sections); returns (the report's path, or None when there is none, and how
+    many pairs were new — 0: nothing was written)."""
     rel = audit_path(UNCERTAIN_KIND, vault.clock())
     current = vault.store.read(rel)
     seen = current[0].decode("utf-8", errors="replace") if current else ""
     fresh = [p for p in pairs if _heading(p) not in seen]
     if fresh:
         vault.record_audit(UNCERTAIN_KIND, render_uncertain(fresh, min_confidence=min_confidence))
-    return rel if fresh or current else None
+    return (rel if fresh or current else None), len(fresh)
 
 
 def _heading(pair: UncertainPair) -> str:

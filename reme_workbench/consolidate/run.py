@@ -313,7 +313,7 @@ class Consolidator:
             language=self.settings.llm.language, dry_run=dry_run)
         details = {**run.to_json(), "warnings": warnings}
         changed = tuple(f"meta/proposals/{o.proposal_id}.json" for o in run.outcomes
-                        if o.proposal_id and not dry_run)
+                        if o.proposal_id and not dry_run and o.state != "already-pending")
         return PhaseOutcome("abstract", True, why, run.summary(), changed, details,
                             audit=tuple(run.audit_markdown().splitlines()))
 
@@ -342,7 +342,7 @@ class Consolidator:
                    "skipped_by_cooldown": [c.to_json() for c in candidates if c.skipped],
                    "warnings": warnings}
         changed = [f"meta/proposals/{p.id}.json" for p in run.proposals if not dry_run]
-        if run.uncertain_report:
+        if run.uncertain_report and run.uncertain_new:
             changed.append(run.uncertain_report)
         summary = f"{len(candidates)} candidate pair(s): {run.summary()}"
         return PhaseOutcome("merge", True, why, summary, tuple(changed), details,
