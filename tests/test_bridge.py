@@ -235,3 +235,25 @@ def test_consolidate_keeps_obsidians_views_up_to_date_when_the_vault_has_them(co
     second = json.loads(CliRunner().invoke(cli, [*run, "--force"], catch_exceptions=False).stdout)
     assert second["bridge"]["graph"]["changed"] and second["bridge"]["canvas"]["communities"] >= 1
     assert (vault.root / GRAPH_JSON).is_file() and (vault.root / "meta/canvas/communities.canvas").is_file()
+
+
+def test_a_renamed_note_keeps_its_community_and_obsidians_views_follow(community_vault):
+    """After `rename`, `note` showed no community until the next weekly run, the canvas
+    dropped the note and graph.json kept the old path while `bridge` said "up to date"."""
+    vault, _ = community_vault
+    root = str(vault.root)
+    (vault.root / ".obsidian").mkdir()
+    CliRunner().invoke(cli, ["--vault", root, "bridge", "--communities", "--canvas", "--json"],
+                       catch_exceptions=False)
+    old, new = "digest/wiki/a1.md", "digest/wiki/a1-renamed.md"
+    moved = json.loads(CliRunner().invoke(cli, ["--vault", root, "rename", old, new, "--json"],
+                                          catch_exceptions=False).stdout)
+    assert "meta/communities.json" in moved["meta"] and moved["obsidian"]
+    note = json.loads(CliRunner().invoke(cli, ["--vault", root, "note", new, "--json"]).stdout)
+    assert note["community"] == "c_00" and note["community_size"] == 5
+    graph = (vault.root / ".obsidian/graph.json").read_text()
+    canvas = (vault.root / "meta/canvas/communities.canvas").read_text()
+    assert old not in graph and new in graph and old not in canvas and new in canvas
+    again = json.loads(CliRunner().invoke(cli, ["--vault", root, "bridge", "--communities",
+                                                "--canvas", "--json"]).stdout)
+    assert again["graph"]["changed"] is False and again["canvas"]["written"] == []

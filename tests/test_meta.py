@@ -194,3 +194,21 @@ def test_meta_collection_in_one_sub_folder(tmp_path):
     path = write_meta(tmp_path, "proposals/p-1", {"x": 1}, version=1, now=now)
     assert path == tmp_path / "meta" / "proposals" / "p-1.json"
     assert read_meta(tmp_path, "proposals/p-1", version=1).data["x"] == 1
+
+
+def test_rename_in_meta_follows_the_note_and_keeps_the_batch_times(tmp_path):
+    from reme_workbench.vault.meta import rename_in_meta
+
+    when = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
+    write_meta(tmp_path, "archived", {"archived": ["digest/wiki/a.md", "digest/wiki/b.md"],
+                                      "threshold": 0.15}, version=1, now=when)
+    write_meta(tmp_path, "recency", {"scores": {"digest/wiki/a.md": 0.1}}, version=1, now=when)
+    (tmp_path / "meta" / "cooldowns.json").write_text("not json")  # unreadable: left alone
+    done = rename_in_meta(tmp_path, "digest/wiki/a.md", "digest/wiki/z.md")
+    assert sorted(done) == ["meta/archived.json", "meta/recency.json"]
+    archived = read_meta(tmp_path, "archived", version=1).data
+    assert archived["archived"] == ["digest/wiki/z.md", "digest/wiki/b.md"]
+    assert archived["computed_at"] == "2026-10-01T09:00:00Z"  # thaw compares touches with it
+    assert read_meta(tmp_path, "recency", version=1).data["scores"] == {"digest/wiki/z.md": 0.1}
+    assert (tmp_path / "meta" / "cooldowns.json").read_text() == "not json"
+    assert rename_in_meta(tmp_path, "digest/wiki/gone.md", "digest/wiki/x.md") == []

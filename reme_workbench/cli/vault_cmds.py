@@ -275,4 +275,8 @@ def rename(obj: Ctx, old: str, new: str, dry_run: bool, move_source: bool, as_js
         click.echo(f"  {count} link(s) in {path}")
     for path, count in sorted(plan.left_alone.items()):
         click.echo(f"  left alone: {count} link(s) in {path} (resource/ is immutable)")
+    if plan.meta:
+        click.echo(f"  its community, recency and queue entries follow it ({', '.join(plan.meta)})")
+    if plan.obsidian:
+        click.echo(f"  Obsidian's views updated: {', '.join(plan.obsidian)}")
 

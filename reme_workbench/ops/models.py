@@ -329,6 +329,10 @@ class RenameResponse(_Response):
     dry_run: bool
     links_rewritten: dict[str, int] = Field(description="File -> links retargeted in it.")
     left_alone: dict[str, int] = Field(description="Files in resource/ still linking the old path.")
+    meta: list[str] = Field(default_factory=list, description="Derived signals (community, "
+                            "recency, archive, cooldowns, queues) that now name the new path.")
+    obsidian: list[str] = Field(default_factory=list, description="Obsidian's views brought up "
+                                "to date (.obsidian/graph.json, the community canvas).")
 
 
 class IndexRequest(_Request):

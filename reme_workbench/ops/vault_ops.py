@@ -90,7 +90,11 @@ def graph(ws: Workspace, request: GraphRequest) -> GraphResponse:
 
 def rename(ws: Workspace, request: RenameRequest) -> RenameResponse:
     """Move a note and retarget every link to it, in one atomic changeset (see
-    `vault.vault.rename_note`); `dry_run` says what would change."""
+    `vault.vault.rename_note`); `dry_run` says what would change. The note keeps what was
+    derived about it — its community, recency, archive state, cooldowns — under its new
+    path, and Obsidian's views (graph colour groups, the community canvas) follow when the
+    vault has a .obsidian/ folder."""
+    from ..vault.meta import rename_in_meta
     from ..vault.vault import rename_note
 
     vault = ws.open_vault()
@@ -98,8 +102,18 @@ def rename(ws: Workspace, request: RenameRequest) -> RenameResponse:
         require_writable(vault, "rename")
     plan = rename_note(vault, request.old, request.new, dry_run=request.dry_run,
                        move_source=request.move_source)
+    meta, obsidian = [], []
+    if not request.dry_run:
+        meta = rename_in_meta(vault.root, plan.old, plan.new)
+        if meta and (vault.root / ".obsidian").is_dir():
+            from obsidian_bridge import run_bridge
+
+            views = run_bridge(vault, communities=True, canvas=True)
+            obsidian = [*(["graph.json"] if views.graph and views.graph.changed else []),
+                        *(views.canvas.written if views.canvas else [])]
     return RenameResponse(old=plan.old, new=plan.new, dry_run=request.dry_run,
-                          links_rewritten=plan.counts, left_alone=plan.left_alone)
+                          links_rewritten=plan.counts, left_alone=plan.left_alone, meta=meta,
+                          obsidian=obsidian)
 
 
 def revert_proposal(ws: Workspace, request: ProposalRef) -> ProposalSummary:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MetaRead", "write_meta", "read_meta", "append_jsonl", "append_audit", "meta_path",
-    "log_access", "as_utc", "iso_utc", "parse_utc",
+    "log_access", "as_utc", "iso_utc", "parse_utc", "rename_in_meta", "RENAMED_WITH_NOTES",
 ]
 
 # one optional sub-folder, for collections such as meta/proposals/<id>.json
@@ -134,6 +134,46 @@ def write_meta(
     finally:
         os.close(dfd)
     return path
+
+
+# the derived signals that name notes by path (docs/spec.md §8.2); history — proposals,
+# the access log, audit — keeps the paths it had when it was written
+RENAMED_WITH_NOTES = ("communities", "community_changes", "recency", "archived", "cooldowns",
+                      "split_queue", "merge_decisions")
+
+
+def _renamed(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, str):
+        return new if value == old else value
+    if isinstance(value, list):
+        return [_renamed(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {(new if k == old else k): _renamed(v, old, new) for k, v in value.items()}
+    return value
+
+
+def rename_in_meta(root: Path, old: str, new: str) -> list[str]:
+    """After a note moved from `old` to `new` (`rename`), the meta files that name it by
+    path name it by its new one, so its community, recency, archive state, cooldowns and
+    queue entries follow it. Each file keeps its version and `computed_at` (the next
+    batch compares touches with it); an unreadable file is left as it is. Returns the
+    files rewritten."""
+    done = []
+    for name in RENAMED_WITH_NOTES:
+        path = meta_path(root, name)
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict) or not isinstance(doc.get("version"), int):
+            continue
+        renamed = _renamed(doc, old, new)
+        if renamed == doc:
+            continue
+        when = parse_utc(doc.get("computed_at")) or datetime.now(UTC)
+        write_meta(root, name, renamed, version=doc["version"], now=when)
+        done.append(f"meta/{name}.json")
+    return done
 
 
 @dataclass(frozen=True)
