@@ -29,26 +29,53 @@ def test_init_places_the_review_notebooks(tmp_path):
         assert (vault / "workbench" / name).read_bytes() == nbm.masters()[name]
 
 
+def _with_cell_source(data: bytes, index: int, extra: str) -> bytes:
+    nb = json.loads(data)
+    nb["cells"][index]["source"] = "".join(nb["cells"][index]["source"]) + extra
+    return json.dumps(nb, indent=1).encode("utf-8")
+
+
 def test_workbench_updates_untouched_copies_and_keeps_edited_ones(tmp_path, monkeypatch):
     vault = tmp_path / "v"
     run("init", str(vault))
     edited = vault / "workbench" / "02_communities.ipynb"
-    edited.write_text(edited.read_text() + "\n", encoding="utf-8")  # a person's change
-    # a newer package: every master differs from what was placed
-    newer = {n: data.replace(b'"nbformat_minor"', b'"nbformat_minor" ') for n, data in nbm.masters().items()}
+    edited.write_bytes(_with_cell_source(edited.read_bytes(), 0, "\n# my note"))  # a person's change
+    # a newer package: every master's first cell says something new
+    newer = {n: _with_cell_source(data, 0, "\n# newer") for n, data in nbm.masters().items()}
     monkeypatch.setattr(nbm, "masters", lambda: newer)
     out = run("--vault", str(vault), "workbench", "--place-only").output
     assert "updated: 01_dream_review.ipynb, 03_merge_votes.ipynb" in out
     assert "kept (you edited them; --refresh replaces them): 02_communities.ipynb" in out
-    assert edited.read_text().endswith("\n\n")  # the person's copy is untouched
+    assert "# my note" in edited.read_text()  # the person's copy is untouched
     assert (vault / "workbench" / "01_dream_review.ipynb").read_bytes() == newer["01_dream_review.ipynb"]
     # --refresh replaces it, keeping the edited copy beside it
     out = run("--vault", str(vault), "workbench", "--place-only", "--refresh").output
     assert "your edited 02_communities.ipynb was saved as workbench/02_communities.edited-" in out
     backups = list((vault / "workbench").glob("02_communities.edited-*.ipynb"))
-    assert len(backups) == 1 and backups[0].read_text().endswith("\n\n")
+    assert len(backups) == 1 and "# my note" in backups[0].read_text()
     assert edited.read_bytes() == newer["02_communities.ipynb"]
     assert "notebooks up to date" in run("--vault", str(vault), "workbench", "--place-only").output
+
+
+def test_a_notebook_that_was_only_run_is_not_an_edit(tmp_path, monkeypatch):
+    """Running a notebook fills outputs and execution counts, and Jupyter's autosave writes
+    its metadata: none of it is something a person wrote, so a newer master replaces it."""
+    vault = tmp_path / "v"
+    run("init", str(vault))
+    copy = vault / "workbench" / "05_archive.ipynb"
+    nb = json.loads(copy.read_bytes())
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            cell["execution_count"] = 3
+            cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["107 notes"]}]
+    nb["metadata"]["widgets"] = {"state": {}}
+    copy.write_text(json.dumps(nb, indent=1))
+    assert "notebooks up to date" in run("--vault", str(vault), "workbench", "--place-only").output
+    newer = {n: _with_cell_source(data, 0, "\n# newer") for n, data in nbm.masters().items()}
+    monkeypatch.setattr(nbm, "masters", lambda: newer)
+    out = run("--vault", str(vault), "workbench", "--place-only").output
+    assert "kept" not in out and "05_archive.ipynb" in out.split("updated:")[1]
+    assert copy.read_bytes() == newer["05_archive.ipynb"]
 
 
 def test_workbench_refuses_a_folder_that_is_no_vault(tmp_path):

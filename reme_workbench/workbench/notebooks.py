@@ -4,8 +4,10 @@ person's edits, and finding the vault from inside a notebook.
 The masters ship with the package (`reme_workbench/notebooks/`; the repository's
 `notebooks/` is the same folder). `place_notebooks(root)` copies each into
 `<vault>/workbench/` (Obsidian ignores `.ipynb`) and remembers what it wrote in
-`.reme/workbench.json` (sha256 per notebook). Later calls update a copy only while it is
-still what was placed — a copy a person edited is kept, and reported, unless `refresh`;
+`.reme/workbench.json` (the sha256 of its cells' kinds and sources: running a notebook or
+Jupyter's autosave changes outputs and metadata, not what a person wrote). Later calls
+update a copy only while it is still what was placed — a copy a person edited is kept,
+and reported, unless `refresh`;
 then the edited copy is first saved beside it as `<name>.edited-<date>.ipynb`, so
 nothing a person wrote is lost. Writes are atomic (temp file + rename).
 
@@ -50,7 +52,15 @@ def masters() -> dict[str, bytes]:
 
 
 def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    """What a person wrote in a notebook: its cells' kinds and sources. Running it (outputs,
+    execution counts) and Jupyter's autosave (metadata) change the bytes, not this; a
+    file that is not notebook JSON is hashed whole."""
+    try:
+        cells = json.loads(data.decode("utf-8"))["cells"]
+        written = [[c.get("cell_type"), "".join(c.get("source") or "")] for c in cells]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(json.dumps(written, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
