@@ -58,6 +58,26 @@ def test_accept_and_reject_buttons_change_the_vault(vault, pending):  # noqa: F8
     assert (vault.root / EXISTING).read_text() == EXISTING_TEXT and view.shown == []
 
 
+def test_choosing_another_proposal_clears_what_was_said_and_typed(vault, pending):  # noqa: F811
+    create, refine = pending
+    view = ProposalQueueView(vault, state="")
+    view.select(create)
+    view.reason.value = "not this one"
+    view.reject_button.click()
+    assert "rejected" in view.status.value and view.reason.value == ""  # said about the reject
+    view.reason.value = "half-typed"
+    view.select(refine)
+    assert view.status.value == "" and view.reason.value == ""  # nothing about the last one
+
+
+def test_the_editors_are_labelled_by_the_whole_path(vault, pending):  # noqa: F811
+    view = ProposalQueueView(vault)
+    view.select(pending[1])
+    view.edit_button.click()
+    labels = [box.children[0].value for box in view.edit_box.children[1:-1]]
+    assert labels == [f"<code>{EXISTING}</code>"]
+
+
 def test_edit_then_accept_is_judged_by_the_same_checks(vault, pending):  # noqa: F811
     refine = pending[1]
     view = ProposalQueueView(vault)
@@ -120,8 +140,27 @@ def test_communities_view_plots_gates_and_a_drawing(make_vault):
     assert len(view.plots.children) == 2  # sizes and stability
     assert "Abstract gates" in view.detail.value and "min_nodes" in view.detail.value
     assert len(view.drawing.children) == 1
+    # each gate says the comparison it makes: a share under the cut means "no hub yet"
+    assert ">no_hub</td>" in view.detail.value and ">&lt; 0.6</td>" in view.detail.value
+    assert ">≥ 5</td>" in view.detail.value
     view.community.value = view.community.options[1][1]
     assert "✗" in view.detail.value  # the small community fails min_nodes
+
+
+def test_a_community_whose_hub_waits_says_so(make_vault):
+    v = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
+    update_communities(v, now=FIXED_NOW - timedelta(days=7))
+    update_communities(v, now=FIXED_NOW)
+    view = CommunitiesView(v)
+    big = view.overview.communities[0]
+    queue = ProposalQueue(v)
+    waiting = queue.new("consolidate.abstract", "hub", [], story={"members": list(big.members)})
+    queue.save(waiting)
+    view.refresh()
+    view.community.value = big.id
+    assert f"its hub proposal {waiting.id} waits for you" in view.detail.value
+    assert "a hub is proposed at the next weekly run" not in view.detail.value
+    assert view.overview.get(big.id).waiting_hub == waiting.id
 
 
 def test_archive_view_thaws_by_hand(make_vault):

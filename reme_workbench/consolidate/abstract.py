@@ -372,6 +372,26 @@ def load_communities(root: Path | str) -> tuple[dict[str, str] | None, dict[str,
 # -- the run -------------------------------------------------------------------------
 
 
+def waiting_hubs(proposals) -> list[tuple[str, frozenset[str]]]:
+    """(id, members) of every hub proposal that waits for a person (pending or stale)."""
+    return [(p.id, frozenset(str(m) for m in p.story.get("members")))
+            for p in proposals if p.action == ACTION and p.state in WAITING
+            and isinstance(p.story.get("members"), list)]
+
+
+def hub_waiting_for(members: Iterable[str], waiting: Iterable[tuple[str, frozenset[str]]]
+                    ) -> tuple[str, int, int] | None:
+    """(id, members shared, its size) of the first waiting hub that holds more than
+    MAX_SHARED_MEMBERS of the smaller of the two member sets (docs/spec.md §7.6.1): the
+    same community again, or one that grew or shrank."""
+    mine = frozenset(members)
+    for pid, theirs in waiting:
+        shared = len(mine & theirs)
+        if mine and theirs and shared > MAX_SHARED_MEMBERS * min(len(mine), len(theirs)):
+            return pid, shared, len(theirs)
+    return None
+
+
 @dataclass(frozen=True)
 class HubOutcome:
     """What became of one community that passed the gates."""
@@ -635,19 +655,12 @@ class _Planner:
         run that holds more than MAX_SHARED_MEMBERS of the smaller of the two member sets
         (docs/spec.md §7.6.1): the same community again, or one that grew or shrank."""
         if self._waiting is None:
-            self._waiting = []
-            for p in self.queue.list():
+            every = self.queue.list()
+            for p in every:
                 if p.action == ACTION and p.state in WAITING:
                     self._taken.update(op.path.lower() for op in p.ops)
-                    got = p.story.get("members")
-                    if isinstance(got, list):
-                        self._waiting.append((p.id, frozenset(str(m) for m in got)))
-        mine = frozenset(members)
-        for pid, theirs in self._waiting:
-            shared = len(mine & theirs)
-            if mine and theirs and shared > MAX_SHARED_MEMBERS * min(len(mine), len(theirs)):
-                return pid, shared, len(theirs)
-        return None
+            self._waiting = waiting_hubs(every)
+        return hub_waiting_for(members, self._waiting)
 
     def _vault_words(self) -> tuple[int, dict[str, int]]:
         """(digest notes read, {topic word: notes holding it}) over the whole digest —

@@ -18,10 +18,13 @@ from ..consolidate.abstract import (
     CommunityGates,
     community_gates,
     hub_coverage,
+    hub_waiting_for,
     load_communities,
     rank_central,
+    waiting_hubs,
 )
 from ..consolidate.archive import ARCHIVED_META, META_VERSION
+from ..proposals import ProposalQueue
 from ..vault.meta import read_meta
 from ..vault.vault import Vault
 
@@ -49,6 +52,7 @@ class CommunityView:
     hub_share: float
     gates: CommunityGates
     buckets: dict[str, int]
+    waiting_hub: str | None = None  # a hub proposal for (most of) it that waits for a person
 
     @property
     def size(self) -> int:
@@ -86,13 +90,16 @@ def communities_overview(vault: Vault, settings: Settings | None = None, *,
     gates = community_gates(vault, cfg, communities=communities,
                             stability=stability, now=now or vault.clock())
     graph = vault.graph
+    waiting = waiting_hubs(ProposalQueue(vault).list())
     views = []
     for g in gates:
         best, share = hub_coverage(g.members, graph)
         buckets = Counter(p.split("/")[1] for p in g.members if p.count("/") >= 2)
+        held = hub_waiting_for(g.members, waiting)
         views.append(CommunityView(
             g.community, tuple(rank_central(g.members, graph)), stability.get(g.community),
-            best if share >= cfg.hub_coverage else None, share, g, dict(sorted(buckets.items()))))
+            best if share >= cfg.hub_coverage else None, share, g, dict(sorted(buckets.items())),
+            held[0] if held else None))
     views.sort(key=lambda v: (-v.size, v.id))
     return CommunitiesOverview(computed, meta.get("previous"), tuple(views), tuple(warnings))
 

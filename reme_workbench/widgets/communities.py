@@ -55,11 +55,17 @@ class CommunitiesView(w.VBox):
             self.detail.value = "<i>No community to show.</i>"
             return
         view = self.overview.get(self.community.value)
-        gates = table_html(("gate", "value", "needs", "passed", "why"), [
-            (g.name, "—" if g.value is None else g.value, g.threshold, "✓" if g.passed else "✗", g.reason)
+        # the comparison each gate makes: "no hub" passes while no member covers the share
+        gates = table_html(("gate", "value", "passes when", "passed", "why"), [
+            (g.name, "—" if g.value is None else g.value,
+             f"{'<' if g.name == 'no_hub' else '≥'} {g.threshold}", "✓" if g.passed else "✗", g.reason)
             for g in view.gates.gates])
-        verdict = ("passes every gate: a hub is proposed at the next weekly run" if view.gates.passed
-                   else f"stopped by {view.gates.failed.name}")
+        if view.waiting_hub:  # whatever the gates say now, the next run proposes no other
+            verdict = f"its hub proposal {view.waiting_hub} waits for you"
+        elif not view.gates.passed:
+            verdict = f"stopped by {view.gates.failed.name}"
+        else:
+            verdict = "passes every gate: a hub is proposed at the next weekly run"
         members = table_html(("member (most central first)", "bucket"),
                              [(m, m.split("/")[1]) for m in view.members])
         stability = "unknown (no previous run)" if view.stability is None else f"{view.stability:.2f}"

@@ -14,6 +14,8 @@ Driven from Python as from the screen: `view.select(id)`, then `view.accept_butt
 
 from __future__ import annotations
 
+import html
+
 import ipywidgets as w
 
 from ..errors import RemeError
@@ -73,7 +75,7 @@ class ProposalQueueView(w.VBox):
 
         for control in (self.action, self.bucket, self.material, self.state):
             control.observe(lambda _change: self.refresh(), names="value")
-        self.list.observe(lambda _change: self._show(), names="value")
+        self.list.observe(lambda _change: self._selected(), names="value")
         self.accept_button.on_click(lambda _b: self.accept())
         self.reject_button.on_click(lambda _b: self.reject(self.reason.value))
         self.edit_button.on_click(lambda _b: self.start_edit())
@@ -129,6 +131,12 @@ class ProposalQueueView(w.VBox):
             raise RemeError(f"{proposal_id} is not in the list; change the filters to show it.")
         self.list.value = proposal_id
 
+    def _selected(self) -> None:
+        """Another proposal chosen: what was said and typed about the last one goes."""
+        self.status.value = ""
+        self.reason.value = ""
+        self._show()
+
     def _show(self) -> None:
         pid = self.list.value
         self._end_edit()
@@ -164,10 +172,12 @@ class ProposalQueueView(w.VBox):
         except RemeError as exc:
             self._say(str(exc), ok=False)
             return None
-        self._say(done.message, ok=done.ok)
         self.refresh()
         if done.new_ids and done.new_ids[0] in self.shown:
             self.list.value = done.new_ids[0]
+        self._say(done.message, ok=done.ok)  # after the list moved on: it is about this one
+        if done.ok:
+            self.reason.value = ""
         return done
 
     def accept(self) -> rv.Decision | None:
@@ -190,12 +200,13 @@ class ProposalQueueView(w.VBox):
         if pid is None:
             return
         proposal = rv.load_proposal(self.ws, pid)
-        self.editors = {path: w.Textarea(value=text, description=path.rsplit("/", 1)[-1],
-                                         layout=w.Layout(width="100%", height="240px"))
+        self.editors = {path: w.Textarea(value=text, layout=w.Layout(width="100%", height="240px"))
                         for path, text in rv.writes_text(proposal).items()}
+        # each box under its whole path: a split's children share a long prefix
         self.edit_box.children = [w.HTML("<b>Edit, then accept: the proposal's checks judge "
                                          "your version before it is written.</b>"),
-                                  *self.editors.values(),
+                                  *(w.VBox([w.HTML(f"<code>{html.escape(path)}</code>"), box])
+                                    for path, box in self.editors.items()),
                                   w.HBox([self.accept_edited_button, self.cancel_edit_button])]
 
     def accept_edited(self) -> rv.Decision | None:
