@@ -255,3 +255,14 @@ def test_a_screen_works_from_a_replayed_cassette_with_no_model(make_vault, monke
     assert [vote["reason"] for vote in proposal.story["votes"]] == ["judge 0", "judge 1", "judge 2"]
     view.accept_made_button.click()
     assert "Watch the dashboard." in (v.root / A).read_text() and not (v.root / B).exists()
+
+
+def test_the_archive_screen_of_a_fresh_vault_says_when_the_first_note_goes(make_vault):
+    """On the demo every note scores 1.000: the screen said nothing. It says how long an
+    untouched note has (τ · ln(score / cut): at least 114 days with the defaults)."""
+    v = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
+    update_archive(v, now=FIXED_NOW)
+    view = ArchiveView(v)
+    assert view.archived.options == ()
+    assert "No note is archived" in view.status.value and "at least 114 days" in view.status.value
+    assert "at least 114 days" in view.lowest.value

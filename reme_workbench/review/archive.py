@@ -11,6 +11,7 @@ compares touches with. No note is moved or edited.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..consolidate.archive import ARCHIVED_META, META_VERSION, RECENCY_META
@@ -30,6 +31,15 @@ class ArchiveOverview:
     computed_at: str | None  # the archive batch these come from
     tau_days: float | None
     warnings: tuple[str, ...] = ()
+
+    def days_left(self, path: str) -> tuple[float, bool] | None:
+        """(days until `path` falls under the cut if nobody uses or changes it, whether
+        that is only a lower bound), or None when it is under already or τ is unknown. A
+        stored score of 1.0 is clipped (§7.3.4): the raw one may be higher, so later."""
+        score = self.scores.get(path)
+        if score is None or not self.tau_days or score < self.threshold or self.threshold <= 0:
+            return None
+        return self.tau_days * math.log(score / self.threshold), score >= 1.0
 
     def below(self) -> list[str]:
         """Notes under the cut (archived, or kept out by a touch since the batch)."""

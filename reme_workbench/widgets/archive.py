@@ -37,12 +37,24 @@ class ArchiveView(w.VBox):
         self.archived.options = [(f"{p} · {ov.scores.get(p, 0):.3f}", p) for p in ov.archived]
         self.archived.value = ov.archived[0] if ov.archived else None
         self.thaw_button.disabled = not ov.archived
+        lowest = sorted(ov.scores.items(), key=lambda kv: kv[1])[:10]
         if ov.warnings:
             self.status.value = "".join(message_html(m, ok=False) for m in ov.warnings)
-        lowest = sorted(ov.scores.items(), key=lambda kv: kv[1])[:10]
-        self.lowest.value = ("<b>Lowest scores</b>" + table_html(("note", "recency"),
-                                                                 [(p, f"{s:.3f}") for p, s in lowest])
-                             if lowest else "")
+        elif lowest and not ov.archived:  # a young or busy vault: say when the first one goes
+            self.status.value = message_html(
+                f"No note is archived: every one was used or changed lately. Untouched, the "
+                f"coldest ({lowest[0][0]}) falls under the cut of {ov.threshold} in "
+                f"{self._left(lowest[0][0])}.")
+        self.lowest.value = ("<b>Lowest scores</b>" + table_html(
+            ("note", "recency", "under the cut, untouched, in"),
+            [(p, f"{s:.3f}", self._left(p)) for p, s in lowest]) if lowest else "")
+
+    def _left(self, path: str) -> str:
+        left = self.overview.days_left(path) if self.overview else None
+        if left is None:
+            return "—"
+        days, at_least = left
+        return f"{'at least ' if at_least else ''}{days:.0f} days"
 
     def thaw(self) -> ArchiveOverview | None:
         path = self.archived.value
