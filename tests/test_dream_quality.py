@@ -174,7 +174,11 @@ def test_labels_cover_every_material_file_and_nothing_else():
 def test_the_set_is_mixed_and_split_as_documented():
     labels = {s: load_labels(EVAL / s / "labels.yaml") for s in SPLITS}
     every = [label for split in labels.values() for label in split.values()]
-    assert 40 <= len(every) <= 50
+    assert 50 <= len(every) <= 60
+    for split in labels.values():  # long conversations between people, in both languages
+        talks = [lb for lb in split.values() if lb.kind == "chat" and lb.units
+                 and all(u.bucket == "wiki" for u in lb.units)]
+        assert {lb.language for lb in talks} == {"en", "zh"}
     assert sum(label.language == "zh" for label in every) >= 0.4 * len(every)
     assert {label.kind for label in every} == {"doc", "log", "meeting", "chat"}
     assert any(label.nothing for label in every)

@@ -1,13 +1,13 @@
 """How near each recalled candidate is to a unit in meaning (docs/spec.md §4.3.2): the
-pipeline measures it with the vault's embedder and hands it to the brain with the
-candidate (`CandidateNote.similarity`), so a brain without a model of its own can tell
+pipeline hands the brain a measure of it with the vault's embedder
+(`IntegrateRequest.meaning`, computed when the brain first asks), so a brain without a model of its own can tell
 "reply in Chinese" and "用中文回我" apart from two rules that only share words.
 
 Embedders differ in what cosine unrelated text gets (MiniLM about 0, e5 about 0.8), so
 the cosine is put on one scale: 0 for this embedder's unrelated text (the mean cosine of
 a few fixed unrelated pairs, in English and Chinese, measured once per embedder), 1 for
-the same text. Candidates are embedded by their name, description and opening line,
-each text once per run (a small cache).
+the same text. A candidate is compared by its description text ("name: description"),
+whose vector the index already keeps; the unit by its name and first sentence.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 
+from ..index.chunking import description_text
 from ..llm.base import CandidateNote
 from ..llm.schema import MemoryUnit
 
-__all__ = ["with_meaning", "calibrated", "UNRELATED_PAIRS"]
+__all__ = ["Meaning", "calibrated", "UNRELATED_PAIRS"]
 
 # Unrelated statements of the kinds a vault holds, in both languages: what "no relation"
 # scores for an embedder.
@@ -77,26 +77,39 @@ def calibrated(cosine: float, baseline: float) -> float:
     return round(max(0.0, min(1.0, (cosine - baseline) / (1.0 - baseline))), 4)
 
 
-def _candidate_text(cand: CandidateNote) -> str:
-    name = re.sub(r"[-_]+", " ", cand.name)
-    lines = [ln.strip() for ln in cand.body.splitlines()
-             if ln.strip() and not re.match(r"^\s*(#|[A-Za-z]\w*::|\*\*[^*]{1,20}[:：]\*\*\s*$)", ln)]
-    return f"{name}. {cand.description}. {lines[0] if lines else ''}"[:600]
+class Meaning:
+    """How near each candidate is to the unit in meaning (`IntegrateRequest.meaning`),
+    measured on the first question and kept: the unit's name and first sentence against
+    each note's description text, the vector the index keeps for it
+    (`VaultIndex.description_vectors`, embedded when the index lacks it). A brain that
+    never asks costs nothing; an embedder that fails answers None (the words judge)."""
 
+    def __init__(self, index, unit: MemoryUnit, candidates: Sequence[CandidateNote]) -> None:
+        self.index, self.unit, self.candidates = index, unit, tuple(candidates)
+        self._scores: dict[str, float] | None = None
 
-def with_meaning(embedder, unit: MemoryUnit, candidates: Sequence[CandidateNote]
-                 ) -> list[CandidateNote]:
-    """The candidates with their `similarity` to the unit filled in; unchanged when there
-    is no embedder or it fails (the brain then judges by words alone)."""
-    if embedder is None or not candidates:
-        return list(candidates)
-    first = re.split(r"(?<=[.!?。！？])\s*", unit.summary.strip(), maxsplit=1)[0]
-    try:
-        base = _baseline(embedder)
-        vectors = _embed(embedder, [f"{unit.name}. {first}"[:600],
-                                    *(_candidate_text(c) for c in candidates)])
-    except Exception:  # noqa: BLE001 - an embedder that fails leaves the words to judge
-        return list(candidates)
-    unit_vec = vectors[0]
-    return [replace(c, similarity=calibrated(float(unit_vec @ v), base))
-            for c, v in zip(candidates, vectors[1:], strict=True)]
+    def __call__(self, cand: CandidateNote) -> float | None:
+        if self._scores is None:
+            self._scores = self._measure()
+        return self._scores.get(cand.path)
+
+    def _measure(self) -> dict[str, float]:
+        embedder = getattr(self.index, "embedder", None)
+        if embedder is None or not self.candidates:
+            return {}
+        first = re.split(r"(?<=[.!?。！？])\s*", self.unit.summary.strip(), maxsplit=1)[0]
+        texts = {c.path: description_text(c.path, c.name, c.description) for c in self.candidates}
+        try:
+            base = _baseline(embedder)
+            index = self.index
+            kept = index.description_vectors(texts) if hasattr(index, "description_vectors") else {}
+            missing = [texts[c.path] for c in self.candidates if c.path not in kept]
+            unit_vec, *fresh = _embed(embedder, [f"{self.unit.name}. {first}"[:600], *missing])
+        except Exception:  # noqa: BLE001 - an embedder that fails leaves the words to judge
+            return {}
+        made = iter(fresh)
+        out = {}
+        for c in self.candidates:
+            vec = kept[c.path] if c.path in kept else next(made)
+            out[c.path] = calibrated(float(unit_vec @ vec), base)
+        return out

@@ -38,7 +38,7 @@ from ..vault.slug import free_slug, note_path, slugify
 from ..vault.store import Changeset, CheckContext, Create, Edit
 from ..vault.vault import Vault
 from .material import DreamtRecord, select_material
-from .meaning import with_meaning
+from .meaning import Meaning
 
 __all__ = ["Dreamer", "DreamReport", "DreamProgress", "UnitOutcome"]
 
@@ -306,8 +306,8 @@ class Dreamer:
     def _integrate(self, material: Material, unit: MemoryUnit) -> UnitOutcome:
         hits = self._recall(unit)
         candidates = self._candidates(hits, unit.bucket)
-        candidates = with_meaning(getattr(self.index, "embedder", None), unit, candidates)
-        request = IntegrateRequest(material, unit, tuple(candidates))
+        request = IntegrateRequest(material, unit, tuple(candidates),
+                                   meaning=Meaning(self.index, unit, candidates))
         story: dict = {
             "material": material.path,
             "unit": unit.model_dump(),

@@ -43,6 +43,7 @@ __all__ = [
     "ExpectedUnit", "MaterialLabel", "load_labels", "Query", "load_queries",
     "ProducedNote", "read_digest_notes", "key_hits", "keys_needed", "Match", "match_units",
     "QualityReport", "evaluate", "material_files", "dream_material", "DreamRun",
+    "reaction_name",
 ]
 
 MAX_NAME_WORDS = 6  # Latin words in a name, after de-slugging
@@ -199,6 +200,30 @@ def is_fragment_name(name: str) -> str | None:
     elif last in END_WORDS and len(tokens) > 1:
         return f"ends with '{last}'"
     return None
+
+
+# -- names made of a reaction --------------------------------------------------------------
+
+# What people say back rather than about themselves: a note named by one of these kept a
+# reaction, not a memory ("sounds-like-a-fun", "love-them-so-much", "wow", "glad", "say").
+_REACTION_NAME = re.compile(
+    r"^(?:wow|whoa|oh|ooh|aw+|omg|haha|lol|yay|hey|hi|hello|thanks?|thank you|congrat\w*|glad|"
+    r"sorry|bye|sounds?|looks?|seems?|that'?s|that s|this is|what a|how (?:cool|nice|great|fun)|"
+    r"so (?:cool|nice|great|sweet|fun|glad|happy|proud|true)|love (?:it|that|this|them|you|your)|"
+    r"great|awesome|amazing|cool|nice|sweet|lovely|wonderful|fantastic|incredible|say|said|"
+    r"want|wants|use|somewhere|something|anything|right|true|exactly|same|yes|yeah|yep|no|ok|"
+    r"okay|sure|good|you re|you are|you ve|you|your|me too|can t wait|hope)(?:\s|$)", re.I)
+
+
+def reaction_name(name: str) -> bool:
+    """True when a note's name is a reaction, not what it is about: after the person it is
+    about ("Caroline's …", de-slugged "caroline s …") the name opens with a reaction
+    (`_REACTION_NAME`) or has no content word left."""
+    text = deslug(name).casefold().replace("’", "'")
+    text = re.sub(r"^[a-z]+(?:'s| s)\s+|^[\u4e00-\u9fff]{2,4}的", "", text).strip()
+    if _REACTION_NAME.match(text):
+        return True
+    return not _name_tokens(text) - {w for w in _LATIN_WORD.findall(text) if w in START_WORDS}
 
 
 # -- thin notes ----------------------------------------------------------------------------

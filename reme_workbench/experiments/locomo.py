@@ -9,7 +9,9 @@ We turn every conversation into its own vault and ask whether recall finds the
   date from ``session_N_date_time``; C is the conversation's ``sample_id``), a heading
   with the session's date and time, then one line per turn:
   ``**<speaker>** (<dia_id>): <text>`` plus `` [image: <blip_caption>]`` when the turn
-  shared an image;
+  shared an image (layout ``ids``, the recall benchmark's), or
+  ``**<speaker>:** <text> [image: <blip_caption>]`` (layout ``chat``: a transcript as a
+  person writes one, without the dataset's turn ids; the dream benchmark's);
 * the ground truth of a question is the set of sessions its evidence ids name
   (malformed ids are parsed as well as possible, see `evidence_sessions`); questions
   with no usable evidence are skipped;
@@ -31,7 +33,7 @@ import json
 import re
 import statistics
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,7 +41,8 @@ from pathlib import Path
 __all__ = [
     "CATEGORIES", "Question", "load_conversations", "session_numbers", "session_datetime",
     "session_path", "session_markdown", "conversation_files", "session_of_path", "write_vault",
-    "ConversationRun", "run_conversation", "evidence_sessions", "questions", "recall_at",
+    "ConversationRun", "run_conversation", "evidence_sessions", "questions", "recall_at", "LAYOUTS",
+    "trace_sessions", "ranked_sessions",
     "hit_at", "reciprocal_rank", "Scores", "score_rankings", "HEADLINE",
 ]
 
@@ -96,12 +99,20 @@ def _one_line(text: object) -> str:
     return " ".join(str(text or "").split())
 
 
-def session_markdown(sample_id: str, number: int, date_time: str, turns: Sequence[Mapping]) -> str:
-    """The markdown of one session: a heading with its date and time, one line per turn."""
+LAYOUTS = ("ids", "chat")
+
+
+def session_markdown(sample_id: str, number: int, date_time: str, turns: Sequence[Mapping],
+                     *, layout: str = "ids") -> str:
+    """The markdown of one session: a heading with its date and time, one line per turn
+    (`layout`: "ids" keeps the dataset's turn id after the speaker, "chat" does not)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     lines = [f"# {sample_id} session {number}: {_one_line(date_time)}", ""]
     for turn in turns:
-        line = f"**{_one_line(turn.get('speaker'))}** ({_one_line(turn.get('dia_id'))}): " \
-               f"{_one_line(turn.get('text'))}"
+        who = _one_line(turn.get("speaker"))
+        head = f"**{who}:**" if layout == "chat" else f"**{who}** ({_one_line(turn.get('dia_id'))}):"
+        line = f"{head} {_one_line(turn.get('text'))}"
         caption = _one_line(turn.get("blip_caption"))
         if caption:
             line += f" [image: {caption}]"
@@ -109,7 +120,7 @@ def session_markdown(sample_id: str, number: int, date_time: str, turns: Sequenc
     return "\n".join(lines) + "\n"
 
 
-def conversation_files(sample: Mapping) -> dict[str, str]:
+def conversation_files(sample: Mapping, *, layout: str = "ids") -> dict[str, str]:
     """{vault-relative path: markdown} for every session of one LoCoMo sample."""
     conversation = sample["conversation"]
     sample_id = str(sample.get("sample_id") or "conv")
@@ -119,7 +130,8 @@ def conversation_files(sample: Mapping) -> dict[str, str]:
         if stamp is None:
             raise ValueError(f"{sample_id}: session {n} has no session_{n}_date_time")
         path = session_path(sample_id, n, session_datetime(stamp))
-        files[path] = session_markdown(sample_id, n, stamp, conversation[f"session_{n}"])
+        files[path] = session_markdown(sample_id, n, stamp, conversation[f"session_{n}"],
+                                       layout=layout)
     return files
 
 
@@ -129,7 +141,7 @@ def session_of_path(path: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def write_vault(root: str | Path, sample: Mapping) -> dict[str, int]:
+def write_vault(root: str | Path, sample: Mapping, *, layout: str = "ids") -> dict[str, int]:
     """Write the sample's sessions under `root`; {path: session number}.
 
     Unchanged files are left alone (so an index over the folder re-reads nothing) and
@@ -138,7 +150,7 @@ def write_vault(root: str | Path, sample: Mapping) -> dict[str, int]:
     root = Path(root)
     for layer in ("daily", "resource", "digest/wiki", "digest/procedure", "digest/personal"):
         (root / layer).mkdir(parents=True, exist_ok=True)
-    files = conversation_files(sample)
+    files = conversation_files(sample, layout=layout)
     for rel, text in files.items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -226,6 +238,46 @@ def questions(sample: Mapping) -> list[Question]:
         if sessions and str(qa.get("question", "")).strip():
             out.append(Question(f"{sample_id}#{i}", str(qa["question"]), int(qa.get("category", 0)),
                                 frozenset(sessions)))
+    return out
+
+
+# -- tracing a hit to its sessions ----------------------------------------------------------
+
+_PROVENANCE = re.compile(r"derived_from::\s*\[\[([^\]|#]+)")
+
+
+def trace_sessions(path: str, note_text: str | None = None,
+                   lines: Iterable[tuple[int, int]] = ()) -> list[int]:
+    """The sessions a recall hit stands for, best first: a session file is its own; a
+    digest note stands for the sessions its `derived_from::` links name — those on the
+    lines of the hit's matched chunks (`lines`: 1-based, inclusive) first, then the rest in
+    the note's order. A note that cites no session stands for none."""
+    own = session_of_path(path)
+    if own is not None:
+        return [own]
+    if not note_text:
+        return []
+    text_lines = note_text.splitlines()
+    first: list[int] = []
+    for start, end in lines:
+        for line in text_lines[max(0, start - 1):max(0, end)]:
+            first += [n for m in _PROVENANCE.finditer(line)
+                      if (n := session_of_path(m.group(1).strip())) is not None]
+    rest = [n for m in _PROVENANCE.finditer(note_text)
+            if (n := session_of_path(m.group(1).strip())) is not None]
+    return list(dict.fromkeys(first + rest))
+
+
+def ranked_sessions(hits: Iterable[Mapping], read: Callable[[str], str | None]) -> list[int]:
+    """Recall's hits (as `recall --json` prints them) as a ranked list of sessions: each
+    hit traced (`trace_sessions`), a session counted at its first place."""
+    out: list[int] = []
+    for hit in hits:
+        path = str(hit.get("path", ""))
+        spans = [(int(c.get("line_start", 0)), int(c.get("line_end", 0)))
+                 for c in hit.get("chunks") or ()]
+        text = None if session_of_path(path) is not None else read(path)
+        out += [n for n in trace_sessions(path, text, spans) if n not in out]
     return out
 
 

@@ -10,7 +10,7 @@ caller (trusted); outputs are pydantic models validated from the model's reply
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -61,10 +61,6 @@ class CandidateNote:
     name: str
     description: str
     body: str
-    # how near the candidate is to the unit in meaning, 0 (unrelated text, for this
-    # embedder) to 1 (the same): the pipeline's embedder measures it (dream/meaning.py);
-    # None when it was not measured
-    similarity: float | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +84,9 @@ class IntegrateRequest:
     unit: MemoryUnit
     candidates: tuple[CandidateNote, ...] = ()
     feedback: str | None = None
+    # how near a candidate is to the unit in meaning, 0 (unrelated text, for the vault's
+    # embedder) to 1 (the same), measured on demand (dream/meaning.py); None: not measured
+    meaning: Callable[[CandidateNote], float | None] | None = None
 
     @property
     def candidate_paths(self) -> frozenset[str]:

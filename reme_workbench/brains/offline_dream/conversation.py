@@ -67,7 +67,7 @@ _INTERJECTION = re.compile(
     r"definitely|sure|right|ok|okay|nah|no|gosh|man|hmm+|ha|ah|um+|true|exactly|absolutely|"
     r"awesome|cool|great|nice|sweet|lovely|amazing|congrats|congratulations)"
     r"(?:\s+[A-Z][a-z]+)?\s*[,!.…~-]+\s*)+", re.I)
-_INTERJECTION_ZH = re.compile(r"^(?:哈+|嗯+|哦+|啊+|哇+|呀|嘿|好的?|对|是啊|是的|没错|其实|对了|话说)[，,！!。~～\s]*")
+_INTERJECTION_ZH = re.compile(r"^(?:对了|话说|是啊|是的|没错|其实|还行|哈+|嗯+|哦+|啊+|哇+|呀|嘿|好的?|对)[，,！!。~～\s]*")
 # a reaction, whatever follows: compliments, agreement, "sounds like …", "that's great"
 _REACTION = re.compile(
     r"^(?:wow|whoa|aw+|omg|yay|haha|lol|thanks|thank you|thx|congrats|congratulations|"
@@ -83,7 +83,8 @@ _REACTION = re.compile(
     r"love to (?:see|hear)|love (?:it|that|this|them|your|the)|i (?:love|like|adore) (?:it|that|this|"
     r"them|those|your)|me too|same here|no way|of course|for sure|it'?s (?:so|really|great|good|"
     r"awesome|amazing|cool|nice|lovely|beautiful|wonderful|fantastic|incredible|inspiring)|"
-    r"let me know|let'?s (?:catch up|talk|chat)|cheers|hugs|xoxo)\b", re.I)
+    r"let me know|let'?s (?:catch up|talk|chat)|cheers|hugs|xoxo|give|tell|say hi|send|"
+    r"come (?:over|visit)|stay (?:warm|safe|cool))\b", re.I)
 _REACTION_ZH = re.compile(
     r"^(?:哇|哈|太[棒好美赞厉]|真[棒好美赞厉不]|好[棒厉美]|谢谢|多谢|感谢|恭喜|加油|辛苦|听起来|看起来|"
     r"你(?:真|太|好|一定|肯定|会|也|呢|说|看)|拜拜|再见|晚安|早安|早上好|周末愉快|不错|厉害|羡慕|"
@@ -130,7 +131,8 @@ _PRESENT = frozenset(
     "remember use spend visit see say mean find call watch help adore practice practise collect "
     "cook bake swim dance sing draw hike travel attend belong care dream wonder agree guess "
     "struggle worry cherish value admire appreciate look seem sound stay come bring carry drive "
-    "walk ride train coach mentor lead manage run own rent raise foster adopt".split())
+    "walk ride train coach mentor lead manage rent raise foster adopt start stop finish begin "
+    "move plan".split())
 _ADVERB = frozenset(
     "also just really totally finally recently actually always never usually still even already "
     "often sometimes only truly definitely honestly mostly absolutely especially".split())
@@ -154,7 +156,8 @@ def attribute(sentence: str, speaker: str, other: str = "") -> str:
     """The sentence with its speaker's name for "I" and the other person's for "you":
     a note about a person never says "I" or "you" (docs/spec.md §5.2.8)."""
     if sum(map(is_cjk, sentence)) > len(sentence) / 3:
-        out = re.sub(r"我(?!们)", speaker, sentence)
+        out = re.sub(r"我(?=妈|爸|哥|姐|弟|妹|老公|老婆|女朋友|男朋友|家)", f"{speaker}的", sentence)
+        out = re.sub(r"我(?!们)", speaker, out)
         return re.sub(r"你(?!们)", other, out) if other else out
     name = speaker
 
@@ -276,6 +279,11 @@ _DETERMINERS = frozenset(
     "a an the my our his her their your this that these those some another any every "
     "two three four five several few".split())
 _PREPOSITIONS = frozenset("to at in into on about for with from of".split())
+# an activity in -ing is a topic after these ("love painting", "went camping", "into pottery")
+_ACTIVITY_AFTER = frozenset(
+    "love loves loved like likes liked enjoy enjoys enjoyed start started starting try tried "
+    "go goes went gone going been into of for about do did doing took take keep kept hate miss "
+    "missed learn learning new favorite favourite my our some".split())
 # words that end or never start a topic: function words, verbs of saying and being
 _NOT_TOPIC = STOPWORDS | frozenset(
     "really so too very pretty quite such much lot lots bit kind sort way ways thing things stuff "
@@ -292,7 +300,15 @@ _NOT_TOPIC = STOPWORDS | frozenset(
     "is are was were be am has have had did does do done made make take took went go goes "
     "said says tell told see saw seen let lets keep kept try tried start started finally "
     "also just even still always never usually actually totally definitely honestly "
-    "i i'm i've i'd i'll me my mine myself we us our you your he she it they them".split())
+    "i i'm i've i'd i'll me my mine myself we us our you your he she it they them "
+    "you're you've you'll you'd we're we've they're it's that's there's here's what's "
+    "happened happen remind reminds sense celebrate relax chat chats pic pics photo photos "
+    "picture pictures help bring sign eye eyes quiet step steps lots plenty bunch couple "
+    "fri sat sun mon tue wed thu yeah yes okay wow thanks hey hi super totally awesome "
+    "soon ago later lately still far close around else enough matter sometime "
+    "isn't aren't wasn't weren't don't doesn't didn't can't won't wouldn't haven't hasn't "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "june july august september october november december".split())
 _NOT_ACTIVITY = frozenset(
     "something anything everything nothing morning evening during thing amazing exciting "
     "interesting inspiring relaxing rewarding challenging fascinating annoying boring "
@@ -302,7 +318,9 @@ _NOT_ACTIVITY = frozenset(
     "starting keeping letting coming bring bringing putting".split())
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'-]*|[.,;:!?()&/\"“”–—]")
 _ZH_NOUN = frozenset(("n", "nz", "ns", "nt", "nr", "vn", "nrt", "nw", "an"))
-_ZH_NOT_TOPIC = frozenset("时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 今天 昨天 明天 周末 朋友们".split())
+_ZH_NOT_TOPIC = frozenset(
+    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 今天 昨天 明天 周末 朋友们 有点 一点 有些 "
+    "最近 现在 以后 之前 下次 那边 这边".split())
 
 
 def _clean_word(w: str) -> str:
@@ -318,6 +336,8 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
         return _topics_zh(sentence, names)
     words = _WORD_RE.findall(sentence)
     lower = [_clean_word(w) for w in words]
+    names = names | {w for w in words if w[:1].isupper() and len(w) >= 3
+                     and any(n.startswith(w) and n != w for n in names)}  # "Mel" for Melanie
     found: list[tuple[float, int, str]] = []
 
     def take(i: int, bonus: float) -> None:
@@ -332,22 +352,26 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
                 continue
             if lw.endswith("ly") and len(lw) > 4:
                 break
-            run.append(w if w.isupper() or (w[0].isupper() and j > 0) else lw)
+            run.append((w if w.isupper() or (w[0].isupper() and j > 0) else lw).strip("-'"))
             j += 1
         run = run[:MAX_TOPIC_WORDS]
-        if run:
-            score = bonus + 0.5 * (len(run) - 1) + sum(1.0 for w in run if w[0].isupper())
+        if run:  # the first phrase is most often what the sentence is about
+            score = (bonus + 0.3 * (len(run) - 1) + 0.3 * sum(w[0].isupper() for w in run)
+                     - 0.1 * len(found))
             found.append((score, i, " ".join(run)))
 
+    if (len(words) > 1 and words[0][:1].isupper() and lower[0] not in _NOT_TOPIC
+            and words[0] not in names and lower[1] in ("is", "are", "was", "were", "has", "have")):
+        found.append((0.9, 0, lower[0]))  # "Pottery is a huge part of my life"
     for i, lw in enumerate(lower):
         nxt = i + 1
         if lw in _DETERMINERS:
             take(nxt, 1.0)
-        elif lw in _PREPOSITIONS and nxt < len(words) and lower[nxt] not in _DETERMINERS:
+        elif (lw in _PREPOSITIONS and nxt < len(words) and lower[nxt] not in _DETERMINERS
+              and (lw != "to" or words[nxt][0].isupper())):  # "to express": a verb
             take(nxt, 0.6)
         elif (lw.endswith("ing") and len(lw) > 5 and lw not in _NOT_ACTIVITY
-              and (i == 0 or lower[i - 1] not in ("is", "am", "are", "was", "were", "been", "be",
-                                                   "i'm", "we're", "it's", "so", "really", "very"))):
+              and (i == 0 or lower[i - 1] in _ACTIVITY_AFTER)):
             found.append((0.8, i, lw))
         elif words[i][0].isupper() and i > 0 and words[i] not in names and lw not in _NOT_TOPIC \
                 and words[i - 1] not in (".", "!", "?") and len(lw) > 1:
@@ -463,7 +487,9 @@ def plan_conversation(
             if c[0].speaker != s.speaker:
                 continue
             heads = {t for m in c for t in m.topics}
-            if (c[-1].turn == s.turn or any(same_topic(t, h) for t in s.topics[:2] for h in heads)
+            follows = c is clusters[-1] and c[-1].turn >= s.turn - 4 and _short(s)
+            if (c[-1].turn == s.turn or follows  # a short follow-up after the other's reaction
+                    or any(same_topic(t, h) for t in s.topics[:2] for h in heads)
                     or len(s.toks & frozenset().union(*(m.toks for m in c))) >= 2):
                 home = c
                 break
@@ -483,6 +509,7 @@ def plan_conversation(
         score = len(frozenset().union(*(m.toks for m in c))) + 2.0 * (len(c) - 1)
         plan = UnitPlan("wiki", name[:120], score, [m.statement for m in c], head=c[0].statement)
         plan.person, plan.topic = person, topic
+        plan.topics = list(dict.fromkeys(t for m in c for t in m.topics))
         plan.said = [m.text for m in c]
         plan.summary = _summary(plan.said)
         plan.description = plan.said[0][:200]
@@ -500,6 +527,11 @@ def plan_conversation(
             merged[key] = p
     chosen = sorted(merged.values(), key=lambda p: (-p.score, p.position))[:max_units]
     return sorted(chosen, key=lambda p: p.position), []
+
+
+def _short(s: _Said) -> bool:
+    text = plain(s.statement.text)
+    return len(text.split()) <= 12 if not is_cjk(text[:1]) else len(text) <= 24
 
 
 def _best_topic(cluster: list[_Said], seen: dict[str, int]) -> str:
@@ -546,17 +578,16 @@ def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNo
     bucket, its name holding the person's name and the topic's head word, and most of
     the topic's words ("caroline-s-lgbtq-support-group" for "Caroline's support group")."""
     person = tokens(plan.person, split=True)
-    topic = _topic_tokens(plan.topic, plan.person)
-    words = plan.topic.split()
-    head = tokens(words[-1]) if words and not is_cjk(plan.topic[-1:] or " ") else frozenset()
+    mine = [_topic_tokens(t, plan.person) for t in [plan.topic, *plan.topics]]
     for cand in request.candidates:
         if not cand.path.startswith(f"digest/{plan.bucket}/"):
             continue
         name = tokens(re.sub(r"[-_]+", " ", cand.name), split=True)
         theirs = _topic_tokens(cand.name, plan.person)
-        if not person <= name or not topic or not theirs or not head <= theirs:
+        if not person <= name or not theirs:
             continue
-        if len(topic & theirs) / min(len(topic), len(theirs)) >= 0.5:
+        # the topic the note is named by is one the person talks about here
+        if any(t and len(t & theirs) / min(len(t), len(theirs)) >= 0.5 for t in mine):
             return cand
     return None
 

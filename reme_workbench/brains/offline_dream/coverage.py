@@ -165,10 +165,16 @@ def gist(cand: CandidateNote) -> str:
     return f"{cand.name}\n{cand.description}\n{first_sentence(note_prose(cand.body))}"
 
 
+def similarity(request: IntegrateRequest, cand: CandidateNote) -> float:
+    """How near `cand` is to the unit in meaning (0 when not measured)."""
+    return (request.meaning(cand) or 0.0) if request.meaning is not None else 0.0
+
+
 def _comparable(request: IntegrateRequest, cand: CandidateNote) -> bool:
     unit = request.unit
-    return (cand.similarity is not None and cand.path.startswith(f"digest/{unit.bucket}/")
-            and _origin(cand.body) != request.material.path)  # a sibling is another unit
+    return (cand.path.startswith(f"digest/{unit.bucket}/")
+            and _origin(cand.body) != request.material.path  # a sibling is another unit
+            and similarity(request, cand) >= MEANING_MIN)
 
 
 def meaning_cover(request: IntegrateRequest, said: str) -> tuple[CandidateNote | None, float]:
@@ -178,11 +184,11 @@ def meaning_cover(request: IntegrateRequest, said: str) -> tuple[CandidateNote |
     mine = values(said)
     best, best_sim = None, 0.0
     for cand in request.candidates:
-        if not _comparable(request, cand) or cand.similarity < MEANING_MIN:
+        if not mine or not _comparable(request, cand):
             continue
-        theirs = values(gist(cand))
-        if mine.keys() == theirs.keys() and agree(mine, theirs) and cand.similarity > best_sim:
-            best, best_sim = cand, cand.similarity
+        theirs, sim = values(gist(cand)), similarity(request, cand)
+        if mine.keys() == theirs.keys() and agree(mine, theirs) and sim > best_sim:
+            best, best_sim = cand, sim
     return best, round(best_sim, 3)
 
 
@@ -201,12 +207,11 @@ def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | 
         return None, []
     found: list[tuple[float, CandidateNote, list[str]]] = []
     for cand in [only] if only is not None else request.candidates:
-        if only is None and (not _comparable(request, cand) or cand.similarity < MEANING_MIN
-                             or _subject_shared(said, cand) < 1):
+        if only is None and (not _comparable(request, cand) or _subject_shared(said, cand) < 1):
             continue  # (a note that covers the unit by its words is its subject already)
         changed = conflict(mine, values(gist(cand)))
         if changed:
-            found.append((cand.similarity or 1.0, cand, changed))
+            found.append((similarity(request, cand), cand, changed))
     if not found:
         return None, []
     _, cand, changed = max(found, key=lambda f: (f[0], f[1].path))

@@ -36,6 +36,7 @@ class UnitPlan:
     person: str = ""
     topic: str = ""
     said: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)  # every topic phrase its statements name
 
     @property
     def position(self) -> int:
