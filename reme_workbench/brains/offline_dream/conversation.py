@@ -107,6 +107,17 @@ def _strip_interjections(sentence: str) -> str:
     return s[:1].upper() + s[1:] if s and s[0].isalpha() and not is_cjk(s[0]) else s
 
 
+_NAMED_SUBJECT = re.compile(r"^([A-Z][a-z]{2,})\s+(?:[a-z]+s|is|was|has|had|just|still|"
+                            r"finally|loves|went|got|made|took|ran|started|turned)\b")
+
+
+def _named_subject(sentence: str, names: frozenset[str] = frozenset()) -> bool:
+    """A sentence about someone or something named ("Comet sleeps all day on the sofa",
+    "Anika found a flat"): a statement too, though it has no first person."""
+    m = _NAMED_SUBJECT.match(sentence.strip())
+    return bool(m) and m.group(1) not in names and m.group(1).lower() not in _NOT_TOPIC
+
+
 def is_reaction(sentence: str) -> bool:
     """Backchannel: a greeting, thanks, compliment, agreement, "sounds like …", a
     question back, an emoji — never a unit, whatever its form."""
@@ -118,7 +129,7 @@ def is_reaction(sentence: str) -> bool:
     cjk = sum(map(is_cjk, s)) > len(s) / 3
     if cjk:
         return bool(_REACTION_ZH.match(s)) or not _FIRST_PERSON_ZH.search(s)
-    return bool(_REACTION.match(s)) or not _FIRST_PERSON.search(s)
+    return bool(_REACTION.match(s)) or not (_FIRST_PERSON.search(s) or _named_subject(s))
 
 
 # -- who said it ---------------------------------------------------------------------------------
@@ -350,19 +361,22 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
                     break
                 j += 1  # "a really big ..." : a filler before the phrase
                 continue
-            if lw.endswith("ly") and len(lw) > 4:
-                break
+            if (lw.endswith("ly") and len(lw) > 4) or (run and lw.endswith("ed")):
+                break  # "a retired greyhound called Comet": the phrase ends at "called"
             run.append((w if w.isupper() or (w[0].isupper() and j > 0) else lw).strip("-'"))
             j += 1
         run = run[:MAX_TOPIC_WORDS]
-        if run:  # the first phrase is most often what the sentence is about
+        if run:  # the first phrase is most often what the sentence is about, a place not
+            place = i > 1 and lower[i - 2] in ("at", "in", "on", "from", "near", "by")
             score = (bonus + 0.3 * (len(run) - 1) + 0.3 * sum(w[0].isupper() for w in run)
-                     - 0.1 * len(found))
+                     - 0.1 * len(found) - 0.6 * place)
             found.append((score, i, " ".join(run)))
 
     if (len(words) > 1 and words[0][:1].isupper() and lower[0] not in _NOT_TOPIC
-            and words[0] not in names and lower[1] in ("is", "are", "was", "were", "has", "have")):
-        found.append((0.9, 0, lower[0]))  # "Pottery is a huge part of my life"
+            and words[0] not in names and (lower[1] in ("is", "are", "was", "were", "has", "have")
+                                           or _named_subject(sentence, names))):
+        # "Pottery is a huge part of my life"; "Comet sleeps all day": a name as subject
+        found.append((0.9, 0, words[0] if _named_subject(sentence, names) else lower[0]))
     for i, lw in enumerate(lower):
         nxt = i + 1
         if lw in _DETERMINERS:
@@ -586,8 +600,12 @@ def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNo
         theirs = _topic_tokens(cand.name, plan.person)
         if not person <= name or not theirs:
             continue
-        # the topic the note is named by is one the person talks about here
+        # the topic the note is named by is one the person talks about here, or a name the
+        # statements are about is in the note's description ("Comet" for the greyhound)
         if any(t and len(t & theirs) / min(len(t), len(theirs)) >= 0.5 for t in mine):
+            return cand
+        said = tokens(cand.description)
+        if any(t[:1].isupper() and tokens(t) and tokens(t) <= said for t in plan.topics):
             return cand
     return None
 

@@ -1,0 +1,116 @@
+"""Dream keeps what people say about themselves, once per person and topic, and says what
+it set aside (docs/spec.md §4.1.7, §4.2.5, §5.2.7–5.2.10, §5.5.4), as a user runs it."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from reme_workbench.cli import cli
+from reme_workbench.experiments.dream_quality import reaction_name
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+FIRST = """# Ada and Ben
+
+**Ada:** Hi Ben! How are you?
+**Ben:** Good! You?
+**Ada:** I joined a ceramics class at the Hackney community centre yesterday. We made our first bowls.
+**Ben:** Wow, that sounds like so much fun!
+**Ada:** It was! The teacher says we'll glaze them next week.
+**Ben:** My big news: I'm adopting a retired greyhound called Comet from the rescue in Kent.
+**Ada:** Aww, that's amazing! Love that name.
+**Ben:** Thanks! Talk soon.
+"""
+SECOND = """# Ada and Ben
+
+**Ben:** How's the pottery going?
+**Ada:** I glazed my ceramics class bowls on Tuesday and one cracked in the kiln.
+**Ben:** Oh no, sorry!
+**Ben:** Comet sleeps all day on the sofa and steals socks.
+**Ada:** Haha, cute!
+"""
+SMALL_TALK = """# Ada and Ben
+
+**Ada:** Morning!
+**Ben:** Morning! Cold today, huh?
+**Ada:** So cold. Have a good one!
+**Ben:** You too!
+"""
+
+
+def vault_with(tmp_path, files: dict[str, str]):
+    root = tmp_path / "v"
+    assert run("init", str(root), "--json").exit_code == 0
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def dream(root, *args):
+    result = run("--vault", str(root), "dream", "--embedder", "hashing", "--json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def notes(root) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text("utf-8")
+            for p in sorted((root / "digest").rglob("*.md"))}
+
+
+def test_a_conversation_keeps_what_people_said_once_per_person_and_topic(tmp_path):
+    s1, s2, s3 = ("daily/2026-03-02/ada-and-ben-1.md", "daily/2026-03-09/ada-and-ben-2.md",
+                  "daily/2026-03-16/ada-and-ben-3.md")
+    root = vault_with(tmp_path, {s1: FIRST, s2: SECOND, s3: SMALL_TALK})
+    report = dream(root)
+    written = notes(root)
+    names = [p.rsplit("/", 1)[1] for p in written]
+    assert all(p.startswith("digest/wiki/") for p in written)  # other people: wiki (§5.2.9)
+    assert not [n for n in names if reaction_name(n)], names  # no "sounds-like", "love-that-name"
+    assert all(n.startswith(("ada-s-", "ben-s-")) for n in names), names
+    ceramics = next(t for p, t in written.items() if p.startswith("digest/wiki/ada-s-ceramics"))
+    # attributed to Ada, dated from the session, one dated bullet per session with provenance
+    assert "Ada joined a ceramics class" in ceramics and "yesterday (2026-03-01)" in ceramics
+    assert f"- **2026-03-02**: " in ceramics and f"(derived_from:: [[{s1}]])" in ceramics
+    assert f"- **2026-03-09**: " in ceramics and f"(derived_from:: [[{s2}]])" in ceramics
+    assert " I " not in ceramics and "cracked in the kiln" in ceramics
+    comet = [t for t in written.values() if "Comet" in t and "greyhound" in t]
+    assert len(comet) == 1 and f"[[{s2}]]" in comet[0]  # the dog: one note, corroborated
+    corroborated = [o for o in report["outcomes"] if o["flavor"] == "CORROBORATE"]
+    assert {o["material"] for o in corroborated} == {s2}
+    # the small-talk session gave nothing, and dream says so: output, --json, audit
+    assert not [o for o in report["outcomes"] if o["material"] == s3]
+    assert {"material": s3, "part": "the whole session", "reason": "small talk only"} \
+        in report["set_aside"]
+    assert any(s3 in n and "small talk only" in n for n in report["notices"])
+    (audit,) = (root / "audit").rglob("dream.md")
+    assert f"[[{s3}]] — the whole session: small talk only" in audit.read_text("utf-8")
+
+
+def test_an_appended_entry_is_named_by_its_title_and_dreamt_once(tmp_path):
+    root = vault_with(tmp_path, {})
+    day = "2026-03-02"
+
+    def append(text, title):
+        result = run("--vault", str(root), "append", text, "--title", title, "--day", day, "--json")
+        assert result.exit_code == 0, result.output
+
+    append("The payments pool is 40 connections; the ledger worker's pool is 10.", "Pool sizes")
+    first = dream(root)
+    assert [o["action"] for o in first["outcomes"]] == ["CREATE"]
+    (path,) = notes(root)
+    text = notes(root)[path]
+    assert ":" not in path.rsplit("/", 1)[1] and not path.rsplit("/", 1)[1][:2].isdigit()
+    assert "## When" not in text or "14:" not in text  # the time is no part of the note
+    append("Had lunch with the team, nice weather today.", "Lunch")
+    second = dream(root)
+    # only the new entry was read: nothing proposed for the entry dreamt before
+    assert second["outcomes"] == [] and list(notes(root)) == [path]
+    (aside,) = second["set_aside"]
+    assert aside["part"].startswith("the entry '## ") and aside["part"].endswith(" Lunch'")
+    assert aside["reason"] == "small talk only"
