@@ -4,6 +4,7 @@ it set aside (docs/spec.md §4.1.7, §4.2.5, §5.2.7–5.2.10, §5.5.4), as a us
 from __future__ import annotations
 
 import json
+import re
 
 from click.testing import CliRunner
 
@@ -76,8 +77,8 @@ def test_a_conversation_keeps_what_people_said_once_per_person_and_topic(tmp_pat
     ceramics = next(t for p, t in written.items() if p.startswith("digest/wiki/ada-s-ceramics"))
     # attributed to Ada, dated from the session, one dated bullet per session with provenance
     assert "Ada joined a ceramics class" in ceramics and "yesterday (2026-03-01)" in ceramics
-    assert f"- **2026-03-02**: " in ceramics and f"(derived_from:: [[{s1}]])" in ceramics
-    assert f"- **2026-03-09**: " in ceramics and f"(derived_from:: [[{s2}]])" in ceramics
+    assert "- **2026-03-02**: " in ceramics and f"(derived_from:: [[{s1}]])" in ceramics
+    assert "- **2026-03-09**: " in ceramics and f"(derived_from:: [[{s2}]])" in ceramics
     assert " I " not in ceramics and "cracked in the kiln" in ceramics
     comet = [t for t in written.values() if "Comet" in t and "greyhound" in t]
     assert len(comet) == 1 and f"[[{s2}]]" in comet[0]  # the dog: one note, corroborated
@@ -114,3 +115,13 @@ def test_an_appended_entry_is_named_by_its_title_and_dreamt_once(tmp_path):
     (aside,) = second["set_aside"]
     assert aside["part"].startswith("the entry '## ") and aside["part"].endswith(" Lunch'")
     assert aside["reason"] == "small talk only"
+    # a one-line how-to an agent appends is a runbook, named by its purpose, not its time
+    append("To rotate the Keybox API token, run `keybox rotate api-token` and restart the "
+           "payments-api pods.", "Keybox token")
+    third = dream(root)
+    assert [(o["action"], o["target_path"]) for o in third["outcomes"]] == [
+        ("CREATE", "digest/procedure/rotate-the-keybox-api-token.md")]
+    runbook = notes(root)["digest/procedure/rotate-the-keybox-api-token.md"]
+    assert "## When\n\nTo rotate the Keybox API token.\n" in runbook
+    assert "1. Run `keybox rotate api-token`\n2. Restart the payments-api pods" in runbook
+    assert not re.search(r"\b\d{1,2}:\d{2}\b", runbook)

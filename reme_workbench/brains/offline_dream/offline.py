@@ -74,6 +74,7 @@ from .coverage import (
     reports_change,
 )
 from .coverage import unbracket as _unbracket
+from .entries import how_to_entries, set_aside
 from .naming import cjk_count, describe, heading_name, same_text, statement_name, weak_name
 from .sections import is_document, plan_document
 from .statements import (
@@ -369,6 +370,7 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
     used |= {s.index for p in plans for s in p.statements}
     plans += _wiki(kept, scores, used)
     plans += _entries(kept, scores, plans)
+    plans += how_to_entries(kept, plans)
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
     for p in chosen:
@@ -379,31 +381,7 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
         p.name = p.name if n == 1 else f"{p.name} ({n})"
         if p.bucket == "procedure":
             p.watch = _watch_out(p, statements, scores)
-    return chosen, _set_aside(statements, scores, chosen)
-
-
-def _set_aside(statements, scores: dict[int, Scores], chosen: list[UnitPlan]) -> list[SetAside]:
-    """docs/spec.md §4.2.5: the appended entries (or the whole log) that gave no unit, and
-    why: only small talk, or no statement a rule can keep."""
-    used = {s.block.section for p in chosen for s in p.statements}
-    parts: dict[str, list[Statement]] = {}
-    for s in statements:
-        if s.block.entry:
-            if s.block.section not in used:
-                title = f" {s.block.heading}" if s.block.heading else ""
-                parts.setdefault(f"the entry '## {s.block.entry}{title}'", []).append(s)
-        elif not chosen:
-            parts.setdefault("the whole file", []).append(s)
-    out = []
-    for part, members in parts.items():
-        noise = [scores[s.index].noise for s in members]
-        small = all(n and n != TOO_SHORT for n in noise) or any(
-            n in ("chit-chat topic", "continues a chit-chat sentence") for n in noise)
-        questions = all(plain(s.text).rstrip().endswith(("?", "？")) for s in members)
-        why = ("small talk only" if small else "only questions" if questions
-               else "no statement (no fact, rule, decision or step its rules can keep)")
-        out.append(SetAside(part, why))
-    return out
+    return chosen, set_aside(statements, scores, chosen)
 
 
 def _procedures(statements, kept, scores: dict[int, Scores], material: Material,
