@@ -20,6 +20,7 @@ QUICK_ARGS = {
 QUICK_ARGS["bench_dream_quality.py"] = ["--embedder", "hashing"]  # the tune + holdout set, ~30 s
 QUICK_ARGS["bench_recall_zh.py"] = ["--split", "holdout"]  # 14 files, MiniLM and e5, ~40 s
 QUICK_ARGS["bench_consolidate.py"] = ["--sizes", "1000"]  # communities + health, ~3 s
+QUICK_ARGS["bench_interrupt.py"] = ["--repeat", "1"]  # four interrupts of the real program, ~60 s
 QUICK_ARGS["bench_merge.py"] = ["--sizes", "1000", "--embedder", "hashing"]  # mining + votes, ~6 s
 
 

@@ -217,6 +217,12 @@ class _Group(click.Group):
             except RemeError as exc:
                 click.echo(f"Error: {exc}", err=True)
                 ctx.exit(1)
+            except KeyboardInterrupt:
+                # every write is a changeset, a meta file or an index transaction: each is
+                # whole or not there, so an interrupt leaves nothing half-written
+                click.echo("\nStopped (Ctrl-C). Nothing is half-written: every change is "
+                           "whole or not made. Run the command again to go on.", err=True)
+                ctx.exit(130)
             except OSError as exc:
                 if exc.errno not in _REFUSED:
                     raise

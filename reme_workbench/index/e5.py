@@ -38,6 +38,10 @@ _INSTALL_HINT = (
 )
 
 _MODEL = None  # one loaded engine per process, shared by every E5SmallEmbedder
+# texts per engine call: one call holds the process until it returns (Ctrl-C waits for
+# it), and at 100-270 ms a text two keep it well under a second; batching more saves
+# nothing with this engine
+GROUP = 2
 _LOCK = threading.Lock()  # the C engine keeps per-model scratch buffers: one call at a time
 
 
@@ -64,6 +68,38 @@ def _engine():
     return _MODEL
 
 
+def _passages(texts: list[str]):
+    with _LOCK:
+        return _engine().passage(texts)
+
+
+def _query(text: str):
+    with _LOCK:
+        return _engine().query(text)
+
+
+def _interruptible(call):
+    """`call()` in a worker thread while this one waits: the engine is C behind ctypes,
+    which holds the calling thread until it returns (the first call also unpacks the
+    weights, seconds), so Ctrl-C would wait for it; the waiting thread takes it at once.
+    The worker ends its call on its own; nothing is written until embedding is done."""
+    result: dict = {}
+
+    def work() -> None:
+        try:
+            result["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            result["error"] = exc
+
+    worker = threading.Thread(target=work, name="reme-e5", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.05)
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
 def _check_installed() -> None:
     """Fail at construction (with the install command) rather than at the first embed."""
     import importlib.util
@@ -87,13 +123,14 @@ class E5SmallEmbedder:
         texts = [str(t) for t in texts]
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        with _LOCK:
-            rows = _engine().passage(texts)
-        return normalize_rows(np.asarray(rows, dtype=np.float32).reshape(len(texts), DIM))
+        rows = []
+        for start in range(0, len(texts), GROUP):
+            part = _interruptible(lambda batch=texts[start:start + GROUP]: _passages(batch))
+            rows.append(np.asarray(part, dtype=np.float32).reshape(-1, DIM))
+        return normalize_rows(np.vstack(rows))
 
     def embed_query(self, text: str) -> np.ndarray:
         """A search query: float32 (384,), L2-normalised — e5 embeds questions with their
         own prefix, and matching a query against passages needs it."""
-        with _LOCK:
-            row = _engine().query(str(text))
+        row = _interruptible(lambda: _query(str(text)))
         return normalize_rows(np.asarray(row, dtype=np.float32).reshape(1, DIM))[0]
