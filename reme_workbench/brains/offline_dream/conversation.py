@@ -331,7 +331,7 @@ _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'-]*|[.,;:!?()&/\"“”–—]")
 _ZH_NOUN = frozenset(("n", "nz", "ns", "nt", "nr", "vn", "nrt", "nw", "an"))
 _ZH_NOT_TOPIC = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 今天 昨天 明天 周末 朋友们 有点 一点 有些 "
-    "最近 现在 以后 之前 下次 那边 这边".split())
+    "最近 现在 以后 之前 下次 那边 这边 小时 分钟 公里 块钱".split())
 
 
 def _clean_word(w: str) -> str:
@@ -501,8 +501,9 @@ def plan_conversation(
             if c[0].speaker != s.speaker:
                 continue
             heads = {t for m in c for t in m.topics}
+            shift = bool(_SHIFT.match(plain(s.statement.text)))  # "Also, …", "对了，…"
             follows = c is clusters[-1] and c[-1].turn >= s.turn - 4 and _short(s)
-            if (c[-1].turn == s.turn or follows  # a short follow-up after the other's reaction
+            if (((c[-1].turn == s.turn or follows) and not shift)  # one thread of talk
                     or any(same_topic(t, h) for t in s.topics[:2] for h in heads)
                     or len(s.toks & frozenset().union(*(m.toks for m in c))) >= 2):
                 home = c
@@ -543,9 +544,15 @@ def plan_conversation(
     return sorted(chosen, key=lambda p: p.position), []
 
 
+# words that open another topic in the same turn: the sentence starts a unit of its own
+_SHIFT = re.compile(r"^(?:also|and also|plus|oh|oh and|by the way|btw|anyway|big news|my news|"
+                    r"in other news|speaking of|another thing|on another note)\b|^(?:对了|另外|还有|话说)",
+                    re.I)
+
+
 def _short(s: _Said) -> bool:
     text = plain(s.statement.text)
-    return len(text.split()) <= 12 if not is_cjk(text[:1]) else len(text) <= 24
+    return len(text.split()) <= 8 if not is_cjk(text[:1]) else len(text) <= 24
 
 
 def _best_topic(cluster: list[_Said], seen: dict[str, int]) -> str:
