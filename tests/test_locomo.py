@@ -154,3 +154,20 @@ def test_real_conversation_keyword_smoke(tmp_path):
     assert scores.n == 105
     # measured 0.92 / 0.84 with windows + stop words (0.80 / 0.56 before): a floor, not a target
     assert scores.recall5 >= 0.85 and scores.mrr >= 0.75
+
+
+def test_chat_layout_and_tracing_hits_to_sessions():
+    from reme_workbench.experiments.locomo import ranked_sessions, session_markdown, trace_sessions
+
+    turns = [{"speaker": "Ada", "dia_id": "D1:1", "text": "I joined a choir.",
+              "blip_caption": "a photo of a choir"}]
+    chat = session_markdown("c", 1, "1:56 pm on 8 May, 2023", turns, layout="chat")
+    assert "**Ada:** I joined a choir. [image: a photo of a choir]" in chat and "D1:1" not in chat
+    note = ("- **2023-05-08**: Ada joined a choir. (derived_from:: [[daily/2023-05-08/c-session-1.md]])\n"
+            "- **2023-06-01**: Ada sang a solo. (derived_from:: [[daily/2023-06-01/c-session-4.md]])\n")
+    assert trace_sessions("digest/wiki/ada-s-choir.md", note) == [1, 4]
+    assert trace_sessions("digest/wiki/ada-s-choir.md", note, [(2, 2)]) == [4, 1]  # matched line first
+    assert trace_sessions("daily/2023-05-08/c-session-3.md") == [3]
+    hits = [{"path": "digest/wiki/ada-s-choir.md", "chunks": [{"line_start": 2, "line_end": 2}]},
+            {"path": "daily/2023-05-08/c-session-1.md", "chunks": []}]
+    assert ranked_sessions(hits, lambda path: note) == [4, 1]

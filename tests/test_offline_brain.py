@@ -852,3 +852,20 @@ def test_a_short_entry_a_client_appended_is_kept_as_a_unit():
     # the same sentence in a log that is not an entry needs a stronger cue (§5.2.4)
     plain = "## Monday\n\nThe payments-api pool is 40 connections since the incident.\n"
     assert OfflineBrain().extract(Material("daily/2026-12-04/x.md", plain, "2026-12-04")).value.units == []
+
+
+def test_the_same_rule_in_another_language_corroborates_by_meaning_and_values():
+    later = "daily/2026-11-01/october-review.md"
+    zh = CandidateNote("digest/personal/用中文回我.md", "用中文回我",
+                       "我用中文写的时候你就用中文回我。", "我用中文写的时候你就用中文回我。\n")
+    unit = MemoryUnit(name="Reply in Chinese", bucket="personal",
+                      summary="Reply in Chinese when she writes in Chinese.")
+    near = IntegrateRequest(material(later), unit, (zh,), meaning=lambda c: 0.5)
+    d = OfflineBrain().integrate(near).value
+    assert (d.flavor, d.target_path) == ("CORROBORATE", zh.path)
+    far = OfflineBrain().integrate(replace(near, meaning=lambda c: 0.1)).value
+    assert d.body.startswith(zh.body) and far.action == "CREATE"  # not near: another note
+    english = replace(zh, name="用英文回我", description="我用英文写的时候你就用英文回我。",
+                      body="我用英文写的时候你就用英文回我。\n")
+    other = OfflineBrain().integrate(replace(near, candidates=(english,))).value
+    assert other.action == "CREATE"  # near in meaning, but another value (en): not the rule
