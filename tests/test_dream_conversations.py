@@ -125,3 +125,24 @@ def test_an_appended_entry_is_named_by_its_title_and_dreamt_once(tmp_path):
     assert "## When\n\nTo rotate the Keybox API token.\n" in runbook
     assert "1. Run `keybox rotate api-token`\n2. Restart the payments-api pods" in runbook
     assert not re.search(r"\b\d{1,2}:\d{2}\b", runbook)
+
+
+def test_a_note_on_one_topic_is_not_corroborated_by_a_topic_sharing_a_modifier():
+    from reme_workbench.brains.offline_dream.conversation import person_topic_match
+    from reme_workbench.brains.offline_dream.units import UnitPlan
+    from reme_workbench.llm.base import CandidateNote, IntegrateRequest, Material
+    from reme_workbench.llm.schema import MemoryUnit
+
+    note = CandidateNote("digest/wiki/caroline-s-lgbtq-support-group.md",
+                         "caroline-s-lgbtq-support-group", "Caroline went to a support group.",
+                         "- **2023-05-08**: Caroline went to a LGBTQ support group.\n")
+
+    def match(topic: str):
+        plan = UnitPlan("wiki", f"Caroline's {topic}", 1.0, [])
+        plan.person, plan.topic, plan.topics = "Caroline", topic, [topic]
+        unit = MemoryUnit(name=plan.name, bucket="wiki", summary="Caroline said so.")
+        material = Material("daily/2023-07-12/s7.md", "", "2023-07-12")
+        return person_topic_match(IntegrateRequest(material, unit, (note,)), plan)
+
+    assert match("support group") == note and match("LGBTQ support group") == note
+    assert match("LGBTQ community") is None and match("pride parade") is None

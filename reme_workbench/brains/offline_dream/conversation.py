@@ -609,8 +609,10 @@ def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNo
             continue
         # the topic the note is named by is one the person talks about here, or a name the
         # statements are about is in the note's description ("Comet" for the greyhound)
-        if any(t and len(t & theirs) / min(len(t), len(theirs)) >= 0.5 for t in mine):
-            return cand
+        head = tokens(re.sub(r"[-_]+", " ", cand.name).split()[-1]) & theirs
+        if any(t and len(t & theirs) / min(len(t), len(theirs)) >= 0.5
+               and (head <= t or len(t & theirs) >= 2) for t in mine):
+            return cand  # ("LGBTQ community" is not the note on the LGBTQ support group)
         said = tokens(cand.description)
         if any(t[:1].isupper() and tokens(t) and tokens(t) <= said for t in plan.topics):
             return cand
