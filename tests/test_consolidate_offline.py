@@ -26,6 +26,7 @@ from reme_workbench.llm.consolidate import (
 )
 from reme_workbench.vault.links import outbound_keys, parse_links
 from reme_workbench.vault.slug import note_path, slugify
+from reme_workbench.vault.tokens import content_tokens
 
 
 def note(path: str, name: str, description: str, body: str) -> NoteView:
@@ -1012,7 +1013,7 @@ def test_hub_names_the_common_topic_links_its_pillars_and_keeps_the_provenance(b
     assert set(h.pillars) <= keys
     members = {m.path for m in PGBOUNCER_COMMUNITY}
     assert len(keys & members) / len(members) >= 0.6
-    assert estimate_tokens(h.body) < 1500
+    assert content_tokens(h.body) < 1500
     sources = {t for n in PGBOUNCER_COMMUNITY for t in tx.provenance_targets(n.body)}
     assert tx.provenance_targets(h.body) == sources
     provenance = [lk.target for lk in parse_links(h.body) if lk.predicate == "derived_from"]
@@ -1048,20 +1049,21 @@ def test_a_big_community_trims_the_details_never_the_pillars_nor_the_member_shar
         note(f"digest/wiki/pgbouncer-fact-{i}.md", f"PgBouncer fact {i} about connection limits and pool timeouts",
              f"One more PgBouncer fact, number {i}, about limits.",
              f"PgBouncer fact {i}.\n\nderived_from:: [[daily/2026-10-{1 + i % 12:02d}/pgbouncer.md]]")
-        for i in range(120)
+        for i in range(400)
     ]
     members = [*PGBOUNCER_COMMUNITY, *many[:50]]
     h = hub(brain, members, [m.path for m in PGBOUNCER_COMMUNITY[:5]]).value
-    assert estimate_tokens(h.body) < 1500
+    assert content_tokens(h.body) < 1500
     linked = {t for t, _ in outbound_keys(h.body)}
     assert len(h.pillars) == 5 and set(h.pillars) <= linked
     assert "more notes of this community" in h.body  # trimmed, down to no less than
     assert len(linked & {m.path for m in members}) >= 0.6 * len(members)  # the share
     assert h.name == "PgBouncer"
-    # 127 members: 77 links alone are over the budget, so no hub the checks would refuse
+    # 407 members: the 245 links the share needs are alone over the budget (provenance is
+    # not counted, §4.9.1), so no hub the checks would refuse
     from reme_workbench.llm.base import BrainError
 
-    with pytest.raises(BrainError, match="127 members cannot fit under 1500"):
+    with pytest.raises(BrainError, match="407 members cannot fit under 1500"):
         hub(brain, [*PGBOUNCER_COMMUNITY, *many], [m.path for m in PGBOUNCER_COMMUNITY[:5]])
 
 
@@ -1347,3 +1349,35 @@ def test_a_hub_is_not_named_by_a_number():
         NoteView("digest/wiki/c.md", "pgbouncer-on-6432", "PgBouncer 1.22 on 6432.", ""),
     ]
     assert common_topic(members, "en") == "PgBouncer"  # not "6432", which all three share
+
+
+def test_a_heading_a_template_gave_many_notes_names_no_hub():
+    """Public vaults build author pages from one template: every page has "## Plugins".
+    Counted over the vault that heading is a template's, not what a community is about."""
+    from collections import Counter
+
+    from reme_workbench.consolidate.offline import common_topic
+    from reme_workbench.consolidate.offline_hub import heading_key, template_headings
+    from reme_workbench.llm.consolidate import NoteView
+
+    members = [
+        NoteView(f"digest/wiki/{who}.md", who, f"{who}, an author.",
+                 f"## Plugins\n\n- [[{who}-{kind}]]\n\n## Calendar {kind}\n\nA calendar {kind}.\n")
+        for who, kind in (("ana", "view"), ("ben", "sync"), ("cleo", "export"))
+    ]
+    # 200 author pages, all with the heading: it is a template's
+    template = template_headings(Counter({heading_key("Plugins"): 200, "calendar view": 1}), 400)
+    assert template == frozenset({"plugins"})
+    assert common_topic(members, "en") == "Plugins"  # what the mistake looked like
+    assert common_topic(members, "en", template=template) == "Calendar"
+
+
+def test_a_heading_few_notes_hold_is_a_topic_not_a_template():
+    from collections import Counter
+
+    from reme_workbench.consolidate.offline_hub import template_headings
+
+    # 9 notes of 100: under the 10-note floor; 15 of 2,000: under the 2 % share
+    assert template_headings(Counter({"plugins": 9}), 100) == frozenset()
+    assert template_headings(Counter({"plugins": 15}), 2000) == frozenset()
+    assert template_headings(Counter({"plugins": 40}), 2000) == frozenset({"plugins"})

@@ -18,10 +18,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from reme_workbench.cli import cli
-from reme_workbench.index.chunking import estimate_tokens
 from reme_workbench.vault.links import parse_links
 from reme_workbench.vault.meta import log_access
 from reme_workbench.vault.note import parse
+from reme_workbench.vault.tokens import content_tokens
 
 LOG = "daily/2026-10-05/plugins.md"
 ADJECTIVES = ("amber", "brisk", "cobalt", "dusky", "ember", "fern", "gilded", "hazel",
@@ -158,7 +158,7 @@ def test_a_forty_member_hub_fits_its_budget_and_passes_its_own_checks(tmp_path):
     assert len(story["attempts"]) == 1  # ... at the first attempt: built to fit
     (op,) = proposal["ops"]
     body = parse(op["content"], op["path"]).body
-    assert estimate_tokens(body) < 1500
+    assert content_tokens(body) < 1500  # what a person reads; the source lines do not count
     links = parse_links(body)
     carried = {lk.target for lk in links if lk.predicate == "derived_from"}
     assert carried == set(story["provenance"])  # every member's source ...
@@ -168,12 +168,14 @@ def test_a_forty_member_hub_fits_its_budget_and_passes_its_own_checks(tmp_path):
 
 def test_a_community_too_big_for_any_hub_is_reported_and_nothing_is_asked(tmp_path):
     files, members = many(120, reach=59)
+    # links to 60 % of 120 members take ~1,000 tokens: a budget of 600 cannot hold them
+    files["reme.toml"] = "[abstract]\nmax_tokens = 600\n"
     root = make(tmp_path, files)
     used(root, members[:5])
     phases = two_weeks(root)
     (outcome,) = phases["abstract"]["details"]["outcomes"]
     assert outcome["state"] == "too-large" and outcome["proposal"] is None
-    assert "120 members cannot fit under [abstract] max_tokens 1500" in outcome["error"]
+    assert "120 members cannot fit under [abstract] max_tokens 600" in outcome["error"]
     assert "120 sources" in outcome["error"]
     assert hubs(root) == []  # no proposal, not even a rejected one
     audit = "".join(f.read_text(encoding="utf-8")

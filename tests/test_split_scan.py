@@ -155,7 +155,7 @@ def test_the_token_cache_never_hides_a_note_when_the_threshold_drops(tmp_path):
                               f"derived_from:: [[{LOG}]]\n", encoding="utf-8")
     first = split_phase(root)
     assert [o["path"] for o in first["details"]["outcomes"]] == [ONE_TOPIC]
-    assert (root / ".reme/split_body_tokens.json").exists()
+    assert (root / ".reme/split_content_tokens.json").exists()
     # a lower threshold: the short note's cached count was only a bound under the old one
     (root / "reme.toml").write_text('[recall]\nembedder = "hashing"\n\n[split]\n'
                                     'token_threshold = 100\n', encoding="utf-8")
@@ -163,7 +163,7 @@ def test_the_token_cache_never_hides_a_note_when_the_threshold_drops(tmp_path):
     assert [(o["path"], o["state"]) for o in second["details"]["outcomes"]] == [
         (short, "not-overloaded")]  # the sourdough note's judgement stands: not asked again
     # a damaged cache is only a cache
-    (root / ".reme/split_body_tokens.json").write_text("{not json", encoding="utf-8")
+    (root / ".reme/split_content_tokens.json").write_text("{not json", encoding="utf-8")
     (root / short).write_text((root / short).read_text(encoding="utf-8") + "\nMore.\n",
                               encoding="utf-8")
     third = split_phase(root)

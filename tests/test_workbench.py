@@ -122,7 +122,9 @@ def test_demo_builds_the_main_job_and_says_where_to_look(tmp_path):
     assert len(graph["colorGroups"]) > 3
     assert validate_canvas(json.loads((path / "meta/canvas/communities.canvas").read_text())) == []
     data = json.loads(run("--vault", str(path), "proposals", "list", "--state", "pending", "--json").stdout)
-    assert {p["action"] for p in data} == {"consolidate.abstract", "consolidate.merge", "consolidate.split"}
+    # the weekly report moved from Monday to Friday: a changed value waits as a correction
+    assert {p["action"] for p in data} == {"consolidate.abstract", "consolidate.merge",
+                                           "consolidate.split", "dream.correct"}
     # a second demo into the same folder is refused: nothing is overwritten
     again = run("demo", str(path), "--embedder", "hashing", ok=False)
     assert again.exit_code != 0 and "already exists and is not empty" in again.output

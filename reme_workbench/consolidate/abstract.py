@@ -55,7 +55,6 @@ from typing import Any
 
 from ..config import AbstractSettings
 from ..errors import NoteError, RemeError
-from ..index.chunking import estimate_tokens
 from ..index.keyword import query_terms
 from ..llm.base import BrainError, Usage
 from ..llm.consolidate import ConsolidateBrain, HubRequest, NoteView
@@ -70,10 +69,18 @@ from ..vault.note import Note, decode_note_bytes, parse, render
 from ..vault.resolve import LinkResolver, repair_links
 from ..vault.slug import free_slug, note_path, slugify
 from ..vault.store import Changeset, CheckContext, Create
+from ..vault.tokens import content_tokens
 from ..vault.vault import Vault
 from .archive import note_activity, read_access_log
 from .communities import CHANGES_META, COMMUNITIES_META, META_VERSION, REBUILD
-from .offline_hub import hub_floor_tokens, provenance_lines, topic_words
+from .offline_hub import (
+    heading_key,
+    hub_floor_tokens,
+    own_headings,
+    provenance_lines,
+    template_headings,
+    topic_words,
+)
 
 __all__ = [
     "ACTION",
@@ -535,7 +542,7 @@ class _Planner:
         self.calls = 0
         # hubs waiting for review and chosen in this run: (proposal id, members)
         self._waiting: list[tuple[str, frozenset[str]]] | None = None
-        self._words: tuple[int, dict[str, int]] | None = None  # the vault's topic words
+        self._words: tuple[int, dict[str, int], frozenset[str]] | None = None  # the vault's topic words
         # hub paths already promised (waiting proposals, this run's plans): two hubs
         # named alike must not both claim one free slug before either is on disk
         self._taken: set[str] = set()
@@ -574,11 +581,12 @@ class _Planner:
                 f"{self.th.min_member_coverage:.0%} of them alone take {floor} estimated "
                 "tokens; a smaller community (communities resolution) or a larger budget "
                 "would"))
-        notes, words = self._vault_words()
+        notes, words, template = self._vault_words()
         request = HubRequest(cid, tuple(views), central, language=self.language,
                              max_tokens=self.th.max_tokens,
                              min_member_coverage=self.th.min_member_coverage,
-                             vault_notes=notes, vault_words=words)
+                             vault_notes=notes, vault_words=words,
+                             template_headings=template)
         story["budget"] = {"floor_tokens": floor, "max_tokens": self.th.max_tokens}
         def make_plan(reply, record: dict):
             plan = self._plan(reply.value, members, materials)
@@ -662,12 +670,14 @@ class _Planner:
             self._waiting = waiting_hubs(every)
         return hub_waiting_for(members, self._waiting)
 
-    def _vault_words(self) -> tuple[int, dict[str, int]]:
-        """(digest notes read, {topic word: notes holding it}) over the whole digest —
-        names, descriptions and headings (`offline_hub.topic_words`); once a run."""
+    def _vault_words(self) -> tuple[int, dict[str, int], frozenset[str]]:
+        """(digest notes read, {topic word: notes holding it}, template heading keys)
+        over the whole digest — names, descriptions and own headings
+        (`offline_hub.topic_words`); a heading many notes share is a template's
+        (`offline_hub.template_headings`) and counts no word; once a run."""
         if self._words is None:
-            counts: Counter[str] = Counter()
-            notes = 0
+            heading_counts: Counter[str] = Counter()
+            read: list[tuple[str, str, list[str]]] = []
             records = self.vault.scan.records
             limit = self.vault.scan.max_note_bytes
             for path, record in records.items():
@@ -679,10 +689,15 @@ class _Planner:
                         text = decode_note_bytes(f.read(limit + 1), path, max_bytes=limit)
                 except (OSError, NoteError):
                     continue
-                counts.update(topic_words(record.name or _stem(path), record.description or "",
-                                          text))
-                notes += 1
-            self._words = (notes, dict(counts))
+                headings = own_headings(text)
+                heading_counts.update({heading_key(h) for h in headings})
+                read.append((record.name or _stem(path), record.description or "",
+                             "\n".join(f"## {h}" for h in headings)))
+            template = template_headings(heading_counts, len(read))
+            counts: Counter[str] = Counter()
+            for name, description, headings in read:
+                counts.update(topic_words(name, description, headings, template))
+            self._words = (len(read), dict(counts), template)
         return self._words
 
     # -- planning ----------------------------------------------------------------------
@@ -726,7 +741,7 @@ class _Planner:
                 "hint": f"an overview, {self.th.min_pillars}–{self.th.max_pillars} pillars with "
                         "one sentence each, what stays in the notes"}),
         )
-        return _HubPlan(path, ops, checks, estimate_tokens(note.body), tuple(repairs))
+        return _HubPlan(path, ops, checks, content_tokens(note.body), tuple(repairs))
 
     def _precheck(self, plan: _HubPlan) -> tuple[list[dict], list[str]]:
         """Run the plan's checks now, so the brain can be told what to fix (the body's

@@ -67,7 +67,6 @@ from ..errors import (
     StaleChangesetError,
     UnsafePathError,
 )
-from ..index.chunking import estimate_tokens
 from ..llm.base import BrainError, BrainReply, Usage
 from ..llm.consolidate import JUDGES, ConsolidateBrain, MergeRequest, NoteView, vote_all
 from ..llm.schema import PairVote
@@ -87,6 +86,7 @@ from ..vault.store import (
     FileOp,
     is_vault_file,
 )
+from ..vault.tokens import content_tokens
 from .candidates import MergeCandidate, digest_text
 from .common_text import DigestText
 from .decisions import decision_holds, read_decisions
@@ -609,7 +609,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
                 return "skipped"
             results = _run_checks(vault, ops, specs, before)
             failures = _failures(results)
-            built = (plan, ops, specs, before, counts, results, estimate_tokens(new_body))
+            built = (plan, ops, specs, before, counts, results, content_tokens(new_body))
             attempt.update(link_repairs=repairs, self_links_removed=removed)
         attempt["failures"] = failures
         if not failures:

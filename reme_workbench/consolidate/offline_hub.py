@@ -8,8 +8,9 @@ number of members whose topic words hold the phrase, times `1 + ln((R + 1) / (r 
 R the digest notes outside the community and r those of them holding the phrase's
 rarest word. A word more than `COMMON_SHARE` (half) of those R notes hold never starts or
 ends the phrase: in a vault where every note says "Obsidian", no hub is named
-"Obsidian". Ties: the most words that are not numbers, the fewest numbers, the earlier
-member. Without counts of the vault (`HubRequest.vault_words` empty) the score is the
+"Obsidian". A heading so many notes hold that a template gave it (`template_headings`:
+"Plugins" on every author page) is no topic. Ties: the most words that are not numbers,
+the fewest numbers, the earlier member. Without counts of the vault (`HubRequest.vault_words` empty) the score is the
 number of members alone. Each word is spelled as the members spell it most (not from
 slug names); " overview" / "总览" is added when a member has that very name.
 
@@ -33,20 +34,24 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..index.chunking import estimate_tokens
 from ..llm.consolidate import HubRequest, NoteView
 from ..llm.schema import MAX_PILLARS
 from ..vault.layout import BUCKETS, FALLBACK_BUCKET
 from ..vault.links import PROVENANCE_PREDICATE, format_link, is_provenance, parse_links
+from ..vault.tokens import content_tokens
 from . import text as tx
 
 __all__ = [
     "COMMON_SHARE", "PROVENANCE_PER_LINE", "NOT_A_TOPIC", "HubTooLarge", "topic_words",
-    "heading_texts", "provenance_lines", "common_topic", "hub_note", "hub_floor_tokens",
+    "heading_texts", "heading_key", "own_headings", "template_headings", "provenance_lines",
+    "common_topic", "hub_note", "hub_floor_tokens",
     "links_needed",
 ]
 
 COMMON_SHARE = 0.5  # a word more than this share of the other notes hold names no hub
+# a heading this many notes (and this share of the digest) hold is a template's: not a topic
+TEMPLATE_HEADING_NOTES = 10
+TEMPLATE_HEADING_SHARE = 0.02
 PROVENANCE_PER_LINE = 8  # links on one derived_from:: line of a hub
 MIN_PILLARS = 3
 _PILLAR_CLIPS = (None, 100, 40, 0)  # a pillar's sentence, shorter at each step; 0: none
@@ -110,10 +115,31 @@ def heading_texts(text: str) -> list[str]:
     return out
 
 
-def topic_words(name: str, description: str, text: str) -> frozenset[str]:
-    """The content words of a note's name, description and headings (`text`: its body,
-    or its whole text): what a hub may be named by, and what the vault is counted on."""
-    headings = " ".join(h for h in heading_texts(text) if not tx.GENERIC_HEADING.match(h.strip()))
+def heading_key(heading: str) -> str:
+    """A heading as the vault's count of template headings keys it."""
+    return " ".join(tx.plain(heading).lower().split())
+
+
+def own_headings(text: str, template: frozenset[str] = frozenset()) -> list[str]:
+    """The headings of `text` that name something of the note's own: not a generic one
+    ("Notes", "Steps"), not one a template gave many notes ("Plugins" on every author
+    page, "This note in GitHub" on every plugin page: `template`, by `heading_key`)."""
+    return [h for h in heading_texts(text)
+            if not tx.GENERIC_HEADING.match(h.strip()) and heading_key(h) not in template]
+
+
+def template_headings(counts: Counter, notes: int) -> frozenset[str]:
+    """The heading keys at least `TEMPLATE_HEADING_NOTES` notes and
+    `TEMPLATE_HEADING_SHARE` of the `notes` hold: a template's, not a topic."""
+    floor = max(TEMPLATE_HEADING_NOTES, TEMPLATE_HEADING_SHARE * notes)
+    return frozenset(h for h, n in counts.items() if n >= floor)
+
+
+def topic_words(name: str, description: str, text: str,
+                template: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The content words of a note's name, description and own headings (`text`: its
+    body, or its whole text): what a hub may be named by, and what the vault is counted on."""
+    headings = " ".join(own_headings(text, template))
     return tx.content_words(f"{name}\n{description}\n{headings}")
 
 
@@ -122,9 +148,11 @@ def _is_slug(name: str) -> bool:
 
 
 def common_topic(members: Sequence[NoteView], lang: str, *,
-                 vault_words: Mapping[str, int] | None = None, vault_notes: int = 0) -> str:
+                 vault_words: Mapping[str, int] | None = None, vault_notes: int = 0,
+                 template: Iterable[str] = ()) -> str:
     """The phrase that names the community (see the module doc)."""
-    gists = [topic_words(m.name, m.description, m.body) for m in members]
+    template = frozenset(template or ())
+    gists = [topic_words(m.name, m.description, m.body, template) for m in members]
     inside = Counter(w for g in gists for w in g)
     vault_words = vault_words or {}
     rest = max(vault_notes - len(members), 0)
@@ -141,8 +169,7 @@ def common_topic(members: Sequence[NoteView], lang: str, *,
         # how a word is spelled: not from slug names ("pgbouncer-1-22"), and a sentence's
         # first word only when its capitals are its own ("PgBouncer", not "Weekly")
         name = tx.plain(m.name)
-        headings = [tx.plain(h) for h in heading_texts(m.body)
-                    if not tx.GENERIC_HEADING.match(h.strip())]
+        headings = [tx.plain(h) for h in own_headings(m.body, template)]
         texts = ([] if _is_slug(name) else [name]) + headings
         for text in texts + tx.split_sentences(tx.plain(m.description)):
             for k, (surface, content) in enumerate(tx.word_spans(text)):
@@ -203,7 +230,7 @@ def hub_floor_tokens(member_paths: Sequence[str], sources: Iterable[str], *,
     taken in the order given (central first, as the hub takes them), under two headings."""
     need = max(links_needed(len(member_paths), share), min(pillars, len(member_paths)))
     links = "\n".join(f"- {format_link(p)}" for p in member_paths[:need])
-    return estimate_tokens("## x\n\n## x\n\n" + links + "\n\n" + "\n".join(provenance_lines(sources)))
+    return content_tokens("## x\n\n## x\n\n" + links + "\n\n" + "\n".join(provenance_lines(sources)))
 
 
 def _member_sources(members: Sequence[NoteView]) -> list[str]:
@@ -225,7 +252,7 @@ def hub_note(request: HubRequest, lang: str, *, max_tokens: int) -> dict:
             pillars.append(m)
     others = [m for m in members if m not in pillars]
     topic = common_topic(members, lang, vault_words=request.vault_words,
-                         vault_notes=request.vault_notes)
+                         vault_notes=request.vault_notes, template=request.template_headings)
     name = topic
     if any(tx.normalize(name) == tx.normalize(m.name) for m in members):
         name = topic + words["hub_suffix"]  # the hub is not one of its members
@@ -257,7 +284,7 @@ def hub_note(request: HubRequest, lang: str, *, max_tokens: int) -> dict:
         return "\n\n".join(parts)
 
     def fits(body: str) -> bool:
-        return estimate_tokens(body) < max_tokens
+        return content_tokens(body) < max_tokens
 
     body = render(len(others), lead_more=True, clip=None, aliases=True)
     if not fits(body):  # give up what is optional, a step at a time (module doc)
@@ -275,7 +302,7 @@ def hub_note(request: HubRequest, lang: str, *, max_tokens: int) -> dict:
             raise HubTooLarge(
                 f"the hub of {len(members)} members cannot fit under {max_tokens} estimated "
                 f"tokens: its {len(sources)} sources and links to {len(pillars) + need} "
-                f"members alone take {estimate_tokens(body)}")
+                f"members alone take {content_tokens(body)}")
     bucket = Counter(_bucket(m.path) for m in members).most_common(1)[0][0]
     return {"name": tx.clip(name, 120), "bucket": bucket, "description": description,
             "body": body, "pillars": [p.path for p in pillars]}

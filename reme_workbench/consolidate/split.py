@@ -1,9 +1,10 @@
 """Split (docs/spec.md §7.8): an overloaded note becomes a parent overview and children.
 
 Dream and consolidate queue every note a write left over `[split] token_threshold`
-(`vault/split_queue.py`; the count is `body_tokens`: the index's `estimate_tokens` on the
-body after the frontmatter). `run_split_queue` drains the queue, and then looks at every
-other readable digest note (§7.8.4): a note imported, written by hand or written when a
+(`vault/split_queue.py`; the count is `body_tokens`: `vault/tokens.py` `content_tokens`,
+the estimate of the body after the frontmatter without its provenance-only lines).
+`run_split_queue` drains the queue, and then looks at every other readable digest note
+(§7.8.4): a note imported, written by hand or written when a
 person accepted a proposal was never queued. That look is cheap (`split_scan.py`: the
 byte size, the scan's sha256 and a token cache rule out nearly every note unread).
 What it finds over the threshold is handled as a queued note, without being written to
@@ -58,7 +59,6 @@ from datetime import datetime
 
 from ..config import SplitSettings
 from ..errors import NoteError, NoteExistsError, RemeError
-from ..index.chunking import estimate_tokens
 from ..llm.base import Usage
 from ..llm.consolidate import ConsolidateBrain, NoteView, SplitRequest
 from ..llm.planning import PlanRefused, plan_with_feedback
@@ -88,6 +88,7 @@ from ..vault.split_queue import (
     settle_split_queue,
 )
 from ..vault.store import Changeset, CheckContext, Edit, Stamp
+from ..vault.tokens import content_tokens
 from ..vault.vault import Vault
 from .cooldowns import Cooldowns, CooldownWindows
 from .split_scan import SCAN, find_over_threshold
@@ -125,7 +126,7 @@ _AUDIT_NAMES = 10
 def body_tokens(text: str, path: str) -> int:
     """The split trigger's count (docs/spec.md §7.8.1): estimated tokens of the body
     after the frontmatter. NoteError when the frontmatter cannot be read."""
-    return estimate_tokens(parse(text, path).body)
+    return content_tokens(parse(text, path).body)
 
 
 def queue_overloaded(
@@ -468,7 +469,7 @@ class _Splitter:
             note = parse(text, path)
         except NoteError as exc:
             return SplitOutcome(path, "unreadable", reason=str(exc)), None
-        tokens = estimate_tokens(note.body)
+        tokens = content_tokens(note.body)
         if tokens <= self.threshold:
             return SplitOutcome(path, "under-threshold", tokens,
                                 f"{tokens} tokens, not over {self.threshold} any more"), None
@@ -646,8 +647,8 @@ class _Splitter:
                 body = body.rstrip("\n") + "\n\n" + "\n".join(added) + "\n"
                 completed.append({"path": kid, "added": added})
             bodies.append(body)
-        tokens = {path: estimate_tokens(parent_body)}
-        tokens.update((kid, estimate_tokens(b)) for kid, b in zip(kid_paths, bodies, strict=True))
+        tokens = {path: content_tokens(parent_body)}
+        tokens.update((kid, content_tokens(b)) for kid, b in zip(kid_paths, bodies, strict=True))
         if tokens[path] > self.threshold:
             raise _PlanError(
                 f"the parent's new body has {tokens[path]} tokens, over the split threshold "

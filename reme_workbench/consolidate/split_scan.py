@@ -11,7 +11,7 @@ run, an hourly timer included):
    and UTF-8 spends at least one byte a character;
 2. a note whose bytes were decided already (judged not overloaded, or a refused split)
    is skipped by the sha256 the scan already holds;
-3. the body tokens of the bytes read before come from `.reme/split_body_tokens.json`
+3. the body tokens of the bytes read before come from `.reme/split_content_tokens.json`
    (sha256 -> tokens, or minus a bound on them: only a cache, rebuilt when it is
    missing or damaged);
 4. the rest are read once and counted whole first — the frontmatter ends on a line
@@ -36,12 +36,13 @@ from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.meta import iso_utc
 from ..vault.note import decode_note_bytes, parse
 from ..vault.split_queue import QueuedSplit
+from ..vault.tokens import content_tokens
 from ..vault.vault import Vault
 
 __all__ = ["SCAN", "TOKEN_CACHE", "find_over_threshold"]
 
 SCAN = "consolidate.scan"  # the `by` of a note the look found (it was not queued)
-TOKEN_CACHE = "split_body_tokens.json"
+TOKEN_CACHE = "split_content_tokens.json"  # provenance-only lines do not count (§4.9.1)
 _CACHE_FORMAT = 1
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)  # the scan's files: never a symlink
 
@@ -96,7 +97,7 @@ def _body_tokens(root: Path, path: str, threshold: int, limit: int) -> int | Non
         with os.fdopen(fd, "rb") as f:
             text = decode_note_bytes(f.read(limit + 1), path, max_bytes=limit)
         whole = estimate_tokens(text)
-        return -whole if whole <= threshold else estimate_tokens(parse(text, path).body)
+        return -whole if whole <= threshold else content_tokens(parse(text, path).body)
     except (OSError, RemeError):
         return None
 

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from ..errors import NoteError, RemeError
-from ..index.chunking import estimate_tokens
 from ..index.recall import RecallHit, recall
 from ..index.store import VaultIndex
 from ..llm.base import (
@@ -36,6 +35,7 @@ from ..vault.note import Note, decode_note_bytes, parse, render
 from ..vault.resolve import LinkRepair, LinkResolver, repair_links
 from ..vault.slug import free_slug, note_path, slugify
 from ..vault.store import Changeset, CheckContext, Create, Edit
+from ..vault.tokens import content_tokens
 from ..vault.vault import Vault
 from .material import DreamtRecord, select_material
 from .meaning import Meaning
@@ -545,7 +545,7 @@ class Dreamer:
                 body = parse(self._decode(current[0], path), path).body
             except NoteError:
                 continue  # unreadable now: nothing a split could read either
-            tokens = estimate_tokens(body)
+            tokens = content_tokens(body)
             if tokens > self.split_threshold:
                 over.append((path, tokens))
                 if self.on_overload is not None:

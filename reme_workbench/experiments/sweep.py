@@ -147,15 +147,15 @@ def _ratio(hit: int, total: int) -> float | None:
 
 def _queue_overloaded(vault: Vault, threshold: int, now: datetime) -> int:
     """Queue every digest note over the split threshold, as dream's writes would have."""
-    from ..index.chunking import estimate_tokens
     from ..vault.layout import is_digest_note
     from ..vault.note import parse
     from ..vault.split_queue import enqueue_splits
+    from ..vault.tokens import content_tokens
 
     over = []
     for path, rec in vault.scan.records.items():
         if is_digest_note(path) and rec.readable:
-            tokens = estimate_tokens(parse((vault.root / path).read_text(encoding="utf-8"), path).body)
+            tokens = content_tokens(parse((vault.root / path).read_text(encoding="utf-8"), path).body)
             if tokens > threshold:
                 over.append((path, tokens))
     if over:

@@ -87,7 +87,9 @@ class HubRequest:
     `max_tokens` and link at least `min_member_coverage` of the members (the checks'
     bounds). `vault_words` counts, for each topic word, the vault's digest notes (of
     `vault_notes`, the members included) whose name, description or headings hold it:
-    what tells the community's words from the words every note shares (empty: unknown)."""
+    what tells the community's words from the words every note shares (empty: unknown).
+    `template_headings` are the headings (lower-cased, plain) so many digest notes share
+    that a template gave them ("Plugins" on every author page): never a topic."""
 
     community: str
     members: tuple[NoteView, ...]
@@ -98,6 +100,7 @@ class HubRequest:
     min_member_coverage: float = 0.6
     vault_notes: int = 0
     vault_words: Mapping[str, int] = field(default_factory=dict)
+    template_headings: frozenset[str] = frozenset()
 
     @property
     def member_paths(self) -> frozenset[str]:

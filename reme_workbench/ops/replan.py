@@ -102,9 +102,9 @@ def _merge(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brai
 
 def _split(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brain) -> list[str]:
     from ..consolidate.split import run_split_queue
-    from ..index.chunking import estimate_tokens
     from ..vault.note import decode_note_bytes, parse
     from ..vault.split_queue import enqueue_splits
+    from ..vault.tokens import content_tokens
 
     plan = old.story.get("plan")
     path = plan.get("parent", {}).get("path") if isinstance(plan, Mapping) else None
@@ -113,7 +113,7 @@ def _split(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brai
     if current is None:
         raise RemeError(f"The note {old.id} would split ({path}) is gone; nothing to plan again.")
     text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
-    enqueue_splits(vault.root, [(path, estimate_tokens(parse(text, path).body))], by="review",
+    enqueue_splits(vault.root, [(path, content_tokens(parse(text, path).body))], by="review",
                    now=vault.clock())
     run = run_split_queue(vault, brain, threshold=settings.split.token_threshold,
                           now=vault.clock(), policy=policy, language=settings.llm.language,

@@ -21,7 +21,7 @@ from .links import PROVENANCE_PREDICATE, is_provenance, outbound_keys, parse_lin
 from .note import NoteError, parse
 from .resolve import LinkResolver, is_linkable
 from .store import CheckContext, NamedCheck
-from .tokens import estimate_tokens
+from .tokens import content_tokens
 
 __all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE"]
 
@@ -309,7 +309,7 @@ def _body_under_tokens(path: str, max_tokens: int, hint: str = "") -> Callable[[
         text = _text(ctx, path)
         if text is None:
             return [f"{path} would be deleted, so its body cannot be measured"]
-        tokens = estimate_tokens(parse(text, path).body)
+        tokens = content_tokens(parse(text, path).body)
         if tokens < max_tokens:
             return []
         return [f"{path}: the body is {tokens} estimated tokens; keep it under {max_tokens}"

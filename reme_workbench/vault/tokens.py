@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CJK_CHARS", "estimate_tokens", "ascii_tokens"]
+__all__ = ["CJK_CHARS", "estimate_tokens", "ascii_tokens", "content_tokens"]
 
 # Han, kana and hangul: scripts written without spaces between words (or, for hangul,
 # with a subword tokenizer cost of about one token per syllable).
@@ -57,3 +57,16 @@ def ascii_tokens(text: str) -> int:
     t = text.encode("ascii").translate(_ASCII_CLASS)
     runs = t.count(b" a") + t.count(b".a") + (t[:1] == b"a")
     return runs + t.count(b".") + t.count(b"aaaaaaaa")
+
+
+# a line that only names sources: `derived_from:: [[a]] [[b]]`, perhaps as a list item
+_PROVENANCE_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?derived_from::(?:[ \t]*!?\[\[[^\]\n]*\]\])+[ \t]*$",
+                              re.M)
+
+
+def content_tokens(body: str) -> int:
+    """The estimate of a note body's reading: its lines that only name sources
+    (`derived_from:: [[…]]`) do not count (docs/spec.md §4.9.1). A note is not long
+    because many sessions back it, and a hub must carry every member's source: both
+    the split trigger and the hub's budget count what a person reads."""
+    return estimate_tokens(_PROVENANCE_LINE.sub("", body))
