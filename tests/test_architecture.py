@@ -104,14 +104,19 @@ def _cli_sibling(name: str) -> bool:
 
 # Each layer may import only the layers below it (and errors/config).
 LAYER_RULES = {
+    # the text rules the offline brains and the pipelines share: pure functions on strings,
+    # under every layer that reads text, so it imports no other package of ours
+    "textrules": {"textrules"},
     "index": {"vault", "index"},
     "llm": {"vault", "llm"},
     "proposals": {"vault", "proposals"},
-    "dream": {"vault", "index", "llm", "proposals", "dream"},
-    # the brains behind the interfaces of llm/: a pipeline takes a brain, never imports one
-    # (the offline dream brain reads material with dream/'s Markdown helpers)
-    "brains": {"vault", "index", "llm", "dream", "brains"},
-    "consolidate": {"vault", "index", "llm", "proposals", "consolidate"},
+    # the pipelines take a brain through llm/'s interfaces and never import one (brains/
+    # is not theirs to import: a brain is chosen by the composition root, ops/)
+    "dream": {"vault", "index", "llm", "proposals", "textrules", "dream"},
+    "consolidate": {"vault", "index", "llm", "proposals", "textrules", "consolidate"},
+    # the brains behind the interfaces of llm/, over the pipelines: the offline dream brain
+    # reads material with dream/'s Markdown helpers
+    "brains": {"vault", "index", "llm", "dream", "textrules", "brains"},
     "review": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review"},
     "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
     # the review screens are a front end: the operations and nothing below them
@@ -146,14 +151,23 @@ SHARED = {"errors", "config", "__version__"}  # the package version is no layer
 def test_each_layer_imports_only_layers_below(layer):
     allowed = LAYER_RULES[layer] | SHARED
     bad = []
-    for path in sorted((PACKAGE / layer).glob("*.py")):
-        for name in _imports(path, f"reme_workbench.{layer}"):
+    for path in sorted((PACKAGE / layer).rglob("*.py")):  # sub-packages too: brains/offline_*
+        sub = ".".join(path.relative_to(PACKAGE).parent.parts)
+        for name in _imports(path, f"reme_workbench.{sub}"):
             if not name.startswith("reme_workbench."):
                 continue
             top = name.split(".")[1]
             if top not in allowed:
-                bad.append(f"{path.name} -> {name}")
+                bad.append(f"{path.relative_to(PACKAGE / layer)} -> {name}")
     assert not bad, f"{layer}/ imports upward: {bad}"
+
+
+def test_the_layer_rules_see_a_sub_package_import():
+    # guard the guard: a brain inside brains/ resolves its relative imports from its own
+    # package, so `from ...dream.markdown` there is reme_workbench.dream.markdown
+    path = PACKAGE / "brains" / "offline_dream" / "statements.py"
+    names = _imports(path, "reme_workbench.brains.offline_dream")
+    assert "reme_workbench.dream.markdown" in names and "reme_workbench.textrules" in names
 
 
 # --- no import cycles among index/ modules ---------------------------------------------

@@ -19,7 +19,6 @@ from reme_workbench.brains.offline_dream.statements import (
     segment,
 )
 from reme_workbench.brains.offline_dream.weave import MAX_RELATED, related_notes
-from reme_workbench.brains.text import overlap, split_sentences, tokens
 from reme_workbench.llm import (
     BrainError,
     CandidateNote,
@@ -29,6 +28,7 @@ from reme_workbench.llm import (
     MemoryUnit,
     order_units_for_cache,
 )
+from reme_workbench.textrules import overlap, split_sentences, tokens
 from reme_workbench.vault.links import outbound_keys, parse_links
 from reme_workbench.vault.note import parse
 from reme_workbench.vault.slug import free_slug, note_path, slugify

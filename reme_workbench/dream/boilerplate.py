@@ -39,7 +39,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from .markdown import is_cjk, neutralise, plain
+from ..textrules import is_cjk, plain
+from .markdown import neutralise
 
 __all__ = [
     "BOILERPLATE_SHARE", "BOILERPLATE_MIN_FILES", "TEMPLATE_SHARE", "MAX_LABEL_WORDS", "MIN_PHRASE_WORDS",

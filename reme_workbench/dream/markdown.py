@@ -70,25 +70,6 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _ACRONYMS = {"db", "api", "ci", "pr", "sla", "vlan", "ip", "dns", "url", "sql", "vm", "ha"}
 
 
-_MARKUP = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
-_WIKILINK = re.compile(r"!?\[\[([^\]|#]*)(?:#\^?([^\]|]*))?(?:\|([^\]]*))?\]\]")
-_MDLINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-
-
-def is_cjk(ch: str) -> bool:
-    """A CJK ideograph (the unified block, extension A and the compatibility block)."""
-    o = ord(ch)
-    return 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF
-
-
-def plain(text: str) -> str:
-    """`text` without inline Markdown: emphasis, code ticks, link brackets."""
-    # what a reader sees: the alias, else the target, else the heading of `[[#Heading]]`
-    text = _WIKILINK.sub(lambda m: (m.group(3) or m.group(1) or m.group(2) or "").strip(), text)
-    text = _MDLINK.sub(r"\1", text)
-    return re.sub(r"\s+", " ", _MARKUP.sub("", text)).strip()
-
-
 def title_from_file_name(path: str, text: str = "") -> str:
     """The title a file name gives. A name with spaces is a title already (`Internal
     links.md`); a slug is spelled as the text spells its words: `deploy-payments-api.md`

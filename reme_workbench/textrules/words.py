@@ -1,95 +1,50 @@
-"""The text rules both offline brains share: sentences, content tokens and their overlap,
-a crude English stem, CJK characters and bigrams.
+"""Words: stopwords, a crude English stem, content tokens and content words.
 
-One module, so the dream and consolidate brains cut sentences and count words the same
-way. `is_cjk` and `plain` (a line without inline Markdown) belong to reading material and
-live in `dream/markdown.py`; they are re-exported here.
+* `stem(word)` — plural and tense endings off, so "merges", "merged", "merging" and
+  "merge" meet (both offline brains, and merge's topic words).
+* `STOPWORDS` and `tokens(text)` — material's content tokens as dream counts them:
+  stemmed Latin words, numbers of three or more digits, CJK character bigrams; dates,
+  small numbers and markup dropped. `overlap(a, b)` is their overlap coefficient.
+* `COMPARISON_STOPWORDS`, `word_spans(text)` and `content_words(text)` — a note's words as
+  consolidate compares and names them: a trimmed copy of `STOPWORDS` that keeps what
+  changes a fact ("not", "only", "first", "before", every number), Chinese cut into
+  jieba's words. A variant of `STOPWORDS`, because a statement that drops "not" is
+  another statement.
+* `CJK_FUNCTION_CHARS` — Chinese function characters ("的", "了", "是") dropped before
+  bigrams and words, so 用中文回我 ~ 用中文回复 share theirs.
+* `GENERIC_HEADING` — headings that name no topic of their own ("Overview", "Steps",
+  "注意事项"): neither a hub's nor a split child's name.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..dream.markdown import is_cjk, plain
+from .cjk import chinese_words, is_cjk, is_cjk_or_kana
+from .markup import plain, reader_text
 
-__all__ = ["split_sentences", "tokens", "overlap", "stem", "STOPWORDS", "is_cjk", "plain"]
-
-
-# --- sentences --------------------------------------------------------------------------
-
-_ABBREV = {"e.g", "i.e", "vs", "etc", "approx", "no", "fig", "mr", "mrs", "ms", "dr", "st", "cf"}
-_CJK_END = set("。！？；!?")
-_CLOSERS = set("\"'”’」』）)*_`")
-_OPEN_QUOTES = {"“": "”", "「": "」", "『": "』", '"': '"'}
+__all__ = [
+    "stem", "STOPWORDS", "tokens", "overlap", "COMPARISON_STOPWORDS", "CJK_FUNCTION_CHARS",
+    "word_spans", "content_words", "GENERIC_HEADING",
+]
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of one block; code spans and quotations are never cut."""
-    out: list[str] = []
-    start, i, n = 0, 0, len(text)
-    closer: str | None = None
-    while i < n:
-        ch = text[i]
-        if ch == "`":
-            j = text.find("`", i + 1)
-            i = j + 1 if j > 0 else i + 1
-            continue
-        if closer is None and ch in _OPEN_QUOTES:
-            end = text.find(_OPEN_QUOTES[ch], i + 1)
-            if 0 < end - i <= 400:  # a stray quote mark must not swallow the block
-                closer = _OPEN_QUOTES[ch]
-                i += 1
-                continue
-        elif closer is not None and ch == closer:
-            closer = None
-            j = i + 1
-            while j < n and text[j] in _CLOSERS:
-                j += 1
-            before = text[i - 1] if i else ""
-            if before in "。！？；" or (before in ".!?" and _english_end(text, i, j)):
-                out.append(text[start:j])  # 'she said "No." Then' ends at the quote
-                start = j
-            i = j
-            continue
-        if ch == "\n":
-            out.append(text[start:i])
-            start = i + 1
-        elif closer is None and (ch in _CJK_END or ch in ".!?"):
-            j = i + 1
-            while j < n and text[j] in _CLOSERS:
-                j += 1
-            if ch in _CJK_END and (ch not in "!?" or (i and is_cjk(text[i - 1]))):
-                out.append(text[start:j])
-                start, i = j, j
-                continue
-            if ch in ".!?" and _english_end(text, i, j):
-                out.append(text[start:j])
-                start, i = j, j
-                continue
-        i += 1
-    out.append(text[start:])
-    return [s.strip() for s in out if s.strip()]
+def stem(word: str) -> str:
+    # Crude on purpose: "merges", "merged", "merging" and "merge" must meet.
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"  # summaries -> summary
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    if word.endswith("e") and len(word) > 3:
+        word = word[:-1]
+    return word
 
 
-def _english_end(text: str, i: int, j: int) -> bool:
-    if j < len(text) and not text[j].isspace():
-        return False  # "v2.14.0", "example.com"
-    k = j
-    while k < len(text) and text[k] in " \t":
-        k += 1
-    if k < len(text) and not (
-        text[k].isupper() or text[k].isdigit() or text[k] in '"“`*([' or is_cjk(text[k])
-    ):
-        return False
-    word = re.search(r"([A-Za-z.]+)$", text[:i])
-    if text[i] == "." and word and text[i - 1] == word.group(1)[-1]:
-        w = word.group(1).lower()
-        if w in _ABBREV or (len(w) == 1 and w.isalpha() and text[i - 1].isupper()):
-            return False
-    return True
+CJK_FUNCTION_CHARS = frozenset("的了是在我你她他它们就都也和与及把被很再又还这那个吧呢吗啊呀哦嗯着过给让")
 
-
-# --- tokens and similarity ----------------------------------------------------------------
+# --- material's tokens --------------------------------------------------------------------
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-_'][a-z0-9]+)*")
 _PREFIXED = re.compile(r"^(non|auto|re|pre|un|multi|sub|self|anti|co)-([a-z]{3,})$")
@@ -109,21 +64,6 @@ STOPWORDS = frozenset(
     thing things way lot much many bit just really even ever already including
     instead rather well ok okay yes restated repeated plus vs""".split()
 )
-# CJK function characters dropped before bigrams, so 用中文回我 ~ 用中文回复 share bigrams.
-_CJK_STOP = set("的了是在我你她他它们就都也和与及把被很再又还这那个吧呢吗啊呀哦嗯着过给让")
-
-
-def stem(word: str) -> str:
-    # Crude on purpose: "merges", "merged", "merging" and "merge" must meet.
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"  # summaries -> summary
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
 
 
 def tokens(text: str, *, split: bool = False) -> frozenset[str]:
@@ -148,7 +88,7 @@ def tokens(text: str, *, split: bool = False) -> frozenset[str]:
     run: list[str] = []
     for ch in text + " ":
         if is_cjk(ch):
-            if ch not in _CJK_STOP:
+            if ch not in CJK_FUNCTION_CHARS:
                 run.append(ch)
             continue
         if len(run) == 1:
@@ -163,3 +103,53 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / min(len(a), len(b))
+
+
+# --- a note's words, as consolidate compares and names them ------------------------------
+
+COMPARISON_STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto over under
+    about as is are was were be been being am do does did done doing have has had having it its
+    this that these those there here i me my we our you your he him his she her they them their
+    what which who whom whose when where why how all any each both few more most other some such
+    so than too very can will just should would could may might must shall also still yet again
+    once up down out off now via per like use used using uses get gets got make made see thing
+    things way lot much many bit really even ever already well ok okay yes plus""".split()
+)
+
+
+def word_spans(text: str) -> list[tuple[str, str]]:
+    """The words of `text` in order, each as (surface form, content word or "" for a
+    stopword): Latin words cut at anything but letters, digits, `+` and `#` (so a slug
+    `pgbouncer-1-22` is the words pgbouncer, 1, 22), CJK runs cut by jieba."""
+    out: list[tuple[str, str]] = []
+    for m in re.finditer(r"[A-Za-z0-9]+[+#]*|[^\x00-\x7f]+", text):
+        piece = m.group(0)
+        if piece.isascii():
+            low = piece.lower()
+            stop = low in COMPARISON_STOPWORDS or (len(low) < 2 and not low.isdigit())
+            out.append((piece, "" if stop else stem(low)))
+            continue
+        for run in re.findall(r"[^\W\d_]+", piece):
+            if not any(is_cjk_or_kana(c) for c in run):
+                continue  # other scripts' punctuation and marks
+            for w in chinese_words(run):
+                keep = len(w) >= 2 and not all(c in CJK_FUNCTION_CHARS for c in w)
+                out.append((w, w if keep else ""))
+    return out
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Content words of `text` (links as their visible text): stemmed Latin words without
+    stopwords, jieba's Chinese words of two or more characters."""
+    return frozenset(c for _, c in word_spans(reader_text(text)) if c)
+
+
+# Headings that name no topic of their own (dream's GENERIC_SECTION, trimmed).
+GENERIC_HEADING = re.compile(
+    r"^(overview|introduction|intro|about|summary|background|context|details|notes?|examples?|"
+    r"usage|tips?|faq|limitations?|troubleshooting|caveats?|see also|related|references?|more|"
+    r"misc(ellaneous)?|other|general|basics|steps|when|watch out|how it works|next steps|"
+    r"概述|简介|介绍|概览|示例|例子|用法|注意事项|注意|提示|限制|常见问题|参见|相关|其他|更多|基础|步骤)$",
+    re.I,
+)

@@ -3,7 +3,7 @@ without a key sees (docs/spec.md §5). `OfflineBrain` implements dream's `Brain`
 (`llm/base.py`): statements and their cues (`statements.py`), documentation sections
 (`sections.py`), names and descriptions (`naming.py`), the coverage judge (`coverage.py`)
 and the links it weaves (`weave.py`); the text rules it shares with the offline
-consolidate brain are in `brains/text.py`."""
+consolidate brain are in `textrules/`."""
 
 from .offline import OfflineBrain
 

@@ -38,8 +38,8 @@ from datetime import date, timedelta
 
 from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import IntegrateDecision
+from ...textrules import STOPWORDS, is_cjk, plain, split_sentences, tokens
 from ...vault.links import is_provenance, parse_links
-from ..text import STOPWORDS, is_cjk, plain, split_sentences, tokens
 from .statements import Block, Statement, is_agent
 from .units import UnitPlan
 

@@ -29,8 +29,8 @@ import re
 from ...dream.boilerplate import Boilerplate
 from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import MemoryUnit
+from ...textrules import plain, split_sentences, tokens
 from ...vault.links import PROVENANCE_PREDICATE, parse_links
-from ..text import plain, split_sentences, tokens
 from .values import Values, agree, conflict, new_values, value_words, values
 from .weave import content_tokens, strip_related
 

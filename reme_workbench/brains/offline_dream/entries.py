@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ...llm.base import SetAside
-from ..text import plain
+from ...textrules import plain
 from .naming import statement_name
 from .statements import TOO_SHORT, Scores, Statement
 from .units import UnitPlan

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..text import is_cjk, plain
+from ...textrules import chinese_segmenter, is_cjk, plain
 
 __all__ = [
     "MAX_WORDS",
@@ -427,20 +427,10 @@ _CJK_TRAIL = frozenset("的 了 和 与 及 或 在 中 里 上 下 时 等 吗 
 _CJK_CUT = frozenset("或者说 或者 以及 并且 而且 但是 但 所以 因此 然后 同时 即 例如 比如 因为 由于 以便 从而 来".split())
 
 
-@lru_cache(maxsize=1)
-def _jieba():
-    import logging
-
-    import jieba  # a dictionary-based Chinese word segmenter; imported only for Chinese
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
-
-
 @lru_cache(maxsize=4096)
 def _cjk_words_cached(text: str) -> tuple[str, ...]:
     # spaces kept as " " tokens, so "Home Assistant" stays two words when joined back
-    return tuple(" " if not w.strip() else w for w in _jieba().cut(text) if w)
+    return tuple(" " if not w.strip() else w for w in chinese_segmenter().cut(text) if w)
 
 
 def _cjk_words(text: str) -> list[str]:

@@ -56,9 +56,9 @@ from ...llm.base import (
 )
 from ...llm.prompts import detect_language
 from ...llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
+from ...textrules import STOPWORDS, is_cjk, overlap, plain, split_sentences, tokens
 from ...vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ...vault.slug import slugify
-from ..text import STOPWORDS, is_cjk, overlap, plain, split_sentences, tokens
 from .conversation import (
     CONVERSATION_UNITS,
     conversation_decision,

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from ...dream.boilerplate import Boilerplate
 from ...dream.markdown import MaterialInfo, fenced
-from ..text import is_cjk, plain, tokens
+from ...textrules import is_cjk, plain, tokens
 from .naming import (
     GENERIC_SECTION,
     cjk_count,

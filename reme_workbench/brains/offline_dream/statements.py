@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...dream.markdown import CALLOUT, neutralise
+from ...textrules import is_cjk, plain, split_sentences, tokens
 from ...vault.frontmatter import find_frontmatter
-from ..text import is_cjk, plain, split_sentences, tokens
 
 __all__ = [
     "Block", "Statement", "Scores", "segment",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..text import tokens
+from ...textrules import tokens
 from .statements import Block, Statement
 
 __all__ = ["UnitPlan"]

@@ -47,8 +47,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from ...llm.base import CandidateNote
+from ...textrules import tokens
 from ...vault.links import format_link, is_provenance, parse_links
-from ..text import tokens
 
 __all__ = [
     "RELATED_MIN", "SIBLING_MIN", "MAX_RELATED", "MAX_SIBLINGS", "RELATED_HEADINGS",

@@ -1,0 +1,39 @@
+"""The text rules both offline brains and the pipelines share: where a sentence ends,
+which words count and how they are stemmed, CJK characters and Chinese words, a line
+without its Markdown. Pure functions on strings; nothing here imports another package of
+ours (tests/test_architecture.py holds it to that), so dream, consolidate and the brains
+all read text by the same rules.
+
+* `cjk.py` — `is_cjk`, `is_cjk_or_kana`, `cjk_share`, `chinese_segmenter`, `chinese_words`;
+* `markup.py` — `plain` (material), `reader_text` (a note: links by their names);
+* `sentences.py` — `split_sentences` (material), `split_note_line` (a line of a note);
+* `words.py` — `stem`, `STOPWORDS`, `tokens`, `overlap` (dream's content tokens),
+  `COMPARISON_STOPWORDS`, `word_spans`, `content_words` (consolidate's words),
+  `CJK_FUNCTION_CHARS`, `GENERIC_HEADING`.
+
+Where dream and consolidate read differently, each rule has one name per reading, side by
+side in its module, and the module says why both exist.
+"""
+
+from .cjk import chinese_segmenter, chinese_words, cjk_share, is_cjk, is_cjk_or_kana
+from .markup import WIKILINK, link_name, plain, reader_text
+from .sentences import split_note_line, split_sentences
+from .words import (
+    CJK_FUNCTION_CHARS,
+    COMPARISON_STOPWORDS,
+    GENERIC_HEADING,
+    STOPWORDS,
+    content_words,
+    overlap,
+    stem,
+    tokens,
+    word_spans,
+)
+
+__all__ = [
+    "is_cjk", "is_cjk_or_kana", "cjk_share", "chinese_segmenter", "chinese_words",
+    "plain", "reader_text", "WIKILINK", "link_name",
+    "split_sentences", "split_note_line",
+    "stem", "STOPWORDS", "tokens", "overlap", "COMPARISON_STOPWORDS", "CJK_FUNCTION_CHARS",
+    "word_spans", "content_words", "GENERIC_HEADING",
+]
