@@ -64,7 +64,6 @@ TARGET_REPORTED = 0.9
 TEMPLATE_SHARE = 0.3  # of a template vault's files, plugin pages
 TARGET_MINING_N = 10_000
 TARGET_MINING_S = 10.0
-MIN_CONFIDENCE, MIN_AGREE = 0.8, 2  # docs/spec.md §7.7.2
 NOW = datetime(2026, 12, 2, 3, 0, tzinfo=UTC)
 CANDIDATES = "reme_workbench.consolidate.candidates"
 OFFLINE = "reme_workbench.consolidate.offline"
@@ -162,13 +161,14 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     if missing(OFFLINE):
         out["missing"].append(OFFLINE)
         return out
-    from reme_workbench.consolidate.merge import plan_merges
+    from reme_workbench.config import MergeSettings
+    from reme_workbench.consolidate.merge import MergeContext, plan_merges
     from reme_workbench.consolidate.offline import OfflineConsolidateBrain
 
     brain = OfflineConsolidateBrain(embedder.inner)
     t0 = time.perf_counter()
-    merged = plan_merges(vault, brain, live, now=NOW, parallel_votes=False, audit=False,
-                         dry_run=True)
+    merged = plan_merges(vault, brain, live, MergeSettings(),
+                         MergeContext(now=NOW, parallel_votes=False, audit=False, dry_run=True))
     out["votes"] = time.perf_counter() - t0
     proposed = {frozenset((p.story["winner"], p.story["loser"])): p for p in merged.proposals}
     uncertain = {frozenset((u.candidate.a, u.candidate.b)) for u in merged.uncertain}

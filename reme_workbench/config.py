@@ -79,7 +79,8 @@ class MergeSettings(_Section):  # docs/spec.md §7.7
     min_description_similarity: float = Field(0.6, ge=0, le=1)  # candidate gate 1
     min_body_overlap: float = Field(0.5, ge=0, le=1)  # candidate gate 2
     min_confidence: float = Field(0.8, ge=0, le=1)  # a vote agrees from this confidence
-    min_agree: int = Field(2, ge=1, le=3)  # agreeing votes (of 3) for a merge proposal
+    # agreeing votes for a merge proposal, of the 3 judges (llm.consolidate.JUDGES)
+    min_agree: int = Field(2, ge=1, le=3)
 
 
 class ArchiveSettings(_Section):  # docs/spec.md §7.3

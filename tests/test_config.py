@@ -32,6 +32,7 @@ def test_reme_toml_overrides_a_value(tmp_path):
         ("[merge]\nvotes = 3\n", "merge.votes"),
         ("[abstract]\nmin_pillars = 6\n", "min_pillars must not exceed max_pillars"),
         ("[merge]\nmin_agree = 4\n", "merge.min_agree"),
+        ("[merge]\nmin_body_overlap = 1.5\n", "merge.min_body_overlap"),
     ],
 )
 def test_bad_settings_fail_with_a_message_naming_the_fix(tmp_path, text, fragment):
@@ -40,3 +41,15 @@ def test_bad_settings_fail_with_a_message_naming_the_fix(tmp_path, text, fragmen
         load_settings(tmp_path)
     assert fragment in str(info.value)
     assert "sk-123" not in str(info.value)
+
+
+def test_min_agree_counts_at_most_the_judges_there_are():
+    """The merge phase trusts the settings: agreeing votes can be at most the votes asked."""
+    from pydantic import ValidationError
+
+    from reme_workbench.config import MergeSettings
+    from reme_workbench.llm.consolidate import JUDGES
+
+    assert MergeSettings(min_agree=JUDGES).min_agree == JUDGES
+    with pytest.raises(ValidationError):
+        MergeSettings(min_agree=JUDGES + 1)

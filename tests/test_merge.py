@@ -11,12 +11,12 @@ from collections import deque
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
+from reme_workbench.config import MergeSettings
 from reme_workbench.consolidate.candidates import MergeCandidate
 from reme_workbench.consolidate.cooldowns import Cooldowns
 from reme_workbench.consolidate.merge import (
     ACTION,
+    MergeContext,
     UncertainPair,
     Vote,
     pick_winner,
@@ -42,6 +42,12 @@ C = "digest/wiki/canary-rollout.md"
 D1 = "daily/2026-10-05/deploy.md"
 D2 = "daily/2026-10-12/payments.md"
 AUTO = Policy(frozenset({ACTION}))
+DEFAULTS = MergeSettings()
+
+
+def ctx(**how) -> MergeContext:
+    """The run's context at the tests' fixed time."""
+    return MergeContext(now=FIXED_NOW, **how)
 
 
 # -- a tiny scripted consolidate brain ---------------------------------------------------------
@@ -167,7 +173,7 @@ def test_two_agreeing_votes_make_one_pending_proposal_with_its_story(make_vault)
     vault = open_vault(root)
     before = snapshot(root)
     brain = FakeBrain({(A, B): [YES, YES, NO]}, [union_body])
-    run = plan_merges(vault, brain, [cand()], now=FIXED_NOW, audit=False)
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(audit=False))
     assert [p.state for p in run.proposals] == ["pending"]
     assert not run.uncertain and not run.dropped and not run.rejected
     # nothing in the notes changed: the proposal waits (default policy holds everything)
@@ -209,7 +215,7 @@ def test_one_agreeing_vote_is_uncertain_and_none_is_dropped(make_vault):
     root = make_vault(files)
     vault = open_vault(root)
     brain = FakeBrain({(A, B): [YES, NO, YES_WEAK], (e, f): [NO, NO, YES_WEAK]})
-    run = plan_merges(vault, brain, [cand(), cand(e, f, sim=0.7, overlap=0.6)], now=FIXED_NOW)
+    run = plan_merges(vault, brain, [cand(), cand(e, f, sim=0.7, overlap=0.6)], DEFAULTS, ctx())
     assert not run.proposals and not brain.merge_requests
     assert [(u.candidate.a, u.candidate.b) for u in run.uncertain] == [(A, B)]
     assert [(c.a, c.b) for c in run.dropped] == [(e, f)]
@@ -225,7 +231,7 @@ def test_a_distinct_pair_is_never_proposed(make_vault):
     root = make_vault(base_files())
     vault = open_vault(root)
     brain = FakeBrain({(A, B): [NO, NO, NO]})
-    run = plan_merges(vault, brain, [cand()], now=FIXED_NOW, policy=AUTO)
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(policy=AUTO))
     assert run.proposals == () and len(run.dropped) == 1
     assert ProposalQueue(vault).ids() == [] and not brain.merge_requests
     assert not list((root / "audit").rglob("*.md"))  # nothing to tell a person
@@ -237,7 +243,7 @@ def test_both_notes_linked_from_sources_goes_to_the_uncertain_report(make_vault)
     root = make_vault(files)
     vault = open_vault(root)
     brain = FakeBrain({(A, B): [YES, YES, YES]})
-    run = plan_merges(vault, brain, [cand()], now=FIXED_NOW, policy=AUTO)
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(policy=AUTO))
     assert not run.proposals and not brain.merge_requests
     assert "sources are never rewritten" in run.uncertain[0].why
     assert "fix the source links yourself" in run.uncertain[0].suggestion
@@ -252,7 +258,7 @@ def test_the_note_a_source_links_to_wins_even_with_fewer_inbound_links(make_vaul
     root = make_vault(files)
     vault = open_vault(root)
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, NO]}, [union_body]), [cand()],
-                      now=FIXED_NOW, policy=AUTO)
+                      DEFAULTS, ctx(policy=AUTO))
     (p,) = run.proposals
     assert p.state == "applied" and p.story["winner"] == B
     assert "daily/2026-10-20/log.md" in p.story["winner_rule"]
@@ -273,7 +279,7 @@ def test_two_notes_linking_each_other_leave_no_self_link(make_vault):
     root = make_vault(files)
     vault = open_vault(root)
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, YES]}, [union_body]), [cand()],
-                      now=FIXED_NOW, policy=AUTO)
+                      DEFAULTS, ctx(policy=AUTO))
     (p,) = run.proposals
     assert p.state == "applied", p.error
     text = read(root, A)
@@ -302,7 +308,7 @@ def test_a_loser_with_50_inbound_files_is_retargeted_in_one_changeset(make_vault
     real_apply = vault.store.apply
     vault.store.apply = lambda cs: applied.append(cs) or real_apply(cs)
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, YES]}, [union_body]), [cand()],
-                      now=FIXED_NOW, policy=AUTO, audit=False)
+                      DEFAULTS, ctx(policy=AUTO, audit=False))
     (p,) = run.proposals
     assert p.state == "applied", p.error
     merge_changesets = [cs for cs in applied if cs.ops]
@@ -336,7 +342,7 @@ def test_a_loser_with_50_inbound_files_is_all_or_nothing(make_vault):
 
     vault.store.apply = touching_apply
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, YES]}, [union_body]), [cand()],
-                      now=FIXED_NOW, policy=AUTO)
+                      DEFAULTS, ctx(policy=AUTO))
     assert len(plans) == 3  # planned, then re-planned twice ([vault] max_replans)
     assert run.proposals == () and "kept changing" in run.skipped[0].reason
     after = snapshot(root)
@@ -345,6 +351,26 @@ def test_a_loser_with_50_inbound_files_is_all_or_nothing(make_vault):
     audit = read(root, "audit/2026-11-02/consolidate_actions.md")
     assert "merge skipped" in audit and "kept changing" in audit
     assert ProposalQueue(vault).ids() == []
+
+
+def test_a_note_linking_the_loser_that_cannot_be_read_skips_the_pair_before_asking(make_vault):
+    """Its links could not be retargeted whatever body came back: no body is asked for."""
+    user = "digest/wiki/user.md"
+    root = make_vault(base_files(**{user: note("user", "u", f"[[{B}]]\n"),
+                                    "daily/2026-10-20/log.md": f"[[{A}]]\n"}))  # A wins
+    vault = open_vault(root)
+    real_read = vault.store.read
+
+    def read_garbled(path):  # the file turned to bytes that are no UTF-8 after the scan
+        found = real_read(path)
+        return (b"\xff\xfe not text", found[1]) if path == user and found else found
+
+    vault.store.read = read_garbled
+    brain = FakeBrain({(A, B): [YES, YES, YES]}, [union_body])
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(policy=AUTO, audit=False))
+    assert run.proposals == () and not brain.merge_requests
+    assert f"a note linking {B} cannot be retargeted" in run.skipped[0].reason
+    assert (root / B).exists() and ProposalQueue(vault).ids() == []
 
 
 def test_a_stamp_that_changes_once_is_planned_again_from_the_fresh_file(make_vault):
@@ -363,7 +389,7 @@ def test_a_stamp_that_changes_once_is_planned_again_from_the_fresh_file(make_vau
 
     vault.store.apply = edit_once
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, YES]}, [union_body]), [cand()],
-                      now=FIXED_NOW, policy=AUTO)
+                      DEFAULTS, ctx(policy=AUTO))
     assert [p.state for p in run.proposals] == ["applied"]
     assert len([c for c in calls if c.ops]) == 2
     assert read(root, u).endswith(f"[[{A}]] and a new line\n")  # the person's edit kept
@@ -378,7 +404,7 @@ def test_a_pair_edited_while_the_brain_merged_is_skipped(make_vault):
         return union_body(request)
 
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, YES]}, [edit_winner_then_merge]),
-                      [cand()], now=FIXED_NOW, policy=AUTO)
+                      [cand()], DEFAULTS, ctx(policy=AUTO))
     assert run.proposals == ()
     assert "changed while it was merged" in run.skipped[0].reason
     assert (root / B).exists() and read(root, A).endswith("A person adds a line.\n")
@@ -395,7 +421,7 @@ def test_a_body_dropping_a_link_gets_one_retry_then_is_rejected_and_audited(make
         return MergedNote(description=merged.description, body=body + "\n")
 
     brain = FakeBrain({(A, B): [YES, YES, YES]}, [drop_canary, drop_canary])
-    run = plan_merges(vault, brain, [cand()], now=FIXED_NOW, policy=AUTO)
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(policy=AUTO))
     assert len(brain.merge_requests) == 2
     assert brain.merge_requests[0].feedback is None
     assert f"drops the link [[{C}]]" in brain.merge_requests[1].feedback
@@ -419,12 +445,12 @@ def test_a_retry_that_fixes_the_body_is_proposed(make_vault):
         return MergedNote(description=merged.description, body=body + "\n")
 
     brain = FakeBrain({(A, B): [YES, YES, YES]}, [drop_provenance, union_body])
-    run = plan_merges(vault, brain, [cand()], now=FIXED_NOW)
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx())
     (p,) = run.proposals
     assert p.state == "pending"
     assert "carries_provenance" in brain.merge_requests[1].feedback
     assert D2 in brain.merge_requests[1].feedback
-    assert [bool(a["failures"]) for a in p.story["merge"]] == [True, False]
+    assert [bool(a["violations"]) for a in p.story["merge"]] == [True, False]
 
 
 def test_a_1mb_body_is_refused_and_never_stored(make_vault):
@@ -432,7 +458,7 @@ def test_a_1mb_body_is_refused_and_never_stored(make_vault):
     vault = open_vault(root)
     huge = MergedNote.model_construct(description="d", body="x " * 500_000)  # bypasses the schema
     brain = FakeBrain({(A, B): [YES, YES, YES]}, [huge, huge])
-    run = plan_merges(vault, brain, [cand()], now=FIXED_NOW, policy=AUTO)
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(policy=AUTO))
     assert run.proposals == () and "merged_body_size" in run.rejected[0].reason
     assert "merge, do not add" in brain.merge_requests[1].feedback
     assert ProposalQueue(vault).ids() == []
@@ -450,7 +476,7 @@ def test_hostile_links_in_the_body_are_repaired_to_text(make_vault):
             "[[digest/wiki/invented.md|an invented note]] and [[canary-rollout|the canary]].\n"))
 
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, YES]}, [hostile]), [cand()],
-                      now=FIXED_NOW, policy=AUTO)
+                      DEFAULTS, ctx(policy=AUTO))
     (p,) = run.proposals
     assert p.state == "applied", p.error
     text = read(root, A)
@@ -464,7 +490,7 @@ def test_a_brain_error_on_the_merge_rejects_the_pair(make_vault):
     root = make_vault(base_files())
     vault = open_vault(root)
     brain = FakeBrain({(A, B): [YES, YES, YES]}, [BrainError("no JSON", model="fake", raw="oops")])
-    run = plan_merges(vault, brain, [cand()], now=FIXED_NOW, policy=AUTO)
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(policy=AUTO))
     assert run.proposals == () and "no JSON" in run.rejected[0].reason
     assert (root / B).exists()
 
@@ -479,7 +505,7 @@ def test_a_judge_that_fails_skips_the_pair_with_the_reason(make_vault):
                 raise BrainError("judge 1 timed out", model="fake")
             return super().vote(request)
 
-    run = plan_merges(vault, Failing({(A, B): [YES, YES, YES]}), [cand()], now=FIXED_NOW)
+    run = plan_merges(vault, Failing({(A, B): [YES, YES, YES]}), [cand()], DEFAULTS, ctx())
     assert run.proposals == () and "timed out" in run.skipped[0].reason
 
 
@@ -492,7 +518,7 @@ def test_each_note_is_in_at_most_one_merge_per_run(make_vault):
     vault = open_vault(root)
     brain = FakeBrain(default_vote=YES, merges=[union_body, union_body])
     best, other = cand(A, B, sim=0.9, overlap=0.9), cand(A, e, sim=0.7, overlap=0.6)
-    run = plan_merges(vault, brain, [other, best], now=FIXED_NOW)  # greedy by score
+    run = plan_merges(vault, brain, [other, best], DEFAULTS, ctx())  # greedy by score
     assert [(p.story["winner"], p.story["loser"]) for p in run.proposals] == [(A, B)]
     assert "already in a merge of this run" in run.skipped[0].reason
     assert len(brain.merge_requests) == 1
@@ -502,7 +528,7 @@ def test_a_candidate_under_cooldown_is_skipped_without_a_vote(make_vault):
     root = make_vault(base_files())
     vault = open_vault(root)
     brain = FakeBrain()
-    run = plan_merges(vault, brain, [cand(skipped="split 3 days ago")], now=FIXED_NOW)
+    run = plan_merges(vault, brain, [cand(skipped="split 3 days ago")], DEFAULTS, ctx())
     assert run.skipped[0].reason == "split 3 days ago" and not brain.vote_requests
 
 
@@ -512,7 +538,7 @@ def test_a_note_merged_within_12_weeks_is_held_for_a_person_with_an_alarm(make_v
     cooldowns = Cooldowns(root=root)
     cooldowns.start(A, "merge", FIXED_NOW - timedelta(days=30))
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, YES]}, [union_body]), [cand()],
-                      now=FIXED_NOW, policy=AUTO, cooldowns=cooldowns)
+                      DEFAULTS, ctx(policy=AUTO, cooldowns=cooldowns))
     (p,) = run.proposals
     assert p.state == "pending" and p.story["held_for_person"] is True
     assert run.alarms and "merge_to_merge_days" in run.alarms[0]
@@ -525,7 +551,7 @@ def test_a_body_over_the_split_threshold_is_flagged_and_queued_when_applied(make
     root = make_vault(base_files())
     vault = open_vault(root)
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, YES]}, [union_body]), [cand()],
-                      now=FIXED_NOW, policy=AUTO, split_threshold=20)
+                      DEFAULTS, ctx(policy=AUTO, split_threshold=20))
     (p,) = run.proposals
     assert p.story["over_split_threshold"] is True and p.story["body_tokens"] > 20
     assert read_split_queue(root).paths == (A,)
@@ -536,7 +562,7 @@ def test_dry_run_votes_and_plans_but_writes_nothing(make_vault):
     vault = open_vault(root)
     before = snapshot(root)
     brain = FakeBrain({(A, B): [YES, YES, YES]}, [union_body])
-    run = plan_merges(vault, brain, [cand()], now=FIXED_NOW, policy=AUTO, dry_run=True)
+    run = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(policy=AUTO, dry_run=True))
     assert [p.state for p in run.proposals] == ["pending"]
     assert snapshot(root) == before
 
@@ -558,7 +584,7 @@ def test_the_uncertain_report_matches_the_golden_file(make_vault):
     budget = PairVote(is_same=True, confidence=0.88, reason="Both define the error budget.")
     brain = FakeBrain({(A, B): [NO, YES, multi], (e, f): [budget, budget, YES_WEAK]})
     run = plan_merges(vault, brain, [cand(), cand(e, f, sim=0.71, overlap=0.55, community="c_03")],
-                      now=FIXED_NOW)
+                      DEFAULTS, ctx())
     assert len(run.uncertain) == 2
     text = read(root, "audit/2026-11-02/dups_uncertain.md")
     golden = (DATA / "dups_uncertain_golden.md").read_text(encoding="utf-8")
@@ -566,7 +592,7 @@ def test_the_uncertain_report_matches_the_golden_file(make_vault):
     # a second run the same day does not repeat the sections
     brain2 = FakeBrain({(A, B): [NO, YES, multi], (e, f): [budget, budget, YES_WEAK]})
     plan_merges(vault, brain2, [cand(), cand(e, f, sim=0.71, overlap=0.55, community="c_03")],
-                now=FIXED_NOW)
+                DEFAULTS, ctx())
     assert read(root, "audit/2026-11-02/dups_uncertain.md") == golden
 
 
@@ -574,7 +600,8 @@ def test_render_uncertain_says_which_judge_agreed():
     c = cand()
     votes = (Vote(0, False, 0.9, "no", False), Vote(1, True, 0.95, "yes", True),
              Vote(2, True, 0.5, "maybe", False))
-    text = render_uncertain([UncertainPair(c, ("a", "b"), votes, "1 of 3", "Look.")])
+    text = render_uncertain([UncertainPair(c, ("a", "b"), votes, "1 of 3", "Look.")],
+                            min_confidence=0.8)
     assert text.splitlines()[0] == f"## [[{A}|a]] ⟷ [[{B}|b]]"
     assert "- judge 2: **yes**, confidence 0.95 — yes" in text
     assert "- judge 3: yes, confidence 0.50 (under 0.8, does not count) — maybe" in text
@@ -591,7 +618,7 @@ def test_a_pair_whose_identifiers_differ_is_reported_distinct_and_never_voted_on
     files[B] = files[B].replace("---\nBefore", "repo: github.com/acme/payments-v2\n---\nBefore")
     root = make_vault(files)
     brain = FakeBrain(default_vote=YES, merges=[union_body])
-    run = plan_merges(open_vault(root), brain, [cand()], now=FIXED_NOW, audit=False)
+    run = plan_merges(open_vault(root), brain, [cand()], DEFAULTS, ctx(audit=False))
     assert not run.proposals and not run.uncertain and not brain.vote_requests
     assert [c.distinct for c in run.distinct] == [
         "repository differs (github.com/acme/payments vs github.com/acme/payments-v2)"]
@@ -599,11 +626,11 @@ def test_a_pair_whose_identifiers_differ_is_reported_distinct_and_never_voted_on
     assert data["distinct"][0]["reason"].startswith("distinct: repository differs")
     assert data["distinct_total"] == 1 and "1 distinct" in run.summary()
     marked = plan_merges(open_vault(root), brain, [replace(cand(), distinct="id differs (1 vs 2)")],
-                         now=FIXED_NOW, audit=False)
+                         DEFAULTS, ctx(audit=False))
     assert [c.distinct for c in marked.distinct] == ["id differs (1 vs 2)"]
     assert not brain.vote_requests
-    person = plan_merges(open_vault(root), brain, [cand()], now=FIXED_NOW, audit=False,
-                         decided_by_person=True)
+    person = plan_merges(open_vault(root), brain, [cand()],
+                         DEFAULTS, ctx(audit=False, decided_by_person=True))
     assert len(person.proposals) == 1 and brain.vote_requests  # a person decided to merge
 
 
@@ -615,16 +642,11 @@ def test_an_uncertain_pair_of_two_communities_names_both_for_the_reviewer():
     c = replace(cand(), community_b="c_05")
     votes = (Vote(0, True, 0.9, "alike", True), Vote(1, False, 0.9, "no", False),
              Vote(2, False, 0.5, "cannot tell", False))
-    text = render_uncertain([UncertainPair(c, ("a", "b"), votes, "1 of 3", "Look.")])
+    text = render_uncertain([UncertainPair(c, ("a", "b"), votes, "1 of 3", "Look.")],
+                            min_confidence=0.8)
     assert f"- community `{c.community} / c_05` · description similarity" in text
     entry = parse_uncertain(text)[0]  # the workbench's uncertain screen reads it back
     assert (entry.a, entry.b, entry.community) == (A, B, f"{c.community} / c_05")
-
-
-def test_min_agree_out_of_range_is_refused(make_vault):
-    vault = open_vault(make_vault(base_files()))
-    with pytest.raises(Exception, match=r"\[merge\] min_agree"):
-        plan_merges(vault, FakeBrain(), [], now=FIXED_NOW, min_agree=4)
 
 
 def test_short_links_of_the_loser_are_kept_as_the_notes_they_meant(make_vault):
@@ -639,14 +661,14 @@ def test_short_links_of_the_loser_are_kept_as_the_notes_they_meant(make_vault):
             "[[canary-rollout|the canary]]", f"[[{C}|the canary]]"))
 
     brain = FakeBrain({(A, B): [YES, YES, YES]}, [union_body])
-    (p,) = plan_merges(vault, brain, [cand()], now=FIXED_NOW).proposals
+    (p,) = plan_merges(vault, brain, [cand()], DEFAULTS, ctx()).proposals
     text = p.ops[0].content.decode()
     assert f"related_to:: [[{C}|the canary]] and [[Old Broken Note]]" in text  # repaired, kept
-    assert p.story["merge"][0]["failures"] == []
+    assert p.story["merge"][0]["violations"] == []
     ProposalQueue(vault).reject(p.id)  # else the pair waits for review and is not asked again
     brain = FakeBrain({(A, B): [YES, YES, YES]}, [full_path_instead])
-    (p,) = plan_merges(vault, brain, [cand()], now=FIXED_NOW).proposals
-    assert p.story["merge"][0]["failures"] == []
+    (p,) = plan_merges(vault, brain, [cand()], DEFAULTS, ctx()).proposals
+    assert p.story["merge"][0]["violations"] == []
     assert ["Old Broken Note", "related_to"] in p.checks[2].params["keys"]  # kept as written
 
 
@@ -662,8 +684,8 @@ def test_a_link_an_applied_merge_moved_is_retargeted_by_the_next_merge(make_vaul
     root = make_vault(files)
     vault = open_vault(root)
     brain = FakeBrain(default_vote=YES, merges=[union_body, union_body])
-    run = plan_merges(vault, brain, [cand(sim=0.9, overlap=0.9), cand(e, f)], now=FIXED_NOW,
-                      policy=AUTO)
+    run = plan_merges(vault, brain, [cand(sim=0.9, overlap=0.9), cand(e, f)],
+                      DEFAULTS, ctx(policy=AUTO))
     assert [p.state for p in run.proposals] == ["applied", "applied"]
     assert run.proposals[1].story["retargeted"] == {A: 1}  # the link B's body brought to A
     assert f"See [[{e}|the budgets]]." in read(root, A)
@@ -676,14 +698,14 @@ def test_a_pair_whose_merge_waits_for_review_is_not_proposed_again(make_vault):
     root = make_vault(base_files())
     vault = open_vault(root)
     brain = FakeBrain({(A, B): [YES, YES, NO]}, [union_body, union_body])
-    first = plan_merges(vault, brain, [cand()], now=FIXED_NOW, audit=False)
+    first = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(audit=False))
     (pending,) = first.proposals
-    again = plan_merges(vault, brain, [cand()], now=FIXED_NOW, audit=False)
+    again = plan_merges(vault, brain, [cand()], DEFAULTS, ctx(audit=False))
     assert again.proposals == () and len(brain.merge_requests) == 1  # not even voted on
     (skip,) = again.skipped
     assert pending.id in skip.reason and "this pair" in skip.reason
     ProposalQueue(vault).reject(pending.id)  # decided: the pair may come up again
-    assert plan_merges(vault, brain, [cand()], now=FIXED_NOW, audit=False).proposals
+    assert plan_merges(vault, brain, [cand()], DEFAULTS, ctx(audit=False)).proposals
 
 
 def test_a_note_listing_both_as_related_lists_the_winner_once_after_the_retarget(make_vault):
@@ -695,7 +717,7 @@ def test_a_note_listing_both_as_related_lists_the_winner_once_after_the_retarget
     root = make_vault(base_files(**{"digest/wiki/rollouts.md": related}))
     vault = open_vault(root)
     run = plan_merges(vault, FakeBrain({(A, B): [YES, YES, NO]}, [union_body]), [cand()],
-                      now=FIXED_NOW, audit=False, policy=AUTO)
+                      DEFAULTS, ctx(audit=False, policy=AUTO))
     assert [p.state for p in run.proposals] == ["applied"]
     text = read(root, "digest/wiki/rollouts.md")
     assert text.count(f"- [[{A}]]\n") == 3  # one in the list (not two) and the two in code

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from reme_workbench.brains.scripted import ScriptedBrain
-from reme_workbench.config import Settings
+from reme_workbench.config import MergeSettings, Settings
 from reme_workbench.consolidate.archive import update_archive
 from reme_workbench.consolidate.candidates import MergeCandidate
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.consolidate.decisions import read_decisions
-from reme_workbench.consolidate.merge import plan_merges
+from reme_workbench.consolidate.merge import MergeContext, plan_merges
 from reme_workbench.errors import RemeError
 from reme_workbench.ops import decide, hand_to_dream, keep_both, merge_anyway, thaw
 from reme_workbench.proposals import ProposalQueue
@@ -168,7 +168,8 @@ def test_keep_both_is_remembered_while_both_notes_are_unchanged(make_vault):
     assert uncertain_entries(vault, include_decided=True)[0].decision.route == "keep_both"
     # the merge phase does not vote on the pair again
     cand = MergeCandidate(A, B, "c_00", 0.8, 0.7)
-    run = plan_merges(vault, ScriptedBrain(), [cand], now=FIXED_NOW, audit=False)
+    run = plan_merges(vault, ScriptedBrain(), [cand], MergeSettings(),
+                      MergeContext(now=FIXED_NOW, audit=False))
     assert run.skipped and "decided on 2026-11-02 to keep both" in run.skipped[0].reason
     # a change to either note asks again
     (vault.root / B).write_text((vault.root / B).read_text() + "One more line.\n")

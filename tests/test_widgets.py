@@ -207,10 +207,12 @@ def test_merge_votes_view_rejects(make_vault):
         brain.enqueue_vote({"is_same": True, "confidence": 0.9, "reason": "same"}, judge=judge)
     brain.enqueue_merge({"description": "d", "body": (v.root / A).read_text().split("---\n", 2)[2]
                          + "Watch the dashboard.\n\nderived_from:: [[daily/2026-10-12/payments.md]]\n"})
+    from reme_workbench.config import MergeSettings
     from reme_workbench.consolidate.candidates import MergeCandidate
-    from reme_workbench.consolidate.merge import plan_merges
+    from reme_workbench.consolidate.merge import MergeContext, plan_merges
 
-    plan_merges(v, brain, [MergeCandidate(A, B, "c_00", 0.8, 0.7)], now=FIXED_NOW, audit=False)
+    plan_merges(v, brain, [MergeCandidate(A, B, "c_00", 0.8, 0.7)], MergeSettings(),
+                MergeContext(now=FIXED_NOW, audit=False))
     view = MergeVotesView(v)
     assert "Votes: 3 of 3 agree" in view.detail.value and "loser (deleted)" in view.detail.value
     view.reject_button.click()

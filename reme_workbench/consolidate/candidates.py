@@ -73,6 +73,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..config import MergeSettings
 from ..errors import RemeError, UnsafePathError
 from ..index.chunking import CJK_CHARS, description_text
 from ..index.embeddings import normalize_rows
@@ -99,8 +100,6 @@ __all__ = [
     "description_text",
     "topic_words",
     "topic_overlap",
-    "MIN_DESCRIPTION_SIMILARITY",
-    "MIN_BODY_OVERLAP",
     "MIN_TOPIC_WORDS",
     "EMBED_BATCH",
     "VECTOR_CACHE",
@@ -113,8 +112,6 @@ __all__ = [
     "value_overlap",
 ]
 
-MIN_DESCRIPTION_SIMILARITY = 0.6  # docs/spec.md §10 `[merge] min_description_similarity`
-MIN_BODY_OVERLAP = 0.5  # docs/spec.md §10 `[merge] min_body_overlap`
 # The overlap's denominator is at least this many words: two 3-word bodies sharing 3
 # words are not "the same topic" with certainty 1.0.
 MIN_TOPIC_WORDS = 5
@@ -490,16 +487,16 @@ def mine_candidates(
     vault: Vault,
     communities: Mapping[str, str],
     embedder: Embedder,
+    cfg: MergeSettings | None = None,
     *,
-    min_description_similarity: float = MIN_DESCRIPTION_SIMILARITY,
-    min_body_overlap: float = MIN_BODY_OVERLAP,
     cooldowns: Cooldowns | None = None,
     now: datetime | None = None,
     cache: bool = True,
     index: VaultIndex | None = None,
     neighbours: int = NEIGHBOURS,
 ) -> list[MergeCandidate]:
-    """Every pair of the digest passing both gates, best first (see the module doc).
+    """Every pair of the digest passing both gates of the `[merge]` settings `cfg` (the
+    defaults when None), best first (see the module doc).
 
     `communities` is `meta/communities.json`'s `{path: id}`: the notes it names that are
     still readable digest notes are mined, and each pair records both its notes'
@@ -510,11 +507,7 @@ def mine_candidates(
     `cache=False` (a dry run, a read-only vault) neither reads nor writes the
     description-vector cache (`embed_descriptions`).
     """
-    if not 0.0 <= min_description_similarity <= 1.0 or not 0.0 <= min_body_overlap <= 1.0:
-        raise RemeError(
-            "min_description_similarity and min_body_overlap are shares between 0 and 1 "
-            f"(got {min_description_similarity}, {min_body_overlap}); fix [merge] in reme.toml."
-        )
+    cfg = cfg or MergeSettings()
     records = vault.scan.records
     notes = sorted(
         p for p, cid in communities.items()
@@ -528,7 +521,8 @@ def mine_candidates(
                                   root=vault.root if cache else None)
     chance = {lang: chance_level(embedder, lang) for lang in ("en", "zh")}
     lowest = min(chance.values())
-    raw_floor = lowest + min_description_similarity * (1.0 - lowest)  # no pair under it passes
+    # no pair under it passes
+    raw_floor = lowest + cfg.min_description_similarity * (1.0 - lowest)
     chinese = [bool(_CJK_RUN.search(t)) and cjk_share(t) >= CJK_SHARE_FOR_ZH for t in texts]
     digest = digest_text(vault)
     groups: dict[str, list[int]] = {}
@@ -560,14 +554,14 @@ def mine_candidates(
         lang = "zh" if chinese[i] and chinese[j] else "en"
         similarity = min(max(0.0, (cosine - chance[lang]) / (1.0 - chance[lang])), 1.0)
         via = shared.get((i, j))
-        if similarity < min_description_similarity and via is None:
+        if similarity < cfg.min_description_similarity and via is None:
             continue
         a, b = notes[i], notes[j]
         wa, wb = words_of(a), words_of(b)
         if wa is None or wb is None:
             continue  # unreadable since the scan: nothing to merge
         overlap = topic_overlap(wa, wb)
-        if overlap < min_body_overlap:
+        if overlap < cfg.min_body_overlap:
             continue
         ca, cb = communities[a], communities[b]
         if ca != cb and via is None:  # alike words in two corners: the values must agree

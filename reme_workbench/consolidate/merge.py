@@ -10,7 +10,7 @@ For each candidate (`candidates.mine_candidates`, best score first):
    anyway": a person decided).
 1. **Votes.** `JUDGES` (3) independent votes `{is_same, confidence, reason}`
    (`llm.consolidate.vote_all`). A vote *agrees* when it says is_same with confidence ≥
-   `min_confidence` (0.8). At least `min_agree` (2) agreeing → a merge; some but fewer →
+   `[merge] min_confidence`. At least `[merge] min_agree` agreeing → a merge; some but fewer →
    an *uncertain* pair, written to `audit/<date>/dups_uncertain.md` for a person; none →
    dropped (counted). The judges read each body less the lines a large share of the
    digest holds (`common_text.DigestText.strip`: a template's badges, labels, footer),
@@ -35,8 +35,10 @@ For each candidate (`candidates.mine_candidates`, best score first):
    `carries_provenance` (every `derived_from::` source of both), `links_resolve`,
    `retargeted_links` (each retargeted file keeps every other link, exactly),
    `only_paths`, `no_sources_written`. They run before the proposal is made: a failure
-   on the brain's body gets one retry with the failures as feedback, then the pair is
-   rejected (stored as a rejected proposal) and audited; it is never applied.
+   on the brain's body gets one retry with the failures as feedback
+   (`llm.planning.plan_with_feedback`), then the pair is rejected (stored as a rejected
+   proposal) and audited; it is never applied. A file linking the loser that cannot be
+   read skips the pair before the brain is asked: it could not be retargeted.
 5. **Submit.** Through the proposal queue under the given policy (default: everything
    waits for a person). A proposal the policy applies at once is planned again from
    fresh reads when a file changed meanwhile, up to the vault's `max_replans` plans,
@@ -45,6 +47,9 @@ For each candidate (`candidates.mine_candidates`, best score first):
    `[cooldowns] merge_to_merge_days` makes the proposal wait for a person whatever the
    policy, with an alarm line (§7.4.2). A body over the split threshold is flagged in
    the story (and queued for split when the merge applies here).
+
+`plan_merges(vault, brain, candidates, cfg, ctx)` takes the `[merge]` settings and a
+`MergeContext`: the clock, the policy, the cooldowns and how the run is done.
 
 Each note takes part in at most one merge per run (greedy by candidate score). Every
 proposal's story holds the candidate figures, the votes with the raw replies, the winner
@@ -58,8 +63,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..config import LLMSettings, MergeSettings, Settings, SplitSettings
 from ..errors import (
     ChangesetRejectedError,
     NoteExistsError,
@@ -69,6 +75,7 @@ from ..errors import (
 )
 from ..llm.base import BrainError, BrainReply, Usage
 from ..llm.consolidate import JUDGES, ConsolidateBrain, MergeRequest, NoteView, vote_all
+from ..llm.planning import plan_with_feedback
 from ..llm.schema import PairVote
 from ..proposals.model import Proposal
 from ..proposals.queue import Policy, ProposalQueue
@@ -100,7 +107,6 @@ from .merge_links import (
     read_note_at,
 )
 from .merge_report import (
-    MIN_CONFIDENCE,
     UNCERTAIN_KIND,
     UncertainPair,
     Vote,
@@ -116,10 +122,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ACTION",
     "UNCERTAIN_KIND",
-    "MIN_CONFIDENCE",
-    "MIN_AGREE",
-    "SPLIT_THRESHOLD",
     "MERGE_SLACK_CHARS",
+    "MergeContext",
     "Vote",
     "WinnerChoice",
     "UncertainPair",
@@ -133,8 +137,6 @@ __all__ = [
 
 ACTION = "consolidate.merge"
 ACTIONS_KIND = "consolidate_actions"
-MIN_AGREE = 2  # docs/spec.md §10 `[merge] min_agree`
-SPLIT_THRESHOLD = 2000  # docs/spec.md §10 `[split] token_threshold`
 # "Merge, do not refine": the new body holds both bodies and little glue. A reply longer
 # than both bodies together plus this many characters is refused (a 1 MB body).
 MERGE_SLACK_CHARS = 2000
@@ -142,6 +144,42 @@ DISTINCT_LISTED = 100  # distinct pairs a run's details list (all are counted)
 
 
 # -- values ----------------------------------------------------------------------------------
+
+_SPLIT, _LLM = SplitSettings(), LLMSettings()  # config.py's defaults, for a context built by hand
+
+
+@dataclass(frozen=True)
+class MergeContext:
+    """What a merge run works with besides its `[merge]` settings.
+
+    `now` is the run's time (cooldowns, decisions, the split queue); `policy` decides
+    which proposals apply at once (default: none); `cooldowns` are the live cooldowns
+    (None: no merge-to-merge alarm). `split_threshold` and `language` are other
+    sections' settings, `[split] token_threshold` and `[llm] language`
+    (`from_settings`). `parallel_votes` asks the three judges at once. `audit` appends
+    the run's lines to `audit/<date>/consolidate_actions.md` (False: the caller writes
+    `MergeRun.audit_lines`); `dry_run` votes and plans but stores and writes nothing.
+    `decided_by_person` is "merge anyway" from the uncertain report. `digest` is the
+    digest's text as mining read it (`candidates.digest_text`; read when None).
+    """
+
+    now: datetime
+    policy: Policy = field(default_factory=Policy.hold_everything)
+    cooldowns: Cooldowns | None = None
+    split_threshold: int = _SPLIT.token_threshold
+    language: str = _LLM.language
+    parallel_votes: bool = True
+    audit: bool = True
+    dry_run: bool = False
+    decided_by_person: bool = False
+    digest: DigestText | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, now: datetime, **how: Any) -> MergeContext:
+        """The context of a run under `settings` (its split threshold and language)."""
+        return cls(now=now, split_threshold=settings.split.token_threshold,
+                   language=settings.llm.language, **how)
+
 
 
 @dataclass(frozen=True)
@@ -260,54 +298,76 @@ class _Plan:
             CheckSpec("links_resolve", {"path": w, "keep": self.kept}),
         ]
 
-    def changeset_parts(self, vault: Vault, index: LinkIndex
+    def changeset_parts(self, retargets: _Retargets
                         ) -> tuple[list[FileOp], list[CheckSpec], dict, dict[str, int]]:
-        """(ops, checks, before, retargeted counts) from the files as they are now."""
+        """(ops, checks, before, retargeted counts): the winner edited, the files linking
+        the loser retargeted (`retargets`, read for this winner and loser), the loser deleted."""
         w, lo = self.winner.path, self.loser.path
-        ops: list[FileOp] = [Edit(w, self.new_text.encode("utf-8"), self.winner.stamp)]
-        before: dict[str, bytes | None] = {w: self.winner.data, lo: self.loser.data}
+        ops: list[FileOp] = [Edit(w, self.new_text.encode("utf-8"), self.winner.stamp),
+                             *retargets.edits, Delete(lo, self.loser.stamp)]
+        before: dict[str, bytes | None] = {w: self.winner.data, lo: self.loser.data,
+                                           **retargets.before}
+        specs = [
+            CheckSpec("only_paths", {"paths": [op.path for op in ops]}),
+            CheckSpec("no_sources_written", {}),
+            *self.body_specs(),
+        ]
+        if retargets.files:
+            specs.append(CheckSpec("retargeted_links",
+                                   {"old": lo, "new": w, "files": dict(retargets.files)}))
+        return ops, specs, before, dict(retargets.counts)
+
+
+@dataclass(frozen=True)
+class _Retargets:
+    """Every digest file linking the loser, its links pointed at the winner: the edits,
+    what each file held, its forms and keys (for `retargeted_links`) and its count.
+    They do not depend on the merged body, so they are read before the brain is asked."""
+
+    edits: tuple[Edit, ...]
+    before: Mapping[str, bytes]
+    files: Mapping[str, dict]
+    counts: Mapping[str, int]
+
+    @classmethod
+    def read(cls, vault: Vault, index: LinkIndex, winner: str, loser: str) -> _Retargets:
+        """From the files as they are now; RemeError when a linking file cannot be read."""
+        edits: list[Edit] = []
+        before: dict[str, bytes] = {}
         files: dict[str, dict] = {}
         counts: dict[str, int] = {}
-        for path, forms in sorted(index.linking(lo).items()):
-            if path in (w, lo) or not is_digest_note(path):
+        for path, forms in sorted(index.linking(loser).items()):
+            if path in (winner, loser) or not is_digest_note(path):
                 continue  # sources are never written: the winner rule keeps them off the loser
             current = vault.store.read(path)
             if current is None:
                 continue
             text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
             new_text, count = text, 0
-            into = {form: self._replacement(form, path, index) for form in forms | {lo}}
+            into = {form: _replacement(form, path, winner, loser, index)
+                    for form in forms | {loser}}
             for form in sorted(into):
                 new_text, n = retarget_text(new_text, form, into[form])
                 count += n
             if not count:
                 continue
-            new_text = drop_repeated_link_items(new_text, w)
+            new_text = drop_repeated_link_items(new_text, winner)
             mapped = {(into.get(t, t), p) for t, p in outbound_keys(text)}
             files[path] = {"forms": sorted(into), "keys": key_list(mapped)}
             counts[path] = count
             before[path] = current[0]
-            ops.append(Edit(path, new_text.encode("utf-8"), current[1]))
-        ops.append(Delete(lo, self.loser.stamp))
-        specs = [
-            CheckSpec("only_paths", {"paths": [op.path for op in ops]}),
-            CheckSpec("no_sources_written", {}),
-            *self.body_specs(),
-        ]
-        if files:
-            specs.append(CheckSpec("retargeted_links", {"old": lo, "new": w, "files": files}))
-        return ops, specs, before, counts
+            edits.append(Edit(path, new_text.encode("utf-8"), current[1]))
+        return cls(tuple(edits), before, files, counts)
 
 
-    def _replacement(self, form: str, source: str, index: LinkIndex) -> str:
-        """What a link to the loser written as `form` in `source` points at now: the
-        winner's full path for a full path; for a short link, the winner's short name when
-        it resolves to the winner there (the sentence reads as the person wrote it)."""
-        w = self.winner.path
-        if form == self.loser.path:
-            return w
-        short = w.rsplit("/", 1)[-1][: -len(".md")]
-        return short if index.resolver.resolve(short, source).path == w else w
+def _replacement(form: str, source: str, winner: str, loser: str, index: LinkIndex) -> str:
+    """What a link to the loser written as `form` in `source` points at now: the winner's
+    full path for a full path; for a short link, the winner's short name when it resolves
+    to the winner there (the sentence reads as the person wrote it)."""
+    if form == loser:
+        return winner
+    short = winner.rsplit("/", 1)[-1][: -len(".md")]
+    return short if index.resolver.resolve(short, source).path == winner else winner
 
 
 def _run_checks(vault: Vault, ops: list[FileOp], specs: list[CheckSpec],
@@ -374,56 +434,39 @@ def plan_merges(
     vault: Vault,
     brain: ConsolidateBrain,
     candidates: Iterable[MergeCandidate],
-    *,
-    min_confidence: float = MIN_CONFIDENCE,
-    min_agree: int = MIN_AGREE,
-    split_threshold: int = SPLIT_THRESHOLD,
-    cooldowns: Cooldowns | None = None,
-    now: datetime,
-    language: str = "auto",
-    policy: Policy | None = None,
-    parallel_votes: bool = True,
-    audit: bool = True,
-    dry_run: bool = False,
-    decided_by_person: bool = False,
-    digest: DigestText | None = None,
+    cfg: MergeSettings,
+    ctx: MergeContext,
 ) -> MergeRun:
-    """Vote on every candidate and propose the merges (see the module doc).
+    """Vote on every candidate and propose the merges (see the module doc) under the
+    `[merge]` settings `cfg`, in the run `ctx` describes.
 
     A pair a person decided on (`meta/merge_decisions.json`, `consolidate.decisions`) is
-    skipped while both notes are unchanged since. `decided_by_person=True` is "merge
+    skipped while both notes are unchanged since. `ctx.decided_by_person` is "merge
     anyway" from the uncertain report: the votes are asked and recorded as always, but
     the proposal is made whatever they say.
 
-    `digest` is the digest's text as mining read it (`candidates.digest_text`, read
-    here when not given): the judges read bodies less its common lines, and a pair
-    whose identifiers differ is reported `distinct`, never voted on.
-
-    `policy` decides which proposals apply at once (default: none). `audit` appends the
-    run's merge lines (proposals, rejections, skips, alarms) as one entry of
-    `audit/<date>/consolidate_actions.md`; pass False to put `MergeRun.audit_lines` in an
-    entry of your own. The uncertain pairs are always written to `dups_uncertain.md`
-    (unless `dry_run`, which votes and plans but stores and writes nothing).
+    The judges read bodies less the common lines of `ctx.digest` (read here when not
+    given), and a pair whose identifiers differ is reported `distinct`, never voted on.
+    The uncertain pairs are always written to `dups_uncertain.md` (unless
+    `ctx.dry_run`).
     """
-    if not 1 <= min_agree <= JUDGES:
-        raise RemeError(f"min_agree must be between 1 and {JUDGES} (got {min_agree}); fix "
-                        "[merge] min_agree in reme.toml.")
-    policy = policy if policy is not None else Policy.hold_everything()
     queue = ProposalQueue(vault)
     state = _RunState()
     index: LinkIndex | None = None
+    digest = ctx.digest
+    person = ctx.decided_by_person
     ordered = sorted(candidates, key=lambda c: (-round(c.score, 9), c.a, c.b))
     waiting = _waiting_merges(queue)
     decisions, _ = read_decisions(vault.root)
     for cand in ordered:
-        if cand.distinct and not decided_by_person:
+        if cand.distinct and not person:
             state.distinct.append(cand)
             continue
         if cand.skipped:
             state.skip(cand, cand.skipped)
             continue
         decided = decisions.get(frozenset((cand.a, cand.b)))
-        if decided is not None and not decided_by_person and decision_holds(vault.root, decided):
+        if decided is not None and not person and decision_holds(vault.root, decided):
             state.skip(cand, f"a person decided on {decided.decided_at[:10]} to "
                        f"{decided.route.replace('_', ' ')}; asked again when either note changes")
             continue
@@ -449,29 +492,31 @@ def plan_merges(
             continue
         if digest is None:
             digest = digest_text(vault)
-        if not decided_by_person:
+        if not person:
             why = identity_conflict(identifiers_of(_text(a)), identifiers_of(_text(b)),
                                     digest.identifiers)
             if why is not None:
                 state.distinct.append(replace(cand, distinct=why))
                 continue
         try:
-            votes, usage = _votes(brain, a, b, min_confidence=min_confidence, language=language,
-                                  parallel=parallel_votes, digest=digest)
+            votes, usage = _votes(brain, a, b, min_confidence=cfg.min_confidence,
+                                  language=ctx.language, parallel=ctx.parallel_votes,
+                                  digest=digest)
         except BrainError as exc:
             state.skip(cand, f"a judge gave no usable answer ({exc})", audit=True)
             continue
         state.usage = state.usage + usage
         agree = sum(v.agrees for v in votes)
-        if agree == 0 and not decided_by_person:
+        if agree == 0 and not person:
             state.dropped.append(cand)
             continue
         names = (a.view.name, b.view.name)
-        if agree < min_agree and not decided_by_person:
+        if agree < cfg.min_agree and not person:
             state.uncertain.append(UncertainPair(
                 cand, names, tuple(votes),
                 f"{agree} of {len(votes)} votes agree (a vote agrees when it says the same "
-                f"concept with confidence ≥ {min_confidence:g}; {min_agree} make a merge)",
+                f"concept with confidence ≥ {cfg.min_confidence:g}; {cfg.min_agree} make a "
+                "merge)",
                 suggestion(tuple(votes), pinned=False)))
             continue
         if index is None:
@@ -490,14 +535,13 @@ def plan_merges(
                 suggestion(tuple(votes), pinned=True)))
             continue
         reads = {a.path: a, b.path: b}
-        outcome = _merge_pair(
-            vault, brain, queue, cand, votes, usage, choice, reads[choice.winner], reads[choice.loser],
-            index, state, min_confidence=min_confidence, min_agree=min_agree,
-            split_threshold=split_threshold, cooldowns=cooldowns, now=now, language=language,
-            policy=policy, dry_run=dry_run, decided=decided_by_person)
+        agreed = _Agreed(cand, tuple(votes), usage, choice, reads[choice.winner],
+                         reads[choice.loser])
+        outcome = _merge_pair(vault, brain, queue, index, state, cfg, ctx, agreed)
         if outcome == "applied":  # the files it wrote are indexed again for the next pair
             index.update(vault, state.proposals[-1].paths)
-    return state.finish(vault, audit=audit, dry_run=dry_run, min_confidence=min_confidence)
+    return state.finish(vault, audit=ctx.audit, dry_run=ctx.dry_run,
+                        min_confidence=cfg.min_confidence)
 
 
 def _waiting_merges(queue: ProposalQueue) -> dict[str, tuple[str, set[str]]]:
@@ -559,14 +603,42 @@ class _RunState:
                         tuple(self.alarms), tuple(self.lines), report, self.usage, new)
 
 
-def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
-                cand: MergeCandidate, votes: list[Vote], vote_usage: Usage,
-                choice: WinnerChoice, winner: NoteRead, loser: NoteRead, index: LinkIndex,
-                state: _RunState, *, min_confidence: float, min_agree: int,
-                split_threshold: int, cooldowns: Cooldowns | None, now: datetime,
-                language: str, policy: Policy, dry_run: bool, decided: bool = False) -> str:
+@dataclass(frozen=True)
+class _Agreed:
+    """A pair to merge: enough votes agreed (or a person decided), the winner chosen."""
+
+    candidate: MergeCandidate
+    votes: tuple[Vote, ...]
+    vote_usage: Usage
+    choice: WinnerChoice
+    winner: NoteRead
+    loser: NoteRead
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A merged body made into a changeset, with its checks' results."""
+
+    plan: _Plan
+    ops: list[FileOp]
+    specs: list[CheckSpec]
+    before: dict
+    counts: dict[str, int]
+    results: list[dict]
+    body_tokens: int
+
+
+def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, index: LinkIndex,
+                state: _RunState, cfg: MergeSettings, ctx: MergeContext, agreed: _Agreed) -> str:
     """Ask for the body, check it (one retry), then propose. Returns what happened."""
+    cand, votes, choice = agreed.candidate, agreed.votes, agreed.choice
+    winner, loser = agreed.winner, agreed.loser
     pair = (winner.path, loser.path)
+    try:
+        retargets = _Retargets.read(vault, index, winner.path, loser.path)
+    except RemeError as exc:  # a linking file cannot be read, so it cannot be retargeted
+        state.skip(cand, f"a note linking {loser.path} cannot be retargeted: {exc}", audit=True)
+        return "skipped"
     # A.out ∪ B.out, each link resolved from its own note (a short link of the loser means
     # what it meant there); the links to either note become self-links and are not kept.
     both = {(index.resolves_to(t, r.path) or t, p) for r in (winner, loser) for t, p in r.keys}
@@ -576,51 +648,46 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
     # links that resolve nowhere are kept as written (E-1); the rest are repaired (§2.4.4)
     keep = frozenset((t, p) for t, p in required if t not in index.resolver)
     limit = len(winner.note.body) + len(loser.note.body) + MERGE_SLACK_CHARS
-    attempts: list[dict] = []
-    merge_usage = Usage()
-    feedback: str | None = None
-    built = None  # (plan, ops, specs, before, counts, results) of the last checked body
-    passed = False
-    for _ in range(2):  # the answer, and one retry told what it broke
-        try:
-            reply = brain.merge(MergeRequest(winner.view, loser.view, language, feedback))
-        except BrainError as exc:
-            attempts.append({"feedback": feedback, "error": str(exc), "raw": exc.raw})
-            break
-        merge_usage = merge_usage + reply.usage
-        attempt: dict = {"feedback": feedback, "raw": reply.raw, "model": reply.model,
-                         "attempts": reply.attempts}
-        attempts.append(attempt)
+    asked: list[str | None] = []  # the feedback of each request, for the story
+    checked: list[_Checked] = []  # every body that became a changeset; the last is stored
+
+    def ask(request: MergeRequest):
+        asked.append(request.feedback)
+        return brain.merge(request)
+
+    def make_plan(reply, record: dict) -> tuple[_Checked | None, list[str]]:
         body = reply.value.body
         if len(body) > limit:
-            failures = [f"merged_body_size: the body has {len(body)} characters, more than both "
-                        f"bodies together plus {MERGE_SLACK_CHARS} ({limit}); merge, do not add"]
-        else:
-            new_body, repairs, removed = merged_body(reply.value, winner, loser, index, keep)
-            description = " ".join(reply.value.description.split()) or winner.view.description
-            note = winner.note.with_frontmatter(description=description).with_body(new_body)
-            plan = _Plan(winner, loser, render(note), required, provenance, key_list(keep))
-            try:
-                ops, specs, before, counts = plan.changeset_parts(vault, index)
-            except RemeError as exc:  # a linking file cannot be read, so it cannot be retargeted
-                state.skip(cand, f"a note linking {loser.path} cannot be retargeted: {exc}",
-                           audit=True)
-                state.usage = state.usage + merge_usage
-                return "skipped"
-            results = _run_checks(vault, ops, specs, before)
-            failures = _failures(results)
-            built = (plan, ops, specs, before, counts, results, content_tokens(new_body))
-            attempt.update(link_repairs=repairs, self_links_removed=removed)
-        attempt["failures"] = failures
-        if not failures:
-            passed = True
-            break
-        feedback = _feedback(failures)
+            return None, [f"merged_body_size: the body has {len(body)} characters, more than "
+                          f"both bodies together plus {MERGE_SLACK_CHARS} ({limit}); merge, do "
+                          "not add"]
+        new_body, repairs, removed = merged_body(reply.value, winner, loser, index, keep)
+        description = " ".join(reply.value.description.split()) or winner.view.description
+        note = winner.note.with_frontmatter(description=description).with_body(new_body)
+        plan = _Plan(winner, loser, render(note), required, provenance, key_list(keep))
+        ops, specs, before, counts = plan.changeset_parts(retargets)
+        results = _run_checks(vault, ops, specs, before)
+        checked.append(_Checked(plan, ops, specs, before, counts, results,
+                                content_tokens(new_body)))
+        record.update(link_repairs=repairs, self_links_removed=removed)
+        return checked[-1], _failures(results)
+
+    loop = plan_with_feedback(
+        ask, MergeRequest(winner.view, loser.view, ctx.language), make_plan,
+        describe=lambda r: {"feedback": asked[-1], "raw": r.raw, "model": r.model,
+                            "attempts": r.attempts},
+        describe_error=lambda exc: {"feedback": asked[-1], "error": str(exc),
+                                    "raw": exc.raw if isinstance(exc, BrainError) else None},
+        explain=_feedback)
+    attempts, merge_usage = loop.attempts, loop.usage
+    passed = loop.error is None and not loop.failures
+    built = checked[-1] if checked else None
     state.usage = state.usage + merge_usage
     agree = sum(v.agrees for v in votes)
+    decided, split_threshold = ctx.decided_by_person, ctx.split_threshold
     summary = (f"merge {loser.path} into {winner.path} ({agree} of {len(votes)} votes"
                + ("; a person decided to merge)" if decided else ")"))
-    tokens = built[6] if built else 0
+    tokens = built.body_tokens if built else 0
     story = {
         "candidate": cand.to_json(),
         "notes": {r.path: {"name": r.view.name, "inbound": index.digest_inbound(r.path),
@@ -628,27 +695,27 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
                   for r in (winner, loser)},
         "votes": [v.to_json() for v in votes],
         "agree": agree,
-        "rule": {"min_confidence": min_confidence, "min_agree": min_agree},
+        "rule": {"min_confidence": cfg.min_confidence, "min_agree": cfg.min_agree},
         "decided_by_person": decided,
         "winner": winner.path,
         "loser": loser.path,
         "winner_rule": choice.rule,
         "merge": attempts,
-        "checks": built[5] if built else [],
-        "retargeted": built[4] if built else {},
+        "checks": built.results if built else [],
+        "retargeted": built.counts if built else {},
         "body_tokens": tokens,
         "split_threshold": split_threshold,
         "over_split_threshold": tokens > split_threshold,
-        "tokens": (vote_usage + merge_usage).to_json(),
+        "tokens": (agreed.vote_usage + merge_usage).to_json(),
         "cooldowns": [{"path": winner.path, "action": "merge"}],
     }
     if not passed:
-        last = attempts[-1] if attempts else {}
-        reason = last.get("error") or "; ".join(last.get("failures") or ()) or "no answer"
+        reason = (str(loop.error) if loop.error is not None else "; ".join(loop.failures)
+                  ) or "no answer"
         pid = None
-        if built is not None and not dry_run:  # stored, so the workbench shows why
-            _, ops, specs, before, _, _, _ = built
-            rejected = queue.new(ACTION, summary, ops, checks=specs, story=story, before=before)
+        if built is not None and not ctx.dry_run:  # stored, so the workbench shows why
+            rejected = queue.new(ACTION, summary, built.ops, checks=built.specs, story=story,
+                                 before=built.before)
             rejected = rejected.with_state("rejected", now=vault.clock().isoformat(),
                                            error=reason)
             queue.save(rejected)
@@ -657,10 +724,11 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
                      f"{reason}", pid)
         return "rejected"
 
-    plan, ops, specs, before, counts, _, _ = built
+    plan, ops, specs, before = built.plan, built.ops, built.specs, built.before
     alarm = None
-    if cooldowns is not None:
-        recent = next((c for p in pair if (c := cooldowns.merged_recently(p, now))), None)
+    if ctx.cooldowns is not None:
+        recent = next((c for p in pair if (c := ctx.cooldowns.merged_recently(p, ctx.now))),
+                      None)
         if recent is not None:
             alarm = (f"- ⚠ alarm: [[{recent.path}]] was merged on "
                      f"{recent.entry.started_at:%Y-%m-%d}, within [cooldowns] {recent.key}; the "
@@ -682,7 +750,8 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
                 plan.winner = NoteRead(old.path, old.data, current[1], old.note)
             else:
                 plan.loser = NoteRead(old.path, old.data, current[1], old.note)
-        new_ops, new_specs, new_before, new_counts = plan.changeset_parts(vault, LinkIndex(vault))
+        fresh_links = _Retargets.read(vault, LinkIndex(vault), plan.winner.path, plan.loser.path)
+        new_ops, new_specs, new_before, new_counts = plan.changeset_parts(fresh_links)
         fresh_story = {**story, "retargeted": new_counts}
         return queue.new(ACTION, summary, new_ops, checks=new_specs, story=fresh_story,
                          before=new_before)
@@ -691,18 +760,18 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue,
     if alarm:
         state.alarms.append(alarm)
         state.lines.append(alarm)
-    if dry_run:
+    if ctx.dry_run:
         state.used.update({winner.path: proposal.id, loser.path: proposal.id})
         state.proposals.append(proposal)
         return "planned"
-    if alarm is None and policy.should_apply(ACTION):
+    if alarm is None and ctx.policy.should_apply(ACTION):
         done = _apply_now(vault, queue, proposal, make, state, cand)
         if done is None:
             return "skipped"
         if done.state == "applied" and tokens > split_threshold:
-            enqueue_splits(vault.root, [(winner.path, tokens)], by=ACTION, now=now)
+            enqueue_splits(vault.root, [(winner.path, tokens)], by=ACTION, now=ctx.now)
     else:
-        done = queue.submit(proposal, Policy.hold_everything() if alarm else policy)
+        done = queue.submit(proposal, Policy.hold_everything() if alarm else ctx.policy)
     if done.state == "rejected":  # the store's own checks refused it under the lock
         state.reject(cand, done.error or "rejected", done.id)
         return "rejected"

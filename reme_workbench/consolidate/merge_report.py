@@ -19,11 +19,10 @@ from .candidates import MergeCandidate
 if TYPE_CHECKING:
     from ..vault.vault import Vault
 
-__all__ = ["UNCERTAIN_KIND", "MIN_CONFIDENCE", "Vote", "UncertainPair", "render_uncertain",
+__all__ = ["UNCERTAIN_KIND", "Vote", "UncertainPair", "render_uncertain",
            "append_uncertain", "suggestion"]
 
 UNCERTAIN_KIND = "dups_uncertain"  # audit/<date>/dups_uncertain.md
-MIN_CONFIDENCE = 0.8  # docs/spec.md §10 `[merge] min_confidence`
 
 
 @dataclass(frozen=True)
@@ -86,14 +85,15 @@ def _link_words(name: str) -> str:
     return " ".join(re.sub(r"[\[\]|#]", " ", name).split()) or "?"
 
 
-def render_uncertain(pairs: Iterable[UncertainPair], *, min_confidence: float = MIN_CONFIDENCE
-                     ) -> str:
-    """The sections of `audit/<date>/dups_uncertain.md`, one per pair (Markdown for Obsidian)."""
+def render_uncertain(pairs: Iterable[UncertainPair], *, min_confidence: float) -> str:
+    """The sections of `audit/<date>/dups_uncertain.md`, one per pair (Markdown for
+    Obsidian); `min_confidence` is the run's `[merge] min_confidence`, which a vote under
+    it is said to miss."""
     sections = []
     for pair in pairs:
         c = pair.candidate
         lines = [
-            f"## [[{c.a}|{_link_words(pair.names[0])}]] ⟷ [[{c.b}|{_link_words(pair.names[1])}]]",
+            _heading(pair),
             "",
             f"- community `{c.community_label}` · description similarity "
             f"{c.description_similarity:.2f} · body overlap {c.body_overlap:.2f}",
@@ -124,4 +124,6 @@ def append_uncertain(vault: Vault, pairs: list[UncertainPair], min_confidence: f
 
 
 def _heading(pair: UncertainPair) -> str:
-    return render_uncertain([pair]).split("\n", 1)[0]
+    c = pair.candidate
+    return (f"## [[{c.a}|{_link_words(pair.names[0])}]] ⟷ "
+            f"[[{c.b}|{_link_words(pair.names[1])}]]")

@@ -319,7 +319,7 @@ class Consolidator:
 
     def _merge(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
         from .candidates import mine_candidates
-        from .merge import plan_merges
+        from .merge import MergeContext, plan_merges
 
         communities, _, warnings = self._read_communities()
         if communities is None:
@@ -328,16 +328,12 @@ class Consolidator:
         cfg = self.settings.merge
         cooldowns = self._live_cooldowns(now, dry_run)
         candidates = mine_candidates(
-            self.vault, communities, self._embedder(),
-            min_description_similarity=cfg.min_description_similarity,
-            min_body_overlap=cfg.min_body_overlap, cooldowns=cooldowns, now=now,
+            self.vault, communities, self._embedder(), cfg, cooldowns=cooldowns, now=now,
             cache=not dry_run, index=self._index())
-        run = plan_merges(
-            self.vault, self._brain(), [c for c in candidates if not c.skipped],
-            min_confidence=cfg.min_confidence, min_agree=cfg.min_agree,
-            split_threshold=self.settings.split.token_threshold, cooldowns=cooldowns, now=now,
-            language=self.settings.llm.language, policy=self._policy(), audit=False,
-            dry_run=dry_run)
+        ctx = MergeContext.from_settings(self.settings, now=now, cooldowns=cooldowns,
+                                         policy=self._policy(), audit=False, dry_run=dry_run)
+        run = plan_merges(self.vault, self._brain(),
+                          [c for c in candidates if not c.skipped], cfg, ctx)
         details = {**run.to_json(), "candidates": len(candidates),
                    "skipped_by_cooldown": [c.to_json() for c in candidates if c.skipped],
                    "warnings": warnings}

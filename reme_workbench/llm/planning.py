@@ -5,7 +5,8 @@ violations as feedback — the loop dream's integrate, the split and the hub sha
 `plan_with_feedback(ask, request, make_plan, describe=...)` calls `ask(request)`; a reply
 becomes a plan through `make_plan(reply)`, which returns the plan and the checks it fails
 (or raises `PlanRefused` when the reply cannot become a plan at all); while some fail,
-the request is asked again with `feedback` set to them, `attempts` times in all. Every
+the request is asked again with `feedback` set to them (`explain(violations)`, by default
+joined with "; "), `attempts` times in all. Every
 reply is recorded for the proposal's story (`describe(reply)`, plus its violations).
 A brain that gives no usable reply (a `RemeError`) ends the loop with `error` set.
 """
@@ -58,6 +59,7 @@ def plan_with_feedback(
     describe: Callable[[BrainReply], dict],
     stop: Callable[[BrainReply], Any] | None = None,
     describe_error: Callable[[RemeError], dict] | None = None,
+    explain: Callable[[list[str]], str] = "; ".join,
     attempts: int = 2,
 ) -> PlanLoop[P]:
     """Run the loop of the module doc. `make_plan(reply, record)` may add what it found to
@@ -90,5 +92,5 @@ def plan_with_feedback(
         record["violations"] = loop.failures
         if not loop.failures:
             break
-        request = replace(request, feedback="; ".join(loop.failures))
+        request = replace(request, feedback=explain(loop.failures))
     return loop

@@ -84,7 +84,7 @@ def _dream(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brai
 
 def _merge(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brain) -> list[str]:
     from ..consolidate.candidates import MergeCandidate
-    from ..consolidate.merge import plan_merges
+    from ..consolidate.merge import MergeContext, plan_merges
 
     raw = old.story.get("candidate")
     if not isinstance(raw, Mapping):
@@ -93,10 +93,8 @@ def _merge(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brai
     fields = ("a", "b", "community", "description_similarity", "body_overlap")
     cand = MergeCandidate(*(raw[k] for k in fields),
                           description_cosine=float(raw.get("description_cosine", 0.0)))
-    cfg = settings.merge
-    run = plan_merges(vault, brain, [cand], min_confidence=cfg.min_confidence,
-                      min_agree=cfg.min_agree, split_threshold=settings.split.token_threshold,
-                      now=vault.clock(), language=settings.llm.language, policy=policy)
+    ctx = MergeContext.from_settings(settings, now=vault.clock(), policy=policy)
+    run = plan_merges(vault, brain, [cand], settings.merge, ctx)
     return [p.id for p in run.proposals]
 
 

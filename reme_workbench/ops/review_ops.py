@@ -244,7 +244,7 @@ def merge_anyway(ws: Workspace, entry: UncertainEntry, *, brain=None) -> list[st
     ws = workspace_of(ws)
     from ..consolidate.candidates import MergeCandidate
     from ..consolidate.decisions import record_decision
-    from ..consolidate.merge import plan_merges
+    from ..consolidate.merge import MergeContext, plan_merges
     from ..proposals import Policy
     from .replan import consolidate_brain_of
 
@@ -253,11 +253,9 @@ def merge_anyway(ws: Workspace, entry: UncertainEntry, *, brain=None) -> list[st
     a, b = sorted((entry.a, entry.b))
     cand = MergeCandidate(a, b, entry.community or "?", entry.description_similarity,
                           entry.body_overlap)
-    run = plan_merges(vault, brain, [cand], min_confidence=settings.merge.min_confidence,
-                      min_agree=settings.merge.min_agree,
-                      split_threshold=settings.split.token_threshold, now=vault.clock(),
-                      language=settings.llm.language, policy=Policy.hold_everything(),
-                      decided_by_person=True)
+    ctx = MergeContext.from_settings(settings, now=vault.clock(),
+                                     policy=Policy.hold_everything(), decided_by_person=True)
+    run = plan_merges(vault, brain, [cand], settings.merge, ctx)
     if not run.proposals:
         why = "; ".join(p.reason for p in (*run.skipped, *run.rejected)) or "nothing to merge"
         raise RemeError(f"{a} and {b} cannot be merged: {why}. Merge them by hand or keep both.")
