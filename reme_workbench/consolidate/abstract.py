@@ -200,7 +200,8 @@ def hub_coverage(members: Iterable[str], graph) -> tuple[str | None, float]:
     return best, best_share
 
 
-def community_has_hub(members: Iterable[str], graph, coverage: float = 0.6) -> bool:
+def community_has_hub(members: Iterable[str], graph,
+                      coverage: float = AbstractSettings().hub_coverage) -> bool:
     """Gate (1) of docs/spec.md §7.6.1: some member links at least `coverage` of the
     other members (a hub written by abstract, a split parent, a person's overview)."""
     _, share = hub_coverage(members, graph)

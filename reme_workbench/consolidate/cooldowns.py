@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from ..config import CooldownSettings
 from ..errors import RemeError
 from ..vault.meta import as_utc, iso_utc, parse_utc, read_meta, write_meta
 
@@ -48,17 +49,20 @@ ACTIONS = ("split", "merge", "abstract")  # what can have happened to a note
 REBUILD = "reme-workbench consolidate"  # no command rebuilds it: the next action rewrites it
 
 
+_DEFAULTS = CooldownSettings()  # the spec's defaults, from the one place they live
+
+
 @dataclass(frozen=True)
 class CooldownWindows:
     """The four windows of §7.4.1; `timedelta(0)` turns a rule off."""
 
-    split_to_merge: timedelta = timedelta(days=14)
-    merge_to_split: timedelta = timedelta(days=14)
-    merge_to_merge: timedelta = timedelta(days=84)
-    abstract_to_merge: timedelta = timedelta(days=28)
+    split_to_merge: timedelta = timedelta(days=_DEFAULTS.split_to_merge_days)
+    merge_to_split: timedelta = timedelta(days=_DEFAULTS.merge_to_split_days)
+    merge_to_merge: timedelta = timedelta(days=_DEFAULTS.merge_to_merge_days)
+    abstract_to_merge: timedelta = timedelta(days=_DEFAULTS.abstract_to_merge_days)
 
     @classmethod
-    def from_settings(cls, cooldowns) -> CooldownWindows:
+    def from_settings(cls, cooldowns: CooldownSettings) -> CooldownWindows:
         """From the `[cooldowns]` section of `Settings`."""
         return cls(
             split_to_merge=timedelta(days=cooldowns.split_to_merge_days),

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
+from ..config import RecallSettings, SplitSettings
 from ..errors import NoteError, RemeError
 from ..index.recall import RecallHit, recall
 from ..index.store import VaultIndex
@@ -147,9 +148,9 @@ class Dreamer:
         *,
         policy: Policy | None = None,
         recall_k: int = 20,
-        traverse_depth: int = 2,
+        traverse_depth: int = RecallSettings().traverse_depth,
         max_candidates: int = 5,
-        split_threshold: int = 2000,
+        split_threshold: int = SplitSettings().token_threshold,
         on_overload: Callable[[str], None] | None = None,
         progress: Callable[[DreamProgress], None] | None = None,
     ) -> None:

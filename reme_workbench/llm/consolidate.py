@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from ..config import AbstractSettings
 from .base import BrainReply, CandidateNote
 from .schema import HubNote, MergedNote, PairVote, SplitPlan
 
@@ -40,6 +41,7 @@ __all__ = [
 ]
 
 JUDGES = 3  # votes per candidate pair (docs/spec.md §7.7)
+_ABSTRACT = AbstractSettings()  # a hub's budget and coverage by default: config.py's
 
 # A digest note as the consolidate brain sees it: path, name, description, whole body.
 NoteView = CandidateNote
@@ -96,8 +98,8 @@ class HubRequest:
     central: tuple[str, ...] = ()
     language: str = "auto"
     feedback: str | None = None
-    max_tokens: int = 1500
-    min_member_coverage: float = 0.6
+    max_tokens: int = _ABSTRACT.max_tokens
+    min_member_coverage: float = _ABSTRACT.min_member_coverage
     vault_notes: int = 0
     vault_words: Mapping[str, int] = field(default_factory=dict)
     template_headings: frozenset[str] = frozenset()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..config import ArchiveSettings
 from ..consolidate.archive import ARCHIVED_META, META_VERSION, RECENCY_META
 from ..vault.meta import read_meta
 from ..vault.vault import Vault
@@ -46,7 +47,8 @@ class ArchiveOverview:
         return sorted(p for p, s in self.scores.items() if s < self.threshold)
 
 
-def archive_overview(vault: Vault, *, default_threshold: float = 0.15) -> ArchiveOverview:
+def archive_overview(vault: Vault, *,
+                     default_threshold: float = ArchiveSettings().threshold) -> ArchiveOverview:
     recency = read_meta(vault.root, RECENCY_META, version=META_VERSION)
     archived = read_meta(vault.root, ARCHIVED_META, version=META_VERSION)
     warnings = tuple(r.warning for r in (recency, archived) if r.warning and r.exists)
