@@ -291,54 +291,54 @@ def _gates(
     names: Mapping[str, str],
     stability: float | None,
     active: Iterable[str],
-    th: AbstractSettings,
+    cfg: AbstractSettings,
 ) -> CommunityGates:
     out = []
     best, share = hub_coverage(members, graph)
     others = max(len(members) - 1, 0)
     linked = round(share * others)
-    if share >= th.hub_coverage:
+    if share >= cfg.hub_coverage:
         why = (f"{best} already links {linked} of the {others} other members ({share:.0%}): "
                "the community has its hub")
     elif best is None:
         why = "no other member to link"
     else:
         why = (f"no hub: the member linking most others, {best}, links {linked} of the "
-               f"{others} ({share:.0%} < {th.hub_coverage:.0%})")
-    out.append(Gate("no_hub", round(share, 4), th.hub_coverage, share < th.hub_coverage, why,
+               f"{others} ({share:.0%} < {cfg.hub_coverage:.0%})")
+    out.append(Gate("no_hub", round(share, 4), cfg.hub_coverage, share < cfg.hub_coverage, why,
                     {"member": best, "links": linked, "others": others}))
 
     n = len(members)
-    out.append(Gate("min_nodes", n, th.min_nodes, n >= th.min_nodes,
-                    f"{n} members" + (f" (≥ {th.min_nodes})" if n >= th.min_nodes
-                                      else f"; a hub needs at least {th.min_nodes}")))
+    out.append(Gate("min_nodes", n, cfg.min_nodes, n >= cfg.min_nodes,
+                    f"{n} members" + (f" (≥ {cfg.min_nodes})" if n >= cfg.min_nodes
+                                      else f"; a hub needs at least {cfg.min_nodes}")))
 
     if stability is None:
-        out.append(Gate("stability", None, th.min_stability, False,
+        out.append(Gate("stability", None, cfg.min_stability, False,
                         "stability unknown (no previous run)"))
     else:
-        ok = stability >= th.min_stability
-        out.append(Gate("stability", round(stability, 4), th.min_stability, ok,
-                        f"stability {stability:.2f}" + (f" (≥ {th.min_stability})" if ok else
-                        f" < {th.min_stability}: the community is still changing")))
+        ok = stability >= cfg.min_stability
+        out.append(Gate("stability", round(stability, 4), cfg.min_stability, ok,
+                        f"stability {stability:.2f}" + (f" (≥ {cfg.min_stability})" if ok else
+                        f" < {cfg.min_stability}: the community is still changing")))
 
     busy = sorted(set(active) & set(members))
-    ok = len(busy) >= th.min_active_nodes
-    out.append(Gate("active_members", len(busy), th.min_active_nodes, ok,
+    ok = len(busy) >= cfg.min_active_nodes
+    out.append(Gate("active_members", len(busy), cfg.min_active_nodes, ok,
                     f"{len(busy)} member(s) with access-log events in the last "
-                    f"{th.active_window_days:g} days" + (f" (≥ {th.min_active_nodes})" if ok else
-                    f"; a hub needs at least {th.min_active_nodes}"), {"active": busy}))
+                    f"{cfg.active_window_days:g} days" + (f" (≥ {cfg.min_active_nodes})" if ok else
+                    f"; a hub needs at least {cfg.min_active_nodes}"), {"active": busy}))
 
     diversity, detail = name_diversity([names.get(m) or _stem(m) for m in members])
     if diversity is None:
-        out.append(Gate("name_diversity", None, th.min_name_diversity, False,
+        out.append(Gate("name_diversity", None, cfg.min_name_diversity, False,
                         "fewer than 2 names to compare", detail))
     else:
-        ok = diversity >= th.min_name_diversity
+        ok = diversity >= cfg.min_name_diversity
         a, b, _ = detail["most_alike"]
-        out.append(Gate("name_diversity", round(diversity, 4), th.min_name_diversity, ok,
-                        f"name diversity {diversity:.2f}" + (f" (≥ {th.min_name_diversity})"
-                        if ok else f" < {th.min_name_diversity}: the names say nearly the "
+        out.append(Gate("name_diversity", round(diversity, 4), cfg.min_name_diversity, ok,
+                        f"name diversity {diversity:.2f}" + (f" (≥ {cfg.min_name_diversity})"
+                        if ok else f" < {cfg.min_name_diversity}: the names say nearly the "
                         f"same (most alike: {a!r}, {b!r}); merge them first"), detail))
     return CommunityGates(community, members, tuple(out))
 
@@ -491,9 +491,9 @@ def plan_abstracts(
     propose a hub for each that passes (see the module doc). `stability` is {id: value
     or None}, as meta/community_changes.json. Members no longer in the digest are left
     out. `dry_run` plans and checks, and submits or saves nothing."""
-    th = cfg or AbstractSettings()
-    considered = _considered(vault, communities, stability, now, th)
-    planner = _Planner(vault, brain, policy, th, language, dry_run)
+    cfg = cfg or AbstractSettings()
+    considered = _considered(vault, communities, stability, now, cfg)
+    planner = _Planner(vault, brain, policy, cfg, language, dry_run)
     outcomes = tuple(planner.propose(c) for c in considered if c.passed)
     return AbstractRun(considered, outcomes, planner.usage, planner.calls)
 
@@ -513,7 +513,7 @@ def community_gates(
 
 def _considered(vault: Vault, communities: Mapping[str, str],
                 stability: Mapping[str, float | None], now: datetime,
-                th: AbstractSettings) -> tuple[CommunityGates, ...]:
+                cfg: AbstractSettings) -> tuple[CommunityGates, ...]:
     graph = vault.graph
     records = vault.scan.records
     groups: dict[str, list[str]] = {}
@@ -522,21 +522,21 @@ def _considered(vault: Vault, communities: Mapping[str, str],
             groups.setdefault(cid, []).append(path)
     everyone = {p for ms in groups.values() for p in ms}
     activity = note_activity(read_access_log(vault.root), now=now,
-                             window_days=th.active_window_days, paths=everyone)
+                             window_days=cfg.active_window_days, paths=everyone)
     active = {p for p, a in activity.items() if a.hits > 0}
     names = {p: (records[p].name if p in records and records[p].name else _stem(p))
              for p in everyone}
     return tuple(
         _gates(cid, tuple(sorted(ms)), graph=graph, names=names,
-               stability=stability.get(cid), active=active, th=th)
+               stability=stability.get(cid), active=active, cfg=cfg)
         for cid, ms in sorted(groups.items())
     )
 
 
 class _Planner:
-    def __init__(self, vault: Vault, brain: ConsolidateBrain, policy: Policy, th: AbstractSettings,
+    def __init__(self, vault: Vault, brain: ConsolidateBrain, policy: Policy, cfg: AbstractSettings,
                  language: str, dry_run: bool) -> None:
-        self.vault, self.brain, self.policy, self.th = vault, brain, policy, th
+        self.vault, self.brain, self.policy, self.cfg = vault, brain, policy, cfg
         self.language, self.dry_run = language, dry_run
         self.queue = ProposalQueue(vault)
         self.usage = Usage()
@@ -560,7 +560,7 @@ class _Planner:
                               f"{MAX_SHARED_MEMBERS:.0%} of the smaller community")
         ranked = rank_central(members, self.vault.graph)
         views = [v for v in (self._view(p) for p in ranked) if v is not None]
-        central = tuple(v.path for v in views[: self.th.max_pillars])
+        central = tuple(v.path for v in views[: self.cfg.max_pillars])
         materials = self._materials(members)
         story: dict[str, Any] = {
             "community": cid,
@@ -574,21 +574,21 @@ class _Planner:
             return HubOutcome(cid, "failed", error="no member carries a provenance link that "
                               "resolves, so a hub could not keep D10; see the health report")
         floor = hub_floor_tokens([v.path for v in views], materials,
-                                 share=self.th.min_member_coverage, pillars=self.th.min_pillars)
-        if floor >= self.th.max_tokens:  # what its own checks need cannot fit: ask nothing
+                                 share=self.cfg.min_member_coverage, pillars=self.cfg.min_pillars)
+        if floor >= self.cfg.max_tokens:  # what its own checks need cannot fit: ask nothing
             return HubOutcome(cid, "too-large", error=(
                 f"a hub of these {len(members)} members cannot fit under [abstract] max_tokens "
-                f"{self.th.max_tokens}: their {len(materials)} sources and links to "
-                f"{self.th.min_member_coverage:.0%} of them alone take {floor} estimated "
+                f"{self.cfg.max_tokens}: their {len(materials)} sources and links to "
+                f"{self.cfg.min_member_coverage:.0%} of them alone take {floor} estimated "
                 "tokens; a smaller community (communities resolution) or a larger budget "
                 "would"))
         notes, words, template = self._vault_words()
         request = HubRequest(cid, tuple(views), central, language=self.language,
-                             max_tokens=self.th.max_tokens,
-                             min_member_coverage=self.th.min_member_coverage,
+                             max_tokens=self.cfg.max_tokens,
+                             min_member_coverage=self.cfg.min_member_coverage,
                              vault_notes=notes, vault_words=words,
                              template_headings=template)
-        story["budget"] = {"floor_tokens": floor, "max_tokens": self.th.max_tokens}
+        story["budget"] = {"floor_tokens": floor, "max_tokens": self.cfg.max_tokens}
         def make_plan(reply, record: dict):
             plan = self._plan(reply.value, members, materials)
             results, failures = self._precheck(plan)
@@ -611,7 +611,7 @@ class _Planner:
         if plan is None:
             return HubOutcome(cid, "failed", error="; ".join(failures))
         story["checks"] = story["attempts"][-1]["checks"]
-        story["tokens"] = {"body": plan.tokens, "max": self.th.max_tokens}
+        story["tokens"] = {"body": plan.tokens, "max": self.cfg.max_tokens}
         story["link_repairs"] = [r.to_json() for r in plan.repairs]
         story["cooldowns"] = [{"path": plan.path, "action": "abstract"}]
         hub = reply.value
@@ -726,10 +726,10 @@ class _Planner:
             CheckSpec("creates_in_bucket", {"path": path, "bucket": hub.bucket}),
             CheckSpec("pillars_are_members", {"pillars": list(hub.pillars),
                                               "members": list(members),
-                                              "min_pillars": self.th.min_pillars}),
+                                              "min_pillars": self.cfg.min_pillars}),
             CheckSpec("links_to", {"paths": [path], "targets": pillars}),
             CheckSpec("links_share", {"path": path, "targets": list(members),
-                                      "share": self.th.min_member_coverage}),
+                                      "share": self.cfg.min_member_coverage}),
             CheckSpec("carries_provenance", {"paths": [path], "sources": materials}),
             CheckSpec("keeps_some_provenance", {"paths": [path]}),
             CheckSpec("links_resolve", {"path": path, "keep": []}),
@@ -738,8 +738,8 @@ class _Planner:
             CheckSpec("no_new_anchors", {"paths": [path]}),
             CheckSpec("name_matches_basename", {"paths": [path]}),
             CheckSpec("body_under_tokens", {
-                "path": path, "max_tokens": self.th.max_tokens,
-                "hint": f"an overview, {self.th.min_pillars}–{self.th.max_pillars} pillars with "
+                "path": path, "max_tokens": self.cfg.max_tokens,
+                "hint": f"an overview, {self.cfg.min_pillars}–{self.cfg.max_pillars} pillars with "
                         "one sentence each, what stays in the notes"}),
         )
         return _HubPlan(path, ops, checks, content_tokens(note.body), tuple(repairs))
