@@ -27,25 +27,61 @@ def test_every_command_has_help_and_a_row_in_the_cli_page(name):
     assert row.search(CLI_PAGE), f"docs/cli.md has no row for `reme-workbench {name}`"
 
 
-def _readme_command(after_heading: str) -> str:
-    section = README.split(after_heading, 1)[1]
-    return re.search(r"```bash\n(.+?)\n```", section, re.S).group(1).strip()
+def readme_commands(marker: str) -> list[str]:
+    """The lines of the first ```bash block after `marker` in the README: one command a
+    line, to be run in order, each only when the one before succeeded."""
+    section = README.split(marker, 1)[1]
+    block = re.search(r"```bash\n(.+?)\n```", section, re.S).group(1)
+    return [line.strip() for line in block.splitlines() if line.strip()]
+
+
+MAIN_JOB = "**The main job**"
+TESTS = "**The tests**"
 
 
 def test_ci_runs_exactly_the_readme_test_command():
-    test_command = _readme_command("Set up and run the tests")
+    # the README shows the command a step a line; .ci/run chains the same steps with &&
+    test_command = " && ".join(readme_commands(TESTS))
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert test_command in ci.splitlines(), "README's test command and .ci/run disagree"
+    assert test_command in ci.splitlines(), (
+        f"README's test command and .ci/run disagree: .ci/run has no line\n{test_command}")
 
 
 def test_readme_main_job_is_the_demo_on_the_sample_vault():
-    main_job = _readme_command("Set up and run the main job")
-    assert main_job.endswith(".venv/bin/reme-workbench demo reme-demo")
-    assert main_job.startswith(_readme_command("Set up and run the tests").rsplit(" && ", 1)[0])
+    main_job, tests = readme_commands(MAIN_JOB), readme_commands(TESTS)
+    assert main_job[-1] == ".venv/bin/reme-workbench demo reme-demo"
+    assert tests[-1] == ".venv/bin/python -m pytest"
+    assert main_job[:-1] == tests[:-1], "the main job and the tests have one set-up"
+
+
+# --- the README is the front door; docs/ holds the rest ----------------------------------
+
+DOCS = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
+# pages with a header of their own: the spec (the rules) and the experiments' findings
+OWN_HEADER = {"spec.md", "experiments.md", "architecture.md"}
+
+
+def test_the_readme_is_a_front_door_that_links_every_docs_page():
+    lines = README.splitlines()
+    assert len(lines) <= 250, f"the README has {len(lines)} lines; move detail to docs/"
+    unlinked = [name for name in DOCS if f"](docs/{name})" not in README]
+    assert not unlinked, f"the README links no {unlinked}"
+
+
+@pytest.mark.parametrize("name", [n for n in DOCS if n not in OWN_HEADER])
+def test_every_docs_page_says_what_it_covers_and_links_back(name):
+    text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+    title, _, rest = text.partition("\n")
+    assert title.startswith("# "), f"docs/{name} starts with its title"
+    lead = rest.strip().split("\n\n", 1)[0]
+    assert lead and not lead.startswith(("#", "|", "```", "*", "-")), (
+        f"docs/{name}: the title is followed by a line saying what the page covers")
+    assert "](../README.md)" in lead, f"docs/{name}: that line links back to the README"
 
 
 
-_LOCAL_LINK = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s]+)\)")
+_LOCAL_LINK = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s]+)\)"
+                         r"|(?:src|href)=\"(?!https?:|mailto:|#)([^\"]+)\"")
 
 
 @pytest.mark.parametrize("doc", ["README.md", *sorted(
@@ -54,7 +90,7 @@ def test_every_local_link_of_the_docs_points_at_a_file_that_exists(doc):
     # README and docs/ link plots, screenshots and CSVs: a renamed or unwritten one is a
     # broken page on GitHub
     text = (ROOT / doc).read_text(encoding="utf-8")
-    links = [m.group(1).split("#")[0] for m in _LOCAL_LINK.finditer(text)]
+    links = [(m.group(1) or m.group(2)).split("#")[0] for m in _LOCAL_LINK.finditer(text)]
     missing = [link for link in links if not ((ROOT / doc).parent / link).exists()]
     assert not missing, f"{doc} links files that do not exist: {missing}"
 

@@ -1,9 +1,11 @@
-"""The library snippets run as written on the vault the README's main job makes — the
-vault core's in docs/architecture.md — and the main job's vault is ignored by git."""
+"""The README's library example and the vault core's snippet (docs/architecture.md) run as
+written on the vault the README's main job makes, and the main job's vault is ignored by
+git."""
 
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -21,15 +23,40 @@ def _python_block(text: str, heading: str) -> str:
     return re.search(r"```python\n(.+?)\n```", section, re.S).group(1)
 
 
-@pytest.fixture
-def demo_vault(tmp_path, monkeypatch):
-    """The main job's vault, `reme-demo/` in the working folder (the hashing embedder keeps
-    it quick)."""
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["demo", "reme-demo", "--embedder", "hashing", "--json"],
-                                catch_exceptions=False)
+@pytest.fixture(scope="module")
+def built_demo(tmp_path_factory):
+    """The main job's vault, built once (the hashing embedder keeps it quick)."""
+    where = tmp_path_factory.mktemp("main-job")
+    result = CliRunner().invoke(cli, ["demo", str(where / "reme-demo"), "--embedder", "hashing",
+                                      "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
+    return where / "reme-demo"
+
+
+@pytest.fixture
+def demo_vault(built_demo, tmp_path, monkeypatch):
+    """A fresh copy of it as `reme-demo/` in the working folder, as after the main job."""
+    shutil.copytree(built_demo, tmp_path / "reme-demo", symlinks=True)
+    monkeypatch.chdir(tmp_path)
     return tmp_path / "reme-demo"
+
+
+def test_the_readme_library_example_runs_on_the_main_jobs_vault(demo_vault, capsys):
+    block = _python_block(README, "## Library")
+    assert 'Workspace("reme-demo")' in block
+    # the folder of Obsidian notes the example's dry-run import reads
+    notes = demo_vault.parent / "my-notes"
+    notes.mkdir()
+    (notes / "Ledger DB.md").write_text("---\ntags: [db]\n---\n# Ledger DB\n\nSee [[Pooler]].\n",
+                                        encoding="utf-8")
+    (notes / "Pooler.md").write_text("# Pooler\n\nPgBouncer in transaction mode.\n", encoding="utf-8")
+    exec(compile(block, "README.md (Library)", "exec"), {"__name__": "readme"})
+    out = capsys.readouterr().out
+    # what its comments say it prints: the appended how-to dreamt into a runbook, recalled
+    assert "CREATE digest/procedure/" in out and " applied" in out, out
+    assert re.search(r"^\d\.\d{3}  digest/procedure/rotate-the-keybox-api-token\.md$", out, re.M), out
+    assert "health " in out and "2 notes would be imported" in out, out
+    assert not (demo_vault / "digest" / "wiki" / "pooler.md").exists()  # a dry run
 
 
 def test_the_vault_core_snippet_runs_on_the_main_jobs_vault(demo_vault, capsys):
@@ -40,7 +67,8 @@ def test_the_vault_core_snippet_runs_on_the_main_jobs_vault(demo_vault, capsys):
 
 
 def test_the_main_jobs_vault_is_ignored_by_git():
-    main_job = re.search(r"```bash\n(.+?)\n```", README.split("Set up and run the main job", 1)[1], re.S)
-    assert "reme-workbench demo reme-demo" in main_job.group(1)
+    section = README.split("**The main job**", 1)[1]
+    main_job = re.search(r"```bash\n(.+?)\n```", section, re.S).group(1)
+    assert main_job.splitlines()[-1].strip().endswith("reme-workbench demo reme-demo")
     ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert "reme-demo/" in ignored
