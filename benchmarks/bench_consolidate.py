@@ -78,12 +78,17 @@ def cold(root: Path) -> None:
 def run_whole(root: Path) -> dict:
     from reme_workbench.config import Settings
     from reme_workbench.consolidate.run import consolidate_vault
+    from reme_workbench.ops import Workspace
     from reme_workbench.vault.vault import Vault
 
     cold(root)
+    # as the CLI builds them: split asks the brain only about a note over the threshold
+    ws = Workspace(root, settings=Settings())
+    brain = ws.consolidate_brain()
     t0 = time.perf_counter()
     vault = Vault.open(root, clock=lambda: NOW)
-    report = consolidate_vault(vault, Settings(), only=phases(), force=True)
+    report = consolidate_vault(vault, ws.settings, only=phases(), force=True, brain=brain,
+                               embedder=ws.get_embedder())
     seconds = time.perf_counter() - t0
     return {"seconds": seconds, "phases": {p.phase: p.seconds for p in report.phases},
             "ran": list(report.ran), "peak_mb": peak_mb()}

@@ -66,7 +66,7 @@ TARGET_MINING_N = 10_000
 TARGET_MINING_S = 10.0
 NOW = datetime(2026, 12, 2, 3, 0, tzinfo=UTC)
 CANDIDATES = "reme_workbench.consolidate.candidates"
-OFFLINE = "reme_workbench.consolidate.offline"
+OFFLINE = "reme_workbench.brains.offline_consolidate"
 
 
 def missing(module: str) -> bool:
@@ -161,9 +161,9 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     if missing(OFFLINE):
         out["missing"].append(OFFLINE)
         return out
+    from reme_workbench.brains.offline_consolidate import OfflineConsolidateBrain
     from reme_workbench.config import MergeSettings
     from reme_workbench.consolidate.merge import MergeContext, plan_merges
-    from reme_workbench.consolidate.offline import OfflineConsolidateBrain
 
     brain = OfflineConsolidateBrain(embedder.inner)
     t0 = time.perf_counter()

@@ -115,8 +115,9 @@ LAYER_RULES = {
     "dream": {"vault", "index", "llm", "proposals", "textrules", "dream"},
     "consolidate": {"vault", "index", "llm", "proposals", "textrules", "consolidate"},
     # the brains behind the interfaces of llm/, over the pipelines: the offline dream brain
-    # reads material with dream/'s Markdown helpers
-    "brains": {"vault", "index", "llm", "dream", "textrules", "brains"},
+    # reads material with dream/'s Markdown helpers, the offline consolidate brain the hub's
+    # rules and the chance level as consolidate/ does
+    "brains": {"vault", "index", "llm", "dream", "consolidate", "textrules", "brains"},
     "review": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review"},
     "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
     # the review screens are a front end: the operations and nothing below them

@@ -234,7 +234,7 @@ class Counting(HashingEmbedder):
         self.texts: list[str] = []
 
     def embed(self, texts):
-        from reme_workbench.consolidate.offline import REFERENCE
+        from reme_workbench.consolidate.reference import REFERENCE
 
         reference = {t for sentences in REFERENCE.values() for t in sentences}
         self.texts += [t for t in texts if t not in reference]

@@ -191,7 +191,8 @@ def test_runs_on_one_vault_queue_and_the_second_skips_what_the_first_did(vault):
 def test_merge_reads_the_description_vectors_of_the_vaults_index(vault):
     """A vault dream wrote has an index holding every note's description vector: merge
     mining embeds none of them again (the reference sentences of the chance level aside)."""
-    from reme_workbench.consolidate.offline import REFERENCE
+    from reme_workbench.brains.factory import offline_consolidate_brain
+    from reme_workbench.consolidate.reference import REFERENCE
     from reme_workbench.index.embeddings import HashingEmbedder
     from reme_workbench.index.store import VaultIndex
 
@@ -212,10 +213,30 @@ def test_merge_reads_the_description_vectors_of_the_vaults_index(vault):
     with VaultIndex(v.root, HashingEmbedder()) as idx:
         idx.refresh()
     embedder = Counting()
-    consolidate_vault(v, Settings(), only="communities,merge", embedder=embedder)
+    consolidate_vault(v, Settings(), only="communities,merge", embedder=embedder,
+                      brain=offline_consolidate_brain(embedder, Settings()))
     assert not [t for t in embedder.texts if t.startswith(("a0: About", "b1: About"))]
     # without an index the descriptions are embedded (and cached in .reme/)
     (v.root / ".reme" / "index.db").unlink()
     embedder = Counting()
-    consolidate_vault(v, Settings(), only="merge", force=True, embedder=embedder)
+    consolidate_vault(v, Settings(), only="merge", force=True, embedder=embedder,
+                      brain=offline_consolidate_brain(embedder, Settings()))
     assert "a0: About a0." in embedder.texts
+
+
+def test_the_brain_phases_take_their_brain_and_embedder_from_the_caller(vault):
+    """consolidate imports no brain and picks no embedder: a phase that needs one and was
+    given none is refused, saying where they come from; the phases that need neither run."""
+    from reme_workbench.brains.factory import offline_consolidate_brain
+    from reme_workbench.index.embeddings import HashingEmbedder
+
+    v, _ = vault
+    assert consolidate_vault(v, Settings(), only="communities,archive,cooldowns").ran == (
+        "communities", "archive", "cooldowns")
+    for phase in ("abstract", "merge", "split"):
+        with pytest.raises(RemeError, match="need a brain.*Workspace.consolidate_brain"):
+            consolidate_vault(v, Settings(), only=phase, force=True, embedder=HashingEmbedder())
+    brain = offline_consolidate_brain(HashingEmbedder(), Settings())
+    with pytest.raises(RemeError, match="needs an embedder.*Workspace.get_embedder"):
+        consolidate_vault(v, Settings(), only="merge", force=True, brain=brain)
+    assert consolidate_vault(v, Settings(), only="split", force=True, brain=brain).ran == ("split",)

@@ -13,8 +13,9 @@ import re
 
 import pytest
 
-from reme_workbench.consolidate import text as tx
-from reme_workbench.consolidate.offline import Anchors, OfflineConsolidateBrain
+from reme_workbench import textrules
+from reme_workbench.brains.offline_consolidate import Anchors, OfflineConsolidateBrain
+from reme_workbench.brains.offline_consolidate import text as tx
 from reme_workbench.index.chunking import estimate_tokens
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.llm.consolidate import (
@@ -274,7 +275,7 @@ derived_from:: [[daily/2026-10-05/weekly-report-w40.md]]
 
 @pytest.fixture(scope="module")
 def brain() -> OfflineConsolidateBrain:
-    return OfflineConsolidateBrain(HashingEmbedder(), language="auto")
+    return OfflineConsolidateBrain(HashingEmbedder())
 
 
 DUPLICATES = [(POOL_MODES, POOLING_DUP), (ROTATE, ROTATE_DUP), (REPORT_FORMAT, REPORT_FORMAT_DUP)]
@@ -555,8 +556,8 @@ def test_outline_cuts_top_level_sections_not_code_and_keeps_the_related_tail_apa
 
 
 def test_content_words_cut_chinese_into_words():
-    assert {"周报", "要点", "列表"} <= tx.content_words("周报用要点列表")
-    assert "pgbouncer" in tx.content_words("[[digest/wiki/x.md|PgBouncer]] pool modes")
+    assert {"周报", "要点", "列表"} <= textrules.content_words("周报用要点列表")
+    assert "pgbouncer" in textrules.content_words("[[digest/wiki/x.md|PgBouncer]] pool modes")
 
 
 # === votes ===================================================================================
@@ -778,7 +779,7 @@ def test_merge_rewords_nothing_of_the_loser(brain, winner, loser):
     """Every line after `## From …` is a line of the loser (a heading one level down, a
     list marker with some of the item's sentences): nothing is written in other words."""
     out = merged(brain, winner, loser)
-    marker = f"## 来自 {loser.name}\n" if tx.cjk_share(winner.body) > 0.3 else f"## From {loser.name}\n"
+    marker = f"## 来自 {loser.name}\n" if textrules.cjk_share(winner.body) > 0.3 else f"## From {loser.name}\n"
     part = appended_part(out.body, marker)
     assert part
     loser_text = loser.body
@@ -790,8 +791,8 @@ def test_merge_rewords_nothing_of_the_loser(brain, winner, loser):
             continue
         # a missing step comes with its place in the loser's list: "- **Step 2 of 5:** …"
         line = re.sub(r"^- \*\*Step \d+ of \d+:\*\* ", "", line)
-        body = tx.plain(line.lstrip("-*>0123456789. ").strip())
-        assert all(s in tx.plain(loser_text) for s in tx.split_sentences(body)), line
+        body = textrules.reader_text(line.lstrip("-*>0123456789. ").strip())
+        assert all(s in textrules.reader_text(loser_text) for s in textrules.split_note_line(body)), line
 
 
 def test_merge_adds_nothing_when_the_winner_says_it_all_in_other_words(brain):
@@ -1105,7 +1106,7 @@ def test_empty_notes_get_honest_votes_not_errors(brain):
 
 
 def test_a_hub_is_not_named_by_a_word_that_names_no_topic():
-    from reme_workbench.consolidate.offline import common_topic
+    from reme_workbench.brains.offline_consolidate.hub import common_topic
     from reme_workbench.llm.consolidate import NoteView
 
     members = [
@@ -1340,7 +1341,7 @@ def test_a_long_step_list_on_one_task_is_not_cut(brain):
 
 
 def test_a_hub_is_not_named_by_a_number():
-    from reme_workbench.consolidate.offline import common_topic
+    from reme_workbench.brains.offline_consolidate.hub import common_topic
     from reme_workbench.llm.consolidate import NoteView
 
     members = [
@@ -1356,8 +1357,8 @@ def test_a_heading_a_template_gave_many_notes_names_no_hub():
     Counted over the vault that heading is a template's, not what a community is about."""
     from collections import Counter
 
-    from reme_workbench.consolidate.offline import common_topic
-    from reme_workbench.consolidate.offline_hub import heading_key, template_headings
+    from reme_workbench.brains.offline_consolidate.hub import common_topic
+    from reme_workbench.consolidate.hub_rules import heading_key, template_headings
     from reme_workbench.llm.consolidate import NoteView
 
     members = [
@@ -1375,7 +1376,7 @@ def test_a_heading_a_template_gave_many_notes_names_no_hub():
 def test_a_heading_few_notes_hold_is_a_topic_not_a_template():
     from collections import Counter
 
-    from reme_workbench.consolidate.offline_hub import template_headings
+    from reme_workbench.consolidate.hub_rules import template_headings
 
     # 9 notes of 100: under the 10-note floor; 15 of 2,000: under the 2 % share
     assert template_headings(Counter({"plugins": 9}), 100) == frozenset()

@@ -180,7 +180,7 @@ def test_the_duplicate_across_communities_is_proposed_and_the_fork_never(wiki):
 
 def test_the_judges_read_the_bodies_less_the_template(wiki):
     """What the votes count is what the two pages say of their own, not the template."""
-    from reme_workbench.consolidate import text as tx
+    from reme_workbench.brains.offline_consolidate import text as tx
     from reme_workbench.vault.note import parse
 
     consolidate(wiki)

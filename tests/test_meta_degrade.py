@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import pytest
 
+from reme_workbench.brains.factory import offline_consolidate_brain
 from reme_workbench.config import Settings
 from reme_workbench.consolidate.archive import update_archive
 from reme_workbench.consolidate.communities import update_communities
@@ -132,7 +133,9 @@ def test_cooldowns_without_a_usable_file_are_no_loop_defence(make_vault, state):
 def test_without_a_usable_state_every_phase_is_due(make_vault, state):
     root = make_vault({}, name="state")
     vault = Vault.open(root, clock=lambda: FIXED_NOW)
-    c = Consolidator(vault, Settings())
+    embedder = HashingEmbedder()
+    c = Consolidator(vault, Settings(), brain=offline_consolidate_brain(embedder, Settings()),
+                     embedder=embedder)
     c.run(force=True)
     assert not c.due("communities", c.last_runs(), FIXED_NOW)[0]
     _put(root, "consolidate_state", state)

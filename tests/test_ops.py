@@ -419,6 +419,23 @@ def test_the_note_command_shows_the_operation_s_answer(ws):
     assert missing.exit_code == 1 and "no note digest/wiki/nope.md" in missing.stderr
 
 
+def test_the_workspace_hands_consolidate_its_brain_on_the_workspace_s_embedder(ws):
+    """The composition root builds consolidate's brain: the offline one by default, on the
+    workspace's embedder, with reme.toml's split cut and hub budget; a model when named."""
+    from reme_workbench.brains.model import LLMBrain
+    from reme_workbench.brains.offline_consolidate import OfflineConsolidateBrain
+    from reme_workbench.config import load_settings
+
+    (ws.root / "reme.toml").write_text('[split]\ndispersed_under = 0.3\n[abstract]\nmax_tokens = 1200\n')
+    settings = load_settings(ws.root)
+    brain = Workspace(ws.root, embedder=ws.embedder).consolidate_brain()
+    assert isinstance(brain, OfflineConsolidateBrain) and brain.embedder is ws.embedder
+    assert brain.splitter.dispersed_under == 0.3 and brain.hub_max_tokens == 1200
+    assert ws.consolidate_brain(settings).splitter.dispersed_under == 0.3
+    named = Workspace(ws.root, embedder=ws.embedder, brain_spec="litellm:openai/x")
+    assert isinstance(named.consolidate_brain(), LLMBrain)
+
+
 def test_the_model_server_is_the_flag_s_then_the_environment_s_then_reme_toml_s(ws, monkeypatch):
     from reme_workbench.brains.factory import build_brain, build_consolidate_brain
     from reme_workbench.cli.app import Ctx

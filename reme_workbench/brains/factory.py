@@ -1,7 +1,8 @@
 """Build a brain from the `[llm] brain = "..."` setting: read once at the edge
 (`ops.Workspace` calls these).
 
-Specs: "offline" (deterministic rules: `brains.offline_dream`, the default) or
+Specs: "offline" (deterministic rules: `brains.offline_dream` for dream,
+`brains.offline_consolidate` on the vault's embedder for consolidate; the default) or
 "litellm:<model>", e.g. "litellm:openai/gpt-4o-mini",
 "litellm:ollama/qwen2.5", "litellm:dashscope/qwen-plus".
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..errors import RemeError
@@ -18,8 +20,12 @@ from ..llm.cassette import Cassette
 from ..llm.ledger import TokenLedger
 from .model import LLMBrain
 
-__all__ = ["brain_from_spec", "build_brain", "build_consolidate_brain", "API_BASE_ENV",
-           "API_KEY_ENV"]
+if TYPE_CHECKING:
+    from ..index.embeddings import Embedder
+    from ..llm.consolidate import ConsolidateBrain
+
+__all__ = ["brain_from_spec", "build_brain", "build_consolidate_brain",
+           "offline_consolidate_brain", "API_BASE_ENV", "API_KEY_ENV"]
 
 API_BASE_ENV = "REME_LLM_API_BASE"
 API_KEY_ENV = "REME_LLM_API_KEY"
@@ -101,12 +107,21 @@ def build_brain(
     return brain, ledger
 
 
-def build_consolidate_brain(settings: Settings, *, brain_spec: str | None = None,
-                            replay: str | None = None, record: str | None = None,
-                            api_base: str | None = None):
-    """The model brain the settings (or the command line) name for abstract, merge and
-    split, or None for the offline one (which `Consolidator` builds on the vault's
-    embedder only when a phase needs it)."""
+def offline_consolidate_brain(embedder: Embedder, settings: Settings) -> ConsolidateBrain:
+    """The offline consolidate brain on `embedder` (the vault's: its judges read cosines
+    against that embedder's chance level), with what `settings` set: the language, the
+    split cut, the hub's budget and pillars."""
+    from .offline_consolidate import OfflineConsolidateBrain  # rules, no model
+
+    return OfflineConsolidateBrain(embedder, settings)
+
+
+def build_consolidate_brain(settings: Settings, *, embedder: Embedder | None = None,
+                            brain_spec: str | None = None, replay: str | None = None,
+                            record: str | None = None,
+                            api_base: str | None = None) -> ConsolidateBrain:
+    """The brain of abstract, merge and split the settings (or the command line) name: a
+    model's, or the offline one on `embedder` (which it then needs)."""
 
     spec = brain_spec or settings.llm.brain
     if spec == "offline":
@@ -114,7 +129,10 @@ def build_consolidate_brain(settings: Settings, *, brain_spec: str | None = None
             raise RemeError(
                 "--replay answers a model brain from a cassette; the offline brain calls no "
                 "model. Add --brain litellm:<model> (the one the cassette was recorded with).")
-        return None
+        if embedder is None:
+            raise RemeError("The offline consolidate brain reads cosines of the vault's "
+                            "embedder: pass it as build_consolidate_brain(..., embedder=...).")
+        return offline_consolidate_brain(embedder, settings)
     cassette = (Cassette(record, "record") if record else
                 Cassette(replay, "replay") if replay else None)
     return brain_from_spec(spec, api_base=api_base or settings.llm.api_base,

@@ -73,7 +73,7 @@ from ..vault.tokens import content_tokens
 from ..vault.vault import Vault
 from .archive import note_activity, read_access_log
 from .communities import CHANGES_META, COMMUNITIES_META, META_VERSION, REBUILD
-from .offline_hub import (
+from .hub_rules import (
     heading_key,
     hub_floor_tokens,
     own_headings,
@@ -674,8 +674,8 @@ class _Planner:
     def _vault_words(self) -> tuple[int, dict[str, int], frozenset[str]]:
         """(digest notes read, {topic word: notes holding it}, template heading keys)
         over the whole digest — names, descriptions and own headings
-        (`offline_hub.topic_words`); a heading many notes share is a template's
-        (`offline_hub.template_headings`) and counts no word; once a run."""
+        (`hub_rules.topic_words`); a heading many notes share is a template's
+        (`hub_rules.template_headings`) and counts no word; once a run."""
         if self._words is None:
             heading_counts: Counter[str] = Counter()
             read: list[tuple[str, str, list[str]]] = []

@@ -78,14 +78,14 @@ from ..errors import RemeError, UnsafePathError
 from ..index.chunking import CJK_CHARS, description_text
 from ..index.embeddings import normalize_rows
 from ..index.keyword import STOPWORDS
+from ..textrules import cjk_share
+from ..textrules import stem as _text_stem
 from ..vault.frontmatter import find_frontmatter
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.links import Link, is_provenance, parse_links
 from ..vault.note import decode_note_bytes
 from .common_text import DigestText, NoteText, line_keys, value_words
 from .identity import identifiers_of, is_strong
-from .text import _stem as _text_stem
-from .text import cjk_share
 
 if TYPE_CHECKING:
     from ..index.embeddings import Embedder
@@ -377,7 +377,7 @@ CJK_SHARE_FOR_ZH = 0.30  # a pair is Chinese when both texts are (as the offline
 def chance_level(embedder: Embedder, language: str) -> float:
     """The embedder's mean cosine of unrelated notes of `language` ("en" or "zh"): the
     offline consolidate brain's reference sentences, embedded once per embedder."""
-    from .offline import REFERENCE  # the same sentences the offline judges measure against
+    from .reference import REFERENCE  # the same sentences the offline judges measure against
 
     key = (getattr(embedder, "name", type(embedder).__name__), language)
     if key not in _CHANCE:

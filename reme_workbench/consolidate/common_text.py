@@ -61,7 +61,8 @@ _SPACE = re.compile(r"\s+")
 _PREDICATE = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9_]*::")
 _PREDICATE_LINE = re.compile(r"^\s*(?:[-*+][ \t]+)?[A-Za-z][A-Za-z0-9_]*::.*$", re.M)
 _LINKS_AND_URLS = re.compile(r"!?\[\[[^\[\]\n]*\]\]|\b(?:https?|obsidian)://[^\s)>\]]+")
-# as text.py's values (docs/spec.md §7.9.2): identifiers joined by - _ / or ., numbers,
+# as the offline brain's values (docs/spec.md §7.9.2, brains/offline_consolidate/text.py
+# fact_tokens): identifiers joined by - _ / or ., numbers,
 # capitalised words inside a sentence, and the Latin words of a Chinese line
 _IDENT = re.compile(r"\b[A-Za-z0-9]+(?:(?:[-_/]|\.(?=[A-Za-z0-9]))[A-Za-z0-9]+)+\b")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?![\w])")

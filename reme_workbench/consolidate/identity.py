@@ -34,8 +34,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from ..textrules import reader_text
 from ..vault.frontmatter import find_frontmatter
-from .text import plain
 
 __all__ = [
     "Identifier",
@@ -98,7 +98,7 @@ def _kind(label: str) -> str | None:
 
 
 def _clean(value: str) -> str:
-    value = plain(value).strip().strip("\"'`").strip()
+    value = reader_text(value).strip().strip("\"'`").strip()
     value = re.sub(r"\s+", " ", value.lower())
     return value.rstrip(".,;:!?。，；").strip()
 

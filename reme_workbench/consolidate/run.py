@@ -1,8 +1,10 @@
 """Consolidate: run what is due, record what changed (docs/spec.md §7.1).
 
-The composition root of consolidate, like `dream/run.py`: `Consolidator` takes
-everything injected (vault, settings, clock; index and brain for the brain-driven phases
-of the next issue) and runs the phases in a fixed order:
+`Consolidator` takes everything injected — vault, settings, clock, and for the phases
+that need them the brain (abstract, merge, split), the embedder and the index (merge) —
+and runs the phases in a fixed order. The brain and the embedder come from the
+composition root (`ops.Workspace`: `consolidate_brain()`, `get_embedder()`); this module
+imports no brain:
 
 | phase | due | what it does |
 |---|---|---|
@@ -102,8 +104,8 @@ class Consolidator:
         settings: Settings,
         *,
         index=None,
-        brain=None,  # a ConsolidateBrain; the offline one (on `embedder`) when None
-        embedder=None,  # for merge candidates and the offline brain; the vault's when None
+        brain=None,  # the ConsolidateBrain of abstract, merge and split
+        embedder=None,  # merge's: its candidates, and the index when built with it
         progress: Callable[[str, int, int], None] | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
@@ -238,11 +240,8 @@ class Consolidator:
     # -- the brain-driven phases ------------------------------------------------------------
     def _embedder(self):
         if self.embedder is None:
-            from ..index.factory import get_embedder
-            from ..index.store import choose_embedder
-
-            self.embedder = get_embedder(choose_embedder(self.settings.recall.embedder,
-                                                         self.vault.root))
+            raise RemeError("consolidate's merge phase needs an embedder: pass the vault's "
+                            "(Workspace.get_embedder()) as embedder=, or leave merge out (--only).")
         return self.embedder
 
     def _index(self):
@@ -260,11 +259,9 @@ class Consolidator:
 
     def _brain(self):
         if self.brain is None:
-            from .offline import OfflineConsolidateBrain
-
-            self.brain = OfflineConsolidateBrain(self._embedder(),
-                                                 language=self.settings.llm.language,
-                                                 dispersed_under=self.settings.split.dispersed_under)
+            raise RemeError("consolidate's abstract, merge and split phases need a brain: pass "
+                            "one (Workspace.consolidate_brain(), the offline one by default) as "
+                            "brain=, or leave them out (--only).")
         return self.brain
 
     def _policy(self):

@@ -308,10 +308,9 @@ def _archive_measures(vault_root: Path, truth: PlantedTruth) -> dict[str, Any]:
 
 def _offline(embedder, settings: Settings) -> ConsolidateBrain:
     """The offline brain as consolidate builds it from `settings` (its split cut is one)."""
-    from ..consolidate.offline import OfflineConsolidateBrain
+    from ..brains.factory import offline_consolidate_brain
 
-    return OfflineConsolidateBrain(embedder, language=settings.llm.language,
-                                   dispersed_under=settings.split.dispersed_under)
+    return offline_consolidate_brain(embedder, settings)
 
 
 def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any]], *,

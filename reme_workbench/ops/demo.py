@@ -88,7 +88,8 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
                     week_updated += 1
             if progress:
                 progress(f"week of {first:%b %d}: consolidate", 2 * k + 1, steps)
-            run = consolidate_vault(vault, settings, force=True, embedder=emb, index=index)
+            run = consolidate_vault(vault, settings, force=True, embedder=emb, index=index,
+                                    brain=ws.consolidate_brain())
             lines = "; ".join(f"{o.phase}: {o.summary}" for o in run.phases
                               if o.ran and o.phase in ("abstract", "merge", "split"))
             done_weeks.append(DemoWeek(first, last, len(report.materials), week_created,

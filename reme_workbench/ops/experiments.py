@@ -66,7 +66,10 @@ def sweep(request: SweepRequest, progress: Callable[[int, int, dict], None] | No
     try:
         truth_path = generate_vault(workdir / "template", spec).truth_path
         ws = Workspace(workdir / "template", brain_spec=request.brain_spec, replay=request.replay)
-        brain = ws.consolidate_brain() if (request.brain_spec or request.replay) else None
+        # a model's brain (or a cassette's); the offline one is the sweep's own, built at
+        # each point with the point's settings (its split cut is one of them)
+        spec = request.brain_spec or ws.settings.llm.brain
+        brain = ws.consolidate_brain() if request.replay or spec != "offline" else None
 
         def open_vault(root: Path, clock, settings):
             return Workspace(root, settings=settings, clock=clock).open_vault()

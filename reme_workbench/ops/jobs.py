@@ -96,8 +96,7 @@ def consolidate(ws: Workspace, request: ConsolidateRequest,
     vault = ws.open_vault()
     if not request.dry_run:
         require_writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
-    # None: the offline consolidate brain, built on the vault's embedder when a phase needs it
-    brain = ws.consolidate_brain()
+    brain = ws.consolidate_brain()  # the offline one on the vault's embedder, unless a model is named
 
     def tell(phase: str, done: int, total: int) -> None:
         text = "consolidate: done" if phase == "done" else f"consolidate: {phase} ({done + 1}/{total})"

@@ -25,7 +25,7 @@ from ..proposals.model import Proposal
 from ..vault.vault import Vault
 from .workspace import Workspace
 
-__all__ = ["replan_proposal", "consolidate_brain_of"]
+__all__ = ["replan_proposal"]
 
 
 def replan_proposal(ws: Workspace, old: Proposal, *, policy: Policy, dream_brain=None,
@@ -42,7 +42,7 @@ def replan_proposal(ws: Workspace, old: Proposal, *, policy: Policy, dream_brain
         with ws.index(vault) as own:
             return _dream(vault, old, settings, policy, dream_brain, own)
     if action in ("consolidate.merge", "consolidate.split", "consolidate.abstract"):
-        brain = consolidate_brain or consolidate_brain_of(ws)
+        brain = consolidate_brain or ws.consolidate_brain()
         if action == "consolidate.merge":
             return _merge(vault, old, settings, policy, brain)
         if action == "consolidate.split":
@@ -50,19 +50,6 @@ def replan_proposal(ws: Workspace, old: Proposal, *, policy: Policy, dream_brain
         return _abstract(vault, old, settings, policy, brain)
     raise RemeError(f"{old.id} is a {action} proposal, which cannot be planned again here; "
                     "run the command that made it again.")
-
-
-def consolidate_brain_of(ws: Workspace):
-    """The workspace's consolidate brain: a model's when one is named, else the offline one
-    on the workspace's embedder (as consolidate builds it)."""
-    brain = ws.consolidate_brain()
-    if brain is not None:
-        return brain
-    from ..consolidate.offline import OfflineConsolidateBrain
-
-    settings = ws.settings
-    return OfflineConsolidateBrain(ws.get_embedder(), language=settings.llm.language,
-                                   dispersed_under=settings.split.dispersed_under)
 
 
 def _dream(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brain, index) -> list[str]:

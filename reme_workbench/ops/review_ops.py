@@ -246,10 +246,9 @@ def merge_anyway(ws: Workspace, entry: UncertainEntry, *, brain=None) -> list[st
     from ..consolidate.decisions import record_decision
     from ..consolidate.merge import MergeContext, plan_merges
     from ..proposals import Policy
-    from .replan import consolidate_brain_of
 
     vault, settings = ws.open_vault(), ws.settings
-    brain = brain or consolidate_brain_of(ws)
+    brain = brain or ws.consolidate_brain()
     a, b = sorted((entry.a, entry.b))
     cand = MergeCandidate(a, b, entry.community or "?", entry.description_similarity,
                           entry.body_overlap)

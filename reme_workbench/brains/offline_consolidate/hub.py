@@ -1,59 +1,53 @@
-"""The offline brain's hub note (docs/spec.md §7.6.2, §7.9.5): deterministic rules, no model.
+"""The offline consolidate brain's hub note (docs/spec.md §7.6.2, §7.9.5): deterministic
+rules, no model. The rules of a hub's form and of counting the vault that the abstract
+planner reads too — topic words, own and template headings, provenance lines, the least a
+hub holds — are in `consolidate/hub_rules.py`.
 
 **Name.** The topic is the phrase of at most 4 words of a member's name or heading (not
 starting or ending on a stopword, not only numbers or words that name no topic) that
 best tells the community from the rest of the vault — a tf-idf over *topic words*
-(`topic_words`: the content words of a note's name, description and headings): the
+(`hub_rules.topic_words`: the content words of a note's name, description and headings): the
 number of members whose topic words hold the phrase, times `1 + ln((R + 1) / (r + 1))`,
 R the digest notes outside the community and r those of them holding the phrase's
 rarest word. A word more than `COMMON_SHARE` (half) of those R notes hold never starts or
 ends the phrase: in a vault where every note says "Obsidian", no hub is named
-"Obsidian". A heading so many notes hold that a template gave it (`template_headings`:
+"Obsidian". A heading so many notes hold that a template gave it (`hub_rules.template_headings`:
 "Plugins" on every author page) is no topic. Ties: the most words that are not numbers,
 the fewest numbers, the earlier member. Without counts of the vault (`HubRequest.vault_words` empty) the score is the
 number of members alone. Each word is spelled as the members spell it most (not from
 slug names); " overview" / "总览" is added when a member has that very name.
 
 **Body, built to fit.** An overview line, the pillars (`request.central`, members only,
-3–5) each `[[path|name]] — description`, the other members under "Details stay in",
-and every member's provenance, deduped, `PROVENANCE_PER_LINE` links to a
-`derived_from::` line. It must be under `request.max_tokens` and link at least
+`[abstract] min_pillars`–5) each `[[path|name]] — description`, the other members
+under "Details stay in", and every member's provenance, deduped, `hub_rules.PROVENANCE_PER_LINE`
+links to a `derived_from::` line. It must be under `request.max_tokens` and link at least
 `request.min_member_coverage` of the members, so when the whole does not fit it gives
 up, in this order, what is optional: the details beyond that share (counted in a "… and
 n more" line), that line and the overview's second sentence, the pillars' sentences
 (clipped to 100 then 40 characters, then none), the details' aliases. What cannot go —
 the provenance, the links the share needs — is measured first: when even that is over
 the budget, it answers with an error that says so (the planner measures the same before
-it asks, `hub_floor_tokens`).
+it asks, `hub_rules.hub_floor_tokens`).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..llm.consolidate import HubRequest, NoteView
-from ..llm.schema import MAX_PILLARS
-from ..vault.layout import BUCKETS, FALLBACK_BUCKET
-from ..vault.links import PROVENANCE_PREDICATE, format_link, is_provenance, parse_links
-from ..vault.tokens import content_tokens
+from ...consolidate.hub_rules import links_needed, own_headings, provenance_lines, topic_words
+from ...llm.consolidate import HubRequest, NoteView
+from ...llm.schema import MAX_PILLARS
+from ...textrules import is_cjk_or_kana, reader_text, split_note_line, word_spans
+from ...vault.layout import BUCKETS, FALLBACK_BUCKET
+from ...vault.links import format_link, is_provenance, parse_links
+from ...vault.tokens import content_tokens
 from . import text as tx
 
-__all__ = [
-    "COMMON_SHARE", "PROVENANCE_PER_LINE", "NOT_A_TOPIC", "HubTooLarge", "topic_words",
-    "heading_texts", "heading_key", "own_headings", "template_headings", "provenance_lines",
-    "common_topic", "hub_note", "hub_floor_tokens",
-    "links_needed",
-]
+__all__ = ["COMMON_SHARE", "NOT_A_TOPIC", "HubTooLarge", "common_topic", "hub_note"]
 
 COMMON_SHARE = 0.5  # a word more than this share of the other notes hold names no hub
-# a heading this many notes (and this share of the digest) hold is a template's: not a topic
-TEMPLATE_HEADING_NOTES = 10
-TEMPLATE_HEADING_SHARE = 0.02
-PROVENANCE_PER_LINE = 8  # links on one derived_from:: line of a hub
-MIN_PILLARS = 3
 _PILLAR_CLIPS = (None, 100, 40, 0)  # a pillar's sentence, shorter at each step; 0: none
 
 # Words members share that name no topic of their own: verbs of ownership and use, and
@@ -84,8 +78,6 @@ _TEXT = {
         "hub_suffix": "总览",
     },
 }
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 
 
 class HubTooLarge(ValueError):
@@ -93,54 +85,6 @@ class HubTooLarge(ValueError):
 
 
 # -- words -------------------------------------------------------------------------------
-
-
-def heading_texts(text: str) -> list[str]:
-    """The headings of a note's text (a leading frontmatter and fenced code skipped: a
-    `# comment` there is no heading)."""
-    lines = text.splitlines()
-    start = 0
-    if lines and lines[0].strip() == "---":
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-        start = end + 1 if end is not None else 0
-    out, fence = [], None
-    for line in lines[start:]:
-        m = _FENCE.match(line)
-        if m:
-            mark = m.group(1)[0]
-            fence = None if fence == mark else (fence or mark)
-            continue
-        if fence is None and (h := _HEADING.match(line)):
-            out.append(h.group(1))
-    return out
-
-
-def heading_key(heading: str) -> str:
-    """A heading as the vault's count of template headings keys it."""
-    return " ".join(tx.plain(heading).lower().split())
-
-
-def own_headings(text: str, template: frozenset[str] = frozenset()) -> list[str]:
-    """The headings of `text` that name something of the note's own: not a generic one
-    ("Notes", "Steps"), not one a template gave many notes ("Plugins" on every author
-    page, "This note in GitHub" on every plugin page: `template`, by `heading_key`)."""
-    return [h for h in heading_texts(text)
-            if not tx.GENERIC_HEADING.match(h.strip()) and heading_key(h) not in template]
-
-
-def template_headings(counts: Counter, notes: int) -> frozenset[str]:
-    """The heading keys at least `TEMPLATE_HEADING_NOTES` notes and
-    `TEMPLATE_HEADING_SHARE` of the `notes` hold: a template's, not a topic."""
-    floor = max(TEMPLATE_HEADING_NOTES, TEMPLATE_HEADING_SHARE * notes)
-    return frozenset(h for h, n in counts.items() if n >= floor)
-
-
-def topic_words(name: str, description: str, text: str,
-                template: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The content words of a note's name, description and own headings (`text`: its
-    body, or its whole text): what a hub may be named by, and what the vault is counted on."""
-    headings = " ".join(own_headings(text, template))
-    return tx.content_words(f"{name}\n{description}\n{headings}")
 
 
 def _is_slug(name: str) -> bool:
@@ -168,18 +112,18 @@ def common_topic(members: Sequence[NoteView], lang: str, *,
     for rank, m in enumerate(members):
         # how a word is spelled: not from slug names ("pgbouncer-1-22"), and a sentence's
         # first word only when its capitals are its own ("PgBouncer", not "Weekly")
-        name = tx.plain(m.name)
-        headings = [tx.plain(h) for h in own_headings(m.body, template)]
+        name = reader_text(m.name)
+        headings = [reader_text(h) for h in own_headings(m.body, template)]
         texts = ([] if _is_slug(name) else [name]) + headings
-        for text in texts + tx.split_sentences(tx.plain(m.description)):
-            for k, (surface, content) in enumerate(tx.word_spans(text)):
+        for text in texts + split_note_line(reader_text(m.description)):
+            for k, (surface, content) in enumerate(word_spans(text)):
                 if content and (k or surface[1:] != surface[1:].lower()):
                     spellings.setdefault(content, Counter())[surface] += 1
         sources.append((rank, name))
         sources += [(rank + len(members), h) for h in headings]  # names before headings
     best: tuple | None = None
     for rank, text in sources:
-        spans = tx.word_spans(text)
+        spans = word_spans(text)
         for i in range(len(spans)):
             for j in range(i + 1, min(i + 4, len(spans)) + 1):
                 first, last = spans[i][1], spans[j - 1][1]
@@ -203,34 +147,11 @@ def common_topic(members: Sequence[NoteView], lang: str, *,
     words = [spellings[c].most_common(1)[0][0] if c in spellings else w for w, c in best[1]]
     phrase = words[0]
     for w in words[1:]:  # CJK words join as written; Latin words with a space
-        phrase += w if (tx.is_cjk(phrase[-1]) and tx.is_cjk(w[0])) else " " + w
+        phrase += w if (is_cjk_or_kana(phrase[-1]) and is_cjk_or_kana(w[0])) else " " + w
     return phrase[:1].upper() + phrase[1:] if lang == "en" and phrase[:1].islower() else phrase
 
 
 # -- the body ----------------------------------------------------------------------------
-
-
-def provenance_lines(targets: Iterable[str]) -> list[str]:
-    """`derived_from:: [[a]] [[b]] …`, `PROVENANCE_PER_LINE` links a line, each target once
-    in the order given (a predicate line types every link on it, §2.1.2)."""
-    unique = list(dict.fromkeys(targets))
-    return [f"{PROVENANCE_PREDICATE}:: " + " ".join(f"[[{t}]]" for t in unique[k:k + PROVENANCE_PER_LINE])
-            for k in range(0, len(unique), PROVENANCE_PER_LINE)]
-
-
-def links_needed(members: int, share: float) -> int:
-    """How many members a hub must link to cover `share` of `members`."""
-    return min(members, max(0, math.ceil(share * members - 1e-9)))
-
-
-def hub_floor_tokens(member_paths: Sequence[str], sources: Iterable[str], *,
-                     share: float, pillars: int = MIN_PILLARS) -> int:
-    """The fewest estimated tokens a hub body of these members can have: its provenance
-    lines, and a bare link to each of the members the share needs (at least `pillars`),
-    taken in the order given (central first, as the hub takes them), under two headings."""
-    need = max(links_needed(len(member_paths), share), min(pillars, len(member_paths)))
-    links = "\n".join(f"- {format_link(p)}" for p in member_paths[:need])
-    return content_tokens("## x\n\n## x\n\n" + links + "\n\n" + "\n".join(provenance_lines(sources)))
 
 
 def _member_sources(members: Sequence[NoteView]) -> list[str]:
@@ -238,15 +159,16 @@ def _member_sources(members: Sequence[NoteView]) -> list[str]:
     return [lk.target for m in members for lk in parse_links(m.body) if is_provenance(lk)]
 
 
-def hub_note(request: HubRequest, lang: str, *, max_tokens: int) -> dict:
-    """The hub's fields (`HubNote`'s): name, bucket, description, body, pillars — a body
-    under `max_tokens` built as the module doc says. HubTooLarge when it cannot be."""
+def hub_note(request: HubRequest, lang: str, *, max_tokens: int, min_pillars: int) -> dict:
+    """The hub's fields (`HubNote`'s): name, bucket, description, body, pillars (at least
+    `min_pillars`, at most the schema's `MAX_PILLARS`) — a body under `max_tokens` built
+    as the module doc says. HubTooLarge when it cannot be."""
     members = list(request.members)
     words = _TEXT[lang]
     by_path = {m.path: m for m in members}
     pillars = [by_path[p] for p in dict.fromkeys(request.central) if p in by_path][:MAX_PILLARS]
     for m in members:
-        if len(pillars) >= MIN_PILLARS:
+        if len(pillars) >= min(min_pillars, MAX_PILLARS):  # more would be no HubNote
             break
         if m not in pillars:
             pillars.append(m)

@@ -7,8 +7,9 @@ sections — and one embedder (injected: the index's; `HashingEmbedder` in tests
 English notes score ~0.09 with MiniLM, ~0.15 with the hashing embedder and ~0.81 with
 e5; Chinese ones ~0.45 with MiniLM (which does not know Chinese) and ~0.89 with e5. So
 every cosine is read against the embedder's own *baseline* — the mean pairwise cosine
-of ten unrelated note sentences of the text's language (`REFERENCE`), embedded once per
-brain: `sim = clip((cos − baseline) / (1 − baseline), 0, 1)`; 0 is "as alike as
+of ten unrelated note sentences of the text's language (`consolidate/reference.py`
+`REFERENCE`, the sentences merge candidates are measured against too), embedded once per
+embedder: `sim = clip((cos − baseline) / (1 − baseline), 0, 1)`; 0 is "as alike as
 unrelated notes", 1 "the same text". With it one threshold holds for MiniLM and e5.
 
 **Votes** (`vote`): three different judges, by `request.judge`. Each maps its measure
@@ -63,12 +64,13 @@ loser to the winner or itself would be self-links: they are written as their tex
 merge phase does the same for the winner's links to the loser). Description: the
 winner's, else the loser's.
 
-**Split** (`plan_split`): `offline_split.SplitPlanner` — a long procedure's numbered
+**Split** (`plan_split`): `split.SplitPlanner` — a long procedure's numbered
 list cut into phases where neighbouring steps are least alike, else the note's own
-top-level sections; overloaded when the parts are dispersed (mean `sim` under 0.25).
+top-level sections; overloaded when the parts are dispersed (mean `sim` under
+`[split] dispersed_under`, 0.25).
 Every rule is in that module's doc.
 
-**Hub** (`write_hub`): `offline_hub.hub_note` — named by the phrase of a member's name
+**Hub** (`write_hub`): `hub.hub_note` — named by the phrase of a member's name
 or heading that best tells the community from the rest of the vault (a tf-idf against
 the vault's counts in the request; never a word most other notes share); pillars
 `request.central` each `[[path|name]] — description`, the other members under "Details
@@ -99,9 +101,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..index.embeddings import Embedder, normalize_rows
-from ..llm.base import BrainError, BrainReply, Usage
-from ..llm.consolidate import (
+from ...config import Settings
+from ...consolidate.candidates import chance_level
+from ...index.embeddings import Embedder, normalize_rows
+from ...llm.base import BrainError, BrainReply, Usage
+from ...llm.consolidate import (
     ConsolidateBrain,
     HubRequest,
     MergeRequest,
@@ -109,54 +113,24 @@ from ..llm.consolidate import (
     PairRequest,
     SplitRequest,
 )
-from ..llm.schema import (
+from ...llm.schema import (
     MAX_BODY,
     HubNote,
     MergedNote,
     PairVote,
     SplitPlan,
 )
-from ..vault.layout import BUCKETS, FALLBACK_BUCKET
-from ..vault.links import parse_links, replace_link
+from ...textrules import cjk_share, reader_text
+from ...vault.layout import BUCKETS, FALLBACK_BUCKET
+from ...vault.links import parse_links, replace_link
 from . import text as tx
-from .candidates import chance_level
-from .offline_hub import HubTooLarge, common_topic, hub_note
-from .offline_split import DISPERSED_UNDER, JOIN_SIM, MIN_SECTION_TOKENS, SplitPlanner
+from .hub import HubTooLarge, common_topic, hub_note
+from .split import JOIN_SIM, MIN_SECTION_TOKENS, SplitPlanner
 
-__all__ = ["OfflineConsolidateBrain", "Anchors", "REFERENCE", "common_topic"]
+__all__ = ["OfflineConsolidateBrain", "Anchors", "common_topic"]
 
 LANGUAGES = ("en", "zh")
 CJK_SHARE_FOR_ZH = 0.30  # as llm/prompts.py: Chinese from this share of CJK letters
-
-# Ten mutually unrelated note sentences per language: their mean pairwise cosine is the
-# embedder's "unrelated" level (the baseline of `sim`).
-REFERENCE = {
-    "en": (
-        "Quarterly rotation of the staging database credential and the services that read it.",
-        "The home router hands out addresses from 192.168.50.0/24 and runs the DNS forwarder.",
-        "Mei wants the weekly report as three short bullet sections, sent on Friday afternoon.",
-        "How to rebuild the Python virtual environment on the build box with uv.",
-        "The incident on October 12: payments-api returned 502 for nine minutes after a deploy.",
-        "Home Assistant backups run nightly to the NAS and are kept for thirty days.",
-        "Canary deploys wait fifteen minutes and watch the error rate before promoting.",
-        "Never run a schema migration in production without a fresh snapshot.",
-        "The camera on the balcony needed a static lease before it would join the IoT network.",
-        "PgBouncer runs in transaction mode, so session-level features are not available.",
-    ),
-    "zh": (
-        "周报改到周五下午发，用三段要点列表写。",
-        "家里的路由器是 OpenWrt，地址 192.168.50.1，负责拨号和 DNS 转发。",
-        "生产环境的数据库迁移必须先做快照再执行。",
-        "构建机上用 uv 重建 Python 虚拟环境的步骤。",
-        "十月十二日的事故：发布之后支付接口返回 502 持续九分钟。",
-        "Home Assistant 每晚备份到 NAS，保留三十天。",
-        "金丝雀发布要观察十五分钟错误率再全量。",
-        "跟我说话时请用中文回复，不用解释原理。",
-        "阳台的摄像头要先在路由器上绑定固定地址才能接入 IoT 网段。",
-        "PgBouncer 使用事务模式，会话级功能不可用。",
-    ),
-}
-
 
 @dataclass(frozen=True)
 class Anchors:
@@ -186,38 +160,41 @@ FOUND_DICE = 0.6  # a statement is found in the other note from this Dice of mat
 MIN_SHARED = 2  # ... sharing at least this many tokens
 MIN_LINKS = 2  # judge 2 cannot tell with fewer outbound links than this, in all
 SURE_SHARED_LINKS = 3  # ... nor be sure sharing fewer
-HUB_MAX_TOKENS = 1500
 EMBED_CACHE = 8192  # texts whose vectors a brain keeps
-MIN_PILLARS = 3
 
-_TEXT = {"en": {"from": "From {name}"}, "zh": {"from": "来自 {name}"}}  # the hub's: offline_hub.py
+_TEXT = {"en": {"from": "From {name}"}, "zh": {"from": "来自 {name}"}}  # the hub's: hub.py
 
 class OfflineConsolidateBrain(ConsolidateBrain):
-    """Rule-based consolidate brain (see the module doc for every rule and threshold)."""
+    """Rule-based consolidate brain (see the module doc for every rule and threshold).
+
+    `settings` (the defaults when None) give what reme.toml sets: `[llm] language`, the
+    split cut `[split] dispersed_under`, the hub's `[abstract] max_tokens` and
+    `min_pillars`. The anchors and the split's joining rules are the brain's own."""
 
     model = "offline"
 
     def __init__(
         self,
         embedder: Embedder,
+        settings: Settings | None = None,
         *,
-        language: str = "auto",
         description: Anchors = DESCRIPTION,
         statement_overlap: Anchors = STATEMENTS,
         structure: Anchors = STRUCTURE,
-        dispersed_under: float = DISPERSED_UNDER,
         join_sim: float = JOIN_SIM,
         min_section_tokens: int = MIN_SECTION_TOKENS,
-        hub_max_tokens: int = HUB_MAX_TOKENS,
     ) -> None:
+        settings = settings or Settings()
+        language = settings.llm.language
         if language not in (*LANGUAGES, "auto"):
             raise ValueError(f"language must be 'en', 'zh' or 'auto', got {language!r}")
         self.embedder = embedder
         self.language = language
         self.anchors = (description, statement_overlap, structure)
-        self.splitter = SplitPlanner(self.similarities, dispersed_under=dispersed_under,
-                                     join_sim=join_sim, min_section_tokens=min_section_tokens)
-        self.hub_max_tokens = hub_max_tokens
+        self.splitter = SplitPlanner(self.similarities, settings.split, join_sim=join_sim,
+                                     min_section_tokens=min_section_tokens)
+        self.hub_max_tokens = settings.abstract.max_tokens
+        self.min_pillars = settings.abstract.min_pillars
         self._vectors: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
 
@@ -254,7 +231,7 @@ class OfflineConsolidateBrain(ConsolidateBrain):
             return self.language
         if hint in LANGUAGES:
             return hint
-        return "zh" if tx.cjk_share(text) >= CJK_SHARE_FOR_ZH else "en"
+        return "zh" if cjk_share(text) >= CJK_SHARE_FOR_ZH else "en"
 
     # -- vote ------------------------------------------------------------------------------
 
@@ -404,15 +381,16 @@ class OfflineConsolidateBrain(ConsolidateBrain):
 
     def write_hub(self, request: HubRequest) -> BrainReply[HubNote]:
         members = list(request.members)
-        if len(members) < MIN_PILLARS:
+        if len(members) < self.min_pillars:
             raise BrainError(
                 f"community {request.community} has {len(members)} members; a hub needs at least "
-                f"{MIN_PILLARS} to name as pillars",
+                f"{self.min_pillars} to name as pillars",
                 model=self.model,
             )
         lang = self._lang(request.language, " ".join(f"{m.name} {m.description}" for m in members))
         try:
-            data = hub_note(request, lang, max_tokens=min(request.max_tokens, self.hub_max_tokens))
+            data = hub_note(request, lang, max_tokens=min(request.max_tokens, self.hub_max_tokens),
+                            min_pillars=self.min_pillars)
         except HubTooLarge as exc:
             raise BrainError(str(exc), model=self.model) from None
         return _reply(HubNote.model_validate(data, context={"member_paths": request.member_paths}))
@@ -669,12 +647,6 @@ def _drop_self_links(text: str, targets: set[str], name: str) -> str:
     return text
 
 
-# --- split ------------------------------------------------------------------------------------
-
-
-# --- hub --------------------------------------------------------------------------------------
-
-
 # --- small helpers ----------------------------------------------------------------------------
 
 
@@ -684,14 +656,14 @@ def _reply(value) -> BrainReply:
 
 
 def _gist(note: NoteView) -> str:
-    return tx.plain(f"{note.name}. {note.description or tx.first_sentence(note.body)}")
+    return reader_text(f"{note.name}. {note.description or tx.first_sentence(note.body)}")
 
 
 def _gist_values(note: NoteView, names: frozenset[str]) -> frozenset[str]:
     """The values (`text.fact_tokens`, and the pair's proper names) of what a note says it
     is about: its description, else its first sentence (not its name: a slug's words are
     an identifier's)."""
-    text = tx.plain(note.description or tx.first_sentence(note.body))
+    text = reader_text(note.description or tx.first_sentence(note.body))
     tokens = tx.match_tokens(text)
     return (tx.fact_tokens(text, tokens) | (tokens & names)) - tx.negations(text)
 

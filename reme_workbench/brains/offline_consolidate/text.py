@@ -1,4 +1,4 @@
-"""Pure text helpers for the offline consolidate brain: blocks, statements, words, sections.
+"""The offline consolidate brain's text: blocks, statements, their keys and values, sections.
 
 Nothing here reads the vault or a model. A body is cut into Markdown *blocks* (heading,
 paragraph, list item, callout, quote, fenced code, table, label, predicate line), each
@@ -19,7 +19,9 @@ plus CJK character bigrams — bigrams, not words, so two phrasings that a segme
 cuts differently still meet. *Content words* (for naming a common topic) use jieba's
 words for Chinese instead, since a name is made of words.
 
-Rules copied from dream (consolidate may not import it) say which rule they mirror.
+The rules the pipelines and dream's brain read text by too — a line's sentences
+(`split_note_line`), the stem, stopwords, content words, CJK characters, `reader_text` —
+are in `reme_workbench/textrules/`.
 """
 
 from __future__ import annotations
@@ -30,11 +32,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..vault.links import PROVENANCE_PREDICATE, format_link, parse_links
-from ..vault.slug import slugify
+from ...textrules import (
+    CJK_FUNCTION_CHARS,
+    COMPARISON_STOPWORDS,
+    WIKILINK,
+    cjk_share,
+    is_cjk_or_kana,
+    link_name,
+    reader_text,
+    split_note_line,
+    stem,
+)
+from ...vault.links import PROVENANCE_PREDICATE, format_link, parse_links
+from ...vault.slug import slugify
 
 __all__ = [
-    "GENERIC_HEADING",
     "one_line",
     "alias_link",
     "slug_or",
@@ -46,18 +58,12 @@ __all__ = [
     "blocks",
     "statements",
     "statements_of",
-    "split_sentences",
     "render_blocks",
     "normalize",
     "match_tokens",
-    "content_words",
-    "word_spans",
     "dice",
     "fact_tokens",
     "negations",
-    "plain",
-    "is_cjk",
-    "cjk_share",
     "proper_names",
     "identifiers",
     "rival_identifiers",
@@ -68,59 +74,15 @@ __all__ = [
     "clip",
 ]
 
-# --- characters -----------------------------------------------------------------------------
-
-
-def is_cjk(ch: str) -> bool:
-    cp = ord(ch)
-    return (
-        0x4E00 <= cp <= 0x9FFF
-        or 0x3400 <= cp <= 0x4DBF
-        or 0xF900 <= cp <= 0xFAFF
-        or 0x3040 <= cp <= 0x30FF
-        or 0x20000 <= cp <= 0x2FFFF
-    )
-
-
-def cjk_share(text: str) -> float:
-    """Share of the letters of `text` that are CJK (llm/prompts.py detect_language's measure)."""
-    letters = cjk = 0
-    for ch in text:
-        if ch.isalpha():
-            letters += 1
-            cjk += is_cjk(ch)
-    return cjk / letters if letters else 0.0
-
-
 # --- links and markup -----------------------------------------------------------------------
 
-# what a reader sees of a link: the alias, else the target (mirrors dream/statements.py plain)
-_WIKILINK = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#([^\[\]|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
 _MDLINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\([^)\n]*\)")
-_MARKUP = re.compile(r"\*\*|__|~~|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
 _SPACE = re.compile(r"\s+")
-
-
-def _link_text(m: re.Match[str]) -> str:
-    target, anchor, alias = m.group(1), m.group(2), m.group(3)
-    if alias and alias.strip():
-        return alias.strip()
-    name = (target or "").strip().rsplit("/", 1)[-1]
-    if name.lower().endswith(".md"):
-        name = name[:-3]
-    return (name or (anchor or "")).strip()
-
-
-def plain(text: str) -> str:
-    """`text` as a reader sees it: links as their alias or file name, no inline markup."""
-    text = _WIKILINK.sub(_link_text, text)
-    text = _MDLINK.sub(r"\1", text)
-    return _SPACE.sub(" ", _MARKUP.sub("", text)).strip()
 
 
 def normalize(text: str) -> str:
     """The comparison key of a statement (see the module doc)."""
-    text = _WIKILINK.sub(lambda m: _link_text(m).replace("-", " ").replace("_", " "), text)
+    text = WIKILINK.sub(lambda m: link_name(m).replace("-", " ").replace("_", " "), text)
     text = _MDLINK.sub(r"\1", text)
     text = unicodedata.normalize("NFKC", text).casefold()
     out = []
@@ -137,7 +99,7 @@ def _cjk_space(m: re.Match[str]) -> str:
     src = m.string
     left = src[s - 1] if s > 0 else ""
     right = src[e] if e < len(src) else ""
-    return "" if (left and is_cjk(left)) or (right and is_cjk(right)) else " "
+    return "" if (left and is_cjk_or_kana(left)) or (right and is_cjk_or_kana(right)) else " "
 
 
 def link_keys(text: str) -> set[tuple[str, str | None]]:
@@ -167,40 +129,13 @@ def _provenance_targets(text: str) -> frozenset[str]:
 
 # --- tokens ---------------------------------------------------------------------------------
 
-# Latin stopwords (a trimmed copy of dream/statements.py STOPWORDS) without the negations
-# and quantities that change a fact: "not", "no", "never", "without", "only", numbers.
-_STOP = frozenset(
-    """a an the and or but if then else of to in on at by for with from into onto over under
-    about as is are was were be been being am do does did done doing have has had having it its
-    this that these those there here i me my we our you your he him his she her they them their
-    what which who whom whose when where why how all any each both few more most other some such
-    so than too very can will just should would could may might must shall also still yet again
-    once up down out off now via per like use used using uses get gets got make made see thing
-    things way lot much many bit really even ever already well ok okay yes plus""".split()
-)
-_CJK_STOP = frozenset("的了是在我你她他它们就都也和与及把被很再又还这那个吧呢吗啊呀哦嗯着过给让")
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _stem(word: str) -> str:
-    # mirrors dream/statements.py _stem: "merges", "merged", "merging" and "merge" meet
-    if word.isdigit():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    if word.endswith("e") and len(word) > 3:
-        word = word[:-1]
-    return word
 
 
 def _cjk_runs(text: str) -> list[str]:
     runs, run = [], []
     for ch in text + " ":
-        if is_cjk(ch):
+        if is_cjk_or_kana(ch):
             run.append(ch)
         elif run:
             runs.append("".join(run))
@@ -214,57 +149,15 @@ def match_tokens(text: str) -> frozenset[str]:
     key = normalize(text)
     out: set[str] = set()
     for word in _LATIN_WORD.findall(key):
-        if word in _STOP or (len(word) < 2 and not word.isdigit()):
+        if word in COMPARISON_STOPWORDS or (len(word) < 2 and not word.isdigit()):
             continue
-        out.add(_stem(word))
+        out.add(stem(word))
     for run in _cjk_runs(key):
-        chars = [c for c in run if c not in _CJK_STOP]
+        chars = [c for c in run if c not in CJK_FUNCTION_CHARS]
         if len(chars) == 1:
             out.add(chars[0])
         out.update(chars[k] + chars[k + 1] for k in range(len(chars) - 1))
     return frozenset(out)
-
-
-@lru_cache(maxsize=1)
-def _jieba():
-    import logging
-
-    import jieba  # dictionary-based Chinese word segmenter (as dream/naming.py uses it)
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
-
-
-@lru_cache(maxsize=8192)
-def _cjk_words(run: str) -> tuple[str, ...]:
-    return tuple(w for w in _jieba().cut(run) if w.strip())
-
-
-def word_spans(text: str) -> list[tuple[str, str]]:
-    """The words of `text` in order, each as (surface form, content word or "" for a
-    stopword): Latin words cut at anything but letters, digits, `+` and `#` (so a slug
-    `pgbouncer-1-22` is the words pgbouncer, 1, 22), CJK runs cut by jieba."""
-    out: list[tuple[str, str]] = []
-    for m in re.finditer(r"[A-Za-z0-9]+[+#]*|[^\x00-\x7f]+", text):
-        piece = m.group(0)
-        if piece.isascii():
-            low = piece.lower()
-            stop = low in _STOP or (len(low) < 2 and not low.isdigit())
-            out.append((piece, "" if stop else _stem(low)))
-            continue
-        for run in re.findall(r"[^\W\d_]+", piece):
-            if not any(is_cjk(c) for c in run):
-                continue  # other scripts' punctuation and marks
-            for w in _cjk_words(run):
-                keep = len(w) >= 2 and not all(c in _CJK_STOP for c in w)
-                out.append((w, w if keep else ""))
-    return out
-
-
-def content_words(text: str) -> frozenset[str]:
-    """Content words of `text` (links as their visible text): stemmed Latin words without
-    stopwords, jieba's Chinese words of two or more characters."""
-    return frozenset(c for _, c in word_spans(plain(text)) if c)
 
 
 def dice(a: frozenset[str], b: frozenset[str]) -> float:
@@ -276,54 +169,6 @@ def dice(a: frozenset[str], b: frozenset[str]) -> float:
 
 # --- sentences ------------------------------------------------------------------------------
 
-_ABBREV = {"e.g", "i.e", "vs", "etc", "approx", "no", "fig", "mr", "mrs", "ms", "dr", "st", "cf"}
-_CJK_END = set("。！？；")
-_CLOSERS = set("\"'”’」』）)*_")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of one line of prose; code spans and links are never cut (a simpler copy
-    of dream/statements.py split_sentences)."""
-    out: list[str] = []
-    start, i, n = 0, 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "`":
-            j = text.find("`", i + 1)
-            i = j + 1 if j > 0 else i + 1
-            continue
-        if text.startswith("[[", i):
-            j = text.find("]]", i + 2)
-            i = j + 2 if j > 0 else i + 2
-            continue
-        if ch in _CJK_END or ch in ".!?":
-            j = i + 1
-            while j < n and text[j] in _CLOSERS:
-                j += 1
-            if ch in _CJK_END or _english_end(text, i, j):
-                out.append(text[start:j])
-                start = i = j
-                continue
-        i += 1
-    out.append(text[start:])
-    return [s.strip() for s in out if s.strip()]
-
-
-def _english_end(text: str, i: int, j: int) -> bool:
-    if j < len(text) and not text[j].isspace():
-        return False  # "v2.14.0", "example.com"
-    k = j
-    while k < len(text) and text[k] in " \t":
-        k += 1
-    if k < len(text) and not (text[k].isupper() or text[k].isdigit() or text[k] in '"“`*([' or is_cjk(text[k])):
-        return False
-    word = re.search(r"([A-Za-z.]+)$", text[:i])
-    if text[i] == "." and word:
-        w = word.group(1).lower()
-        if w in _ABBREV or (len(w) == 1 and w.isalpha() and text[i - 1].isupper()):
-            return False
-    return True
-
 
 def first_sentence(text: str) -> str:
     """The first sentence of the prose of `text` (links and markup as a reader sees them)."""
@@ -331,7 +176,7 @@ def first_sentence(text: str) -> str:
         if block.kind in ("paragraph", "item", "callout", "quote"):
             for st in statements_of(block):
                 if st.kind == "text" and st.tokens:
-                    return plain(st.text)
+                    return reader_text(st.text)
     return ""
 
 
@@ -553,13 +398,13 @@ def statements_of(block: Block) -> list[Statement]:
 
 
 def _sentences(lines: list[str]) -> list[Statement]:
-    return [_statement(s, "text") for line in lines if line for s in split_sentences(line)]
+    return [_statement(s, "text") for line in lines if line for s in split_note_line(line)]
 
 
 def _statement(text: str, kind: str) -> Statement:
     links = frozenset(lk.key for lk in parse_links(text) if not lk.embed and lk.target)
     tokens = match_tokens(text)
-    content = bool(tokens) and (not links or bool(normalize(_WIKILINK.sub("", text))))
+    content = bool(tokens) and (not links or bool(normalize(WIKILINK.sub("", text))))
     return Statement(
         text=text, kind=kind, key=normalize(text), tokens=tokens, links=links,
         facts=fact_tokens(text, tokens), negations=negations(text), has_content=content,
@@ -604,12 +449,12 @@ def fact_tokens(text: str, tokens: frozenset[str] | None = None) -> frozenset[st
     code = set()
     for span in _CODE_SPAN.findall(text):
         code |= match_tokens(span)
-    named = {_stem(w.lower()) for w in _PROPER.findall(text)} & tokens
+    named = {stem(w.lower()) for w in _PROPER.findall(text)} & tokens
     for ident in _IDENT.findall(text):  # service, region, role and repository names
         named |= match_tokens(ident) & tokens
     if cjk_share(text) >= CJK_STATEMENT:  # 用 helm 不用 jsonnet: the Latin words say which
         named |= {t for t in tokens if t.isascii()}
-    days = {t for t in tokens if t in _WEEKDAYS or _stem(t) in {_stem(d) for d in _WEEKDAYS}}
+    days = {t for t in tokens if t in _WEEKDAYS or stem(t) in {stem(d) for d in _WEEKDAYS}}
     days |= set(_CJK_DAYS.findall(text))
     return frozenset({t for t in tokens if any(c.isdigit() for c in t)} | code | named | days
                      | negations(text))
@@ -622,8 +467,8 @@ _IDENT_PARTS = re.compile(r"[-_/.]")
 def identifiers(body: str) -> frozenset[str]:
     """The identifiers a body names (`_IDENT`, lower-cased): services, stores, roles,
     queues, channels. Links and `pred::` lines are left out: they name other notes."""
-    text = _PREDICATE_LINE.sub(" ", _WIKILINK.sub(" ", body))
-    return frozenset(m.lower() for m in _IDENT.findall(plain(text)))
+    text = _PREDICATE_LINE.sub(" ", WIKILINK.sub(" ", body))
+    return frozenset(m.lower() for m in _IDENT.findall(reader_text(text)))
 
 
 def rival_identifiers(a: frozenset[str], b: frozenset[str]) -> tuple[str, str] | None:
@@ -645,7 +490,7 @@ def proper_names(*texts: str) -> frozenset[str]:
     """The match tokens of the capitalised words found inside sentences of `texts` (the
     people, teams and systems a pair of notes speaks of), so the same word at the start
     of a sentence — "Priya wants …" — can be told from a verb there ("Restart …")."""
-    return frozenset(_stem(w.lower()) for text in texts for w in _PROPER.findall(text))
+    return frozenset(stem(w.lower()) for text in texts for w in _PROPER.findall(text))
 
 
 def statements(body: str) -> list[Statement]:
@@ -743,19 +588,9 @@ def render_blocks(items: Iterable[Block]) -> str:
 
 # --- names and links the offline brain writes ----------------------------------------------
 
-# Headings that name no topic of their own (mirrors dream/naming.py GENERIC_SECTION, trimmed).
-GENERIC_HEADING = re.compile(
-    r"^(overview|introduction|intro|about|summary|background|context|details|notes?|examples?|"
-    r"usage|tips?|faq|limitations?|troubleshooting|caveats?|see also|related|references?|more|"
-    r"misc(ellaneous)?|other|general|basics|steps|when|watch out|how it works|next steps|"
-    r"概述|简介|介绍|概览|示例|例子|用法|注意事项|注意|提示|限制|常见问题|参见|相关|其他|更多|基础|步骤)$",
-    re.I,
-)
-
-
 def one_line(text: str) -> str:
     """`text` as a reader sees it, on one line, at most 300 characters."""
-    return clip(plain(text or ""), 300)
+    return clip(reader_text(text or ""), 300)
 
 
 def alias_link(path: str, name: str) -> str:

@@ -1,4 +1,5 @@
-"""The offline brain's split plan (docs/spec.md §7.8, §7.9.4): deterministic rules, no model.
+"""The offline consolidate brain's split plan (docs/spec.md §7.8, §7.9.4): deterministic
+rules, no model.
 
 Two ways to cut an overloaded note, tried in this order:
 
@@ -10,7 +11,7 @@ where neighbouring steps are least alike (a dynamic programme over the cut point
 the sum of `sim` across the cuts plus a penalty for phases far from the average size;
 each phase at least 2 steps). Overloaded when the phases are dispersed: their mean
 `sim` two by two (each pair as alike as the mean of their steps' pairs) is under
-`dispersed_under` (0.25). Each child is one phase: its steps verbatim, with their own
+`[split] dispersed_under` (0.25). Each child is one phase: its steps verbatim, with their own
 numbers (a list starting at 5 reads 5, 6, 7 in Obsidian), a link back `Part of
 [[parent|name]].` and the parent's provenance; name `<parent>, steps 5–8` (a slug parent name as words); description
 `Steps 5–8 of <parent>: <each step's title>` (a step's bold lead, else its first words).
@@ -45,18 +46,18 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..config import SplitSettings
-from ..index.chunking import estimate_tokens
-from ..llm.consolidate import NoteView
-from ..llm.schema import MAX_BODY, MAX_SPLIT_CHILDREN
-from ..vault.links import parse_links
-from ..vault.slug import note_path
+from ...config import SplitSettings
+from ...index.chunking import estimate_tokens
+from ...llm.consolidate import NoteView
+from ...llm.schema import MAX_BODY, MAX_SPLIT_CHILDREN
+from ...textrules import GENERIC_HEADING, content_words, reader_text
+from ...vault.links import parse_links
+from ...vault.slug import note_path
 from . import text as tx
 
-__all__ = ["SplitPlanner", "DISPERSED_UNDER", "JOIN_SIM", "MIN_SECTION_TOKENS", "MIN_STEPS",
-           "LIST_SHARE", "PHASE_TOKENS"]
+__all__ = ["SplitPlanner", "JOIN_SIM", "MIN_SECTION_TOKENS", "MIN_STEPS", "LIST_SHARE",
+           "PHASE_TOKENS"]
 
-DISPERSED_UNDER = SplitSettings().dispersed_under  # [split] dispersed_under, from config.py: parts less alike are dispersed
 JOIN_SIM = 0.5  # adjacent sections this alike make one child
 MIN_SECTION_TOKENS = 40  # a section smaller than this never stands alone
 MIN_STEPS = 6  # a numbered list this long may be cut into phases
@@ -87,12 +88,13 @@ class SplitPlanner:
     """Plans the split of one note: `plan(note, bucket, lang)` -> the SplitPlan data.
 
     `similarities(texts, lang)` -> (cosines, sims above chance) of every pair of texts
-    (the offline brain's, on its embedder)."""
+    (the offline brain's, on its embedder); `settings` the `[split]` section (its
+    `dispersed_under` is the cut)."""
 
-    def __init__(self, similarities: Similarities, *, dispersed_under: float = DISPERSED_UNDER,
+    def __init__(self, similarities: Similarities, settings: SplitSettings, *,
                  join_sim: float = JOIN_SIM, min_section_tokens: int = MIN_SECTION_TOKENS) -> None:
         self.similarities = similarities
-        self.dispersed_under = dispersed_under
+        self.dispersed_under = settings.dispersed_under
         self.join_sim = join_sim
         self.min_section_tokens = min_section_tokens
 
@@ -115,7 +117,7 @@ class SplitPlanner:
         if len(steps) < MIN_STEPS or list_tokens < LIST_SHARE * estimate_tokens(note.body):
             return None
         zh = lang == "zh"
-        texts = [tx.plain(tx.render_blocks(s)) for s in steps]
+        texts = [reader_text(tx.render_blocks(s)) for s in steps]
         _, sim = self.similarities(texts, lang)
         sizes = [estimate_tokens(tx.render_blocks(s)) for s in steps]
         k = min(MAX_SPLIT_CHILDREN, len(steps) // 2, max(2, math.ceil(list_tokens / PHASE_TOKENS)))
@@ -184,7 +186,7 @@ class SplitPlanner:
                 f"{len(big)} of its {len(sections)} sections have at least {self.min_section_tokens} "
                 "tokens: nothing to split along"
             )
-        _, sim = self.similarities([tx.plain(s.text) for s in sections], lang)
+        _, sim = self.similarities([reader_text(s.text) for s in sections], lang)
         topics = self._group(sections, sizes, sim)  # adjacent alike sections: one topic
         if len(topics) < 2:
             return keep(
@@ -321,7 +323,7 @@ def _step_title(step: list[tx.Block]) -> str:
     m = _BOLD_LEAD.match(first)
     if m:
         return m.group(1).strip()
-    text = tx.plain(_NUMBERED.sub("", first, count=1))
+    text = reader_text(_NUMBERED.sub("", first, count=1))
     sentence = tx.first_sentence(text) or text
     return tx.clip(sentence.rstrip(".:：。"), 60)
 
@@ -364,11 +366,11 @@ def _child_name(parent: str, group: list[tx.Section], body: str, lang: str) -> s
     name the topic alone: a generic heading ("Steps"), or one sharing no word with the
     parent ("Nightly backups" of "Build box" -> "Build box nightly backups"; in Chinese a
     heading naming a product in Latin letters stands alone)."""
-    heading = re.sub(r"^\d+(\.\d+)*[.)]?\s+", "", tx.plain(group[0].heading)).strip(" :：")
+    heading = re.sub(r"^\d+(\.\d+)*[.)]?\s+", "", reader_text(group[0].heading)).strip(" :：")
     base = tx.one_line(parent)
     named = lang == "zh" and re.search(r"[A-Z][A-Za-z]+", heading)  # "Home Assistant 备份"
-    alone = heading and not tx.GENERIC_HEADING.match(heading) and (
-        named or tx.content_words(heading) & tx.content_words(base) or not tx.content_words(base)
+    alone = heading and not GENERIC_HEADING.match(heading) and (
+        named or content_words(heading) & content_words(base) or not content_words(base)
     )
     if alone:
         return tx.clip(heading, 120)
