@@ -45,11 +45,13 @@ def test_index_is_incremental(vault):
 
 
 def test_recall_finds_notes_sources_and_neighbours(vault):
-    hits = json.loads(run(vault, "recall", "canary error rate", "--scope", "digest", "--json").stdout)
+    answer = json.loads(run(vault, "recall", "canary error rate", "--scope", "digest", "--json").stdout)
+    hits = answer["hits"]
+    assert answer["vectors"] == "4/4 files" and answer["note"] is None  # a few notes: embedded first
     assert hits[0]["path"] == "digest/procedure/deploy-payments-api.md"
     assert {h["path"] for h in hits} >= {"digest/personal/uv-for-python.md"}  # a linked neighbour
     assert all(h["path"].startswith("digest/") for h in hits)
-    zh = json.loads(run(vault, "recall", "周报", "--scope", "sources", "--json").stdout)
+    zh = json.loads(run(vault, "recall", "周报", "--scope", "sources", "--json").stdout)["hits"]
     assert zh[0]["path"] == "daily/2026-10-06/周报.md"
     log = (vault / "meta/access_log.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(log[0])["path"] == "digest/procedure/deploy-payments-api.md"
@@ -139,3 +141,28 @@ def test_a_plain_recall_keeps_the_embedder_the_index_was_built_with(vault):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)  # hits
     assert _index_state(vault)[:2] == before[:2]  # same embedder, same chunks
+
+
+def test_recall_answers_by_keyword_first_and_says_what_the_vectors_cover(make_vault):
+    """A vault never indexed answers at once from the keyword index; the answer says how
+    many files have vectors and what embeds the rest. A few edited notes are embedded
+    before answering; `--mode vector` waits for every vector (it has nothing else)."""
+    files = {f"digest/wiki/host-{i:02d}.md": f"---\nname: host-{i:02d}\ndescription: Host {i}.\n---\n"
+             f"Host {i} runs service{i} behind the gateway.\n" for i in range(80)}
+    root = make_vault(files)
+    answer = json.loads(run(root, "recall", "service7", "--json").stdout)
+    assert answer["hits"][0]["path"] == "digest/wiki/host-07.md"  # by keyword, at once
+    assert answer["vectors"] == "0/80 files"
+    assert "keyword only" in answer["note"] and "reme-workbench index" in answer["note"]
+    text = run(root, "recall", "service7", "--text").stdout
+    assert "vectors for 0/80 files" in text
+    # an edit to a note leaves a few chunks: embedded before the answer, the rest wait
+    assert json.loads(run(root, "index", "--json").stdout)["stats"]["vectors"] == 80
+    (root / "digest/wiki/host-03.md").write_text("---\nname: host-03\n---\nHost 3 moved to rack 9.\n")
+    again = json.loads(run(root, "recall", "rack 9", "--json").stdout)
+    assert again["vectors"] == "80/80 files" and again["note"] is None
+    assert again["hits"][0]["path"] == "digest/wiki/host-03.md"
+    # a fresh vault asked by meaning only: every vector is embedded first
+    other = make_vault(files)
+    vector = json.loads(run(other, "recall", "service7", "--mode", "vector", "--json").stdout)
+    assert vector["vectors"] == "80/80 files" and vector["hits"]

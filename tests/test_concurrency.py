@@ -317,9 +317,9 @@ def test_dream_consolidate_rename_and_recall_at_once_all_succeed_and_lose_nothin
             assert {"version", "computed_at"} <= doc.keys(), name
         assert (vault / out["consolidate"]["audit"]).is_file()
         # recall ran against some consistent index; a fresh one finds the moved note
-        assert isinstance(out["recall"], list)
+        assert isinstance(out["recall"]["hits"], list)
         again, _ = finish(start_cli(vault, "recall", f"zanzibar{r} checklist"), "recall")
-        paths = [hit["path"] for hit in json.loads(again)]
+        paths = [hit["path"] for hit in json.loads(again)["hits"]]
         assert paths[0] == new and old not in paths
 
     # the index matches the files: nothing to do, and a rebuild from scratch agrees

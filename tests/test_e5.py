@@ -124,5 +124,5 @@ def test_index_and_recall_with_e5_through_the_cli(make_vault):
               "vector", "--embedder", "e5", "--json"], catch_exceptions=False,
     )
     assert out.exit_code == 0, out.output
-    hits = json.loads(out.stdout)
+    hits = json.loads(out.stdout)["hits"]
     assert hits[0]["path"] == "daily/2026-10-05/deploy.md"

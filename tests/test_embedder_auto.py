@@ -46,7 +46,7 @@ def test_auto_keeps_the_embedder_the_index_was_built_with(make_vault, no_e5):
     # a plain recall (reme.toml says nothing: auto) uses the index as it is
     hit = CliRunner().invoke(cli, ["--vault", str(root), "recall", "pools", "--json"])
     assert hit.exit_code == 0, hit.output
-    assert json.loads(hit.output)[0]["path"] == "digest/wiki/a.md"
+    assert json.loads(hit.output)["hits"][0]["path"] == "digest/wiki/a.md"
 
 
 def test_an_index_built_with_e5_falls_back_when_e5_is_gone(make_vault, monkeypatch, no_e5):

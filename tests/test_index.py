@@ -10,6 +10,7 @@ import pytest
 
 from reme_workbench.errors import EmbedderMismatchError, RemeError
 from reme_workbench.index import keyword
+from reme_workbench.index.chunking import description_text
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.store import VaultIndex
 
@@ -263,21 +264,59 @@ def test_reopen_reads_nothing_again(vault, index):
 
 
 def test_lagging_or_missing_vectors_file_is_repaired(vault, index):
+    """A search never waits for an embedding: a file that lags its database (a deferred
+    write) is searched as it is, the lag is counted, and the next refresh completes it."""
     query = "home network router"
     on_disk = faiss.read_index(str(vault / ".reme/vectors.faiss")).ntotal
     (vault / "digest/wiki/extra.md").write_text("A router note.\n", encoding="utf-8")
     index.refresh()  # a small change: vectors.faiss is written at close(), not now
     assert faiss.read_index(str(vault / ".reme/vectors.faiss")).ntotal == on_disk
     with VaultIndex(vault, HashingEmbedder()) as other:  # the file lags its database
+        assert "digest/wiki/extra.md" not in paths(other, other.vector_search("router", limit=100))
+        assert other.coverage().pending_chunks == 1
+        assert other.refresh().indexed == ()  # nothing to re-index, but the lag is embedded
         assert "digest/wiki/extra.md" in paths(other, other.vector_search("router", limit=100))
         assert other.stats()["vectors"] == other.stats()["chunks"] == on_disk + 1
+        assert other.coverage().complete
         expected = paths(other, other.vector_search(query))
     index.close()
     (vault / ".reme/vectors.faiss").unlink()
     with VaultIndex(vault, HashingEmbedder()) as ix:
+        assert ix.vector_search(query) == [] and ix.coverage().vector_files == 0
+        ix.refresh()
         assert paths(ix, ix.vector_search(query)) == expected
         assert ix.stats()["vectors"] == ix.stats()["chunks"]
     assert faiss.read_index(str(vault / ".reme/vectors.faiss")).ntotal == on_disk + 1
+
+
+def test_a_keyword_only_refresh_answers_by_keyword_and_embeds_later(vault):
+    """`refresh(vectors=False)` makes every file findable by keyword at once; its
+    vectors wait, counted by `coverage()`, until `embed_pending()` (a batch at a time,
+    stoppable) or a refresh with vectors."""
+    with VaultIndex(vault, HashingEmbedder()) as ix:
+        delta = ix.refresh(vectors=False)
+        assert len(delta.indexed) == 5
+        cov = ix.coverage()
+        assert (cov.files, cov.vector_files, cov.complete) == (5, 0, False)
+        assert cov.describe() == "0/5 files"
+        assert ix.keyword_search("pgbouncer")  # found at once, by keyword
+        assert ix.vector_search("pgbouncer") == []  # no vector yet: nothing waits for one
+        asked = []
+        assert ix.embed_pending(limit=1, should_stop=lambda: asked.append(1) or False) == 1
+        assert ix.coverage().pending_chunks == cov.pending_chunks - 1
+        assert ix.embed_pending(should_stop=lambda: True) <= 1  # stopped after one batch
+        ix.embed_pending()
+        assert ix.coverage().complete and ix.coverage().describe() == "5/5 files"
+        assert ix.vector_search("pgbouncer")
+        assert ix.description_vectors({"digest/wiki/deploy-window.md": description_text(
+            "digest/wiki/deploy-window.md", *_name_and_description(ix, "digest/wiki/deploy-window.md"))})
+    with VaultIndex(vault, HashingEmbedder()) as again:  # what it embedded was written
+        assert again.coverage().complete
+
+
+def _name_and_description(ix, path):
+    f = ix.file(path)
+    return f.name, f.description
 
 
 def test_damaged_database_is_rebuilt_with_a_warning(vault, index):

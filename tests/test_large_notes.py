@@ -117,6 +117,8 @@ def test_a_repaired_vectors_file_embeds_only_the_sample(big_log):
     (big_log / ".reme/vectors.faiss").unlink()
     embedder = CountingEmbedder()
     with VaultIndex(big_log, embedder) as index:
+        assert index.vector_search("deploy canary") == []  # a search never waits for vectors
+        assert index.refresh().indexed == ()  # nothing to re-read; the missing file is embedded
         assert index.vector_search("deploy canary")
         assert index.stats()["vectors"] == before["vectors"] < before["chunks"]
     assert embedder.texts == before["vectors"] + 1  # the sample, and the query

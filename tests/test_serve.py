@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -111,7 +112,8 @@ def test_the_openapi_document_lists_every_operation(server):
     assert set(doc["paths"]) == {"/recall", "/recall/batch", "/note", "/daily", "/proposals",
                                  "/proposals/{id}", "/proposals/accept",
                                  "/proposals/reject", "/health", "/jobs", "/jobs/{job_id}",
-                                 "/jobs/dream", "/jobs/consolidate", "/jobs/bridge"}
+                                 "/jobs/dream", "/jobs/consolidate", "/jobs/bridge",
+                                 "/index/status"}
     assert doc["components"]["schemas"]["RecallRequest"]["properties"]["k"]["maximum"] == 100
 
 
@@ -260,3 +262,47 @@ def test_a_plugin_records_dreams_for_review_then_accepts(server):
     accepted = client.post("/proposals/accept", json={"id": outcome["proposal_id"]}).json()
     assert accepted["state"] == "applied"
     assert added["path"] in (root / outcome["target_path"]).read_text()  # its provenance
+
+
+def test_a_vault_never_indexed_answers_at_once_and_reports_its_index(tmp_path):
+    """Keyword first, vectors behind: the server indexes from start-up in the background;
+    a recall answers from what is indexed and says how much has vectors; the status
+    route follows the index to "ready"; an appended entry is found once the write wakes
+    the indexer."""
+    root = write_vault(tmp_path / "vault")
+    for i in range(620):  # more than one first batch (500 files)
+        (root / f"digest/wiki/host-{i:03d}.md").write_text(
+            f"---\nname: host-{i:03d}\ndescription: Host {i}.\n---\nHost {i} runs svc{i}.\n")
+    proc = _start(root, "--port", "0")
+    try:
+        info = _wait_for(root / ".reme" / "serve.json", proc)
+        client = httpx.Client(base_url=info["url"], timeout=30,
+                              headers={"Authorization": f"Bearer {info['token']}"})
+        first = client.post("/recall", json={"query": "svc7", "k": 5})
+        assert first.status_code == 200
+        assert re.fullmatch(r"[\d,]+/[\d,]+ files", first.json()["vectors"])
+        deadline, status = time.monotonic() + 60, {}
+        while time.monotonic() < deadline:
+            status = client.get("/index/status").json()
+            if status["state"] in ("ready", "failed"):
+                break
+            time.sleep(0.1)
+        assert status["state"] == "ready" and status["background"], status
+        assert status["vectors"] == status["keyword"] == "622/622 files"
+        assert status["pending_chunks"] == 0 and status["passes"] >= 1
+        answer = client.post("/recall", json={"query": "svc7", "k": 5}).json()
+        assert answer["hits"][0]["path"] == "digest/wiki/host-007.md"
+        assert answer["vectors"] == "622/622 files" and answer["note"] is None
+        passes = status["passes"]
+        assert client.post("/daily", json={"text": "Rotated the zeppelin token."}).status_code == 200
+        while time.monotonic() < deadline:  # the write woke the indexer: no 30 s rescan wait
+            if client.get("/index/status").json()["passes"] > passes:
+                break
+            time.sleep(0.1)
+        found = client.post("/recall", json={"query": "zeppelin", "scope": "sources"}).json()
+        assert found["hits"] and found["hits"][0]["path"].startswith("daily/")
+        client.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    assert not (root / ".reme" / "serve.json").exists()

@@ -62,7 +62,8 @@ def _cli(root: Path, *args: str):
 def _json(root: Path, *args: str):
     result = _cli(root, *args, "--json")
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    doc = json.loads(result.stdout)
+    return doc["hits"] if args and args[0] == "recall" else doc
 
 
 # --- [vault] ---------------------------------------------------------------------------

@@ -63,8 +63,8 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     "--queries",
     "queries_file",
     type=click.File("r", encoding="utf-8"),
-    help='JSON lines {"id", "query"} in; out, one {"id", "hits": [...]} per line '
-    "(JSON) or each query with its hits (text).",
+    help='JSON lines {"id", "query"} in; out, one {"id", "hits": [...], "vectors"} per '
+    "line (JSON) or each query with its hits (text).",
 )
 @EMBEDDER_OPTION
 @output_options
@@ -73,6 +73,11 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     """Find the notes and sources that answer QUERY (keyword + vector, fused by
     weighted RRF or, with reme.toml [recall] fusion = "relative", by score; then
     linked neighbours up to two hops away).
+
+    Keyword first: a new or edited file is found by keyword at once; the vector search
+    uses the vectors the index has (a few edited notes are embedded first; --mode vector
+    embeds all that wait). The answer says how many files have vectors (JSON: "vectors":
+    "12/37 files"); `index` or the next dream embeds the rest.
 
     Every hit returned is logged to meta/access_log.jsonl (it keeps notes from being
     archived). With --queries FILE.jsonl many queries run in one process.
@@ -90,11 +95,12 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
         request = build_request(RecallRequest, query=query, **options)
         obj.warn_problems(vault)
         with obj.progress() as bar:
-            hits = run_recall(ws, request, progress=bar.message).hits
+            answer = run_recall(ws, request, progress=bar.message)
         if wants_json(as_json):
-            emit_json([h.model_dump(mode="json") for h in hits])
+            emit_json(answer.model_dump(mode="json"))
         else:
-            _print_hits(hits)
+            _print_hits(answer.hits)
+            _print_vectors(answer)
         return
     queries = [{"id": qid, "query": text} for qid, text in _read_queries(queries_file)]
     if not queries:
@@ -105,11 +111,19 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
         results = recall_batch(ws, request, progress=bar.message).results
     for result in results:
         if wants_json(as_json):
-            row = {"id": result.id, "hits": [h.model_dump(mode="json") for h in result.hits]}
+            row = {"id": result.id, "hits": [h.model_dump(mode="json") for h in result.hits],
+                   "vectors": result.vectors}
             click.echo(json.dumps(row, ensure_ascii=False))
         else:
             click.echo(f"[{result.id}] {result.query}")
             _print_hits(result.hits)
+    if results and not wants_json(as_json):
+        _print_vectors(results[0])
+
+
+def _print_vectors(answer) -> None:
+    """The one line that says what the search used."""
+    click.echo(answer.note or f"Searched by keyword and by meaning (vectors for {answer.vectors}).")
 
 
 def _print_hits(hits) -> None:

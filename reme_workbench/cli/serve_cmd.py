@@ -35,7 +35,9 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
 
     Binds 127.0.0.1 only. Writes .reme/serve.json (mode 0600) with the port and a random
     bearer token that every request must send; one server per vault. Ctrl-C stops it.
-    Needs the serve extra (pip install 'reme-workbench[serve]').
+    Indexes the vault in the background from start-up: recall answers at once by
+    keyword, vectors follow (GET /index/status says how far). Needs the serve extra
+    (pip install 'reme-workbench[serve]').
     """
     _require_serve_extra("serve")
     from ..server import serve as run
@@ -57,14 +59,20 @@ def mcp(obj: Ctx):
     """Serve the vault to an agent over MCP (stdio): recall, recall_batch, note_context,
     append_daily, dream, consolidate, bridge, list_proposals, show_proposal,
     accept_proposal, reject_proposal, health — the same operations and checks as the HTTP
-    API. Configure your agent to launch `reme-workbench --vault PATH mcp`; stdout carries
-    the protocol only. Needs the serve extra (pip install 'reme-workbench[serve]').
+    API, and index_status. Indexes in the background as `serve` does. Configure your
+    agent to launch `reme-workbench --vault PATH mcp`; stdout carries the protocol only. Needs the serve extra (pip install 'reme-workbench[serve]').
     """
     _require_serve_extra("mcp")
+    from ..ops import start_background_index, stop_background_index
     from ..server.mcp_tools import create_mcp_server
 
     vault = obj.open()
-    create_mcp_server(obj.workspace(vault, serving=True)).run()
+    ws = obj.workspace(vault, serving=True)
+    start_background_index(ws)  # keyword first, vectors behind, as `serve` does
+    try:
+        create_mcp_server(ws).run()
+    finally:
+        stop_background_index(ws, timeout=5.0)
 
 
 @cli.command()

@@ -30,7 +30,7 @@ from .keyword import FTS_SCHEMA, fts_rows
 
 __all__ = [
     "INDEX_DB", "SCHEMA", "SQL_BATCH", "IndexedFile", "ReadSnapshot", "batched", "connect",
-    "read_meta", "recorded_embedder", "write_refresh",
+    "read_meta", "recorded_embedder", "write_descriptions", "write_meta", "write_refresh",
 ]
 
 INDEX_DB = "index.db"
@@ -90,6 +90,21 @@ class ReadSnapshot:
 def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return None if row is None else row[0]
+
+
+def write_descriptions(conn: sqlite3.Connection, described: Sequence[tuple[str, str]],
+                       vectors: np.ndarray) -> None:
+    """Store description vectors ((path, description_text) with its row) outside a
+    refresh; a later refresh of the file deletes its row, and a reader compares the text."""
+    with conn:
+        conn.executemany("INSERT OR REPLACE INTO descriptions VALUES (?,?,?)",
+                         [(path, text, vector.tobytes())
+                          for (path, text), vector in zip(described, vectors, strict=True)])
+
+
+def write_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    """Set one `meta` value on its own (not a refresh: the generation stays)."""
+    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
 
 # -- opening -------------------------------------------------------------------------------

@@ -10,11 +10,18 @@ It is a cache of the markdown files. `refresh()` re-indexes only files whose sha
 updates the in-memory faiss index (remove_ids / add_with_ids) and writes it to disk
 atomically (temp + rename) — at once after a big change, else at close(). Chunk ids
 only grow (never reused while the database lives, not even by a rebuild), so a vectors
-file that lags the database (a crash, a deferred write) is repaired on load by
-comparing id sets: ids the database lacks are removed, missing ones are embedded from
-the stored chunk text. A new, corrupt or old-schema database starts empty and drops
-the vectors file. A generation counter in the database tells an open VaultIndex that
-another process refreshed, so it reloads instead of using stale state.
+file that lags the database is found by comparing id sets: ids the database lacks are
+dropped on load; chunks that lack a vector wait (searches use the vectors there are,
+they never embed) until a refresh with vectors or `embed_pending()` embeds them. A
+new, corrupt or old-schema database starts empty and drops the vectors file. A
+generation counter in the database tells an open VaultIndex that another process
+refreshed, so it reloads instead of using stale state.
+
+Keyword first. `refresh(vectors=False)` chunks and writes FTS5 but embeds nothing, so
+a new file is findable by keyword at once; pending.py keeps track of what waits and
+embeds it later, a batch per hold of the lock (the background indexer's vector pass,
+background.py). `refresh(wait=False)` returns None instead of queueing behind a
+refresh another process holds.
 
 Concurrent processes. A refresh holds `.reme/index.lock` (`vault.lock.IndexLock`) from
 its plan to its commit, so refreshers queue: a second one waits while the first reports
@@ -73,13 +80,15 @@ from .indexdb import (
     connect,
     read_meta,
     recorded_embedder,
+    write_meta,
     write_refresh,
 )
 from .keyword import KeywordSearch
+from .pending import EMBED_BATCH, PENDING_KEY, SAVED_KEY, IndexCoverage, PendingVectors, embed_text
 
 __all__ = [
     "VaultIndex", "IndexDelta", "IndexedFile", "SCOPES", "scope_layers", "EMBEDDER_CHANGE_MODES",
-    "recorded_embedder", "choose_embedder",
+    "recorded_embedder", "choose_embedder", "IndexCoverage",
 ]
 
 VECTORS_FILE = "vectors.faiss"
@@ -88,7 +97,6 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "sources": ("daily", "resource"),
     "all": ("digest", "daily", "resource"),
 }
-_EMBED_BATCH = 256
 _SAVE_AFTER = 256  # unsaved vector changes that make a refresh write vectors.faiss now
 EMBEDDER_CHANGE_MODES = ("error", "reembed")
 
@@ -142,10 +150,6 @@ def _sampled_note(paths: list[str]) -> str:
     )
 
 
-def _embed_text(chunk: Chunk) -> str:
-    return f"{chunk.context}\n{chunk.text}"
-
-
 def _search_one(vectors, q: np.ndarray, k: int):
     """One query on one thread: OpenMP start-up and spinning made a single-query flat
     search ~20x slower with 2 threads (24 ms vs 1 ms at 20k vectors)."""
@@ -161,16 +165,18 @@ def _search_one(vectors, q: np.ndarray, k: int):
         faiss.omp_set_num_threads(threads)
 
 
-class VaultIndex:
+class VaultIndex(PendingVectors):
     """Open (or create) `<root>/.reme/index.db`; `refresh()` brings it up to date.
 
     `lock_timeout` (s): how long a refresh waits for another process's refresh that
-    reports no progress (`vault.lock.RUN_LOCK_STALL_S` when None).
+    reports no progress (`vault.lock.RUN_LOCK_STALL_S` when None). Without `scan` it
+    keeps its own (reading notes up to `max_note_bytes`), closed with it.
     """
 
     def __init__(
         self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None,
         on_embedder_change: str = "error", lock_timeout: float | None = None,
+        max_note_bytes: int = MAX_NOTE_BYTES,
     ) -> None:
         from ..vault.lock import RUN_LOCK_STALL_S, IndexLock
 
@@ -183,7 +189,7 @@ class VaultIndex:
         self.embedder = embedder
         self.on_embedder_change = on_embedder_change
         self._own_scan = scan is None
-        self.scan = scan if scan is not None else VaultScan(self.root)
+        self.scan = scan if scan is not None else VaultScan(self.root, max_note_bytes=max_note_bytes)
         self._max_bytes = self.scan.max_note_bytes  # [vault] max_note_bytes, as the scan reads it
         folder = resolve_inside(self.root, CACHE_DIR)  # refuses a symlinked .reme
         folder.mkdir(exist_ok=True)
@@ -270,27 +276,39 @@ class VaultIndex:
 
         return faiss.IndexIDMap2(faiss.IndexFlatIP(self._embedder_key()[1]))
 
-    def _load_vectors(self):
-        """The faiss index matching the database, read once and repaired if stale."""
-        if self._vectors is not None:
-            return self._vectors
-        if self._lock.held:  # in a refresh: no other process changes the database now
-            vectors, repaired = self._read_vectors()
-        else:
-            # Another process's refresh may commit at any moment: the chunk ids and the
-            # rows of the missing ones are read from one commit.
-            with ReadSnapshot(self.conn):
-                if int(self._meta("generation") or 0) != self._generation:
-                    self._reload()
-                vectors, repaired = self._read_vectors()
-        self._vectors = vectors
-        if repaired:
+    def _load_vectors(self, *, embed_missing: bool = True):
+        """The faiss index matching the database, read once (ids the database lacks
+        removed). `embed_missing`: embed, now, the chunks it should hold and does not (a
+        crash, a deferred write, a keyword-only refresh); else they stay pending
+        (`coverage`, `embed_pending`) and searches use the vectors there are."""
+        unsaved = self._unsaved
+        if self._vectors is None:
+            if self._lock.held:  # in a refresh: no other process changes the database now
+                self._vectors = self._read_vectors(embed_missing)
+            else:
+                # Another process's refresh may commit at any moment: the chunk ids and the
+                # rows of the missing ones are read from one commit.
+                with ReadSnapshot(self.conn):
+                    if int(self._meta("generation") or 0) != self._generation:
+                        self._reload()
+                    self._vectors = self._read_vectors(embed_missing)
+        elif embed_missing and self._missing_ids(self._vectors).size:
+            if self._lock.held:
+                self._embed_missing(self._vectors)
+            else:
+                with ReadSnapshot(self.conn):
+                    if int(self._meta("generation") or 0) != self._generation:
+                        self._reload()
+                        self._vectors = self._read_vectors(embed_missing)
+                    else:
+                        self._embed_missing(self._vectors)
+        if self._unsaved > unsaved:  # repaired or completed here: worth keeping at once
             self._save_unless_refreshing()
-        return vectors
+        return self._vectors
 
-    def _read_vectors(self):
-        """(vectors.faiss as read, made to hold exactly the embedded chunks of the view;
-        whether it had to be changed)."""
+    def _read_vectors(self, embed_missing: bool):
+        """vectors.faiss as read, made to hold no chunk the view lacks (and, with
+        `embed_missing`, every embedded chunk it has)."""
         import faiss
 
         mismatch = self._mismatch()
@@ -311,22 +329,13 @@ class VaultIndex:
         if vectors is None:
             vectors = self._new_vectors()
         have = faiss.vector_to_array(vectors.id_map) if vectors.ntotal else np.empty(0, np.int64)
-        keyword_only = self._keyword_only
-        want = np.fromiter(
-            (i for i in self._chunk_layer if i not in keyword_only), dtype=np.int64,
-            count=len(self._chunk_layer) - len(keyword_only),
-        )
-        extra = np.setdiff1d(have, want, assume_unique=True)
-        missing = np.setdiff1d(want, have, assume_unique=True)
+        extra = np.setdiff1d(have, self._wanted_ids(), assume_unique=True)
         if extra.size:
             vectors.remove_ids(extra)
-        for done, ids in enumerate(batched(missing.tolist(), _EMBED_BATCH)):
-            self._lock.set_status(f"embedding {done * _EMBED_BATCH:,}/{missing.size:,} chunks "
-                                  f"missing from {VECTORS_FILE}")
-            rows = self._chunk_rows(ids)
-            texts = [_embed_text(rows[i]) for i in ids]
-            vectors.add_with_ids(self.embedder.embed(texts), np.asarray(ids, dtype=np.int64))
-        return vectors, bool(extra.size or missing.size)
+            self._unsaved += int(extra.size)
+        if embed_missing:
+            self._embed_missing(vectors)
+        return vectors
 
     def _save_vectors(self) -> None:
         import faiss
@@ -339,6 +348,7 @@ class VaultIndex:
             tmp.unlink(missing_ok=True)
             raise
         self._unsaved = 0
+        write_meta(self.conn, SAVED_KEY, str(self._generation))
 
     def _save_unless_refreshing(self) -> None:
         """Write vectors.faiss from outside a refresh only when no other process is
@@ -361,12 +371,18 @@ class VaultIndex:
         rebuild: bool = False,
         progress: Callable[[int, int], None] | None = None,
         paths: Iterable[str] | None = None,
-    ) -> IndexDelta:
+        vectors: bool = True,
+        wait: bool = True,
+    ) -> IndexDelta | None:
         """Index what changed since the last refresh (everything with `rebuild=True`).
 
         `progress(done, total)` counts files to (re)index. `paths` limits the look to
         those files (present or deleted) — for a caller that knows what it wrote; it
-        saves the stat walk of the whole vault.
+        saves the stat walk of the whole vault. `vectors=False` writes the files' rows,
+        chunks and keyword index only: what keyword search needs, at a fraction of the
+        cost; their vectors (and any a crash left missing) stay pending until
+        `embed_pending()` or a refresh with vectors. `wait=False`: when another refresh
+        holds the index (a server's background indexer), return None at once.
         """
         wanted_paths = None if paths is None else [p.removeprefix("./") for p in paths]
 
@@ -378,18 +394,23 @@ class VaultIndex:
         # Another process's refresh is waited for, then this one plans against its result
         # (mostly: nothing left to do). Under the lock the database cannot change between
         # plan and commit; the re-plan stays for a process that refreshes without it.
-        with self._lock:
+        if not self._lock.acquire(blocking=wait):
+            return None  # `wait=False` and another refresh (a background indexer) runs
+        try:
             for _ in range(3):
-                delta = self._refresh_once(rebuild, report, wanted_paths)
+                delta = self._refresh_once(rebuild, report, wanted_paths, vectors)
                 if delta is not None:
                     return delta
+        finally:
+            self._lock.release()
         raise RemeError(
             f"Another process re-indexed this vault without taking {self._lock.path} (an "
             "older reme-workbench?) three times while this refresh ran; stop it or wait for "
             "it, then run this again."
         )
 
-    def _refresh_once(self, rebuild: bool, progress, paths: list[str] | None) -> IndexDelta | None:
+    def _refresh_once(self, rebuild: bool, progress, paths: list[str] | None,
+                      with_vectors: bool = True) -> IndexDelta | None:
         self._sync()
         stored = self._stored_embedder()
         mismatch = self._mismatch()
@@ -404,12 +425,15 @@ class VaultIndex:
             self.scan.refresh()
         else:
             self.scan.refresh(paths)
-        records = self.scan.records
+        if paths is None:
+            records = self.scan.records
+        else:  # only these: no walk of the whole vault (a first index's first batches)
+            records = {p: r for p in paths if (r := self.scan.known(p)) is not None}
         files = self._files
         if full:
             changed = sorted(p for p, r in records.items() if _wanted(r, self._max_bytes))
         else:  # the common case, an unchanged indexed file, costs one dict lookup
-            look = records if paths is None else {p: records[p] for p in paths if p in records}
+            look = records
             changed = sorted(
                 p for p, r in look.items()
                 if (p not in files or files[p].sha256 != r.sha256) and _wanted(r, self._max_bytes)
@@ -420,10 +444,14 @@ class VaultIndex:
             if (r := records.get(p)) is None or (r.sha256 != f.sha256 and not _wanted(r, self._max_bytes))
         )
         if not (full or changed or removed or stored is None):
+            if with_vectors and self._vectors_may_lag():
+                self._load_vectors()  # what a keyword-only refresh, a deferred write or a crash left
+                self._note_pending()
             return IndexDelta((), (), 0, False, None)
-        vectors = self._new_vectors() if full else self._load_vectors()
+        vectors = self._new_vectors() if full else self._load_vectors(embed_missing=with_vectors)
         # an edit rarely touches every chunk of a file: the unchanged ones keep their vectors
-        kept = {} if full else self._kept_vectors([p for p in changed if p in files], vectors)
+        kept = ({} if full or not with_vectors
+                else self._kept_vectors([p for p in changed if p in files], vectors))
 
         # read, chunk and embed outside the transaction: a slow model never blocks readers
         new_files: list[IndexedFile] = []
@@ -449,14 +477,15 @@ class VaultIndex:
                 new_files.append(
                     IndexedFile(path, sha, layer, rec.name, rec.description, len(chunks))
                 )
-                if text is not None and is_digest_note(path):
+                if text is not None and with_vectors and is_digest_note(path):
                     described.append((path, description_text(path, rec.name, rec.description)))
                 new_chunks.extend((c, layer) for c in chunks)
                 embedded.extend(c.ordinal in plan.embedded for c in chunks)
-                pending.extend(_embed_text(c) for c in chunks if c.ordinal in plan.embedded)
+                if with_vectors:
+                    pending.extend(embed_text(c) for c in chunks if c.ordinal in plan.embedded)
                 if plan is not None and plan.sampled:
                     sampled.append(path)
-            if len(pending) >= _EMBED_BATCH or done == total:
+            if len(pending) >= EMBED_BATCH or done == total:
                 if pending:
                     matrices.append(self._embed_unless_kept(pending, kept))
                     pending = []
@@ -487,7 +516,7 @@ class VaultIndex:
             self._chunk_layer = {}
             self._keyword_only = set()
             self._files = {}
-        vector_ids = [i for i, e in zip(ids, embedded, strict=True) if e]
+        vector_ids = [i for i, e in zip(ids, embedded, strict=True) if e] if with_vectors else []
         self._keyword_only.update(i for i, e in zip(ids, embedded, strict=True) if not e)
         if vector_ids:
             vectors.add_with_ids(np.vstack(matrices), np.asarray(vector_ids, dtype=np.int64))
@@ -504,6 +533,8 @@ class VaultIndex:
         self._unsaved += len(old_ids) + len(vector_ids)
         if full or self._unsaved >= _SAVE_AFTER or not self._vec_path.exists():
             self._save_vectors()
+        if not with_vectors and any(embedded) or self._meta(PENDING_KEY) == "1":
+            self._note_pending()
         self._update_graph(full, [f.path for f in new_files], removed)
 
         notes = []
@@ -556,7 +587,7 @@ class VaultIndex:
             self._lock.set_status(f"embedding {len(missing):,} note descriptions")
             fresh = list(normalize_rows(np.vstack([
                 np.asarray(self.embedder.embed(part), dtype=np.float32)
-                for part in batched(missing, _EMBED_BATCH)])).astype(np.float32, copy=False))
+                for part in batched(missing, EMBED_BATCH)])).astype(np.float32, copy=False))
         made = iter(fresh)
         return np.vstack([kept[path] if path in kept else next(made) for path, _ in described]
                          ).astype(np.float32, copy=False)
@@ -637,7 +668,7 @@ class VaultIndex:
         if not (query or "").strip() or limit < 1:
             return []
         self._sync()
-        vectors = self._load_vectors()
+        vectors = self._load_vectors(embed_missing=False)  # what there is: never waits
         total = vectors.ntotal
         if total == 0:
             return []
@@ -700,6 +731,12 @@ class VaultIndex:
         return self._graph
 
     @property
+    def indexed_files(self) -> int:
+        """How many files the index holds (no vectors read)."""
+        self._sync()
+        return len(self._files)
+
+    @property
     def generation(self) -> int:
         """A counter that changes whenever a refresh changes the index (or its graph)."""
         return self._generation
@@ -712,7 +749,7 @@ class VaultIndex:
             layers[f.layer]["chunks"] += f.chunks
         stored = self._stored_embedder()
         try:
-            vectors = int(self._load_vectors().ntotal) if stored else 0
+            vectors = int(self._load_vectors(embed_missing=False).ntotal) if stored else 0
         except RemeError:  # built with another embedder: refresh() re-embeds
             vectors = None
         return {

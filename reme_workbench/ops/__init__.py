@@ -16,6 +16,7 @@ from ..vault.layout import CACHE_DIR  # where a front end keeps its own files (.
 from . import registry, review_ops
 from .demo import build_demo, fresh_demo_copy, notebook_vault, notebook_workspace
 from .experiments import SweepPoint, SweepRequest, SweepResponse, sweep
+from .indexing import index_status, start_background_index, stop_background_index
 from .jobs import JobRunner, bridge, consolidate, consolidate_phases, dream
 from .models import (
     AcceptRequest,
@@ -36,6 +37,8 @@ from .models import (
     ImportResponse,
     IndexRequest,
     IndexResponse,
+    IndexStatusRequest,
+    IndexStatusResponse,
     InitRequest,
     InitResponse,
     JobProgress,
@@ -141,4 +144,6 @@ __all__ = [
     "NoteContext", "LinkRef", "ProposalsRequest", "ProposalSummary", "ProposalDetail",
     "AcceptRequest", "RejectRequest", "HealthRequest", "HealthResponse", "BrokenLinkModel",
     "RecallQuery", "RecallBatchRequest", "RecallBatchAnswer", "RecallBatchResponse",
+    "index_status", "start_background_index", "stop_background_index", "IndexStatusRequest",
+    "IndexStatusResponse",
 ]

@@ -151,7 +151,7 @@ class JobRunner:
         long_ops = {op.name: op for op in registry.OPERATIONS if op.long}
         if kind not in long_ops:
             raise RemeError(f"No long operation {kind!r}; there are {', '.join(long_ops)}.")
-        operation, model = long_ops[kind].run, long_ops[kind].request
+        operation, model = long_ops[kind].invoke, long_ops[kind].request
         if not isinstance(request, model):
             raise RemeError(f"{kind} takes a {model.__name__}, not {type(request).__name__}.")
         with self._lock:

@@ -21,6 +21,7 @@ __all__ = [
     "ProposalsRequest", "ProposalSummary", "ProposalDetail", "AcceptRequest", "RejectRequest",
     "BrokenLinkModel", "HealthResponse", "DailyEntryRequest", "DailyEntryResult",
     "DreamRequest", "ConsolidateRequest", "BridgeRequest", "JobProgress", "JobStatus",
+    "IndexStatusRequest", "IndexStatusResponse",
     "MAX_QUERY_CHARS", "MAX_EDIT_BYTES", "MAX_ENTRY_CHARS", "MAX_BATCH_QUERIES",
 ]
 
@@ -111,6 +112,10 @@ class RecallHitModel(_Response):
 class RecallResponse(_Response):
     query: str
     hits: list[RecallHitModel]
+    vectors: str = Field(
+        "", description="What the vector search saw: files with their vectors, of the files "
+        "indexed (\"12/37 files\"); the others were found by keyword only.")
+    note: str | None = Field(None, description="Why vectors are missing and what fills them.")
 
 
 class RecallBatchAnswer(RecallResponse):
@@ -119,6 +124,23 @@ class RecallBatchAnswer(RecallResponse):
 
 class RecallBatchResponse(_Response):
     results: list[RecallBatchAnswer]
+    vectors: str = ""
+    note: str | None = None
+
+
+class IndexStatusRequest(_Request):
+    """No parameters: the index of the served vault."""
+
+
+class IndexStatusResponse(_Response):
+    background: bool = Field(description="Whether a background indexer runs (a server).")
+    state: str = Field(description="starting, keyword, vectors, ready, failed, stopped; "
+                       "without a background indexer: empty, vectors pending or ready.")
+    keyword: str | None = Field(None, description="Files findable by keyword (\"300/1,000 files\").")
+    vectors: str | None = Field(None, description="Files with every vector, of those indexed.")
+    pending_chunks: int | None = None
+    error: str | None = Field(None, description="Why indexing stopped, and what to run.")
+    passes: int = 0
 
 
 # -- note context ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ proposal then keeps its state and says why).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,32 +78,17 @@ def require_writable(vault, what: str, *,
 def recall(ws: Workspace, request: RecallRequest,
            progress: Callable[[int, int, str], None] | None = None) -> RecallResponse:
     """The files that answer the query, best first: keyword + vector search fused, then
-    linked neighbours. Brings the index up to date first and logs every hit to the access
-    log (a recalled note is not archived)."""
+    linked neighbours. Keyword first: every new or changed file is found by keyword at
+    once; vectors are what the index has (`_answering_index`). Logs every hit to the
+    access log (a recalled note is not archived)."""
     from ..index.recall import recall as run_recall
 
     vault = ws.open_vault()
     require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
-    with ws.index(vault) as index:
-        index.refresh(progress=indexing_progress(progress))
-        hits = run_recall(index, request.query, **_recall_options(ws, vault, request))
-    return RecallResponse.model_validate({"query": request.query,
-                                          "hits": [h.to_json() for h in hits]})
-
-
-def indexing_progress(progress: Callable[[int, int, str], None] | None):
-    """VaultIndex.refresh's `progress(done, total)` as the operations' (done, total, text)."""
-    if progress is None:
-        return None
-    return lambda done, total: progress(done, total, f"indexing: {done}/{total} files")
-
-
-def _recall_options(ws: Workspace, vault, request) -> dict[str, Any]:
-    options = ws.settings.recall
-    return dict(k=request.k, scope=request.scope, mode=request.mode, graph=vault.graph,
-                traverse_depth=options.traverse_depth, rrf_k=options.rrf_k,
-                include_archived=request.include_archived, now=vault.clock(),
-                fusion=options.fusion)
+    with _answering_index(ws, vault, request, progress) as (index, options, vectors, note):
+        hits = run_recall(index, request.query, **options)
+    return RecallResponse.model_validate({"query": request.query, "vectors": vectors,
+                                          "note": note, "hits": [h.to_json() for h in hits]})
 
 
 def recall_batch(ws: Workspace, request: RecallBatchRequest,
@@ -115,13 +101,76 @@ def recall_batch(ws: Workspace, request: RecallBatchRequest,
     vault = ws.open_vault()
     require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
     batch = [(q.id, q.query) for q in request.queries]
-    with ws.index(vault) as index:
-        index.refresh(progress=indexing_progress(progress))
+    with _answering_index(ws, vault, request, progress) as (index, options, vectors, note):
         answers = run_batch(index, batch, progress=lambda d, t: tell(d, t, f"recall: {d}/{t} queries"),
-                            **_recall_options(ws, vault, request))
-        results = [{"id": qid, "query": text, "hits": [h.to_json() for h in hits]}
+                            **options)
+        results = [{"id": qid, "query": text, "hits": [h.to_json() for h in hits],
+                    "vectors": vectors, "note": note}
                    for (qid, text), (_, hits) in zip(batch, answers, strict=True)]
-    return RecallBatchResponse.model_validate({"results": results})
+    return RecallBatchResponse.model_validate({"results": results, "vectors": vectors, "note": note})
+
+
+# a few edited notes' vectors are embedded before a recall answers; more wait (see below)
+RECALL_EMBEDS = 64
+
+
+@contextmanager
+def _answering_index(ws: Workspace, vault, request, progress):
+    """(index, recall's options, "12/37 files" with vectors, a note or None) for a recall
+    that never waits on the encoder.
+
+    * Without a background indexer (the CLI, a library call): every changed file by
+      keyword (`refresh(vectors=False)`), then the vectors that wait only when they are
+      few (`RECALL_EMBEDS` chunks: an edited note or two) or `mode` is "vector" (no
+      keyword to fall back on); `index` or the next dream embeds the rest.
+    * With one (a server) the request takes the index only if it is free, and the
+      thread embeds. While it reads a vault for the first time the request reads no
+      file itself: it searches what the thread has indexed, without following links
+      (that needs the whole vault read), and says so."""
+    background = ws.background_index
+    if background is not None and background.running and background.progress().first_read:
+        from .indexing import open_unread_index
+
+        with open_unread_index(ws) as index:
+            options = _recall_options(ws, vault, request, graph=None) | {"traverse_depth": 0}
+            cov = index.coverage()
+            read = background.progress().to_json()["keyword"] or "0 files"
+            yield index, options, cov.describe(), (
+                f"the vault is being read for the first time ({read} by keyword so far, "
+                f"vectors for {cov.describe()}); links are followed once it is read, and "
+                "GET /index/status says how far it is.")
+        return
+    with ws.index(vault) as index:
+        if background is not None and background.running:
+            index.refresh(vectors=False, wait=False)  # never behind the indexer's batch
+            filler = "they are being embedded in the background (GET /index/status)"
+        else:
+            index.refresh(progress=indexing_progress(progress), vectors=False)
+            waiting = index.coverage().pending_chunks
+            if waiting and (request.mode == "vector" or waiting <= RECALL_EMBEDS):
+                tell = progress or (lambda _d, _t, _m: None)
+                index.embed_pending(progress=lambda d, t: tell(d, t, f"embedding: {d}/{t} chunks"))
+            filler = "`reme-workbench index` (or the next dream) embeds them"
+        cov = index.coverage()
+        note = None if cov.complete else (
+            f"vectors for {cov.describe()}; the other files were searched by keyword only "
+            f"— {filler}.")
+        yield index, _recall_options(ws, vault, request, graph=vault.graph), cov.describe(), note
+
+
+def indexing_progress(progress: Callable[[int, int, str], None] | None):
+    """VaultIndex.refresh's `progress(done, total)` as the operations' (done, total, text)."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(done, total, f"indexing: {done}/{total} files")
+
+
+def _recall_options(ws: Workspace, vault, request, *, graph) -> dict[str, Any]:
+    options = ws.settings.recall
+    return dict(k=request.k, scope=request.scope, mode=request.mode, graph=graph,
+                traverse_depth=options.traverse_depth, rrf_k=options.rrf_k,
+                include_archived=request.include_archived, now=vault.clock(),
+                fusion=options.fusion)
 
 
 # -- note context ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from . import jobs, operations
+from . import indexing, jobs, operations
 from .models import (
     AcceptRequest,
     BridgeRequest,
@@ -29,6 +29,8 @@ from .models import (
     DreamResponse,
     HealthRequest,
     HealthResponse,
+    IndexStatusRequest,
+    IndexStatusResponse,
     NoteContext,
     NoteRequest,
     ProposalDetail,
@@ -69,6 +71,15 @@ class Operation:
     routes: tuple[Route, ...] = ()
     mcp: bool = True
 
+    def invoke(self, ws, request, progress=None):
+        """Run the operation for a front end; after one that writes, wake the workspace's
+        background indexer (a server's) so what was written is found at once."""
+        try:
+            return self.run(ws, request, progress) if self.long else self.run(ws, request)
+        finally:
+            if self.writes and ws.background_index is not None:
+                ws.background_index.poke()
+
 
 def _show(ws, request: ProposalRef) -> ProposalDetail:
     return operations.show_proposal(ws, request.id)
@@ -89,6 +100,13 @@ OPERATIONS: tuple[Operation, ...] = (
         "the same options; answers come back under the same ids, best files first. "
         "Read-mostly: records which notes were recalled.",
         writes=False, routes=(Route("POST", "/recall/batch"),)),
+    Operation(
+        "index_status", indexing.index_status, IndexStatusRequest, IndexStatusResponse,
+        "How far the index is: files by keyword, files with vectors",
+        "How much of the memory is searchable: files found by keyword, files whose "
+        "meaning (vectors) is indexed too, and whether indexing is still running. recall "
+        "answers at once either way; this says how complete its answers are. Changes nothing.",
+        writes=False, routes=(Route("GET", "/index/status", "none"),)),
     Operation(
         "note_context", operations.note_context, NoteRequest, NoteContext,
         "A note with its links, community and recency",

@@ -46,6 +46,9 @@ class Workspace:
     brain_api_base: str | None = None  # the front end's (flag, then environment); else reme.toml
     record: str | None = None  # a cassette the brain's exchanges are recorded to
     replay: str | None = None  # a cassette the brain answers from, calling no model
+    # a long-running front end's index thread (`ops.start_background_index`): recall never
+    # waits on it, and writes wake it
+    background_index: Any = None
 
     def __post_init__(self) -> None:
         from ..vault.vault import looks_like_vault

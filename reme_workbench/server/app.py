@@ -107,7 +107,7 @@ def _endpoint(op: Operation, route: Route, ws: Workspace, jobs: JobRunner):
     the body, the query string, the path, or nowhere (the request's defaults)."""
 
     def call(request):
-        return jobs.start(op.name, request) if op.long else op.run(ws, request)
+        return jobs.start(op.name, request) if op.long else op.invoke(ws, request)
 
     kw = inspect.Parameter.KEYWORD_ONLY
     if route.params == "none":

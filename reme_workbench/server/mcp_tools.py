@@ -81,13 +81,13 @@ def _tool(op: Operation, ws: Workspace):
         async def tool(ctx: Context, **arguments):
             with _refusals():
                 request = build_request(op.request, **arguments)
-                return await _with_progress(ctx, op.run, ws, request)
+                return await _with_progress(ctx, op.invoke, ws, request)
         params.insert(0, inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                            annotation=Context))
     else:
         def tool(**arguments):
             with _refusals():
-                return op.run(ws, build_request(op.request, **arguments))
+                return op.invoke(ws, build_request(op.request, **arguments))
     tool.__signature__ = inspect.Signature(params, return_annotation=op.response)
     # the SDK finds the Context parameter through the annotations
     tool.__annotations__ = {p.name: p.annotation for p in params} | {"return": op.response}

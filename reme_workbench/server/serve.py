@@ -6,6 +6,10 @@ created exclusively — before it answers, so a client (an Obsidian plugin) read
 and the token from there. A second `serve` on the same vault finds the file of a running
 server and says so; a file left by a server that died is replaced. The file is removed
 when the server stops: Ctrl-C (SIGINT) or a service manager's SIGTERM.
+
+From start-up the vault is indexed in the background, keyword first and vectors behind
+(`ops.start_background_index`): the first recall answers within a second on a vault
+never indexed, and `GET /index/status` says how far the index is.
 """
 
 from __future__ import annotations
@@ -83,7 +87,7 @@ def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = No
     front end's view of it (its settings and model keys), else one made from `root`."""
     import uvicorn
 
-    from ..ops import Workspace
+    from ..ops import Workspace, start_background_index, stop_background_index
     from .app import OBSIDIAN_ORIGIN, create_app, guard
 
     if not 0 <= port <= 65535:
@@ -111,6 +115,8 @@ def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = No
     # found: with the default one the process would die before the file is removed
     previous = signal.signal(signal.SIGTERM, _exit_on_term)
     try:
+        # keyword first, vectors behind: a request never waits for the index (ops/indexing.py)
+        start_background_index(ws)
         app = guard(create_app(ws), token, origins=origins or (OBSIDIAN_ORIGIN,))
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         if on_ready is not None:
@@ -118,6 +124,7 @@ def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = No
         server.run(sockets=[sock])
     finally:
         signal.signal(signal.SIGTERM, previous)
+        stop_background_index(ws, timeout=5.0)  # seen between batches; a daemon thread anyway
         sock.close()
         current = read_serve_file(ws.root)
         if current is None or current.get("pid") == os.getpid():

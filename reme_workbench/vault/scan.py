@@ -447,6 +447,16 @@ class VaultScan:
                 found[rec.path] = Problem(rec.path, rec.error)
         return [found[p] for p in sorted(found)]
 
+    def known(self, rel: str) -> FileRecord | None:
+        """The record of `rel` as last read (by a walk, `refresh(paths)` or the cache),
+        without walking the vault; None when none was read."""
+        return self._records.get(rel)
+
+    def list_files(self) -> list[str]:
+        """Every file a walk would record, found by listing folders only (no file is
+        read): what a first index can start on before the whole vault is read."""
+        return [rel for rel, _, _ in self._walk({})]
+
     def exists(self, rel: str) -> bool:
         """Whether `rel` names a regular file in the vault (any layer); never follows links."""
         if rel in self._records:
@@ -471,8 +481,10 @@ class VaultScan:
 
     # -- refreshing --------------------------------------------------------------------
     def refresh(self, paths: Iterable[str] | None = None) -> ScanDelta:
-        """Bring the records up to date: every file (None) or only `paths` (present or gone)."""
-        if paths is None or not self._walked:
+        """Bring the records up to date: every file (None) or only `paths` (present or
+        gone). Only `paths` needs no walk of the vault first: a fresh index reads its
+        first files before the whole vault is read (`records` walks when first read)."""
+        if paths is None:
             return self._refresh_all()
         changed: list[str] = []
         removed: list[str] = []

@@ -1,0 +1,180 @@
+"""Vectors that wait: what a keyword-only refresh leaves for later (a mixin of VaultIndex).
+
+A keyword-only refresh (`VaultIndex.refresh(vectors=False)`) writes a file's chunks to
+the database and FTS5 at once, so it is findable by keyword within a second of being
+written, and leaves its vectors for later. The database's meta row `vectors_pending`
+says chunks wait, and `vectors_generation` the generation vectors.faiss was last
+written for, so an index knows its vectors may lag without reading vectors.faiss.
+Searches never embed: they use the vectors there are. `embed_pending()` (the
+background indexer's vector pass) or a refresh with vectors completes them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import EmbedderMismatchError
+from ..vault.layout import is_digest_note
+from .chunking import Chunk, description_text
+from .indexdb import batched, write_descriptions, write_meta
+
+__all__ = ["IndexCoverage", "PendingVectors", "PENDING_KEY", "SAVED_KEY", "embed_text"]
+
+EMBED_BATCH = 256
+_PENDING_SAVE_S = 5.0  # embed_pending writes vectors.faiss this often (or 20x its write time)
+PENDING_KEY = "vectors_pending"  # meta: "1" while chunks wait for a vector
+SAVED_KEY = "vectors_generation"  # meta: the generation vectors.faiss was last written for
+
+
+def embed_text(chunk: Chunk) -> str:
+    """What a chunk's vector is of: its context line (the note's name, heading) and text."""
+    return f"{chunk.context}\n{chunk.text}"
+
+
+@dataclass(frozen=True)
+class IndexCoverage:
+    """Files indexed, those of them with every vector they get, chunks still waiting."""
+
+    files: int
+    vector_files: int
+    pending_chunks: int
+
+    @property
+    def complete(self) -> bool:
+        return self.pending_chunks == 0
+
+    def describe(self) -> str:
+        """"12/37 files": the files a vector search sees whole, of those indexed."""
+        return f"{self.vector_files:,}/{self.files:,} files"
+
+
+
+
+class PendingVectors:
+    """VaultIndex's vectors that wait: what a keyword-only refresh left without one."""
+
+    def _vectors_may_lag(self) -> bool:
+        """Whether vectors.faiss may lack chunks of the database, known without reading
+        it: chunks wait for a vector (a keyword-only refresh), or the file was last
+        written for another generation (a deferred write, a crash), or it is gone."""
+        return (self._meta(PENDING_KEY) == "1" or not self._vec_path.exists()
+                or self._meta(SAVED_KEY) != str(self._generation))
+
+    def _note_pending(self) -> None:
+        """Record in the database whether chunks wait for a vector, so a refresh with
+        vectors knows to embed them without reading vectors.faiss to find out."""
+        pending = bool(self._missing_ids(self._vectors).size) if self._vectors is not None else True
+        if (self._meta(PENDING_KEY) == "1") != pending:
+            write_meta(self.conn, PENDING_KEY, "1" if pending else "0")
+
+    def _wanted_ids(self) -> np.ndarray:
+        """The ids of the chunks that get a vector (all but the keyword-only ones)."""
+        keyword_only = self._keyword_only
+        return np.fromiter(
+            (i for i in self._chunk_layer if i not in keyword_only), dtype=np.int64,
+            count=len(self._chunk_layer) - len(keyword_only),
+        )
+
+    def _missing_ids(self, vectors) -> np.ndarray:
+        """The ids of chunks that should have a vector in `vectors` and have none, sorted."""
+        import faiss
+
+        have = faiss.vector_to_array(vectors.id_map) if vectors.ntotal else np.empty(0, np.int64)
+        return np.setdiff1d(self._wanted_ids(), have, assume_unique=True)
+
+    def _embed_missing(self, vectors, limit: int | None = None, should_stop=None) -> int:
+        """Embed the missing chunks of `vectors` (at most `limit`), a batch at a time,
+        stopping between batches when `should_stop()` says so; the number embedded."""
+        missing = self._missing_ids(vectors)
+        if limit is not None:
+            missing = missing[:limit]
+        done = 0
+        for ids in batched(missing.tolist(), EMBED_BATCH):
+            if should_stop is not None and should_stop():
+                break
+            self._lock.set_status(f"embedding {done:,}/{missing.size:,} chunks without a vector")
+            rows = self._chunk_rows(ids)
+            texts = [embed_text(rows[i]) for i in ids]
+            vectors.add_with_ids(np.asarray(self.embedder.embed(texts), dtype=np.float32),
+                                 np.asarray(ids, dtype=np.int64))
+            done += len(ids)
+            self._unsaved += len(ids)
+        return done
+
+    # -- vectors after a keyword-only refresh ---------------------------------------------------
+    def embed_pending(self, *, limit: int | None = None,
+                      progress: Callable[[int, int], None] | None = None,
+                      should_stop: Callable[[], bool] | None = None) -> int:
+        """Embed the chunks that wait for a vector (a keyword-only refresh left them), at
+        most `limit`, one batch per hold of the index lock, so a refresh (a new file to
+        find by keyword) never waits long behind it; `should_stop()` is asked between
+        batches. vectors.faiss is written every `_PENDING_SAVE_S` seconds, or twenty times
+        as long as a write takes (what other readers see), and at the end; then the digest notes' missing description vectors.
+        Returns the number of chunks embedded; `progress(done, total)` counts chunks."""
+        done = 0
+        stopped = False
+        saved_at, save_cost = time.monotonic(), 0.0
+        while limit is None or done < limit:
+            with self._lock:
+                self._sync()
+                vectors = self._load_vectors(embed_missing=False)
+                left = int(self._missing_ids(vectors).size)
+                if not left:
+                    break
+                step = EMBED_BATCH if limit is None else min(EMBED_BATCH, limit - done)
+                added = self._embed_missing(vectors, step, should_stop)
+                done += added
+                # other readers (a server's requests) see what is written: often enough
+                # to follow, rarely enough that writing stays a small share of the time
+                if time.monotonic() - saved_at >= max(_PENDING_SAVE_S, 20 * save_cost):
+                    started = time.monotonic()
+                    self._save_vectors()
+                    saved_at = time.monotonic()
+                    save_cost = saved_at - started
+            if progress is not None:
+                progress(done, done + left - added)
+            stopped = should_stop is not None and should_stop()
+            if stopped or not added:
+                break
+        with self._lock:
+            self._sync()
+            if self._vectors is not None:
+                if self._unsaved:
+                    self._save_vectors()
+                self._note_pending()
+            if not stopped:
+                self._embed_missing_descriptions()
+        return done
+
+    def _embed_missing_descriptions(self) -> int:
+        """Embed the description of every digest note the `descriptions` table lacks."""
+        self._sync()
+        have = {row[0] for row in self.conn.execute("SELECT path FROM descriptions")}
+        todo = [(f.path, description_text(f.path, f.name, f.description))
+                for f in self._files.values()
+                if f.path not in have and f.chunks and is_digest_note(f.path)]
+        if not todo:
+            return 0
+        vectors = self._embed_descriptions(todo, {})
+        write_descriptions(self.conn, todo, vectors)
+        return len(todo)
+
+    def coverage(self) -> IndexCoverage:
+        """How much of the index has its vectors: files whose every embedded chunk has
+        one, of the files indexed, and the chunks still waiting."""
+        self._sync()
+        try:
+            vectors = self._load_vectors(embed_missing=False)
+        except EmbedderMismatchError:
+            return IndexCoverage(len(self._files), 0, len(self._chunk_layer) - len(self._keyword_only))
+        missing = self._missing_ids(vectors)
+        waiting: set[str] = set()
+        for part in batched(missing.tolist()):
+            marks = ",".join("?" * len(part))
+            waiting.update(r[0] for r in self.conn.execute(
+                f"SELECT DISTINCT path FROM chunks WHERE id IN ({marks})", part))
+        return IndexCoverage(len(self._files), len(self._files) - len(waiting), int(missing.size))
