@@ -151,7 +151,6 @@ class Dreamer:
         traverse_depth: int = RecallSettings().traverse_depth,
         max_candidates: int = 5,
         split_threshold: int = SplitSettings().token_threshold,
-        on_overload: Callable[[str], None] | None = None,
         progress: Callable[[DreamProgress], None] | None = None,
     ) -> None:
         self.vault = vault
@@ -163,7 +162,6 @@ class Dreamer:
         self.traverse_depth = traverse_depth  # link hops from the search hits ([recall])
         self.max_candidates = max_candidates
         self.split_threshold = split_threshold  # docs/spec.md §4.9.1 split trigger
-        self.on_overload = on_overload  # the split action hooks in here (consolidate issue)
         self.progress = progress
         self._usage = Usage()
         self._calls = 0
@@ -549,8 +547,6 @@ class Dreamer:
             tokens = content_tokens(body)
             if tokens > self.split_threshold:
                 over.append((path, tokens))
-                if self.on_overload is not None:
-                    self.on_overload(path)
         if over:
             try:
                 enqueue_splits(self.vault.root, over, by="dream", now=self.vault.clock())
