@@ -146,3 +146,38 @@ def test_a_note_on_one_topic_is_not_corroborated_by_a_topic_sharing_a_modifier()
 
     assert match("support group") == note and match("LGBTQ support group") == note
     assert match("LGBTQ community") is None and match("pride parade") is None
+
+
+REACTIONS = """# Rosa and Tom
+
+**Rosa:** My son fell off his bike at the skate park on Saturday, but the doctor says he's fine.
+**Tom:** Thank goodness your son's okay.
+**Rosa:** Standing up for our true selves is the best thing ever.
+**Tom:** It took ages, but I wanted to make the place look like my own style for the bakery.
+**Tom:** On another note, check out this pic I took a while back!
+**Rosa:** I like to just take a look at the stars from the balcony after work.
+**Tom:** We gave it our all during last week's scrimmage with the Hornets.
+**Rosa:** I go to the right ones now, the ones near the river.
+"""
+
+
+def test_no_unit_is_named_from_a_reaction_a_remark_or_a_placeholder_word():
+    """Thanks in the form of a named subject ("Thank goodness …"), a remark on people in
+    general ("Standing up for our true selves is …"), and a phrase whose head is a
+    placeholder ("the place look like", "a look at", "our all during", "the right ones")
+    never name a unit (docs/spec.md §5.2.8); what the people said about themselves stays."""
+    from datetime import date
+
+    from reme_workbench.brains.offline_dream.conversation import plan_conversation
+    from reme_workbench.brains.offline_dream.statements import segment
+
+    blocks, statements = segment(REACTIONS)
+    plans, skipped = plan_conversation(blocks, statements, day=date(2024, 3, 4))
+    names = [p.name for p in plans]
+    assert names and not skipped
+    assert not [n for n in names if reaction_name(n)], names
+    said = " ".join(s for p in plans for s in p.said)
+    assert "Thank goodness" not in said and "true selves" not in said
+    assert "Rosa's son fell off his bike" in said and "Saturday (2024-03-02)" in said
+    assert "stars from the balcony" in said and "scrimmage with the Hornets" in said
+    assert {p.person for p in plans} == {"Rosa", "Tom"}

@@ -64,6 +64,8 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
 _INTERJECTION = re.compile(
     r"^(?:(?:yeah|yea|yes|yep|yup|oh|ooh|oh wow|wow|whoa|hey|hi|hello|well|haha+|hehe|lol|aw+|"
     r"omg|thanks|thank you|so|and|but|btw|by the way|anyway|anyways|honestly|actually|totally|"
+    r"thankfully|luckily|fortunately|unfortunately|sadly|on (?:another|a (?:different|side|lighter))"
+    r" note|in other news|speaking of which|"
     r"definitely|sure|right|ok|okay|nah|no|gosh|man|hmm+|ha|ah|um+|true|exactly|absolutely|"
     r"awesome|cool|great|nice|sweet|lovely|amazing|congrats|congratulations)"
     r"(?:\s+[A-Z][a-z]+)?\s*[,!.…~-]+\s*)+", re.I)
@@ -107,15 +109,23 @@ def _strip_interjections(sentence: str) -> str:
     return s[:1].upper() + s[1:] if s and s[0].isalpha() and not is_cjk(s[0]) else s
 
 
-_NAMED_SUBJECT = re.compile(r"^([A-Z][a-z]{2,})\s+(?:[a-z]+s|is|was|has|had|just|still|"
+_NAMED_SUBJECT = re.compile(r"^([A-Z][a-z]{2,})\s+([a-z]+s|is|was|has|had|just|still|"
                             r"finally|loves|went|got|made|took|ran|started|turned)\b")
+# what ends a noun or an adjective, never a verb of a name ("Thank goodness", "Check this")
+_NOT_VERB = re.compile(r"(?:ness|ss|ous|us|is|ics|ies)$")
 
 
 def _named_subject(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     """A sentence about someone or something named ("Comet sleeps all day on the sofa",
-    "Anika found a flat"): a statement too, though it has no first person."""
+    "Anika found a flat"): a statement too, though it has no first person. By form: the
+    subject is not an activity in -ing ("Dancing is …" is a remark on dancing), and the
+    word after it can be a verb ("Thank goodness …" is thanks: -ness ends a noun)."""
     m = _NAMED_SUBJECT.match(sentence.strip())
-    return bool(m) and m.group(1) not in names and m.group(1).lower() not in _NOT_TOPIC
+    if not m or m.group(1) in names or m.group(1).lower() in _NOT_TOPIC:
+        return False
+    verb = m.group(2)
+    return not m.group(1).endswith("ing") and not (verb.endswith("s") and _NOT_VERB.search(verb)
+                                                   and verb not in ("is", "was", "has"))
 
 
 def is_reaction(sentence: str) -> bool:
@@ -129,7 +139,22 @@ def is_reaction(sentence: str) -> bool:
     cjk = sum(map(is_cjk, s)) > len(s) / 3
     if cjk:
         return bool(_REACTION_ZH.match(s)) or not _FIRST_PERSON_ZH.search(s)
-    return bool(_REACTION.match(s)) or not (_FIRST_PERSON.search(s) or _named_subject(s))
+    if _REACTION.match(s) or _general_remark(s):
+        return True
+    return not (_FIRST_PERSON.search(s) or _named_subject(s))
+
+
+_SINGULAR_FIRST = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b", re.I)
+_GERUND_SUBJECT = re.compile(r"^[A-Z][a-z]+ing\b")
+
+
+def _general_remark(sentence: str) -> bool:
+    """A remark on life in general, not a statement about the speaker: an activity as the
+    subject and the first person, if any, only "we / our / us" — people at large
+    ("Showing off our true selves is the best thing ever", "Investing in our future
+    generations is key"). With "I / my / me" it is about the speaker ("Painting
+    landscapes is my favorite") and stays."""
+    return bool(_GERUND_SUBJECT.match(sentence)) and not _SINGULAR_FIRST.search(sentence)
 
 
 # -- who said it ---------------------------------------------------------------------------------
@@ -319,7 +344,16 @@ _NOT_TOPIC = STOPWORDS | frozenset(
     "soon ago later lately still far close around else enough matter sometime "
     "isn't aren't wasn't weren't don't doesn't didn't can't won't wouldn't haven't hasn't "
     "monday tuesday wednesday thursday friday saturday sunday january february march april "
-    "june july august september october november december".split())
+    "june july august september october november december right wrong true perfect".split())
+# what ends a phrase before it starts: a placeholder noun the determiner was for ("the place
+# look like …", "some people outside of …", "a look at the sunset", "our true selves") or a
+# preposition ("our all during …"); a modifier before the phrase ("a really big …") is skipped
+_PHRASE_BREAK = _PREPOSITIONS | frozenset(
+    "thing things stuff place places people person one ones way ways time times day days "
+    "moment moments while part end kind sort lot lots bit look looks sound sounds pic pics "
+    "photo photos picture pictures self selves during outside inside over under before after "
+    "since until through around without across behind beyond near between among against "
+    "toward towards than".split())
 _NOT_ACTIVITY = frozenset(
     "something anything everything nothing morning evening during thing amazing exciting "
     "interesting inspiring relaxing rewarding challenging fascinating annoying boring "
@@ -356,8 +390,10 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
         j = i
         while j < len(words) and len(run) < MAX_TOPIC_WORDS + 1:
             w, lw = words[j], lower[j]
-            if not w[0].isalnum() or lw in _NOT_TOPIC or lw in _PREPOSITIONS or w in names:
-                if run or lw not in _NOT_TOPIC or lw in _PREPOSITIONS:
+            if lw in _PHRASE_BREAK:
+                break
+            if not w[0].isalnum() or lw in _NOT_TOPIC or w in names:
+                if run or lw not in _NOT_TOPIC:
                     break
                 j += 1  # "a really big ..." : a filler before the phrase
                 continue
@@ -483,14 +519,14 @@ def plan_conversation(
             if not kept:
                 continue
             s = " – ".join(kept)
-            topics = topic_phrases(s, names)
-            if not topics:
-                continue
+            topics = topic_phrases(s, names)  # none: it may only join its turn's unit
             text = resolve_dates(attribute(s, block.speaker, other), day)
             toks = tokens(s) - {t for n in names for t in tokens(n)}
             if len(toks) < MIN_STATEMENT_WORDS and not is_cjk(s[:1]):
                 continue
             said.append(_Said(st, block.speaker, text, topics, toks, block.index))
+    loose = [s for s in said if not s.topics]  # "They've been there for me every step …"
+    said = [s for s in said if s.topics]
     if not said:
         why = "small talk only" if turns else "no statement"
         return [], [ConversationSkip("the whole session", why)]
@@ -512,6 +548,12 @@ def plan_conversation(
             clusters.append([s])
         else:
             home.append(s)
+    for s in loose:  # a statement naming no topic belongs to its turn's unit, or to none
+        home = next((c for c in clusters if c[0].speaker == s.speaker
+                     and any(m.turn == s.turn for m in c)), None)
+        if home is not None:
+            home.append(s)
+            home.sort(key=lambda m: (m.turn, m.statement.index))
     seen: dict[str, int] = {}  # in how many statements of the session a topic comes up
     for s in said:
         for t in dict.fromkeys(s.topics):
