@@ -32,9 +32,10 @@ community apart. The reply becomes one created note,
 lacks, several to a line, so D10 holds. Checks, stored with the proposal so they run again at accept: the pillars
 are 3–5 distinct members and the hub links each (`pillars_are_members`, `links_to`); it
 links at least `min_member_coverage` (0.6) of the members (`links_share`); it carries
-every member's provenance (`carries_provenance`, `keeps_some_provenance`); and the usual
-note checks. The body must stay under `max_tokens` (1,500) by the index's token estimate
-— checked when planned (vault/checks.py may not import the estimator). A violation gets
+every member's provenance (`carries_provenance`, `keeps_some_provenance`); its body is
+under `max_tokens` (1,500) by `vault/tokens.py` `content_tokens` (`body_under_tokens`);
+and the note checks: `creates_in_bucket` (the bucket the brain picked), `links_resolve`,
+`only_paths`, `no_sources_written`, `no_new_anchors`, `name_matches_basename`. A violation gets
 the brain one retry with the violations as feedback; a second leaves the proposal
 `rejected` with the reason. The proposal (`consolidate.abstract`) waits for a person by
 default; its story holds the gates, the members, the brain's raw replies, the checks and

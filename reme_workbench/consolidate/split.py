@@ -34,17 +34,17 @@ the queue until it changes — and again when the proposal is applied or accepte
 
 | rule | check |
 |---|---|
-| E-2: outbound(parent_new) ∪ ⋃ outbound(children) ⊇ outbound(parent_old) | `union_keeps_outbound` |
+| E-2: outbound(parent_new) ∪ ⋃ outbound(children) ⊇ outbound(parent_old), as edge keys `(target, predicate)` | `union_keeps_outbound` |
 | every child links the parent; the parent links every child | `links_to` |
 | every child carries the parent's provenance; each note keeps some | `carries_provenance`, `keeps_some_provenance` |
 | inbound files untouched: only the parent and the children change | `only_paths` |
 | children in the parent's bucket, named after their file | `creates_in_bucket`, `name_matches_basename` |
 | links resolve (the parent's old ones exempt), no new anchor in the parent, no source written | `links_resolve`, `no_new_anchors`, `no_sources_written` |
+| the parent's new body is not over the threshold (else the split did not unload it and the next write would queue it again) | `body_under_tokens` |
 
-Two rules are enforced at planning only, because `vault/` cannot count tokens: the
-parent's new body must be under the threshold (else the split did not unload it and
-the next write would queue it again), and a child name that looks like a path (`..`,
-`/abs`, `digest/…`, `….md`) is refused rather than slugified. The proposal's story
+The provenance checks are left out for a parent that has no provenance (D10: it has
+none to hand down). One rule is enforced at planning only: a child name that looks like
+a path (`..`, `/abs`, `digest/…`, `….md`) is refused rather than slugified. The proposal's story
 lists `cooldowns` for the parent and each child (started when it applies, §7.4.3).
 """
 

@@ -10,7 +10,9 @@
 * **hand to dream as an update** — the other note becomes an instance of this one: a
   `dream.refine` proposal of `into` that adds a link to the other note with its
   description under `**Instances:**` (both notes stay; every old link of `into` stays,
-  as E-1 demands), checked like every dream update and waiting for the person.
+  as E-1 demands), waiting for the person. It has no material, so its stored checks are
+  `keeps_outbound` (E-1), `only_paths`, `no_sources_written` and `links_resolve` (the
+  note's old links included), not a dream update's provenance, anchor and name checks.
 
 An entry a decision still holds for is shown with it (`UncertainEntry.decision`).
 """
