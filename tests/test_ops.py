@@ -93,12 +93,15 @@ def test_note_context_gives_links_both_ways_community_hub_recency(ws):
     assert note_context(ws, NoteRequest(path=PORT)).archived
 
 
-def test_note_context_reads_only(ws):
+def test_note_context_changes_nothing_but_the_access_log(ws):
     before = snapshot(ws.root)
     note_context(ws, NoteRequest(path=POOL))
     list_proposals(ws, ProposalsRequest())
     health(ws)
-    assert snapshot(ws.root) == before
+    after = snapshot(ws.root)
+    log = after.pop("meta/access_log.jsonl")[0].decode()
+    assert after == before  # the opening is logged (docs/spec.md §7.3.6), nothing else
+    assert [json.loads(line)["event"] for line in log.splitlines()] == ["open"]
 
 
 @pytest.mark.parametrize("bad", ["../outside.md", "/etc/passwd", "digest\\wiki\\x.md",

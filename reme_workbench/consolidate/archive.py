@@ -13,8 +13,11 @@ used note would otherwise score above 1, and recall reads it as a factor:
 * `meta/recency.json` — `{"version": 1, "computed_at", "scores": {path: 0..1},
   "clipped": [0, 1], "tau_update_days", "centrality_scale", "hit_window_days"}`;
 * `meta/archived.json` — `{"version": 1, "computed_at", "archived": [path, ...] (sorted),
-  "threshold"}`: the notes scoring under `[archive] threshold`, except those touched
-  (any access-log event) since the previous archived.json — they thaw (§7.3.6).
+  "threshold", "access_log_bytes"}`: the notes scoring under `[archive] threshold`, except
+  those touched (any access-log event) since the previous batch — they thaw (§7.3.6) —
+  and how many bytes of the access log this batch read (`vault/archive_state.py`: recall
+  counts every line after them as a touch, so a note used after the batch is found again
+  at once, not at the next batch).
 
 Recall reads `scores` and `archived` (index/recall.py): those keys are a contract.
 Archiving is soft: no note is moved or changed. Pure parts first (`recency_score`,
@@ -23,7 +26,6 @@ Archiving is soft: no note is moved or changed. Pure parts first (`recency_score
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -32,8 +34,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import ArchiveSettings
-from ..vault.layout import resolve_inside
-from ..vault.meta import as_utc, parse_utc, read_meta, write_meta
+from ..vault.archive_state import (
+    LOG_BYTES,
+    ArchiveBatch,
+    access_log_size,
+    read_access_events,
+    touched_after,
+)
+from ..vault.meta import as_utc, read_meta, write_meta
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -42,6 +50,7 @@ __all__ = [
     "RECENCY_META",
     "ARCHIVED_META",
     "META_VERSION",
+    "OPEN_EVENT",
     "NoteActivity",
     "ArchiveReport",
     "recency_score",
@@ -55,7 +64,9 @@ RECENCY_META = "recency"
 ARCHIVED_META = "archived"
 META_VERSION = 1
 REBUILD = "reme-workbench consolidate --only archive --force"
-RECALL_EVENT = "recall"  # a read; every other event is a change (§7.3.2)
+RECALL_EVENT = "recall"
+OPEN_EVENT = "open"  # a person or an agent opened the note (`note`, POST /note)
+READ_EVENTS = frozenset({RECALL_EVENT, OPEN_EVENT})  # every other event is a change (§7.3.2)
 _DAY = 86400.0
 
 
@@ -95,22 +106,8 @@ def read_access_log(root: Path | str) -> Iterator[tuple[str, str, datetime]]:
     `ts` is skipped (§7.3.7): the log is appended by several processes and a torn or
     foreign line must not stop the batch. A missing log yields nothing.
     """
-    try:
-        path = resolve_inside(Path(root), "meta/access_log.jsonl")
-        fh = open(path, "rb")  # noqa: SIM115 (closed below; a generator owns it)
-    except OSError:  # missing (the usual case before any recall), or not a file
-        return
-    with fh:
-        for raw in fh:
-            try:
-                doc = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(doc, dict):
-                continue
-            note, event, when = doc.get("path"), doc.get("event"), parse_utc(doc.get("ts"))
-            if isinstance(note, str) and isinstance(event, str) and when is not None:
-                yield note, event, when
+    for event in read_access_events(root):
+        yield event.path, event.event, event.ts
 
 
 def note_activity(
@@ -133,7 +130,7 @@ def note_activity(
             continue
         if note not in last_event or when > last_event[note]:
             last_event[note] = when
-        if event != RECALL_EVENT and (note not in last_change or when > last_change[note]):
+        if event not in READ_EVENTS and (note not in last_change or when > last_change[note]):
             last_change[note] = when
         if since <= when <= now:
             hits[note] = hits.get(note, 0) + 1
@@ -164,14 +161,13 @@ class ArchiveReport:
     paths: tuple[str, ...]  # meta files written (vault-relative); empty on a dry run
 
 
-def _previous_batch(root: Path) -> tuple[frozenset[str] | None, datetime | None, str | None]:
+def _previous_batch(root: Path) -> tuple[ArchiveBatch | None, str | None]:
     read = read_meta(root, ARCHIVED_META, version=META_VERSION, rebuild=REBUILD)
-    doc = read.data
-    if doc is None or not isinstance(doc.get("archived"), list):
-        return None, None, None  # no thaw reference: every note is scored afresh
-    stamp = doc.get("computed_at")
-    return (frozenset(p for p in doc["archived"] if isinstance(p, str)), parse_utc(stamp),
-            stamp if isinstance(stamp, str) else None)
+    batch = None if read.data is None else ArchiveBatch.from_doc(read.data)
+    if batch is None:
+        return None, None  # no thaw reference: every note is scored afresh
+    stamp = read.data.get("computed_at")
+    return batch, stamp if isinstance(stamp, str) else None
 
 
 def update_archive(
@@ -194,9 +190,15 @@ def update_archive(
     graph = vault.graph.graph  # exactly the readable digest notes, edges between them
     records = vault.scan.records
     notes = list(graph.nodes)
+    log_bytes = access_log_size(vault.root)  # what recall will count as after this batch
     activity = note_activity(read_access_log(vault.root), now=now, window_days=window_days,
                              paths=notes)
-    previous, previous_at, previous_stamp = _previous_batch(vault.root)
+    batch, previous_stamp = _previous_batch(vault.root)
+    previous_at = batch.computed_at if batch is not None else None
+    # touched since the previous batch: stamped after it, or appended after what it read
+    # (recall thawed those at once, §7.3.6; the batch must not archive them again)
+    since_batch = (frozenset() if batch is None else
+                   touched_after(vault.root, offset=batch.log_bytes, since=previous_at))
     scores: dict[str, float] = {}
     touched: list[str] = []
     pred = graph.pred
@@ -209,10 +211,11 @@ def update_archive(
         raw = recency_score((now - updated).total_seconds() / _DAY, act.hits, inbound,
                             tau_days=tau_days, scale=scale)
         scores[path] = round(_clip(raw), 6)
-        if previous_at is not None and act.last_event is not None and act.last_event > previous_at:
+        if path in since_batch or (previous_at is not None and act.last_event is not None
+                                   and act.last_event > previous_at):
             touched.append(path)
     archived = archive_decision(scores, threshold, touched=touched)
-    was = previous or frozenset()
+    was = batch.listed if batch is not None else frozenset()
     kept = tuple(sorted(p for p in touched if scores[p] < threshold))
     paths: tuple[str, ...] = ()
     if not dry_run:
@@ -223,7 +226,8 @@ def update_archive(
             "centrality_scale": scale,
             "hit_window_days": window_days,
         }, version=META_VERSION, now=now)
-        write_meta(vault.root, ARCHIVED_META, {"archived": list(archived), "threshold": threshold},
+        write_meta(vault.root, ARCHIVED_META, {"archived": list(archived), "threshold": threshold,
+                                               LOG_BYTES: log_bytes},
                    version=META_VERSION, now=now)
         paths = (f"meta/{RECENCY_META}.json", f"meta/{ARCHIVED_META}.json")
     archived_set = set(archived)

@@ -38,7 +38,9 @@
 4. Signals, each used only when its meta file exists (docs/spec.md §6.5, §8.2); a file with the
    wrong version or bad JSON is ignored with a warning and recall goes on without it:
    * meta/archived.json `{"version": 1, "archived": [path, ...]}` — these paths are
-     dropped (unless include_archived=True), as hits and as traversal targets;
+     dropped (unless include_archived=True), as hits and as traversal targets, except
+     those touched since the batch (vault/archive_state.py: access-log lines after the
+     batch's `access_log_bytes`), which thaw at once (docs/spec.md §7.3.6);
    * meta/recency.json `{"version": 1, "scores": {path: 0..1}}` — score × (0.5 + 0.5·r),
      so a cold note keeps at least half its score; a path without a score keeps 1.0;
    * meta/communities.json `{"version": 1, "communities": {path: id}}` (docs/spec.md §6.5.3, §8.2) —
@@ -62,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RemeError, UnsafePathError
+from ..vault.archive_state import ArchiveBatch
 from ..vault.graph import LinkGraph
 from ..vault.layout import is_digest_note, normalize_rel
 from ..vault.meta import log_access, meta_path, read_meta
@@ -135,11 +138,8 @@ def _recency(doc: dict) -> dict[str, float] | None:
     }
 
 
-def _archived(doc: dict) -> frozenset[str] | None:
-    found = doc.get("archived")
-    if not isinstance(found, list):
-        return None
-    return frozenset(p for p in found if isinstance(p, str))
+def _archived(doc: dict) -> ArchiveBatch | None:
+    return ArchiveBatch.from_doc(doc)
 
 
 _PARSERS: dict[str, tuple[str, Callable[[dict], Any]]] = {
@@ -235,7 +235,9 @@ class _Recaller:
         self._derived_by: dict[str, list[str]] | None = None  # source -> digest notes
         self.communities = _signal(index.root, "communities")
         self.recency = _signal(index.root, "recency")
-        self.archived = None if include_archived else _signal(index.root, "archived")
+        batch = None if include_archived else _signal(index.root, "archived")
+        # the batch's list less the notes touched since it ran: they thaw at once (§7.3.6)
+        self.archived = None if batch is None else batch.archived_now(index.root)
 
     def run(self, query: str) -> list[RecallHit]:
         if not isinstance(query, str) or not query.strip():

@@ -171,7 +171,8 @@ class NoteContext(_Response):
     community_size: int | None
     hub: str | None = Field(description="The community's hub note, if it has one.")
     recency: float | None = Field(description="meta/recency.json's score, 0-1.")
-    archived: bool
+    archived: bool = Field(description="Whether the archive had set it aside when it was "
+                                       "opened; opening it brings it back to recall at once.")
 
 
 # -- proposals ------------------------------------------------------------------------------

@@ -178,8 +178,12 @@ def _recall_options(ws: Workspace, vault, request, *, graph) -> dict[str, Any]:
 def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
     """A digest note with what surrounds it: its frontmatter, the notes it links to and
     that link to it (with predicates), the material it came from, its community and the
-    community's hub, its recency score and whether it is archived. Reads only."""
+    community's hub, its recency score and whether it was archived when opened. Changes
+    no file but the access log: the opening is logged (`open`, docs/spec.md §7.3.6), so
+    an archived note a person or an agent opens is found by recall again at once (on a
+    read-only vault nothing is logged)."""
     from ..consolidate.abstract import hub_coverage, load_communities
+    from ..consolidate.archive import OPEN_EVENT
     from ..review.archive import archive_overview
     from ..vault.layout import is_digest_note, resolve_inside
     from ..vault.note import parse
@@ -215,6 +219,8 @@ def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
         hub = best if share >= ws.settings.abstract.hub_coverage else None
     archive = archive_overview(vault)  # meta/recency.json and meta/archived.json, validated
     score = archive.scores.get(path)
+    if vault.unwritable() is None:
+        _log_opened(vault, path, OPEN_EVENT)
     frontmatter = {str(k): v for k, v in note.frontmatter.items()}
     return NoteContext(
         path=path,
@@ -230,6 +236,19 @@ def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
         recency=min(1.0, max(0.0, score)) if score is not None else None,
         archived=path in archive.archived,
     )
+
+
+def _log_opened(vault, path: str, event: str) -> None:
+    """One access-log line for a note opened; a line that cannot be written is a warning
+    (docs/spec.md §4.8.3): the answer stands."""
+    import warnings
+
+    from ..vault.meta import log_access
+
+    try:
+        log_access(vault.root, path, vault.clock(), event)
+    except (OSError, RemeError) as exc:
+        warnings.warn(f"meta/access_log.jsonl not written ({exc}).", RuntimeWarning, stacklevel=3)
 
 
 def _text_or_none(value) -> str | None:

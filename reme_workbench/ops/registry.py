@@ -113,7 +113,8 @@ OPERATIONS: tuple[Operation, ...] = (
         "Read one note by its vault path (e.g. digest/wiki/pgbouncer-port.md, as recall "
         "returns it): its name, description, the notes it links to and that link to it, "
         "the material it came from, its community and that community's hub note, how "
-        "recently it was used, and whether it is archived. Changes nothing.",
+        "recently it was used, and whether it was archived. Read-mostly: records that the "
+        "note was opened, so an archived note is found by recall again at once.",
         writes=False, routes=(Route("POST", "/note"),)),
     Operation(
         "append_daily", operations.append_daily, DailyEntryRequest, DailyEntryResult,

@@ -211,9 +211,10 @@ def replan(ws: Workspace, proposal_id: str, *, dream_brain=None, consolidate_bra
 
 def thaw(ws: Workspace, path: str, *, now: datetime | None = None) -> ArchiveOverview:
     """Take `path` out of the archive now (docs/spec.md §7.3.6): an access-log `thaw` event
-    (its recency starts again; the next batch sees it touched) and the note taken off
-    meta/archived.json at once, so recall finds it before the next batch. The archived
-    file keeps its batch time. No note is moved or edited. Returns the new overview."""
+    (its recency starts again; recall counts it as a touch since the batch and finds the
+    note at once, and the next batch keeps it out) and the note taken off
+    meta/archived.json. The archived file keeps its batch time and log offset. No note is
+    moved or edited. Returns the new overview."""
     ws = workspace_of(ws)
     from ..consolidate.archive import ARCHIVED_META, META_VERSION
     from ..vault.meta import log_access, parse_utc, read_meta, write_meta
@@ -222,14 +223,16 @@ def thaw(ws: Workspace, path: str, *, now: datetime | None = None) -> ArchiveOve
     read = read_meta(vault.root, ARCHIVED_META, version=META_VERSION)
     doc = read.data or {}
     listed = [p for p in doc.get("archived") or [] if isinstance(p, str)]
-    if path not in listed:
-        raise RemeError(f"{path} is not archived (meta/archived.json does not list it); "
-                        "nothing to thaw.")
+    if path not in archive_overview(ws).archived:
+        raise RemeError(f"{path} is not archived (meta/archived.json does not list it, or it "
+                        "was used since the batch); nothing to thaw.")
     when = now or vault.clock()
     log_access(vault.root, path, when, THAW_EVENT)
     batch = parse_utc(doc.get("computed_at")) or when
+    kept = {k: v for k, v in doc.items() if k not in ("archived", "threshold")}
     write_meta(vault.root, ARCHIVED_META,
-               {"archived": [p for p in listed if p != path], "threshold": doc.get("threshold", 0.15)},
+               {**kept, "archived": [p for p in listed if p != path],
+                "threshold": doc.get("threshold", 0.15)},
                version=META_VERSION, now=batch)
     return archive_overview(ws)
 

@@ -1,12 +1,13 @@
 """The soft archive as a person reviews it: every note's recency score, the cut, the
 archived notes (thawing one by hand is the operation `ops.thaw`).
 
-Reads `meta/recency.json` and `meta/archived.json` (docs/spec.md §7.3). Thawing is what
-a touch does (§7.3.6), done at once: an access-log event `thaw` for the note (a change
-event: its recency starts again from now, and the next batch sees it touched and keeps it
-out), and the note taken off `meta/archived.json` straight away so recall includes it
-before the next batch. The archived file keeps its batch time, which the next batch
-compares touches with. No note is moved or edited.
+Reads `meta/recency.json` and `meta/archived.json` (docs/spec.md §7.3). The archived
+notes are those of the last batch less the ones touched since (a dream update, an
+opening, a thaw: `vault/archive_state.py`), as recall sees them. Thawing by hand is a
+touch (§7.3.6): an access-log event `thaw` for the note (a change event: its recency
+starts again from now, and the next batch sees it touched and keeps it out), and the note
+taken off `meta/archived.json`. The archived file keeps its batch time and log offset,
+which the next batch compares touches with. No note is moved or edited.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from ..config import ArchiveSettings
 from ..consolidate.archive import ARCHIVED_META, META_VERSION, RECENCY_META
+from ..vault.archive_state import ArchiveBatch
 from ..vault.meta import read_meta
 from ..vault.vault import Vault
 
@@ -27,7 +29,7 @@ THAW_EVENT = "thaw"
 @dataclass(frozen=True)
 class ArchiveOverview:
     scores: dict[str, float]  # path -> stored recency (0..1)
-    archived: tuple[str, ...]
+    archived: tuple[str, ...]  # archived now: the batch's list less the notes touched since
     threshold: float
     computed_at: str | None  # the archive batch these come from
     tau_days: float | None
@@ -57,7 +59,9 @@ def archive_overview(vault: Vault, *,
     doc, arch = recency.data or {}, archived.data or {}
     scores = {p: float(s) for p, s in (doc.get("scores") or {}).items()
               if isinstance(p, str) and isinstance(s, int | float) and not isinstance(s, bool)}
-    listed = tuple(p for p in arch.get("archived") or [] if isinstance(p, str))
+    batch = ArchiveBatch.from_doc(arch)
+    now = batch.archived_now(vault.root) if batch is not None else frozenset()
+    listed = tuple(p for p in arch.get("archived") or [] if isinstance(p, str) and p in now)
     threshold = arch.get("threshold")
     return ArchiveOverview(
         scores, listed, float(threshold) if isinstance(threshold, int | float) else default_threshold,

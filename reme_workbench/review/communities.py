@@ -25,6 +25,7 @@ from ..consolidate.abstract import (
 )
 from ..consolidate.archive import ARCHIVED_META, META_VERSION
 from ..proposals import ProposalQueue
+from ..vault.archive_state import ArchiveBatch
 from ..vault.meta import read_meta
 from ..vault.vault import Vault
 
@@ -33,10 +34,11 @@ __all__ = ["CommunityView", "CommunitiesOverview", "Drawing", "communities_overv
 
 
 def archived_paths(vault: Vault) -> frozenset[str]:
-    """The notes meta/archived.json lists (empty when it is missing or unusable)."""
+    """The notes archived now: meta/archived.json's less those touched since its batch
+    (empty when it is missing or unusable)."""
     doc = read_meta(vault.root, ARCHIVED_META, version=META_VERSION).data or {}
-    found = doc.get("archived")
-    return frozenset(p for p in found if isinstance(p, str)) if isinstance(found, list) else frozenset()
+    batch = ArchiveBatch.from_doc(doc)
+    return batch.archived_now(vault.root) if batch is not None else frozenset()
 
 
 @dataclass(frozen=True)
