@@ -279,7 +279,9 @@ def keep_both(ws: Workspace, entry: UncertainEntry):
 def hand_to_dream(ws: Workspace, entry: UncertainEntry, *, into: str) -> str:
     """A `dream.refine` proposal of `into` (one of the pair) that lists the other note as an
     instance of it, under `**Instances:**` (both notes stay; every old link of `into`
-    stays, as E-1 demands), checked like every dream update and waiting for the person;
+    stays, as E-1 demands), waiting for the person, with the stored checks
+    `keeps_outbound` (E-1), `only_paths`, `no_sources_written` and `links_resolve` (every
+    link of the note, old ones included, must name an existing file by its vault path);
     returns its id."""
     ws = workspace_of(ws)
     from ..consolidate.decisions import record_decision
