@@ -54,6 +54,11 @@ class CommunitySettings(_Section):  # docs/spec.md §7.2
     resolution: float = Field(1.0, gt=0)  # Leiden (modularity) resolution
     seed: int = 42  # Leiden is randomised: a fixed first seed keeps weekly runs comparable
     trials: int = Field(5, ge=1)  # seeds tried (seed, seed+1, ...); the best modularity is kept
+    # a note whose community's other notes are at least this share in one other bucket is
+    # reported as maybe misfiled (meta/misfiled.json, §7.2.8) ...
+    misfiled_share: float = Field(0.8, gt=0.5, le=1)
+    # ... when the community has at least this many digest notes (fewer say too little)
+    misfiled_min_size: int = Field(5, ge=3)
 
 
 class AbstractSettings(_Section):  # docs/spec.md §7.6: the gates, then the hub's checks

@@ -267,7 +267,8 @@ def two_groups(extra: str = "") -> dict[str, str]:
 def test_meta_files_shape_and_second_run_stability(make_vault):
     vault = Vault.open(make_vault(two_groups()))
     first = update_communities(vault, now=FIXED_NOW)
-    assert first.paths == ("meta/communities.json", "meta/community_changes.json")
+    assert first.paths == ("meta/communities.json", "meta/community_changes.json",
+                           "meta/misfiled.json")
     doc = json.loads((vault.root / "meta/communities.json").read_text(encoding="utf-8"))
     assert list(doc)[:2] == ["version", "computed_at"]
     assert doc["version"] == 1 and doc["computed_at"] == "2026-11-02T09:30:00Z"

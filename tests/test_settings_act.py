@@ -346,6 +346,29 @@ def probe_communities_seed(make_vault, **_):
     assert 7 <= _phase(data, "communities")["details"]["seed"] <= 11
 
 
+def _misfiled(make_vault, toml: str, name: str) -> list[str]:
+    """Ring a of the cluster vault with a procedure and a personal note linked into it: a
+    community of eight, six of them wiki (6/7 = 0.86 of each one's others)."""
+    def linked(kind: str, targets: tuple[int, ...]) -> str:
+        see = " ".join(f"[[digest/wiki/a{i}.md]]" for i in targets)
+        return f"---\nname: a-{kind}\ndescription: An {kind}.\n---\nSee {see}.\n\nderived_from:: [[{LOG}]]\n"
+    extra = {"digest/procedure/a-step.md": linked("step", (1, 2, 3)),
+             "digest/personal/a-pref.md": linked("pref", (3, 4, 5))}
+    data = _consolidate(make_vault, toml, name, "--only", "communities", extra=extra)
+    return sorted(m["path"] for m in _meta(data, "misfiled")["notes"])
+
+
+def probe_communities_misfiled_share(make_vault, **_):
+    both = ["digest/personal/a-pref.md", "digest/procedure/a-step.md"]
+    assert _misfiled(make_vault, "", "a") == both
+    assert _misfiled(make_vault, "[communities]\nmisfiled_share = 0.9\n", "b") == []
+
+
+def probe_communities_misfiled_min_size(make_vault, **_):
+    assert len(_misfiled(make_vault, "[communities]\nmisfiled_min_size = 8\n", "a")) == 2
+    assert _misfiled(make_vault, "[communities]\nmisfiled_min_size = 9\n", "b") == []
+
+
 def probe_communities_trials(make_vault, **_):
     data = _consolidate(make_vault, "[communities]\ntrials = 2\n", "a", "--only", "communities")
     assert _meta(data, "communities")["seeds_tried"] == [42, 43]
@@ -611,6 +634,8 @@ PROBES: dict[str, Callable] = {
     "communities.resolution": probe_communities_resolution,
     "communities.seed": probe_communities_seed,
     "communities.trials": probe_communities_trials,
+    "communities.misfiled_share": probe_communities_misfiled_share,
+    "communities.misfiled_min_size": probe_communities_misfiled_min_size,
     "abstract.hub_coverage": probe_abstract_hub_coverage,
     "abstract.min_nodes": probe_abstract_min_nodes,
     "abstract.min_stability": probe_abstract_min_stability,

@@ -11,6 +11,11 @@ same topic. Pure parts first (`digest_graph`, `leiden`, `stability`), then the o
   same-community boost reads `communities` (index/recall.py): that key is a contract.
 * `meta/community_changes.json` — `{"version": 1, "computed_at", "previous": the
   previous file's computed_at or null, "stability_per_community": {id: float | null}}`.
+* `meta/misfiled.json` — `{"version": 1, "computed_at", "min_share", "min_size",
+  "notes": [{"path", "bucket", "community", "community_size", "dominant_bucket",
+  "share"}]}`: notes whose community is almost all another bucket (`misfiled_notes`,
+  docs/spec.md §7.2.8) — candidates for a person's `rename` into that bucket, never
+  moved.
 
 The graph: digest notes only (every one a node, isolated ones too), undirected and
 unweighted — every predicate counts the same, several links between two notes are one
@@ -39,6 +44,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from ..config import CommunitySettings
+from ..vault.layout import bucket_of
 from ..vault.meta import read_meta, write_meta
 
 if TYPE_CHECKING:
@@ -49,7 +55,10 @@ __all__ = [
     "ALGORITHM",
     "COMMUNITIES_META",
     "CHANGES_META",
+    "MISFILED_META",
     "META_VERSION",
+    "Misfiled",
+    "misfiled_notes",
     "Partition",
     "CommunityReport",
     "digest_graph",
@@ -62,6 +71,7 @@ __all__ = [
 ALGORITHM = "leiden-modularity"
 COMMUNITIES_META = "communities"
 CHANGES_META = "community_changes"
+MISFILED_META = "misfiled"
 META_VERSION = 1
 REBUILD = "reme-workbench consolidate --only communities --force"
 # Full Leiden cycles per seed, each starting from the last one's result: on the reference
@@ -90,12 +100,35 @@ class Partition:
 
 
 @dataclass(frozen=True)
+class Misfiled:
+    """A note whose community is almost all another bucket: a candidate for `rename`."""
+
+    path: str
+    bucket: str  # the note's own bucket
+    community: str
+    community_size: int
+    dominant_bucket: str  # the bucket most of the community's other notes are in
+    share: float  # of the community's other notes, the share in `dominant_bucket`
+
+    @property
+    def rename_to(self) -> str:
+        """Where `reme-workbench rename` would put it: its dominant bucket, same file name."""
+        return f"digest/{self.dominant_bucket}/{self.path.rsplit('/', 1)[-1]}"
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "bucket": self.bucket, "community": self.community,
+                "community_size": self.community_size, "dominant_bucket": self.dominant_bucket,
+                "share": round(self.share, 6)}
+
+
+@dataclass(frozen=True)
 class CommunityReport:
     partition: Partition
     stats: dict
     stability: dict[str, float | None]
     previous_computed_at: str | None
     paths: tuple[str, ...]  # meta files written (vault-relative); empty on a dry run
+    misfiled: tuple[Misfiled, ...] = ()
 
 
 @contextmanager
@@ -272,6 +305,39 @@ def community_stats(communities: Mapping[str, str]) -> dict:
     }
 
 
+# -- misfiled buckets --------------------------------------------------------------------------
+
+def misfiled_notes(communities: Mapping[str, str], *,
+                   min_share: float = _DEFAULTS.misfiled_share,
+                   min_size: int = _DEFAULTS.misfiled_min_size) -> tuple[Misfiled, ...]:
+    """The notes of a community of at least `min_size` digest notes whose other members
+    are at least `min_share` in one bucket that is not the note's own (docs/spec.md
+    §7.2.8): a procedure among wiki notes about one system. Communities cross buckets on
+    purpose; a note the graph puts wholly among another bucket's notes is worth a look.
+    Sorted by community, then path. Pure: nothing is moved."""
+    members: dict[str, list[str]] = {}
+    for path, cid in communities.items():
+        if bucket_of(path) is not None:
+            members.setdefault(cid, []).append(path)
+    out: list[Misfiled] = []
+    for cid in sorted(members):
+        group = members[cid]
+        if len(group) < min_size:
+            continue
+        counts: dict[str, int] = {}
+        for path in group:
+            counts[bucket_of(path)] = counts.get(bucket_of(path), 0) + 1
+        for path in sorted(group):
+            own = bucket_of(path)
+            others = len(group) - 1
+            rest = {b: n - (1 if b == own else 0) for b, n in counts.items()}
+            dominant = max(sorted(rest), key=lambda b: rest[b])
+            share = rest[dominant] / others
+            if dominant != own and share >= min_share:
+                out.append(Misfiled(path, own, cid, len(group), dominant, share))
+    return tuple(out)
+
+
 # -- the writer --------------------------------------------------------------------------------
 
 def _previous(root) -> tuple[dict[str, str] | None, str | None]:
@@ -304,8 +370,9 @@ def update_communities(
     Reads the previous `meta/communities.json` (version 1; a missing, broken or
     other-version file means there is no previous run, so stability is unknown), runs
     `leiden` on `digest_graph(vault.graph)` — the graph as the vault holds it now; the
-    caller refreshes the vault first — and writes `meta/communities.json` then
-    `meta/community_changes.json`, each atomically. `dry_run` computes the same report
+    caller refreshes the vault first — and writes `meta/communities.json`, then
+    `meta/community_changes.json`, then `meta/misfiled.json` (the notes that look
+    misfiled, `misfiled_notes`), each atomically. `dry_run` computes the same report
     and writes nothing.
     """
     previous, previous_at = _previous(vault.root)
@@ -315,6 +382,8 @@ def update_communities(
     communities = dict(partition.communities)
     stats = community_stats(communities)
     stable = stability(communities, previous)
+    misfiled = misfiled_notes(communities, min_share=cfg.misfiled_share,
+                              min_size=cfg.misfiled_min_size)
     paths: tuple[str, ...] = ()
     if not dry_run:
         write_meta(vault.root, COMMUNITIES_META, {
@@ -332,5 +401,11 @@ def update_communities(
                 cid: (None if s is None else round(s, 6)) for cid, s in stable.items()
             },
         }, version=META_VERSION, now=now)
-        paths = (f"meta/{COMMUNITIES_META}.json", f"meta/{CHANGES_META}.json")
-    return CommunityReport(partition, stats, stable, previous_at, paths)
+        write_meta(vault.root, MISFILED_META, {
+            "min_share": cfg.misfiled_share,
+            "min_size": cfg.misfiled_min_size,
+            "notes": [m.to_json() for m in misfiled],
+        }, version=META_VERSION, now=now)
+        paths = (f"meta/{COMMUNITIES_META}.json", f"meta/{CHANGES_META}.json",
+                 f"meta/{MISFILED_META}.json")
+    return CommunityReport(partition, stats, stable, previous_at, paths, misfiled)

@@ -8,7 +8,7 @@ imports no brain:
 
 | phase | due | what it does |
 |---|---|---|
-| `communities` | every `[schedule] communities_every_days` (7) | Leiden over the digest link graph: meta/communities.json, meta/community_changes.json |
+| `communities` | every `[schedule] communities_every_days` (7) | Leiden over the digest link graph: meta/communities.json, meta/community_changes.json, meta/misfiled.json |
 | `archive` | every `[schedule] archive_every_days` (1) | recency of every digest note: meta/recency.json, meta/archived.json |
 | `abstract` | with communities | gates every community; a hub proposal (`consolidate.abstract`) for each that passes |
 | `merge` | with communities | candidate pairs, three votes each: merge proposals (`consolidate.merge`), uncertain pairs in audit/<date>/dups_uncertain.md |
@@ -231,9 +231,13 @@ class Consolidator:
         summary = (f"{stats.get('n_communities', 0)} communities (median size "
                    f"{stats.get('median_size', 0)}, largest {stats.get('max_size', 0)}), "
                    f"modularity {report.partition.modularity:.3f}{stable}")
+        if report.misfiled:  # §7.2.8: reported for a person's rename, never moved
+            summary += (f"; {len(report.misfiled)} note(s) sit among another bucket's notes "
+                        "(meta/misfiled.json)")
         details = {"stats": stats, "modularity": round(report.partition.modularity, 6),
                    "seed": report.partition.seed, "stability": report.stability,
-                   "previous": report.previous_computed_at}
+                   "previous": report.previous_computed_at,
+                   "misfiled": [m.to_json() for m in report.misfiled]}
         self._fresh_communities = (dict(report.partition.communities), dict(report.stability))
         return PhaseOutcome("communities", True, why, summary, tuple(report.paths), details)
 

@@ -1,10 +1,12 @@
 """The communities of the digest as a person reviews them: sizes, stability against the
 last run, each community's members and hub, the abstract gates it passes or fails with
-their values, and the data to draw one community (positions, buckets, hub, archived).
+their values, the notes that sit among another bucket's notes (maybe misfiled), and the
+data to draw one community (positions, buckets, hub, archived).
 
 Read from the meta files consolidate writes (`meta/communities.json`,
-`meta/community_changes.json`, `meta/archived.json`) and the vault as it is now; nothing
-is written. Without a communities run every view says so and is empty.
+`meta/community_changes.json`, `meta/misfiled.json`, `meta/archived.json`) and the vault
+as it is now; nothing is written. Without a communities run every view says so and is
+empty.
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from ..consolidate.abstract import (
     waiting_hubs,
 )
 from ..consolidate.archive import ARCHIVED_META, META_VERSION
+from ..consolidate.communities import MISFILED_META, Misfiled
 from ..proposals import ProposalQueue
 from ..vault.archive_state import ArchiveBatch
 from ..vault.meta import read_meta
 from ..vault.vault import Vault
 
 __all__ = ["CommunityView", "CommunitiesOverview", "Drawing", "communities_overview",
-           "community_drawing", "archived_paths"]
+           "community_drawing", "archived_paths", "misfiled_notes_now"]
 
 
 def archived_paths(vault: Vault) -> frozenset[str]:
@@ -39,6 +42,25 @@ def archived_paths(vault: Vault) -> frozenset[str]:
     doc = read_meta(vault.root, ARCHIVED_META, version=META_VERSION).data or {}
     batch = ArchiveBatch.from_doc(doc)
     return batch.archived_now(vault.root) if batch is not None else frozenset()
+
+
+def misfiled_notes_now(vault: Vault) -> tuple[Misfiled, ...]:
+    """The notes meta/misfiled.json reports (docs/spec.md §7.2.8) that still exist in the
+    bucket it found them in: a note a person has renamed into another bucket since, or
+    deleted, is no longer a candidate. Empty when the file is missing or unusable."""
+    doc = read_meta(vault.root, MISFILED_META, version=1).data or {}
+    records = vault.scan.records
+    out = []
+    for entry in doc.get("notes") or []:
+        try:
+            found = Misfiled(str(entry["path"]), str(entry["bucket"]), str(entry["community"]),
+                             int(entry["community_size"]), str(entry["dominant_bucket"]),
+                             float(entry["share"]))
+        except (KeyError, TypeError, ValueError):
+            continue  # a foreign or torn entry: the next communities run writes it again
+        if found.path in records and found.path.split("/")[1] == found.bucket:
+            out.append(found)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -67,6 +89,7 @@ class CommunitiesOverview:
     previous: str | None  # the run stability is measured against
     communities: tuple[CommunityView, ...]  # largest first
     warnings: tuple[str, ...] = ()
+    misfiled: tuple[Misfiled, ...] = ()  # notes among another bucket's notes (§7.2.8)
 
     def get(self, community_id: str) -> CommunityView:
         for c in self.communities:
@@ -103,7 +126,8 @@ def communities_overview(vault: Vault, settings: Settings | None = None, *,
             best if share >= cfg.hub_coverage else None, share, g, dict(sorted(buckets.items())),
             held[0] if held else None))
     views.sort(key=lambda v: (-v.size, v.id))
-    return CommunitiesOverview(computed, meta.get("previous"), tuple(views), tuple(warnings))
+    return CommunitiesOverview(computed, meta.get("previous"), tuple(views), tuple(warnings),
+                               misfiled_notes_now(vault))
 
 
 @dataclass(frozen=True)

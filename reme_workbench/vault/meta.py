@@ -138,8 +138,8 @@ def write_meta(
 
 # the derived signals that name notes by path (docs/spec.md §8.2); history — proposals,
 # the access log, audit — keeps the paths it had when it was written
-RENAMED_WITH_NOTES = ("communities", "community_changes", "recency", "archived", "cooldowns",
-                      "split_queue", "merge_decisions")
+RENAMED_WITH_NOTES = ("communities", "community_changes", "misfiled", "recency", "archived",
+                      "cooldowns", "split_queue", "merge_decisions")
 
 
 def _renamed(value: Any, old: str, new: str) -> Any:

@@ -1,7 +1,8 @@
-"""The communities screen: sizes and stability plots, then one community at a time — its
-members, hub, the abstract gates it passes or fails with their values, and a drawing
-(coloured by bucket, the hub ringed, archived notes faded). Read-only: communities are
-recomputed by `reme-workbench consolidate`."""
+"""The communities screen: sizes and stability plots, the notes that sit among another
+bucket's notes (maybe misfiled: the `rename` that would move each, never done here), then
+one community at a time — its members, hub, the abstract gates it passes or fails with
+their values, and a drawing (coloured by bucket, the hub ringed, archived notes faded).
+Read-only: communities are recomputed by `reme-workbench consolidate`."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class CommunitiesView(w.VBox):
             self.ws.settings = settings
         self.vault, self.settings = self.ws.open_vault(), self.ws.settings
         self.plots = w.VBox()
+        self.misfiled = w.HTML()
         self.community = w.Dropdown(description="community", options=[])
         self.detail = w.HTML()
         self.drawing = w.VBox()
@@ -30,7 +32,7 @@ class CommunitiesView(w.VBox):
         self.overview: CommunitiesOverview | None = None
         self.community.observe(lambda _c: self._show(), names="value")
         super().__init__([w.HTML("<h3 style='margin:4px 0'>Communities</h3>"), self.status,
-                          self.plots, self.community, self.detail, self.drawing])
+                          self.plots, self.misfiled, self.community, self.detail, self.drawing])
         self.refresh()
 
     def refresh(self) -> None:
@@ -43,11 +45,26 @@ class CommunitiesView(w.VBox):
             figure_image(community_sizes_figure(ov)),
             figure_image(stability_figure(ov, self.settings.abstract.min_stability)),
         ] if ov.communities else []
+        self.misfiled.value = self._misfiled_html(ov)
         self.community.options = [
             (f"{c.id} · {c.size} notes · {'hub ' + c.hub.rsplit('/', 1)[-1] if c.hub else 'no hub'}", c.id)
             for c in ov.communities]
         self.community.value = ov.communities[0].id if ov.communities else None
         self._show()
+
+    @staticmethod
+    def _misfiled_html(ov: CommunitiesOverview) -> str:
+        """docs/spec.md §7.2.8: each note whose community is almost all another bucket,
+        with the rename a person may run; nothing is moved from here."""
+        if not ov.misfiled:
+            return ""
+        rows = [(m.path, m.bucket, f"{m.community} ({m.community_size} notes)",
+                 f"{m.share:.0%} {m.dominant_bucket}",
+                 f"reme-workbench rename {m.path} {m.rename_to}")
+                for m in ov.misfiled]
+        return ("<h4 style='margin:8px 0 2px'>Maybe misfiled — in a community of another "
+                "bucket's notes (nothing is moved; a person decides)</h4>" + table_html(
+                    ("note", "its bucket", "community", "the other members", "to move it"), rows))
 
     def _show(self) -> None:
         self.drawing.children = []
@@ -66,8 +83,11 @@ class CommunitiesView(w.VBox):
             verdict = f"stopped by {view.gates.failed.name}"
         else:
             verdict = "passes every gate: a hub is proposed at the next weekly run"
-        members = table_html(("member (most central first)", "bucket"),
-                             [(m, m.split("/")[1]) for m in view.members])
+        misfiled = {m.path: m for m in self.overview.misfiled if m.community == view.id}
+        members = table_html(("member (most central first)", "bucket", "maybe belongs in"),
+                             [(m, m.split("/")[1],
+                               misfiled[m].dominant_bucket if m in misfiled else "")
+                              for m in view.members])
         stability = "unknown (no previous run)" if view.stability is None else f"{view.stability:.2f}"
         self.detail.value = (
             f"<div><b>{esc(view.id)}</b>: {view.size} notes · stability {esc(stability)} · "
