@@ -284,11 +284,11 @@ def test_children_are_created_exclusively_all_or_nothing(vault):
     (o,) = run(vault, FakeSplitBrain(plan())).outcomes
     assert o.children[0] == "digest/wiki/deploys-2.md"  # a taken slug gets the next free one
     # a planned child's path appears before a person accepts: the create refuses it,
-    # and then nothing of the split lands
+    # and then nothing of the split lands; the proposal is stale, to plan again (§3.2.5)
     (vault.root / "digest/wiki/incidents.md").write_text("---\nname: incidents\n---\nNew.\n")
     parent = (vault.root / PARENT).read_bytes()
     done = ProposalQueue(vault).accept(o.proposal_id)
-    assert done.state == "rejected" and "incidents.md" in done.error
+    assert done.state == "stale" and "incidents.md" in done.error
     assert (vault.root / PARENT).read_bytes() == parent
     assert not (vault.root / "digest/wiki/deploys-2.md").exists()
     assert not (vault.root / "digest/wiki/数据库迁移.md").exists()

@@ -72,6 +72,9 @@ def _decided(obj: Ctx, proposal, as_json) -> None:
     click.echo(
         f"{proposal.id} is now {proposal.state}" + (f": {proposal.error}" if proposal.error else "")
     )
+    for new in getattr(proposal, "replanned_as", None) or ():
+        click.echo(f"{new} waits for you: `reme-workbench proposals show {new}`, then accept or "
+                   "reject it.")
 
 
 @proposals.command("accept")

@@ -302,7 +302,8 @@ class Dreamer:
         return out
 
     # -- Phase 2 -------------------------------------------------------------------
-    def _integrate(self, material: Material, unit: MemoryUnit) -> UnitOutcome:
+    def _integrate(self, material: Material, unit: MemoryUnit, *,
+                   replanned: bool = False) -> UnitOutcome:
         hits = self._recall(unit)
         candidates = self._candidates(hits, unit.bucket)
         request = IntegrateRequest(material, unit, tuple(candidates),
@@ -347,6 +348,9 @@ class Dreamer:
             before=plan.before,
         )
         proposal = self.queue.submit(proposal, self.policy)
+        if (proposal.state == "stale" and plan.action == "dream.create" and not replanned
+                and self.vault.store.read(plan.path) is not None):
+            return self._lost_create(material, unit, proposal, plan.path)
         state, pid = proposal.state, proposal.id
         if state == "applied":
             self.index.refresh(paths=[plan.path])  # later units must recall this note
@@ -362,6 +366,26 @@ class Dreamer:
             state,
             proposal.error,
         )
+
+    def _lost_create(self, material: Material, unit: MemoryUnit, lost, path: str) -> UnitOutcome:
+        """docs/spec.md §3.2.5: another writer (another dream, a person) created `path`
+        between this unit's planning and its apply, and a create never overwrites. The
+        unit is planned again at once against the vault as it is now — its recall finds
+        the winner's note, so the brain corroborates it or creates under another slug —
+        instead of being lost; the lost proposal is kept as superseded by the new one.
+        Once: a unit that loses its slug a second time stays `stale` for a person."""
+        self.vault.refresh()
+        self.index.refresh(paths=[path])  # the winner's note is recalled and shown
+        self._resolver().add(path)
+        outcome = self._integrate(material, unit, replanned=True)
+        again = (f"as {outcome.proposal_id} ({outcome.state})" if outcome.proposal_id
+                 else f"({outcome.state}: {outcome.message or 'nothing to write'})")
+        self.queue.save(lost.with_state(
+            "rejected", now=self.vault.clock().isoformat(),
+            error=f"superseded: {path} was created by another writer after this was planned "
+                  f"(a create never overwrites); planned again against it {again}"))
+        told = f"{path} was created meanwhile by another writer; planned again against it"
+        return replace(outcome, message=f"{told}: {outcome.message}" if outcome.message else told)
 
     def _recall(self, unit: MemoryUnit) -> list[RecallHit]:
         # docs/spec.md §4.3.1: search digest; any hit → traverse both ways, across buckets.

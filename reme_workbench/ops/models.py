@@ -191,6 +191,9 @@ class ProposalSummary(_Response):
     files: list[str]
     updated_at: str | None
     error: str | None
+    replanned_as: list[str] = Field(
+        default_factory=list, description="When accepting found that a note this proposal "
+        "creates was created meanwhile: the proposals planning it again against that note.")
 
 
 class ProposalDetail(ProposalSummary):

@@ -298,13 +298,36 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
     """Apply a pending or stale proposal (with a person's edits, if any): its checks run
     again on the files as they are now, and nothing is written unless they all pass. The
     answer says what happened: `applied`; `rejected` with the failed checks in `error`;
-    `stale` when a file changed since it was planned."""
+    `stale` when a file changed since it was planned.
+
+    A dream proposal whose new note was created meanwhile (another dream took the slug,
+    docs/spec.md §3.2.5) is planned again at once against that note — a corroborate, or a
+    create under another slug — and waits for the person: the answer is the old proposal,
+    rejected as superseded, with `replanned_as` naming the new one."""
     from ..proposals import ProposalQueue
+    from ..vault.store import Create
 
     vault = ws.open_vault()
     require_writable(vault, "accept")
     queue = ProposalQueue(vault)
-    return ProposalSummary(**_summary(queue.accept(queue.resolve(_id(request.id)), edited=request.edited)))
+    done = queue.accept(queue.resolve(_id(request.id)), edited=request.edited)
+    lost = [op.path for op in done.ops if isinstance(op, Create)
+            and vault.store.read(op.path) is not None]
+    if done.state != "stale" or not done.action.startswith("dream.") or not lost:
+        return ProposalSummary(**_summary(done))
+    from .review_ops import replan
+
+    try:
+        again = replan(ws, done.id)
+    except RemeError as exc:  # e.g. the brain cannot be reached: say so, as it is now
+        now = queue.load(done.id)
+        return ProposalSummary(**{**_summary(now), "error": f"{done.error} Planning it again "
+                                  f"failed: {exc}"})
+    told = f"superseded: {', '.join(lost)} was created meanwhile; {again.message}"
+    old = queue.load(done.id)
+    old = old.with_state(old.state, now=old.updated_at or vault.clock().isoformat(), error=told)
+    queue.save(old)  # the record names its successor
+    return ProposalSummary(**_summary(old), replanned_as=list(again.new_ids))
 
 
 def reject_proposal(ws: Workspace, request: RejectRequest) -> ProposalSummary:

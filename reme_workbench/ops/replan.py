@@ -64,6 +64,8 @@ def _dream(vault: Vault, old: Proposal, settings: Settings, policy: Policy, brai
                       split_threshold=settings.split.token_threshold,
                       traverse_depth=settings.recall.traverse_depth)
     outcome = dreamer.replan(material, MemoryUnit.model_validate(dict(unit)))
+    if outcome.state == "unchanged":  # the note already holds what the unit says
+        return []
     if outcome.proposal_id is None:
         raise RemeError(f"Planning {old.id} again failed: {outcome.message or outcome.state}.")
     return [outcome.proposal_id]

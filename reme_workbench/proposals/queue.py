@@ -243,7 +243,15 @@ class ProposalQueue:
                 now=now,
                 error="; ".join(f"{name}: {why}" for name, why in exc.failures),
             )
-        except (UnsafePathError, NoteExistsError) as exc:  # the store's own rules refused it
+        except NoteExistsError as exc:  # a file it creates appeared after planning (§3.2.5)
+            done = proposal.with_state(
+                "stale",
+                now=now,
+                error=f"{exc.path} was created after this proposal was planned, and a create "
+                "never overwrites; plan it again against that note (`proposals accept` does "
+                "for a dream proposal, the workbench's re-plan for any).",
+            )
+        except UnsafePathError as exc:  # the store's own rules refused it
             done = proposal.with_state("rejected", now=now, error=str(exc))
         else:
             done = proposal.with_state("applied", now=now, inverse=result.inverse.ops)
