@@ -33,7 +33,8 @@ For each candidate (`candidates.mine_candidates`, best score first):
    target span changes, so alias, anchor and predicate stay — and the loser deleted.
    Checks: `keeps_outbound` (winner ⊇ A.out ∪ B.out less the self-links),
    `carries_provenance` (every `derived_from::` source of both), `links_resolve`,
-   `retargeted_links` (each retargeted file keeps every other link, exactly),
+   `retargeted_links` (each retargeted file links the loser in no form, and keeps
+   every other edge key `(target, predicate)` exactly: none dropped, none gained),
    `only_paths`, `no_sources_written`. They run before the proposal is made: a failure
    on the brain's body gets one retry with the failures as feedback
    (`llm.planning.plan_with_feedback`), then the pair is rejected (stored as a rejected
