@@ -258,3 +258,20 @@ def test_a_window_never_spans_an_over_long_line():
         (1, 3), (4, 4), (4, 4), (5, 7), (6, 8)
     ]
     assert all(c.tokens <= 64 for c in chunks)
+
+
+def test_a_dated_bullet_with_its_own_source_is_a_chunk_of_its_own():
+    """A note that gathers several sessions (a conversation's dated bullets, docs/spec.md
+    §5.2.8) is chunked one record per chunk, so a hit's lines name the session it matched;
+    bullets without a source of their own are packed as before."""
+    note = ("---\nname: ada-s-ceramics-class\ndescription: Ada joined a ceramics class.\n---\n"
+            "- **2026-03-02**: Ada joined a ceramics class. (derived_from:: [[daily/2026-03-02/s1.md]])\n"
+            "- **2026-03-09**: Ada glazed her bowls. (derived_from:: [[daily/2026-03-09/s2.md]])\n"
+            "- a plain bullet\n- another plain bullet\n")
+    chunks = chunk_file("digest/wiki/ada-s-ceramics-class.md", note)
+    assert [c.text for c in chunks] == [
+        "- **2026-03-02**: Ada joined a ceramics class. (derived_from:: [[daily/2026-03-02/s1.md]])",
+        "- **2026-03-09**: Ada glazed her bowls. (derived_from:: [[daily/2026-03-09/s2.md]])",
+        "- a plain bullet\n- another plain bullet",
+    ]
+    assert [(c.line_start, c.line_end) for c in chunks] == [(5, 5), (6, 6), (7, 8)]

@@ -131,6 +131,11 @@ class _Piece:
     block: int
 
 
+# a list item that ends on its own source, `- **2023-05-08**: … (derived_from:: [[…]])`: one
+# record of a note that gathers several (a conversation's dated bullets, docs/spec.md §5.2.8)
+_OWN_SOURCE = re.compile(r"\(derived_from::\s*\[\[[^\]\n]+\]\]\)\s*$")
+
+
 def chunk_file(
     path: str, text: str, *, max_tokens: int = 256, window_lines: int = WINDOW_LINES,
     window_step: int = WINDOW_STEP, max_chars: int = MAX_CHUNK_CHARS,
@@ -201,12 +206,17 @@ def chunk_file(
                 current.extend(window)
                 flush()
             continue
+        record = kind == "item" and bool(_OWN_SOURCE.search("\n".join(block_lines)))
+        if record:  # a dated bullet with its own source is a chunk of its own
+            flush()
         for piece in _pieces(block_lines, start, block_no, max_tokens, max_chars):
             if current and not fits(piece.tokens, len(piece.text) + 2):
                 flush()
             current.append(piece)
             used += piece.tokens
             chars += len(piece.text) + 2
+        if record:
+            flush()
     flush()
     return chunks
 
