@@ -498,6 +498,24 @@ def test_a_reported_change_corrects_the_old_note_and_keeps_its_statement():
     assert "weekday: mon -> fri" in lines[1] and f"derived_from:: [[{later}]]" in lines[1]
 
 
+def test_a_change_from_a_notes_values_corrects_it_in_another_language():
+    """"Moved from Monday morning to Friday afternoon" names 周报每周一上午发 by its values,
+    where no word is shared and no embedder is asked (docs/spec.md §5.5.6); a note that
+    states more than the old values (merge PRs Monday morning, approved Friday) is not it."""
+    later = "daily/2026-11-01/october-review.md"
+    monday = CandidateNote("digest/personal/周报每周一上午发.md", "周报每周一上午发",
+                           "周报每周一上午发，10:30 之前。", "**周报每周一上午发**，10:30 之前。\n")
+    merges = CandidateNote("digest/personal/周一上午合并-pr.md", "周一上午合并 PR",
+                           "每周一上午合并上周五批准的 PR。", "每周一上午合并上周五批准的 PR。\n")
+    moved = unit_named(later, "personal", "moved from Monday")
+    d = OfflineBrain().integrate(IntegrateRequest(material(later), moved, (merges, monday))).value
+    assert (d.action, d.flavor, d.target_path) == ("UPDATE", "CORRECT", monday.path)
+    assert d.body.startswith("**周报每周一上午发**，10:30 之前。\n")
+    assert "weekday: mon -> fri" in d.body and f"derived_from:: [[{later}]]" in d.body
+    alone = OfflineBrain().integrate(IntegrateRequest(material(later), moved, (merges,))).value
+    assert alone.action == "CREATE"
+
+
 def test_a_procedure_with_a_new_step_is_not_corroborated():
     first, later = ("daily/2026-10-08/rotate-staging-db-credential.md",
                     "daily/2026-10-29/rotate-prod-db-credential.md")

@@ -31,7 +31,7 @@ from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import MemoryUnit
 from ...textrules import plain, split_sentences, tokens
 from ...vault.links import PROVENANCE_PREDICATE, parse_links
-from .values import Values, agree, conflict, new_values, value_words, values
+from .values import Values, agree, conflict, new_values, old_values, value_words, values
 from .weave import content_tokens, strip_related
 
 __all__ = [
@@ -196,6 +196,19 @@ def _subject_shared(said: str, cand: CandidateNote) -> int:
     return len(tokens(value_words(said)) & name_tokens(value_words(gist(cand))))
 
 
+def _changed_from(request: IntegrateRequest, cand: CandidateNote, before: Values) -> bool:
+    """The unit reports a change *from* what the note states: two values or more before its
+    change word, every one of them the note's ("moved from Monday morning to Friday
+    afternoon" and "周报每周一上午发"). That names the note's subject in any language, where
+    words and a small embedder do not meet; same bucket, not a sibling."""
+    if sum(map(len, before.values())) < 2:
+        return False
+    theirs = values(gist(cand))
+    return (cand.path.startswith(f"digest/{request.unit.bucket}/")
+            and _origin(cand.body) != request.material.path
+            and all(theirs.get(k) == v for k, v in before.items()))
+
+
 def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | None = None
                  ) -> tuple[CandidateNote | None, list[str]]:
     """§5.5.6: the note whose value the unit changes — same bucket, near in meaning and
@@ -206,8 +219,10 @@ def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | 
     if not mine:
         return None, []
     found: list[tuple[float, CandidateNote, list[str]]] = []
+    before = old_values(said)
     for cand in [only] if only is not None else request.candidates:
-        if only is None and (not _comparable(request, cand) or _subject_shared(said, cand) < 1):
+        if only is None and (not _comparable(request, cand) or _subject_shared(said, cand) < 1) \
+                and not _changed_from(request, cand, before):
             continue  # (a note that covers the unit by its words is its subject already)
         changed = conflict(mine, values(gist(cand)))
         if changed:

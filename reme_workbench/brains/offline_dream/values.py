@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["Values", "values", "new_values", "agree", "conflict", "value_words"]
+__all__ = ["Values", "values", "new_values", "old_values", "agree", "conflict", "value_words"]
 
 Values = Mapping[str, frozenset[str]]
 
@@ -101,6 +101,14 @@ def new_values(text: str) -> dict[str, frozenset[str]]:
         return values(text)
     after = re.sub(r"[(（][^)）]*[)）]", " ", text[m.end():])  # "（原来是周一）" is the old one
     return values(after) or values(text)
+
+
+def old_values(text: str) -> dict[str, frozenset[str]]:
+    """The values a statement reports changing *from*: up to its change word ("moved from
+    Monday morning to Friday" -> Monday, morning; "从周一上午改为周五" -> 周一, 上午), none
+    when it reports no change."""
+    m = _CHANGE_TO.search(text)
+    return {} if m is None else values(text[:m.end()].removesuffix("to"))
 
 
 def agree(a: Values, b: Values) -> bool:
