@@ -179,6 +179,8 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     out["proposed_near"] = len(proposed.keys() & near)
     out["run_distinct"] = len(merged.distinct)
     out["skipped_in_run"] = len(merged.skipped)
+    # a merged body its checks refused (keeps_values, links, provenance): never proposed
+    out["rejected_in_run"] = [r.reason[:300] for r in merged.rejected]
     wrong = [p for pair, p in proposed.items() if pair not in duplicates]
     wrong.sort(key=lambda p: -p.story["candidate"]["score"])
     out["distinct_proposed"] = [
@@ -291,9 +293,12 @@ def report(kind: str, n: int, r: dict, generated: float) -> list[tuple[str, bool
     print(f"  merge run (dry, offline brain, {r['votes']:.1f} s): {r['proposed']} proposals "
           f"(precision {ratio(r['proposed_planted'], r['proposed'])}, recall "
           f"{ratio(r['proposed_planted'], r['planted'])}), {r['uncertain']} uncertain, "
-          f"{r['run_distinct']} distinct, {r['skipped_in_run']} skipped; planted duplicates "
+          f"{r['run_distinct']} distinct, {r['skipped_in_run']} skipped, "
+          f"{len(r.get('rejected_in_run', []))} rejected by their checks; planted duplicates "
           f"proposed or reported {found:.2f} ({r['reported_planted']}/{r['planted']})")
     print(f"  merge proposals for a distinct pair: {wrong} ({r['proposed_near']} near misses)")
+    for reason in r.get("rejected_in_run", [])[:3]:
+        print(f"    rejected: {reason}")
     if r["distinct_by_kind"]:
         print("    by kind: " + ", ".join(f"{k} {v}" for k, v in r["distinct_by_kind"]))
     for item in r["distinct_proposed"][:5]:

@@ -795,10 +795,19 @@ def test_merge_rewords_nothing_of_the_loser(brain, winner, loser):
         assert all(s in textrules.reader_text(loser_text) for s in textrules.split_note_line(body)), line
 
 
-def test_merge_adds_nothing_when_the_winner_says_it_all_in_other_words(brain):
-    # the staging runbook says every step of the other one (one plain word aside)
+def test_merge_adds_only_the_values_the_winner_says_in_other_words(brain):
+    # the staging runbook says every step of the other one (one plain word aside), but
+    # writes step 3's two commands as one placeholder (`deployctl restart <service> …`):
+    # the commands are values (keeps_values, docs/spec.md §7.7.5), so that step comes
+    # along, with its place in the list, and nothing else
     out = merged(brain, ROTATE_DUP, ROTATE).body
-    assert "## From" not in out and out.startswith(head_of(ROTATE_DUP.body))
+    assert out.startswith(head_of(ROTATE_DUP.body))
+    part = appended_part(out, "## From Rotate the staging DB credential\n")
+    said = [ln.strip() for ln in part.strip().split("\n") if ln.strip()]
+    assert said[:2] == ["### Steps", "- **Step 3 of 5:** Restart **both** consumers of the secret:"]
+    assert "deployctl restart payments-api --env staging" in said
+    assert "deployctl restart ledger-worker --env staging" in said
+    assert not [ln for ln in said if "Step 1" in ln or "Step 2" in ln or "Step 4" in ln]
     assert "derived_from:: [[daily/2026-10-08/rotate-staging-db-credential.md]]" in out
 
 

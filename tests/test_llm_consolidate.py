@@ -568,6 +568,7 @@ RULES = {
         "derived_from:: [[",
         "[[path.md#section]]",
         "Every link of both notes must be in your body",
+        "Every value either note states must be in your body as written",
     ],
     ("consolidate_merge", "zh"): [
         "只合并,不改写",
@@ -575,6 +576,7 @@ RULES = {
         "derived_from:: [[",
         "[[path.md#section]]",
         "两篇笔记的每一个链接连同它的谓词都必须出现在你的正文里",
+        "两篇笔记里出现的每一个值都必须原样出现在你的正文里",
     ],
     ("consolidate_split", "en"): [
         "When unsure, it is not overloaded",

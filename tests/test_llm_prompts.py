@@ -59,6 +59,7 @@ INTEGRATE_PHRASES = {
         "[[path.md#section]]",  # the no-anchor rule, with the form it forbids
         "full vault path with the `.md` extension",
         "Never drop a link the old body had",
+        "Changing a link's predicate is allowed only when you say so",  # §4.5.5
         "When unsure, CREATE",
         "CORROBORATE",
         "REFINE",
@@ -70,6 +71,7 @@ INTEGRATE_PHRASES = {
         "[[path.md#section]]",
         "完整库内路径",
         "绝不删除旧正文中已有的任何链接",
+        "只有明确声明时才能改变链接的谓词",
         "拿不准时选择 CREATE",
         "CORROBORATE",
         "REFINE",

@@ -32,6 +32,9 @@ For each candidate (`candidates.mine_candidates`, best score first):
    (exact path or a short link that resolves to it) retargeted to the winner — only the
    target span changes, so alias, anchor and predicate stay — and the loser deleted.
    Checks: `keeps_outbound` (winner ⊇ A.out ∪ B.out less the self-links),
+   `keeps_values` (every value the statements of either note give — numbers,
+   identifiers, names, commands, dates, addresses: `textrules.values` — is in the merged
+   body, or the failure names the missing ones),
    `carries_provenance` (every `derived_from::` source of both), `links_resolve`,
    `retargeted_links` (each retargeted file links the loser in no form, and keeps
    every other edge key `(target, predicate)` exactly: none dropped, none gained),
@@ -80,6 +83,7 @@ from ..llm.planning import plan_with_feedback
 from ..llm.schema import PairVote
 from ..proposals.model import Proposal
 from ..proposals.queue import Policy, ProposalQueue
+from ..textrules.values import statement_values
 from ..vault.checks import CheckSpec, build_check
 from ..vault.layout import is_digest_note
 from ..vault.links import is_provenance, outbound_keys, parse_links, retarget_text
@@ -290,11 +294,13 @@ class _Plan:
     required: list  # winner keys to keep: A.out ∪ B.out less the self-links
     provenance: list  # derived_from:: targets of both notes
     kept: list  # old links that resolve nowhere, kept as written (links_resolve exempts them)
+    values: dict  # {note: the values its statements give}, for keeps_values
 
     def body_specs(self) -> list[CheckSpec]:
         w = self.winner.path
         return [
             CheckSpec("keeps_outbound", {"path": w, "keys": self.required}),
+            CheckSpec("keeps_values", {"path": w, "values": self.values}),
             CheckSpec("carries_provenance", {"paths": [w], "sources": self.provenance}),
             CheckSpec("links_resolve", {"path": w, "keep": self.kept}),
         ]
@@ -396,7 +402,8 @@ def _feedback(failures: list[str]) -> str:
     return ("Your merged note broke these rules, which are checked mechanically "
             "(docs/spec.md §7.7.5). Send the whole note again: the winner's body plus every "
             "statement and every link of the loser's it lacks, each link exactly as written, "
-            "every derived_from:: line of both, nothing reworded:\n" + lines)
+            "every derived_from:: line of both, every number, name, identifier and command "
+            "of both as written, nothing reworded:\n" + lines)
 
 
 # -- voting ----------------------------------------------------------------------------------
@@ -649,6 +656,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
     # links that resolve nowhere are kept as written (E-1); the rest are repaired (§2.4.4)
     keep = frozenset((t, p) for t, p in required if t not in index.resolver)
     limit = len(winner.note.body) + len(loser.note.body) + MERGE_SLACK_CHARS
+    said = {r.path: list(statement_values(r.note.body)) for r in (winner, loser)}
     asked: list[str | None] = []  # the feedback of each request, for the story
     checked: list[_Checked] = []  # every body that became a changeset; the last is stored
 
@@ -665,7 +673,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
         new_body, repairs, removed = merged_body(reply.value, winner, loser, index, keep)
         description = " ".join(reply.value.description.split()) or winner.view.description
         note = winner.note.with_frontmatter(description=description).with_body(new_body)
-        plan = _Plan(winner, loser, render(note), required, provenance, key_list(keep))
+        plan = _Plan(winner, loser, render(note), required, provenance, key_list(keep), said)
         ops, specs, before, counts = plan.changeset_parts(retargets)
         results = _run_checks(vault, ops, specs, before)
         checked.append(_Checked(plan, ops, specs, before, counts, results,

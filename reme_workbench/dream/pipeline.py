@@ -127,6 +127,21 @@ class _PlanError(PlanRefused):
     """The brain's decision cannot become a changeset; the message is its feedback."""
 
 
+def _retypes(decision: IntegrateDecision, target: str, keys: set
+             ) -> list[tuple[str, str | None, str | None]]:
+    """The links whose predicate the UPDATE changes, as `[target, old, new]`; each must
+    name a link of the old body as written (else the brain is told which ones it has)."""
+    retypes = [(c.target, c.old, c.new) for c in decision.predicate_changes]
+    unknown = [(t, old) for t, old, _ in retypes if (t, old) not in keys]
+    if unknown:
+        had = ", ".join(f"{'' if p is None else p + ':: '}[[{t}]]"
+                        for t, p in sorted(keys, key=lambda k: (k[0], k[1] or ""))) or "none"
+        named = ", ".join(f"{'' if p is None else p + ':: '}[[{t}]]" for t, p in unknown)
+        raise _PlanError(f"predicate_changes names {named}, which {target} does not link; "
+                         f"its links are: {had}")
+    return retypes
+
+
 @dataclass
 class _Plan:
     action: str  # dream.create / dream.corroborate / ...
@@ -135,6 +150,7 @@ class _Plan:
     checks: tuple[CheckSpec, ...]
     before: dict  # path -> bytes the plan was made from (None: absent); read once, reused
     repairs: tuple[LinkRepair, ...] = ()  # links rewritten so that every one resolves
+    retypes: tuple = ()  # (target, old, new) of each link whose predicate the UPDATE changes
 
 
 class Dreamer:
@@ -332,6 +348,9 @@ class Dreamer:
         failures = [str(loop.error)] if brain_failed else loop.failures
         if plan is not None:
             story["link_repairs"] = [r.to_json() for r in plan.repairs]
+            if plan.retypes:  # the audited predicate upgrade (docs/spec.md §4.5.5)
+                story["predicate_changes"] = [{"target": t, "old": old, "new": new}
+                                              for t, old, new in plan.retypes]
         if plan is None or failures:
             return self._failed(material, unit, decision, plan, failures, story, brain_failed)
         if _unchanged(plan):  # the note already cites this material and says it: no proposal
@@ -466,14 +485,19 @@ class Dreamer:
         note = note.with_frontmatter(description=decision.description.strip()).with_name_synced()
         old_keys = _sorted_keys(outbound_keys(text))
         old_links = {lk.key for lk in parse_links(text)}  # kept as they are, even if broken
+        retypes = _retypes(decision, target, set(outbound_keys(text)))
+        old_links |= {(t, new) for t, old, new in retypes if (t, old) in old_links}  # same link
         content, repairs = self._repair_links(render(note), material.path, old_links)
         ops = (Edit(target, content.encode("utf-8"), stamp),)
+        e1 = {"path": target, "keys": old_keys}
+        if retypes:  # the audited predicate upgrade (docs/spec.md §4.5.5)
+            e1["retypes"] = [list(r) for r in retypes]
         checks = (
-            CheckSpec("keeps_outbound", {"path": target, "keys": old_keys}),  # E-1, mechanical
+            CheckSpec("keeps_outbound", e1),  # E-1, mechanical
             *self._common_checks(target, material.path, old_links),
         )
         action = f"dream.{decision.flavor.lower()}"
-        return _Plan(action, target, ops, checks, {target: data}, repairs)
+        return _Plan(action, target, ops, checks, {target: data}, repairs, tuple(retypes))
 
     def _resolver(self) -> LinkResolver:
         if self._links is None:

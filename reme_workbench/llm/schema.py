@@ -13,6 +13,7 @@ model; that set comes in through pydantic's validation *context*
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from pydantic import (
@@ -33,7 +34,9 @@ __all__ = [
     "MemoryUnit",
     "ExtractedUnits",
     "IntegrateDecision",
+    "PredicateChange",
     "MAX_UNITS",
+    "MAX_PREDICATE_CHANGES",
     "PairVote",
     "MergedNote",
     "SplitChild",
@@ -45,6 +48,7 @@ __all__ = [
 ]
 
 MAX_UNITS = 20  # Phase 1 wants few, dense units; more than this is a runaway reply
+MAX_PREDICATE_CHANGES = 10  # links one UPDATE may retype; more is a rewrite, not an upgrade
 
 
 class _Reply(BaseModel):
@@ -79,6 +83,52 @@ Action = Literal["CREATE", "UPDATE"]
 Flavor = Literal["CORROBORATE", "REFINE", "CORRECT"]
 
 
+_PREDICATE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")  # vault/links.py PREDICATE_PATTERN
+
+
+class PredicateChange(_Reply):
+    """One link of the old body whose predicate an UPDATE changes (docs/spec.md §4.5.5):
+    `[[x]]` → `is_a:: [[x]]` (old null, new "is_a"), or back, or one predicate for another.
+    The target stays linked; `keeps_outbound` checks that only the predicate changed."""
+
+    target: str = Field(min_length=1, max_length=1000,
+                        description="The link's target exactly as the old body writes it.")
+    old: str | None = Field(None, max_length=64,
+                            description="Its predicate in the old body; null for a plain link.")
+    new: str | None = Field(None, max_length=64,
+                            description="Its predicate in the new body; null for a plain link.")
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _check_target(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        value = value.strip()
+        if value.startswith("[[") and value.endswith("]]"):
+            value = value[2:-2].split("|", 1)[0]  # the model quoted it as a wikilink
+        if any(ch in value for ch in "[]|#\n"):
+            raise ValueError("target is the link's target only: no [[ ]], alias or #anchor")
+        return value
+
+    @field_validator("old", "new", mode="before")
+    @classmethod
+    def _check_predicate(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().removesuffix("::").strip() or None
+        if value is not None and isinstance(value, str) and not _PREDICATE.match(value):
+            raise ValueError("a predicate is a letter, then letters, digits or _ (or null)")
+        if value == "derived_from":
+            raise ValueError("derived_from:: is provenance and is never retyped")
+        return value
+
+    @model_validator(mode="after")
+    def _changes(self) -> PredicateChange:
+        if self.old == self.new:
+            raise ValueError("old and new are the same predicate; leave the link out of "
+                             "predicate_changes")
+        return self
+
+
 class IntegrateDecision(_Reply):
     """Phase 2's answer for one unit: CREATE a note, or UPDATE a candidate with a flavor."""
 
@@ -95,6 +145,10 @@ class IntegrateDecision(_Reply):
     description: str = Field(min_length=1, max_length=300, description="One-line description.")
     body: str = Field(min_length=1, max_length=20000, description="The full markdown body.")
     rationale: str = Field("", max_length=1000, description="Why this action (one or two lines).")
+    predicate_changes: list[PredicateChange] = Field(
+        default_factory=list, max_length=MAX_PREDICATE_CHANGES,
+        description="UPDATE only: links of the old body whose predicate the new body changes "
+                    "(e.g. [[x]] written as is_a:: [[x]]); empty otherwise.")
 
     @field_validator("action", "flavor", mode="before")
     @classmethod
@@ -137,7 +191,12 @@ class IntegrateDecision(_Reply):
                 raise ValueError(
                     f"target_path {self.target_path!r} is not one of the candidates ({shown})"
                 )
+            edges = [(c.target, c.old) for c in self.predicate_changes]
+            if len(set(edges)) < len(edges):
+                raise ValueError("predicate_changes names one link twice; name each once")
         else:
+            if self.predicate_changes:
+                raise ValueError("CREATE has no old links to retype; send predicate_changes: []")
             if self.flavor is not None or self.target_path is not None:
                 raise ValueError("CREATE takes no flavor and no target_path; set both to null")
             if self.name is None:

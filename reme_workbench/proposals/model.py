@@ -18,7 +18,7 @@ from ..errors import RemeError
 from ..vault.checks import CheckSpec, build_checks
 from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp, Stamp
 
-__all__ = ["Proposal", "ProposalState", "STATES", "FORMAT_VERSION", "ops_to_json", "ops_from_json"]
+__all__ = ["Proposal", "EdgeRetype", "ProposalState", "STATES", "FORMAT_VERSION", "ops_to_json", "ops_from_json"]
 
 FORMAT_VERSION = 1
 ProposalState = Literal["pending", "applied", "rejected", "stale", "reverted"]
@@ -127,6 +127,23 @@ class _ProposalModel(BaseModel):
 
 
 @dataclass(frozen=True)
+class EdgeRetype:
+    """One link of `path` whose predicate a proposal changes: `(target, old)` becomes
+    `(target, new)`; a predicate None is a plain link."""
+
+    path: str
+    target: str
+    old: str | None
+    new: str | None
+
+    def describe(self) -> str:
+        """For the audit line: code spans, so the audit file draws no edge."""
+        def edge(p: str | None) -> str:
+            return f"`{'' if p is None else p + ':: '}[[{self.target}]]`"
+        return f"retypes {edge(self.old)} → {edge(self.new)} in [[{self.path}]]"
+
+
+@dataclass(frozen=True)
 class Proposal:
     id: str
     action: str  # e.g. "dream.create", "dream.refine", "health.fix"
@@ -154,13 +171,27 @@ class Proposal:
             audit=AuditEntry(kind="proposals", markdown=self._audit_line()),
         )
 
+    @property
+    def retypes(self) -> tuple[EdgeRetype, ...]:
+        """The links whose predicate this proposal changes (docs/spec.md §4.5.5), read from
+        its `keeps_outbound` checks: what they allow is what the audit names."""
+        found = []
+        for check in self.checks:
+            if check.name != "keeps_outbound":
+                continue
+            for row in check.params.get("retypes") or ():
+                target, old, new = row
+                found.append(EdgeRetype(str(check.params.get("path", "")), target, old, new))
+        return tuple(found)
+
     def _audit_line(self) -> str:
         # live files as wikilinks (clickable in Obsidian), deleted ones as plain text
         files = ", ".join(
             f"{op_kind(op)} [[{op.path}]]" if not isinstance(op, Delete) else f"delete `{op.path}`"
             for op in self.ops
         )
-        return f"- {self.id} `{self.action}`: {self.summary} ({files})\n"
+        retyped = "".join(f"; {r.describe()}" for r in self.retypes)
+        return f"- {self.id} `{self.action}`: {self.summary} ({files}){retyped}\n"
 
     def with_state(self, state: str, *, now: str, error: str | None = None, **changes) -> Proposal:
         return replace(self, state=state, updated_at=now, error=error, **changes)

@@ -9,7 +9,9 @@ all read text by the same rules.
 * `sentences.py` — `split_sentences` (material), `split_note_line` (a line of a note);
 * `words.py` — `stem`, `STOPWORDS`, `tokens`, `overlap` (dream's content tokens),
   `COMPARISON_STOPWORDS`, `word_spans`, `content_words` (consolidate's words),
-  `CJK_FUNCTION_CHARS`, `GENERIC_HEADING`.
+  `CJK_FUNCTION_CHARS`, `GENERIC_HEADING`;
+* `values.py` — `statement_values` (the numbers, identifiers, names, commands and dates a
+  note's statements give: what a merge must keep).
 
 Where dream and consolidate read differently, each rule has one name per reading, side by
 side in its module, and the module says why both exist.
@@ -18,6 +20,7 @@ side in its module, and the module says why both exist.
 from .cjk import chinese_segmenter, chinese_words, cjk_share, is_cjk, is_cjk_or_kana
 from .markup import WIKILINK, link_name, plain, reader_text
 from .sentences import split_note_line, split_sentences
+from .values import statement_values
 from .words import (
     CJK_FUNCTION_CHARS,
     COMPARISON_STOPWORDS,
@@ -35,5 +38,5 @@ __all__ = [
     "plain", "reader_text", "WIKILINK", "link_name",
     "split_sentences", "split_note_line",
     "stem", "STOPWORDS", "tokens", "overlap", "COMPARISON_STOPWORDS", "CJK_FUNCTION_CHARS",
-    "word_spans", "content_words", "GENERIC_HEADING",
+    "word_spans", "content_words", "GENERIC_HEADING", "statement_values",
 ]

@@ -10,12 +10,15 @@ write).
 from __future__ import annotations
 
 import posixpath
+import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RemeError
+from .frontmatter import find_frontmatter
 from .layout import bucket_of, layer_of
 from .links import PROVENANCE_PREDICATE, is_provenance, outbound_keys, parse_links
 from .note import NoteError, parse
@@ -23,7 +26,8 @@ from .resolve import LinkResolver, is_linkable
 from .store import CheckContext, NamedCheck
 from .tokens import content_tokens
 
-__all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE"]
+__all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE",
+           "value_key", "missing_values"]
 
 
 
@@ -45,17 +49,42 @@ def _text(ctx: CheckContext, path: str) -> str | None:
     return None if data is None else data.decode("utf-8", errors="replace")
 
 
-def _keeps_outbound(path: str, keys: list) -> Callable[[CheckContext], list[str]]:
-    """E-1 / E-2 style: the new body's (target, predicate) set contains the old one."""
+def _edge(target: str, predicate: str | None) -> str:
+    return f"{'' if predicate is None else predicate + ':: '}[[{target}]]"
+
+
+def _keeps_outbound(path: str, keys: list, retypes: list = ()) -> Callable[[CheckContext], list[str]]:
+    """E-1 / E-2 style: the new body's (target, predicate) set contains the old one.
+
+    `retypes` (`[target, old predicate, new predicate]`, a predicate may be None) is the
+    audited predicate upgrade (docs/spec.md §4.5.5): each names an edge of `keys`, which
+    may then be there with its new predicate instead — the target still linked, only the
+    predicate changed. A retype of an edge the note did not have fails."""
     required = {(t, p) for t, p in keys}
+    failures: list[str] = []
+    retyped: dict[tuple[str, str | None], str | None] = {}
+    for target, old, new in retypes:
+        if PROVENANCE_PREDICATE in (old, new):
+            failures.append(f"{path}: {_edge(target, old)} would become {_edge(target, new)}; "
+                            f"provenance ({PROVENANCE_PREDICATE}::) is never retyped")
+            continue
+        if (target, old) not in required:
+            failures.append(f"{path}: the proposal retypes {_edge(target, old)}, which the "
+                            "note does not have; name a link of the old body as written")
+            continue
+        required.discard((target, old))
+        required.add((target, new))
+        retyped[(target, new)] = old
 
     def run(ctx: CheckContext) -> list[str]:
         text = _text(ctx, path)
         if text is None:
             return [f"{path} would be deleted, so it cannot keep its links"]
         lost = required - outbound_keys(text)
-        return [
-            f"{path} drops the link {('' if p is None else p + ':: ')}[[{t}]]"
+        return failures + [
+            f"{path} drops the link {_edge(t, p)}"
+            + (f" (retyped from {_edge(t, retyped[t, p])}: the target must stay linked, "
+               "with the new predicate)" if (t, p) in retyped else "")
             for t, p in sorted(lost, key=lambda k: (k[0], k[1] or ""))
         ]
 
@@ -399,6 +428,62 @@ def _retargeted_links(old: str, new: str, files: dict) -> Callable[[CheckContext
     return run
 
 
+def value_key(text: str) -> str:
+    """How `keeps_values` compares a value with a body: NFKC, case folded, every run of
+    characters that are not letters or digits one space (`payments-api`, `payments_api`
+    and `Payments API` are one value; `15 minutes` is not `15 min`)."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in text).split())
+
+
+# a value matches whole words where it starts or ends with a Latin letter or a digit
+# (`15` is not in `150`); next to Chinese text there are no spaces to match
+_WORDISH = "0-9a-z\u00c0-\u024f"
+
+
+def _holds_value(haystack: str, key: str) -> bool:
+    if not key:
+        return True
+    left = f"(?<![{_WORDISH}])" if re.match(f"[{_WORDISH}]", key[0]) else ""
+    right = f"(?![{_WORDISH}])" if re.match(f"[{_WORDISH}]", key[-1]) else ""
+    return re.search(left + re.escape(key) + right, haystack) is not None
+
+
+def missing_values(body_key: str, values) -> list[str]:
+    """The values (as given, each once) that a body whose `value_key` is `body_key` does
+    not hold: `keeps_values`' rule, which the offline brain's merge follows too."""
+    return [v for v in dict.fromkeys(str(v) for v in values)
+            if not _holds_value(body_key, value_key(v))]
+
+
+def _keeps_values(path: str, values: Mapping[str, list]) -> Callable[[CheckContext], list[str]]:
+    """A merge keeps what both notes said (docs/spec.md §7.7.5): every value of `values`
+    ({note: the values its statements give — numbers, identifiers, names, commands,
+    dates, addresses — read when the merge was planned}) is in `path`'s body after the
+    frontmatter, compared by `value_key` (links count by their text, so a value that is
+    now a link's alias or target is kept). The failure names every missing value and the
+    note that said it."""
+
+    def run(ctx: CheckContext) -> list[str]:
+        text = _text(ctx, path)
+        if text is None:
+            return [f"{path} would be deleted, so it cannot keep what the notes said"]
+        fm = find_frontmatter(text)
+        haystack = value_key(text[fm.end:] if fm is not None else text)
+        failures = []
+        for source, said in sorted(values.items()):
+            missing = missing_values(haystack, said)
+            if missing:
+                shown = ", ".join(f"`{v}`" for v in missing[:20])
+                more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
+                failures.append(
+                    f"{path} drops what {source} said: {shown}{more}; carry each statement "
+                    "that gives them over word for word")
+        return failures
+
+    return run
+
+
 # name -> factory(**params) -> check function
 CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "keeps_outbound": _keeps_outbound,
@@ -418,6 +503,7 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "body_under_tokens": _body_under_tokens,
     "pillars_are_members": _pillars_are_members,
     "retargeted_links": _retargeted_links,
+    "keeps_values": _keeps_values,
 }
 
 

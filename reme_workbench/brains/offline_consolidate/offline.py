@@ -52,7 +52,9 @@ word, then under `## From <loser>` (`## 来自 <loser>`) what of the loser it la
 every `derived_from::` line of both, each once. A loser statement is *had* when the
 winner has its normalised key, or one statement holding all its match tokens but at
 most one plain word — never a number, a code span's token or a negation, and with the
-same negations (so "10 minutes" for "15 minutes" and "do not promote" are lacking). A
+same negations (so "10 minutes" for "15 minutes" and "do not promote" are lacking) — and
+the winner's body holds every value it gives (`textrules.statement_values`, compared as
+the check `keeps_values` compares them, so the merge passes it). A
 block holding a lacking statement or a link the winner lacks comes along in its own
 form: whole when all of it is lacking or it holds code; else its marker with the lacking
 sentences. A numbered list is a sequence: when at most half of its steps are lacking,
@@ -120,7 +122,8 @@ from ...llm.schema import (
     PairVote,
     SplitPlan,
 )
-from ...textrules import cjk_share, reader_text
+from ...textrules import cjk_share, reader_text, statement_values
+from ...vault.checks import missing_values, value_key
 from ...vault.layout import BUCKETS, FALLBACK_BUCKET
 from ...vault.links import parse_links, replace_link
 from . import text as tx
@@ -410,6 +413,14 @@ def merge_bodies(winner: NoteView, loser: NoteView, *, heading: str) -> str:
     def lacks_link(key: tuple[str, str | None]) -> bool:
         return key[0] not in self_targets and key not in w_keys
 
+    w_values = value_key(w_body)
+
+    def lacking(st: tx.Statement) -> bool:
+        """The statement comes along: the winner does not say it, lacks one of its links,
+        or lacks one of its values (`keeps_values` holds the merge to them)."""
+        return (not _had(st, w_statements) or any(lacks_link(k) for k in st.links)
+                or bool(missing_values(w_values, statement_values(st.text))))
+
     head, w_prov = _split_trailing_provenance(w_body)  # the winner's closing provenance stays last
     appended: list[str] = []
     pending: dict[int, str] = {}  # loser headings above the next carried block
@@ -426,7 +437,7 @@ def merge_bodies(winner: NoteView, loser: NoteView, *, heading: str) -> str:
             pending = {lv: h for lv, h in pending.items() if lv < first.level}
             pending[first.level] = first.heading
             continue
-        piece = _lacking_part(unit, w_statements, lacks_link)
+        piece = _lacking_part(unit, lacking)
         if piece is None:
             continue
         # the loser's headings, for context, one level under the From heading
@@ -472,17 +483,17 @@ def _units(blocks: list[tx.Block]) -> list[list[tx.Block]]:
     return units
 
 
-def _lacking_part(unit: list[tx.Block], had: list[tx.Statement], lacks_link) -> str | None:
+def _lacking_part(unit: list[tx.Block], lacking_statement) -> str | None:
     """The part of a loser unit the winner lacks, in the unit's own form; None if none."""
     block = unit[0]
     if block.kind in ("label", "rule"):
         return None  # structure: comes along with the content it labels (see below)
     sts = [s for b in unit for s in tx.statements_of(b)]
-    lacking = [s for s in sts if not _had(s, had) or any(lacks_link(k) for k in s.links)]
+    lacking = [s for s in sts if lacking_statement(s)]
     if not lacking:
         return None
     if len(unit) > 1 and _NUMBERED.match(block.lines[0]):
-        steps = _lacking_steps(unit, had, lacks_link)
+        steps = _lacking_steps(unit, lacking_statement)
         if steps is not None:
             return steps
     whole = tx.render_blocks(unit)
@@ -508,7 +519,7 @@ def _lacking_part(unit: list[tx.Block], had: list[tx.Statement], lacks_link) -> 
 STEP_LABEL = "**Step {k} of {n}:**"
 
 
-def _lacking_steps(unit: list[tx.Block], had: list[tx.Statement], lacks_link) -> str | None:
+def _lacking_steps(unit: list[tx.Block], lacking_statement) -> str | None:
     """The steps of a numbered list the winner lacks, when they are at most half of them:
     each as a bullet `**Step k of n:**` and the step in the loser's words (its nested
     lines with it), so a reviewer sees where it goes without the whole list again; None
@@ -520,7 +531,7 @@ def _lacking_steps(unit: list[tx.Block], had: list[tx.Statement], lacks_link) ->
         else:
             steps[-1].append(b)
     lacking = [k for k, step in enumerate(steps, 1) if any(
-        not _had(s, had) or any(lacks_link(key) for key in s.links)
+        lacking_statement(s)
         for b in step for s in tx.statements_of(b))]
     if 2 * len(lacking) > len(steps):
         return None
