@@ -21,6 +21,7 @@ QUICK_ARGS["bench_dream_quality.py"] = ["--embedder", "hashing"]  # the tune + h
 QUICK_ARGS["bench_recall_zh.py"] = ["--split", "holdout"]  # 14 files, MiniLM and e5, ~40 s
 QUICK_ARGS["bench_consolidate.py"] = ["--sizes", "1000"]  # communities + health, ~3 s
 QUICK_ARGS["bench_interrupt.py"] = ["--repeat", "1"]  # four interrupts of the real program, ~60 s
+QUICK_ARGS["bench_first_answer.py"] = ["--sizes", "1000", "--watch", "10", "--conversations", "0"]  # ~1 min
 QUICK_ARGS["bench_merge.py"] = ["--sizes", "1000", "--embedder", "hashing"]  # mining + votes, ~6 s
 
 

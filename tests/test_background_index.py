@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 
 from reme_workbench.index.background import BackgroundIndexer, first_batches
 from reme_workbench.index.embeddings import HashingEmbedder
@@ -104,3 +105,34 @@ def test_status_without_a_server_reads_the_index_as_it_is(make_vault):
     with VaultIndex(root, HashingEmbedder()) as index:
         index.embed_pending()
     assert index_status(ws).vectors == "5/5 files" and index_status(ws).state == "ready"
+
+
+def test_part_of_the_vectors_lifts_no_chunk_over_a_better_keyword_match():
+    """With half the vectors embedded, a chunk the vector search cannot see is not
+    outranked by a weaker keyword match only because that one has a vector."""
+    from reme_workbench.index.recall import _Recaller
+
+    recaller = SimpleNamespace(fusion="rrf", rrf_k=60)
+    better, worse = 1, 2  # keyword ranks 1 and 2; only `worse` has a vector yet
+    keyword, vector = [(better, 9.0), (worse, 8.0)], [(worse, 0.5)]
+    naive = _Recaller._fuse(recaller, keyword, vector)
+    assert naive[worse] > naive[better]  # what fusing a partial list would do
+    aware = _Recaller._fuse(recaller, keyword, vector, frozenset({better}), 0.5)
+    assert aware[better] > aware[worse]
+    # complete vectors: unchanged; no vectors at all: the keyword order
+    assert _Recaller._fuse(recaller, keyword, vector, frozenset(), 1.0) == naive
+    none = _Recaller._fuse(recaller, keyword, [], frozenset({better, worse}), 0.0)
+    assert none[better] > none[worse]
+
+
+def test_vector_gaps_name_the_chunks_still_waiting(make_vault):
+    root = make_vault(_hosts(20))
+    with VaultIndex(root, HashingEmbedder()) as index:
+        index.refresh(vectors=False)
+        gaps, share = index.vector_gaps()
+        assert share == 0.0 and len(gaps) == index.coverage().pending_chunks > 0
+        index.embed_pending(limit=len(gaps) // 2)
+        half, share = index.vector_gaps()
+        assert half < gaps and 0.3 < share < 0.7
+        index.embed_pending()
+        assert index.vector_gaps() == (frozenset(), 1.0)

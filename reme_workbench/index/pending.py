@@ -86,6 +86,23 @@ class PendingVectors:
         have = faiss.vector_to_array(vectors.id_map) if vectors.ntotal else np.empty(0, np.int64)
         return np.setdiff1d(self._wanted_ids(), have, assume_unique=True)
 
+    def vector_gaps(self) -> tuple[frozenset[int], float]:
+        """(the chunks that should have a vector and have none yet, the share of those
+        that should that have one): recall tells a chunk the vector search cannot see
+        from one it ranked low. (empty, 1.0) when the vectors are complete; cached until
+        the index or its vectors change."""
+        self._sync()
+        wanted = len(self._chunk_layer) - len(self._keyword_only)
+        try:
+            vectors = self._load_vectors(embed_missing=False)
+        except EmbedderMismatchError:
+            return frozenset(self._wanted_ids().tolist()), 0.0
+        key = (self._generation, int(vectors.ntotal), wanted)
+        if getattr(self, "_gaps_key", None) != key:
+            gaps = frozenset(self._missing_ids(vectors).tolist()) if wanted else frozenset()
+            self._gaps, self._gaps_key = (gaps, 1.0 - len(gaps) / wanted if wanted else 1.0), key
+        return self._gaps
+
     def _embed_missing(self, vectors, limit: int | None = None, should_stop=None) -> int:
         """Embed the missing chunks of `vectors` (at most `limit`), a batch at a time,
         stopping between batches when `should_stop()` says so; the number embedded."""
