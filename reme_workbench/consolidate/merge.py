@@ -86,9 +86,9 @@ from ..proposals.queue import Policy, ProposalQueue
 from ..textrules.values import statement_values
 from ..vault.checks import CheckSpec, build_check
 from ..vault.layout import is_digest_note
-from ..vault.links import is_provenance, outbound_keys, parse_links, retarget_text
+from ..vault.links import is_provenance, parse_links
 from ..vault.meta import log_access
-from ..vault.note import decode_note_bytes, render
+from ..vault.note import render
 from ..vault.split_queue import enqueue_splits
 from ..vault.store import (
     Changeset,
@@ -105,8 +105,8 @@ from .decisions import decision_holds, read_decisions
 from .identity import identifiers_of, identity_conflict
 from .merge_links import (
     LinkIndex,
+    MergeRetargets,
     NoteRead,
-    drop_repeated_link_items,
     key_list,
     merged_body,
     read_note_at,
@@ -305,7 +305,7 @@ class _Plan:
             CheckSpec("links_resolve", {"path": w, "keep": self.kept}),
         ]
 
-    def changeset_parts(self, retargets: _Retargets
+    def changeset_parts(self, retargets: MergeRetargets
                         ) -> tuple[list[FileOp], list[CheckSpec], dict, dict[str, int]]:
         """(ops, checks, before, retargeted counts): the winner edited, the files linking
         the loser retargeted (`retargets`, read for this winner and loser), the loser deleted."""
@@ -323,58 +323,6 @@ class _Plan:
             specs.append(CheckSpec("retargeted_links",
                                    {"old": lo, "new": w, "files": dict(retargets.files)}))
         return ops, specs, before, dict(retargets.counts)
-
-
-@dataclass(frozen=True)
-class _Retargets:
-    """Every digest file linking the loser, its links pointed at the winner: the edits,
-    what each file held, its forms and keys (for `retargeted_links`) and its count.
-    They do not depend on the merged body, so they are read before the brain is asked."""
-
-    edits: tuple[Edit, ...]
-    before: Mapping[str, bytes]
-    files: Mapping[str, dict]
-    counts: Mapping[str, int]
-
-    @classmethod
-    def read(cls, vault: Vault, index: LinkIndex, winner: str, loser: str) -> _Retargets:
-        """From the files as they are now; RemeError when a linking file cannot be read."""
-        edits: list[Edit] = []
-        before: dict[str, bytes] = {}
-        files: dict[str, dict] = {}
-        counts: dict[str, int] = {}
-        for path, forms in sorted(index.linking(loser).items()):
-            if path in (winner, loser) or not is_digest_note(path):
-                continue  # sources are never written: the winner rule keeps them off the loser
-            current = vault.store.read(path)
-            if current is None:
-                continue
-            text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
-            new_text, count = text, 0
-            into = {form: _replacement(form, path, winner, loser, index)
-                    for form in forms | {loser}}
-            for form in sorted(into):
-                new_text, n = retarget_text(new_text, form, into[form])
-                count += n
-            if not count:
-                continue
-            new_text = drop_repeated_link_items(new_text, winner)
-            mapped = {(into.get(t, t), p) for t, p in outbound_keys(text)}
-            files[path] = {"forms": sorted(into), "keys": key_list(mapped)}
-            counts[path] = count
-            before[path] = current[0]
-            edits.append(Edit(path, new_text.encode("utf-8"), current[1]))
-        return cls(tuple(edits), before, files, counts)
-
-
-def _replacement(form: str, source: str, winner: str, loser: str, index: LinkIndex) -> str:
-    """What a link to the loser written as `form` in `source` points at now: the winner's
-    full path for a full path; for a short link, the winner's short name when it resolves
-    to the winner there (the sentence reads as the person wrote it)."""
-    if form == loser:
-        return winner
-    short = winner.rsplit("/", 1)[-1][: -len(".md")]
-    return short if index.resolver.resolve(short, source).path == winner else winner
 
 
 def _run_checks(vault: Vault, ops: list[FileOp], specs: list[CheckSpec],
@@ -643,7 +591,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
     winner, loser = agreed.winner, agreed.loser
     pair = (winner.path, loser.path)
     try:
-        retargets = _Retargets.read(vault, index, winner.path, loser.path)
+        retargets = MergeRetargets.read(vault, index, winner.path, loser.path)
     except RemeError as exc:  # a linking file cannot be read, so it cannot be retargeted
         state.skip(cand, f"a note linking {loser.path} cannot be retargeted: {exc}", audit=True)
         return "skipped"
@@ -759,7 +707,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
                 plan.winner = NoteRead(old.path, old.data, current[1], old.note)
             else:
                 plan.loser = NoteRead(old.path, old.data, current[1], old.note)
-        fresh_links = _Retargets.read(vault, LinkIndex(vault), plan.winner.path, plan.loser.path)
+        fresh_links = MergeRetargets.read(vault, LinkIndex(vault), plan.winner.path, plan.loser.path)
         new_ops, new_specs, new_before, new_counts = plan.changeset_parts(fresh_links)
         fresh_story = {**story, "retargeted": new_counts}
         return queue.new(ACTION, summary, new_ops, checks=new_specs, story=fresh_story,

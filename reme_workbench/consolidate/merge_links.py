@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from ..llm.consolidate import NoteView
 from ..llm.schema import MergedNote
 from ..vault.layout import is_digest_note
-from ..vault.links import outbound_keys, parse_links
+from ..vault.links import outbound_keys, parse_links, retarget_text
 from ..vault.note import Note, decode_note_bytes, parse
 from ..vault.resolve import LinkResolver, repair_links
-from ..vault.store import Stamp
+from ..vault.store import Edit, Stamp
 from ..vault.vault import Vault
 
 __all__ = ["NoteRead", "read_note_at", "LinkIndex", "without_self_links", "merged_body",
-           "key_list", "drop_repeated_link_items"]
+           "key_list", "drop_repeated_link_items", "MergeRetargets"]
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -187,3 +187,58 @@ def drop_repeated_link_items(text: str, target: str) -> str:
             seen.add(line.strip())
         out.append(line)
     return "\n".join(out)
+
+
+# -- the files that link the loser ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MergeRetargets:
+    """Every digest file linking the loser, its links pointed at the winner: the edits,
+    what each file held, its forms and keys (for `retargeted_links`) and its count.
+    They do not depend on the merged body, so they are read before the brain is asked."""
+
+    edits: tuple[Edit, ...]
+    before: Mapping[str, bytes]
+    files: Mapping[str, dict]
+    counts: Mapping[str, int]
+
+    @classmethod
+    def read(cls, vault: Vault, index: LinkIndex, winner: str, loser: str) -> MergeRetargets:
+        """From the files as they are now; RemeError when a linking file cannot be read."""
+        edits: list[Edit] = []
+        before: dict[str, bytes] = {}
+        files: dict[str, dict] = {}
+        counts: dict[str, int] = {}
+        for path, forms in sorted(index.linking(loser).items()):
+            if path in (winner, loser) or not is_digest_note(path):
+                continue  # sources are never written: the winner rule keeps them off the loser
+            current = vault.store.read(path)
+            if current is None:
+                continue
+            text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
+            new_text, count = text, 0
+            into = {form: link_replacement(form, path, winner, loser, index)
+                    for form in forms | {loser}}
+            for form in sorted(into):
+                new_text, n = retarget_text(new_text, form, into[form])
+                count += n
+            if not count:
+                continue
+            new_text = drop_repeated_link_items(new_text, winner)
+            mapped = {(into.get(t, t), p) for t, p in outbound_keys(text)}
+            files[path] = {"forms": sorted(into), "keys": key_list(mapped)}
+            counts[path] = count
+            before[path] = current[0]
+            edits.append(Edit(path, new_text.encode("utf-8"), current[1]))
+        return cls(tuple(edits), before, files, counts)
+
+
+def link_replacement(form: str, source: str, winner: str, loser: str, index: LinkIndex) -> str:
+    """What a link to the loser written as `form` in `source` points at now: the winner's
+    full path for a full path; for a short link, the winner's short name when it resolves
+    to the winner there (the sentence reads as the person wrote it)."""
+    if form == loser:
+        return winner
+    short = winner.rsplit("/", 1)[-1][: -len(".md")]
+    return short if index.resolver.resolve(short, source).path == winner else winner
