@@ -128,7 +128,9 @@ def test_length_sorted_batches_keep_input_order(minilm, reference, monkeypatch):
         return forward(ids, mask)
 
     monkeypatch.setattr(model, "forward", spy)
-    small = minilm_mod.MiniLMEmbedder(backend="numpy", batch_size=4)
+    # one thread: the batches run in order (with more, they run longest first, at once;
+    # tests/test_embed_threads.py)
+    small = minilm_mod.MiniLMEmbedder(backend="numpy", batch_size=4, threads=1)
     vecs = small.embed([texts[i] for i in perm])
     _assert_matches_reference(vecs, [texts[i] for i in perm], ref[perm])
     # sorted by token count: each batch pads to at most the next batch's length

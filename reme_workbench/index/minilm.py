@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import RemeError
+from .blas import blas_threads, cpu_count
 from .embeddings import normalize_rows
 
 __all__ = [
@@ -33,6 +35,8 @@ __all__ = [
     "erf_approx",
     "gelu_",
     "length_batches",
+    "run_parallel",
+    "MAX_THREADS",
 ]
 
 MODEL_NAME = "minilm-l6-v2"
@@ -58,6 +62,10 @@ _LN_EPS = 1e-12  # config.json layer_norm_eps
 # texts at a time as fit in this many floats (16 MB; 5 texts of 256 tokens, a whole
 # batch of short ones); each text's scores are the same either way.
 _ATTENTION_FLOATS = 4 * 1024 * 1024
+# The numpy encoder runs its batches on up to this many threads (one per core, each with
+# a single-threaded BLAS: see blas.py); numpy releases the GIL in the matmuls and the
+# element-wise work, so two threads keep two cores busy.
+MAX_THREADS = 8
 
 
 def model_dir() -> Path:
@@ -236,12 +244,14 @@ class _NumpyMiniLM:
         pooled = (x * m).sum(1) / np.maximum(m.sum(1), 1e-9)
         return normalize_rows(pooled)
 
-    def embed(self, texts: list[str], batch_size: int) -> np.ndarray:
+    def embed(self, texts: list[str], batch_size: int, threads: int = 1) -> np.ndarray:
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         if not texts:
             return out
         all_ids = self.token_ids(texts)
-        for rows in length_batches([len(ids) for ids in all_ids], batch_size):
+        batches = length_batches([len(ids) for ids in all_ids], batch_size)
+
+        def run(rows: list[int]) -> None:
             length = len(all_ids[rows[-1]])  # rows are sorted: the last is the longest
             ids = np.zeros((len(rows), length), dtype=np.int64)  # 0 = [PAD]
             mask = np.zeros((len(rows), length), dtype=np.float32)
@@ -250,7 +260,66 @@ class _NumpyMiniLM:
                 ids[r, :n] = all_ids[i]
                 mask[r, :n] = 1.0
             out[rows] = self.forward(ids, mask)  # rows go back to their input positions
+
+        # one big batch: its rows shared out
+        parts = ([part for rows in batches for part in _split(rows, threads)]
+                 if 1 < threads and len(batches) < threads else batches)
+        if threads > 1 and len(parts) > 1:
+            with blas_threads(1) as single:  # see blas.py: spinning BLAS threads under load
+                if single:
+                    run_parallel(run, parts[::-1], min(threads, len(parts)))  # longest first
+                    return out
+        for rows in batches:  # one thread, or numpy's BLAS cannot be set: as before
+            run(rows)
         return out
+
+
+def _split(rows: list[int], parts: int) -> list[list[int]]:
+    """`rows` in at most `parts` runs of consecutive members (each still sorted)."""
+    size = max(1, math.ceil(len(rows) / parts))
+    return [rows[i : i + size] for i in range(0, len(rows), size)]
+
+
+def run_parallel(work: Callable[[Any], None], items: list, threads: int) -> None:
+    """`work(item)` for every item, on `threads` threads: this one and `threads - 1`
+    daemon helpers taking the next item as they finish one. An exception (Ctrl-C
+    included) in this thread propagates at once: the helpers stop after their current
+    item, and being daemons they never hold up the process's exit. A helper's
+    exception is raised here once this thread has no item left."""
+    todo = iter(items)
+    take = threading.Lock()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def next_item():
+        with take:
+            return next(todo, _DONE)
+
+    def helper() -> None:
+        while not stop.is_set() and (item := next_item()) is not _DONE:
+            try:
+                work(item)
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the calling thread
+                errors.append(exc)
+                stop.set()
+
+    helpers = [threading.Thread(target=helper, name="reme-minilm", daemon=True)
+               for _ in range(threads - 1)]
+    try:
+        for h in helpers:
+            h.start()
+        while not stop.is_set() and (item := next_item()) is not _DONE:
+            work(item)
+        for h in helpers:
+            h.join()
+    except BaseException:
+        stop.set()
+        raise
+    if errors:
+        raise errors[0]
+
+
+_DONE = object()
 
 
 def length_batches(
@@ -289,8 +358,8 @@ class _SentenceTransformersMiniLM:
         self.model = module.SentenceTransformer(str(path), device="cpu")
         self.model.max_seq_length = MAX_SEQ_LENGTH
 
-    def embed(self, texts: list[str], batch_size: int) -> np.ndarray:
-        if not texts:
+    def embed(self, texts: list[str], batch_size: int, threads: int = 1) -> np.ndarray:
+        if not texts:  # threads: torch sets its own
             return np.zeros((0, DIM), dtype=np.float32)
         vecs = self.model.encode(
             list(texts),
@@ -339,14 +408,16 @@ class MiniLMEmbedder:
     """The default embedder: 384-d all-MiniLM-L6-v2 vectors, offline.
 
     backend: "auto" (sentence-transformers if importable, else numpy), "numpy" or
-    "sentence-transformers". The name does not depend on the backend: both produce the
+    "sentence-transformers". threads: how many batches the numpy encoder runs at once
+    (default: the cores this process may use, at most MAX_THREADS). The name does not depend on the backend: both produce the
     same vectors, so an index built by one is valid for the other.
     """
 
     name = MODEL_NAME
     dim = DIM
 
-    def __init__(self, *, backend: str = "auto", batch_size: int = 32) -> None:
+    def __init__(self, *, backend: str = "auto", batch_size: int = 32,
+                 threads: int | None = None) -> None:
         if backend not in ("auto", "numpy", "sentence-transformers"):
             raise RemeError(
                 f"Unknown MiniLM backend {backend!r}; use 'auto', 'numpy' or "
@@ -357,6 +428,8 @@ class MiniLMEmbedder:
         self.path = model_dir()  # fail early, with the install command, if missing
         self.requested_backend = backend
         self.batch_size = batch_size
+        # the numpy encoder's threads: one per core this process may use (see blas.py)
+        self.threads = min(cpu_count(), MAX_THREADS) if threads is None else max(1, int(threads))
         self.backend: str | None = None  # resolved at the first embed()
 
     def _model(self) -> Any:
@@ -374,7 +447,7 @@ class MiniLMEmbedder:
         if bad:
             raise RemeError(f"embed() takes a list of str; got {bad[0]} among the texts.")
         texts = [t.lstrip()[:MAX_TEXT_CHARS] for t in texts]  # both backends strip anyway
-        return self._model().embed(texts, self.batch_size)
+        return self._model().embed(texts, self.batch_size, self.threads)
 
     def __repr__(self) -> str:
         return f"MiniLMEmbedder(backend={self.backend or self.requested_backend!r})"
