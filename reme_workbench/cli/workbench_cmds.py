@@ -13,9 +13,10 @@ from .app import Ctx, cli, emit_json, invoked_as, output_options, wants_json
 
 @cli.command()
 @click.argument("path", required=False, type=click.Path(path_type=Path), default="reme-demo")
-@click.option("--embedder", help="minilm (the demo's default: about 40 s in all), e5 "
-              "(multilingual: about 100 s), auto (e5 when installed), hashing (tests only) or "
-              "litellm:<model>. The demo vault's index keeps it.")
+@click.option("--embedder", help="minilm (the demo's default: about 30 s on 2 idle cores, "
+              "measured by benchmarks/bench_demo.py), e5 (multilingual: about 75 s), auto (e5 "
+              "when installed), hashing (tests only) or litellm:<model>. The demo vault's index "
+              "keeps it.")
 @output_options
 @click.pass_obj
 def demo(obj: Ctx, path: Path, embedder, as_json):
