@@ -1,7 +1,7 @@
 """Obsidian-native output for a reme-workbench vault: links in vault-path form, graph
 colour groups, JSON Canvas maps of the communities.
 
-Depends on `reme_workbench.vault` only (tests/test_architecture.py holds it to that) and
+Depends on `reme_workbench.vault` only (tests/integration/test_architecture.py holds it to that) and
 writes through the vault's changesets, like every writer of the project.
 
 * `normalize_links` — short links a person wrote in `digest/` to full vault paths, when

@@ -1,6 +1,6 @@
 """Every tunable in one typed place, read once at the edge and passed down.
 
-What each key means and its default: docs/spec.md §10 (tests/test_docs.py keeps that
+What each key means and its default: docs/spec.md §10 (tests/integration/test_docs.py keeps that
 table equal to this file).
 A vault may override any of them in `<vault>/reme.toml`, e.g.::
 
@@ -10,7 +10,7 @@ A vault may override any of them in `<vault>/reme.toml`, e.g.::
     [llm]
     brain = "litellm:openai/gpt-4o-mini"
 
-Every key here changes what a command does (tests/test_settings_act.py proves it key
+Every key here changes what a command does (tests/ops/test_settings_act.py proves it key
 by key); a key no code reads is not added until the code that reads it is.
 """
 

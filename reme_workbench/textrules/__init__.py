@@ -1,7 +1,7 @@
 """The text rules both offline brains and the pipelines share: where a sentence ends,
 which words count and how they are stemmed, CJK characters and Chinese words, a line
 without its Markdown. Pure functions on strings; nothing here imports another package of
-ours (tests/test_architecture.py holds it to that), so dream, consolidate and the brains
+ours (tests/integration/test_architecture.py holds it to that), so dream, consolidate and the brains
 all read text by the same rules.
 
 * `cjk.py` — `is_cjk`, `is_cjk_or_kana`, `cjk_share`, `chinese_segmenter`, `chinese_words`;

@@ -43,7 +43,7 @@ one kind apart, and what a paraphrase keeps.
   link the same one or two; dream weaves up to 3) or have the same sources (one
   material's notes are distinct units by construction). W 0.34, S 0.6.
 
-Calibration (tests/test_consolidate_offline.py, e5 and MiniLM): paraphrased duplicates
+Calibration (tests/brains/test_consolidate_offline.py, e5 and MiniLM): paraphrased duplicates
 under other names score 0.76–0.89 on judge 0 and 0.88–1.00 on judge 1; distinct notes
 of one topic at most 0.52 and 0.25.
 

@@ -1,0 +1,1 @@
+"""Tests of dream: material, the pipeline, its checks, create races, predicate upgrades."""

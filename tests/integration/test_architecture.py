@@ -1,0 +1,349 @@
+"""Layer boundaries, enforced: `vault/` is the pure core and never imports upward.
+
+Walks every module's AST (so a lazy import inside a function counts too).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "reme_workbench"
+
+# vault/ may use the stdlib, these third-party packages, its siblings and errors.
+VAULT_ALLOWED_THIRD_PARTY = {"yaml", "networkx"}
+FORBIDDEN_FOR_VAULT = {
+    "reme_workbench.llm",
+    "reme_workbench.index",
+    "reme_workbench.widgets",
+    "reme_workbench.cli",
+    "reme_workbench.dream",
+    "reme_workbench.consolidate",
+    "reme_workbench.proposals",
+    "reme_workbench.experiments",
+    "litellm",
+    "faiss",
+    "ipywidgets",
+    "matplotlib",
+    "graspologic",
+    "click",
+    "pydantic",
+}
+
+
+def _imports(path: Path, package: str) -> list[str]:
+    """Absolute module names imported by the file at `path` (relative ones resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+                if node.module is None:
+                    names.extend(f"{module}.{a.name}" for a in node.names)
+                else:
+                    names.append(module)
+            else:
+                names.append(node.module or "")
+    return names
+
+
+def _vault_modules():
+    return sorted((PACKAGE / "vault").glob("*.py"))
+
+
+def test_resolver_sees_relative_imports():
+    # guard the guard: a known relative import must resolve to the absolute name
+    names = _imports(PACKAGE / "vault" / "layout.py", "reme_workbench.vault")
+    assert "reme_workbench.errors" in names
+
+
+@pytest.mark.parametrize("path", _vault_modules(), ids=lambda p: p.name)
+def test_vault_core_never_imports_upward(path: Path):
+    bad = []
+    for name in _imports(path, "reme_workbench.vault"):
+        for forbidden in FORBIDDEN_FOR_VAULT:
+            if name == forbidden or name.startswith(forbidden + "."):
+                bad.append(name)
+        if name.startswith("reme_workbench.") and not (
+            name.startswith("reme_workbench.vault") or name == "reme_workbench.errors"
+        ):
+            bad.append(name)
+    assert not bad, f"{path.name} imports {sorted(set(bad))}; vault/ must stay pure"
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.name)
+def test_cli_imports_nothing_heavy_at_module_level(path: Path):
+    """`reme-workbench --help` must stay fast: the CLI modules import only click, the
+    package root and each other at import time; everything else is imported inside
+    commands."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top_level = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            top_level.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            top_level.append(("." * node.level) + (node.module or ""))
+    light = {"__future__", "errno", "json", "os", "sys", "time", "typing", "pathlib", "click", ".", ".."}
+    heavy = [n for n in top_level if n not in light and not _cli_sibling(n)]
+    assert not heavy, f"cli/{path.name} imports {heavy} at module level; move them into the commands"
+
+
+def _cli_sibling(name: str) -> bool:
+    """`.app`, `.progress`: another module of the cli package (itself held to this rule)."""
+    return name.startswith(".") and not name.startswith("..") and (
+        PACKAGE / "cli" / f"{name[1:]}.py"
+    ).is_file()
+
+
+# Each layer may import only the layers below it (and errors/config).
+LAYER_RULES = {
+    # the text rules the offline brains and the pipelines share: pure functions on strings,
+    # under every layer that reads text, so it imports no other package of ours
+    "textrules": {"textrules"},
+    "index": {"vault", "index"},
+    "llm": {"vault", "llm"},
+    "proposals": {"vault", "proposals"},
+    # the pipelines take a brain through llm/'s interfaces and never import one (brains/
+    # is not theirs to import: a brain is chosen by the composition root, ops/)
+    "dream": {"vault", "index", "llm", "proposals", "textrules", "dream"},
+    "consolidate": {"vault", "index", "llm", "proposals", "textrules", "consolidate"},
+    # the brains behind the interfaces of llm/, over the pipelines: the offline dream brain
+    # reads material with dream/'s Markdown helpers, the offline consolidate brain the hub's
+    # rules and the chance level as consolidate/ does
+    "brains": {"vault", "index", "llm", "dream", "consolidate", "textrules", "brains"},
+    "review": {"vault", "index", "llm", "proposals", "dream", "consolidate", "review"},
+    "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
+    # the review screens are a front end: the operations and nothing below them
+    "widgets": {"ops", "widgets"},
+    # the operations every client calls: over the library (the demo, the notebooks' vault and
+    # the sweeps included), under every front end, so it never imports one
+    "ops": {"vault", "index", "llm", "brains", "proposals", "dream", "consolidate", "review",
+            "workbench", "experiments", "ops"},
+    # the front ends call the operations and nothing below them (the CLI also starts the
+    # servers, the other front ends)
+    "server": {"ops", "server"},
+    "cli": {"ops", "server", "cli"},
+}
+# obsidian_bridge is a package of its own, beside reme_workbench: it may use the vault core
+# only (and the shared errors), never the pipelines, the index or the LLM layer.
+BRIDGE_ALLOWED = {"vault", "errors"}
+
+
+def test_obsidian_bridge_depends_on_the_vault_core_only():
+    bad = []
+    for path in sorted((PACKAGE.parent / "obsidian_bridge").glob("*.py")):
+        for name in _imports(path, "obsidian_bridge"):
+            if name.startswith("reme_workbench.") and name.split(".")[1] not in BRIDGE_ALLOWED:
+                bad.append(f"{path.name} -> {name}")
+            if name.startswith("reme_workbench") and name.count(".") == 0:
+                bad.append(f"{path.name} -> {name}")
+    assert not bad, f"obsidian_bridge/ reaches past the vault core: {bad}"
+SHARED = {"errors", "config", "__version__"}  # the package version is no layer
+
+
+@pytest.mark.parametrize("layer", sorted(LAYER_RULES))
+def test_each_layer_imports_only_layers_below(layer):
+    allowed = LAYER_RULES[layer] | SHARED
+    bad = []
+    for path in sorted((PACKAGE / layer).rglob("*.py")):  # sub-packages too: brains/offline_*
+        sub = ".".join(path.relative_to(PACKAGE).parent.parts)
+        for name in _imports(path, f"reme_workbench.{sub}"):
+            if not name.startswith("reme_workbench."):
+                continue
+            top = name.split(".")[1]
+            if top not in allowed:
+                bad.append(f"{path.relative_to(PACKAGE / layer)} -> {name}")
+    assert not bad, f"{layer}/ imports upward: {bad}"
+
+
+def test_the_layer_rules_see_a_sub_package_import():
+    # guard the guard: a brain inside brains/ resolves its relative imports from its own
+    # package, so `from ...dream.markdown` there is reme_workbench.dream.markdown
+    path = PACKAGE / "brains" / "offline_dream" / "statements.py"
+    names = _imports(path, "reme_workbench.brains.offline_dream")
+    assert "reme_workbench.dream.markdown" in names and "reme_workbench.textrules" in names
+
+
+# --- no import cycles among index/ modules ---------------------------------------------
+
+
+def _sibling_imports(path: Path, package: str) -> set[str]:
+    """The modules of `package` (short names) that the file imports, at module level or
+    inside a function; `from . import x` and `from ..index import x` count as x."""
+    here = package.split(".")
+    siblings = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            modules = [module] + [f"{module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for module in modules:
+            parts = module.split(".")
+            if parts[: len(here)] == here and len(parts) > len(here):
+                name = parts[len(here)]
+                if (PACKAGE.parent / Path(*here) / f"{name}.py").is_file():
+                    siblings.add(name)
+    siblings.discard(path.stem)
+    return siblings
+
+
+def _import_graph(layer: str) -> dict[str, set[str]]:
+    package = f"reme_workbench.{layer}"
+    return {p.stem: _sibling_imports(p, package) for p in sorted((PACKAGE / layer).glob("*.py"))}
+
+
+def _a_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of `graph` (module -> modules it imports) as a path, or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        if module in path:
+            return path[path.index(module) :] + [module]
+        if module in done:
+            return None
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if found := visit(target):
+                return found
+        path.pop()
+        done.add(module)
+        return None
+
+    for module in sorted(graph):
+        if found := visit(module):
+            return found
+    return None
+
+
+def test_cycle_finder_finds_a_cycle():
+    # guard the guard: a lazy import back is a cycle too, and a chain is not one
+    assert _a_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _a_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    graph = _import_graph("index")
+    assert "embeddings" in graph["e5"] and {"e5", "minilm", "providers"} <= graph["factory"]
+
+
+def test_index_modules_import_each_other_without_a_cycle():
+    """embeddings.py knows no concrete model; the models import it; factory.py imports
+    them all. A lazy import inside a function counts: it only hides the cycle."""
+    cycle = _a_cycle(_import_graph("index"))
+    assert cycle is None, (
+        f"import cycle among index/ modules: {' -> '.join(cycle)}; move what needs both "
+        "sides into a module that imports them (as index/factory.py does for embedders)"
+    )
+
+
+# --- vault's private modules and names stay private -------------------------------------
+
+
+def _private_vault_imports(source: str, package: str) -> list[str]:
+    """Imports in `source` (a module of `package`) of a private vault module (`vault._x`)
+    or of a private name from vault (`from ..vault.note import _as_text`)."""
+    here = package.split(".")
+    bad = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            pairs = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            pairs = [(module, alias.name) for alias in node.names]
+        else:
+            continue
+        for module, name in pairs:
+            parts = module.split(".")
+            if parts[:2] != ["reme_workbench", "vault"]:
+                continue
+            if any(p.startswith("_") for p in parts[2:]) or (name or "").startswith("_"):
+                bad.append(f"{module}{'' if name is None else ' import ' + name}")
+    return bad
+
+
+def _modules_outside_vault():
+    root = PACKAGE.parent
+    for path in sorted([*PACKAGE.rglob("*.py"), *(root / "benchmarks").glob("*.py")]):
+        rel = path.relative_to(root)
+        if rel.parts[:2] == ("reme_workbench", "vault"):
+            continue
+        package = ".".join(rel.with_suffix("").parts[:-1]) or rel.stem
+        yield path, package
+
+
+def test_private_vault_import_finder_finds_them():
+    # guard the guard: each private form is caught, the public ones are not
+    source = (
+        "from ..vault._frontmatter import find_frontmatter\n"
+        "from ..vault.note import _as_text, parse\n"
+        "import reme_workbench.vault._x\n"
+        "from reme_workbench.vault import _y, frontmatter\n"
+        "from ..vault.frontmatter import field_text\n"
+        "def f():\n    from ..vault.scan import _note_fields\n"
+    )
+    assert _private_vault_imports(source, "reme_workbench.index") == [
+        "reme_workbench.vault._frontmatter import find_frontmatter",
+        "reme_workbench.vault.note import _as_text",
+        "reme_workbench.vault._x",
+        "reme_workbench.vault import _y",
+        "reme_workbench.vault.scan import _note_fields",
+    ]
+
+
+def test_nothing_outside_vault_imports_a_private_vault_module_or_name():
+    bad = []
+    for path, package in _modules_outside_vault():
+        found = _private_vault_imports(path.read_text(encoding="utf-8"), package)
+        bad.extend(f"{path.relative_to(PACKAGE.parent)}: {item}" for item in found)
+    assert not bad, (
+        f"private vault imports: {bad}; use (or add) a public name, e.g. "
+        "reme_workbench.vault.frontmatter's find_frontmatter / read_frontmatter / field_text"
+    )
+
+
+# --- the picture in docs/architecture.md is the code ---------------------------------------
+
+NOT_CODE = {"prompts", "samples", "notebooks"}  # data folders of the package
+
+
+def package_edges() -> set[tuple[str, str]]:
+    """(a, b) for every package `a` of reme_workbench whose modules import package `b`."""
+    packages = {p.name for p in PACKAGE.iterdir()
+                if p.is_dir() and (p / "__init__.py").is_file() and p.name not in NOT_CODE}
+    edges = set()
+    for package in sorted(packages):
+        for path in sorted((PACKAGE / package).rglob("*.py")):
+            sub = ".".join(path.relative_to(PACKAGE).parent.parts)
+            for name in _imports(path, f"reme_workbench.{sub}"):
+                parts = name.split(".")
+                if len(parts) > 1 and parts[0] == "reme_workbench" and parts[1] in packages \
+                        and parts[1] != package:
+                    edges.add((package, parts[1]))
+    return edges
+
+
+def test_the_architecture_picture_is_the_code():
+    import re
+
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = page.split("```mermaid", 1)[1].split("```", 1)[0]
+    drawn = set(re.findall(r"^\s*(\w+) --> (\w+)\s*$", block, flags=re.M))
+    actual = package_edges()
+    assert drawn == actual, (
+        f"docs/architecture.md draws {sorted(drawn - actual)} that the code does not have and "
+        f"misses {sorted(actual - drawn)}; draw the arrows `python tests/integration/test_architecture.py` prints")
+
+
+if __name__ == "__main__":  # print the arrows of the picture, as the code has them now
+    for a, b in sorted(package_edges()):
+        print(f"  {a} --> {b}")

@@ -1,0 +1,88 @@
+"""Ctrl-C through the command line: the program stops, says so, and leaves nothing
+half-written — the next run goes on from where things are (docs/spec.md §3.4).
+
+How fast it acts is measured by `benchmarks/bench_interrupt.py`; here the outcome is."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import snapshot
+
+EXE = [sys.executable, "-m", "reme_workbench"]
+
+
+def _env() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith("REME_")}
+
+
+def _sample(tmp_path: Path, keep: int = 6) -> Path:
+    """The bundled sample with its first `keep` material files: a few seconds of work."""
+    root = tmp_path / "v"
+    subprocess.run([*EXE, "init", str(root), "--sample", "--json"], check=True,
+                   capture_output=True, env=_env())
+    material = sorted(p for layer in ("daily", "resource") for p in (root / layer).rglob("*")
+                      if p.is_file())
+    for extra in material[keep:]:
+        extra.unlink()
+    return root
+
+
+def _interrupt_while(root: Path, args: list[str], busy: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Start `args`, wait until its run lock says `busy`, then Ctrl-C it."""
+    proc = subprocess.Popen([*EXE, "--vault", str(root), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    deadline = time.monotonic() + timeout
+    locks = list((root / ".reme").glob("*.lock")) if (root / ".reme").is_dir() else []
+    while time.monotonic() < deadline and proc.poll() is None:
+        locks = list((root / ".reme").glob("*.lock")) if (root / ".reme").is_dir() else []
+        if any(busy in lock.read_text(errors="replace") for lock in locks if lock.is_file()):
+            break
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.fail(f"{args} ended before it could be interrupted: {proc.stderr.read()}")
+    time.sleep(0.5)  # well inside the work
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_ctrl_c_while_indexing_stops_and_the_next_run_goes_on(tmp_path):
+    root = _sample(tmp_path)
+    before = snapshot(root)
+    stopped = _interrupt_while(root, ["index", "--embedder", "minilm", "--json"], "scanning")
+    assert stopped.returncode == 130, stopped.stderr
+    assert "Stopped (Ctrl-C). Nothing is half-written" in stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    assert snapshot(root) == before  # the notes and material: untouched
+    assert not [p for p in (root / ".reme").iterdir() if p.name.endswith(".tmp")]
+    done = subprocess.run([*EXE, "--vault", str(root), "index", "--embedder", "minilm", "--json"],
+                          capture_output=True, text=True, env=_env(), check=True)
+    assert json.loads(done.stdout)["stats"]["files"] == 6
+
+
+def test_ctrl_c_while_dreaming_leaves_every_note_whole(tmp_path):
+    root = _sample(tmp_path)
+    subprocess.run([*EXE, "--vault", str(root), "index", "--embedder", "minilm", "--json"],
+                   capture_output=True, env=_env(), check=True)
+    stopped = _interrupt_while(root, ["dream", "--json"], "dreaming")
+    assert stopped.returncode == 130, stopped.stderr
+    assert "Nothing is half-written" in stopped.stderr
+    # every note on disk is whole (frontmatter, body, provenance) and the journal is empty
+    notes = list((root / "digest").rglob("*.md"))
+    for note in notes:
+        text = note.read_text(encoding="utf-8")
+        assert text.startswith("---\n") and "derived_from:: [[" in text, note
+    assert not list((root / ".reme" / "journal").glob("*")) if (root / ".reme/journal").exists() else True
+    again = subprocess.run([*EXE, "--vault", str(root), "dream", "--json"], capture_output=True,
+                           text=True, env=_env())
+    assert again.returncode == 0, again.stderr
+    assert len(list((root / "digest").rglob("*.md"))) > len(notes)  # it went on

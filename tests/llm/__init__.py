@@ -1,0 +1,1 @@
+"""Tests of the one model interface: prompts, schemas, records, repair, the settings it reads."""

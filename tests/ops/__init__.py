@@ -1,0 +1,1 @@
+"""Tests of the application layer: operations, registry, the settings they act on."""

@@ -1,0 +1,1 @@
+"""Tests of proposals and their review."""

@@ -1,0 +1,1 @@
+"""Tests of the workbench: widgets, notebooks, the browser."""
