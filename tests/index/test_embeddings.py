@@ -128,7 +128,7 @@ def test_length_sorted_batches_keep_input_order(minilm, reference, monkeypatch):
 
     monkeypatch.setattr(model, "forward", spy)
     # one thread: the batches run in order (with more, they run longest first, at once;
-    # tests/test_embed_threads.py)
+    # tests/index/test_embed_threads.py)
     small = minilm_mod.MiniLMEmbedder(backend="numpy", batch_size=4, threads=1)
     vecs = small.embed([texts[i] for i in perm])
     _assert_matches_reference(vecs, [texts[i] for i in perm], ref[perm])
