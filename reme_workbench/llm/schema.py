@@ -86,6 +86,13 @@ Flavor = Literal["CORROBORATE", "REFINE", "CORRECT"]
 _PREDICATE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")  # vault/links.py PREDICATE_PATTERN
 
 
+def _unquoted_link(value: str) -> str:
+    """A path or target a model may have quoted as a wikilink (`[[x|alias]]`), bare."""
+    value = value.strip()
+    if value.startswith("[[") and value.endswith("]]"):
+        value = value[2:-2].split("|", 1)[0]
+    return value
+
 class PredicateChange(_Reply):
     """One link of the old body whose predicate an UPDATE changes (docs/spec.md §4.5.5):
     `[[x]]` → `is_a:: [[x]]` (old null, new "is_a"), or back, or one predicate for another.
@@ -103,9 +110,7 @@ class PredicateChange(_Reply):
     def _check_target(cls, value: Any) -> Any:
         if not isinstance(value, str):
             return value
-        value = value.strip()
-        if value.startswith("[[") and value.endswith("]]"):
-            value = value[2:-2].split("|", 1)[0]  # the model quoted it as a wikilink
+        value = _unquoted_link(value)
         if any(ch in value for ch in "[]|#\n"):
             raise ValueError("target is the link's target only: no [[ ]], alias or #anchor")
         return value
@@ -160,9 +165,7 @@ class IntegrateDecision(_Reply):
     def _check_path(cls, value: Any) -> Any:
         if not isinstance(value, str):
             return value
-        value = value.strip()
-        if value.startswith("[[") and value.endswith("]]"):
-            value = value[2:-2].split("|", 1)[0]  # the model quoted it as a wikilink
+        value = _unquoted_link(value)
         if ".." in value:
             raise ValueError("target_path may not contain '..'")
         if value.startswith("/"):
