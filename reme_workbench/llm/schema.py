@@ -93,6 +93,7 @@ def _unquoted_link(value: str) -> str:
         value = value[2:-2].split("|", 1)[0]
     return value
 
+
 class PredicateChange(_Reply):
     """One link of the old body whose predicate an UPDATE changes (docs/spec.md §4.5.5):
     `[[x]]` → `is_a:: [[x]]` (old null, new "is_a"), or back, or one predicate for another.
