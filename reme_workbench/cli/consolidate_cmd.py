@@ -47,9 +47,9 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     anyway. When each phase last ran is kept in meta/consolidate_state.json; a run in
     which a scheduled phase ran or a file changed is recorded in
     audit/<date>/consolidate_actions.md. Runs on one vault queue. Schedule it with cron or
-    a systemd timer (see the README). When the vault has a .obsidian/ folder and the
-    communities were computed, the graph view's colour groups and the community canvas are
-    brought up to date too (`reme-workbench bridge --communities --canvas`).
+    a systemd timer (see docs/consolidate.md, "Scheduling"). When the vault has a .obsidian/
+    folder and the communities were computed, the graph view's colour groups and the
+    community canvas are brought up to date too (`reme-workbench bridge --communities --canvas`).
     """
     from ..ops import ConsolidateRequest, build_request, consolidate_phases
     from ..ops import consolidate as run_consolidate

@@ -12,7 +12,7 @@ and runs it with a small C engine (ctypes; no torch, no download). Against all-M
   and ~12 ms per query.
 
 Measured on LoCoMo (benchmarks/locomo_recall.py --embedder e5): vector-only recall@5
-0.887 against MiniLM's 0.829; see the README's benchmark section for the fused figures.
+0.887 against MiniLM's 0.829; docs/benchmarks.md has the fused figures.
 Choose it with `[recall] embedder = "e5"` in reme.toml or `--embedder e5`; switching
 re-embeds the index (the embedder's name is recorded there).
 """

@@ -395,7 +395,7 @@ def test_the_offline_brain_meets_the_targets_on_the_labelled_set(split, tmp_path
     """The issue's targets, on every file of a split (holdout was never used for tuning):
     no broken link written, at most 10 % fragment names, bucket accuracy at least 0.85.
     On tune, also nothing from chit-chat and nothing personal from documentation (on
-    holdout one chit-chat note remains: measured, not tuned away — see the README)."""
+    holdout one chit-chat note remains: measured, not tuned away — see docs/benchmarks.md)."""
     bench = _bench()
     labels = load_labels(EVAL / split / "labels.yaml")
     result = bench.run_split(split, EVAL / split, labels, tmp_path, embedder="hashing")
