@@ -217,7 +217,7 @@ def note_context(ws: Workspace, request: NoteRequest) -> NoteContext:
     if members:
         best, share = hub_coverage(members, graph)
         hub = best if share >= ws.settings.abstract.hub_coverage else None
-    archive = archive_overview(vault)  # meta/recency.json and meta/archived.json, validated
+    archive = archive_overview(vault, default_threshold=ws.settings.archive.threshold)  # meta, validated
     score = archive.scores.get(path)
     if vault.unwritable() is None:
         _log_opened(vault, path, OPEN_EVENT)
