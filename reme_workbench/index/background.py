@@ -137,9 +137,6 @@ class BackgroundIndexer:
         with self._guard:
             self._progress = replace(self._progress, **changes)
 
-    def _stop_asked(self) -> bool:
-        return self._stopping.is_set()
-
     def _run(self) -> None:
         while not self._stopping.is_set():
             self._wake.clear()
@@ -185,5 +182,5 @@ class BackgroundIndexer:
                 last[0] = time.monotonic()
                 self._set(coverage=index.coverage())
 
-        index.embed_pending(progress=report, should_stop=self._stop_asked)
+        index.embed_pending(progress=report, should_stop=self._stopping.is_set)
         self._set(coverage=index.coverage())
