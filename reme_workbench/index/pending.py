@@ -185,13 +185,13 @@ class PendingVectors:
         one, of the files indexed, and the chunks still waiting."""
         self._sync()
         try:
-            vectors = self._load_vectors(embed_missing=False)
+            self._load_vectors(embed_missing=False)
         except EmbedderMismatchError:
             return IndexCoverage(len(self._files), 0, len(self._chunk_layer) - len(self._keyword_only))
-        missing = self._missing_ids(vectors)
+        missing, _ = self.vector_gaps()  # cached: a recall asks twice, and fuses with it
         waiting: set[str] = set()
-        for part in batched(missing.tolist()):
+        for part in batched(sorted(missing)):
             marks = ",".join("?" * len(part))
             waiting.update(r[0] for r in self.conn.execute(
                 f"SELECT DISTINCT path FROM chunks WHERE id IN ({marks})", part))
-        return IndexCoverage(len(self._files), len(self._files) - len(waiting), int(missing.size))
+        return IndexCoverage(len(self._files), len(self._files) - len(waiting), len(missing))
