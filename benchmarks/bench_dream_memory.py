@@ -17,7 +17,12 @@ copied into the repository):
    sessions its `derived_from::` links name, those on the hit's matched lines first);
 4. session recall@5 and MRR (top 10) against the sessions the evidence names; notes
    written, the share of notes named from a reaction (`dream_quality.reaction_name`),
-   digest tokens per material token, units per session, dream time.
+   digest tokens per material token, units per session, dream time;
+5. how far the digest can lift the raw logs at all: `digest` and `sources` asked again
+   with `-k 30`, each digest hit traced to its matched lines' sessions alone, and the two
+   session rankings fused — weighted reciprocal rank fusion over a grid (the best setting
+   pooled, and the first conversation's best setting on the others) and the raw logs'
+   top four with the digest's best new session fifth (`locomo.fuse_rrf`, `one_slot_for`).
 
 Targets: digest recall@5 >= 0.60; `all` above `sources`; notes named from a reaction 0.
 Exit status 1 when one is missed. The data folder absent: the script says so and exits 0.
@@ -40,9 +45,13 @@ sys.path.insert(0, str(ROOT))
 from reme_workbench.experiments.dream_quality import reaction_name  # noqa: E402
 from reme_workbench.experiments.locomo import (  # noqa: E402
     HEADLINE,
+    fuse_rrf,
     load_conversations,
+    one_slot_for,
     questions,
     ranked_sessions,
+    recall_at,
+    reciprocal_rank,
     score_rankings,
     session_numbers,
     write_vault,
@@ -105,6 +114,14 @@ def conversation(sample: dict, work: Path, embedder: str) -> dict:
                 row = json.loads(line)
                 rankings[row["id"]] = ranked_sessions(row["hits"], read)
         scores[scope] = score_rankings(rankings, qs)
+    pairs = {}  # question -> (raw sessions, digest's matched sessions), 30 hits each
+    for scope in ("sources", "digest"):
+        out = cli(root, "recall", "--queries", str(qfile), "--scope", scope, "-k", "30",
+                  "--json", "--embedder", embedder)
+        for line in out.splitlines():
+            if line.strip():
+                row = json.loads(line)
+                pairs.setdefault(row["id"], []).append(ranked_sessions(row["hits"], read, rest=False))
     names = [Path(p).stem for p in digest]
     outcomes = report["outcomes"]
     return {
@@ -117,6 +134,44 @@ def conversation(sample: dict, work: Path, embedder: str) -> dict:
         "set_aside": len(report.get("set_aside", [])),
         "material_tokens": material_tokens, "digest_tokens": digest_tokens,
         "dream_s": dream_s, "scores": scores, "recall_s": latency, "root": str(root),
+        "pairs": [(pairs[q.qid][0], pairs[q.qid][1], q.sessions) for q in qs if q.qid in pairs],
+    }
+
+
+GRID = [(k, w) for k in (1, 5, 20, 60) for w in (0.2, 0.35, 0.5, 1.0)]
+
+
+def _scored(rows, rank) -> tuple[float, float]:
+    """Pooled recall@5 and MRR (top 10) of `rank(raw, digest)` over (raw, digest, evidence)."""
+    if not rows:
+        return 0.0, 0.0
+    ranked = [(rank(raw, dig), ev) for raw, dig, ev in rows]
+    return (statistics.fmean(recall_at(r, ev, 5) for r, ev in ranked),
+            statistics.fmean(reciprocal_rank(r[:10], ev) for r, ev in ranked))
+
+
+def fusion_ceiling(runs: list[dict]) -> dict:
+    """How far fusing the digest's session ranking into the raw logs' can go (step 5)."""
+    rows = [row for r in runs for row in r["pairs"]]
+    rest = [row for r in runs[1:] for row in r["pairs"]]
+    raw = _scored(rows, lambda raw, dig: raw)
+    grid = {(k, w): _scored(rows, lambda raw, dig, k=k, w=w: fuse_rrf(raw, dig, rrf_k=k, weight=w))
+            for k, w in GRID}
+    best = max(grid, key=lambda kw: grid[kw])
+    first = max(GRID, key=lambda kw: _scored(runs[0]["pairs"], lambda raw, dig: fuse_rrf(
+        raw, dig, rrf_k=kw[0], weight=kw[1])))
+    missing = [(n, dig) for raw, dig, ev in rows for n in ev - set(raw[:5])]
+    return {
+        "raw": raw, "digest": _scored(rows, lambda raw, dig: dig),
+        "top1_raw": statistics.fmean(bool(raw[:1]) and raw[0] in ev for raw, _, ev in rows),
+        "top1_digest": statistics.fmean(bool(dig[:1]) and dig[0] in ev for _, dig, ev in rows),
+        "missing": len(missing), "missing_in_digest5": sum(n in dig[:5] for n, dig in missing),
+        "best": best, "best_scores": grid[best], "first_setting": first,
+        "first_on_rest": _scored(rest, lambda raw, dig: fuse_rrf(
+            raw, dig, rrf_k=first[0], weight=first[1])),
+        "raw_on_rest": _scored(rest, lambda raw, dig: raw),
+        "slot5": _scored(rows, lambda raw, dig: one_slot_for(raw, dig, slot=5)),
+        "slot1": _scored(rows, lambda raw, dig: one_slot_for(raw, dig, slot=1)),
     }
 
 
@@ -183,6 +238,23 @@ def main(argv: list[str] | None = None) -> int:
     print(f"digest / material tokens {digest:,} / {material:,} = {digest / material:.2f}; "
           f"dream {sum(r['dream_s'] for r in runs):.0f} s "
           f"({sum(r['dream_s'] for r in runs) / sessions:.2f} s per session)")
+    c = fusion_ceiling(runs)
+    print("\nhow far the digest can lift the raw logs (30 hits each, a digest hit traced to its "
+          "matched lines' sessions; recall@5 / MRR):")
+    print(f"  raw logs {c['raw'][0]:.3f} / {c['raw'][1]:.3f}; digest {c['digest'][0]:.3f} / "
+          f"{c['digest'][1]:.3f}; top hit right: raw {c['top1_raw']:.3f}, digest "
+          f"{c['top1_digest']:.3f}")
+    print(f"  evidence sessions missing from the raw logs' top five: {c['missing']}, "
+          f"of them in the digest's top five: {c['missing_in_digest5']}")
+    print(f"  best weighted RRF of {len(GRID)} (k, weight) settings: {c['best']} "
+          f"{c['best_scores'][0]:.3f} / {c['best_scores'][1]:.3f}")
+    if len(runs) > 1:
+        print(f"  the first conversation's best setting {c['first_setting']} on the others: "
+              f"{c['first_on_rest'][0]:.3f} / {c['first_on_rest'][1]:.3f} (raw logs there "
+              f"{c['raw_on_rest'][0]:.3f} / {c['raw_on_rest'][1]:.3f})")
+    print(f"  raw top four + the digest's best new session fifth: {c['slot5'][0]:.3f} / "
+          f"{c['slot5'][1]:.3f}; the digest's best session first: {c['slot1'][0]:.3f} / "
+          f"{c['slot1'][1]:.3f}")
     ok = {
         "digest recall@5 >= 0.60": figures["digest"]["recall@5"] >= TARGETS["digest_recall5"],
         "all above the raw logs": figures["all"]["recall@5"] > figures["sources"]["recall@5"],
@@ -195,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
             "figures": figures, "notes": notes, "sessions": sessions, "reaction_names": reactions,
             "digest_tokens": digest, "material_tokens": material,
             "dream_s": sum(r["dream_s"] for r in runs), "targets": ok,
-            "per_conversation": [{k: v for k, v in r.items() if k not in ("scores", "names")}
+            "fusion_ceiling": {k: list(v) if isinstance(v, tuple) else v for k, v in c.items()},
+            "per_conversation": [{k: v for k, v in r.items() if k not in ("scores", "names", "pairs")}
                                  for r in runs],
         }, indent=2), "utf-8")
     return 0 if all(ok.values()) else 1

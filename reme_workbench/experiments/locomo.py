@@ -247,11 +247,12 @@ _PROVENANCE = re.compile(r"derived_from::\s*\[\[([^\]|#]+)")
 
 
 def trace_sessions(path: str, note_text: str | None = None,
-                   lines: Iterable[tuple[int, int]] = ()) -> list[int]:
+                   lines: Iterable[tuple[int, int]] = (), *, rest: bool = True) -> list[int]:
     """The sessions a recall hit stands for, best first: a session file is its own; a
     digest note stands for the sessions its `derived_from::` links name — those on the
-    lines of the hit's matched chunks (`lines`: 1-based, inclusive) first, then the rest in
-    the note's order. A note that cites no session stands for none."""
+    lines of the hit's matched chunks (`lines`: 1-based, inclusive) first, then (unless
+    `rest=False`: the matched lines' sessions alone) the rest in the note's order. A note
+    that cites no session stands for none."""
     own = session_of_path(path)
     if own is not None:
         return [own]
@@ -263,22 +264,50 @@ def trace_sessions(path: str, note_text: str | None = None,
         for line in text_lines[max(0, start - 1):max(0, end)]:
             first += [n for m in _PROVENANCE.finditer(line)
                       if (n := session_of_path(m.group(1).strip())) is not None]
-    rest = [n for m in _PROVENANCE.finditer(note_text)
-            if (n := session_of_path(m.group(1).strip())) is not None]
-    return list(dict.fromkeys(first + rest))
+    others = [n for m in _PROVENANCE.finditer(note_text)
+              if (n := session_of_path(m.group(1).strip())) is not None] if rest else []
+    return list(dict.fromkeys(first + others))
 
 
-def ranked_sessions(hits: Iterable[Mapping], read: Callable[[str], str | None]) -> list[int]:
+def ranked_sessions(hits: Iterable[Mapping], read: Callable[[str], str | None], *,
+                    rest: bool = True) -> list[int]:
     """Recall's hits (as `recall --json` prints them) as a ranked list of sessions: each
-    hit traced (`trace_sessions`), a session counted at its first place."""
+    hit traced (`trace_sessions`, `rest` passed on), a session counted at its first place."""
     out: list[int] = []
     for hit in hits:
         path = str(hit.get("path", ""))
         spans = [(int(c.get("line_start", 0)), int(c.get("line_end", 0)))
                  for c in hit.get("chunks") or ()]
         text = None if session_of_path(path) is not None else read(path)
-        out += [n for n in trace_sessions(path, text, spans) if n not in out]
+        out += [n for n in trace_sessions(path, text, spans, rest=rest) if n not in out]
     return out
+
+
+# -- fusing two session rankings (how far can the digest lift the raw logs?) ---------------
+
+def fuse_rrf(first: Sequence[int], second: Sequence[int], *, rrf_k: float,
+             weight: float) -> list[int]:
+    """Weighted reciprocal rank fusion of two session rankings: a session scores
+    1 / (rrf_k + rank in `first`) + weight / (rrf_k + rank in `second`), ranks 1-based;
+    ties keep `first`'s order, then `second`'s."""
+    score: dict[int, float] = {}
+    for rank, n in enumerate(first, 1):
+        score.setdefault(n, 1.0 / (rrf_k + rank))
+    seen: set[int] = set()
+    for rank, n in enumerate(second, 1):
+        if n not in seen:
+            seen.add(n)
+            score[n] = score.get(n, 0.0) + weight / (rrf_k + rank)
+    order = list(dict.fromkeys([*first, *second]))
+    return sorted(order, key=lambda n: -score[n])
+
+
+def one_slot_for(first: Sequence[int], second: Sequence[int], *, slot: int = 5) -> list[int]:
+    """`first`'s ranking with place `slot` (1-based) given to `second`'s best session not
+    already above it; the rest of `first` follows."""
+    head = list(dict.fromkeys(first))[: slot - 1]
+    extra = [n for n in second if n not in head][:1]
+    return list(dict.fromkeys([*head, *extra, *first]))
 
 
 # -- metrics -----------------------------------------------------------------------------

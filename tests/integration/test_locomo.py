@@ -170,3 +170,28 @@ def test_chat_layout_and_tracing_hits_to_sessions():
     hits = [{"path": "digest/wiki/ada-s-choir.md", "chunks": [{"line_start": 2, "line_end": 2}]},
             {"path": "daily/2023-05-08/c-session-1.md", "chunks": []}]
     assert ranked_sessions(hits, lambda path: note) == [4, 1]
+
+
+def test_tracing_a_note_to_its_matched_lines_alone():
+    from reme_workbench.experiments.locomo import ranked_sessions, trace_sessions
+
+    note = ("- **2023-05-08**: Ada joined a choir. (derived_from:: [[daily/2023-05-08/c-session-1.md]])\n"
+            "- **2023-06-01**: Ada sang a solo. (derived_from:: [[daily/2023-06-01/c-session-4.md]])\n")
+    assert trace_sessions("digest/wiki/ada-s-choir.md", note, [(2, 2)], rest=False) == [4]
+    assert trace_sessions("digest/wiki/ada-s-choir.md", note, rest=False) == []
+    hits = [{"path": "digest/wiki/ada-s-choir.md", "chunks": [{"line_start": 2, "line_end": 2}]},
+            {"path": "daily/2023-05-08/c-session-2.md", "chunks": []}]
+    assert ranked_sessions(hits, lambda path: note, rest=False) == [4, 2]
+
+
+def test_fusing_two_session_rankings():
+    from reme_workbench.experiments.locomo import fuse_rrf, one_slot_for
+
+    raw, digest = [1, 2, 3, 4, 5, 6], [9, 3, 1]
+    # a light second list only reorders near-ties; an equal one lifts its shared sessions
+    assert fuse_rrf(raw, digest, rrf_k=60, weight=0.0) == [1, 2, 3, 4, 5, 6, 9]
+    assert fuse_rrf(raw, digest, rrf_k=1, weight=1.0)[:4] == [1, 3, 9, 2]  # .75 .58 .5 .33
+    assert fuse_rrf(raw, [3, 3], rrf_k=1, weight=1.0)[0] == 3  # a repeat counts once
+    assert one_slot_for(raw, digest) == [1, 2, 3, 4, 9, 5, 6]
+    assert one_slot_for(raw, [2, 4]) == [1, 2, 3, 4, 5, 6]  # nothing new: the raw order
+    assert one_slot_for(raw, digest, slot=1) == [9, 1, 2, 3, 4, 5, 6]
