@@ -321,7 +321,7 @@ class Dreamer:
     def _integrate(self, material: Material, unit: MemoryUnit, *,
                    replanned: bool = False) -> UnitOutcome:
         hits = self._recall(unit)
-        candidates = self._candidates(hits, unit.bucket)
+        candidates = self._candidates(hits, unit.bucket, unit.name)
         request = IntegrateRequest(material, unit, tuple(candidates),
                                    meaning=Meaning(self.index, unit, candidates))
         story: dict = {
@@ -422,26 +422,37 @@ class Dreamer:
             now=self.vault.clock(),
         )
 
-    def _candidates(self, hits: list[RecallHit], bucket: str) -> list[CandidateNote]:
+    def _candidates(self, hits: list[RecallHit], bucket: str,
+                    name: str = "") -> list[CandidateNote]:
         """HIT: frontmatter triage (name/description carried by the hit), then the full
         body of the best few — an UPDATE is only ever decided on the body.
 
         Recall stays cross-bucket (docs/spec.md §4.3.2), but the best two notes of the
         unit's own bucket always get a place: long notes of another bucket otherwise
-        crowd out the one note this unit repeats.
+        crowd out the one note this unit repeats. So does the note already named as the
+        unit is (`digest/<bucket>/<slug of its name>.md`): a long note on one person and
+        topic may rank below shorter ones for a new statement on it, and a create would
+        then write `<slug>-2` beside it.
         """
         top = hits[: self.max_candidates]
         own = [h for h in hits if h.path.startswith(f"digest/{bucket}/") and h not in top][:2]
+        paths = [h.path for h in top + own]
+        try:
+            named = note_path(bucket, slugify(name)) if name.strip() else None
+        except RemeError:
+            named = None
+        if named is not None and named not in paths:
+            paths.append(named)
         out = []
-        for hit in top + own:
-            current = self.vault.store.read(hit.path)
+        for path in paths:
+            current = self.vault.store.read(path)
             if current is None:
                 continue
             try:
-                note = parse(self._decode(current[0], hit.path), hit.path)
+                note = parse(self._decode(current[0], path), path)
             except NoteError:
                 continue
-            out.append(CandidateNote(hit.path, note.name or "", note.description or "", note.body))
+            out.append(CandidateNote(path, note.name or "", note.description or "", note.body))
         return out
 
     def _plan(

@@ -181,3 +181,63 @@ def test_no_unit_is_named_from_a_reaction_a_remark_or_a_placeholder_word():
     assert "Rosa's son fell off his bike" in said and "Saturday (2024-03-02)" in said
     assert "stars from the balcony" in said and "scrimmage with the Hornets" in said
     assert {p.person for p in plans} == {"Rosa", "Tom"}
+
+
+REMARKS = """# Nadia and Omar
+
+**Nadia:** Books are great for showing us who we really are.
+**Omar:** Our friends give us strength to face any challenge.
+**Nadia:** I want to make a difference, so I signed up to tutor kids at the library.
+**Omar:** Nine years now, and I finally found my real passion: woodworking.
+**Nadia:** Gather receipts, bank statements and your passport before the visa interview.
+**Omar:** I'm a big fan of jazz, mostly Miles Davis's records.
+**Nadia:** It felt like I was part of something huge and awe-inspiring.
+**Omar:** The trip reminded me of how music brings us together.
+**Nadia:** I joined an activist group at the university last month.
+**Omar:** I'm always here for you, Nadia!
+**Nadia:** I still go to my support group for new parents every Tuesday.
+**Omar:** Painting lets me express myself after a long shift.
+"""
+
+
+def test_a_remark_an_idiom_or_a_number_names_no_unit():
+    """What people say of everyone ("… showing us who we really are", "Our friends give us
+    strength"), support ("I'm always here for you") and idioms never become a unit; a
+    unit is not named from an abstract noun ("a difference"), a number ("Nine years"), a
+    command ("Gather receipts"), a fan ("a big fan of jazz": jazz), a hyphenated
+    adjective ("awe-inspiring"), a verb after a noun ("music brings") or a possessive
+    ("Davis's"); "myself" is "themselves", never the name twice; an activist group and a
+    support group are two topics (docs/spec.md §5.2.8)."""
+    from datetime import date
+
+    from reme_workbench.brains.offline_dream.conversation import plan_conversation, same_topic
+    from reme_workbench.brains.offline_dream.statements import segment
+
+    blocks, statements = segment(REMARKS)
+    plans, _ = plan_conversation(blocks, statements, day=date(2024, 3, 4))
+    names = [p.name for p in plans]
+    said = " ".join(s for p in plans for s in p.said)
+    for remark in ("showing us", "give us strength", "here for", "Omar's difference"):
+        assert remark not in said, (remark, said)
+    bad = ("difference", "nine", "gather", "fan", "awe-inspiring", "brings", "davis's",
+           "challenge")
+    assert not [n for n in names if any(w in n.lower().split("'s ", 1)[-1] for w in bad)], names
+    assert "Omar's Miles Davis" in names or "Omar's jazz" in names, names
+    assert not [n for n in names if n.count("'s") > 1], names
+    assert "Omar express themselves" in said
+    assert not same_topic("activist group", "support group")
+    assert same_topic("support group", "LGBTQ support group") and same_topic("group", "support group")
+    groups = [p for p in plans if p.person == "Nadia" and "group" in p.name]
+    assert len(groups) == 2, names
+
+
+def test_modifiers_of_a_placeholder_or_a_long_skip_name_no_topic():
+    from reme_workbench.brains.offline_dream.conversation import topic_phrases
+
+    names = frozenset({"Nadia", "Omar"})
+    assert topic_phrases("I am in awe of your courage as a brave person.", names) == []
+    assert topic_phrases("I love how it shows the strength and joy you were talking about.",
+                         names) == []
+    assert topic_phrases("Realizing I can be me without fear was the best part.", names) == []
+    assert topic_phrases("I went hiking and got into a bad spot with some people.", names) == ["hiking"]
+    assert topic_phrases("I joined a really big LGBTQ support group.", names) == ["LGBTQ support group"]

@@ -80,6 +80,11 @@ def test_heading_names(heading, title, parent, name):
     ("我用中文写的时候你就用中文回我", "用中文回我"),
     ("在标签视图中，你可以按名称排序", "按名称排序"),
     ("梅的决定：Home Assistant 以后不自动升级", "Home Assistant 以后不自动升级"),
+    ("Summary to Mei: 7 bullets at 12:45.", "Summary to Mei"),  # a value: the label names it
+    ("`build-02` = 10.20.4.12, Ubuntu 22.04, Python 3.11.", "build-02"),
+    ("Prod rotation is scheduled for the end of the month.", "Prod rotation"),
+    ("Two minutes later the ledger worker lost its lock.", "Ledger worker lost its lock"),
+    ("At 14:05 the pool ran out of connections.", "Pool ran out of connections"),
 ])
 def test_statement_names(text, name):
     got = statement_name(text)

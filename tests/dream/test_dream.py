@@ -112,6 +112,28 @@ def test_recall_feeds_candidates_and_corroborate_keeps_every_link(vault, index):
     assert f"derived_from:: [[{LOG2}]]" in after
 
 
+def test_the_note_named_as_the_unit_is_always_a_candidate(vault, index):
+    """A unit named as an existing note is shown that note even when recall ranks it
+    out of the candidates (here: none of its words are in the unit's summary, and only
+    one candidate place), so the brain can corroborate it instead of writing `-2`."""
+    for i in range(4):  # notes that match the unit better than the one named as it
+        (vault.root / f"digest/wiki/runbook-{i}.md").write_text(
+            f"---\nname: runbook-{i}\ndescription: Runbook {i} for payments-api canary.\n---\n"
+            f"Runbook runbook: deployed payments-api with a canary, step {i}.\n", "utf-8")
+    vault.refresh()
+    index.refresh()
+    brain = (ScriptedBrain()
+             .enqueue_extract([unit("Runbook", "wiki", "Deployed payments-api with a canary.")])
+             .enqueue_integrate(create("Runbook", description="Runbooks.",
+                                       body=f"A runbook.\n\nderived_from:: [[{LOG2}]]\n")))
+    report = dreamer(vault, brain, index, max_candidates=1).run([LOG2])
+    request = [r for m, r in brain.history if m == "integrate"][0]
+    assert "digest/wiki/runbook.md" in request.candidate_paths
+    assert request.candidates[-1].path == "digest/wiki/runbook.md"  # after recall's own
+    (o,) = report.outcomes  # the create the brain asked for still never overwrites
+    assert o.target_path == "digest/wiki/runbook-4.md"
+
+
 def test_refine_is_held_for_review_then_accepted(vault, index):
     body = EXISTING_TEXT.split("---\n", 2)[2].replace("10 minutes", "15 minutes") + f"derived_from:: [[{LOG2}]]\n"
     brain = (

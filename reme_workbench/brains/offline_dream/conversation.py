@@ -81,7 +81,8 @@ _REACTION = re.compile(
     r"talk to you|catch you|have (?:a|fun)|enjoy|keep (?:it )?up|can'?t wait|i bet|hope (?:you|it|"
     r"that|so)|i hope (?:you|it|that|so)|i (?:totally |completely |really )?(?:agree|understand|"
     r"know (?:what|how|right)|get (?:it|that|you)|hear you|feel you|see what)|i(?:'m| am) (?:so |"
-    r"really |super |truly )?(?:happy|glad|proud|sorry|excited|thrilled) (?:of|for|to hear|that you|you)|i(?:'d| would) "
+    r"really |super |truly )?(?:happy|glad|proud|sorry|excited|thrilled) (?:of|for|to hear|that you|you)|"
+    r"i(?:'m| am|'ll| will) (?:always )?(?:be )?(?:here|there) for you|i(?:'d| would) "
     r"love to (?:see|hear)|love (?:it|that|this|them|your|the)|i (?:love|like|adore) (?:it|that|this|"
     r"them|those|your)|me too|same here|no way|of course|for sure|it'?s (?:so|really|great|good|"
     r"awesome|amazing|cool|nice|lovely|beautiful|wonderful|fantastic|incredible|inspiring)|"
@@ -121,7 +122,8 @@ def _named_subject(sentence: str, names: frozenset[str] = frozenset()) -> bool:
     subject is not an activity in -ing ("Dancing is …" is a remark on dancing), and the
     word after it can be a verb ("Thank goodness …" is thanks: -ness ends a noun)."""
     m = _NAMED_SUBJECT.match(sentence.strip())
-    if not m or m.group(1) in names or m.group(1).lower() in _NOT_TOPIC:
+    if not m or m.group(1) in names or m.group(1).lower() in _NOT_TOPIC \
+            or m.group(1).lower() in _PRESENT or m.group(1).lower() in _COMMANDS:
         return False
     verb = m.group(2)
     return not m.group(1).endswith("ing") and not (verb.endswith("s") and _NOT_VERB.search(verb)
@@ -146,15 +148,26 @@ def is_reaction(sentence: str) -> bool:
 
 _SINGULAR_FIRST = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself)\b", re.I)
 _GERUND_SUBJECT = re.compile(r"^[A-Z][a-z]+ing\b")
+_GENERIC_US = re.compile(r"\b(?:us|ourselves)\b", re.I)
+_WE_FIRST = re.compile(r"^(?:we|we're|we've|we'd|we'll)\b", re.I)
+# a past or finished event: "we had a blast", "it reminded me", "we went"
+_PAST = re.compile(r"\b(?:was|were|had|did|went|got|made|took|saw|felt|came|met|\w{3,}ed)\b", re.I)
 
 
 def _general_remark(sentence: str) -> bool:
-    """A remark on life in general, not a statement about the speaker: an activity as the
-    subject and the first person, if any, only "we / our / us" — people at large
+    """A remark on life in general, not a statement about the speaker, when the first
+    person, if any, is only "we / our / us" — people at large: an activity as the subject
     ("Showing off our true selves is the best thing ever", "Investing in our future
-    generations is key"). With "I / my / me" it is about the speaker ("Painting
-    landscapes is my favorite") and stays."""
-    return bool(_GERUND_SUBJECT.match(sentence)) and not _SINGULAR_FIRST.search(sentence)
+    generations is key"), or "us" said of everyone in the present tense ("Our loved ones
+    give us strength", "Art's awesome for showing us who we really are"). With "I / my /
+    me" it is about the speaker ("Painting landscapes is my favorite") and stays, as does
+    an event ("We had a blast at the Pride fest", "We bond over stories")."""
+    if _SINGULAR_FIRST.search(sentence):
+        return False
+    if _GERUND_SUBJECT.match(sentence):
+        return True
+    return bool(_GENERIC_US.search(sentence) and not _WE_FIRST.match(sentence)
+                and not _PAST.search(sentence))
 
 
 # -- who said it ---------------------------------------------------------------------------------
@@ -169,6 +182,10 @@ _PRESENT = frozenset(
     "struggle worry cherish value admire appreciate look seem sound stay come bring carry drive "
     "walk ride train coach mentor lead manage rent raise foster adopt start stop finish begin "
     "move plan".split())
+# verbs that open a command ("Gather documents like references …"), not a name
+_COMMANDS = frozenset(
+    "gather check ask join bring put send give show grab pick build fill book sign register "
+    "apply contact email text message click follow share post set tell".split())
 _ADVERB = frozenset(
     "also just really totally finally recently actually always never usually still even already "
     "often sometimes only truly definitely honestly mostly absolutely especially".split())
@@ -210,7 +227,7 @@ def attribute(sentence: str, speaker: str, other: str = "") -> str:
     out = re.sub(r"\b(I) ([A-Za-z]+)(?: ([a-z]+))?\b", subject, out)
     out = re.sub(r"\bI\b", name, out)
     out = re.sub(r"\b[Mm]y\b|\b[Mm]ine\b", f"{name}'s", out)
-    out = re.sub(r"\b[Mm]yself\b", name, out)
+    out = re.sub(r"\b[Mm]yself\b", "themselves", out)  # "express myself": not "express Caroline"
     out = re.sub(r"(?<![A-Za-z'-])me\b(?!-)", name, out)
     if other:
         out = re.sub(r"\b[Yy]our\b|\b[Yy]ours\b", f"{other}'s", out)
@@ -344,28 +361,43 @@ _NOT_TOPIC = STOPWORDS | frozenset(
     "soon ago later lately still far close around else enough matter sometime "
     "isn't aren't wasn't weren't don't doesn't didn't can't won't wouldn't haven't hasn't "
     "monday tuesday wednesday thursday friday saturday sunday january february march april "
-    "june july august september october november december right wrong true perfect".split())
+    "june july august september october november december right wrong true perfect "
+    # what a remark is about, never a memory ("make a difference", "had a blast")
+    "fan fans difference blast challenge challenges nudge precaution soul motivation togetherness "
+    "spot strength courage peace serenity awe joy happiness beauty power bad worse worst "
+    "one two three four five six seven eight nine ten eleven twelve twenty hundred "
+    "thousand".split())
 # what ends a phrase before it starts: a placeholder noun the determiner was for ("the place
 # look like …", "some people outside of …", "a look at the sunset", "our true selves") or a
 # preposition ("our all during …"); a modifier before the phrase ("a really big …") is skipped
 _PHRASE_BREAK = _PREPOSITIONS | frozenset(
     "thing things stuff place places people person one ones way ways time times day days "
     "moment moments while part end kind sort lot lots bit look looks sound sounds pic pics "
-    "photo photos picture pictures self selves during outside inside over under before after "
+    "photo photos picture pictures self selves spot during outside inside over under before after "
     "since until through around without across behind beyond near between among against "
     "toward towards than".split())
+_PLACEHOLDER = frozenset(
+    "thing things stuff place places people person one ones way ways time times day days "
+    "moment moments while part end kind sort lot lots bit look looks self selves spot".split())
 _NOT_ACTIVITY = frozenset(
     "something anything everything nothing morning evening during thing amazing exciting "
     "interesting inspiring relaxing rewarding challenging fascinating annoying boring "
     "surprising touching heartwarming encouraging refreshing satisfying calming stunning "
     "charming exhausting going doing getting thinking feeling trying looking making taking "
     "having being saying telling seeing knowing planning hoping wanting loving liking "
-    "starting keeping letting coming bring bringing putting".split())
+    "starting keeping letting coming bring bringing putting realizing realising wondering "
+    "remembering talking speaking".split())
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'-]*|[.,;:!?()&/\"“”–—]")
 _ZH_NOUN = frozenset(("n", "nz", "ns", "nt", "nr", "vn", "nrt", "nw", "an"))
 _ZH_NOT_TOPIC = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 今天 昨天 明天 周末 朋友们 有点 一点 有些 "
     "最近 现在 以后 之前 下次 那边 这边 小时 分钟 公里 块钱".split())
+
+
+def _verb_s(word: str) -> bool:
+    """A present-tense verb after a noun ("brings", "gives", "makes"), by a short list."""
+    return word.endswith("s") and (word[:-1] in _PRESENT or word[:-1] in _COMMANDS
+                                   or (word.endswith("es") and word[:-2] in _PRESENT))
 
 
 def _clean_word(w: str) -> str:
@@ -391,17 +423,25 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
         while j < len(words) and len(run) < MAX_TOPIC_WORDS + 1:
             w, lw = words[j], lower[j]
             if lw in _PHRASE_BREAK:
+                if lw in _PLACEHOLDER:  # "a trans person", "a bad spot": modifiers of a
+                    run = []  # placeholder name nothing
                 break
             if not w[0].isalnum() or lw in _NOT_TOPIC or w in names:
-                if run or lw not in _NOT_TOPIC:
-                    break
+                if run or lw not in _NOT_TOPIC or j - i >= 2:
+                    break  # "the togetherness and power you were talking": no phrase
                 j += 1  # "a really big ..." : a filler before the phrase
                 continue
-            if (lw.endswith("ly") and len(lw) > 4) or (run and lw.endswith("ed")):
+            if ((lw.endswith("ly") and len(lw) > 4) or (run and lw.endswith("ed"))
+                    or ("-" in lw and lw.endswith(("ing", "ed")))  # "awe-inspiring"
+                    or (run and _verb_s(lw))):  # "how music brings us": the phrase ends
                 break  # "a retired greyhound called Comet": the phrase ends at "called"
             run.append((w if w.isupper() or (w[0].isupper() and j > 0) else lw).strip("-'"))
             j += 1
+            if re.search(r"\w['’]s$", w):  # "Miles Davis's records": the owner is the topic
+                break
         run = run[:MAX_TOPIC_WORDS]
+        if run:  # "Ed Sheeran's": the owner, not the possessive
+            run[-1] = re.sub(r"['’]s$", "", run[-1])
         if run:  # the first phrase is most often what the sentence is about, a place not
             place = i > 1 and lower[i - 2] in ("at", "in", "on", "from", "near", "by")
             score = (bonus + 0.3 * (len(run) - 1) + 0.3 * sum(w[0].isupper() for w in run)
@@ -458,15 +498,16 @@ def topic_of_name(name: str, person: str) -> str:
 
 
 def same_topic(a: str, b: str) -> bool:
-    """Two topic phrases name one topic: they share their head word (the last), or most
-    of their words ("LGBTQ support group" / "support group"; "陶艺课" / "陶艺")."""
+    """Two topic phrases name one topic: they share their head word (the last) — and one
+    more word when both have two or more: "activist group" is not "support group" — or
+    most of their words ("LGBTQ support group" / "support group"; "陶艺课" / "陶艺")."""
     ta, tb = tokens(a), tokens(b)
     if not ta or not tb:
         return False
     if not is_cjk(a[-1:] or " ") and not is_cjk(b[-1:] or " "):
         ha, hb = tokens(a.split()[-1]), tokens(b.split()[-1])
-        if ha and ha == hb:
-            return True
+        if ha and ha == hb:  # "activist group" is not "support group"; "group" is either
+            return min(len(ta), len(tb)) < 2 or len(ta & tb) > len(ha)
     return len(ta & tb) / min(len(ta), len(tb)) >= 0.5
 
 

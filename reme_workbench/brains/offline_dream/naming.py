@@ -84,6 +84,14 @@ _LABEL_FILLER = re.compile(
     r"example|e\.g|nb|ps|备注|注意|提示|提醒|更新|警告)$",
     re.I,
 )
+# "`build-02` = 10.20.4.12, …": the thing given a value names the statement
+_ASSIGN = re.compile(r"^([A-Za-z][\w.-]{1,40})\s*=\s*\S")
+# a log's time before what happened ("Two minutes later staging …", "At 14:05 the pool …")
+_TIME_LEAD = re.compile(
+    r"^(?:(?:a|an|one|two|three|four|five|ten|fifteen|twenty|thirty|a few|\d+)\s+"
+    r"(?:seconds?|minutes?|mins?|hours?|days?|weeks?)\s+later|later(?: that day| on)?|"
+    r"afterwards|shortly after(?:wards)?|then|next morning|the next day|this morning|"
+    r"at \d{1,2}:\d{2}(?:\s*(?:utc[+-]?\d*|am|pm))?)\s*,?\s+(?=\S)", re.I)
 _PURPOSE = re.compile(r"^to\s+([a-z]+\b.*?)(?:,|$)", re.I)  # "To create a callout, add …"
 _USE_TO = re.compile(
     r"^(?:you can |you could |you may |just )?(?:use|type|press|select|enter|add|click|drag|run)"
@@ -277,15 +285,22 @@ def statement_name(text: str) -> str:
     core = _INTERJECTION.sub("", cleaned)
     if core != cleaned and core.lower().startswith("because "):
         core = core[len("because "):]  # "Good, because X": a reply whose reason names it
+    core = _TIME_LEAD.sub("", core)
+    assign = _ASSIGN.match(core)
+    if assign:
+        core = assign.group(1)
     label = _LABEL.match(core)
     if label and len(core) - label.end() >= 4:  # "Decision: X" / "梅的决定：X" — X names it,
         rest = core[label.end():]  # unless X goes on from the label: "Weekly report: moved …"
         first = rest.split(" ", 1)[0]
-        if not (first.islower() and first.isalpha() and (first.endswith("ed") or first in _MODALS
-                                                          or first in ("is", "are", "was", "now"))):
+        title = label.group(1).strip("* ")
+        if first[:1].isdigit() and len(title.split()) >= 2 and not _LABEL_FILLER.match(title):
+            core = title  # "Summary to Mei: 7 bullets at 12:45": a value, the label names it
+        elif not (first.islower() and first.isalpha() and (first.endswith("ed") or first in _MODALS
+                                                            or first in ("is", "are", "was", "now"))):
             core = rest
         else:
-            core = f"{label.group(1).strip('* ')} {rest}"
+            core = f"{title} {rest}"
     if not core:
         return ""
     if _is_cjk_text(core):
@@ -363,7 +378,8 @@ def _shorten(text: str) -> str:
     for source in (words, slim):  # the words as written first; without fillers if need be
         candidates = [source]
         candidates += [source[:i] for i in range(2, min(len(source), MAX_WORDS + 1))
-                       if source[i].lower() in _CUT_BEFORE]
+                       if source[i].lower() in _CUT_BEFORE
+                       and source[i].lower() != "of"]  # "the end | of the month": one phrase
         candidates += [source[:i] for i in range(2, min(len(source), MAX_WORDS + 1))
                        if source[i].lower() in _MODALS]  # "X can exceed" -> "X"
         good = [c for c in candidates if _ends_well(c) and not _verb_cut(c, source)]
