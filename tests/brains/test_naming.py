@@ -112,3 +112,12 @@ def test_a_page_title_names_what_the_page_is_about():
     assert title_name("Internal links") == "Internal links"
     assert title_name("PostgreSQL backup policy (Data Platform, rev. 7)") == (
         "PostgreSQL backup policy")
+
+
+def test_a_fact_giving_a_value_is_named_by_its_thing():
+    from reme_workbench.brains.offline_dream.naming import assigned_name
+    from reme_workbench.brains.offline_dream.offline import _key_words
+
+    assert assigned_name("`build-02` = 10.20.4.12, Ubuntu 22.04") == "build-02"
+    assert assigned_name("Pool size = 20") == ""  # two words: a statement, named as one
+    assert _key_words("`build-02` = 10.20.4.12, Ubuntu 22.04, Python 3.11; owned by SRE.") == "build-02"

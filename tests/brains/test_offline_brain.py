@@ -325,10 +325,10 @@ def test_personal_body_is_rule_why_how():
     rel = "daily/2026-10-09/dependabot-prs-no-friday-merge.md"
     d = create(rel, unit_named(rel, "personal"))
     check_created(d, rel)
-    first, why, how = d.body.split("\n\n")[:3]
+    first, why = d.body.split("\n\n")[:2]
     assert first.startswith("Don't auto-merge PRs on Fridays.")
     assert why == "**Why:** If it breaks, nobody's around to notice."
-    assert how.startswith("**How to apply:** ")
+    assert "**How to apply:**" not in d.body  # it would only say the rule's opening again
     # the description says what the note holds, not the name again
     assert d.description == "Nothing merges to main after Thursday unless it's a hotfix — if it " \
         "breaks, nobody's around to notice."
@@ -717,6 +717,12 @@ def test_the_brains_own_labels_are_not_words_two_notes_share():
     rel = "daily/2026-10-05/weekly-report-w40.md"  # two rules of one log: 做法 and 说 alike
     monday = sample_note(rel, "personal", "周报每周一上午发")
     assert woven(integrate(rel, unit_named(rel, "personal", "中文"), monday).body) == []
+
+
+def test_a_quoted_rule_is_not_repeated_as_how_to_apply_it():
+    rel = "daily/2026-10-05/weekly-report-w40.md"  # 她说："我用中文写的时候你就用中文回我…" —— …
+    body = sample_note(rel, "personal", "中文").body
+    assert body.count("我用中文写的时候你就用中文回我") == 1, body
 
 
 def _note(i: int, words: str, material: str = "daily/2026-01-01/other.md") -> CandidateNote:

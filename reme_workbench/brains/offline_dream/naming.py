@@ -34,6 +34,7 @@ __all__ = [
     "PART_WORDS",
     "heading_name",
     "statement_name",
+    "assigned_name",
     "weak_name",
     "describe",
     "same_text",
@@ -286,9 +287,7 @@ def statement_name(text: str) -> str:
     if core != cleaned and core.lower().startswith("because "):
         core = core[len("because "):]  # "Good, because X": a reply whose reason names it
     core = _TIME_LEAD.sub("", core)
-    assign = _ASSIGN.match(core)
-    if assign:
-        core = assign.group(1)
+    core = assigned_name(core) or core
     label = _LABEL.match(core)
     if label and len(core) - label.end() >= 4:  # "Decision: X" / "梅的决定：X" — X names it,
         rest = core[label.end():]  # unless X goes on from the label: "Weekly report: moved …"
@@ -310,6 +309,13 @@ def statement_name(text: str) -> str:
         if name and not weak_name(name):
             return _capitalise(name)
     return ""
+
+
+def assigned_name(text: str) -> str:
+    """The thing a statement gives a value to ("`build-02` = 10.20.4.12, …" → "build-02"),
+    or ""."""
+    m = _ASSIGN.match(plain(text).strip().strip("`"))
+    return m.group(1) if m else ""
 
 
 def _english_candidates(core: str) -> list[str]:

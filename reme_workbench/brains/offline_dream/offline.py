@@ -75,7 +75,15 @@ from .coverage import (
 )
 from .coverage import unbracket as _unbracket
 from .entries import how_to_entries, set_aside
-from .naming import cjk_count, describe, heading_name, same_text, statement_name, weak_name
+from .naming import (
+    assigned_name,
+    cjk_count,
+    describe,
+    heading_name,
+    same_text,
+    statement_name,
+    weak_name,
+)
 from .sections import is_document, plan_document
 from .statements import (
     GENERIC_HEADINGS,
@@ -611,6 +619,8 @@ def _key_words(text: str, block: Block | None = None, *, personal: bool = False)
         first = plain(text).split(";")[0].split(":", 1)[-1].strip()
         return _short(f"{_unbracket(block.heading)}: {first}" if block.heading else first, 60)
     core = _unbracket(_after_label(_core(text)) if personal else _core(text))
+    if not personal and assigned_name(core):  # "build-02 = 10.20.4.12, …" -> "build-02"
+        return assigned_name(core)
     clauses = [c.strip() for c in re.split(r"[;；，,]|\.\s|\s[—–]\s|——|。", core) if c.strip()]
     clauses = clauses or [core]
     clause = clauses[0]
@@ -675,7 +685,7 @@ def _render(plan: UnitPlan, labels: dict[str, str]) -> str:
         why = _why(rule, plan.statements)
         lines += ["", f"**{labels['why']}:** {_md(why)}"] if why else []
         how, used = _how(rule, plan.statements)
-        if not _restates(how, rule.text):  # "How to apply" only when it adds something
+        if not (_restates(how, rule.text) or _restates(how, core)):  # only when it adds
             lines += ["", f"**{labels['how']}:** {_md(how)}"]
         said = {plain(why)} if why else set()
         context = [s for s in plan.statements  # the rest of the rule's own item, then others
