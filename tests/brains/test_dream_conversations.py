@@ -241,3 +241,14 @@ def test_modifiers_of_a_placeholder_or_a_long_skip_name_no_topic():
     assert topic_phrases("Realizing I can be me without fear was the best part.", names) == []
     assert topic_phrases("I went hiking and got into a bad spot with some people.", names) == ["hiking"]
     assert topic_phrases("I joined a really big LGBTQ support group.", names) == ["LGBTQ support group"]
+
+
+def test_adverbs_participles_and_past_verbs_end_or_name_no_topic():
+    from reme_workbench.brains.offline_dream.conversation import topic_phrases
+
+    names = frozenset({"Nate", "Joanna"})
+    assert topic_phrases("My brother wrote a book about turtles.", names)[0] == "brother"
+    assert topic_phrases("Ask me a question anytime.", names) == ["question"]
+    assert topic_phrases("I had some mixed feelings.", names) == []
+    assert topic_phrases("I am fine with it.", names) == []
+    assert topic_phrases("I bought a new bed.", names) == ["bed"]

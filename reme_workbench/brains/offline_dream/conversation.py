@@ -365,6 +365,8 @@ _NOT_TOPIC = STOPWORDS | frozenset(
     # what a remark is about, never a memory ("make a difference", "had a blast")
     "fan fans difference blast challenge challenges nudge precaution soul motivation togetherness "
     "spot strength courage peace serenity awe joy happiness beauty power bad worse worst "
+    "fine random bummer effort everywhere anywhere somewhere nowhere anytime whenever "
+    "afterward afterwards beside besides shouldn't couldn't mustn't needn't "
     "one two three four five six seven eight nine ten eleven twelve twenty hundred "
     "thousand".split())
 # what ends a phrase before it starts: a placeholder noun the determiner was for ("the place
@@ -376,6 +378,11 @@ _PHRASE_BREAK = _PREPOSITIONS | frozenset(
     "photo photos picture pictures self selves spot during outside inside over under before after "
     "since until through around without across behind beyond near between among against "
     "toward towards than".split())
+# past tenses that end no -ed: a phrase ends before them ("my brother wrote a book")
+_PAST_VERBS = frozenset(
+    "wrote went got made took saw came said told gave found thought felt met ran sent bought "
+    "brought left kept began knew grew drew drove flew won lost paid read sold spent taught "
+    "won't".split())
 _PLACEHOLDER = frozenset(
     "thing things stuff place places people person one ones way ways time times day days "
     "moment moments while part end kind sort lot lots bit look looks self selves spot".split())
@@ -386,7 +393,7 @@ _NOT_ACTIVITY = frozenset(
     "charming exhausting going doing getting thinking feeling trying looking making taking "
     "having being saying telling seeing knowing planning hoping wanting loving liking "
     "starting keeping letting coming bring bringing putting realizing realising wondering "
-    "remembering talking speaking".split())
+    "remembering talking speaking coming happening finding".split())
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'-]*|[.,;:!?()&/\"“”–—]")
 _ZH_NOUN = frozenset(("n", "nz", "ns", "nt", "nr", "vn", "nrt", "nw", "an"))
 _ZH_NOT_TOPIC = frozenset(
@@ -433,13 +440,16 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
                 continue
             if ((lw.endswith("ly") and len(lw) > 4) or (run and lw.endswith("ed"))
                     or ("-" in lw and lw.endswith(("ing", "ed")))  # "awe-inspiring"
-                    or (run and _verb_s(lw))):  # "how music brings us": the phrase ends
+                    or (run and (_verb_s(lw) or lw in _PAST_VERBS))):  # "music brings",
+                # "my brother wrote": the phrase ends at the verb
                 break  # "a retired greyhound called Comet": the phrase ends at "called"
             run.append((w if w.isupper() or (w[0].isupper() and j > 0) else lw).strip("-'"))
             j += 1
             if re.search(r"\w['’]s$", w):  # "Miles Davis's records": the owner is the topic
                 break
         run = run[:MAX_TOPIC_WORDS]
+        if len(run) == 1 and re.fullmatch(r"[a-z]{2,}[^e]ed", run[0]):
+            run = []  # "some mixed feelings": a participle alone names nothing ("speed" does)
         if run:  # "Ed Sheeran's": the owner, not the possessive
             run[-1] = re.sub(r"['’]s$", "", run[-1])
         if run:  # the first phrase is most often what the sentence is about, a place not
