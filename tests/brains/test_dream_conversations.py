@@ -252,3 +252,6 @@ def test_adverbs_participles_and_past_verbs_end_or_name_no_topic():
     assert topic_phrases("I had some mixed feelings.", names) == []
     assert topic_phrases("I am fine with it.", names) == []
     assert topic_phrases("I bought a new bed.", names) == ["bed"]
+    # "That seems like …": "that" is a pronoun there, and "seems" no topic
+    assert topic_phrases("I should start a cork board. That seems like a valuable thing!",
+                         names) == ["cork board"]

@@ -466,6 +466,8 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
     for i, lw in enumerate(lower):
         nxt = i + 1
         if lw in _DETERMINERS:
+            if lw in ("that", "this") and nxt < len(words) and _verb_s(lower[nxt]):
+                continue  # "That seems like …": a pronoun, not a determiner
             take(nxt, 1.0)
         elif (lw in _PREPOSITIONS and nxt < len(words) and lower[nxt] not in _DETERMINERS
               and (lw != "to" or words[nxt][0].isupper())):  # "to express": a verb
