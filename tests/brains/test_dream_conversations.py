@@ -146,6 +146,7 @@ def test_a_note_on_one_topic_is_not_corroborated_by_a_topic_sharing_a_modifier()
 
     assert match("support group") == note and match("LGBTQ support group") == note
     assert match("LGBTQ community") is None and match("pride parade") is None
+    assert match("LGBTQ activist group") is None  # another group: its own note
 
 
 REACTIONS = """# Rosa and Tom
@@ -255,3 +256,17 @@ def test_adverbs_participles_and_past_verbs_end_or_name_no_topic():
     # "That seems like …": "that" is a pronoun there, and "seems" no topic
     assert topic_phrases("I should start a cork board. That seems like a valuable thing!",
                          names) == ["cork board"]
+
+
+def test_a_group_of_people_and_another_kind_of_group_are_not_the_support_group():
+    from reme_workbench.brains.offline_dream.conversation import (
+        modifiers_clash,
+        same_topic,
+        topic_phrases,
+    )
+
+    names = frozenset({"Caroline"})
+    assert topic_phrases("I ran into a group of hikers on the trail.", names)[0] == "hikers"
+    assert modifiers_clash("LGBTQ activist group", "lgbtq-support-group")
+    assert not modifiers_clash("support group", "LGBTQ support group")
+    assert not same_topic("LGBTQ activist group", "LGBTQ support group")

@@ -383,6 +383,9 @@ _PAST_VERBS = frozenset(
     "wrote went got made took saw came said told gave found thought felt met ran sent bought "
     "brought left kept began knew grew drew drove flew won lost paid read sold spent taught "
     "won't".split())
+_QUANTITY = frozenset(
+    "group groups bunch couple pair set handful ton tons number series variety range kind "
+    "sort type lot lots bit piece".split())
 _PLACEHOLDER = frozenset(
     "thing things stuff place places people person one ones way ways time times day days "
     "moment moments while part end kind sort lot lots bit look looks self selves spot".split())
@@ -429,6 +432,11 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
         j = i
         while j < len(words) and len(run) < MAX_TOPIC_WORDS + 1:
             w, lw = words[j], lower[j]
+            if lw in _QUANTITY and j + 1 < len(words) and lower[j + 1] == "of":
+                if run:
+                    break
+                j += 2  # "a group of religious conservatives": the conservatives
+                continue
             if lw in _PHRASE_BREAK:
                 if lw in _PLACEHOLDER:  # "a trans person", "a bad spot": modifiers of a
                     run = []  # placeholder name nothing
@@ -514,13 +522,23 @@ def same_topic(a: str, b: str) -> bool:
     more word when both have two or more: "activist group" is not "support group" — or
     most of their words ("LGBTQ support group" / "support group"; "陶艺课" / "陶艺")."""
     ta, tb = tokens(a), tokens(b)
-    if not ta or not tb:
+    if not ta or not tb or modifiers_clash(a, b):
         return False
     if not is_cjk(a[-1:] or " ") and not is_cjk(b[-1:] or " "):
         ha, hb = tokens(a.split()[-1]), tokens(b.split()[-1])
         if ha and ha == hb:  # "activist group" is not "support group"; "group" is either
             return min(len(ta), len(tb)) < 2 or len(ta & tb) > len(ha)
     return len(ta & tb) / min(len(ta), len(tb)) >= 0.5
+
+
+def modifiers_clash(a: str, b: str) -> bool:
+    """Two phrases with one head and another word right before it name two things
+    ("LGBTQ activist group" / "LGBTQ support group", "abstract painting" / "horse
+    painting"); "LGBTQ support group" / "support group" do not clash."""
+    wa, wb = re.sub(r"[-_]+", " ", a).split(), re.sub(r"[-_]+", " ", b).split()
+    if len(wa) < 2 or len(wb) < 2 or tokens(wa[-1]) != tokens(wb[-1]) or not tokens(wa[-1]):
+        return False
+    return tokens(wa[-2]) != tokens(wb[-2])
 
 
 # -- planning ----------------------------------------------------------------------------------
@@ -681,6 +699,17 @@ def render_bullet(plan: UnitPlan, day: date | None, provenance_target: str) -> s
 # -- integrate ------------------------------------------------------------------------------------
 
 
+def _slug_topic(name: str, person: str) -> str:
+    """The topic words of a note named by person and topic ("caroline-s-lgbtq-support-group"
+    -> "lgbtq support group")."""
+    words = re.sub(r"[-_]+", " ", name).split()
+    own = person.lower().split()
+    if [w.lower() for w in words[: len(own)]] == own:
+        words = words[len(own):]
+        words = words[1:] if words[:1] == ["s"] else words
+    return " ".join(words)
+
+
 def _topic_tokens(text: str, person: str) -> frozenset[str]:
     return tokens(re.sub(r"[-_]+", " ", text), split=True) - tokens(person, split=True)
 
@@ -705,8 +734,12 @@ def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNo
         # the topic the note is named by is one the person talks about here, or a name the
         # statements are about is in the note's description ("Comet" for the greyhound)
         head = tokens(re.sub(r"[-_]+", " ", cand.name).split()[-1]) & theirs
+        named = _slug_topic(cand.name, plan.person)
+        topics = [plan.topic, *plan.topics]
         if any(t and len(t & theirs) / min(len(t), len(theirs)) >= 0.5
-               and (head <= t or len(t & theirs) >= 2) for t in mine):
+               and (head <= t or len(t & theirs) >= 2)
+               and not (named and modifiers_clash(phrase, named))
+               for t, phrase in zip(mine, topics, strict=True)):
             return cand  # ("LGBTQ community" is not the note on the LGBTQ support group)
         said = tokens(cand.description)
         if any(t[:1].isupper() and tokens(t) and tokens(t) <= said for t in plan.topics):
