@@ -137,16 +137,16 @@ def test_a_note_on_one_topic_is_not_corroborated_by_a_topic_sharing_a_modifier()
                          "caroline-s-lgbtq-support-group", "Caroline went to a support group.",
                          "- **2023-05-08**: Caroline went to a LGBTQ support group.\n")
 
-    def match(topic: str):
+    def match(topic: str, *others: str):
         plan = UnitPlan("wiki", f"Caroline's {topic}", 1.0, [])
-        plan.person, plan.topic, plan.topics = "Caroline", topic, [topic]
+        plan.person, plan.topic, plan.topics = "Caroline", topic, [topic, *others]
         unit = MemoryUnit(name=plan.name, bucket="wiki", summary="Caroline said so.")
         material = Material("daily/2023-07-12/s7.md", "", "2023-07-12")
         return person_topic_match(IntegrateRequest(material, unit, (note,)), plan)
 
     assert match("support group") == note and match("LGBTQ support group") == note
     assert match("LGBTQ community") is None and match("pride parade") is None
-    assert match("LGBTQ activist group") is None  # another group: its own note
+    assert match("LGBTQ activist group", "group") is None  # another group: its own note
 
 
 REACTIONS = """# Rosa and Tom

@@ -735,11 +735,10 @@ def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNo
         # statements are about is in the note's description ("Comet" for the greyhound)
         head = tokens(re.sub(r"[-_]+", " ", cand.name).split()[-1]) & theirs
         named = _slug_topic(cand.name, plan.person)
-        topics = [plan.topic, *plan.topics]
+        if named and modifiers_clash(plan.topic, named):
+            continue  # the unit is about another thing of that kind ("activist group")
         if any(t and len(t & theirs) / min(len(t), len(theirs)) >= 0.5
-               and (head <= t or len(t & theirs) >= 2)
-               and not (named and modifiers_clash(phrase, named))
-               for t, phrase in zip(mine, topics, strict=True)):
+               and (head <= t or len(t & theirs) >= 2) for t in mine):
             return cand  # ("LGBTQ community" is not the note on the LGBTQ support group)
         said = tokens(cand.description)
         if any(t[:1].isupper() and tokens(t) and tokens(t) <= said for t in plan.topics):
