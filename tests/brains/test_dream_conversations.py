@@ -270,3 +270,22 @@ def test_a_group_of_people_and_another_kind_of_group_are_not_the_support_group()
     assert modifiers_clash("LGBTQ activist group", "lgbtq-support-group")
     assert not modifiers_clash("support group", "LGBTQ support group")
     assert not same_topic("LGBTQ activist group", "LGBTQ support group")
+
+
+def test_a_short_dated_event_is_kept():
+    """'We had a picnic last week!' has one content word but is an event people ask about
+    ("When did Nadia have a picnic?"): a statement with a topic and a date is kept."""
+    from datetime import date
+
+    from reme_workbench.brains.offline_dream.conversation import plan_conversation
+    from reme_workbench.brains.offline_dream.statements import segment
+
+    chat = ("# Nadia and Omar\n\n**Nadia:** We even had a picnic last week!\n\n"
+            "**Omar:** Yesterday I took the kids to the museum.\n\n"
+            "**Nadia:** I like tea.\n\n**Omar:** Sounds lovely!\n\n**Nadia:** Thanks, Omar!\n")
+    blocks, statements = segment(chat)
+    plans, _ = plan_conversation(blocks, statements, day=date(2024, 3, 4))
+    said = " ".join(s for p in plans for s in p.said)
+    assert "picnic last week (the week of 2024-02-26)" in said, said
+    assert "took the kids to the museum" in said
+    assert "tea" not in said  # no date, one word: too little to be a unit

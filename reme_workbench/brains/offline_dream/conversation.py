@@ -50,7 +50,8 @@ __all__ = [
 ]
 
 CONVERSATION_UNITS = 12  # units of one session at most: the topics with most to say
-MIN_STATEMENT_WORDS = 3  # content words a statement carries besides its topic's
+MIN_STATEMENT_WORDS = 3  # content words a statement carries besides its topic's (a dated
+# event with a topic is kept with fewer: "We had a picnic last week")
 MAX_TOPIC_WORDS = 3
 
 # -- reading a turn ----------------------------------------------------------------------------
@@ -593,8 +594,9 @@ def plan_conversation(
             topics = topic_phrases(s, names)  # none: it may only join its turn's unit
             text = resolve_dates(attribute(s, block.speaker, other), day)
             toks = tokens(s) - {t for n in names for t in tokens(n)}
-            if len(toks) < MIN_STATEMENT_WORDS and not is_cjk(s[:1]):
-                continue
+            dated = bool(topics) and bool(_RELATIVE.search(s))  # "We had a picnic last week"
+            if len(toks) < MIN_STATEMENT_WORDS and not is_cjk(s[:1]) and not dated:
+                continue  # an event is kept however short: people ask when it was
             said.append(_Said(st, block.speaker, text, topics, toks, block.index))
     loose = [s for s in said if not s.topics]  # "They've been there for me every step …"
     said = [s for s in said if s.topics]
