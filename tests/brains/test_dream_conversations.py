@@ -289,3 +289,31 @@ def test_a_short_dated_event_is_kept():
     assert "picnic last week (the week of 2024-02-26)" in said, said
     assert "took the kids to the museum" in said
     assert "tea" not in said  # no date, one word: too little to be a unit
+
+
+def test_a_second_unit_of_a_session_on_one_note_is_not_lost():
+    """Two units of one session may land on one note (the necklace and the bowl, both
+    about Ada's ceramics); the second's statements are added though the note already cites
+    the session, and a re-dream of the session adds nothing."""
+    from datetime import date
+
+    from reme_workbench.brains.offline_dream.conversation import conversation_decision
+    from reme_workbench.brains.offline_dream.units import UnitPlan
+    from reme_workbench.llm.base import CandidateNote, IntegrateRequest, Material
+    from reme_workbench.llm.schema import MemoryUnit
+
+    m = "daily/2026-03-02/ada-and-ben-1.md"
+    first = f"- **2026-03-02**: Ada joined a ceramics class. (derived_from:: [[{m}]])\n"
+    note = CandidateNote("digest/wiki/ada-s-ceramics.md", "ada-s-ceramics", "Ada's ceramics.", first)
+
+    def decide(said: str):
+        plan = UnitPlan("wiki", "Ada's ceramics", 1.0, [])
+        plan.person, plan.topic, plan.topics, plan.said = "Ada", "ceramics", ["ceramics"], [said]
+        unit = MemoryUnit(name=plan.name, bucket="wiki", summary=said)
+        request = IntegrateRequest(Material(m, "", "2026-03-02"), unit, (note,))
+        return conversation_decision(request, plan, date(2026, 3, 2))
+
+    second = decide("Ada's friend made her a ceramics bowl for her 18th birthday.")
+    assert second.flavor == "CORROBORATE" and second.body.startswith(first)
+    assert "18th birthday" in second.body and second.body.count(f"[[{m}]]") == 2
+    assert decide("Ada joined a ceramics class.").body.strip() == first.strip()  # unchanged

@@ -723,9 +723,11 @@ def _cites(body: str, material: str) -> bool:
 def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNote | None:
     """The note about the same person and topic (docs/spec.md §5.5.4): of the unit's
     bucket, its name holding the person's name and the topic's head word, and most of
-    the topic's words ("caroline-s-lgbtq-support-group" for "Caroline's support group")."""
+    the topic's words ("caroline-s-lgbtq-support-group" for "Caroline's support group").
+    The unit's topic is its name's and the first two it names: a friend mentioned in
+    passing ("a friend made it for my birthday") does not send it to the friends note."""
     person = tokens(plan.person, split=True)
-    mine = [_topic_tokens(t, plan.person) for t in [plan.topic, *plan.topics]]
+    mine = [_topic_tokens(t, plan.person) for t in [plan.topic, *plan.topics[:2]]]
     for cand in request.candidates:
         if not cand.path.startswith(f"digest/{plan.bucket}/"):
             continue
@@ -742,8 +744,9 @@ def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNo
         if any(t and len(t & theirs) / min(len(t), len(theirs)) >= 0.5
                and (head <= t or len(t & theirs) >= 2) for t in mine):
             return cand  # ("LGBTQ community" is not the note on the LGBTQ support group)
-        said = tokens(cand.description)
-        if any(t[:1].isupper() and tokens(t) and tokens(t) <= said for t in plan.topics):
+        said = cand.description  # a proper name, capitalised there too ("Family" opening
+        if any(t[:1].isupper() and tokens(t)  # a sentence is not "family" in it)
+               and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", said) for t in plan.topics):
             return cand
     return None
 
@@ -752,13 +755,16 @@ def conversation_decision(request: IntegrateRequest, plan: UnitPlan, day: date |
                           ) -> IntegrateDecision:
     """CORROBORATE the note on the same person and topic with this session's dated bullet
     (the old body kept byte for byte, the bullet after it), or CREATE one; a note that
-    already cites this session is left as it is (the pipeline proposes nothing)."""
+    already holds this session's statements is left as it is (the pipeline proposes
+    nothing), one that cites the session for another unit of it gets this unit's bullet."""
     material = request.material.path
     bullet = render_bullet(plan, day, material)
     match = person_topic_match(request, plan)
     if match is not None:
         body = match.body
-        if not _cites(body, material):
+        # a second unit of this session on the note (or a first): its statements are added
+        # unless the note holds them already (a re-dream of the same session adds nothing)
+        if not _cites(body, material) or not all(said in body for said in plan.said):
             body = body.rstrip("\n") + "\n" + bullet + "\n"
         description = (match.description.strip() or plan.description or plan.name)[:300]
         return IntegrateDecision(
