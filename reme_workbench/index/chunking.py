@@ -22,7 +22,9 @@ locomo_recall.py): session-level keyword recall@5 0.79 -> 0.86 from this change 
 
 Every chunk carries the file's context — its frontmatter `name` (else the file stem),
 `description`, date (frontmatter `date`, else a `YYYY-MM-DD` path segment) and the
-heading trail above it — which the index adds to both the keyword and the vector text.
+heading trail above it — which the index adds to both the keyword and the vector text;
+a dated record (`- **2023-05-08**: … (derived_from:: [[…]])`, a chunk of its own) adds
+its day in words ("8 May 2023"), the words a question names it by ("in May").
 The frontmatter block itself is never chunk text. Line numbers are 1-based and count
 the frontmatter, so `line_start..line_end` points into the file as it is on disk.
 
@@ -168,13 +170,15 @@ def chunk_file(
     current: list[_Piece] = []
     trail: list[tuple[int, str]] = []  # (level, title) of the headings above
     used = chars = 0  # tokens of `current`, and its characters plus 2 per piece
+    when = ""  # a dated record's day in words, for its chunk's context
 
     def flush() -> None:
         nonlocal used, chars
         used = chars = 0
         if not current:
             return
-        context = _clip(" › ".join([head, *(t for _, t in trail)]), MAX_CONTEXT_CHARS)
+        parts = [head, *(t for _, t in trail), *([when] if when else [])]
+        context = _clip(" › ".join(parts), MAX_CONTEXT_CHARS)
         chunks.append(Chunk(  # pieces are joined by whitespace, so their counts add up
             path, len(chunks), _join(current), context, current[0].line_start,
             current[-1].line_end, sum(p.tokens for p in current),
@@ -209,6 +213,7 @@ def chunk_file(
         record = kind == "item" and bool(_OWN_SOURCE.search("\n".join(block_lines)))
         if record:  # a dated bullet with its own source is a chunk of its own
             flush()
+            when = _day_in_words(block_lines[0])
         for piece in _pieces(block_lines, start, block_no, max_tokens, max_chars):
             if current and not fits(piece.tokens, len(piece.text) + 2):
                 flush()
@@ -217,8 +222,26 @@ def chunk_file(
             chars += len(piece.text) + 2
         if record:
             flush()
+            when = ""
     flush()
     return chunks
+
+
+_RECORD_DAY = re.compile(r"[ \t]*[-*+][ \t]+\*\*(\d{4}-\d{2}-\d{2})\*\*")
+
+
+def _day_in_words(line: str) -> str:
+    """`- **2023-05-08**: …` -> "8 May 2023", the words a question names the day by ("in
+    May", "on 8 May 2023"); "" for a line that opens on no valid date."""
+    m = _RECORD_DAY.match(line)
+    if not m or not _valid(m.group(1)):
+        return ""
+    day = _dt.date.fromisoformat(m.group(1))
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"  # English, whatever the locale
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 INDEX_DB = "index.db"
-SCHEMA = "5"  # bump when a table or the chunk/segment rules change: the cache rebuilds
+SCHEMA = "6"  # bump when a table or the chunk/segment rules change: the cache rebuilds
 SQL_BATCH = 500
 
 

@@ -275,3 +275,6 @@ def test_a_dated_bullet_with_its_own_source_is_a_chunk_of_its_own():
         "- a plain bullet\n- another plain bullet",
     ]
     assert [(c.line_start, c.line_end) for c in chunks] == [(5, 5), (6, 6), (7, 8)]
+    # a record's day in words joins its context: a question names it "in March"
+    head = "ada-s-ceramics-class — Ada joined a ceramics class."
+    assert [c.context for c in chunks] == [f"{head} › 2 March 2026", f"{head} › 9 March 2026", head]
