@@ -317,3 +317,14 @@ def test_a_second_unit_of_a_session_on_one_note_is_not_lost():
     assert second.flavor == "CORROBORATE" and second.body.startswith(first)
     assert "18th birthday" in second.body and second.body.count(f"[[{m}]]") == 2
     assert decide("Ada joined a ceramics class.").body.strip() == first.strip()  # unchanged
+
+
+def test_a_verb_before_an_object_a_contraction_and_a_capitalised_adjective():
+    from reme_workbench.brains.offline_dream.conversation import topic_phrases
+
+    names = frozenset({"John", "Tim"})
+    assert topic_phrases("Being with them brings me so much happiness.", names) == []
+    assert topic_phrases("Thinking about the possibilities pumps me up.", names) == ["possibilities"]
+    assert topic_phrases("I can't wait to see the impact it'll have.", names) == ["impact"]
+    assert topic_phrases("Here's a pic from my trip to New York City!", names)[0] == "New York City"
+    assert topic_phrases("I bought a new bike.", names) == ["bike"]

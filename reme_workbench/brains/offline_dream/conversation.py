@@ -368,6 +368,7 @@ _NOT_TOPIC = STOPWORDS | frozenset(
     "spot strength courage peace serenity awe joy happiness beauty power bad worse worst "
     "fine random bummer effort everywhere anywhere somewhere nowhere anytime whenever "
     "afterward afterwards beside besides shouldn't couldn't mustn't needn't "
+    "it'll that'll we'll they'll you'll he'll she'll it'd that'd "
     "one two three four five six seven eight nine ten eleven twelve twenty hundred "
     "thousand".split())
 # what ends a phrase before it starts: a placeholder noun the determiner was for ("the place
@@ -384,6 +385,7 @@ _PAST_VERBS = frozenset(
     "wrote went got made took saw came said told gave found thought felt met ran sent bought "
     "brought left kept began knew grew drew drove flew won lost paid read sold spent taught "
     "won't".split())
+_OBJECTS = frozenset("me us him her them you".split())
 _QUANTITY = frozenset(
     "group groups bunch couple pair set handful ton tons number series variety range kind "
     "sort type lot lots bit piece".split())
@@ -433,6 +435,8 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
         j = i
         while j < len(words) and len(run) < MAX_TOPIC_WORDS + 1:
             w, lw = words[j], lower[j]
+            if lw.endswith("s") and j + 1 < len(words) and lower[j + 1] in _OBJECTS:
+                break  # "that's what drives us", "it brings me joy": a verb, no topic
             if lw in _QUANTITY and j + 1 < len(words) and lower[j + 1] == "of":
                 if run:
                     break
@@ -442,7 +446,10 @@ def topic_phrases(sentence: str, names: frozenset[str] = frozenset()) -> list[st
                 if lw in _PLACEHOLDER:  # "a trans person", "a bad spot": modifiers of a
                     run = []  # placeholder name nothing
                 break
-            if not w[0].isalnum() or lw in _NOT_TOPIC or w in names:
+            proper = (w[0].isupper() and j > 0 and words[j - 1] not in (".", "!", "?")
+                      and j + 1 < len(words) and words[j + 1][:1].isupper()
+                      and lw in _NOT_TOPIC and lw.isalpha() and len(lw) > 2)
+            if (not w[0].isalnum() or lw in _NOT_TOPIC or w in names) and not proper:
                 if run or lw not in _NOT_TOPIC or j - i >= 2:
                     break  # "the togetherness and power you were talking": no phrase
                 j += 1  # "a really big ..." : a filler before the phrase
