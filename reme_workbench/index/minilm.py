@@ -285,7 +285,9 @@ def run_parallel(work: Callable[[Any], None], items: list, threads: int) -> None
     daemon helpers taking the next item as they finish one. An exception (Ctrl-C
     included) in this thread propagates at once: the helpers stop after their current
     item, and being daemons they never hold up the process's exit. A helper's
-    exception is raised here once this thread has no item left."""
+    exception is raised here once this thread has no item left. On an exception here the
+    helpers' current items are waited for (at most `HELPER_STOP_S` each) before it goes on
+    up: a daemon thread inside numpy at interpreter exit crashes the process."""
     todo = iter(items)
     take = threading.Lock()
     stop = threading.Event()
@@ -314,9 +316,16 @@ def run_parallel(work: Callable[[Any], None], items: list, threads: int) -> None
             h.join()
     except BaseException:
         stop.set()
+        # a helper still inside numpy when the interpreter shuts down crashes the process
+        # (SIGSEGV after Ctrl-C): wait for its current item, a fraction of a second, first
+        for h in helpers:
+            h.join(timeout=HELPER_STOP_S)
         raise
     if errors:
         raise errors[0]
+
+
+HELPER_STOP_S = 1.0  # how long an interrupt waits for each helper's current item
 
 
 _DONE = object()

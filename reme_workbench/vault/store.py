@@ -381,23 +381,33 @@ class Store:
             jid = f"{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:12]}"
             if jops:
                 try:
-                    jdir = write_journal(self.root, jid, jops, description=changeset.description)
-                except OSError as exc:
-                    raise RemeError(
-                        f"Could not stage change {jid} ({exc}); nothing was written. Check "
-                        "free disk space and permissions on .reme/journal, then retry."
-                    ) from exc
-                try:
-                    messages += roll_forward(self.root, jdir)
-                except OSError as exc:
-                    raise RemeError(
-                        f"Change {jid} was committed but could not be finished ({exc}). "
-                        "Fix the cause; the next Store.recover() (opening the vault) "
-                        "finishes it."
-                    ) from exc
+                    messages += self._write_through_journal(jid, jops, changeset.description)
+                except KeyboardInterrupt:
+                    # Ctrl-C mid-write: finish (committed) or discard (staged) the journal
+                    # now, under the lock, so the vault is settled before the process exits
+                    recover_all(self.root)
+                    raise
             inverse = self._inverse(changeset, pairs, before, jid)
         written = tuple(rels) + ((audit_rel,) if audit_rel else ())
         return ApplyResult(jid, written, inverse, now, tuple(messages))
+
+    def _write_through_journal(self, jid: str, jops: list[JournalOp],
+                               description: str) -> list[str]:
+        try:
+            jdir = write_journal(self.root, jid, jops, description=description)
+        except OSError as exc:
+            raise RemeError(
+                f"Could not stage change {jid} ({exc}); nothing was written. Check "
+                "free disk space and permissions on .reme/journal, then retry."
+            ) from exc
+        try:
+            return roll_forward(self.root, jdir)
+        except OSError as exc:
+            raise RemeError(
+                f"Change {jid} was committed but could not be finished ({exc}). "
+                "Fix the cause; the next Store.recover() (opening the vault) "
+                "finishes it."
+            ) from exc
 
     def _validate(self, changeset: Changeset, now: datetime) -> list[str]:
         """Normalise op paths and enforce the path rules; raise before taking the lock."""

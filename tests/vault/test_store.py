@@ -462,3 +462,32 @@ def test_lock_timeout_names_the_lock_and_the_other_process(store: Store, vault: 
     # the kernel released the dead holder's lock: no stale lock to clean up
     store.apply(Changeset((store.plan_edit("digest/wiki/a.md", "x"),)))
     assert (vault / "digest/wiki/a.md").read_text() == "x"
+
+
+@pytest.mark.parametrize(("at", "lands"), [("staged", False), ("committed", True), ("link", True)])
+def test_ctrl_c_mid_write_settles_the_journal_before_it_goes_up(store, vault, monkeypatch, at, lands):
+    """Ctrl-C (KeyboardInterrupt) while a changeset is staged or half rolled forward: the
+    journal is finished (committed) or discarded (staged) before the interrupt leaves
+    `apply`, so the vault is whole and no journal waits for the next command."""
+    from reme_workbench.vault import journal
+
+    real = journal._step
+
+    def interrupt(label):
+        real(label)
+        if label == at:
+            raise KeyboardInterrupt
+
+    before = files(vault)
+    changeset = Changeset((store.plan_edit("digest/wiki/a.md", "ALPHA\n"),
+                           store.plan_create("digest/wiki/c.md", "gamma\n")))
+    monkeypatch.setattr(journal, "_step", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        store.apply(changeset)
+    monkeypatch.setattr(journal, "_step", real)
+    after = files(vault)
+    if lands:
+        assert after["digest/wiki/a.md"] == b"ALPHA\n" and after["digest/wiki/c.md"] == b"gamma\n"
+    else:
+        assert after == before
+    assert not list((vault / ".reme" / "journal").iterdir())
