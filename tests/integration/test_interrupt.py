@@ -36,12 +36,28 @@ def _sample(tmp_path: Path, keep: int = 6) -> Path:
     return root
 
 
+def _as_in_a_terminal() -> None:
+    """The child starts with Ctrl-C as a terminal's foreground command has it: delivered
+    and not ignored. Run inside a long test session, this process's main thread may have
+    SIGINT blocked or ignored by something earlier (a child inherits both), and the
+    interrupt then never arrives (seen as exit 0 in the full suite only)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _parent_sigint() -> str:
+    """This process's SIGINT state, for a failure message."""
+    blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    return f"SIGINT in this test process: blocked={blocked}, handler={signal.getsignal(signal.SIGINT)}"
+
+
 def _interrupt_while(root: Path, args: list[str], busy: str | tuple[str, ...],
                      timeout: float = 120) -> subprocess.CompletedProcess:
     """Start `args`, wait until its run lock says `busy` (any of them), then Ctrl-C it."""
     busy = (busy,) if isinstance(busy, str) else busy
     proc = subprocess.Popen([*EXE, "--vault", str(root), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env())
+                            stderr=subprocess.PIPE, text=True, env=_env(),
+                            preexec_fn=_as_in_a_terminal)
     deadline = time.monotonic() + timeout
     locks = list((root / ".reme").glob("*.lock")) if (root / ".reme").is_dir() else []
     while time.monotonic() < deadline and proc.poll() is None:
@@ -66,7 +82,7 @@ def test_ctrl_c_while_indexing_stops_and_the_next_run_goes_on(tmp_path):
     before = snapshot(root)
     stopped = _interrupt_while(root, ["index", "--embedder", "minilm", "--json"],
                                ("scanning", "indexing", "embedding"))  # a phase is brief
-    assert stopped.returncode == 130, stopped.stderr
+    assert stopped.returncode == 130, (stopped.stderr, _parent_sigint())
     assert "Stopped (Ctrl-C). Nothing is half-written" in stopped.stderr
     assert "Traceback" not in stopped.stderr
     assert snapshot(root) == before  # the notes and material: untouched
@@ -81,7 +97,7 @@ def test_ctrl_c_while_dreaming_leaves_every_note_whole(tmp_path):
     subprocess.run([*EXE, "--vault", str(root), "index", "--embedder", "minilm", "--json"],
                    capture_output=True, env=_env(), check=True)
     stopped = _interrupt_while(root, ["dream", "--json"], "dreaming")
-    assert stopped.returncode == 130, stopped.stderr
+    assert stopped.returncode == 130, (stopped.stderr, _parent_sigint())
     assert "Nothing is half-written" in stopped.stderr
     # every note on disk is whole (frontmatter, body, provenance) and the journal is empty
     notes = list((root / "digest").rglob("*.md"))
