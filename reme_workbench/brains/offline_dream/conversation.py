@@ -368,7 +368,7 @@ _NOT_TOPIC = STOPWORDS | frozenset(
     "spot strength courage peace serenity awe joy happiness beauty power bad worse worst "
     "fine random bummer effort everywhere anywhere somewhere nowhere anytime whenever "
     "afterward afterwards beside besides shouldn't couldn't mustn't needn't "
-    "it'll that'll we'll they'll you'll he'll she'll it'd that'd "
+    "it'll that'll we'll they'll you'll he'll she'll it'd that'd won't "
     "one two three four five six seven eight nine ten eleven twelve twenty hundred "
     "thousand".split())
 # what ends a phrase before it starts: a placeholder noun the determiner was for ("the place
@@ -383,8 +383,8 @@ _PHRASE_BREAK = _PREPOSITIONS | frozenset(
 # past tenses that end no -ed: a phrase ends before them ("my brother wrote a book")
 _PAST_VERBS = frozenset(
     "wrote went got made took saw came said told gave found thought felt met ran sent bought "
-    "brought left kept began knew grew drew drove flew won lost paid read sold spent taught "
-    "won't".split())
+    "brought left kept began knew grew drew drove flew won lost paid read sold spent taught"
+    .split())
 _OBJECTS = frozenset("me us him her them you".split())
 _QUANTITY = frozenset(
     "group groups bunch couple pair set handful ton tons number series variety range kind "
@@ -399,7 +399,7 @@ _NOT_ACTIVITY = frozenset(
     "charming exhausting going doing getting thinking feeling trying looking making taking "
     "having being saying telling seeing knowing planning hoping wanting loving liking "
     "starting keeping letting coming bring bringing putting realizing realising wondering "
-    "remembering talking speaking coming happening finding".split())
+    "remembering talking speaking happening finding".split())
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9'-]*|[.,;:!?()&/\"“”–—]")
 _ZH_NOUN = frozenset(("n", "nz", "ns", "nt", "nr", "vn", "nrt", "nw", "an"))
 _ZH_NOT_TOPIC = frozenset(
