@@ -328,3 +328,15 @@ def test_a_verb_before_an_object_a_contraction_and_a_capitalised_adjective():
     assert topic_phrases("I can't wait to see the impact it'll have.", names) == ["impact"]
     assert topic_phrases("Here's a pic from my trip to New York City!", names)[0] == "New York City"
     assert topic_phrases("I bought a new bike.", names) == ["bike"]
+
+
+def test_a_statement_cut_before_a_reaction_ends_with_its_full_stop():
+    from datetime import date
+
+    from reme_workbench.brains.offline_dream.conversation import render_bullet
+    from reme_workbench.brains.offline_dream.units import UnitPlan
+
+    plan = UnitPlan("wiki", "Ada's pottery", 1.0, [])
+    plan.said = ["Ada is a big fan of pottery", "Pottery is a huge part of Ada's life.", "Ada学陶艺"]
+    bullet = render_bullet(plan, date(2023, 7, 3), "daily/2023-07-03/s5.md")
+    assert "a big fan of pottery. Pottery is a huge part of Ada's life. Ada学陶艺。 (derived" in bullet

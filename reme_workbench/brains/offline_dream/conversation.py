@@ -701,8 +701,17 @@ def render_bullet(plan: UnitPlan, day: date | None, provenance_target: str) -> s
     """One session's bullet: its date, what the person said (attributed, dated) and the
     session as provenance, inline so that every bullet says where it came from."""
     when = f"**{day.isoformat()}**: " if day else ""
-    text = " ".join(plan.said)
+    text = " ".join(_ended(s) for s in plan.said)
     return f"- {when}{text} (derived_from:: [[{provenance_target}]])"
+
+
+def _ended(said: str) -> str:
+    """A statement with its full stop: one whose reaction was cut off ("… a big fan of
+    pottery – the skill is awesome!") must not run into the next ("pottery Pottery is …")."""
+    said = said.rstrip()
+    if not said or said[-1] in ".!?…。！？)\"'”":
+        return said
+    return said + ("。" if is_cjk(said[-1]) else ".")
 
 
 # -- integrate ------------------------------------------------------------------------------------
