@@ -422,8 +422,7 @@ class Dreamer:
             now=self.vault.clock(),
         )
 
-    def _candidates(self, hits: list[RecallHit], bucket: str,
-                    name: str = "") -> list[CandidateNote]:
+    def _candidates(self, hits: list[RecallHit], bucket: str, name: str) -> list[CandidateNote]:
         """HIT: frontmatter triage (name/description carried by the hit), then the full
         body of the best few — an UPDATE is only ever decided on the body.
 

@@ -619,8 +619,8 @@ def _key_words(text: str, block: Block | None = None, *, personal: bool = False)
         first = plain(text).split(";")[0].split(":", 1)[-1].strip()
         return _short(f"{_unbracket(block.heading)}: {first}" if block.heading else first, 60)
     core = _unbracket(_after_label(_core(text)) if personal else _core(text))
-    if not personal and assigned_name(core):  # "build-02 = 10.20.4.12, …" -> "build-02"
-        return assigned_name(core)
+    if not personal and (thing := assigned_name(core)):  # "build-02 = 10.20.4.12, …"
+        return thing
     clauses = [c.strip() for c in re.split(r"[;；，,]|\.\s|\s[—–]\s|——|。", core) if c.strip()]
     clauses = clauses or [core]
     clause = clauses[0]
