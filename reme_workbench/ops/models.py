@@ -308,6 +308,17 @@ class StatusResponse(_Response):
     problems: list[dict[str, str]] = Field(description="Files that could not be read, with the fix.")
 
 
+class RecoverRequest(_Request):
+    set_aside: bool = Field(False, description=(
+        "Give up on the interrupted change: leave every note as it is now and keep the "
+        "change's files under audit/ (docs/spec.md §3.4.7)."))
+
+
+class RecoverResponse(_Response):
+    messages: list[str] = Field(description="What was finished, undone or set aside; empty "
+                                "when nothing was interrupted.")
+
+
 class LinksRequest(_Request):
     path: str = Field(max_length=1000, description="A file of the vault, vault-relative.")
 
