@@ -265,3 +265,28 @@ def test_cli_rename_keeps_a_hand_written_frontmatter(tmp_path):
     assert result.exit_code == 0, result.output
     assert read(root, NEW) == text.replace("name: old-name", "name: new-name")
     assert not (root / OLD).exists()
+
+
+# --- the one fallback, said where nobody reviews a diff -------------------------------------------
+
+
+def test_a_rename_that_must_dump_the_block_again_says_so_in_the_audit(tmp_path):
+    root = new_vault(tmp_path, {OLD: "---\n{name: old-name, time: 12:30}\n---\nBody.\n"})
+    result = CliRunner().invoke(cli, ["--vault", str(root), "rename", OLD, NEW])
+    assert result.exit_code == 0, result.output
+    assert read_mapping(read(root, NEW)) == {"name": "new-name", "time": 750}
+    audit = next((root / "audit").rglob("vault_actions.md")).read_text(encoding="utf-8")
+    assert "frontmatter written again whole (the block is one flow mapping" in audit
+
+
+def test_an_import_that_must_dump_a_block_again_says_so_in_the_audit(tmp_path):
+    source = write_files(tmp_path / "obsidian", {"flow.md": "---\n{tags: [a]}\n---\nBody.\n",
+                                                 "plain.md": "---\ntags: [a]\n---\nBody.\n"})
+    root = new_vault(tmp_path / "vault", {})
+    import_vault(open_vault(root), source)
+    assert read_mapping(read(root, "digest/wiki/flow.md")) == {"name": "flow", "tags": ["a"]}
+    assert read(root, "digest/wiki/plain.md").startswith("---\nname: plain\ntags: [a]\n---\n")
+    audit = next((root / "audit").rglob("import.md")).read_text(encoding="utf-8")
+    section = audit.split("### Frontmatter written again whole (1)", 1)[1]
+    assert "[[digest/wiki/flow.md]]" in section and "flow mapping" in section
+    assert "plain.md" not in section
