@@ -191,9 +191,14 @@ def _changed(text: str, entry: _Entry, value: Any, nl: str) -> tuple[int, int, s
     if inline and entry.kind in ("scalar", "flow"):
         # Only the value's text: the key, the spacing and the trailing comment stay.
         new = _indent_continuations(part[1 : -len(nl)], entry.indent, nl)
-        if entry.value_start == entry.value_end and text[entry.value_start - 1] not in " \t":
-            new = " " + new  # `key:` with no value had no space after the colon
-        return entry.value_start, entry.value_end, new
+        start, end = entry.value_start, entry.value_end
+        if start == end:  # `key:` with no value: one space, and no blanks left at the end
+            line_end = len(text[: _line_end(text, end)].rstrip("\r\n"))
+            if not text[end:line_end].strip(" \t"):  # no comment after it
+                start, end = len(text[:start].rstrip(" \t")), line_end
+            if text[start - 1] not in " \t":
+                new = " " + new
+        return start, end, new
     comment = _entry_comment(text, entry)
     key_text = text[entry.line_start : entry.key_end]
     if inline:

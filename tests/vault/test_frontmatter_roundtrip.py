@@ -103,10 +103,19 @@ def test_a_block_scalar_changed_to_a_word_keeps_the_lines_around_it() -> None:
     assert out == "---\nsummary: short\n\n# next\nname: n\n---\n"
 
 
-def test_an_empty_value_gets_a_space_before_its_new_text() -> None:
-    text = "---\ndescription:\nname: n\n---\n"
+@pytest.mark.parametrize(
+    ("empty", "filled"),
+    [
+        ("description:", "description: d"),
+        ("description: ", "description: d"),  # Obsidian's property editor leaves the space
+        ("description:\t ", "description: d"),
+        ("description:   # later", "description: d   # later"),
+    ],
+)
+def test_an_empty_value_gets_its_new_text_after_one_space(empty, filled) -> None:
+    text = f"---\n{empty}\nname: n\n---\n"
     assert render(parse(text, P).with_frontmatter(description="d")) == (
-        "---\ndescription: d\nname: n\n---\n"
+        f"---\n{filled}\nname: n\n---\n"
     )
 
 
