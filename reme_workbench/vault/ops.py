@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..errors import NoteExistsError, RemeError
 from .layout import check_writable, is_digest_note, is_markdown, layer_of, normalize_rel
 from .links import outbound_keys, parse_links, retarget_text
-from .note import MAX_NOTE_BYTES, decode_note_bytes, parse, render
+from .note import MAX_NOTE_BYTES, decode_note_bytes, parse, render, rewritten_whole
 from .store import AuditEntry, Changeset, CheckContext, Create, Delete, Edit, NamedCheck, Store
 
 __all__ = ["RetargetPlan", "plan_retarget", "plan_rename", "RETARGET_LAYERS"]
@@ -159,6 +159,8 @@ def plan_rename(
     if "name" in note.frontmatter or is_digest_note(new):
         note = note.with_name_synced()
     moved_text = render(note)
+    # docs/spec.md §1.4.2: the one case the block cannot be edited in place is said
+    rewritten = rewritten_whole(note)
 
     records = list(records)
     inbound = plan_retarget(
@@ -173,7 +175,9 @@ def plan_rename(
         kind="vault_actions",
         markdown=(
             f"- rename `{old}` -> [[{new}]] ({moved_from} moved; "
-            f"{inbound.total} inbound link(s) in {len(inbound.counts)} file(s) retargeted)\n"
+            f"{inbound.total} inbound link(s) in {len(inbound.counts)} file(s) retargeted)"
+            + (f"; its frontmatter written again whole ({rewritten})" if rewritten else "")
+            + "\n"
         ),
     )
     changeset = Changeset(
