@@ -95,6 +95,20 @@ def test_health_fix_and_the_accepted_unlink_leave_comments_byte_for_byte(make_va
         .replace("[[gone-visible]]", "gone-visible")
 
 
+def test_rename_leaves_links_in_comments_as_written(make_vault):
+    root = vault_with_comments(make_vault)
+    log_before = (root / LOG).read_text(encoding="utf-8")
+    data = json.loads(cli_run(root, "rename", "digest/wiki/target.md",
+                              "digest/wiki/renamed.md", "--json").stdout)
+    assert data["links_rewritten"] == {"digest/wiki/commented.md": 2,
+                                       "digest/wiki/hidden-prov.md": 1, LOG: 1}
+    text = (root / "digest/wiki/commented.md").read_text(encoding="utf-8")
+    assert text == COMMENTED.replace("Live [[digest/wiki/target.md]] and short [[target]]",
+                                     "Live [[digest/wiki/renamed.md]] and short [[renamed]]")
+    assert (root / LOG).read_text(encoding="utf-8") == log_before.replace(
+        "[[digest/wiki/target.md]]", "[[digest/wiki/renamed.md]]")
+
+
 def test_the_graph_draws_no_edge_from_a_comment(make_vault):
     root = make_vault({
         "digest/wiki/a.md": "[[digest/wiki/b.md]] %% [[digest/wiki/c.md]] [[nowhere]] %%\n" + PROV,
