@@ -24,6 +24,11 @@ __all__ = ["RetargetPlan", "plan_retarget", "plan_rename", "RETARGET_LAYERS"]
 # Which layers a retarget rewrites by default: pipelines touch digest/ only; the
 # explicit `rename` command also updates the agent's daily logs. resource/ is immutable.
 RETARGET_LAYERS: tuple[str, ...] = ("digest",)
+# Obsidian reads these in a link target as heading, alias, brackets and block reference,
+# so no link could name a file holding one (docs/spec.md §1.3.4).
+_LINK_SYNTAX = "#|[]^"
+# What Linux, macOS and Windows file systems allow in one file or folder name.
+_MAX_NAME_BYTES = 255
 # How many links a refused rename names before "and N more".
 _NAMED_LINKS = 20
 
@@ -149,7 +154,8 @@ def plan_rename(
     pointing at it are retargeted, not broken; resource/ files never move, and nothing
     crosses between material and notes.
     """
-    old, new = normalize_rel(old), normalize_rel(new)
+    new = _check_new_path(new)
+    old = normalize_rel(old)
     if old == new:
         raise RemeError(f"{old} and {new} are the same path; nothing to rename.", path=old)
     if not is_markdown(old) or not is_markdown(new):
@@ -218,6 +224,31 @@ def plan_rename(
         audit=audit,
     )
     return RetargetPlan(old, new, counts, left, changeset)
+
+
+def _check_new_path(new: str) -> str:
+    """`new` as a clean vault path a link can name, or one line saying what to change
+    (`normalize_rel` refuses empty, absolute and `..` paths; the layer checks the rest)."""
+    bad = "".join(sorted(set(_LINK_SYNTAX) & set(new)))
+    if bad:
+        raise RemeError(
+            f"{new!r} holds {' '.join(bad)}: Obsidian reads # | [ ] ^ in a link as heading, "
+            "alias, brackets and block, so no link could name the note; choose a name "
+            "without them.",
+            path=new,
+        )
+    if "\n" in new or "\r" in new:
+        raise RemeError(f"{new!r} holds a line break; give the new path on one line.", path=new)
+    clean = normalize_rel(new)
+    for part in clean.split("/"):
+        size = len(part.encode("utf-8"))
+        if size > _MAX_NAME_BYTES:
+            raise RemeError(
+                f"The name {part[:24]}… is {size} bytes long; a file or folder name may hold at "
+                f"most {_MAX_NAME_BYTES} bytes (UTF-8): shorten it.",
+                path=new,
+            )
+    return clean
 
 
 def _resolvers(paths: list[str], old: str, new: str) -> tuple[LinkResolver, LinkResolver]:

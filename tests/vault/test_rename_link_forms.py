@@ -1,6 +1,7 @@
 """`reme-workbench rename` retargets every link Obsidian resolves to the renamed note
 (docs/spec.md §1.3.4, §2.4), keeps the moved note's own links pointing where they
-pointed, and refuses — before writing anything — what it cannot retarget.
+pointed, refuses — before writing anything — what it cannot retarget, and refuses a new
+name no link could name with one line saying what to change.
 
 Driven through the CLI entry point on the link-form corpus (tests/vault/link_forms.py).
 """
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -145,6 +148,51 @@ def test_dry_run_counts_what_the_rename_writes(make_vault):
     planned = json.loads(result.stdout)
     assert snapshot(root) == before
     assert renamed_ok(root, TARGET, new)["links_rewritten"] == planned["links_rewritten"]
+
+
+LONG = "x" * 300
+WIDE = "é" * 128  # 128 characters, 256 bytes in UTF-8
+
+
+@pytest.mark.parametrize("new, says", [
+    ("digest/wiki/a#b.md", "holds #: Obsidian reads # | [ ] ^"),
+    ("digest/wiki/a|b.md", "holds |: Obsidian reads"),
+    ("digest/wiki/a[b].md", "holds [ ]: Obsidian reads"),
+    ("digest/wiki/a]b.md", "holds ]: Obsidian reads"),
+    ("digest/wiki/a^b.md", "holds ^: Obsidian reads"),
+    (f"digest/wiki/{LONG}.md", "is 303 bytes long; a file or folder name may hold at most 255"),
+    (f"digest/wiki/{WIDE}.md", "is 259 bytes long; a file or folder name may hold at most 255"),
+    (f"digest/wiki/{LONG}/x.md", "is 300 bytes long"),
+    ("", "Empty path: give a vault-relative path such as digest/wiki/x.md"),
+    ("  ", "Empty path"),
+    ("digest/wiki/../../x.md", "paths may not leave the vault"),
+    ("../x.md", "paths may not leave the vault"),
+    ("/etc/x.md", "is absolute; give it relative to the vault root"),
+    ("digest/x.md", "is not inside a bucket; digest notes live in digest/<bucket>/"),
+    ("digest/knowledge/x.md", "is not inside a bucket"),
+    ("digest/wiki/x", "both paths must end in .md"),
+    ("digest/wiki/a\nb.md", "holds a line break; give the new path on one line"),
+    ("digest/wiki/x.md ", "both paths must end in .md"),
+])
+def test_a_new_name_no_link_could_name_is_one_line_saying_what_to_change(make_vault, new, says):
+    root = make_vault(corpus_files())
+    before = snapshot(root)
+    result = CliRunner().invoke(cli, ["--vault", str(root), "rename", TARGET, new])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and says in lines[0], result.output
+    assert snapshot(root) == before
+
+
+def test_the_console_script_prints_no_traceback_for_a_bad_name(make_vault):
+    root = make_vault(corpus_files())
+    for new in ("digest/wiki/a#b.md", f"digest/wiki/{LONG}.md"):
+        out = subprocess.run([sys.executable, "-m", "reme_workbench", "--vault", str(root),
+                              "rename", TARGET, new], capture_output=True, text=True)
+        assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+        assert out.stderr.startswith("Error: ") and len(out.stderr.strip().splitlines()) == 1
+    assert (root / TARGET).read_text(encoding="utf-8") == corpus_files()[TARGET]
 
 
 @pytest.mark.parametrize("spoil, says", [
