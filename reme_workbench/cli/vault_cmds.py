@@ -279,9 +279,14 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
 def rename(obj: Ctx, old: str, new: str, dry_run: bool, move_source: bool, as_json):
     """Move note OLD to NEW (vault-relative paths) and retarget every inbound link.
 
-    Links in digest/ and daily/ are rewritten keeping alias, embed mark, anchor and
-    predicate; resource/ is immutable and left alone. The move, the rewrites and the
-    audit line land together as one atomic changeset.
+    Every link in digest/ and daily/ that Obsidian resolves to OLD — a short name in any
+    case, a path with or without .md, a relative path, with heading, alias, embed mark,
+    block reference or predicate — is rewritten to NEW, keeping its form where that form
+    still names NEW and its alias, anchor, embed mark and predicate; the moved note's
+    own relative links keep pointing where they pointed. resource/ is immutable and left
+    alone. A link that could mean OLD or another note, or that NEW would make name
+    another file, stops the rename before anything is written, named by file and line.
+    The move, the rewrites and the audit line land together as one atomic changeset.
 
     Sources are immutable: rename moves digest notes within digest/. It is the one
     command that writes daily/ — the links in daily logs to a renamed note — and, with
