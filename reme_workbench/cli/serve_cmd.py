@@ -35,6 +35,8 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
 
     Binds 127.0.0.1 only. Writes .reme/serve.json (mode 0600) with the port and a random
     bearer token that every request must send; one server per vault. Ctrl-C stops it.
+    Refuses a body over [server] max_body_bytes (413) and closes idle and slow
+    connections ([server] in reme.toml; docs/api.md says the defaults).
     Indexes the vault in the background from start-up: recall answers at once by
     keyword, vectors follow (GET /index/status says how far). Needs the serve extra
     (pip install 'reme-workbench[serve]').

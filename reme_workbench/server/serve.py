@@ -7,6 +7,9 @@ and the token from there. A second `serve` on the same vault finds the file of a
 server and says so; a file left by a server that died is replaced. The file is removed
 when the server stops: Ctrl-C (SIGINT) or a service manager's SIGTERM.
 
+uvicorn runs the API with the `[server]` limits of the vault's reme.toml (`limits.py`):
+bodies over a size refused unread, idle and slow connections closed, a connection cap.
+
 From start-up the vault is indexed in the background, keyword first and vectors behind
 (`ops.start_background_index`): the first recall answers within a second on a vault
 never indexed, and `GET /index/status` says how far the index is.
@@ -89,6 +92,7 @@ def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = No
 
     from ..ops import Workspace, start_background_index, stop_background_index
     from .app import OBSIDIAN_ORIGIN, create_app, guard
+    from .limits import protocol_with_deadlines
 
     if not 0 <= port <= 65535:
         raise RemeError(f"--port {port} is not a port; give 1-65535, or 0 for a free one.")
@@ -117,8 +121,12 @@ def serve(root: Path | str, *, port: int = 0, origins: Iterable[str] | None = No
     try:
         # keyword first, vectors behind: a request never waits for the index (ops/indexing.py)
         start_background_index(ws)
-        app = guard(create_app(ws), token, origins=origins or (OBSIDIAN_ORIGIN,))
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        limits = ws.settings.server
+        app = guard(create_app(ws), token, origins=origins or (OBSIDIAN_ORIGIN,),
+                    max_body_bytes=limits.max_body_bytes)
+        server = uvicorn.Server(uvicorn.Config(
+            app, log_level="warning", lifespan="off", http=protocol_with_deadlines(limits),
+            timeout_keep_alive=limits.idle_timeout_s))
         if on_ready is not None:
             on_ready({k: v for k, v in doc.items() if k != "token"})
         server.run(sockets=[sock])
