@@ -52,6 +52,7 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
                    "in .reme/serve.json. Ctrl-C stops it.")
 
     run(vault.root, port=port, origins=origins or None, on_ready=ready,
+        on_notice=lambda line: click.echo(line, err=True),
         workspace=obj.workspace(vault, serving=True))
 
 

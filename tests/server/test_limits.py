@@ -1,16 +1,18 @@
 """The local API refuses what it should, early: a body over `[server] max_body_bytes`
 (declared or counted as it arrives), connections that say nothing or trickle their
-request in, more connections than `[server] max_connections`, and paths no file system
-takes.
+request in, more connections than `[server] max_connections`, paths no file system
+takes, and a `.reme/serve.json` left by a process that is no server of this vault.
 
 Every test talks to a real `reme-workbench serve` over a raw socket, so it controls
 every byte the server gets (a body never sent, a header a byte at a time)."""
 
 from __future__ import annotations
 
+import json
 import select
 import signal
 import socket
+import subprocess
 import time
 
 import httpx
@@ -213,3 +215,65 @@ def test_the_good_path_still_answers(served):
     answer = httpx.post(info["url"] + "/note", json={"path": POOL}, timeout=30,
                         headers={"Authorization": f"Bearer {info['token']}"})
     assert answer.status_code == 200 and answer.json()["name"] == "pool-size"
+
+
+@pytest.fixture
+def sleeper():
+    """A live process that is not a server: the pid a dead server's serve.json may name
+    once the system gave its number to another program."""
+    proc = subprocess.Popen(["sleep", "60"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+@pytest.mark.parametrize("port_is", ["free", "another server's"])
+def test_a_serve_json_naming_another_program_is_replaced(served, tmp_path, sleeper, port_is):
+    """serve.json names a live pid, but that process is another program (the pid was
+    reused): nothing answers the file's token on its port — no server at all, or a server
+    of another vault with its own token."""
+    _, other = served
+    if port_is == "free":
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+    else:
+        port = other["port"]
+    root = write_vault(tmp_path / "vault")
+    stale = root / ".reme" / "serve.json"
+    stale.parent.mkdir()
+    stale.write_text(json.dumps({"port": port, "token": "t" * 43, "pid": sleeper.pid,
+                                 "url": f"http://127.0.0.1:{port}"}))
+    proc = start_serve(root, "--port", "0")
+    try:
+        deadline = time.monotonic() + 60
+        while (info := json.loads(stale.read_text() or "{}")).get("pid") != proc.pid:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert _health(info) == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    [line] = [line for line in err.splitlines() if "serve.json" in line]
+    assert f"pid {sleeper.pid}" in line and "another program" in line, err
+    assert sleeper.poll() is None  # serve never touches the process it named
+
+
+def test_a_serve_json_whose_port_takes_the_connection_but_never_answers_is_kept(tmp_path, sleeper):
+    """A server that is busy (or hung) still holds its port: `serve` does not take the
+    vault from it, and says how to remove the file if it is no server at all."""
+    root = write_vault(tmp_path / "vault")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # the kernel takes the connection; nothing ever answers
+        port = silent.getsockname()[1]
+        stale = root / ".reme" / "serve.json"
+        stale.parent.mkdir()
+        doc = {"port": port, "token": "t" * 43, "pid": sleeper.pid, "url": f"http://127.0.0.1:{port}"}
+        stale.write_text(json.dumps(doc))
+        proc = start_serve(root, "--port", "0")
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert f"already running for this vault (pid {sleeper.pid}" in err and "delete" in err, err
+    assert json.loads(stale.read_text()) == doc
