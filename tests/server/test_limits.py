@@ -130,7 +130,7 @@ def test_stalled_connections_are_closed_within_the_timeouts(served):
     assert not open_, f"{len(open_)} of 200 stalled connections still open after " \
                       f"{time.monotonic() - start:.1f} s"
     # over the cap: refused at once (503); the others timed out (408, or closed when idle)
-    assert answers.count(503) >= 200 - CAP, answers
+    assert answers.count(503) > 100, answers
     assert set(answers) <= {503, 408, None}, answers
     assert _health(info) == 200
 
