@@ -50,13 +50,18 @@ For each candidate (`candidates.mine_candidates`, best score first):
    (`llm.planning.plan_with_feedback`), then the pair is rejected (stored as a rejected
    proposal) and audited; it is never applied. A file linking the loser that cannot be
    read skips the pair before the brain is asked: it could not be retargeted.
+   *Every statement*: each sentence of both bodies must be in the merged body
+   (`merge_statements`); a sentence missing gets the brain the same one retry, then is
+   listed in the story (`dropped_statements`), the review and the audit line, and the
+   merge waits for a person whatever the policy — it is held, not rejected.
 5. **Submit.** Through the proposal queue under the given policy (default: everything
    waits for a person). A proposal the policy applies at once is planned again from
    fresh reads when a file changed meanwhile or a note came to link the loser, up to
    the vault's `max_replans` plans (`merge_apply.apply_now`), then audited and skipped. A pair whose own notes changed while the brain wrote is
    skipped (the body was written from the old texts). A note already merged within
    `[cooldowns] merge_to_merge_days` makes the proposal wait for a person whatever the
-   policy, with an alarm line (§7.4.2). A body over the split threshold is flagged in
+   policy, with an alarm line (§7.4.2); so does one that drops a sentence. A body over
+   the split threshold is flagged in
    the story (and queued for split when the merge applies here).
 
 `plan_merges(vault, brain, candidates, cfg, ctx)` takes the `[merge]` settings and a
@@ -100,7 +105,7 @@ from .common_text import DigestText
 from .decisions import decision_holds, read_decisions
 from .identity import identifiers_of, identity_conflict
 from .merge_anchors import HeadingMap
-from .merge_apply import GaveUp, apply_now, failures_of, feedback, run_checks
+from .merge_apply import STATEMENTS, GaveUp, apply_now, failures_of, feedback, run_checks
 from .merge_links import (
     LinkIndex,
     MergeRetargets,
@@ -115,9 +120,11 @@ from .merge_report import (
     UncertainPair,
     Vote,
     append_uncertain,
+    dropped_line,
     render_uncertain,
     suggestion,
 )
+from .merge_statements import dropped_statements
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -558,6 +565,12 @@ class _Checked:
     moved: Retargeted
     results: list[dict]
     body_tokens: int
+    dropped: list[dict]  # the sentences of either note the body does not keep
+
+    @property
+    def hard_failures(self) -> list[str]:
+        """What refuses the body; a dropped sentence only holds it for a person."""
+        return failures_of(self.results)
 
 
 def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, index: LinkIndex,
@@ -581,6 +594,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
     keep = frozenset((t, p) for t, p in required if t not in index.resolver)
     limit = len(winner.note.body) + len(loser.note.body) + MERGE_SLACK_CHARS
     said = {r.path: list(statement_values(r.note.body)) for r in (winner, loser)}
+    names = {r.path: r.view.name for r in (winner, loser)}
     asked: list[str | None] = []  # the feedback of each request, for the story
     checked: list[_Checked] = []  # every body that became a changeset; the last is stored
 
@@ -602,10 +616,14 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
                      HeadingMap(new_body, loser.note.body, blocks))
         ops, specs, before, moved = plan.changeset_parts(retargets)
         results = run_checks(vault, ops, specs, before)
+        dropped = dropped_statements({w.path: w.note.body for w in (winner, loser)}, new_body,
+                                     names)
         checked.append(_Checked(plan, ops, specs, before, moved, results,
-                                content_tokens(new_body)))
+                                content_tokens(new_body), dropped))
         record.update(link_repairs=repairs, self_links_removed=removed)
-        return checked[-1], failures_of(results)
+        return checked[-1], checked[-1].hard_failures + [
+            f"{STATEMENTS}: {d['note']} said “{d['sentence']}”, which the merged body does "
+            "not say; carry it over word for word" for d in dropped]
 
     loop = plan_with_feedback(
         ask, MergeRequest(winner.view, loser.view, ctx.language), make_plan,
@@ -615,8 +633,11 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
                                     "raw": exc.raw if isinstance(exc, BrainError) else None},
         explain=feedback)
     attempts, merge_usage = loop.attempts, loop.usage
-    passed = loop.error is None and not loop.failures
-    built = checked[-1] if checked else None
+    # the last body its checks pass, dropped sentences or not (they hold it for a person;
+    # a retry asked only for them that failed leaves the body before it standing)
+    built = next((c for c in reversed(checked) if not c.hard_failures),
+                 checked[-1] if checked else None)
+    passed = built is not None and not built.hard_failures
     state.usage = state.usage + merge_usage
     agree = sum(v.agrees for v in votes)
     decided, split_threshold = ctx.decided_by_person, ctx.split_threshold
@@ -639,6 +660,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
         "checks": built.results if built else [],
         "retargeted": dict(built.moved.counts) if built else {},
         "anchors": _anchor_story(built.moved) if built else [],
+        "dropped_statements": built.dropped if built else [],
         "body_tokens": tokens,
         "split_threshold": split_threshold,
         "over_split_threshold": tokens > split_threshold,
@@ -646,8 +668,8 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
         "cooldowns": [{"path": winner.path, "action": "merge"}],
     }
     if not passed:
-        reason = (str(loop.error) if loop.error is not None else "; ".join(loop.failures)
-                  ) or "no answer"
+        reason = (str(loop.error) if loop.error is not None else "; ".join(
+            built.hard_failures if built is not None else loop.failures)) or "no answer"
         pid = None
         if built is not None and not ctx.dry_run:  # stored, so the workbench shows why
             rejected = queue.new(ACTION, summary, built.ops, checks=built.specs, story=story,
@@ -671,7 +693,8 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
                      f"merge of `{loser.path}` into [[{winner.path}]] waits for a person "
                      "(docs/spec.md §7.4.2)")
     story["alarm"] = alarm
-    story["held_for_person"] = alarm is not None
+    dropped = built.dropped
+    story["held_for_person"] = alarm is not None or bool(dropped)
 
     def make(fresh: bool) -> Proposal:
         """The proposal from the files as they are now (fresh: read again)."""
@@ -700,7 +723,8 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
         state.used.update({winner.path: proposal.id, loser.path: proposal.id})
         state.proposals.append(proposal)
         return "planned"
-    if alarm is None and ctx.policy.should_apply(ACTION):
+    held = alarm is not None or bool(dropped)  # a person decides (§7.4.2, §7.7.5)
+    if not held and ctx.policy.should_apply(ACTION):
         try:
             done = apply_now(vault, queue, proposal, make)
         except (GaveUp, _PairChanged) as exc:
@@ -712,7 +736,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
         if done.state == "applied" and tokens > split_threshold:
             enqueue_splits(vault.root, [(winner.path, tokens)], by=ACTION, now=ctx.now)
     else:
-        done = queue.submit(proposal, Policy.hold_everything() if alarm else ctx.policy)
+        done = queue.submit(proposal, Policy.hold_everything() if held else ctx.policy)
     if done.state == "rejected":  # the store's own checks refused it under the lock
         state.reject(cand, done.error or "rejected", done.id)
         return "rejected"
@@ -720,7 +744,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
     state.proposals.append(done)
     state.lines.append(f"- merge {done.state}: `{loser.path}` into [[{winner.path}]] "
                        f"({agree} of {len(votes)} votes; {done.id})"
-                       + (f": {done.error}" if done.error else ""))
+                       + (f": {done.error}" if done.error else "") + dropped_line(dropped))
     return done.state
 
 

@@ -32,7 +32,9 @@ from ..vault.store import Changeset, CheckContext, Delete, FileOp, is_vault_file
 if TYPE_CHECKING:
     from ..vault.vault import Vault
 
-__all__ = ["run_checks", "failures_of", "feedback", "apply_now", "GaveUp"]
+__all__ = ["run_checks", "failures_of", "feedback", "apply_now", "GaveUp", "STATEMENTS"]
+
+STATEMENTS = "keeps_statements"  # the failure a dropped sentence gives: a retry, then a person
 
 
 class GaveUp(RemeError):
@@ -68,7 +70,8 @@ def feedback(failures: list[str]) -> str:
             "(docs/spec.md §7.7.5). Send the whole note again: the winner's body plus every "
             "statement and every link of the loser's it lacks, each link exactly as written, "
             "every derived_from:: line of both, every number, name, identifier and command "
-            "of both as written, nothing reworded:\n" + lines)
+            "of both as written, every sentence of both word for word (a 'never', 'not' or "
+            "'only' kept as it is), nothing reworded:\n" + lines)
 
 
 def apply_now(vault: Vault, queue: ProposalQueue, first: Proposal,

@@ -314,6 +314,21 @@ def test_a_heading_the_merged_body_does_not_keep_links_the_note_itself(make_vaul
         {"from": a["from"], "to": a["to"]} for a in story]
 
 
+def test_the_review_lists_the_heading_and_block_links_it_rewrites(make_vault):
+    from reme_workbench.review.merges import merge_review
+    from reme_workbench.review.proposals import story_sections
+
+    user = "digest/wiki/runbook-links.md"
+    root = make_vault(files(**{user: LINKING}))
+    (held,) = merge(open_vault(root)).proposals
+    review = merge_review(held)
+    assert {(a["from"], a["to"]) for a in review.anchors} == {
+        ("Steps", "From payments-api-deploy#Steps"), ("^watch", "^watch-2")}
+    (section,) = [s for s in story_sections(held)
+                  if s.title == "Heading and block links to the loser's text"]
+    assert ("#Steps", "#From payments-api-deploy#Steps", user) in section.rows
+
+
 def test_the_offline_brains_merge_keeps_heading_and_block_links_on_the_losers_text(make_vault):
     from reme_workbench.brains.factory import offline_consolidate_brain
     from reme_workbench.config import Settings
@@ -325,6 +340,7 @@ def test_the_offline_brains_merge_keeps_heading_and_block_links_on_the_losers_te
     offline = offline_consolidate_brain(HashingEmbedder(), Settings())
     (held,) = plan_merges(open_vault(root), offline, [cand], MergeSettings(), MergeContext(
         now=FIXED_NOW, parallel_votes=False, audit=False, decided_by_person=True)).proposals
+    assert held.story["dropped_statements"] == []
     assert cli_json(root, "proposals", "accept", held.id)["state"] == "applied"
     merged, text = read(root, WINNER), read(root, user)
     for link in re.findall(r"\[\[(?:deploy-payments-api|" + re.escape(WINNER) + r")#([^|\]]+)",
