@@ -349,3 +349,17 @@ def test_the_offline_brains_merge_keeps_heading_and_block_links_on_the_losers_te
     assert "Freeze the payments queue." in open_section(merged, "From payments-api-deploy#Steps")
     assert open_section(merged, "^watch-2").startswith("Page the on-call engineer")
     assert open_section(merged, "^rollback").startswith("Roll back with the previous tag.")
+
+
+def test_a_block_id_on_its_own_line_after_a_table_is_carried_on_its_own_line():
+    from reme_workbench.consolidate.merge_anchors import HeadingMap, carry_block_ids
+
+    table = "| step | owner |\n|---|---|\n| freeze | Mei |\n"
+    loser = f"Intro. ^intro\n\n{table}\n^steps\n"
+    winner = "Intro. ^intro\n"
+    merged, blocks = carry_block_ids(f"Intro. ^intro\n\n## From loser\n\nIntro.\n\n{table}",
+                                     winner, loser)
+    assert merged.endswith(f"{table}^steps\n")
+    assert "| freeze | Mei | ^steps" not in merged  # the table stays a table
+    assert blocks == {"intro": "intro", "steps": "steps"}  # one "Intro." line: the winner's
+    assert HeadingMap(merged, loser, blocks).anchors(["^steps", "^intro", "^gone"]) == {}
