@@ -22,7 +22,7 @@ from ..errors import (
     StaleChangesetError,
     UnsafePathError,
 )
-from ..vault.checks import CheckSpec
+from ..vault.checks import CheckSpec, only_stale
 from ..vault.layout import is_digest_note
 from ..vault.meta import log_access, meta_path, write_meta
 from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp
@@ -230,7 +230,7 @@ class ProposalQueue:
         now = self._now()
         proposal = replace(proposal, ops=self._restamped(proposal.ops))
         try:
-            result = self.vault.apply(proposal.changeset())
+            result = self.vault.apply(proposal.changeset(read=self.vault.store.read))
         except StaleChangesetError as exc:
             done = proposal.with_state(
                 "stale",
@@ -238,11 +238,16 @@ class ProposalQueue:
                 error=f"{', '.join(exc.paths)} changed after planning; re-run the pipeline to re-plan.",
             )
         except ChangesetRejectedError as exc:
-            done = proposal.with_state(
-                "rejected",
-                now=now,
-                error="; ".join(f"{name}: {why}" for name, why in exc.failures),
-            )
+            if only_stale(exc.failures):  # the vault moved on since planning (checks.py)
+                done = proposal.with_state(
+                    "stale", now=now, error="; ".join(why for _, why in exc.failures),
+                    story={**proposal.story, "stale_by": sorted({n for n, _ in exc.failures})})
+            else:
+                done = proposal.with_state(
+                    "rejected",
+                    now=now,
+                    error="; ".join(f"{name}: {why}" for name, why in exc.failures),
+                )
         except NoteExistsError as exc:  # a file it creates appeared after planning (§3.2.5)
             done = proposal.with_state(
                 "stale",
