@@ -88,7 +88,7 @@ def apply_now(vault: Vault, queue: ProposalQueue, first: Proposal,
             vault.refresh()  # the scan sees the files written meanwhile
         try:
             made.append(first if not made else make(True))
-            result = vault.apply(made[-1].changeset(read=vault.store.read))
+            result = vault.apply(made[-1].changeset())
         except StaleChangesetError as exc:
             last = exc
             continue

@@ -230,7 +230,7 @@ class ProposalQueue:
         now = self._now()
         proposal = replace(proposal, ops=self._restamped(proposal.ops))
         try:
-            result = self.vault.apply(proposal.changeset(read=self.vault.store.read))
+            result = self.vault.apply(proposal.changeset())
         except StaleChangesetError as exc:
             done = proposal.with_state(
                 "stale",

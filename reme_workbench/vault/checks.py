@@ -27,12 +27,7 @@ from .store import CheckContext, NamedCheck
 from .tokens import content_tokens
 
 __all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE",
-           "value_key", "missing_values", "STALE_CHECKS", "only_stale", "Reader"]
-
-# Reads a vault file as it is now: (bytes, stamp) or None when it is not there
-# (`Store.read`). A check that looks at files outside its changeset is given one when it
-# is built (`build_check(spec, read=...)`); under the store's lock it reads what is there.
-Reader = Callable[[str], "tuple[bytes, Any] | None"]
+           "value_key", "missing_values", "STALE_CHECKS", "only_stale"]
 
 
 
@@ -501,21 +496,15 @@ def _between(text: str, links: list) -> list[str]:
     return [*out, text[last:]]
 
 
-def _retargets_every_link(old: str, new: str, read: Reader | None = None
-                          ) -> Callable[[CheckContext], list[str]]:
+def _retargets_every_link(old: str, new: str) -> Callable[[CheckContext], list[str]]:
     """Every file of the vault that links `old` now is in the changeset (docs/spec.md
     §7.7.5): run under the store's lock when the merge applies, it walks the vault's
     files for links resolving to `old` the way Obsidian resolves them (short, relative,
     any case, with or without `.md`, embeds and anchored links too). A file that does,
     outside the changeset, was written after the merge was planned: the merge is stale
-    (`STALE_CHECKS`), planned again with that file retargeted. `read` is the store's
-    reader, given when the check is built (`build_check(spec, read=...)`)."""
+    (`STALE_CHECKS`), planned again with that file retargeted. It reads each file with
+    the store's reader (`CheckContext.read`), under the lock."""
     stem = _stem(old).casefold()
-
-    if read is None:
-        raise RemeError(f"retargets_every_link reads the vault's files: build it with read= "
-                        f"(the proposal queue does); apply the merge of {old} through "
-                        "`reme-workbench proposals accept`.")
 
     def run(ctx: CheckContext) -> list[str]:
         listed = set(ctx.changeset.paths)
@@ -526,7 +515,7 @@ def _retargets_every_link(old: str, new: str, read: Reader | None = None
             if rel in listed or not rel.lower().endswith(".md"):
                 continue
             try:
-                found = read(rel)
+                found = ctx.read(rel)
             except (OSError, RemeError) as exc:
                 failures.append(f"{rel} cannot be read ({exc}), so whether it links to {old} "
                                 "is unknown; make it readable, then accept again")
@@ -633,7 +622,6 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
 # it so, and accept plans it again), not rejected.
 STALE_CHECKS = frozenset({"retargets_every_link"})
 # Checks that read vault files beyond their changeset: built with the store's reader.
-_READING = frozenset({"retargets_every_link"})
 
 
 def only_stale(failures) -> bool:
@@ -642,9 +630,8 @@ def only_stale(failures) -> bool:
     return bool(failures) and all(name in STALE_CHECKS for name, _ in failures)
 
 
-def build_check(spec: CheckSpec, *, read: Reader | None = None) -> NamedCheck:
-    """The check `spec` names; `read` (the store's reader) goes to the checks that read
-    vault files beyond their changeset."""
+def build_check(spec: CheckSpec) -> NamedCheck:
+    """The check `spec` names."""
     factory = CHECKS.get(spec.name)
     if factory is None:
         raise RemeError(
@@ -652,8 +639,6 @@ def build_check(spec: CheckSpec, *, read: Reader | None = None) -> NamedCheck:
             "The proposal may come from a newer version of reme-workbench."
         )
     params = dict(spec.params)
-    if spec.name in _READING:
-        params["read"] = read
     try:
         fn = factory(**params)
     except TypeError as exc:
@@ -661,5 +646,5 @@ def build_check(spec: CheckSpec, *, read: Reader | None = None) -> NamedCheck:
     return NamedCheck(spec.name, fn)
 
 
-def build_checks(specs, *, read: Reader | None = None) -> tuple[NamedCheck, ...]:
-    return tuple(build_check(s, read=read) for s in specs)
+def build_checks(specs) -> tuple[NamedCheck, ...]:
+    return tuple(build_check(s) for s in specs)

@@ -180,6 +180,13 @@ def is_vault_file(root: Path, rel: str) -> bool:
         return False
 
 
+def _read_unknown(rel: str) -> tuple[bytes, Stamp] | None:
+    raise RemeError(
+        "This check reads vault files, but its CheckContext was built without read=; pass "
+        "a callable (Store.apply passes one)."
+    )
+
+
 def _files_unknown() -> list[str]:
     raise RemeError(
         "This check needs the vault's file list, but its CheckContext was built without "
@@ -215,6 +222,9 @@ class CheckContext:
     exists: Callable[[str], bool] = _exists_unknown
     # Every file of the vault now (for checks that resolve short links); walked on demand.
     files: Callable[[], list[str]] = _files_unknown
+    # A vault file's bytes and stamp now, or None (for checks that read beyond the
+    # changeset: a merge looks for links to its loser written after it was planned).
+    read: Callable[[str], tuple[bytes, Stamp] | None] = _read_unknown
 
     def present_after(self, rel: str) -> bool:
         """Whether `rel` is a file once the change is applied (created, kept or edited)."""
@@ -501,6 +511,7 @@ class Store:
             MappingProxyType(after),
             exists=partial(is_vault_file, self.root),  # under the lock: what is there now
             files=partial(vault_files, self.root),
+            read=partial(read_with_stamp, self.root),
         )
         failures: list[tuple[str, str]] = []
         for check in changeset.checks:
