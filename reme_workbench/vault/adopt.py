@@ -143,6 +143,19 @@ def _free_name(name: str, taken) -> str:
     return f"{name}-{n}"
 
 
+def _free_snapshot(snap: str, taken) -> str:
+    """`snap`, else `stem-2.ext`, `stem-3.ext`, … — for a file whose name differs from
+    another's only by case (two files on Linux, one on macOS and Windows)."""
+    if not taken(snap):
+        return snap
+    folder, name = posixpath.split(snap)
+    stem, dot, ext = name.rpartition(".") if "." in name.lstrip(".") else (name, "", "")
+    n = 2
+    while taken(candidate := posixpath.join(folder, f"{stem}-{n}{dot}{ext}")):
+        n += 1
+    return candidate
+
+
 def _fm_lines(note: Note) -> int:
     """How many lines the frontmatter block takes (link lines are counted in the body)."""
     return (note._fm_text or "").count("\n")
@@ -174,6 +187,7 @@ def plan_import(
 
     # where each file goes: notes to digest/, everything else (and every original) to resource/
     snapshot: dict[str, str] = {}
+    kept_as: list[tuple[str, str]] = []  # originals whose name another file took (case)
     placed: dict[str, str] = {}
     data: dict[str, bytes] = {}
     parsed: dict[str, Note] = {}
@@ -185,10 +199,9 @@ def plan_import(
         if size > limit:
             skipped.append((rel, f"{size:,} bytes, over the {limit:,} a vault file may have"))
             continue
-        snap = f"{base}/{_safe_rel(rel)}"
-        if snap.lower() in taken:
-            skipped.append((rel, f"another file has the same snapshot name {snap}"))
-            continue
+        snap = _free_snapshot(f"{base}/{_safe_rel(rel)}", lambda p: p.lower() in taken)
+        if snap != f"{base}/{_safe_rel(rel)}":  # `MAAS.md` beside `MaaS.md`: both are kept
+            kept_as.append((rel, snap))
         taken.add(snap.lower())
         snapshot[rel] = snap
         data[rel] = full.read_bytes()
@@ -234,14 +247,14 @@ def plan_import(
         ops.append(Create(note.path, render_bytes(imported)))
 
     audit = AuditEntry("import", _audit(source, notes, placed, skipped, unresolved, rewritten,
-                                        dumped))
+                                        dumped, kept_as))
     changeset = Changeset(ops=tuple(ops), description=f"import {source} into digest/{bucket}/",
                           audit=audit, allow_sources=True)
     return ImportPlan(source, base, tuple(notes), {r: p for r, p in placed.items() if not is_digest_note(p)},
                       tuple(skipped), tuple(unresolved), rewritten, changeset)
 
 
-def _audit(source: Path, notes, placed, skipped, unresolved, rewritten, dumped) -> str:
+def _audit(source: Path, notes, placed, skipped, unresolved, rewritten, dumped, kept_as) -> str:
     attachments = sum(1 for p in placed.values() if not is_digest_note(p))
     lines = [f"## import {source}", "",
              f"{len(notes)} note(s) into digest/, {attachments} attachment(s) and every "
@@ -251,6 +264,11 @@ def _audit(source: Path, notes, placed, skipped, unresolved, rewritten, dumped) 
     if renamed:
         lines += [f"### Renamed ({len(renamed)})", "",
                   *[f"- `{n.source}` → [[{n.path}]]" for n in renamed], ""]
+    if kept_as:
+        lines += [f"### Originals kept under another name ({len(kept_as)})", "",
+                  "Their names differ from another file's only by case (one file on macOS "
+                  "and Windows), so each got a suffix.", "",
+                  *[f"- `{rel}` → `{snap}`" for rel, snap in kept_as], ""]
     if skipped:
         lines += [f"### Not brought ({len(skipped)})", "", *[f"- `{p}`: {why}" for p, why in skipped], ""]
     if unresolved:

@@ -133,3 +133,25 @@ def test_importing_twice_never_overwrites(make_vault, tmp_path):
     assert {n["path"] for n in first["notes"]} & {n["path"] for n in second["notes"]} == set()
     assert first["folder"] == f"resource/{today()}/src"
     assert second["folder"] == f"resource/{today()}/src-2"
+
+
+def test_two_notes_whose_names_differ_only_by_case_are_both_kept(make_vault, tmp_path):
+    """`MaaS.md` beside `MAAS.md` (two files on Linux): the second became neither a note nor
+    a kept original, and its text was nowhere in the vault. Both are kept now, the second
+    under a suffix, and the audit says so."""
+    vault = make_vault({})
+    source = write_files(tmp_path / "cased", {
+        "MaaS.md": "Metal as a service: the provisioning tool.\n",
+        "MAAS.md": "MAAS, our data centre's install of it, runs on rack 4.\n",
+    })
+    result = run(vault, "import", str(source), "--json")
+    notes = json.loads(result.output)["notes"]
+    assert len(notes) == 2
+    texts = {(vault / n["path"]).read_text() for n in notes}
+    assert any("rack 4" in t for t in texts) and any("provisioning tool" in t for t in texts)
+    originals = sorted(p.name for p in (vault / f"resource/{today()}/cased").iterdir())
+    assert originals == ["MAAS-2.md", "MaaS.md"] or originals == ["MAAS.md", "MaaS-2.md"]
+    kept = [(vault / f"resource/{today()}/cased/{name}").read_bytes() for name in originals]
+    assert sorted(kept) == sorted(p.read_bytes() for p in source.iterdir())
+    audit = (vault / f"audit/{today()}/import.md").read_text()
+    assert "Originals kept under another name (1)" in audit and "only by case" in audit
