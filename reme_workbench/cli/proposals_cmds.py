@@ -69,9 +69,15 @@ def _decided(obj: Ctx, proposal, as_json) -> None:
     if wants_json(as_json):
         emit_json(proposal.model_dump())
         return
+    note = getattr(proposal, "note", None)
+    if note and proposal.state == "applied" and not proposal.replanned_as:
+        click.echo(note)  # decided already, by another accept: nothing happened now
+        return
     click.echo(
         f"{proposal.id} is now {proposal.state}" + (f": {proposal.error}" if proposal.error else "")
     )
+    if note and note.lower() not in (proposal.error or "").lower():
+        click.echo(note)
     for new in getattr(proposal, "replanned_as", None) or ():
         click.echo(f"{new} waits for you: `reme-workbench proposals show {new}`, then accept or "
                    "reject it.")
@@ -82,7 +88,11 @@ def _decided(obj: Ctx, proposal, as_json) -> None:
 @output_options
 @click.pass_obj
 def proposals_accept(obj: Ctx, proposal_id: str, as_json):
-    """Apply a pending proposal (its checks run again first)."""
+    """Apply a pending proposal (its checks run again first).
+
+    A proposal another accept applied first is answered as applied, and nothing is
+    written again.
+    """
     from ..ops import AcceptRequest, accept_proposal, build_request
 
     vault = obj.open()

@@ -194,6 +194,10 @@ class ProposalSummary(_Response):
     replanned_as: list[str] = Field(
         default_factory=list, description="When accepting found that a note this proposal "
         "creates was created meanwhile: the proposals planning it again against that note.")
+    note: str | None = Field(
+        None, description="What the decision found instead of doing it, or did besides: "
+        "e.g. the proposal was already applied by another accept, or where a person's edits "
+        "went when it was planned again.")
 
 
 class ProposalDetail(ProposalSummary):

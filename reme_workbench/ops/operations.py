@@ -298,7 +298,9 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
     """Apply a pending or stale proposal (with a person's edits, if any): its checks run
     again on the files as they are now, and nothing is written unless they all pass. The
     answer says what happened: `applied`; `rejected` with the failed checks in `error`;
-    `stale` when a file changed since it was planned.
+    `stale` when a file changed since it was planned. The decision is taken once
+    (docs/spec.md §3.7.4): a proposal another accept applied first is answered as it is,
+    `applied`, with `note` saying so, and nothing is written again.
 
     A dream proposal whose new note was created meanwhile (another dream took the slug,
     docs/spec.md §3.2.5) is planned again at once against that note — a corroborate, or a
@@ -310,7 +312,15 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
     vault = ws.open_vault()
     require_writable(vault, "accept")
     queue = ProposalQueue(vault)
-    done = queue.accept(queue.resolve(_id(request.id)), edited=request.edited)
+    outcome = queue.accept_once(queue.resolve(_id(request.id)), edited=request.edited)
+    done = outcome.proposal
+    if outcome.already_applied:
+        note = (f"{done.id} was already applied (at {done.updated_at}), by another accept; "
+                "nothing was written this time.")
+        if request.edited:
+            note += (" Your edits were not applied: it landed as it was; edit the notes by "
+                     f"hand, or revert it (`reme-workbench proposals revert {done.id}`).")
+        return ProposalSummary(**_summary(done), note=note)
     lost = [op.path for op in done.ops if isinstance(op, Create)
             and vault.store.read(op.path) is not None]
     if done.state != "stale" or not done.action.startswith("dream.") or not lost:

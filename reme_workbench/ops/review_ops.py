@@ -198,8 +198,10 @@ def replan(ws: Workspace, proposal_id: str, *, dream_brain=None, consolidate_bra
     if old.state != "stale":
         raise RemeError(f"{old.id} is {old.state}; only a stale proposal is planned again "
                         "(accept or reject a pending one).")
-    # every action skips a subject whose proposal still waits: the stale one goes first
-    queue.reject(old.id, "superseded: planned again from the files as they are now")
+    # every action skips a subject whose proposal still waits: the stale one goes first;
+    # only while still stale (another process may have planned it again meanwhile)
+    queue.reject(old.id, "superseded: planned again from the files as they are now",
+                 only_if=("stale",))
     new = replan_proposal(ws, old, policy=Policy.hold_everything(), dream_brain=dream_brain,
                           consolidate_brain=consolidate_brain, index=index)
     if not new:

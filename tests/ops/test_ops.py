@@ -163,8 +163,13 @@ def test_proposals_are_listed_shown_accepted_through_their_checks(ws):
     assert "+Pool is 40 since the incident." in shown.diff and shown.story["flavor"] == "REFINE"
     done = accept_proposal(ws, AcceptRequest(id=pid))
     assert done.state == "applied" and "Pool is 40" in (ws.root / POOL).read_text()
-    with pytest.raises(RemeError, match="only pending"):
-        accept_proposal(ws, AcceptRequest(id=pid))
+    assert done.note is None
+    before = snapshot(ws.root)
+    again = accept_proposal(ws, AcceptRequest(id=pid))  # decided once (docs/spec.md §3.7.4)
+    assert again.state == "applied" and "already applied" in again.note
+    assert snapshot(ws.root) == before  # nothing written again
+    with pytest.raises(RemeError, match="proposals revert"):
+        reject_proposal(ws, RejectRequest(id=pid, reason="too late"))
 
 
 def test_an_edit_that_breaks_a_check_is_refused_and_nothing_is_written(ws):
