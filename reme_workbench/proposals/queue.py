@@ -1,6 +1,7 @@
 """The proposal queue: submit under a policy, then list / show / accept / reject / revert.
 
-Confident proposals apply at once (docs/spec.md §3.7, as `Policy`); the rest wait in
+Confident proposals apply at once (docs/spec.md §3.7, as `Policy`) when they only add —
+every line of every note they edit kept byte for byte; the rest wait in
 `meta/proposals/` for a person. Accepting re-runs the stored checks against the files
 as they are now, so a held proposal can never land on top of a changed note. A decision
 (accept, reject, revert) loads, checks the state, applies and saves under
@@ -24,6 +25,7 @@ from ..errors import (
     StaleChangesetError,
     UnsafePathError,
 )
+from ..vault.additions import lines_not_kept
 from ..vault.checks import CheckSpec
 from ..vault.layout import is_digest_note
 from ..vault.lock import RunLock
@@ -32,11 +34,14 @@ from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp
 from ..vault.vault import Vault
 from .model import FORMAT_VERSION, STATES, Proposal, op_kind
 
-__all__ = ["Policy", "ProposalQueue", "Acceptance", "DEFAULT_AUTO_APPLY"]
+__all__ = ["Policy", "ProposalQueue", "Acceptance", "DEFAULT_AUTO_APPLY", "JUDGED_BY_OWN_CHECKS"]
 
 # docs/spec.md §4.7.1: CREATE and CORROBORATE are confident; REFINE and CORRECT
 # rewrite meaning, so a person looks first.
 DEFAULT_AUTO_APPLY = frozenset({"dream.create", "dream.corroborate"})
+# docs/spec.md §3.7.3: a merge removes its loser and rewrites its winner by nature, so it
+# never only adds; what it must keep is ruled by its own checks (§7.7.5)
+JUDGED_BY_OWN_CHECKS = frozenset({"consolidate.merge"})
 # a decision holds `.reme/proposals.lock` while its changeset waits for the vault lock and
 # is written: this much longer than the vault lock's wait before a waiter gives up
 DECISION_WAIT_S = 30.0
@@ -101,11 +106,44 @@ class ProposalQueue:
         )
 
     def submit(self, proposal: Proposal, policy: Policy) -> Proposal:
-        """Apply now if the policy trusts this action, else store it as pending."""
-        if policy.should_apply(proposal.action):
-            return self._apply(proposal)
-        self.save(proposal)
-        return proposal
+        """Apply now if the policy trusts this action and the change only adds (docs/spec.md
+        §3.7.3), else store it as pending; one the policy trusts that rewrites lines keeps
+        the reason in its story (`held`)."""
+        if not policy.should_apply(proposal.action):
+            self.save(proposal)
+            return proposal
+        held = self.needs_a_person(proposal)
+        if held is not None:
+            proposal = replace(proposal, story={**proposal.story, "held": held})
+            self.save(proposal)
+            return proposal
+        return self._apply(proposal)
+
+    def needs_a_person(self, proposal: Proposal) -> str | None:
+        """Why this proposal may not be applied without a person, or None when it only
+        adds: every line of every note it edits kept byte for byte, in order, and no file
+        deleted (new files are additions). A merge is ruled by its own checks."""
+        if proposal.action in JUDGED_BY_OWN_CHECKS:
+            return None
+        found = []
+        for op in proposal.ops:
+            if isinstance(op, Create):
+                continue
+            if op.path in proposal.before:
+                old = proposal.before[op.path]
+            else:
+                current = self.vault.store.read(op.path)
+                old = None if current is None else current[0]
+            if isinstance(op, Delete):
+                found.append(f"deletes {op.path}")
+                continue
+            lost = lines_not_kept(old, op.content)
+            if lost:
+                found.append(f"rewrites {lost} line{'s' if lost > 1 else ''} of {op.path}")
+        if not found:
+            return None
+        return (f"{', '.join(found)}: held for a person (what applies without one only adds "
+                "lines, docs/spec.md §3.7.3; accept it to apply it)")
 
     # -- storage ------------------------------------------------------------------
     def save(self, proposal: Proposal) -> None:
