@@ -305,7 +305,9 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
     A dream proposal whose new note was created meanwhile (another dream took the slug,
     docs/spec.md §3.2.5) is planned again at once against that note — a corroborate, or a
     create under another slug — and waits for the person: the answer is the old proposal,
-    rejected as superseded, with `replanned_as` naming the new one."""
+    rejected as superseded, with `replanned_as` naming the new one. The person's edits go
+    with it when the new plan creates the note they wrote (their text, under the new
+    slug); otherwise `note` says why not and where they are kept."""
     from ..proposals import ProposalQueue
     from ..vault.store import Create
 
@@ -331,13 +333,15 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
         again = replan(ws, done.id)
     except RemeError as exc:  # e.g. the brain cannot be reached: say so, as it is now
         now = queue.load(done.id)
+        kept = (f" Your edits are kept in {now.id} (`reme-workbench proposals show {now.id}`)."
+                if request.edited else "")
         return ProposalSummary(**{**_summary(now), "error": f"{done.error} Planning it again "
-                                  f"failed: {exc}"})
+                                  f"failed: {exc}{kept}"})
     told = f"superseded: {', '.join(lost)} was created meanwhile; {again.message}"
     old = queue.load(done.id)
     old = old.with_state(old.state, now=old.updated_at or vault.clock().isoformat(), error=told)
     queue.save(old)  # the record names its successor
-    return ProposalSummary(**_summary(old), replanned_as=list(again.new_ids))
+    return ProposalSummary(**_summary(old), replanned_as=list(again.new_ids), note=again.note)
 
 
 def reject_proposal(ws: Workspace, request: RejectRequest) -> ProposalSummary:
