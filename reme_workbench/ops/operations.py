@@ -367,12 +367,15 @@ def _id(value: str) -> str:
 def health(ws: Workspace, request: HealthRequest | None = None) -> HealthResponse:
     """D1 broken links and D10 provenance problems. Reads only, unless `fix` or `report`.
 
-    `fix` (docs/spec.md §7.5.3): short links in digest/ that Obsidian resolves are rewritten
-    to vault paths at once (nothing is lost); links that resolve to nothing become a
-    `health.unlink` proposal, applied only when `[proposals] auto_apply` names it, else it
-    waits for a person. daily/ is material and only reported. `report` writes
+    `fix` (docs/spec.md §7.5.3) proposes, and writes no note itself: short links in
+    digest/ that Obsidian resolves become a `health.normalize` proposal that writes them
+    as vault paths (nothing is lost), and links that resolve to nothing a `health.unlink`
+    proposal; each waits for a person, even when `[proposals] auto_apply` names it, since
+    both rewrite a person's lines and only a change that adds lines applies without one
+    (§3.7.3). daily/ is material and only reported. `report` writes
     audit/<date>/health_links.md (skipped with a notice when the vault is read-only)."""
     from ..proposals import Policy
+    from ..proposals.normalize import propose_normalization
     from ..proposals.unlink import propose_unlinks
     from ..vault.layout import is_digest_note
 
@@ -385,15 +388,18 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
     if request.fix:
         require_writable(vault, "health with fix")
     report = vault.health()
-    normalized, unlink, fixed = 0, None, 0
+    normalized, normalize, unlink, fixed = 0, None, None, 0
     if request.fix:
-        short = sum(1 for s in report.short_links if is_digest_note(s.source))
-        if short and vault.normalize_links(report) is not None:
-            report = vault.health()
-            normalized = short - sum(1 for s in report.short_links if is_digest_note(s.source))
+        policy = Policy(frozenset(ws.settings.proposals.auto_apply))
+        rewrite = propose_normalization(vault, report, policy)
+        if rewrite is not None:
+            normalize = rewrite.to_json()
+            if rewrite.state == "applied":
+                report = vault.health()
+                normalized = rewrite.links
         before = in_digest(report)
         if before:
-            outcome = propose_unlinks(vault, report, Policy(frozenset(ws.settings.proposals.auto_apply)))
+            outcome = propose_unlinks(vault, report, policy)
             if outcome is not None:
                 unlink = outcome.to_json()
                 if outcome.state == "applied":
@@ -405,8 +411,9 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
                        "was not written.")
     elif request.report:
         written = vault.write_health_report(report)
-    return HealthResponse(ok=report.ok, **report.to_json(), normalized=normalized, unlink=unlink,
-                          fixed=fixed, left_in_daily=len(report.broken_links) - in_digest(report),
+    return HealthResponse(ok=report.ok, **report.to_json(), normalized=normalized,
+                          normalize=normalize, unlink=unlink, fixed=fixed,
+                          left_in_daily=len(report.broken_links) - in_digest(report),
                           report=written, notices=notices)
 
 
