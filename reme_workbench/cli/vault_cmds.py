@@ -224,9 +224,9 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
             click.echo(f"Rewrote {n.links} short link(s) to vault paths ({n.proposal}; "
                        f"`reme-workbench proposals revert {n.proposal}` undoes it).")
         else:
-            click.echo(f"{n.links} short link(s) in {n.notes} note(s): proposal {n.proposal} to "
-                       "write them as vault paths "
-                       f"{'already waits' if n.state == 'already pending' else n.state} — "
+            said = {"pending": "waits for you", "already pending": "already waits for you"}
+            click.echo(f"{n.links} short link(s) in {n.notes} note(s): proposal {n.proposal}, "
+                       f"writing them as vault paths, {said.get(n.state, n.state)} — "
                        f"`reme-workbench proposals show {n.proposal}`, then accept or reject it.")
     if data.unlink:
         u = data.unlink
