@@ -131,6 +131,23 @@ class LLMSettings(_Section):
     single_system: bool = False
 
 
+class ServerSettings(_Section):  # `reme-workbench serve`, the local HTTP API (docs/api.md)
+    # a bigger request body is refused (413) before it is read: a declared Content-Length
+    # at once, a chunked body when its count passes this; 16 MiB holds a few edited notes
+    # of an accepted proposal or a benchmark's recall batch
+    max_body_bytes: int = Field(16 * 1024 * 1024, gt=0)
+    # a connection that sends nothing this long is closed: a new one, or kept alive
+    # between requests
+    idle_timeout_s: float = Field(5.0, gt=0)
+    # a request's line and headers must have arrived this long after its first byte (a
+    # trickle of bytes does not restart the clock: a slowloris client is answered 408)
+    header_timeout_s: float = Field(10.0, gt=0)
+    body_timeout_s: float = Field(30.0, gt=0)  # ... and its body this long after its headers
+    # connections open at once; one more is answered 503 and closed (a plugin and an
+    # agent or two need a handful)
+    max_connections: int = Field(32, ge=1)
+
+
 class Settings(_Section):
     vault: VaultSettings = VaultSettings()
     split: SplitSettings = SplitSettings()
@@ -143,6 +160,7 @@ class Settings(_Section):
     recall: RecallSettings = RecallSettings()
     llm: LLMSettings = LLMSettings()
     proposals: ProposalSettings = ProposalSettings()
+    server: ServerSettings = ServerSettings()
 
 
 def load_settings(vault_root: Path) -> Settings:

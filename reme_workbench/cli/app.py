@@ -95,6 +95,8 @@ class Ctx:
         if fresh:
             for message in vault.recovery_messages:
                 click.echo(f"recovered: {message}", err=True)
+            if vault.recovery_error:
+                click.echo(f"warning: {vault.recovery_error}", err=True)
         return vault
 
     def workspace(self, vault=None, *, embedder_spec: str | None = None, serving: bool = False,

@@ -35,6 +35,8 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
 
     Binds 127.0.0.1 only. Writes .reme/serve.json (mode 0600) with the port and a random
     bearer token that every request must send; one server per vault. Ctrl-C stops it.
+    Refuses a body over [server] max_body_bytes (413) and closes idle and slow
+    connections ([server] in reme.toml; docs/api.md says the defaults).
     Indexes the vault in the background from start-up: recall answers at once by
     keyword, vectors follow (GET /index/status says how far). Needs the serve extra
     (pip install 'reme-workbench[serve]').
@@ -50,6 +52,7 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
                    "in .reme/serve.json. Ctrl-C stops it.")
 
     run(vault.root, port=port, origins=origins or None, on_ready=ready,
+        on_notice=lambda line: click.echo(line, err=True),
         workspace=obj.workspace(vault, serving=True))
 
 

@@ -56,6 +56,35 @@ def status(obj: Ctx, as_json):
     obj.warn_problems(vault)
 
 
+@cli.command()
+@click.option("--set-aside", "set_aside", is_flag=True,
+              help="Give up on the interrupted change: leave every note as it is now and keep "
+                   "the change's files under audit/.")
+@output_options
+@click.pass_obj
+def recover(obj: Ctx, set_aside: bool, as_json):
+    """Settle a change that was interrupted half written (a crash, a full disk, a folder
+    made read-only): finish it, or undo it when someone edited its files since.
+
+    Every command tries this when it opens the vault; run it by hand when one says a change
+    could be neither finished nor undone, once the cause is fixed. With --set-aside, the
+    notes stay exactly as they are and the change's files go to
+    audit/<date>/set_aside-<id>.md, so nothing is lost either way.
+    """
+    from ..ops import RecoverRequest, build_request
+    from ..ops import recover as settle
+
+    # the operation opens the vault itself and reports what opening it settled
+    data = settle(obj.workspace(), build_request(RecoverRequest, set_aside=set_aside))
+    if wants_json(as_json):
+        emit_json(data.model_dump(mode="json"))
+        return
+    for message in data.messages:
+        click.echo(message)
+    if not data.messages:
+        click.echo("Nothing was interrupted: every change is whole.")
+
+
 
 @cli.command()
 @click.argument("file")
@@ -260,9 +289,14 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
 def rename(obj: Ctx, old: str, new: str, dry_run: bool, move_source: bool, as_json):
     """Move note OLD to NEW (vault-relative paths) and retarget every inbound link.
 
-    Links in digest/ and daily/ are rewritten keeping alias, embed mark, anchor and
-    predicate; resource/ is immutable and left alone. The move, the rewrites and the
-    audit line land together as one atomic changeset.
+    Every link in digest/ and daily/ that Obsidian resolves to OLD — a short name in any
+    case, a path with or without .md, a relative path, with heading, alias, embed mark,
+    block reference or predicate — is rewritten to NEW, keeping its form where that form
+    still names NEW and its alias, anchor, embed mark and predicate; the moved note's
+    own relative links keep pointing where they pointed. resource/ is immutable and left
+    alone. A link that could mean OLD or another note, or that NEW would make name
+    another file, stops the rename before anything is written, named by file and line.
+    The move, the rewrites and the audit line land together as one atomic changeset.
 
     Sources are immutable: rename moves digest notes within digest/. It is the one
     command that writes daily/ — the links in daily logs to a renamed note — and, with

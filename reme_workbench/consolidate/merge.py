@@ -30,7 +30,10 @@ For each candidate (`candidates.mine_candidates`, best score first):
    reply's description.
 4. **One changeset** (§7.7.5): the winner edited, every digest file linking to the loser
    (exact path or a short link that resolves to it) retargeted to the winner — only the
-   target span changes, so alias, anchor and predicate stay — and the loser deleted.
+   link spans change (`merge_links`): no line or list item goes, alias and predicate
+   stay, and a heading or block anchor is pointed at where the loser's text is in the
+   merged body (`merge_anchors`: `[[loser#Steps]]` → `[[winner#From loser#Steps]]`,
+   the loser's block ids carried) — and the loser deleted.
    Checks: `keeps_outbound` (winner ⊇ A.out ∪ B.out less the self-links),
    `keeps_values` (every value the statements of either note give — numbers,
    identifiers, names, commands, dates, addresses: `textrules.values` — is in the merged
@@ -38,18 +41,27 @@ For each candidate (`candidates.mine_candidates`, best score first):
    `carries_provenance` (every `derived_from::` source of both), `links_resolve`,
    `retargeted_links` (each retargeted file links the loser in no form, and keeps
    every other edge key `(target, predicate)` exactly: none dropped, none gained),
-   `only_paths`, `no_sources_written`. They run before the proposal is made: a failure
+   `retargets_only_links` (its new text is the old with only those links changed),
+   `only_paths`, `no_sources_written`, and, when it applies, `retargets_every_link`
+   (under the lock, no file outside the changeset links the loser: one that does was
+   written after planning and makes the proposal stale, to be planned again). They run
+   before the proposal is made (`merge_apply.run_checks`): a failure
    on the brain's body gets one retry with the failures as feedback
    (`llm.planning.plan_with_feedback`), then the pair is rejected (stored as a rejected
    proposal) and audited; it is never applied. A file linking the loser that cannot be
    read skips the pair before the brain is asked: it could not be retargeted.
+   *Every statement*: each sentence of both bodies must be in the merged body
+   (`merge_statements`); a sentence missing gets the brain the same one retry, then is
+   listed in the story (`dropped_statements`), the review and the audit line, and the
+   merge waits for a person whatever the policy — it is held, not rejected.
 5. **Submit.** Through the proposal queue under the given policy (default: everything
    waits for a person). A proposal the policy applies at once is planned again from
-   fresh reads when a file changed meanwhile, up to the vault's `max_replans` plans,
-   then audited and skipped. A pair whose own notes changed while the brain wrote is
+   fresh reads when a file changed meanwhile or a note came to link the loser, up to
+   the vault's `max_replans` plans (`merge_apply.apply_now`), then audited and skipped. A pair whose own notes changed while the brain wrote is
    skipped (the body was written from the old texts). A note already merged within
    `[cooldowns] merge_to_merge_days` makes the proposal wait for a person whatever the
-   policy, with an alarm line (§7.4.2). A body over the split threshold is flagged in
+   policy, with an alarm line (§7.4.2); so does one that drops a sentence. A body over
+   the split threshold is flagged in
    the story (and queued for split when the merge applies here).
 
 `plan_merges(vault, brain, candidates, cfg, ctx)` takes the `[merge]` settings and a
@@ -63,20 +75,13 @@ merge}]` for the run to start when it applies.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..config import LLMSettings, MergeSettings, Settings, SplitSettings
-from ..errors import (
-    ChangesetRejectedError,
-    NoteExistsError,
-    RemeError,
-    StaleChangesetError,
-    UnsafePathError,
-)
+from ..errors import RemeError
 from ..llm.base import BrainError, BrainReply, Usage
 from ..llm.consolidate import JUDGES, ConsolidateBrain, MergeRequest, NoteView, vote_all
 from ..llm.planning import plan_with_feedback
@@ -84,29 +89,28 @@ from ..llm.schema import PairVote
 from ..proposals.model import Proposal
 from ..proposals.queue import Policy, ProposalQueue
 from ..textrules.values import statement_values
-from ..vault.checks import CheckSpec, build_check
+from ..vault.checks import CheckSpec
 from ..vault.layout import is_digest_note
 from ..vault.links import is_provenance, parse_links
-from ..vault.meta import log_access
 from ..vault.note import render
 from ..vault.split_queue import enqueue_splits
 from ..vault.store import (
-    Changeset,
-    CheckContext,
     Delete,
     Edit,
     FileOp,
-    is_vault_file,
 )
 from ..vault.tokens import content_tokens
 from .candidates import MergeCandidate, digest_text
 from .common_text import DigestText
 from .decisions import decision_holds, read_decisions
 from .identity import identifiers_of, identity_conflict
+from .merge_anchors import HeadingMap
+from .merge_apply import STATEMENTS, GaveUp, apply_now, failures_of, feedback, run_checks
 from .merge_links import (
     LinkIndex,
     MergeRetargets,
     NoteRead,
+    Retargeted,
     key_list,
     merged_body,
     read_note_at,
@@ -116,9 +120,11 @@ from .merge_report import (
     UncertainPair,
     Vote,
     append_uncertain,
+    dropped_line,
     render_uncertain,
     suggestion,
 )
+from .merge_statements import dropped_statements
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -295,6 +301,7 @@ class _Plan:
     provenance: list  # derived_from:: targets of both notes
     kept: list  # old links that resolve nowhere, kept as written (links_resolve exempts them)
     values: dict  # {note: the values its statements give}, for keeps_values
+    headings: HeadingMap  # where the loser's headings and blocks are in the merged body
 
     def body_specs(self) -> list[CheckSpec]:
         w = self.winner.path
@@ -306,52 +313,28 @@ class _Plan:
         ]
 
     def changeset_parts(self, retargets: MergeRetargets
-                        ) -> tuple[list[FileOp], list[CheckSpec], dict, dict[str, int]]:
-        """(ops, checks, before, retargeted counts): the winner edited, the files linking
-        the loser retargeted (`retargets`, read for this winner and loser), the loser deleted."""
+                        ) -> tuple[list[FileOp], list[CheckSpec], dict, Retargeted]:
+        """(ops, checks, before, the retarget): the winner edited, the files linking the
+        loser retargeted (`retargets`, read for this winner and loser; heading and block
+        links to where the loser's text is now), the loser deleted."""
         w, lo = self.winner.path, self.loser.path
+        moved = retargets.build(self.headings.anchors(retargets.anchors))
         ops: list[FileOp] = [Edit(w, self.new_text.encode("utf-8"), self.winner.stamp),
-                             *retargets.edits, Delete(lo, self.loser.stamp)]
+                             *moved.edits, Delete(lo, self.loser.stamp)]
         before: dict[str, bytes | None] = {w: self.winner.data, lo: self.loser.data,
-                                           **retargets.before}
+                                           **moved.before}
         specs = [
             CheckSpec("only_paths", {"paths": [op.path for op in ops]}),
             CheckSpec("no_sources_written", {}),
             *self.body_specs(),
+            # under the lock when it applies: a link to the loser written since is stale
+            CheckSpec("retargets_every_link", {"old": lo, "new": w}),
         ]
-        if retargets.files:
-            specs.append(CheckSpec("retargeted_links",
-                                   {"old": lo, "new": w, "files": dict(retargets.files)}))
-        return ops, specs, before, dict(retargets.counts)
-
-
-def _run_checks(vault: Vault, ops: list[FileOp], specs: list[CheckSpec],
-                before: Mapping[str, bytes | None]) -> list[dict]:
-    """Each spec with its failures, on the planned before/after (as Store.apply runs them)."""
-    after = {op.path: (None if isinstance(op, Delete) else op.content) for op in ops}
-    ctx = CheckContext(Changeset(ops=tuple(ops)), dict(before), after,
-                       exists=partial(is_vault_file, vault.root))
-    results = []
-    for spec in specs:
-        try:
-            failures = list(build_check(spec).fn(ctx) or [])
-        except Exception as exc:  # a crashing check blocks, as under the lock
-            failures = [f"the check itself raised {type(exc).__name__}: {exc}"]
-        results.append({"name": spec.name, "failures": failures})
-    return results
-
-
-def _failures(results: list[dict]) -> list[str]:
-    return [f"{r['name']}: {f}" for r in results for f in r["failures"]]
-
-
-def _feedback(failures: list[str]) -> str:
-    lines = "\n".join(f"- {f}" for f in failures[:30])
-    return ("Your merged note broke these rules, which are checked mechanically "
-            "(docs/spec.md §7.7.5). Send the whole note again: the winner's body plus every "
-            "statement and every link of the loser's it lacks, each link exactly as written, "
-            "every derived_from:: line of both, every number, name, identifier and command "
-            "of both as written, nothing reworded:\n" + lines)
+        if moved.files:
+            specs += [CheckSpec("retargeted_links", {"old": lo, "new": w, "files": dict(moved.files)}),
+                      CheckSpec("retargets_only_links", {"old": lo, "new": w,
+                                                         "files": dict(moved.files)})]
+        return ops, specs, before, moved
 
 
 # -- voting ----------------------------------------------------------------------------------
@@ -579,9 +562,15 @@ class _Checked:
     ops: list[FileOp]
     specs: list[CheckSpec]
     before: dict
-    counts: dict[str, int]
+    moved: Retargeted
     results: list[dict]
     body_tokens: int
+    dropped: list[dict]  # the sentences of either note the body does not keep
+
+    @property
+    def hard_failures(self) -> list[str]:
+        """What refuses the body; a dropped sentence only holds it for a person."""
+        return failures_of(self.results)
 
 
 def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, index: LinkIndex,
@@ -605,6 +594,7 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
     keep = frozenset((t, p) for t, p in required if t not in index.resolver)
     limit = len(winner.note.body) + len(loser.note.body) + MERGE_SLACK_CHARS
     said = {r.path: list(statement_values(r.note.body)) for r in (winner, loser)}
+    names = {r.path: r.view.name for r in (winner, loser)}
     asked: list[str | None] = []  # the feedback of each request, for the story
     checked: list[_Checked] = []  # every body that became a changeset; the last is stored
 
@@ -618,16 +608,22 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
             return None, [f"merged_body_size: the body has {len(body)} characters, more than "
                           f"both bodies together plus {MERGE_SLACK_CHARS} ({limit}); merge, do "
                           "not add"]
-        new_body, repairs, removed = merged_body(reply.value, winner, loser, index, keep)
+        new_body, repairs, removed, blocks = merged_body(reply.value, winner, loser, index,
+                                                         keep)
         description = " ".join(reply.value.description.split()) or winner.view.description
         note = winner.note.with_frontmatter(description=description).with_body(new_body)
-        plan = _Plan(winner, loser, render(note), required, provenance, key_list(keep), said)
-        ops, specs, before, counts = plan.changeset_parts(retargets)
-        results = _run_checks(vault, ops, specs, before)
-        checked.append(_Checked(plan, ops, specs, before, counts, results,
-                                content_tokens(new_body)))
+        plan = _Plan(winner, loser, render(note), required, provenance, key_list(keep), said,
+                     HeadingMap(new_body, loser.note.body, blocks))
+        ops, specs, before, moved = plan.changeset_parts(retargets)
+        results = run_checks(vault, ops, specs, before)
+        dropped = dropped_statements({w.path: w.note.body for w in (winner, loser)}, new_body,
+                                     names)
+        checked.append(_Checked(plan, ops, specs, before, moved, results,
+                                content_tokens(new_body), dropped))
         record.update(link_repairs=repairs, self_links_removed=removed)
-        return checked[-1], _failures(results)
+        return checked[-1], checked[-1].hard_failures + [
+            f"{STATEMENTS}: {d['note']} said “{d['sentence']}”, which the merged body does "
+            "not say; carry it over word for word" for d in dropped]
 
     loop = plan_with_feedback(
         ask, MergeRequest(winner.view, loser.view, ctx.language), make_plan,
@@ -635,10 +631,13 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
                             "attempts": r.attempts},
         describe_error=lambda exc: {"feedback": asked[-1], "error": str(exc),
                                     "raw": exc.raw if isinstance(exc, BrainError) else None},
-        explain=_feedback)
+        explain=feedback)
     attempts, merge_usage = loop.attempts, loop.usage
-    passed = loop.error is None and not loop.failures
-    built = checked[-1] if checked else None
+    # the last body its checks pass, dropped sentences or not (they hold it for a person;
+    # a retry asked only for them that failed leaves the body before it standing)
+    built = next((c for c in reversed(checked) if not c.hard_failures),
+                 checked[-1] if checked else None)
+    passed = built is not None and not built.hard_failures
     state.usage = state.usage + merge_usage
     agree = sum(v.agrees for v in votes)
     decided, split_threshold = ctx.decided_by_person, ctx.split_threshold
@@ -659,7 +658,9 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
         "winner_rule": choice.rule,
         "merge": attempts,
         "checks": built.results if built else [],
-        "retargeted": built.counts if built else {},
+        "retargeted": dict(built.moved.counts) if built else {},
+        "anchors": _anchor_story(built.moved) if built else [],
+        "dropped_statements": built.dropped if built else [],
         "body_tokens": tokens,
         "split_threshold": split_threshold,
         "over_split_threshold": tokens > split_threshold,
@@ -667,8 +668,8 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
         "cooldowns": [{"path": winner.path, "action": "merge"}],
     }
     if not passed:
-        reason = (str(loop.error) if loop.error is not None else "; ".join(loop.failures)
-                  ) or "no answer"
+        reason = (str(loop.error) if loop.error is not None else "; ".join(
+            built.hard_failures if built is not None else loop.failures)) or "no answer"
         pid = None
         if built is not None and not ctx.dry_run:  # stored, so the workbench shows why
             rejected = queue.new(ACTION, summary, built.ops, checks=built.specs, story=story,
@@ -692,7 +693,8 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
                      f"merge of `{loser.path}` into [[{winner.path}]] waits for a person "
                      "(docs/spec.md §7.4.2)")
     story["alarm"] = alarm
-    story["held_for_person"] = alarm is not None
+    dropped = built.dropped
+    story["held_for_person"] = alarm is not None or bool(dropped)
 
     def make(fresh: bool) -> Proposal:
         """The proposal from the files as they are now (fresh: read again)."""
@@ -708,8 +710,8 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
             else:
                 plan.loser = NoteRead(old.path, old.data, current[1], old.note)
         fresh_links = MergeRetargets.read(vault, LinkIndex(vault), plan.winner.path, plan.loser.path)
-        new_ops, new_specs, new_before, new_counts = plan.changeset_parts(fresh_links)
-        fresh_story = {**story, "retargeted": new_counts}
+        new_ops, new_specs, new_before, moved = plan.changeset_parts(fresh_links)
+        fresh_story = {**story, "retargeted": dict(moved.counts), "anchors": _anchor_story(moved)}
         return queue.new(ACTION, summary, new_ops, checks=new_specs, story=fresh_story,
                          before=new_before)
 
@@ -721,14 +723,20 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
         state.used.update({winner.path: proposal.id, loser.path: proposal.id})
         state.proposals.append(proposal)
         return "planned"
-    if alarm is None and ctx.policy.should_apply(ACTION):
-        done = _apply_now(vault, queue, proposal, make, state, cand)
-        if done is None:
+    held = alarm is not None or bool(dropped)  # a person decides (§7.4.2, §7.7.5)
+    if not held and ctx.policy.should_apply(ACTION):
+        try:
+            done = apply_now(vault, queue, proposal, make)
+        except (GaveUp, _PairChanged) as exc:
+            state.skip(cand, f"not applied, the files kept changing: {exc}", audit=True)
+            return "skipped"
+        except RemeError as exc:  # planning again failed: a linking note became unreadable
+            state.skip(cand, f"not applied: {exc}", audit=True)
             return "skipped"
         if done.state == "applied" and tokens > split_threshold:
             enqueue_splits(vault.root, [(winner.path, tokens)], by=ACTION, now=ctx.now)
     else:
-        done = queue.submit(proposal, Policy.hold_everything() if alarm else ctx.policy)
+        done = queue.submit(proposal, Policy.hold_everything() if held else ctx.policy)
     if done.state == "rejected":  # the store's own checks refused it under the lock
         state.reject(cand, done.error or "rejected", done.id)
         return "rejected"
@@ -736,45 +744,15 @@ def _merge_pair(vault: Vault, brain: ConsolidateBrain, queue: ProposalQueue, ind
     state.proposals.append(done)
     state.lines.append(f"- merge {done.state}: `{loser.path}` into [[{winner.path}]] "
                        f"({agree} of {len(votes)} votes; {done.id})"
-                       + (f": {done.error}" if done.error else ""))
+                       + (f": {done.error}" if done.error else "") + dropped_line(dropped))
     return done.state
 
 
-def _apply_now(vault: Vault, queue: ProposalQueue, first: Proposal,
-               make: Callable[[bool], Proposal], state: _RunState,
-               cand: MergeCandidate) -> Proposal | None:
-    """Apply at once, planning again from fresh reads while a file changed meanwhile
-    (vault.apply_planned, up to [vault] max_replans plans); None when it gave up."""
-    made: list[Proposal] = []
-
-    def plan() -> Changeset:
-        made.append(first if not made else make(True))
-        return made[-1].changeset()
-
-    when = vault.clock().isoformat()
-    try:
-        result = vault.apply_planned(plan)
-    except (StaleChangesetError, _PairChanged) as exc:
-        state.skip(cand, f"not applied, the files kept changing: {exc}", audit=True)
-        return None
-    except ChangesetRejectedError as exc:
-        done = made[-1].with_state("rejected", now=when, error="; ".join(
-            f"{name}: {why}" for name, why in exc.failures))
-        queue.save(done)
-        return done
-    except (UnsafePathError, NoteExistsError) as exc:  # the store's own path rules
-        done = made[-1].with_state("rejected", now=when, error=str(exc))
-        queue.save(done)
-        return done
-    except RemeError as exc:  # planning again failed: a linking note became unreadable
-        state.skip(cand, f"not applied: {exc}", audit=True)
-        return None
-    done = made[-1].with_state("applied", now=when, inverse=result.inverse.ops)
-    queue.save(done)
-    for op in done.ops:  # as the queue logs an applied proposal (docs/spec.md §3.7.6)
-        if not isinstance(op, Delete) and is_digest_note(op.path):
-            try:
-                log_access(vault.root, op.path, vault.clock(), ACTION)
-            except (OSError, RemeError):
-                pass  # the change landed; a lost log line must not undo it
-    return done
+def _anchor_story(moved: Retargeted) -> list[dict]:
+    """The heading and block links the retarget rewrites: {from, to (None: the note),
+    files}, for the story and the review."""
+    rows: dict[tuple, list[str]] = {}
+    for path, spec in sorted(moved.files.items()):
+        for old, new in (spec.get("anchors") or {}).items():
+            rows.setdefault((old, new), []).append(path)
+    return [{"from": old, "to": new, "files": files} for (old, new), files in rows.items()]

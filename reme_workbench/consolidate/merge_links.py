@@ -1,6 +1,8 @@
 """What merge reads and writes of links (docs/spec.md §7.7): the notes of a pair as planned
 against, who links to whom (short links resolved as Obsidian does), the merged body made
-free of self-links, and the repeated Related item a retarget leaves behind.
+free of self-links with the loser's block ids carried, and the files linking the loser
+with only those links' spans rewritten (a repeated `- [[winner]]` item a retarget
+leaves stays: it is the person's list, and a person may remove it).
 
 Used by `merge.py` only; split out to keep one concept per module.
 """
@@ -14,14 +16,15 @@ from dataclasses import dataclass
 from ..llm.consolidate import NoteView
 from ..llm.schema import MergedNote
 from ..vault.layout import is_digest_note
-from ..vault.links import outbound_keys, parse_links, retarget_text
+from ..vault.links import Link, outbound_keys, parse_links
 from ..vault.note import Note, decode_note_bytes, parse
 from ..vault.resolve import LinkResolver, repair_links
 from ..vault.store import Edit, Stamp
 from ..vault.vault import Vault
+from .merge_anchors import carry_block_ids
 
 __all__ = ["NoteRead", "read_note_at", "LinkIndex", "without_self_links", "merged_body",
-           "key_list", "drop_repeated_link_items", "MergeRetargets"]
+           "key_list", "MergeRetargets", "Retargeted", "retarget_links"]
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -151,13 +154,15 @@ def without_self_links(body: str, pair: tuple[str, str], names: Mapping[str, str
 
 
 def merged_body(reply: MergedNote, winner: NoteRead, loser: NoteRead, index: LinkIndex,
-                 keep: frozenset) -> tuple[str, list[dict], int]:
+                 keep: frozenset) -> tuple[str, list[dict], int, dict[str, str | None]]:
+    """(body, link repairs, self-links removed, {loser block id: its id in the body})."""
     body = reply.body if reply.body.endswith("\n") else reply.body + "\n"
     body, repairs = repair_links(body, winner.path, index.resolver, keep=keep)
     names = {winner.path: winner.view.name, loser.path: loser.view.name}
     body, self_links = without_self_links(body, (winner.path, loser.path), names, index,
                                            winner.path)
-    return body, [r.to_json() for r in repairs], self_links
+    body, blocks = carry_block_ids(body, winner.note.body, loser.note.body)
+    return body, [r.to_json() for r in repairs], self_links, blocks
 
 
 def key_list(keys: Iterable[tuple[str, str | None]]) -> list[list]:
@@ -165,51 +170,45 @@ def key_list(keys: Iterable[tuple[str, str | None]]) -> list[list]:
     return [[t, p] for t, p in sorted(keys, key=lambda k: (k[0], k[1] or ""))]
 
 
-_LINK_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(!?\[\[[^\[\]\n]+\]\])\s*$")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def drop_repeated_link_items(text: str, target: str) -> str:
-    """`text` without the list items that are only a link to `target` and repeat an item
-    above them word for word: a note listing both merged notes as Related would list the
-    winner twice after the retarget. The first stays, so every link is kept."""
-    seen: set[str] = set()
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        m = _FENCE.match(line)
-        if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
-            fence = m.group(1) if fence is None else None
-        item = None if fence is not None or m else _LINK_ITEM.match(line)
-        if item is not None and any(lk.target == target for lk in parse_links(item.group(1))):
-            if line.strip() in seen:
-                continue
-            seen.add(line.strip())
-        out.append(line)
-    return "\n".join(out)
-
-
 # -- the files that link the loser ----------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class MergeRetargets:
-    """Every digest file linking the loser, its links pointed at the winner: the edits,
-    what each file held, its forms and keys (for `retargeted_links`) and its count.
-    They do not depend on the merged body, so they are read before the brain is asked."""
+class _Linking:
+    """One digest file linking the loser, as read: what each form of the loser written
+    there becomes, and the anchors its links to the loser carry."""
+
+    path: str
+    data: bytes
+    stamp: Stamp
+    text: str
+    into: Mapping[str, str]
+    anchors: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Retargeted:
+    """The retarget edits, what each file held, its forms, keys and anchor rewrites (for
+    `retargeted_links` and `retargets_only_links`) and its count of links moved."""
 
     edits: tuple[Edit, ...]
     before: Mapping[str, bytes]
     files: Mapping[str, dict]
     counts: Mapping[str, int]
 
+
+@dataclass(frozen=True)
+class MergeRetargets:
+    """Every digest file linking the loser. Read before the brain is asked (a file that
+    cannot be read skips the pair); the edits are made once the merged body says where
+    the loser's headings and blocks went (`build`)."""
+
+    linking: tuple[_Linking, ...]
+
     @classmethod
     def read(cls, vault: Vault, index: LinkIndex, winner: str, loser: str) -> MergeRetargets:
         """From the files as they are now; RemeError when a linking file cannot be read."""
-        edits: list[Edit] = []
-        before: dict[str, bytes] = {}
-        files: dict[str, dict] = {}
-        counts: dict[str, int] = {}
+        found: list[_Linking] = []
         for path, forms in sorted(index.linking(loser).items()):
             if path in (winner, loser) or not is_digest_note(path):
                 continue  # sources are never written: the winner rule keeps them off the loser
@@ -217,21 +216,69 @@ class MergeRetargets:
             if current is None:
                 continue
             text = decode_note_bytes(current[0], path, max_bytes=vault.max_note_bytes)
-            new_text, count = text, 0
             into = {form: link_replacement(form, path, winner, loser, index)
                     for form in forms | {loser}}
-            for form in sorted(into):
-                new_text, n = retarget_text(new_text, form, into[form])
-                count += n
+            anchors = frozenset(lk.anchor for lk in parse_links(text)
+                                if lk.target in into and lk.anchor)
+            found.append(_Linking(path, current[0], current[1], text, into, anchors))
+        return cls(tuple(found))
+
+    @property
+    def anchors(self) -> frozenset[str]:
+        """Every anchor written on a link to the loser (`#Steps`, `#^id`)."""
+        return frozenset(a for f in self.linking for a in f.anchors)
+
+    def build(self, anchors: Mapping[str, str | None]) -> Retargeted:
+        """The edits: each link to the loser pointed at the winner, its anchor rewritten
+        by `anchors` ({anchor: new anchor, None for the note itself}); nothing else."""
+        edits: list[Edit] = []
+        before: dict[str, bytes] = {}
+        files: dict[str, dict] = {}
+        counts: dict[str, int] = {}
+        for f in self.linking:
+            new_text, count = retarget_links(f.text, f.into, anchors)
             if not count:
                 continue
-            new_text = drop_repeated_link_items(new_text, winner)
-            mapped = {(into.get(t, t), p) for t, p in outbound_keys(text)}
-            files[path] = {"forms": sorted(into), "keys": key_list(mapped)}
-            counts[path] = count
-            before[path] = current[0]
-            edits.append(Edit(path, new_text.encode("utf-8"), current[1]))
-        return cls(tuple(edits), before, files, counts)
+            mapped = {(f.into.get(t, t), p) for t, p in outbound_keys(f.text)}
+            files[f.path] = {"forms": sorted(f.into), "keys": key_list(mapped),
+                             "anchors": {a: anchors[a] for a in sorted(f.anchors) if a in anchors}}
+            counts[f.path] = count
+            before[f.path] = f.data
+            edits.append(Edit(f.path, new_text.encode("utf-8"), f.stamp))
+        return Retargeted(tuple(edits), before, files, counts)
+
+
+def _head_end(text: str, link: Link) -> int:
+    """Where a link's target and anchor end: before its alias pipe (a table cell's `\\|`
+    included) or its `]]`, trailing spaces left as written."""
+    inner_start, inner_end = link.start + (3 if link.embed else 2), link.end - 2
+    bar = text.find("|", inner_start, inner_end)
+    end = inner_end if bar < 0 else (bar - 1 if text[bar - 1] == "\\" else bar)
+    while end > link.target_end and text[end - 1] in " \t":
+        end -= 1
+    return end
+
+
+def retarget_links(text: str, into: Mapping[str, str], anchors: Mapping[str, str | None]
+                   ) -> tuple[str, int]:
+    """`text` with each link whose target is a key of `into` pointed at its value — only
+    the target span changes (alias, embed mark, predicate, spacing stay), and the anchor
+    too when `anchors` rewrites it (None: the link names the note). Returns (text, links
+    rewritten)."""
+    parts: list[str] = []
+    last = count = 0
+    for link in parse_links(text):
+        new = into.get(link.target)
+        if new is None:
+            continue
+        end, head = link.target_end, new
+        if link.anchor is not None and link.anchor in anchors:
+            end = _head_end(text, link)
+            head = new + (f"#{anchors[link.anchor]}" if anchors[link.anchor] else "")
+        parts += [text[last:link.target_start], head]
+        last = end
+        count += 1
+    return "".join(parts) + text[last:], count
 
 
 def link_replacement(form: str, source: str, winner: str, loser: str, index: LinkIndex) -> str:

@@ -3,7 +3,8 @@
 A vote as the merge phase saw it (`Vote`), a pair a person should look at
 (`UncertainPair`), and the sections of `audit/<date>/dups_uncertain.md` they make
 (`render_uncertain`, appended by `append_uncertain`; review/uncertain.py reads them
-back). Split from `merge` so each stays short; `merge` re-exports every name.
+back); and the audit line's account of the sentences a merge drops (`dropped_line`,
+§7.7.5). Split from `merge` so each stays short; `merge` re-exports the first names.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from ..vault.vault import Vault
 
 __all__ = ["UNCERTAIN_KIND", "Vote", "UncertainPair", "render_uncertain",
-           "append_uncertain", "suggestion"]
+           "append_uncertain", "suggestion", "dropped_line"]
 
 UNCERTAIN_KIND = "dups_uncertain"  # audit/<date>/dups_uncertain.md
 
@@ -121,6 +122,19 @@ def append_uncertain(vault: Vault, pairs: list[UncertainPair], min_confidence: f
     if fresh:
         vault.record_audit(UNCERTAIN_KIND, render_uncertain(fresh, min_confidence=min_confidence))
     return (rel if fresh or current else None), len(fresh)
+
+
+def dropped_line(dropped: list[dict], shown: int = 5) -> str:
+    """The audit line's tail for a merge that drops sentences (docs/spec.md §7.7.5):
+    how many, and the first few as written, each with the note that said it."""
+    if not dropped:
+        return ""
+    said = "; ".join(f"“{d['sentence']}” ({d['note']}"
+                     + (f", now “{d['closest']}”" if d.get("closest") else "") + ")"
+                     for d in dropped[:shown])
+    more = f" and {len(dropped) - shown} more" if len(dropped) > shown else ""
+    return (f"; held for a person: {len(dropped)} statement(s) dropped: {said}{more} — "
+            "accept only if the merged note may say less")
 
 
 def _heading(pair: UncertainPair) -> str:

@@ -23,12 +23,16 @@ __all__ = [
     "DreamRequest", "ConsolidateRequest", "BridgeRequest", "JobProgress", "JobStatus",
     "IndexStatusRequest", "IndexStatusResponse",
     "MAX_QUERY_CHARS", "MAX_EDIT_BYTES", "MAX_ENTRY_CHARS", "MAX_BATCH_QUERIES",
+    "MAX_NAME_BYTES", "MAX_PATH_BYTES",
 ]
 
 MAX_QUERY_CHARS = 2000
 MAX_EDIT_BYTES = 1 << 20  # an edited file of an accepted proposal; a note is far smaller
 MAX_ENTRY_CHARS = 200_000  # one daily entry: a long agent transcript, not a data dump
 MAX_BATCH_QUERIES = 50_000  # a benchmark's question set (LoCoMo has ~2,000) with room to spare
+MAX_NAME_BYTES = 255  # a file or folder name: the longest ext4 and APFS take
+# a vault-relative path: leaves Linux's PATH_MAX (4,096 bytes) room for the vault's own folder
+MAX_PATH_BYTES = 1000
 ProposalState = Literal["pending", "applied", "rejected", "stale", "reverted"]
 
 
@@ -41,9 +45,11 @@ class _Response(BaseModel):
 
 
 def _vault_path(value: str) -> str:
-    """A vault-relative POSIX path: no absolute path, no `..`, no backslash, no NUL. The
-    operations resolve it inside the vault again (symlinks refused); this only turns the
-    obvious mistakes away with a message that says what was wrong."""
+    """A vault-relative POSIX path: no absolute path, no `..`, no backslash, no NUL, and
+    no name or path longer than a file system takes (a longer one failed in the operations
+    with the system's "File name too long", an answer of 500). The operations resolve it
+    inside the vault again (symlinks refused); this only turns the obvious mistakes away
+    with a message that says what was wrong."""
     text = value.strip()
     if not text:
         raise ValueError("give a vault-relative path, e.g. digest/wiki/note.md")
@@ -53,6 +59,15 @@ def _vault_path(value: str) -> str:
         raise ValueError("give the path relative to the vault, e.g. digest/wiki/note.md")
     if any(part in ("..", ".") for part in text.split("/")):
         raise ValueError("a path may not contain '.' or '..' parts")
+    size = len(text.encode("utf-8"))
+    if size > MAX_PATH_BYTES:
+        raise ValueError(f"the path is {size:,} bytes in UTF-8; a path may have at most "
+                         f"{MAX_PATH_BYTES:,} bytes: give a shorter one")
+    for part in text.split("/"):
+        if len(part.encode("utf-8")) > MAX_NAME_BYTES:
+            raise ValueError(f"the name {part[:40]!r}… is {len(part.encode('utf-8')):,} bytes in "
+                             f"UTF-8; a file or folder name may have at most {MAX_NAME_BYTES} "
+                             "bytes (the file system's limit): shorten it")
     return text
 
 
@@ -325,6 +340,17 @@ class StatusResponse(_Response):
     files: dict[str, int] = Field(description="Files per layer.")
     digest_notes: dict[str, int] = Field(description="Readable digest notes per bucket.")
     problems: list[dict[str, str]] = Field(description="Files that could not be read, with the fix.")
+
+
+class RecoverRequest(_Request):
+    set_aside: bool = Field(False, description=(
+        "Give up on the interrupted change: leave every note as it is now and keep the "
+        "change's files under audit/ (docs/spec.md §3.4.7)."))
+
+
+class RecoverResponse(_Response):
+    messages: list[str] = Field(description="What was finished, undone or set aside; empty "
+                                "when nothing was interrupted.")
 
 
 class LinksRequest(_Request):

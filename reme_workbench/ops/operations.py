@@ -304,10 +304,11 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
 
     A dream proposal whose new note was created meanwhile (another dream took the slug,
     docs/spec.md §3.2.5) is planned again at once against that note — a corroborate, or a
-    create under another slug — and waits for the person: the answer is the old proposal,
-    rejected as superseded, with `replanned_as` naming the new one. The person's edits go
-    with it when the new plan creates the note they wrote (their text, under the new
-    slug); otherwise `note` says why not and where they are kept."""
+    create under another slug — and so is a merge whose loser a note links since it was
+    planned (§7.7.5): the new proposal waits for the person; the answer is the old
+    proposal, rejected as superseded, with `replanned_as` naming the new one. The person's
+    edits go with it when the new plan creates the note they wrote (their text, under the
+    new slug); otherwise `note` says why not and where they are kept."""
     from ..proposals import ProposalQueue
     from ..vault.store import Create
 
@@ -325,7 +326,11 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
         return ProposalSummary(**_summary(done), note=note)
     lost = [op.path for op in done.ops if isinstance(op, Create)
             and vault.store.read(op.path) is not None]
-    if done.state != "stale" or not done.action.startswith("dream.") or not lost:
+    if done.state == "stale" and done.action.startswith("dream.") and lost:
+        why = f"{', '.join(lost)} was created meanwhile"
+    elif done.state == "stale" and done.action == "consolidate.merge" and done.story.get("stale_by"):
+        why = done.error or "a note links the loser since planning"  # retargets_every_link
+    else:
         return ProposalSummary(**_summary(done))
     from .review_ops import replan
 
@@ -337,7 +342,7 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
                 if request.edited else "")
         return ProposalSummary(**{**_summary(now), "error": f"{done.error} Planning it again "
                                   f"failed: {exc}{kept}"})
-    told = f"superseded: {', '.join(lost)} was created meanwhile; {again.message}"
+    told = f"superseded: {why}; {again.message}"
     old = queue.load(done.id)
     old = old.with_state(old.state, now=old.updated_at or vault.clock().isoformat(), error=told)
     queue.save(old)  # the record names its successor

@@ -19,6 +19,8 @@ from .models import (
     LinksRequest,
     ProposalRef,
     ProposalSummary,
+    RecoverRequest,
+    RecoverResponse,
     RenameRequest,
     RenameResponse,
     StatusResponse,
@@ -27,7 +29,7 @@ from .operations import indexing_progress, require_writable
 from .workspace import Workspace
 
 __all__ = ["init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index",
-           "place_notebooks"]
+           "place_notebooks", "recover"]
 
 
 def init_vault(request: InitRequest) -> InitResponse:
@@ -149,3 +151,15 @@ def place_notebooks(ws: Workspace, *, refresh: bool = False) -> list[str]:
     from ..workbench.notebooks import place_notebooks as place
 
     return place(ws.open_vault().root, refresh=refresh).lines()
+
+
+def recover(ws: Workspace, request: RecoverRequest) -> RecoverResponse:
+    """Settle a change a crash or a refusing file system left half written
+    (docs/spec.md §3.4.7): finish it, or undo it when someone edited its files since.
+    `set_aside`: give up on it instead — every note stays as it is now and the change's
+    files are kept under audit/. Opening the vault already tries the first; this says
+    what happened, or why it cannot, once the cause is fixed."""
+    vault = ws.open_vault()
+    require_writable(vault, "recover")
+    done = vault.store.recover(set_aside=request.set_aside)
+    return RecoverResponse(messages=[*vault.recovery_messages, *done])

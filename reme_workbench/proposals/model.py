@@ -162,11 +162,12 @@ class Proposal:
     def paths(self) -> tuple[str, ...]:
         return tuple(op.path for op in self.ops)
 
-    def changeset(self) -> Changeset:
-        """The changeset to apply, checks rebuilt from their stored specs."""
+    def changeset(self, *, read=None) -> Changeset:
+        """The changeset to apply, checks rebuilt from their stored specs; `read` (the
+        store's reader) goes to the checks that look at files beyond the changeset."""
         return Changeset(
             ops=self.ops,
-            checks=build_checks(self.checks),
+            checks=build_checks(self.checks, read=read),
             description=f"proposal {self.id}: {self.summary}",
             audit=AuditEntry(kind="proposals", markdown=self._audit_line()),
         )

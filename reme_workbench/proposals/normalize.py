@@ -116,7 +116,7 @@ def propose_normalization(
     wanted = frozenset((r["source"], r["line"], r["column"], r["raw"]) for r in rows)
     waiting = [p for p in earlier if p.state in ("pending", "stale")]
     for p in waiting:
-        if _links(p) == wanted:
+        if _links(p) == wanted and queue.is_current(p):  # else a new plan supersedes it
             if not policy.should_apply(NORMALIZE_ACTION) or queue.needs_a_person(p) is not None:
                 return NormalizeOutcome(len(rows), notes, p.id, "already pending", audit=audit)
             done = queue.accept(p.id)

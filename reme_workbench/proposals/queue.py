@@ -26,7 +26,7 @@ from ..errors import (
     UnsafePathError,
 )
 from ..vault.additions import lines_not_kept
-from ..vault.checks import CheckSpec
+from ..vault.checks import CheckSpec, only_stale
 from ..vault.layout import is_digest_note
 from ..vault.lock import RunLock
 from ..vault.meta import log_access, meta_path, write_meta
@@ -144,6 +144,16 @@ class ProposalQueue:
             return None
         return (f"{', '.join(found)}: held for a person (what applies without one only adds "
                 "lines, docs/spec.md §3.7.3; accept it to apply it)")
+
+    def is_current(self, proposal: Proposal) -> bool:
+        """Whether every file the proposal edits or deletes still holds the bytes it was
+        planned on (only the mtime may have moved): accepting it would not go stale."""
+        for op in proposal.ops:
+            if isinstance(op, Edit | Delete):
+                current = self.vault.store.read(op.path)
+                if current is None or current[1].sha256 != op.expected.sha256:
+                    return False
+        return True
 
     # -- storage ------------------------------------------------------------------
     def save(self, proposal: Proposal) -> None:
@@ -309,7 +319,7 @@ class ProposalQueue:
         now = self._now()
         proposal = replace(proposal, ops=self._restamped(proposal.ops))
         try:
-            result = self.vault.apply(proposal.changeset())
+            result = self.vault.apply(proposal.changeset(read=self.vault.store.read))
         except StaleChangesetError as exc:
             done = proposal.with_state(
                 "stale",
@@ -317,11 +327,16 @@ class ProposalQueue:
                 error=f"{', '.join(exc.paths)} changed after planning; re-run the pipeline to re-plan.",
             )
         except ChangesetRejectedError as exc:
-            done = proposal.with_state(
-                "rejected",
-                now=now,
-                error="; ".join(f"{name}: {why}" for name, why in exc.failures),
-            )
+            if only_stale(exc.failures):  # the vault moved on since planning (checks.py)
+                done = proposal.with_state(
+                    "stale", now=now, error="; ".join(why for _, why in exc.failures),
+                    story={**proposal.story, "stale_by": sorted({n for n, _ in exc.failures})})
+            else:
+                done = proposal.with_state(
+                    "rejected",
+                    now=now,
+                    error="; ".join(f"{name}: {why}" for name, why in exc.failures),
+                )
         except NoteExistsError as exc:  # a file it creates appeared after planning (§3.2.5)
             done = proposal.with_state(
                 "stale",

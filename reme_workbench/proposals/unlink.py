@@ -78,7 +78,7 @@ def propose_unlinks(
     wanted = frozenset((r["source"], r["line"], r["column"], r["raw"]) for r in plan.links)
     waiting = [p for p in earlier if p.state in ("pending", "stale")]
     for p in waiting:
-        if _links(p) == wanted:
+        if _links(p) == wanted and queue.is_current(p):  # else a new plan supersedes it
             # the policy may trust it now, but only a change that adds applies without a
             # person (docs/spec.md §3.7.3): an unlink removes brackets, so it waits
             if not policy.should_apply(UNLINK_ACTION) or queue.needs_a_person(p) is not None:

@@ -1,5 +1,8 @@
 """Merge proposals as a person reviews them: both notes side by side, the three votes
-with their reasons, the planned winner and why, and every inbound link that would move.
+with their reasons, the planned winner and why, every inbound link that would move (and
+the heading and block links pointed at the loser's text in the winner), and the
+sentences of either note the merged body does not keep (docs/spec.md §7.7.5) — a merge
+that drops any waits for a person, who reads them first.
 
 A view over the `consolidate.merge` proposals in the queue (their story holds all of
 it); the decision is `proposals.decide` like any other proposal's.
@@ -30,6 +33,9 @@ class MergeReview:
     winner_rule: str
     moves: dict[str, int]  # linking file -> links retargeted from the loser to the winner
     decided_by_person: bool = False
+    # {note, sentence, closest, qualifiers: {lost, new}}: what the merged body does not say
+    dropped_statements: tuple[dict, ...] = ()
+    anchors: tuple[dict, ...] = ()  # {from, to (None: the note itself), files}
 
     @property
     def id(self) -> str:
@@ -52,7 +58,12 @@ def merge_review(proposal: Proposal) -> MergeReview:
                        text(proposal.before.get(loser)), merged, votes,
                        int(story.get("agree", sum(bool(v.get("agrees")) for v in votes))),
                        str(story.get("winner_rule", "")), moves,
-                       bool(story.get("decided_by_person")))
+                       bool(story.get("decided_by_person")),
+                       _rows(story.get("dropped_statements")), _rows(story.get("anchors")))
+
+
+def _rows(value) -> tuple[dict, ...]:
+    return tuple(v for v in value or () if isinstance(v, dict))
 
 
 def merge_reviews(vault: Vault, *, state: str | None = "pending") -> list[MergeReview]:

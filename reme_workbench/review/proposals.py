@@ -238,6 +238,17 @@ def _merge_sections(story: Mapping) -> list[Section]:
     if isinstance(moved, Mapping) and moved:
         out.append(Section("Inbound links that move to the winner", header=("file", "links"),
                            rows=tuple((str(k), str(n)) for k, n in sorted(moved.items()))))
+    anchors = [a for a in story.get("anchors") or [] if isinstance(a, Mapping)]
+    if anchors:
+        out.append(Section("Heading and block links to the loser's text", header=(
+            "anchor", "becomes", "in"), rows=tuple(
+            (f"#{a.get('from')}", f"#{a['to']}" if a.get("to") else "the note itself",
+             ", ".join(map(str, a.get("files") or ()))) for a in anchors)))
+    dropped = [d for d in story.get("dropped_statements") or [] if isinstance(d, Mapping)]
+    if dropped:  # docs/spec.md §7.7.5: why the merge waits for a person
+        out.append(Section("Sentences the merged note drops", header=("note", "sentence", "closest now"),
+                           rows=tuple((str(d.get("note")), str(d.get("sentence")),
+                                       _fmt(d.get("closest"))) for d in dropped)))
     return out
 
 

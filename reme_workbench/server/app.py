@@ -15,6 +15,9 @@ document included):
   turns away a web page that rebinds a name of its own to 127.0.0.1): else 403;
 * a request with an `Origin` (a browser's) must come from an allowed origin —
   `app://obsidian.md` by default — else 403; CORS headers are sent for that origin only.
+
+What it refuses before any of that — bodies, slow and idle connections, too many of
+them — is in `limits.py`.
 """
 
 from __future__ import annotations
@@ -31,9 +34,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.middleware.cors import CORSMiddleware
 
+from ..config import ServerSettings
 from ..errors import BusyError, NotFoundError, RemeError
 from ..ops import JobRunner, JobStatus, Workspace, build_request, registry
 from ..ops.registry import Operation, Route
+from .limits import limit_body
 
 __all__ = ["create_app", "guard", "status_of", "OBSIDIAN_ORIGIN", "LOCAL_HOSTS"]
 
@@ -157,9 +162,12 @@ def _host_name(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
-def guard(app, token: str, *, origins: Iterable[str] = (OBSIDIAN_ORIGIN,)):
+def guard(app, token: str, *, origins: Iterable[str] = (OBSIDIAN_ORIGIN,),
+          max_body_bytes: int = ServerSettings().max_body_bytes):
     """`app` behind the token, Host and Origin rules of the module doc, with CORS for the
-    allowed origins (the preflight carries no token, so CORS answers it first)."""
+    allowed origins (the preflight carries no token, so CORS answers it first), and the
+    body limit (`limits.limit_body`) before the rules: a body over it is refused unread
+    even without a token, and an allowed origin's 413 carries the CORS headers."""
     allowed = frozenset(origins)
     expected = f"Bearer {token}".encode()
 
@@ -179,5 +187,6 @@ def guard(app, token: str, *, origins: Iterable[str] = (OBSIDIAN_ORIGIN,)):
                                 [(b"www-authenticate", b"Bearer")])(send)
         return await app(scope, receive, send)
 
-    return CORSMiddleware(checked, allow_origins=sorted(allowed), allow_methods=["GET", "POST"],
+    return CORSMiddleware(limit_body(checked, max_body_bytes), allow_origins=sorted(allowed),
+                          allow_methods=["GET", "POST"],
                           allow_headers=["Authorization", "Content-Type"])

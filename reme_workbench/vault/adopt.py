@@ -33,7 +33,7 @@ from ..errors import NoteError, NoteExistsError, RemeError, UnsafePathError
 from .layout import BUCKETS, is_digest_note, normalize_rel
 from .links import format_predicate_link
 from .meta import log_access
-from .note import MAX_NOTE_BYTES, Note, decode_note_bytes, parse, render_bytes
+from .note import MAX_NOTE_BYTES, Note, decode_note_bytes, parse, render_bytes, rewritten_whole
 from .resolve import LinkResolver, is_linkable, normalize_short_links
 from .slug import slugify
 from .store import AuditEntry, Changeset, Create
@@ -212,6 +212,7 @@ def plan_import(
     ops: list = [Create(snapshot[rel], data[rel]) for rel in snapshot]
     unresolved: list[dict] = []
     rewritten = 0
+    dumped: list[tuple[str, str]] = []  # notes whose frontmatter was written again whole
     why = {"ambiguous": "several files of the imported vault match it",
            "unplaced": "its file was not brought (see above)"}
     for note in notes:
@@ -228,16 +229,19 @@ def plan_import(
         imported = replace(original, path=note.path).with_body(body)
         if "name" not in imported.frontmatter:
             imported = imported.with_name_synced()
+            if why_whole := rewritten_whole(imported):  # docs/spec.md §1.4.2, said
+                dumped.append((note.path, why_whole))
         ops.append(Create(note.path, render_bytes(imported)))
 
-    audit = AuditEntry("import", _audit(source, notes, placed, skipped, unresolved, rewritten))
+    audit = AuditEntry("import", _audit(source, notes, placed, skipped, unresolved, rewritten,
+                                        dumped))
     changeset = Changeset(ops=tuple(ops), description=f"import {source} into digest/{bucket}/",
                           audit=audit, allow_sources=True)
     return ImportPlan(source, base, tuple(notes), {r: p for r, p in placed.items() if not is_digest_note(p)},
                       tuple(skipped), tuple(unresolved), rewritten, changeset)
 
 
-def _audit(source: Path, notes, placed, skipped, unresolved, rewritten) -> str:
+def _audit(source: Path, notes, placed, skipped, unresolved, rewritten, dumped) -> str:
     attachments = sum(1 for p in placed.values() if not is_digest_note(p))
     lines = [f"## import {source}", "",
              f"{len(notes)} note(s) into digest/, {attachments} attachment(s) and every "
@@ -253,6 +257,9 @@ def _audit(source: Path, notes, placed, skipped, unresolved, rewritten) -> str:
         lines += [f"### Links left as written ({len(unresolved)})", "",
                   *[f"- [[{u['note']}]] (`{u['source']}` line {u['line']}): `{u['raw']}` "
                     f"({u['why']})" for u in unresolved], ""]
+    if dumped:
+        lines += [f"### Frontmatter written again whole ({len(dumped)})", "",
+                  *[f"- [[{path}]]: {why}" for path, why in dumped], ""]
     return "\n".join(lines) + "\n"
 
 

@@ -27,7 +27,12 @@ from .store import CheckContext, NamedCheck
 from .tokens import content_tokens
 
 __all__ = ["CheckSpec", "build_check", "build_checks", "CHECKS", "PROVENANCE_PREDICATE",
-           "value_key", "missing_values"]
+           "value_key", "missing_values", "STALE_CHECKS", "only_stale", "Reader"]
+
+# Reads a vault file as it is now: (bytes, stamp) or None when it is not there
+# (`Store.read`). A check that looks at files outside its changeset is given one when it
+# is built (`build_check(spec, read=...)`); under the store's lock it reads what is there.
+Reader = Callable[[str], "tuple[bytes, Any] | None"]
 
 
 
@@ -428,6 +433,121 @@ def _retargeted_links(old: str, new: str, files: dict) -> Callable[[CheckContext
     return run
 
 
+def _stem(path: str) -> str:
+    name = posixpath.basename(path)
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _first_difference(old: str, new: str) -> str:
+    """The first line where `old` and `new` differ, as a person would look for it."""
+    a, b = old.split("\n"), new.split("\n")
+    for number, (x, y) in enumerate(zip(a, b, strict=False), start=1):
+        if x != y:
+            return f"line {number}: {x.strip()[:80]!r} became {y.strip()[:80]!r}"
+    shorter = min(len(a), len(b))
+    return (f"line {shorter + 1}: {'removed' if len(a) > len(b) else 'added'} "
+            f"{(a if len(a) > len(b) else b)[shorter].strip()[:80]!r}")
+
+
+def _retargets_only_links(old: str, new: str, files: dict) -> Callable[[CheckContext], list[str]]:
+    """A merge's retarget changes link spans and nothing else (docs/spec.md §7.7.5): in
+    each of `files` ({path: {"forms": the targets that meant `old` there, "anchors":
+    {old anchor: new anchor, or None when the link now names the note}}}) the new text
+    is the old text with only links to `old` pointed at `new` — every other character,
+    line and list item as it was, every alias and embed mark kept."""
+    targets = {new, _stem(new)}
+
+    def changed_link(path: str, want: Mapping, was, now) -> str | None:
+        forms = set(want.get("forms") or ()) | {old}
+        anchors = want.get("anchors") or {}
+        if was.target not in forms:
+            return f"{path}: the link {was.raw} does not lead to {old}, yet became {now.raw}"
+        if now.target not in targets or now.embed != was.embed or now.alias != was.alias:
+            return f"{path}: {was.raw} became {now.raw}; only its target may change, to {new}"
+        if now.anchor != anchors.get(was.anchor, was.anchor):
+            return (f"{path}: {was.raw} became {now.raw}; its anchor should be "
+                    f"{anchors.get(was.anchor, was.anchor)!r}")
+        return None
+
+    def run(ctx: CheckContext) -> list[str]:
+        failures = []
+        for path, want in sorted(files.items()):
+            before, after = ctx.before.get(path), ctx.after.get(path)
+            if before is None or after is None:
+                failures.append(f"{path} would be created or deleted; a retarget only edits")
+                continue
+            was_text = before.decode("utf-8", errors="replace")
+            now_text = after.decode("utf-8", errors="replace")
+            was, now = parse_links(was_text), parse_links(now_text)
+            if len(was) != len(now) or _between(was_text, was) != _between(now_text, now):
+                failures.append(
+                    f"{path}: the retarget changes more than the links to {old} "
+                    f"({_first_difference(was_text, now_text)}); a merge only points those "
+                    "links at the winner — plan the merge again")
+                continue
+            failures += [why for a, b in zip(was, now, strict=True) if a.raw != b.raw
+                         and (why := changed_link(path, want, a, b)) is not None]
+        return failures
+
+    return run
+
+
+def _between(text: str, links: list) -> list[str]:
+    """The text around and between `links` (in order): what a retarget never changes."""
+    out, last = [], 0
+    for link in links:
+        out.append(text[last:link.start])
+        last = link.end
+    return [*out, text[last:]]
+
+
+def _retargets_every_link(old: str, new: str, read: Reader | None = None
+                          ) -> Callable[[CheckContext], list[str]]:
+    """Every file of the vault that links `old` now is in the changeset (docs/spec.md
+    §7.7.5): run under the store's lock when the merge applies, it walks the vault's
+    files for links resolving to `old` the way Obsidian resolves them (short, relative,
+    any case, with or without `.md`, embeds and anchored links too). A file that does,
+    outside the changeset, was written after the merge was planned: the merge is stale
+    (`STALE_CHECKS`), planned again with that file retargeted. `read` is the store's
+    reader, given when the check is built (`build_check(spec, read=...)`)."""
+    stem = _stem(old).casefold()
+
+    if read is None:
+        raise RemeError(f"retargets_every_link reads the vault's files: build it with read= "
+                        f"(the proposal queue does); apply the merge of {old} through "
+                        "`reme-workbench proposals accept`.")
+
+    def run(ctx: CheckContext) -> list[str]:
+        listed = set(ctx.changeset.paths)
+        everything = ctx.files()
+        resolver = LinkResolver(everything)
+        failures = []
+        for rel in sorted(everything):
+            if rel in listed or not rel.lower().endswith(".md"):
+                continue
+            try:
+                found = read(rel)
+            except (OSError, RemeError) as exc:
+                failures.append(f"{rel} cannot be read ({exc}), so whether it links to {old} "
+                                "is unknown; make it readable, then accept again")
+                continue
+            if found is None:
+                continue
+            text = found[0].decode("utf-8", errors="replace")
+            if stem not in text.casefold():
+                continue  # every form of a link to `old` names its file name
+            hit = next((lk for lk in parse_links(text) if lk.target and (
+                lk.target == old or resolver.resolve(lk.target, rel).path == old)), None)
+            if hit is not None:
+                failures.append(
+                    f"{rel} links to {old} ({hit.raw}, line {hit.line}), which this merge "
+                    f"does not retarget: it was written after the merge was planned; plan the "
+                    f"merge again so it points at {new} (`proposals accept` does)")
+        return failures
+
+    return run
+
+
 def value_key(text: str) -> str:
     """How `keeps_values` compares a value with a body: NFKC, case folded, every run of
     characters that are not letters or digits one space (`payments-api`, `payments_api`
@@ -504,22 +624,42 @@ CHECKS: dict[str, Callable[..., Callable[[CheckContext], list[str]]]] = {
     "pillars_are_members": _pillars_are_members,
     "retargeted_links": _retargeted_links,
     "keeps_values": _keeps_values,
+    "retargets_only_links": _retargets_only_links,
+    "retargets_every_link": _retargets_every_link,
 }
 
+# Checks whose failure means the vault moved on since the proposal was planned, not that
+# the plan is wrong: a changeset failing only these is *stale* (the proposal queue marks
+# it so, and accept plans it again), not rejected.
+STALE_CHECKS = frozenset({"retargets_every_link"})
+# Checks that read vault files beyond their changeset: built with the store's reader.
+_READING = frozenset({"retargets_every_link"})
 
-def build_check(spec: CheckSpec) -> NamedCheck:
+
+def only_stale(failures) -> bool:
+    """Whether every `(check name, why)` failure is of a check in `STALE_CHECKS`."""
+    failures = list(failures)
+    return bool(failures) and all(name in STALE_CHECKS for name, _ in failures)
+
+
+def build_check(spec: CheckSpec, *, read: Reader | None = None) -> NamedCheck:
+    """The check `spec` names; `read` (the store's reader) goes to the checks that read
+    vault files beyond their changeset."""
     factory = CHECKS.get(spec.name)
     if factory is None:
         raise RemeError(
             f"Unknown check {spec.name!r}; known checks: {', '.join(sorted(CHECKS))}. "
             "The proposal may come from a newer version of reme-workbench."
         )
+    params = dict(spec.params)
+    if spec.name in _READING:
+        params["read"] = read
     try:
-        fn = factory(**spec.params)
+        fn = factory(**params)
     except TypeError as exc:
         raise RemeError(f"Check {spec.name!r} got bad parameters ({exc}).") from None
     return NamedCheck(spec.name, fn)
 
 
-def build_checks(specs) -> tuple[NamedCheck, ...]:
-    return tuple(build_check(s) for s in specs)
+def build_checks(specs, *, read: Reader | None = None) -> tuple[NamedCheck, ...]:
+    return tuple(build_check(s, read=read) for s in specs)

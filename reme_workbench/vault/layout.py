@@ -29,6 +29,7 @@ __all__ = [
     "is_markdown",
     "resolve_inside",
     "check_writable",
+    "MAX_NAME_BYTES",
 ]
 
 # docs/spec.md §1.2: the three buckets are part of the dream model, not a setting.
@@ -37,6 +38,8 @@ BUCKETS: tuple[str, ...] = get_args(Bucket)
 FALLBACK_BUCKET: Bucket = "wiki"
 
 LAYERS: tuple[str, ...] = ("resource", "daily", "digest", "meta", "audit")
+# what ext4, APFS, NTFS and most file systems allow one file or folder name (docs/spec.md §3.4.6)
+MAX_NAME_BYTES = 255
 # Sources are read-only for every pipeline; only explicit user commands write them.
 SOURCE_LAYERS: tuple[str, ...] = ("resource", "daily")
 # What pipelines may write; workbench/ and .obsidian/ belong to the bridge and notebooks.
@@ -79,6 +82,13 @@ def normalize_rel(rel: str) -> str:
             raise UnsafePathError(
                 f"Path {original!r} has an empty, '.' or '..' segment; paths may not leave "
                 "the vault. Give a plain path such as digest/wiki/x.md.",
+                path=original,
+            )
+        size = len(part.encode("utf-8", errors="surrogatepass"))
+        if size > MAX_NAME_BYTES:  # no file system here holds it: say so, never ENAMETOOLONG
+            raise UnsafePathError(
+                f"{part[:40]!r}… in {original[:80]!r} is {size} bytes long; a file or folder "
+                f"name may have at most {MAX_NAME_BYTES} bytes (UTF-8). Choose a shorter name.",
                 path=original,
             )
         stem = part.split(".", 1)[0].lower()

@@ -2,7 +2,7 @@
 
 Pure: no I/O. Offsets always refer to the full text passed in, frontmatter included.
 
-Grammar decisions beyond the seed:
+Grammar decisions where other link parsers differ (docs/spec.md §2.1):
 - Links win over code spans: backticks *inside* a `[[...]]` never open or close a code
   span. That keeps retargeting stable (a new target containing a backtick cannot hide
   other links) at the cost of CommonMark's rule that code spans bind tighter.
@@ -12,6 +12,13 @@ Grammar decisions beyond the seed:
   matching bracket on the same line, with links skipped as atoms.
 - `[[]]`, `[[ ]]`, `[[|a]]` and `[[#]]` are not links; an empty alias or anchor is None.
 - A code span never crosses a blank line, a list item start or a heading.
+- Comments hide links (docs/spec.md §2.1.6). `%%` opens an Obsidian comment anywhere
+  outside code; the next `%%` closes it, across lines and blank lines, and without one
+  it runs to the end of the note (Obsidian hides the rest). `<!--` opens an HTML
+  comment: at a line start (up to 3 spaces) it runs to the next `-->` or the end of the
+  note (CommonMark's HTML block), elsewhere only a `-->` before the next blank line
+  closes it (else it is text). Whichever of code and comment starts first wins, and
+  links are atoms for comments too: `%%`, `<!--`, `-->` inside `[[...]]` mark nothing.
 - format_link also refuses targets with surrounding whitespace (they would parse back
   trimmed) and a trailing backslash (it would escape the alias pipe).
 """
@@ -27,6 +34,7 @@ from .frontmatter import find_frontmatter
 from .layout import SOURCE_LAYERS, normalize_rel
 
 __all__ = [
+    "GRAMMAR_VERSION",
     "Link",
     "PREDICATE_PATTERN",
     "parse_links",
@@ -38,6 +46,10 @@ __all__ = [
     "PROVENANCE_PREDICATE",
     "is_provenance",
 ]
+
+# Bumped whenever the same text parses to other links (2: comments hide links), so a
+# cache of parsed links (the scan's) is rebuilt instead of serving the old reading.
+GRAMMAR_VERSION = 2
 
 # ASCII only, on purpose: ReMe writes `[负责:: [[x.md]]]`, which under this grammar is a
 # plain link (predicate None). Edge keys must stay valid Dataview/YAML identifiers.
@@ -65,6 +77,14 @@ _LINE_KIND_RE = re.compile(
 )
 _KIND_FIRST = frozenset("-*+`~#0123456789")
 _INDENT_RE = re.compile(r" {0,3}\t| {4}")
+
+# Comment markers; a "<!--" at a line start (up to 3 spaces) is CommonMark's HTML block.
+_COMMENT_MARK_RE = re.compile(r"%%|<!--")
+_HTML_BLOCK_PREFIX_RE = re.compile(r" {0,3}")
+_BLANK_LINE_RE = re.compile(r"\n[ \t]*\r?(?=\n)")
+# A comment that opens a fence or backticks hides them, which can change the code found
+# after it, which can change the comments: a few rounds settle any real note.
+_COMMENT_ROUNDS = 4
 
 _BAD_TARGET_CHARS = frozenset("[]|#\r\n")
 _BAD_ALIAS_CHARS = frozenset("[]\r\n")
@@ -234,6 +254,137 @@ def _code_spans(
     return spans
 
 
+def _next_outside(text: str, mark: str, pos: int, cand_starts: list[int],
+                  cands: list[tuple[int, int]]) -> int:
+    """Index of the next `mark` at or after `pos` that is not inside a link, or -1."""
+    while True:
+        found = text.find(mark, pos)
+        if found < 0:
+            return -1
+        end = _inside(cand_starts, cands, found)
+        if end < 0:
+            return found
+        pos = end
+
+
+def _comments(
+    text: str,
+    body_start: int,
+    code: list[tuple[int, int]],
+    cand_starts: list[int],
+    cands: list[tuple[int, int]],
+) -> list[tuple[int, int]]:
+    """Obsidian `%% %%` and HTML `<!-- -->` comments outside `code` (see the module doc).
+
+    Linear: each kind of closer is searched for once per closer found, and the blank
+    lines that end an inline HTML comment are listed once.
+    """
+    code_starts = [c[0] for c in code]
+    found: list[tuple[int, int]] = []
+    html_close = -2  # the next "-->" after the last HTML opener (-1: none left)
+    blanks: list[int] | None = None
+    line_start = seen = text.rfind("\n", 0, body_start) + 1
+    pos = body_start
+    while True:
+        m = _COMMENT_MARK_RE.search(text, pos)
+        if m is None:
+            return found
+        s = m.start()
+        skip = max(_inside(cand_starts, cands, s), _inside(code_starts, code, s))
+        if skip >= 0:
+            pos = skip
+            continue
+        if m.group() == "%%":
+            close = _next_outside(text, "%%", s + 2, cand_starts, cands)
+            end = len(text) if close < 0 else close + 2
+        else:
+            if _escaped(text, s):
+                pos = s + 1
+                continue
+            if html_close != -1 and html_close < s + 2:
+                # "<!-->" and "<!--->" close themselves, hence the search from s + 2
+                html_close = _next_outside(text, "-->", s + 2, cand_starts, cands)
+            nl = text.rfind("\n", seen, s)  # never rescan a long line from its start
+            line_start = nl + 1 if nl >= 0 else line_start
+            seen = s
+            if _HTML_BLOCK_PREFIX_RE.fullmatch(text, line_start, s):
+                end = len(text) if html_close < 0 else html_close + 3
+            else:
+                if html_close >= 0 and blanks is None:
+                    blanks = [b.start() for b in _BLANK_LINE_RE.finditer(text, body_start)]
+                if html_close < 0 or (blanks and bisect_right(blanks, html_close)
+                                      > bisect_right(blanks, s)):
+                    pos = s + 4  # no "-->" before the paragraph ends: text
+                    continue
+                end = html_close + 3
+        found.append((s, end))
+        pos = end
+
+
+def _masked(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each span's characters but line breaks replaced by an inert `x`, so
+    a fence or backtick inside a comment is no code while lines and offsets stay put."""
+    parts: list[str] = []
+    last = 0
+    for s, e in spans:
+        parts += [text[last:s], re.sub(r"[^\r\n]", "x", text[s:e])]
+        last = e
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _may_hold_code(body: str) -> bool:
+    # cheap superset test: no backtick, tab, 4 spaces or ~~~ means no code at all
+    return "`" in body or "~~~" in body or "    " in body or "\t" in body
+
+
+def _code(
+    text: str, body_start: int, cand_starts: list[int], cands: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """Fenced and indented code blocks and inline code spans, sorted."""
+    body = text[body_start:] if body_start else text
+    if not _may_hold_code(body):
+        return []
+    ranges, bounds = _blocks(text, body_start)
+    spans = (
+        _code_spans(text, body_start, ranges, bounds, cand_starts, cands)
+        if "`" in body
+        else []
+    )
+    return sorted(ranges + spans)
+
+
+def _hidden(
+    text: str, body_start: int, cand_starts: list[int], cands: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The sorted, disjoint spans of the body where no link is read: code and comments.
+
+    Code is found first; comments outside it next; then code again with the comments
+    masked (a fence or backtick inside a comment opens nothing), until nothing moves.
+    """
+    code = _code(text, body_start, cand_starts, cands)
+    if "%%" not in text and "<!--" not in text:
+        return code
+    comments = _comments(text, body_start, code, cand_starts, cands)
+    if not code and not _may_hold_code(text[body_start:]):
+        return comments  # masking cannot make code where no code can be
+    for _ in range(_COMMENT_ROUNDS):
+        if not comments:
+            break
+        code = _code(_masked(text, comments), body_start, cand_starts, cands)
+        again = _comments(text, body_start, code, cand_starts, cands)
+        if again == comments:
+            break
+        comments = again
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted(code + comments):
+        if merged and s < merged[-1][1]:  # never after the rounds settle; kept disjoint
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
 def _bracket_pairs(text: str, start: int, end: int, cand_ends: dict[int, int]) -> dict[int, int]:
     """Opening -> closing index of every matched `[ ]` and `( )` in text[start:end].
 
@@ -290,21 +441,10 @@ def parse_links(text: str) -> list[Link]:
     cands = [(s, m.end()) for s, _, m in found]
     cand_starts = [c[0] for c in cands]
 
-    # 2. code: fenced / indented blocks, then inline code spans outside them
-    body = text[body_start:] if body_start else text
-    body_has_ticks = "`" in body
-    # cheap superset test: no tab, no 4 spaces and no ~~~ means no code block at all
-    if body_has_ticks or "~~~" in body or "    " in body or "\t" in body:
-        ranges, bounds = _blocks(text, body_start)
-        spans = (
-            _code_spans(text, body_start, ranges, bounds, cand_starts, cands)
-            if body_has_ticks
-            else []
-        )
-        excluded = sorted(ranges + spans)
-    else:
-        excluded = []
+    # 2. code (fenced / indented blocks, inline spans) and comments: no links there
+    excluded = _hidden(text, body_start, cand_starts, cands)
     ex_starts = [e[0] for e in excluded]
+    body = text[body_start:] if body_start else text
 
     # 3. predicates: whole-line `pred::` and inline `[pred:: ...]` fields
     line_preds: dict[int, str] = {}

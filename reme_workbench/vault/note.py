@@ -7,16 +7,20 @@ path with the extension; the frontmatter keeps `name` (the basename, kept in syn
 in its order.
 
 Round trips are byte-identical: `render(parse(t, p)) == t` for every text `t` that
-parses. The original frontmatter block is re-emitted verbatim as long as the mapping is
-unchanged; only a real change re-dumps the YAML (comments and odd quoting are then lost,
-which is the price of editing — untouched notes never pay it).
+parses. An edit changes only what it means to change (docs/spec.md §1.4.2): the original
+frontmatter block is re-emitted verbatim while the mapping is unchanged, and a changed
+mapping is written into that same text key by key (`frontmatter_edit.edit_block`): a
+changed key gets its new value in place (its comment kept), a removed key loses its own
+lines, a new key is inserted (`name` first, others last) — every other byte, scalars as
+written (`12:30`, `01234`, `yes`), quoting, comments, blank lines, flow style, CRLF and
+the BOM, stays. The one fallback: a block that cannot be edited so (one flow mapping
+`{a: 1}`, a key written twice or merged with `<<`, keys put in another order, an edit
+that breaks an alias) is dumped again whole, and `rewritten_whole(note)` says why.
 """
 
 from __future__ import annotations
 
 import copy
-import datetime as _dt
-import math
 import os
 import posixpath
 import stat
@@ -26,10 +30,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import yaml
-
 from ..errors import NoteError, UnsafePathError
-from .frontmatter import BOM, field_text, load_yaml, read_frontmatter
+from .frontmatter import BOM, field_text, read_frontmatter
+from .frontmatter_edit import WrittenBlock, dump_block, edit_block, same_value
 from .layout import is_markdown, normalize_rel, resolve_inside
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "parse",
     "render",
     "render_bytes",
+    "rewritten_whole",
     "decode_note_bytes",
     "read_note",
 ]
@@ -59,7 +63,8 @@ class Note:
     body: str
     # Bookkeeping for byte-identical round trips; not part of a note's identity.
     # The original block text (fences included, BOM excluded) and the mapping it
-    # parsed to: render re-emits the text while the mapping is still the same.
+    # parsed to: render re-emits the text while the mapping is still the same, and
+    # edits that text when it is not.
     _fm_text: str | None = field(default=None, repr=False, compare=False)
     _fm_source: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
     _bom: bool = field(default=False, repr=False, compare=False)
@@ -165,16 +170,25 @@ def parse(text: str, path: str) -> Note:
 
 
 def render(note: Note) -> str:
-    """The note's text. An untouched parsed note renders exactly as it was read."""
+    """The note's text. An untouched parsed note renders exactly as it was read; an
+    edited one keeps every byte of its block but the keys that changed."""
     prefix = BOM if note._bom else ""
-    if note._fm_text is not None and _same(dict(note.frontmatter), note._fm_source):
-        return prefix + note._fm_text + note.body
-    if not note.frontmatter:
-        # Emptied mapping: keep an empty block if there was one, add none otherwise.
-        nl = note._newline
-        block = f"---{nl}---{nl}" if note._fm_text is not None else ""
-        return prefix + block + note.body
-    return prefix + _dump_block(note.frontmatter, note._newline) + note.body
+    return prefix + _block(note).text + note.body
+
+
+def rewritten_whole(note: Note) -> str | None:
+    """Why `render(note)` dumps the note's frontmatter block again whole (losing its
+    comments and quoting), or None when the block is kept or edited in place (or the
+    note had none). A writer that applies without a person's review says it."""
+    return _block(note).rewritten
+
+
+def _block(note: Note) -> WrittenBlock:
+    if note._fm_text is None:  # no block was read: a new one, or none
+        return WrittenBlock(dump_block(note.frontmatter, note._newline) if note.frontmatter else "")
+    if same_value(dict(note.frontmatter), note._fm_source):
+        return WrittenBlock(note._fm_text)
+    return edit_block(note._fm_text, note._fm_source, note.frontmatter, note._newline)
 
 
 def render_bytes(note: Note) -> bytes:
@@ -281,60 +295,3 @@ def _too_large(path: str, size: int, limit: int) -> NoteError:
         "move it out of the vault.",
         path=path,
     )
-
-
-def _dump_block(frontmatter: Mapping[str, Any], newline: str) -> str:
-    data = dict(frontmatter)
-    # PyYAML with allow_unicode writes U+0085 raw, which reads back as a line break;
-    # so check the dump reads back the same, and fall back to escaped non-ASCII.
-    for allow_unicode in (True, False):
-        try:
-            dumped = yaml.safe_dump(
-                data,
-                sort_keys=False,
-                allow_unicode=allow_unicode,
-                default_flow_style=False,
-                line_break=newline,
-            )
-        except yaml.representer.RepresenterError as exc:
-            raise TypeError(
-                f"A frontmatter value cannot be written as YAML ({exc}); use str, int, "
-                "float, bool, date, datetime, list or dict."
-            ) from None
-        try:
-            faithful = _same(load_yaml(dumped), data, loose=True)  # as parse will read it
-        except (yaml.YAMLError, ValueError):
-            faithful = False
-        if faithful:
-            return f"---{newline}{dumped}---{newline}"
-    raise ValueError(
-        f"The frontmatter {data!r} does not survive a YAML round trip; simplify the values."
-    )
-
-
-def _same(a: Any, b: Any, *, loose: bool = False) -> bool:
-    """Equality that also demands equal types and key order.
-
-    Plain `==` would call `{a: 1}` and `{a: True}` the same and keep the old text, so
-    `with_frontmatter(a=True)` would silently not be written. `loose` lets a tuple
-    match the list YAML turns it into.
-    """
-    if a is b:
-        return True
-    if loose and isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        pass
-    elif type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return len(a) == len(b) and all(
-            _same(ka, kb, loose=loose) and _same(va, vb, loose=loose)
-            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True)
-        )
-    if isinstance(a, list | tuple):
-        return len(a) == len(b) and all(_same(x, y, loose=loose) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float):
-        return a == b or (math.isnan(a) and math.isnan(b))
-    if isinstance(a, _dt.datetime):
-        # The same instant written in another zone is a change; the zone's class is not.
-        return a == b and a.utcoffset() == b.utcoffset()
-    return bool(a == b)

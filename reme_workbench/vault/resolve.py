@@ -38,8 +38,11 @@ __all__ = [
     "LinkRepair",
     "ShortLinkChange",
     "is_linkable",
+    "is_relative",
+    "moved_relative",
     "normalize_short_links",
     "repair_links",
+    "retarget_form",
 ]
 
 # `![[img.png|300]]` / `|300x200`: Obsidian's embed size, not words for a reader.
@@ -200,6 +203,62 @@ def is_linkable(path: str) -> bool:
         return normalize_rel(path) == path
     except (ValueError, UnsafePathError):
         return False
+
+
+def is_relative(target: str) -> bool:
+    """Whether `target` is written relative to its file's folder only (`./x`, `../x`)."""
+    target = target.strip()
+    return target.startswith(("./", "../")) or target in (".", "..")
+
+
+def _relative_path(path: str, folder: str) -> str:
+    """`path` written from `folder` with `./` or `../` first, so it reads as relative only."""
+    rel = posixpath.relpath(path, folder) if folder else path
+    return rel if rel.startswith("../") else "./" + rel
+
+
+def moved_relative(target: str, old_source: str, new_source: str) -> str | None:
+    """A relative `target` of the file `old_source` rewritten for the same file at
+    `new_source`, so it names the same vault path; None when it leaves the vault."""
+    place = _clean(posixpath.join(posixpath.dirname(old_source), target.strip()))
+    if place is None:
+        return None
+    return _relative_path(place, posixpath.dirname(new_source))
+
+
+def _shaped(path: str, with_md: bool) -> str:
+    return path[:-3] if not with_md and path.lower().endswith(".md") else path
+
+
+def retarget_form(target: str, dest: str, source: str, resolver: LinkResolver) -> str | None:
+    """What to write instead of `target`, a link in the file `source`, so that Obsidian
+    resolves it to `dest` (by `resolver`, which must already know `dest`).
+
+    The link keeps its form where that form names `dest` unambiguously: a short name
+    stays short (`[[old]]` -> `[[new]]`), a relative path relative (`[[../wiki/old]]`),
+    a partial or full path as many folders deep (`[[wiki/old]]`, `[[/digest/wiki/old]]`),
+    each with or without `.md` as written; otherwise it becomes the full vault path
+    `dest`. None when not even that resolves to `dest` or can be a link target.
+    """
+    target = target.strip()
+    with_md = target.lower().endswith(".md")
+    candidates = []
+    if target.startswith("/"):
+        candidates.append("/" + _shaped(dest, with_md))
+    elif is_relative(target):
+        candidates.append(_shaped(_relative_path(dest, posixpath.dirname(source)), with_md))
+    else:
+        depth = len([part for part in target.split("/") if part])
+        candidates.append(_shaped("/".join(dest.split("/")[-depth:]), with_md))
+    candidates.append(dest)
+    for form in candidates:
+        try:
+            format_link(form)
+        except ValueError:
+            continue
+        if resolver.resolve(form, source).path == dest:
+            return form
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from types import MappingProxyType
 from ..errors import NoteError, UnsafePathError
 from .frontmatter import field_text, read_frontmatter
 from .layout import CACHE_DIR, is_markdown, resolve_inside
-from .links import Link, parse_links
+from .links import GRAMMAR_VERSION, Link, parse_links
 from .note import MAX_NOTE_BYTES, decode_note_bytes
 
 __all__ = ["FileRecord", "Problem", "ScanDelta", "VaultScan", "SCAN_LAYERS", "SCAN_DB"]
@@ -35,11 +35,12 @@ __all__ = ["FileRecord", "Problem", "ScanDelta", "VaultScan", "SCAN_LAYERS", "SC
 # The layers whose files are records; meta/ and audit/ are derived, not material.
 SCAN_LAYERS: tuple[str, ...] = ("resource", "daily", "digest")
 SCAN_DB = "scan.db"
-# Bump when the table layout or the meaning of a column changes; the Link fields and the
-# size limit are part of the version too, so a change to either rebuilds the cache.
+# Bump when the table layout or the meaning of a column changes; the Link fields, the
+# link grammar and the size limit are part of the version too, so a change to any of
+# them rebuilds the cache.
 _SCHEMA = 2
 _LINK_FIELDS = tuple(f.name for f in dataclasses.fields(Link))
-_CACHE_FORMAT = f"{_SCHEMA}|{','.join(_LINK_FIELDS)}"  # + "|<size limit>": see _Cache
+_CACHE_FORMAT = f"{_SCHEMA}|g{GRAMMAR_VERSION}|{','.join(_LINK_FIELDS)}"  # + "|<size limit>"
 _link_values = operator.attrgetter(*_LINK_FIELDS)
 _encode_links = json.JSONEncoder(
     ensure_ascii=False, separators=(",", ":"), check_circular=False

@@ -28,7 +28,14 @@ from ..errors import (
     StaleChangesetError,
     UnsafePathError,
 )
-from .journal import JournalOp, journal_root, recover_all, roll_forward, write_journal
+from .journal import (
+    JournalOp,
+    journal_root,
+    recover_all,
+    set_aside_journal,
+    settle,
+    write_journal,
+)
 from .layout import check_writable, normalize_rel, resolve_inside
 from .lock import VaultLock
 
@@ -308,15 +315,27 @@ class Store:
     def lock(self) -> VaultLock:
         return VaultLock(self.root, timeout=self.lock_timeout)
 
-    def recover(self) -> list[str]:
-        """Finish or discard a journal left by a crash; return what was done, for the user."""
+    def recover(self, *, set_aside: bool = False) -> list[str]:
+        """Settle what a crash left in the journal (docs/spec.md §3.4.4); return what was
+        done, for the user. `set_aside`: give up on every committed journal instead,
+        leaving the notes as they are and keeping its files under audit/ (§3.4.7).
+
+        Raises RemeError, naming `reme-workbench recover`, when a journal can be neither
+        finished nor undone."""
         try:
             if not os.listdir(journal_root(self.root)):
                 return []  # nothing pending: no need to wait for the lock
         except FileNotFoundError:
             return []
         with self.lock():
-            return recover_all(self.root)
+            if not set_aside:
+                return recover_all(self.root, now=self.clock())
+            messages = []
+            for jdir in sorted(journal_root(self.root).iterdir()):
+                where = set_aside_journal(self.root, jdir, now=self.clock())
+                messages.append(f"Set aside the interrupted change {jdir.name}: no note was "
+                                f"touched; its files are kept in {where}.")
+            return messages
 
     def read(self, rel: str) -> tuple[bytes, Stamp] | None:
         return read_with_stamp(self.root, rel)
@@ -354,8 +373,8 @@ class Store:
         audit_rel = audit_path(changeset.audit.kind, now) if changeset.audit else None
         pairs = list(zip(changeset.ops, rels, strict=True))
         with self.lock():
-            # A crashed writer's journal must be finished before anything is re-read.
-            messages = recover_all(self.root)
+            # A crashed writer's journal must be settled before anything is re-read.
+            messages = recover_all(self.root, now=now)
             current = {rel: read_with_stamp(self.root, rel) for rel in rels}
             self._check_stamps(pairs, current)
             before = {rel: (cur[0] if cur else None) for rel, cur in current.items()}
@@ -381,18 +400,20 @@ class Store:
             jid = f"{now:%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:12]}"
             if jops:
                 try:
-                    messages += self._write_through_journal(jid, jops, changeset.description)
+                    messages += self._write_through_journal(jid, jops, changeset.description, now)
                 except KeyboardInterrupt:
                     # Ctrl-C mid-write: finish (committed) or discard (staged) the journal
                     # now, under the lock, so the vault is settled before the process exits
-                    recover_all(self.root)
+                    recover_all(self.root, now=now)
                     raise
             inverse = self._inverse(changeset, pairs, before, jid)
         written = tuple(rels) + ((audit_rel,) if audit_rel else ())
         return ApplyResult(jid, written, inverse, now, tuple(messages))
 
-    def _write_through_journal(self, jid: str, jops: list[JournalOp],
-                               description: str) -> list[str]:
+    def _write_through_journal(self, jid: str, jops: list[JournalOp], description: str,
+                               now: datetime) -> list[str]:
+        """Stage, commit and settle; raise unless every op is in place (docs/spec.md §3.4.2:
+        a file saved by someone while it is written makes the whole change wait)."""
         try:
             jdir = write_journal(self.root, jid, jops, description=description)
         except OSError as exc:
@@ -400,14 +421,23 @@ class Store:
                 f"Could not stage change {jid} ({exc}); nothing was written. Check "
                 "free disk space and permissions on .reme/journal, then retry."
             ) from exc
-        try:
-            return roll_forward(self.root, jdir)
-        except OSError as exc:
+        done = settle(self.root, jdir, now=now, live=True)
+        if done.applied:
+            return [done.describe()] if done.set_aside else []
+        if done.not_undone:  # a part of it stands: say exactly which
+            raise RemeError(done.describe(), path=done.not_undone[0].rel)
+        if done.io_error:
             raise RemeError(
-                f"Change {jid} was committed but could not be finished ({exc}). "
-                "Fix the cause; the next Store.recover() (opening the vault) "
-                "finishes it."
-            ) from exc
+                f"Change {jid} could not be written ({done.io_error}); it was undone and "
+                "nothing of it stays. Check free disk space and permissions, then retry."
+            )
+        raise StaleChangesetError(
+            f"{', '.join(done.conflict_paths)} changed while this change was being written "
+            "(a save by a person or another program wins); the change was undone and "
+            "nothing of it was applied. Re-read the files and plan again "
+            "(apply_with_replan does this).",
+            paths=done.conflict_paths,
+        )
 
     def _validate(self, changeset: Changeset, now: datetime) -> list[str]:
         """Normalise op paths and enforce the path rules; raise before taking the lock."""

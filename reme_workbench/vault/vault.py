@@ -76,6 +76,8 @@ class Vault:
         self._scan: VaultScan | None = None
         self._graph: LinkGraph | None = None
         self.recovery_messages: list[str] = []
+        # a change that could be neither finished nor undone (docs/spec.md §3.4.7)
+        self.recovery_error: str | None = None
 
     @classmethod
     def open(
@@ -104,7 +106,10 @@ class Vault:
             root, clock=clock, lock_timeout=lock_timeout, cache=cache,
             max_note_bytes=max_note_bytes, max_replans=max_replans,
         )
-        vault.recovery_messages = vault.store.recover()
+        try:
+            vault.recovery_messages = vault.store.recover()
+        except RemeError as exc:  # reads go on; every write stops with the same line
+            vault.recovery_error = str(exc)
         return vault
 
     def unwritable(self) -> str | None:

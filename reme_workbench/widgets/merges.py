@@ -60,6 +60,11 @@ class MergeVotesView(w.VBox):
         moves = (table_html(("file linking the loser", "links that move to the winner"),
                             sorted(review.moves.items()))
                  if review.moves else "<i>No other note links the loser.</i>")
+        dropped = (("<h4 style='margin:8px 0 2px'>Sentences the merged note drops</h4>"
+                    + table_html(("note", "sentence", "closest now"), [
+                        (d.get("note", ""), d.get("sentence", ""), d.get("closest") or "—")
+                        for d in review.dropped_statements]))
+                   if review.dropped_statements else "")
         diffs = "".join(diff_html(d) for d in file_diffs(review.proposal))
         self.detail.value = (
             "<h4 style='margin:8px 0 2px'>The notes</h4>"
@@ -67,7 +72,7 @@ class MergeVotesView(w.VBox):
                                 f"winner: {review.winner}", f"loser (deleted): {review.loser}")
             + f"<h4 style='margin:8px 0 2px'>Votes: {review.agree} of {len(review.votes)} agree</h4>{votes}"
             + f"<div><b>Winner rule:</b> {esc(review.winner_rule)}{esc(person)}</div>"
-            + f"<h4 style='margin:8px 0 2px'>Inbound links that move</h4>{moves}"
+            + f"<h4 style='margin:8px 0 2px'>Inbound links that move</h4>{moves}{dropped}"
             + f"<h4 style='margin:8px 0 2px'>The change</h4>{diffs}")
 
     def decide(self, decision: str) -> Decision | None:

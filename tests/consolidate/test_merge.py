@@ -707,7 +707,9 @@ def test_a_pair_whose_merge_waits_for_review_is_not_proposed_again(make_vault):
     assert plan_merges(vault, brain, [cand()], DEFAULTS, ctx(audit=False)).proposals
 
 
-def test_a_note_listing_both_as_related_lists_the_winner_once_after_the_retarget(make_vault):
+def test_a_note_listing_both_as_related_keeps_both_items_after_the_retarget(make_vault):
+    """The list is the person's: the retarget points `- [[B]]` at A and removes nothing,
+    so A is listed twice until a person removes one (docs/spec.md §7.7.5)."""
     related = note("rollouts", "Rollout notes", (
         "Rollouts.\n\n**Related:**\n\n"
         f"- [[{A}]]\n- [[{B}]]\n- [[{C}]]\n\n"
@@ -719,6 +721,6 @@ def test_a_note_listing_both_as_related_lists_the_winner_once_after_the_retarget
                       DEFAULTS, ctx(audit=False, policy=AUTO))
     assert [p.state for p in run.proposals] == ["applied"]
     text = read(root, "digest/wiki/rollouts.md")
-    assert text.count(f"- [[{A}]]\n") == 3  # one in the list (not two) and the two in code
-    assert f"- [[{A}]]\n- [[{C}]]" in text
+    assert text == related.replace(f"- [[{B}]]", f"- [[{A}]]")
+    assert f"- [[{A}]]\n- [[{A}]]\n- [[{C}]]" in text
     assert outbound_keys(text) == {(A, None), (C, None), (D1, "derived_from")}

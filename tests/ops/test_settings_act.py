@@ -26,6 +26,7 @@ from reme_workbench.config import Settings
 from reme_workbench.llm.prompts import system_prompt
 from reme_workbench.vault.lock import VaultLock
 from tests.local_http import LocalJSONServer
+from tests.server.settings_probes import SERVER_PROBES
 
 LOG = "daily/2026-10-05/deploy.md"
 LOG_TEXT = (
@@ -668,6 +669,7 @@ PROBES: dict[str, Callable] = {
     "llm.api_base": probe_llm_api_base,
     "llm.language": probe_llm_language,
     "llm.single_system": probe_llm_single_system,
+    **SERVER_PROBES,  # through `serve`, over a real socket
 }
 NEEDS_MODELS = {"llm.brain", "llm.api_base", "llm.language", "llm.single_system"}
 

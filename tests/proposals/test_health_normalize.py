@@ -97,3 +97,21 @@ def test_consolidate_proposes_the_rewrite_too(make_vault):
     assert "3 short link(s) in 2 note(s): rewrite to vault paths waits for a person" in out.output
     (waiting,) = cli_json(root, "proposals", "list", "--state", "pending")
     assert waiting["action"] == "health.normalize"
+
+
+def test_a_waiting_fix_planned_on_older_bytes_is_planned_again(make_vault):
+    """A person edits the note while the fixes wait: the next `health --fix` does not keep
+    the old proposals (accepting them would only say `stale`), it supersedes them."""
+    root = persons_vault(make_vault)
+    (root / KANBAN).write_text(page("Kanban", "Boards. Back to [[breadcrumbs]]. See [[Nowhere]]."),
+                               encoding="utf-8")
+    first = cli_json(root, "health", "--fix", "--no-report")
+    with (root / KANBAN).open("a", encoding="utf-8") as f:
+        f.write("A line of my own.\n")
+    again = cli_json(root, "health", "--fix", "--no-report")
+    for fix in ("normalize", "unlink"):
+        assert again[fix]["state"] == "pending", again[fix]
+        assert again[fix]["superseded"] == [first[fix]["proposal"]], (fix, again[fix])
+    assert cli_json(root, "proposals", "accept", again["normalize"]["proposal"])["state"] == "applied"
+    text = (root / KANBAN).read_text(encoding="utf-8")
+    assert f"[[{CRUMBS}|breadcrumbs]]" in text and "A line of my own." in text

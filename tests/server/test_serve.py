@@ -5,55 +5,17 @@ the operations behind the routes."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import stat
-import subprocess
-import sys
 import time
 
 import httpx
 import pytest
 
-MAT = "daily/2026-10-05/log.md"
-POOL = "digest/wiki/pool-size.md"
-FILES = {
-    MAT: "09:00 raised the pool to 40\n",
-    POOL: f"---\nname: pool-size\ndescription: The payments-api DB pool size\n---\nPool is 10.\n"
-          f"derived_from:: [[{MAT}]]\n",
-    "reme.toml": '[recall]\nembedder = "hashing"\n',
-}
-
-
-def write_vault(root):
-    """The served test vault: the layers, a log, a note, reme.toml (hashing embedder)."""
-    for layer in ("resource", "daily", "digest/procedure", "digest/personal", "digest/wiki",
-                  "meta", "audit"):
-        (root / layer).mkdir(parents=True, exist_ok=True)
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
-
-
-def _start(root, *args):
-    return subprocess.Popen(
-        [sys.executable, "-m", "reme_workbench", "--vault", str(root), "serve", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={k: v for k, v in os.environ.items() if not k.startswith("REME_")},
-    )
-
-
-def _wait_for(path, proc, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and path.stat().st_size:
-            return json.loads(path.read_text())
-        if proc.poll() is not None:
-            raise AssertionError(f"serve exited early: {proc.stderr.read()}")
-        time.sleep(0.1)
-    raise AssertionError("serve did not write .reme/serve.json")
+from .serving import MAT, POOL, write_vault
+from .serving import start_serve as _start
+from .serving import wait_for_serve_json as _wait_for
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, settings
 
 from reme_workbench.server.app import create_app
 
-from .test_serve import _start, _wait_for, write_vault
+from .serving import start_serve as _start
+from .serving import wait_for_serve_json as _wait_for
+from .serving import write_vault
 
 
 def _tree(folder):

@@ -382,6 +382,83 @@ def test_indented_code_blocks(text, expected):
     assert targets(text) == expected
 
 
+# --- comments (docs/spec.md §2.1.3) ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a %% [[x]] %% [[y]]", ["y"]),
+        ("%%[[x]]%%[[y]]%%[[z]]%%", ["y"]),
+        ("%%\n[[x]]\n\n![[z.png]]\n%%\n[[y]]", ["y"]),  # a block comment spans blank lines
+        ("a %% [[x]]\nb [[z]] %% [[y]]", ["y"]),  # an inline comment spans lines too
+        ("[[a]] %% [[x]]\n\n# Heading\n[[y]]", ["a"]),  # unclosed: to the end of the note
+        ("%%%% [[y]]", ["y"]),  # an empty comment
+    ],
+)
+def test_obsidian_comments_hide_links(text, expected):
+    assert targets(text) == expected
+
+
+def test_a_predicate_types_around_a_comment_and_a_field_opened_in_one_is_none():
+    got = [(lk.target, lk.predicate) for lk in parse_links(
+        "rel:: %% [[x]] %% [[y]]\n%% [p:: %% [[z]]]\n")]
+    assert got == [("y", "rel"), ("z", None)]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("`%%` [[x]] `%%`", ["x"]),  # in a code span %% is text
+        ("```\n%%\n```\n[[x]]", ["x"]),  # ...and in a fenced block
+        ("para\n\n    %%\n\n[[x]]", ["x"]),  # ...and in an indented block
+        ("%%\n```\n%%\n[[x]]\n", ["x"]),  # a fence opened inside a comment is comment
+        ("%% `x %% [[y]] `", ["y"]),  # ...so is a backtick: it opens no code span
+        ("`a %% b` %% [[x]] %% [[y]]", ["y"]),  # whichever starts first wins
+        ("[[a%%b]] [[c]]", ["a%%b", "c"]),  # a link is an atom: %% inside it is no marker
+        ("%% [[x%%]] [[z]] %% [[y]]", ["y"]),
+        ("---\nnote: '%%'\n---\n[[x]] %% [[z]] %%", ["x"]),  # frontmatter %% is YAML
+    ],
+)
+def test_obsidian_comments_and_code_and_links(text, expected):
+    assert targets(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a <!-- [[x]] --> [[y]]", ["y"]),
+        ("<!-- [[x]] -->\n[[y]]", ["y"]),
+        ("<!--\n[[x]]\n\n[[z]]\n-->\n[[y]]", ["y"]),  # an HTML block spans blank lines
+        ("   <!--\n[[x]]\n\n[[z]]", []),  # unclosed at a line start: to the end of the note
+        ("a <!-- [[x]]\n\n[[y]]", ["x", "y"]),  # unclosed inside a line: text
+        ("a <!-- [[x]]\n\n--> [[y]]", ["x", "y"]),  # inline: a blank line ends the paragraph
+        ("a <!-- [[x]]\n[[z]] --> [[y]]", ["y"]),  # ...a line break does not
+        ("<!--> [[x]]", ["x"]),  # `<!-->` is a whole (empty) comment
+        ("<!---> [[x]]", ["x"]),
+        ("\\<!-- [[x]] -->", ["x"]),  # an escaped `<` opens nothing
+        ("`<!--` [[x]] `-->`", ["x"]),
+        ("[[a<!--]] [[b-->]] [[c]]", ["a<!--", "b-->", "c"]),
+        ("<!-- [[x]] %% --> [[y]] %%", ["y"]),  # inside a comment the other kind is text
+        ("%% <!-- %% [[y]] -->", ["y"]),
+    ],
+)
+def test_html_comments_hide_links(text, expected):
+    assert targets(text) == expected
+
+
+def test_links_after_comments_keep_their_lines_columns_and_spans():
+    text = "%% a\n[[x]] %% b [[y]]\n<!--\n-->\n[[z|Z]]"
+    got = [(lk.target, lk.line, lk.column, text[lk.start : lk.end]) for lk in parse_links(text)]
+    assert got == [("y", 2, 12, "[[y]]"), ("z", 5, 1, "[[z|Z]]")]
+
+
+def test_retarget_leaves_comments_byte_for_byte():
+    text = "[[a]] %% [[a]] %% <!-- [[a|x]] --> ![[a]]\n%%\n[[a]]\n"
+    assert retarget_text(text, "a", "b") == (
+        "[[b]] %% [[a]] %% <!-- [[a|x]] --> ![[b]]\n%%\n[[a]]\n", 2)
+
+
 # --- escapes and malformed --------------------------------------------------------------
 
 
@@ -478,6 +555,12 @@ def test_predicate_pattern_is_ascii_identifier():
         ("[p:: [[x]]] " * 20_000, 20_000),
         ("\\" * 100_000 + "[[x]]", 1),
         ("[[a]] " * 50_000, 50_000),
+        ("%%" * 50_000 + "[[x]]", 1),
+        ("%% [[a]] " * 50_000, 25_000),
+        ("a <!-- " * 50_000 + "[[x]]", 1),
+        ("a <!-- [[a]]" * 50_000 + "\n\n-->", 50_000),
+        ("<!-- x --> [[a]] " * 50_000, 50_000),
+        ("`%%` <!-- " * 50_000 + "[[x]]", 1),
     ],
 )
 def test_dense_input_is_linear(text, n):
@@ -521,11 +604,15 @@ def tokens(draw, line_pred=None):
     for _ in range(draw(st.integers(1, 6))):
         kind = draw(
             st.sampled_from(
-                ["word", "word", "link", "code", "esc", "bang", "open", "field", "cjk", "colon"]
+                ["word", "word", "link", "code", "esc", "bang", "open", "field", "cjk", "colon",
+                 "comment"]
             )
         )
         if kind == "word":
             parts.append(draw(word_st))
+        elif kind == "comment":  # Obsidian's or HTML's: its links are not links
+            opener, closer = draw(st.sampled_from([("%%", "%%"), ("<!--", "-->")]))
+            parts.append(f"{opener} {draw(word_st)} {draw(link_token())[0]} {closer}")
         elif kind == "link":
             raw, exp = draw(link_token())
             parts.append(raw)

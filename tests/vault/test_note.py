@@ -245,10 +245,11 @@ def test_with_frontmatter_same_values_keeps_bytes() -> None:
     assert render(note.with_frontmatter(name="jwt-rotation", missing=None)) == text
 
 
-def test_changed_frontmatter_is_redumped_losing_comments() -> None:
+def test_changed_frontmatter_keeps_its_comments() -> None:
+    # docs/spec.md §1.4.2: only the changed key's value is written again.
     text = "---\n# comment\nname: jwt-rotation\ndescription: old\n---\nbody\n"
     out = render(parse(text, P).with_frontmatter(description="new"))
-    assert out == "---\nname: jwt-rotation\ndescription: new\n---\nbody\n"
+    assert out == "---\n# comment\nname: jwt-rotation\ndescription: new\n---\nbody\n"
 
 
 def test_type_change_counts_as_change() -> None:

@@ -177,8 +177,12 @@ def test_calibration_sees_the_commit_point(calibration):
     # new sides (creates, edits, the audit file) and old sides (edits, deletes) are staged
     assert labels.count("fsync-stage") == (N_CREATE + N_EDIT + 1) + (N_EDIT + N_DELETE)
     assert labels.index("fsync-stage") < labels.index("rename-manifest") < labels.index("link")
-    assert labels.count("link") == N_CREATE + 1  # + the new audit file
-    assert labels.count("unlink") == N_DELETE
+    # an edit swaps its new file in (one atomic exchange where the file system has it, else
+    # a move into the journal and a link); edits and deletes move the old file aside
+    swaps = labels.count("exchange")
+    assert swaps in (0, N_EDIT)
+    assert labels.count("rename-aside") == N_EDIT + N_DELETE
+    assert labels.count("link") == N_CREATE + 1 + (0 if swaps else N_EDIT)  # + the audit file
 
 
 def crash_case(base: Path, crash_at: int, commit_step: int, recover_crash: int | None) -> str:
@@ -258,7 +262,10 @@ def test_kill_9_at_random_instants_leaves_old_or_new(calibration, fast_tmp):
 # --------------------------------------------------------------------------- in-process
 
 
-def test_recovery_sets_aside_instead_of_clobbering(tmp_path):
+def test_recovery_undoes_the_whole_change_when_someone_wrote_after_the_crash(tmp_path):
+    """A change committed, then the process died before any op ran, then a person edited
+    three of its files: recovery applies none of it (b stays old too), keeps each of
+    their files, and keeps the change's own versions under audit/ — never only in .reme/."""
     root = tmp_path / "vault"
     (root / "digest/wiki").mkdir(parents=True)
     (root / "digest/wiki/a.md").write_text("old a\n")
@@ -270,22 +277,22 @@ def test_recovery_sets_aside_instead_of_clobbering(tmp_path):
         JournalOp("create", "digest/wiki/c.md", b"new c\n", None),
         JournalOp("delete", "digest/wiki/gone.md", None, b"old gone\n"),
     ]
-    write_journal(root, "j1", ops)  # committed, then "crash" before any op ran
-    # after the crash the user edits a, creates c, and edits the file to be deleted
+    write_journal(root, "j1", ops, description="merge x into y")
     (root / "digest/wiki/a.md").write_text("user a\n")
     (root / "digest/wiki/c.md").write_text("user c\n")
     (root / "digest/wiki/gone.md").write_text("user kept this\n")
-    messages = Store(root).recover()
+    messages = Store(root, clock=lambda: NOW).recover()
     text = "\n".join(messages)
     assert (root / "digest/wiki/a.md").read_text() == "user a\n"
     assert (root / "digest/wiki/c.md").read_text() == "user c\n"
     assert (root / "digest/wiki/gone.md").read_text() == "user kept this\n"
-    assert (root / "digest/wiki/b.md").read_text() == "new b\n"  # untouched by the user
-    assert (root / ".reme/recovered/j1/digest/wiki/a.md").read_text() == "new a\n"
-    assert (root / ".reme/recovered/j1/digest/wiki/c.md").read_text() == "new c\n"
-    assert ".reme/recovered/j1/digest/wiki/a.md" in text
-    assert ".reme/recovered/j1/digest/wiki/c.md" in text
-    assert "digest/wiki/gone.md" in text and "left in place" in text
+    assert (root / "digest/wiki/b.md").read_text() == "old b\n"  # the change is all or nothing
+    kept = root / "audit/2026-11-02/set_aside-j1.md"
+    page = kept.read_text()
+    assert "new a" in page and "new c" in page and "merge x into y" in page
+    assert "audit/2026-11-02/set_aside-j1.md" in text and "not applied" in text
+    assert "digest/wiki/a.md changed" in text
+    assert not (root / ".reme/recovered").exists()
     assert os.listdir(root / ".reme/journal") == []
 
 
@@ -313,21 +320,26 @@ def test_journal_stages_new_and_backups_before_commit(tmp_path, monkeypatch):
 
 
 def test_create_never_overwrites_even_if_the_target_appears_late(tmp_path, monkeypatch):
-    """The existence check and the write race with editors that take no lock: link() wins."""
+    """The existence check and the write race with editors that take no lock: link() wins,
+    and the change is undone whole rather than written in part."""
+    from reme_workbench.vault import guarded
+
     root = tmp_path / "vault"
     (root / "digest/wiki").mkdir(parents=True)
     (root / "digest/wiki/c.md").write_text("user c\n")
-    real_sha = journal._current_sha
-    monkeypatch.setattr(  # pretend c.md was still absent when it was checked
-        journal,
-        "_current_sha",
+    (root / "digest/wiki/d.md").write_text("old d\n")
+    real_sha = guarded.file_sha
+    monkeypatch.setattr(  # pretend c.md was still absent whenever it was checked
+        guarded, "file_sha",
         lambda target, rel: None if rel.endswith("c.md") else real_sha(target, rel),
     )
-    write_journal(root, "j9", [JournalOp("create", "digest/wiki/c.md", b"mine\n", None)])
-    messages = Store(root).recover()
+    write_journal(root, "j9", [JournalOp("edit", "digest/wiki/d.md", b"new d\n", b"old d\n"),
+                               JournalOp("create", "digest/wiki/c.md", b"mine\n", None)])
+    messages = Store(root, clock=lambda: NOW).recover()
     assert (root / "digest/wiki/c.md").read_text() == "user c\n"
-    assert (root / ".reme/recovered/j9/digest/wiki/c.md").read_text() == "mine\n"
-    assert any("not overwritten" in m for m in messages)
+    assert (root / "digest/wiki/d.md").read_text() == "old d\n"  # undone with it
+    assert "mine" in (root / "audit/2026-11-02/set_aside-j9.md").read_text()
+    assert any("not applied" in m and "digest/wiki/c.md" in m for m in messages)
     assert not list((root / "digest/wiki").glob(".*reme-tmp"))
 
 
