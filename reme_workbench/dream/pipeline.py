@@ -132,6 +132,14 @@ def _kept_lead(old_body: str, new_body: str) -> str:
     return lead + new_body.lstrip("\r\n")
 
 
+def _in_line_ends_of(old_body: str, new_body: str) -> str:
+    """`new_body` with the line ends of `old_body` when that one is CRLF throughout: a
+    model answers with `\n`, which would rewrite every line of a note saved on Windows."""
+    if "\r\n" not in old_body or old_body.count("\n") != old_body.count("\r\n"):
+        return new_body
+    return new_body.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
 class _PlanError(PlanRefused):
     """The brain's decision cannot become a changeset; the message is its feedback."""
 
@@ -502,7 +510,7 @@ class Dreamer:
         text = self._decode(data, target)
         old_note = parse(text, target)
         if decision.flavor == "CORROBORATE":  # one more instance: the note only grows
-            body = _kept_lead(old_note.body, body)
+            body = _kept_lead(old_note.body, _in_line_ends_of(old_note.body, body))
         note = old_note.with_body(body)
         if decision.flavor != "CORROBORATE" or not (old_note.description or "").strip():
             # a corroborate keeps the note's own description: what it covers is unchanged,

@@ -123,3 +123,16 @@ def test_the_offline_brains_conversation_corroborate_keeps_every_line():
     decision = conversation_decision(request, plan, date(2026, 3, 9))
     assert decision.flavor == "CORROBORATE" and said.rstrip(".") in decision.body
     assert only_adds(mine.encode(), decision.body.encode()), decision.body
+
+
+def test_a_corroborate_of_a_crlf_note_writes_its_lines_with_crlf(vault, index):
+    """A person's note saved with Windows line ends; the model answers with `\\n`: the
+    added line takes the note's line ends, and every old line is kept."""
+    crlf = TEXT.replace("\n", "\r\n").encode()
+    (vault.root / NOTE).write_bytes(crlf)
+    vault.refresh()
+    index.refresh()
+    outcome = dream(vault, index, corroborate(BODY.strip() + f"\nderived_from:: [[{LOG2}]]\n"))
+    assert outcome.state == "applied", outcome
+    after = (vault.root / NOTE).read_bytes()
+    assert only_adds(crlf, after) and after == crlf + f"derived_from:: [[{LOG2}]]\r\n".encode()
