@@ -118,7 +118,8 @@ class RecallSettings(_Section):
 
 
 class ProposalSettings(_Section):
-    # dream issue: CREATE and CORROBORATE apply at once; REFINE / CORRECT wait for a person
+    # dream issue: CREATE and CORROBORATE apply at once; REFINE / CORRECT wait for a person;
+    # whatever is listed applies only when it adds lines (docs/spec.md §3.7.3)
     auto_apply: tuple[str, ...] = ("dream.create", "dream.corroborate")
 
 

@@ -31,7 +31,8 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
 
     MATERIAL is files or folders under daily/ or resource/, or dates (2026-10-05);
     with none, everything not yet dreamt at its current content. Every change is a
-    proposal: CREATE and CORROBORATE apply at once, REFINE and CORRECT wait for
+    proposal: CREATE and CORROBORATE apply at once when they only add lines (one
+    that rewrites a line of the note waits), REFINE and CORRECT wait for
     `reme-workbench proposals`. With --review nothing applies: every proposal waits,
     to be read with `proposals list --state pending` / `show ID` and applied with
     `accept ID` (the offline brain only CREATEs and CORROBORATEs, so without --review

@@ -69,9 +69,15 @@ def _decided(obj: Ctx, proposal, as_json) -> None:
     if wants_json(as_json):
         emit_json(proposal.model_dump())
         return
+    note = getattr(proposal, "note", None)
+    if note and proposal.state == "applied" and not proposal.replanned_as:
+        click.echo(note)  # decided already, by another accept: nothing happened now
+        return
     click.echo(
         f"{proposal.id} is now {proposal.state}" + (f": {proposal.error}" if proposal.error else "")
     )
+    if note and note.lower() not in (proposal.error or "").lower():
+        click.echo(note)
     for new in getattr(proposal, "replanned_as", None) or ():
         click.echo(f"{new} waits for you: `reme-workbench proposals show {new}`, then accept or "
                    "reject it.")
@@ -79,15 +85,48 @@ def _decided(obj: Ctx, proposal, as_json) -> None:
 
 @proposals.command("accept")
 @click.argument("proposal_id")
+@click.option("--edit", "edits", multiple=True, metavar="PATH=FILE",
+              help="Your version of one file the proposal writes: the vault path, '=', and "
+                   "a file holding the text (UTF-8). Repeatable. The proposal's checks run "
+                   "on your text before anything is written.")
 @output_options
 @click.pass_obj
-def proposals_accept(obj: Ctx, proposal_id: str, as_json):
-    """Apply a pending proposal (its checks run again first)."""
+def proposals_accept(obj: Ctx, proposal_id: str, edits: tuple[str, ...], as_json):
+    """Apply a pending proposal (its checks run again first).
+
+    With --edit, your text replaces what the proposal would write to that file. A
+    proposal another accept applied first is answered as applied, and nothing is written
+    again.
+    """
     from ..ops import AcceptRequest, accept_proposal, build_request
 
     vault = obj.open()
-    request = build_request(AcceptRequest, id=proposal_id)
+    edited = _read_edits(edits) or None
+    request = build_request(AcceptRequest, id=proposal_id, edited=edited)
     _decided(obj, accept_proposal(obj.workspace(vault), request), as_json)
+
+
+def _read_edits(edits: tuple[str, ...]) -> dict[str, str]:
+    """{vault path: text} from `--edit PATH=FILE` options, each file read as UTF-8."""
+    from pathlib import Path
+
+    out: dict[str, str] = {}
+    for item in edits:
+        path, sep, file = item.partition("=")
+        if not sep or not path.strip() or not file.strip():
+            raise click.BadParameter(f"{item!r} is not PATH=FILE; give the vault path of a file "
+                                     "the proposal writes, '=', and the file holding your text "
+                                     "(e.g. digest/wiki/x.md=/tmp/x.md).", param_hint="--edit")
+        if path.strip() in out:
+            raise click.BadParameter(f"{path.strip()} is edited twice; give one --edit per file.",
+                                     param_hint="--edit")
+        try:
+            out[path.strip()] = Path(file.strip()).expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise click.BadParameter(f"cannot read {file.strip()} ({why}); give a UTF-8 text "
+                                     "file you can read.", param_hint="--edit") from None
+    return out
 
 
 @proposals.command("reject")

@@ -185,9 +185,10 @@ _SHOWN = 20  # rows of each health list in text output; --json and the report ho
 @click.option(
     "--fix",
     is_flag=True,
-    help="Fix D1 in digest/: short links Obsidian resolves are rewritten to vault paths "
-    "(nothing is lost); links that resolve to nothing are proposed for unlinking "
-    "(a health.unlink proposal: it waits for you unless [proposals] auto_apply names it).",
+    help="Propose fixes for D1 in digest/: short links Obsidian resolves written as vault "
+    "paths (a health.normalize proposal; nothing is lost) and links that resolve to nothing "
+    "replaced by their text (a health.unlink proposal). Both wait for you: they rewrite "
+    "your lines.",
 )
 @click.option("--no-report", is_flag=True, help="Do not write audit/<date>/health_links.md.")
 @click.option(
@@ -205,11 +206,12 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
     that names one file is not broken (it is listed as a short link), one that names
     several is ambiguous and left for you. D1 covers digest notes and daily logs; D10
     covers digest notes. Writes audit/<date>/health_links.md with links to the offenders.
-    --fix rewrites short links in digest/ to vault paths, recorded in audit/, and makes
-    a proposal that turns each link resolving to nothing into its text (review it with
-    `proposals show`); daily/ is source material and is only reported; D10 is only
-    reported, since a broken provenance chain needs a person. The exit status is 0
-    whatever is found, unless --check is given.
+    --fix writes no note: it makes a proposal that writes the short links in digest/ as
+    vault paths and one that turns each link resolving to nothing into its text (review
+    them with `proposals show`, then accept or reject); a fix rewrites lines you wrote,
+    so it waits for you even when [proposals] auto_apply names it. daily/ is source
+    material and is only reported; D10 is only reported, since a broken provenance chain
+    needs a person. The exit status is 0 whatever is found, unless --check is given.
     """
     from ..ops import HealthRequest
     from ..ops import health as check
@@ -243,10 +245,18 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
     if data.short_links:
         notes = len({s.source for s in data.short_links})
         click.echo(f"Short links:            {len(data.short_links)} in {notes} file(s) resolve "
-                   "as Obsidian reads them" + ("" if fix else "; --fix rewrites those in digest/ "
-                                                               "to vault paths"))
-    if data.normalized:
-        click.echo(f"Rewrote {data.normalized} short link(s) to vault paths (recorded in audit/).")
+                   "as Obsidian reads them" + ("" if fix else "; --fix proposes writing "
+                                                               "those in digest/ as vault paths"))
+    if data.normalize:
+        n = data.normalize
+        if n.state == "applied":
+            click.echo(f"Rewrote {n.links} short link(s) to vault paths ({n.proposal}; "
+                       f"`reme-workbench proposals revert {n.proposal}` undoes it).")
+        else:
+            said = {"pending": "waits for you", "already pending": "already waits for you"}
+            click.echo(f"{n.links} short link(s) in {n.notes} note(s): proposal {n.proposal}, "
+                       f"writing them as vault paths, {said.get(n.state, n.state)} — "
+                       f"`reme-workbench proposals show {n.proposal}`, then accept or reject it.")
     if data.unlink:
         u = data.unlink
         if u.state == "applied":

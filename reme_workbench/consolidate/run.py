@@ -396,23 +396,25 @@ class Consolidator:
         return PhaseOutcome("cooldowns", True, why, summary, changed, details)
 
     def _health(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
-        """D1 and D10 (docs/spec.md §7.5): short links in digest/ rewritten to vault paths
-        (lossless, at once); links that resolve to nothing proposed for unlinking under
-        the policy (a person's link is never removed without a proposal); the report."""
+        """D1 and D10 (docs/spec.md §7.5): short links in digest/ proposed for writing as
+        vault paths, links that resolve to nothing proposed for unlinking — each a
+        proposal under the policy, which waits for a person since it rewrites their lines
+        (§3.7.3); the report."""
+        from ..proposals.normalize import propose_normalization
         from ..proposals.unlink import propose_unlinks
         from ..vault.layout import is_digest_note
 
         report = self.vault.health()
         changed: list[str] = []
         audit: list[str] = []
-        short = sum(1 for s in report.short_links if is_digest_note(s.source))
         normalized = 0
-        if short and not dry_run:
-            result = self.vault.normalize_links(report)
-            if result is not None:
-                changed += list(result.written)
+        rewrite = propose_normalization(self.vault, report, self._policy(), dry_run=dry_run)
+        if rewrite is not None and rewrite.state not in ("already pending", "dry run"):
+            changed.append(f"meta/proposals/{rewrite.proposal}.json")
+            audit += [f"D1 short links ({rewrite.summary}):", *rewrite.audit]
+            if rewrite.state == "applied":
                 report = self.vault.health()
-                normalized = short - sum(1 for s in report.short_links if is_digest_note(s.source))
+                normalized = rewrite.links
         unlink = None
         if any(is_digest_note(b.source) for b in report.broken_links):
             unlink = propose_unlinks(self.vault, report, self._policy(), dry_run=dry_run)
@@ -431,15 +433,15 @@ class Consolidator:
                 changed.append(rel)
         parts = [f"D1 {len(report.broken_links)} broken link(s)"
                  + (f" ({unlink.links} in digest/: {unlink.verdict})" if unlink is not None else "")]
-        if normalized or (dry_run and short):
-            parts.append(f"{normalized or short} short link(s) "
-                         + ("rewritten" if normalized else "would be rewritten") + " to vault paths")
+        if rewrite is not None:
+            parts.append(rewrite.summary)
         if report.ambiguous_links:
             parts.append(f"{len(report.ambiguous_links)} ambiguous link(s) left for a person")
         summary = (", ".join(parts) + f", D10 {len(report.broken_provenance)} broken and "
                    f"{len(report.missing_provenance)} missing provenance")
         fixed = unlink.links if unlink is not None and unlink.state == "applied" else 0
         details = {**report.to_json(), "normalized": normalized, "fixed": fixed,
+                   "normalize": rewrite.to_json() if rewrite else None,
                    "unlink": unlink.to_json() if unlink else None}
         return PhaseOutcome("health", True, why, summary, tuple(dict.fromkeys(changed)), details,
                             audit=tuple(audit))

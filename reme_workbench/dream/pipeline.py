@@ -123,6 +123,23 @@ def _unchanged(plan: _Plan) -> bool:
                                   for op in plan.ops)
 
 
+def _kept_lead(old_body: str, new_body: str) -> str:
+    """`new_body` with the blank lines `old_body` opens with: a model is shown the body
+    stripped and answers without them, which would rewrite the note's first lines."""
+    lead = old_body[: len(old_body) - len(old_body.lstrip("\r\n"))]
+    if not lead or new_body.startswith(lead):
+        return new_body
+    return lead + new_body.lstrip("\r\n")
+
+
+def _in_line_ends_of(old_body: str, new_body: str) -> str:
+    """`new_body` with the line ends of `old_body` when that one is CRLF throughout: a
+    model answers with `\n`, which would rewrite every line of a note saved on Windows."""
+    if "\r\n" not in old_body or old_body.count("\n") != old_body.count("\r\n"):
+        return new_body
+    return new_body.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
 class _PlanError(PlanRefused):
     """The brain's decision cannot become a changeset; the message is its feedback."""
 
@@ -383,7 +400,7 @@ class Dreamer:
             plan.path,
             pid,
             state,
-            proposal.error,
+            proposal.error or proposal.story.get("held"),  # why a trusted change waits
         )
 
     def _lost_create(self, material: Material, unit: MemoryUnit, lost, path: str) -> UnitOutcome:
@@ -491,8 +508,15 @@ class Dreamer:
             raise _PlanError(f"{target} no longer exists; CREATE instead")
         data, stamp = current
         text = self._decode(data, target)
-        note = parse(text, target).with_body(body)
-        note = note.with_frontmatter(description=decision.description.strip()).with_name_synced()
+        old_note = parse(text, target)
+        if decision.flavor == "CORROBORATE":  # one more instance: the note only grows
+            body = _kept_lead(old_note.body, _in_line_ends_of(old_note.body, body))
+        note = old_note.with_body(body)
+        if decision.flavor != "CORROBORATE" or not (old_note.description or "").strip():
+            # a corroborate keeps the note's own description: what it covers is unchanged,
+            # and a rewritten line would hold it for a person (docs/spec.md §3.7.3)
+            note = note.with_frontmatter(description=decision.description.strip())
+        note = note.with_name_synced()
         old_keys = _sorted_keys(outbound_keys(text))
         old_links = {lk.key for lk in parse_links(text)}  # kept as they are, even if broken
         retypes = _retypes(decision, target, set(outbound_keys(text)))

@@ -209,6 +209,10 @@ class ProposalSummary(_Response):
     replanned_as: list[str] = Field(
         default_factory=list, description="When accepting found that a note this proposal "
         "creates was created meanwhile: the proposals planning it again against that note.")
+    note: str | None = Field(
+        None, description="What the decision found instead of doing it, or did besides: "
+        "e.g. the proposal was already applied by another accept, or where a person's edits "
+        "went when it was planned again.")
 
 
 class ProposalDetail(ProposalSummary):
@@ -275,11 +279,23 @@ class UnlinkModel(_Response):
                                   description="Waiting unlink proposals this one replaces.")
 
 
+class NormalizeModel(_Response):
+    links: int = Field(description="Short digest links the proposal writes as vault paths.")
+    notes: int
+    proposal: str | None = Field(None, description="The proposal's id (none on a dry run).")
+    state: str = Field(description="pending (waits for a person), already pending, applied, "
+                                   "rejected, stale.")
+    superseded: list[str] = Field(default_factory=list,
+                                  description="Waiting normalize proposals this one replaces.")
+
+
 class HealthRequest(_Request):
-    fix: bool = Field(False, description="Fix D1 in digest/: short links rewritten to vault "
-                                         "paths at once (nothing is lost); links that resolve to "
-                                         "nothing proposed for unlinking (health.unlink, "
-                                         "applied only when [proposals] auto_apply names it). "
+    fix: bool = Field(False, description="Propose fixes for D1 in digest/, for a person to "
+                                         "accept: short links written as vault paths "
+                                         "(health.normalize; nothing is lost) and links that "
+                                         "resolve to nothing replaced by their text "
+                                         "(health.unlink). Both wait even when [proposals] "
+                                         "auto_apply names them: they rewrite a person's lines. "
                                          "daily/ is only reported.")
     report: bool = Field(False, description="Also write audit/<date>/health_links.md.")
 
@@ -294,11 +310,14 @@ class HealthResponse(_Response):
                                           "Obsidian's rules, to one file: not broken.")
     ambiguous_links: list[ResolvedLinkModel] = Field(
         default_factory=list, description="Links that resolve to several files: left for a person.")
-    normalized: int = Field(0, description="Short links rewritten to vault paths by `fix`.")
+    normalized: int = Field(0, description="Short links rewritten to vault paths by `fix` "
+                                           "(0 while the normalize proposal waits for a person).")
+    normalize: NormalizeModel | None = Field(None, description="The proposal `fix` made to "
+                                             "write the short digest links as vault paths, if any.")
     unlink: UnlinkModel | None = Field(None, description="The unlink proposal `fix` made for "
                                                          "the broken digest links, if any.")
-    fixed: int = Field(0, description="Broken links replaced by their text (the unlink "
-                                      "proposal applied at once).")
+    fixed: int = Field(0, description="Broken links replaced by their text (0 while the "
+                                      "unlink proposal waits for a person).")
     left_in_daily: int = Field(0, description="Broken links in daily/, reported, never rewritten.")
     report: str | None = Field(None, description="The audit file written, with `report`.")
     notices: list[str] = Field(default_factory=list, description="What was not done, and why.")

@@ -298,20 +298,32 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
     """Apply a pending or stale proposal (with a person's edits, if any): its checks run
     again on the files as they are now, and nothing is written unless they all pass. The
     answer says what happened: `applied`; `rejected` with the failed checks in `error`;
-    `stale` when a file changed since it was planned.
+    `stale` when a file changed since it was planned. The decision is taken once
+    (docs/spec.md §3.7.4): a proposal another accept applied first is answered as it is,
+    `applied`, with `note` saying so, and nothing is written again.
 
     A dream proposal whose new note was created meanwhile (another dream took the slug,
     docs/spec.md §3.2.5) is planned again at once against that note — a corroborate, or a
     create under another slug — and so is a merge whose loser a note links since it was
     planned (§7.7.5): the new proposal waits for the person; the answer is the old
-    proposal, rejected as superseded, with `replanned_as` naming the new one."""
+    proposal, rejected as superseded, with `replanned_as` naming the new one. The person's
+    edits go with it when the new plan creates the note they wrote (their text, under the
+    new slug); otherwise `note` says why not and where they are kept."""
     from ..proposals import ProposalQueue
     from ..vault.store import Create
 
     vault = ws.open_vault()
     require_writable(vault, "accept")
     queue = ProposalQueue(vault)
-    done = queue.accept(queue.resolve(_id(request.id)), edited=request.edited)
+    outcome = queue.accept_once(queue.resolve(_id(request.id)), edited=request.edited)
+    done = outcome.proposal
+    if outcome.already_applied:
+        note = (f"{done.id} was already applied (at {done.updated_at}), by another accept; "
+                "nothing was written this time.")
+        if request.edited:
+            note += (" Your edits were not applied: it landed as it was; edit the notes by "
+                     f"hand, or revert it (`reme-workbench proposals revert {done.id}`).")
+        return ProposalSummary(**_summary(done), note=note)
     lost = [op.path for op in done.ops if isinstance(op, Create)
             and vault.store.read(op.path) is not None]
     if done.state == "stale" and done.action.startswith("dream.") and lost:
@@ -326,13 +338,15 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
         again = replan(ws, done.id)
     except RemeError as exc:  # e.g. the brain cannot be reached: say so, as it is now
         now = queue.load(done.id)
+        kept = (f" Your edits are kept in {now.id} (`reme-workbench proposals show {now.id}`)."
+                if request.edited else "")
         return ProposalSummary(**{**_summary(now), "error": f"{done.error} Planning it again "
-                                  f"failed: {exc}"})
+                                  f"failed: {exc}{kept}"})
     told = f"superseded: {why}; {again.message}"
     old = queue.load(done.id)
     old = old.with_state(old.state, now=old.updated_at or vault.clock().isoformat(), error=told)
     queue.save(old)  # the record names its successor
-    return ProposalSummary(**_summary(old), replanned_as=list(again.new_ids))
+    return ProposalSummary(**_summary(old), replanned_as=list(again.new_ids), note=again.note)
 
 
 def reject_proposal(ws: Workspace, request: RejectRequest) -> ProposalSummary:
@@ -358,12 +372,15 @@ def _id(value: str) -> str:
 def health(ws: Workspace, request: HealthRequest | None = None) -> HealthResponse:
     """D1 broken links and D10 provenance problems. Reads only, unless `fix` or `report`.
 
-    `fix` (docs/spec.md §7.5.3): short links in digest/ that Obsidian resolves are rewritten
-    to vault paths at once (nothing is lost); links that resolve to nothing become a
-    `health.unlink` proposal, applied only when `[proposals] auto_apply` names it, else it
-    waits for a person. daily/ is material and only reported. `report` writes
+    `fix` (docs/spec.md §7.5.3) proposes, and writes no note itself: short links in
+    digest/ that Obsidian resolves become a `health.normalize` proposal that writes them
+    as vault paths (nothing is lost), and links that resolve to nothing a `health.unlink`
+    proposal; each waits for a person, even when `[proposals] auto_apply` names it, since
+    both rewrite a person's lines and only a change that adds lines applies without one
+    (§3.7.3). daily/ is material and only reported. `report` writes
     audit/<date>/health_links.md (skipped with a notice when the vault is read-only)."""
     from ..proposals import Policy
+    from ..proposals.normalize import propose_normalization
     from ..proposals.unlink import propose_unlinks
     from ..vault.layout import is_digest_note
 
@@ -376,15 +393,18 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
     if request.fix:
         require_writable(vault, "health with fix")
     report = vault.health()
-    normalized, unlink, fixed = 0, None, 0
+    normalized, normalize, unlink, fixed = 0, None, None, 0
     if request.fix:
-        short = sum(1 for s in report.short_links if is_digest_note(s.source))
-        if short and vault.normalize_links(report) is not None:
-            report = vault.health()
-            normalized = short - sum(1 for s in report.short_links if is_digest_note(s.source))
+        policy = Policy(frozenset(ws.settings.proposals.auto_apply))
+        rewrite = propose_normalization(vault, report, policy)
+        if rewrite is not None:
+            normalize = rewrite.to_json()
+            if rewrite.state == "applied":
+                report = vault.health()
+                normalized = rewrite.links
         before = in_digest(report)
         if before:
-            outcome = propose_unlinks(vault, report, Policy(frozenset(ws.settings.proposals.auto_apply)))
+            outcome = propose_unlinks(vault, report, policy)
             if outcome is not None:
                 unlink = outcome.to_json()
                 if outcome.state == "applied":
@@ -396,8 +416,9 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
                        "was not written.")
     elif request.report:
         written = vault.write_health_report(report)
-    return HealthResponse(ok=report.ok, **report.to_json(), normalized=normalized, unlink=unlink,
-                          fixed=fixed, left_in_daily=len(report.broken_links) - in_digest(report),
+    return HealthResponse(ok=report.ok, **report.to_json(), normalized=normalized,
+                          normalize=normalize, unlink=unlink, fixed=fixed,
+                          left_in_daily=len(report.broken_links) - in_digest(report),
                           report=written, notices=notices)
 
 

@@ -129,6 +129,7 @@ class Decision:
     state: str
     message: str
     new_ids: tuple[str, ...] = ()  # a re-plan's new proposals
+    note: str | None = None  # what else happened: the person's edits carried, or where kept
 
     @property
     def ok(self) -> bool:
@@ -136,8 +137,13 @@ class Decision:
 
 
 def _outcome(done, verb: str) -> Decision:
+    if done.state == "applied" and done.note:  # applied already, by another accept
+        return Decision(done.id, "applied", done.note, note=done.note)
     if done.state == "applied":
         return Decision(done.id, "applied", f"{done.id} {verb}: {done.summary}")
+    if done.replanned_as:  # planned again: the new proposal waits
+        return Decision(done.id, done.state, f"{done.id} {done.error}", tuple(done.replanned_as),
+                        note=done.note)
     if done.state == "stale":
         return Decision(done.id, "stale", f"{done.id} is stale — {done.error} Re-plan it to "
                         "plan it again from the files as they are now.")
@@ -187,10 +193,14 @@ def replan(ws: Workspace, proposal_id: str, *, dream_brain=None, consolidate_bra
     for the person (whatever `[proposals] auto_apply` says) and the stale one is
     rejected as superseded. Dream proposals re-run Phase 2 for their unit; merge, split
     and hub proposals re-run that one action. Brains and index default to the
-    workspace's (the offline brains on the vault's embedder)."""
+    workspace's (the offline brains on the vault's embedder).
+
+    A person's edits kept in the stale proposal (given with `accept`) are carried into the
+    new one when it creates the note they wrote, else `note` says why not and where they
+    are kept (`replan.carry_person_edits`)."""
     ws = workspace_of(ws)
     from ..proposals import Policy, ProposalQueue
-    from .replan import replan_proposal
+    from .replan import carry_person_edits, replan_proposal
 
     vault = ws.open_vault()
     queue = ProposalQueue(vault)
@@ -198,15 +208,20 @@ def replan(ws: Workspace, proposal_id: str, *, dream_brain=None, consolidate_bra
     if old.state != "stale":
         raise RemeError(f"{old.id} is {old.state}; only a stale proposal is planned again "
                         "(accept or reject a pending one).")
-    # every action skips a subject whose proposal still waits: the stale one goes first
-    queue.reject(old.id, "superseded: planned again from the files as they are now")
+    # every action skips a subject whose proposal still waits: the stale one goes first;
+    # only while still stale (another process may have planned it again meanwhile)
+    queue.reject(old.id, "superseded: planned again from the files as they are now",
+                 only_if=("stale",))
     new = replan_proposal(ws, old, policy=Policy.hold_everything(), dream_brain=dream_brain,
                           consolidate_brain=consolidate_brain, index=index)
+    note = carry_person_edits(queue, old, new)
+    told = f" {note[0].upper()}{note[1:]}" if note else ""
     if not new:
         return Decision(old.id, "rejected", f"{old.id} rejected: planning it again proposed "
-                        "nothing (the change is no longer needed, or its gates no longer pass).")
+                        "nothing (the change is no longer needed, or its gates no longer "
+                        f"pass).{told}", note=note)
     return Decision(old.id, "rejected", f"{old.id} planned again as {', '.join(new)}; "
-                    "review the new proposal.", tuple(new))
+                    f"review the new proposal.{told}", tuple(new), note=note)
 
 
 def thaw(ws: Workspace, path: str, *, now: datetime | None = None) -> ArchiveOverview:

@@ -1,8 +1,11 @@
 """The proposal queue: submit under a policy, then list / show / accept / reject / revert.
 
-Confident proposals apply at once (docs/spec.md §3.7, as `Policy`); the rest wait in
-`meta/proposals/` for a person. Accepting re-runs the stored checks against the
-files as they are now, so a held proposal can never land on top of a changed note.
+Confident proposals apply at once (docs/spec.md §3.7, as `Policy`) when they only add —
+every line of every note they edit kept byte for byte; the rest wait in
+`meta/proposals/` for a person. Accepting re-runs the stored checks against the files
+as they are now, so a held proposal can never land on top of a changed note. A decision
+(accept, reject, revert) loads, checks the state, applies and saves under
+`.reme/proposals.lock`, so two processes deciding on one proposal decide once (§3.7.4).
 """
 
 from __future__ import annotations
@@ -22,18 +25,26 @@ from ..errors import (
     StaleChangesetError,
     UnsafePathError,
 )
+from ..vault.additions import lines_not_kept
 from ..vault.checks import CheckSpec, only_stale
 from ..vault.layout import is_digest_note
+from ..vault.lock import RunLock
 from ..vault.meta import log_access, meta_path, write_meta
 from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp
 from ..vault.vault import Vault
 from .model import FORMAT_VERSION, STATES, Proposal, op_kind
 
-__all__ = ["Policy", "ProposalQueue", "DEFAULT_AUTO_APPLY"]
+__all__ = ["Policy", "ProposalQueue", "Acceptance", "DEFAULT_AUTO_APPLY", "JUDGED_BY_OWN_CHECKS"]
 
 # docs/spec.md §4.7.1: CREATE and CORROBORATE are confident; REFINE and CORRECT
 # rewrite meaning, so a person looks first.
 DEFAULT_AUTO_APPLY = frozenset({"dream.create", "dream.corroborate"})
+# docs/spec.md §3.7.3: a merge removes its loser and rewrites its winner by nature, so it
+# never only adds; what it must keep is ruled by its own checks (§7.7.5)
+JUDGED_BY_OWN_CHECKS = frozenset({"consolidate.merge"})
+# a decision holds `.reme/proposals.lock` while its changeset waits for the vault lock and
+# is written: this much longer than the vault lock's wait before a waiter gives up
+DECISION_WAIT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -46,6 +57,15 @@ class Policy:
     @classmethod
     def hold_everything(cls) -> Policy:
         return cls(frozenset())
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """What an accept did: the proposal as stored now, and whether it was applied
+    before this accept took the decision lock (another process, or an earlier accept)."""
+
+    proposal: Proposal
+    already_applied: bool = False
 
 
 class ProposalQueue:
@@ -86,11 +106,54 @@ class ProposalQueue:
         )
 
     def submit(self, proposal: Proposal, policy: Policy) -> Proposal:
-        """Apply now if the policy trusts this action, else store it as pending."""
-        if policy.should_apply(proposal.action):
-            return self._apply(proposal)
-        self.save(proposal)
-        return proposal
+        """Apply now if the policy trusts this action and the change only adds (docs/spec.md
+        §3.7.3), else store it as pending; one the policy trusts that rewrites lines keeps
+        the reason in its story (`held`)."""
+        if not policy.should_apply(proposal.action):
+            self.save(proposal)
+            return proposal
+        held = self.needs_a_person(proposal)
+        if held is not None:
+            proposal = replace(proposal, story={**proposal.story, "held": held})
+            self.save(proposal)
+            return proposal
+        return self._apply(proposal)
+
+    def needs_a_person(self, proposal: Proposal) -> str | None:
+        """Why this proposal may not be applied without a person, or None when it only
+        adds: every line of every note it edits kept byte for byte, in order, and no file
+        deleted (new files are additions). A merge is ruled by its own checks."""
+        if proposal.action in JUDGED_BY_OWN_CHECKS:
+            return None
+        found = []
+        for op in proposal.ops:
+            if isinstance(op, Create):
+                continue
+            if op.path in proposal.before:
+                old = proposal.before[op.path]
+            else:
+                current = self.vault.store.read(op.path)
+                old = None if current is None else current[0]
+            if isinstance(op, Delete):
+                found.append(f"deletes {op.path}")
+                continue
+            lost = lines_not_kept(old, op.content)
+            if lost:
+                found.append(f"rewrites {lost} line{'s' if lost > 1 else ''} of {op.path}")
+        if not found:
+            return None
+        return (f"{', '.join(found)}: held for a person (what applies without one only adds "
+                "lines, docs/spec.md §3.7.3; accept it to apply it)")
+
+    def is_current(self, proposal: Proposal) -> bool:
+        """Whether every file the proposal edits or deletes still holds the bytes it was
+        planned on (only the mtime may have moved): accepting it would not go stale."""
+        for op in proposal.ops:
+            if isinstance(op, Edit | Delete):
+                current = self.vault.store.read(op.path)
+                if current is None or current[1].sha256 != op.expected.sha256:
+                    return False
+        return True
 
     # -- storage ------------------------------------------------------------------
     def save(self, proposal: Proposal) -> None:
@@ -148,55 +211,81 @@ class ProposalQueue:
         return out
 
     # -- decisions ----------------------------------------------------------------
+    def deciding(self) -> RunLock:
+        """`.reme/proposals.lock`: held from loading a proposal to saving its new state,
+        so two processes deciding on one proposal decide once (docs/spec.md §3.7.4). Not
+        the vault lock: `Store.apply` takes that one itself, inside."""
+        return RunLock(self.vault.root, "proposals", doing="deciding on a proposal",
+                       timeout=self.vault.store.lock_timeout + DECISION_WAIT_S)
+
     def accept(self, proposal_id: str, *, edited: Mapping[str, str] | None = None) -> Proposal:
         """Apply a pending (or stale) proposal, optionally with a person's edits to the
-        new contents of some of its files; the stored checks still apply."""
-        proposal = self.load(proposal_id)
-        if proposal.state not in ("pending", "stale"):
-            raise RemeError(
-                f"{proposal.id} is {proposal.state}; only pending proposals can be accepted."
-            )
-        if edited:
-            proposal = self._with_edits(proposal, edited)
-        return self._apply(proposal)
+        new contents of some of its files; the stored checks still apply. One already
+        applied is returned as it is (see `accept_once`)."""
+        return self.accept_once(proposal_id, edited=edited).proposal
 
-    def reject(self, proposal_id: str, reason: str = "") -> Proposal:
-        proposal = self.load(proposal_id)
-        if proposal.state not in ("pending", "stale"):
-            raise RemeError(
-                f"{proposal.id} is {proposal.state}; only pending proposals can be rejected."
+    def accept_once(self, proposal_id: str, *,
+                    edited: Mapping[str, str] | None = None) -> Acceptance:
+        """`accept`, saying whether the proposal was applied already — by another process
+        that took the decision first, or an earlier accept: then nothing is written."""
+        with self.deciding():
+            proposal = self.load(proposal_id)
+            if proposal.state == "applied":
+                return Acceptance(proposal, already_applied=True)
+            if proposal.state not in ("pending", "stale"):
+                raise RemeError(
+                    f"{proposal.id} is {proposal.state}; only pending proposals can be accepted"
+                    + (f" ({proposal.error})." if proposal.error else ".")
+                )
+            if edited:
+                proposal = self._with_edits(proposal, edited)
+            return Acceptance(self._apply(proposal))
+
+    def reject(self, proposal_id: str, reason: str = "", *,
+               only_if: tuple[str, ...] = ("pending", "stale")) -> Proposal:
+        """Keep a pending (or stale) proposal as rejected, with the reason; nothing in the
+        notes changes. `only_if` narrows the states it may be rejected from."""
+        with self.deciding():
+            proposal = self.load(proposal_id)
+            if proposal.state not in only_if:
+                hint = (f" `reme-workbench proposals revert {proposal.id}` undoes it."
+                        if proposal.state == "applied" else "")
+                raise RemeError(
+                    f"{proposal.id} is {proposal.state}; only {' or '.join(only_if)} "
+                    f"proposals can be rejected.{hint}"
+                )
+            done = proposal.with_state(
+                "rejected", now=self._now(), error=reason or "rejected by a person"
             )
-        done = proposal.with_state(
-            "rejected", now=self._now(), error=reason or "rejected by a person"
-        )
-        self.save(done)
-        return done
+            self.save(done)
+            return done
 
     def revert(self, proposal_id: str) -> Proposal:
         """Undo an applied proposal, while its files are unchanged since."""
-        proposal = self.load(proposal_id)
-        if proposal.state != "applied":
-            raise RemeError(
-                f"{proposal.id} is {proposal.state}; only applied proposals can be reverted."
-            )
-        try:
-            self.vault.apply(
-                Changeset(
-                    ops=self._restamped(proposal.inverse),
-                    description=f"revert {proposal.id}",
-                    audit=AuditEntry(
-                        "proposals", f"- {proposal.id} reverted: {proposal.summary}\n"
-                    ),
+        with self.deciding():
+            proposal = self.load(proposal_id)
+            if proposal.state != "applied":
+                raise RemeError(
+                    f"{proposal.id} is {proposal.state}; only applied proposals can be reverted."
                 )
-            )
-        except StaleChangesetError as exc:
-            raise RemeError(
-                f"Cannot revert {proposal.id}: {', '.join(exc.paths)} changed since it was "
-                "applied. Undo it by hand, or edit the notes and keep the change."
-            ) from None
-        done = proposal.with_state("reverted", now=self._now())
-        self.save(done)
-        return done
+            try:
+                self.vault.apply(
+                    Changeset(
+                        ops=self._restamped(proposal.inverse),
+                        description=f"revert {proposal.id}",
+                        audit=AuditEntry(
+                            "proposals", f"- {proposal.id} reverted: {proposal.summary}\n"
+                        ),
+                    )
+                )
+            except StaleChangesetError as exc:
+                raise RemeError(
+                    f"Cannot revert {proposal.id}: {', '.join(exc.paths)} changed since it was "
+                    "applied. Undo it by hand, or edit the notes and keep the change."
+                ) from None
+            done = proposal.with_state("reverted", now=self._now())
+            self.save(done)
+            return done
 
     # -- showing ------------------------------------------------------------------
     def diff(self, proposal: Proposal) -> str:

@@ -78,8 +78,10 @@ def propose_unlinks(
     wanted = frozenset((r["source"], r["line"], r["column"], r["raw"]) for r in plan.links)
     waiting = [p for p in earlier if p.state in ("pending", "stale")]
     for p in waiting:
-        if _links(p) == wanted:
-            if not policy.should_apply(UNLINK_ACTION):
+        if _links(p) == wanted and queue.is_current(p):  # else a new plan supersedes it
+            # the policy may trust it now, but only a change that adds applies without a
+            # person (docs/spec.md §3.7.3): an unlink removes brackets, so it waits
+            if not policy.should_apply(UNLINK_ACTION) or queue.needs_a_person(p) is not None:
                 return UnlinkOutcome(len(plan.links), notes, p.id, "already pending", audit=audit)
             done = queue.accept(p.id)  # the policy trusts it now: apply the one that waits
             return UnlinkOutcome(len(plan.links), notes, done.id, done.state, audit=audit)

@@ -78,12 +78,12 @@ def test_health_proposes_unlinking_a_broken_digest_link_and_records_everything(v
     assert "`[[digest/wiki/gone.md|gone note]]` → `gone note` (no such file)" in audit
     state = read_meta(v.root, "consolidate_state", version=1).data
     assert state["last_run"] == {"health": FIXED_NOW.isoformat()}
-    # with the policy trusting it, the same run replaces the link by its text
+    # with the policy trusting it, it still waits: an unlink rewrites a person's line, and
+    # only a change that adds applies without a person (docs/spec.md §3.7.3)
     trusting = Settings.model_validate({"proposals": {"auto_apply": ["health.unlink"]}})
     again = consolidate_vault(v, trusting, only="health").phases[0]
-    assert again.details["fixed"] == 1
-    assert "gone note" in (v.root / "digest/wiki/a0.md").read_text()
-    assert "[[digest/wiki/gone.md" not in (v.root / "digest/wiki/a0.md").read_text()
+    assert again.details["fixed"] == 0 and again.details["unlink"]["state"] == "already pending"
+    assert (v.root / "digest/wiki/a0.md").read_bytes() == before
 
 
 def test_a_dry_run_writes_nothing(vault):

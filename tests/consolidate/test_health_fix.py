@@ -53,7 +53,12 @@ def test_consolidate_keeps_every_link_obsidian_resolves(make_vault):
     health = [line for line in out.splitlines() if line.startswith("health")]
     assert len(health) == 1
     assert "D1 2 broken link(s) (2 in digest/: unlink proposal waits for a person" in health[0]
-    assert "7 short link(s) rewritten to vault paths" in health[0]
+    # rewriting a person's links waits for them too (docs/spec.md §3.7.3); they accept it
+    assert "7 short link(s) in 3 note(s): rewrite to vault paths waits for a person" in health[0]
+    assert "Back to [[breadcrumbs|Breadcrumbs]]" in (root / "digest/wiki/kanban.md").read_text()
+    pending = json.loads(cli_run(root, "proposals", "list", "--json").stdout)
+    (rewrite,) = [p["id"] for p in pending if p["action"] == "health.normalize"]
+    cli_run(root, "proposals", "accept", rewrite)
     kanban = (root / "digest/wiki/kanban.md").read_text(encoding="utf-8")
     assert "Back to [[digest/wiki/breadcrumbs.md|Breadcrumbs]]" in kanban
     assert "[[digest/wiki/breadcrumbs.md#Setup|Breadcrumbs > Setup]]" in kanban
@@ -65,7 +70,8 @@ def test_consolidate_keeps_every_link_obsidian_resolves(make_vault):
     assert {rel: len(links_of(root, rel)) for rel in counts} == counts
     assert "![[screenshot.jpg]]" in diagrams and "[[Excalidraw]]" in diagrams
     pending = json.loads(cli_run(root, "proposals", "list", "--json").stdout)
-    assert [(p["action"], p["state"]) for p in pending] == [("health.unlink", "pending")]
+    assert sorted((p["action"], p["state"]) for p in pending) == [
+        ("health.normalize", "applied"), ("health.unlink", "pending")]
     audit = next((root / "audit").rglob("consolidate_actions.md")).read_text(encoding="utf-8")
     assert "`[[kanban|Kanban]]` → `[[digest/wiki/kanban.md|Kanban]]`" in audit
 

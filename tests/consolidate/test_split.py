@@ -152,6 +152,18 @@ def run(vault, brain, **kw):
     return run_split_queue(vault, brain, **kw)
 
 
+def split_by_a_person(vault, brain):
+    """A split `[proposals] auto_apply` trusts still waits — it rewrites its parent, and
+    only a change that adds applies without a person (docs/spec.md §3.7.3) — until a
+    person accepts it."""
+    (o,) = run(vault, brain, policy=Policy(frozenset({"consolidate.split"}))).outcomes
+    proposals = ProposalQueue(vault)
+    assert o.state == "pending", o
+    assert f"of {PARENT}: held for a person" in proposals.load(o.proposal_id).story["held"]
+    assert proposals.accept(o.proposal_id).state == "applied"
+    return o
+
+
 def outside_meta(root):
     return {k: v for k, v in snapshot(root).items() if not k.startswith(("meta/", "audit/"))}
 
@@ -214,8 +226,7 @@ def test_inbound_files_are_untouched(vault):
     queue(vault)
     inbound = {p: ((vault.root / p).read_bytes(), (vault.root / p).stat().st_mtime_ns)
                for p in (INBOUND, LOG, CANARY)}
-    o = run(vault, FakeSplitBrain(plan()), policy=Policy(frozenset({"consolidate.split"}))).outcomes[0]
-    assert o.state == "applied"
+    o = split_by_a_person(vault, FakeSplitBrain(plan()))
     for path, (data, mtime) in inbound.items():
         assert (vault.root / path).read_bytes() == data
         assert (vault.root / path).stat().st_mtime_ns == mtime
@@ -228,10 +239,7 @@ def test_a_split_parent_is_a_hub_of_its_children(vault):
     community cover >= 60 % of it. Here the brain's overview links no child at all: the
     plan completes the links, so the parent covers every child."""
     queue(vault)
-    result = run(vault, FakeSplitBrain(plan(link_children=False)),
-                 policy=Policy(frozenset({"consolidate.split"})))
-    (o,) = result.outcomes
-    assert o.state == "applied"
+    o = split_by_a_person(vault, FakeSplitBrain(plan(link_children=False)))
     story = ProposalQueue(vault).load(o.proposal_id).story
     assert any(c["path"] == PARENT for c in story["completed"])
     vault.refresh()
@@ -339,9 +347,7 @@ def test_a_child_name_that_is_a_path_is_refused(vault, name):
 def test_extra_path_and_bucket_fields_in_a_reply_change_nothing(vault):
     queue(vault)
     hostile = [{"path": "../../outside.md", "bucket": "secret"}, {"bucket": "procedure"}]
-    (o,) = run(vault, FakeSplitBrain(plan(extra=hostile)),
-               policy=Policy(frozenset({"consolidate.split"}))).outcomes
-    assert o.state == "applied"
+    o = split_by_a_person(vault, FakeSplitBrain(plan(extra=hostile)))
     assert all(c.startswith("digest/wiki/") for c in o.children)  # the parent's bucket
     assert not (vault.root.parent / "outside.md").exists()
 
@@ -414,15 +420,15 @@ def test_a_split_waiting_for_review_is_not_planned_again(vault):
     assert o.state == "waiting" and o.proposal_id == first.proposal_id and brain.requests == []
 
 
-def test_an_applied_split_queues_a_child_still_over_the_threshold(vault):
+def test_a_child_still_over_the_threshold_is_found_by_the_next_run(vault):
     long_child = {"body": "## Deploys\n\n" + "Canary steps and checks for payments-api. " * 60
                   + f"\nSee [[{CANARY}]].\nis_a:: [[{RUNBOOK}]]\n"}
     queue(vault)
-    (o,) = run(vault, FakeSplitBrain(plan(extra=[long_child])),
-               policy=Policy(frozenset({"consolidate.split"}))).outcomes
-    assert o.state == "applied"
-    entries = read_split_queue(vault.root).entries
-    assert [(e.path, e.by) for e in entries] == [(o.children[0], "consolidate.split")]
+    o = split_by_a_person(vault, FakeSplitBrain(plan(extra=[long_child])))
+    # accepted by a person, not in the run: the next run's look finds the long child
+    calm = {"overloaded": False, "reason": "one topic: deploys", "children": []}
+    (again,) = run(vault, FakeSplitBrain(calm)).outcomes
+    assert (again.path, again.by) == (o.children[0], "consolidate.scan")
 
 
 def test_queue_overloaded_counts_the_body_not_the_frontmatter(vault):

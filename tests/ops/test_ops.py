@@ -163,8 +163,13 @@ def test_proposals_are_listed_shown_accepted_through_their_checks(ws):
     assert "+Pool is 40 since the incident." in shown.diff and shown.story["flavor"] == "REFINE"
     done = accept_proposal(ws, AcceptRequest(id=pid))
     assert done.state == "applied" and "Pool is 40" in (ws.root / POOL).read_text()
-    with pytest.raises(RemeError, match="only pending"):
-        accept_proposal(ws, AcceptRequest(id=pid))
+    assert done.note is None
+    before = snapshot(ws.root)
+    again = accept_proposal(ws, AcceptRequest(id=pid))  # decided once (docs/spec.md §3.7.4)
+    assert again.state == "applied" and "already applied" in again.note
+    assert snapshot(ws.root) == before  # nothing written again
+    with pytest.raises(RemeError, match="proposals revert"):
+        reject_proposal(ws, RejectRequest(id=pid, reason="too late"))
 
 
 def test_an_edit_that_breaks_a_check_is_refused_and_nothing_is_written(ws):
@@ -199,11 +204,16 @@ def test_health_fixes_digest_links_and_writes_the_report_when_asked(ws):
     assert not proposed.ok and proposed.fixed == 0 and proposed.unlink.state == "pending"
     assert proposed.report == "audit/2026-11-02/health_links.md" and (ws.root / proposed.report).is_file()
     assert "[[digest/wiki/missing-note.md]]" in (ws.root / HUB).read_text()  # waits for a person
-    # a workspace whose policy trusts the unlink applies it at once
+    # a workspace whose policy trusts the unlink still waits for a person: it rewrites a
+    # line (docs/spec.md §3.7.3); the person accepts it
     ws.settings = ws.settings.model_copy(update={"proposals": ws.settings.proposals.model_copy(
         update={"auto_apply": ["health.unlink"]})})
+    trusted = health(ws, HealthRequest(fix=True))
+    assert trusted.fixed == 0 and trusted.unlink.state == "already pending"
+    assert "[[digest/wiki/missing-note.md]]" in (ws.root / HUB).read_text()
+    assert accept_proposal(ws, AcceptRequest(id=trusted.unlink.proposal)).state == "applied"
     fixed = health(ws, HealthRequest(fix=True))
-    assert fixed.ok and fixed.fixed == 1 and fixed.left_in_daily == 0
+    assert fixed.ok and fixed.left_in_daily == 0
     assert "[[digest/wiki/missing-note.md]]" not in (ws.root / HUB).read_text()
     assert "missing-note" in (ws.root / HUB).read_text()  # the link's text is kept
 

@@ -99,10 +99,31 @@ def test_an_applied_change_logs_a_touch_of_its_digest_notes(vault, clock):
     assert len(_access_events(vault)) == 1
 
 
+def accepted(queue: ProposalQueue, vault: Vault):
+    """A refine a person accepted: applied, with its inverse."""
+    p = queue.accept(queue.submit(refine(queue, vault), Policy()).id)
+    assert p.state == "applied" and p.inverse
+    return p
+
+
+def test_a_trusted_action_that_rewrites_lines_waits_for_a_person(vault):
+    """docs/spec.md §3.7.3: `auto_apply` trusts an action, and still only a change that
+    adds lines applies without a person; the reason is in the story."""
+    queue = ProposalQueue(vault)
+    trusting = Policy(frozenset({"dream.refine"}))
+    p = queue.submit(refine(queue, vault), trusting)
+    assert p.state == "pending" and (vault.root / NOTE).read_text() == OLD
+    held = queue.load(p.id).story["held"]
+    assert held.startswith(f"rewrites 1 line of {NOTE}: held for a person"), held
+    added = OLD.replace("Pool is 10.\n", "Pool is 10.\nPool is 40 at peak (a new line).\n")
+    q = queue.submit(refine(queue, vault, text=added), trusting)
+    assert q.state == "applied" and "held" not in q.story
+    assert (vault.root / NOTE).read_text() == added
+
+
 def test_revert_refuses_when_the_file_changed_since(vault):
     queue = ProposalQueue(vault)
-    p = queue.submit(refine(queue, vault), Policy(frozenset({"dream.refine"})))
-    assert p.state == "applied"
+    p = accepted(queue, vault)
     (vault.root / NOTE).write_text("a person edited this\n")
     with pytest.raises(RemeError, match="changed since it was applied"):
         queue.revert(p.id)
@@ -205,7 +226,7 @@ def _touch(path, seconds_later: int = 3600) -> None:
 def test_revert_after_a_timestamp_only_change_compares_content(vault):
     """`touch` (or a sync tool, or git) changes only the mtime: the content is what counts."""
     queue = ProposalQueue(vault)
-    p = queue.submit(refine(queue, vault), Policy(frozenset({"dream.refine"})))
+    p = accepted(queue, vault)
     _touch(vault.root / NOTE)
     result = run(vault, "revert", p.id, "--json")
     assert result.exit_code == 0, result.output
@@ -217,7 +238,7 @@ def test_revert_in_a_copied_vault(vault, tmp_path, clock):
     """`cp -r` gives every file a new mtime; a proposal applied in the original reverts
     in the copy, and its content check still guards a real edit."""
     queue = ProposalQueue(vault)
-    p = queue.submit(refine(queue, vault), Policy(frozenset({"dream.refine"})))
+    p = accepted(queue, vault)
     copy = tmp_path / "copy"
     shutil.copytree(vault.root, copy, copy_function=shutil.copy)  # like cp -r: new mtimes
     assert (copy / NOTE).stat().st_mtime_ns != (vault.root / NOTE).stat().st_mtime_ns

@@ -77,15 +77,23 @@ def test_health_fix_and_the_accepted_unlink_leave_comments_byte_for_byte(make_va
     root = vault_with_comments(make_vault)
     note = root / "digest/wiki/commented.md"
     data = json.loads(cli_run(root, "health", "--fix", "--json").stdout)
-    assert data["normalized"] == 1 and data["fixed"] == 0  # the live short link only
+    # both fixes are proposals a person accepts (docs/spec.md §7.5.3): no note is written yet
+    assert data["normalized"] == 0 and data["fixed"] == 0
+    assert data["normalize"]["links"] == 1 and data["normalize"]["state"] == "pending"  # the live one
     assert data["unlink"]["links"] == 1 and data["unlink"]["state"] == "pending"
+    assert note.read_text(encoding="utf-8") == COMMENTED
+    normalized = json.loads(cli_run(root, "proposals", "accept", data["normalize"]["proposal"],
+                                    "--json").stdout)
+    assert normalized["state"] == "applied", normalized
     text = note.read_text(encoding="utf-8")
     assert "Live [[digest/wiki/target.md]] and short [[digest/wiki/target.md|target]]." in text
     assert comment_spans(text) == comment_spans(COMMENTED)
-    shown = json.loads(cli_run(root, "proposals", "show", data["unlink"]["proposal"],
-                               "--json").stdout)
+    # the unlink was planned on the note before that edit: planned again, then accepted
+    unlink = json.loads(cli_run(root, "health", "--fix", "--json").stdout)["unlink"]
+    assert unlink["state"] == "pending" and unlink["superseded"] == [data["unlink"]["proposal"]]
+    shown = json.loads(cli_run(root, "proposals", "show", unlink["proposal"], "--json").stdout)
     assert [row["raw"] for row in shown["story"]["links"]] == ["[[gone-visible]]"]
-    accepted = json.loads(cli_run(root, "proposals", "accept", data["unlink"]["proposal"],
+    accepted = json.loads(cli_run(root, "proposals", "accept", unlink["proposal"],
                                   "--json").stdout)
     assert accepted["state"] == "applied", accepted
     text = note.read_text(encoding="utf-8")

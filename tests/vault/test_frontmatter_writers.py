@@ -149,13 +149,16 @@ def dream_update(where: Path, text: str):
     brain = (ScriptedBrain()
              .enqueue_extract([{"name": "deploy-payments-api", "bucket": "procedure",
                                 "summary": "Deploy payments-api with a canary."}])
-             .enqueue_integrate({"action": "UPDATE", "flavor": "CORROBORATE", "target_path": A,
+             .enqueue_integrate({"action": "UPDATE", "flavor": "REFINE", "target_path": A,
                                  "description": description,
                                  "body": body + f"derived_from:: [[{LOG2}]]\n"}))
     vault = open_vault(root)
     with VaultIndex(vault.root, HashingEmbedder(), scan=vault.scan) as index:
         (outcome,) = Dreamer(vault, brain, index).run([LOG2]).outcomes
-    assert (outcome.action, outcome.state) == ("UPDATE", "applied"), outcome
+    # an update that sets the description and the name rewrites frontmatter lines, so it
+    # waits for a person (docs/spec.md §3.7.3), who accepts it
+    assert (outcome.action, outcome.state) == ("UPDATE", "pending"), outcome
+    assert ProposalQueue(vault).accept(outcome.proposal_id).state == "applied"
     expected = with_name(with_key(read_mapping(text), "description", description),
                          "deploy-payments-api")
     return read(root, A), expected, {"description", "name"}

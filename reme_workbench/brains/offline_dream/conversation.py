@@ -781,7 +781,9 @@ def conversation_decision(request: IntegrateRequest, plan: UnitPlan, day: date |
         # a second unit of this session on the note (or a first): its statements are added
         # unless the note holds them already (a re-dream of the same session adds nothing)
         if not _cites(body, material) or not all(said in body for said in plan.said):
-            body = body.rstrip("\n") + "\n" + bullet + "\n"
+            # after the old body as it is, blank lines too: a corroborate only adds lines
+            # (docs/spec.md §3.7.3), else it waits for a person
+            body += ("" if not body or body.endswith("\n") else "\n") + bullet + "\n"
         description = (match.description.strip() or plan.description or plan.name)[:300]
         return IntegrateDecision(
             action="UPDATE", flavor="CORROBORATE", target_path=match.path,
