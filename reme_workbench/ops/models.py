@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..vault.layout import MAX_NAME_BYTES  # a file or folder name: the longest ext4 and APFS take
+
 __all__ = [
     "RecallRequest", "RecallChunk", "RecallHitModel", "RecallResponse",
     "RecallQuery", "RecallBatchRequest", "RecallBatchAnswer", "RecallBatchResponse",
@@ -30,7 +32,6 @@ MAX_QUERY_CHARS = 2000
 MAX_EDIT_BYTES = 1 << 20  # an edited file of an accepted proposal; a note is far smaller
 MAX_ENTRY_CHARS = 200_000  # one daily entry: a long agent transcript, not a data dump
 MAX_BATCH_QUERIES = 50_000  # a benchmark's question set (LoCoMo has ~2,000) with room to spare
-MAX_NAME_BYTES = 255  # a file or folder name: the longest ext4 and APFS take
 # a vault-relative path: leaves Linux's PATH_MAX (4,096 bytes) room for the vault's own folder
 MAX_PATH_BYTES = 1000
 ProposalState = Literal["pending", "applied", "rejected", "stale", "reverted"]

@@ -28,7 +28,6 @@ RETARGET_LAYERS: tuple[str, ...] = ("digest",)
 # so no link could name a file holding one (docs/spec.md §1.3.4).
 _LINK_SYNTAX = "#|[]^"
 # What Linux, macOS and Windows file systems allow in one file or folder name.
-_MAX_NAME_BYTES = 255
 # How many links a refused rename names before "and N more".
 _NAMED_LINKS = 20
 
@@ -243,16 +242,7 @@ def _check_new_path(new: str) -> str:
         )
     if "\n" in new or "\r" in new:
         raise RemeError(f"{new!r} holds a line break; give the new path on one line.", path=new)
-    clean = normalize_rel(new)
-    for part in clean.split("/"):
-        size = len(part.encode("utf-8"))
-        if size > _MAX_NAME_BYTES:
-            raise RemeError(
-                f"The name {part[:24]}… is {size} bytes long; a file or folder name may hold at "
-                f"most {_MAX_NAME_BYTES} bytes (UTF-8): shorten it.",
-                path=new,
-            )
-    return clean
+    return normalize_rel(new)  # a name over 255 bytes is refused there, saying so
 
 
 def _resolvers(paths: list[str], old: str, new: str) -> tuple[LinkResolver, LinkResolver]:

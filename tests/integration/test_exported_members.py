@@ -17,7 +17,8 @@ def test_exports_cover_each_modules_all():
     internal = {
         "reme_workbench.vault.layout": {"LAYERS", "SOURCE_LAYERS", "WRITABLE_LAYERS", "CACHE_DIR",
                                         "normalize_rel", "layer_of", "bucket_of", "is_digest_note",
-                                        "is_markdown", "resolve_inside", "check_writable"},
+                                        "is_markdown", "resolve_inside", "check_writable",
+                                        "MAX_NAME_BYTES"},
     }
     exported = set(reme_workbench.__all__)
     for module_name, allowed in internal.items():
