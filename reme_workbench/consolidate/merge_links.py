@@ -157,7 +157,9 @@ def merged_body(reply: MergedNote, winner: NoteRead, loser: NoteRead, index: Lin
                  keep: frozenset) -> tuple[str, list[dict], int, dict[str, str | None]]:
     """(body, link repairs, self-links removed, {loser block id: its id in the body})."""
     body = reply.body if reply.body.endswith("\n") else reply.body + "\n"
-    body, repairs = repair_links(body, winner.path, index.resolver, keep=keep)
+    # the loser's text is a person's: its links keep their anchors as they move
+    body, repairs = repair_links(body, winner.path, index.resolver, keep=keep,
+                                 keep_anchors=True)
     names = {winner.path: winner.view.name, loser.path: loser.view.name}
     body, self_links = without_self_links(body, (winner.path, loser.path), names, index,
                                            winner.path)

@@ -107,7 +107,11 @@ def _read_links(text: str, names: Mapping[str, str]) -> str:
 
     def seen(m: re.Match[str]) -> str:
         alias = (m.group(3) or "").strip()
-        own = by_stem.get(_stem((m.group(1) or "").strip()).casefold())
+        target = (m.group(1) or "").strip()
+        own = by_stem.get(_stem(target).casefold())
+        if alias and _stem(alias).casefold() == _stem(target).casefold():
+            # the target as written, kept as the alias (`[[./x]]` -> `[[…/x.md|./x]]`)
+            return own or _stem(target)
         return alias or own or link_name(m)
 
     return WIKILINK.sub(seen, text)

@@ -313,7 +313,7 @@ def _in_table_row(text: str, link: Link) -> bool:
     return text[line_start : link.start].lstrip().startswith("|")
 
 
-def _canonical(link: Link, path: str, table: bool) -> str:
+def _canonical(link: Link, path: str, table: bool, keep_anchor: bool = False) -> str:
     # Without an alias the reader saw the target as written; keep that as the alias
     # unless it is the path itself (then only an anchor was dropped). Embeds show the
     # file, so they get no invented alias.
@@ -321,21 +321,26 @@ def _canonical(link: Link, path: str, table: bool) -> str:
     if alias is None and not link.embed and link.target != path:
         alias = link.target
     new = format_link(path, alias=alias, embed=link.embed)
+    if keep_anchor and link.anchor:  # as parsed from the link: it holds no `|` or `]]`
+        new = new.replace(f"[[{path}", f"[[{path}#{link.anchor}", 1)
     return new.replace("|", "\\|", 1) if table and alias is not None else new
 
 
-def _repaired(link: Link, text: str, source: str | None, resolver: LinkResolver):
+def _repaired(link: Link, text: str, source: str | None, resolver: LinkResolver,
+              keep_anchors: bool = False):
     """(replacement, how, path) for one link, or None when it is canonical already."""
     if not link.target:
         return _as_text(link), "same-note", None
     found = resolver.resolve(link.target, source)
     if found.path is None:
         return _as_text(link), found.how, None
-    if found.how == "exact" and found.path == link.target and link.anchor is None:
+    if found.how == "exact" and found.path == link.target and (
+            link.anchor is None or keep_anchors):
         return None  # `[[digest/x.md|a]]`, `derived_from:: [[daily/d/x.md]]`: leave as is
     if not is_linkable(found.path):
         return _as_text(link), "unlinkable", found.path
-    return _canonical(link, found.path, _in_table_row(text, link)), found.how, found.path
+    return (_canonical(link, found.path, _in_table_row(text, link), keep_anchors), found.how,
+            found.path)
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -359,7 +364,8 @@ def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _one_pass(
-    text: str, source: str | None, resolver: LinkResolver, keep: frozenset
+    text: str, source: str | None, resolver: LinkResolver, keep: frozenset,
+    keep_anchors: bool = False,
 ) -> tuple[str, list[LinkRepair]]:
     parts: list[str] = []
     repairs: list[LinkRepair] = []
@@ -367,7 +373,7 @@ def _one_pass(
     for link in parse_links(text):
         if link.key in keep:
             continue
-        done = _repaired(link, text, source, resolver)
+        done = _repaired(link, text, source, resolver, keep_anchors)
         if done is None:
             continue
         new, how, path = done
@@ -389,6 +395,7 @@ def repair_links(
     resolver: LinkResolver,
     *,
     keep: frozenset[tuple[str, str | None]] = frozenset(),
+    keep_anchors: bool = False,
 ) -> tuple[str, list[LinkRepair]]:
     """Rewrite every link of `text` (as written in the file `source`) so it resolves.
 
@@ -404,12 +411,15 @@ def repair_links(
       line it held alone goes with it. `[[#Heading]]` becomes the heading's text.
     * Links whose `(target, predicate)` key is in `keep` are never touched (an update
       keeps the old body's links, E-1), nor are links in code or frontmatter.
+    * `keep_anchors`: a resolving link keeps its `#heading` / `#^block` anchor — for text
+      a person wrote that moves into another note (a merge's loser, a split's parts),
+      where dropping it would lose where the link pointed.
 
     Returns the new text and one `LinkRepair` per rewritten link. Idempotent.
     """
     repairs: list[LinkRepair] = []
     for _ in range(_MAX_PASSES):
-        text, found = _one_pass(text, source, resolver, keep)
+        text, found = _one_pass(text, source, resolver, keep, keep_anchors)
         if not found:
             break
         repairs += found
