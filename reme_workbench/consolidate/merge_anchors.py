@@ -30,13 +30,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..textrules.markup import FENCE, LINE_MARKERS
+
 __all__ = ["carry_block_ids", "block_ids", "HeadingMap", "Heading", "headings"]
 
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-_MARKERS = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:\[![A-Za-z-]+\][+-]?[ \t]*)?"
-                      r"(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
 _EMPHASIS = re.compile(r"\*+|~~|==|(?<!\w)_+|_+(?!\w)")
 _UNSAFE = set("#|[]^")  # cannot stand in a heading path inside [[...]]
 
@@ -45,7 +44,7 @@ def _code_lines(lines: list[str]) -> set[int]:
     """Indices of lines inside fenced code (fences included): no heading, no block id."""
     inside, fence, out = False, "", set()
     for i, line in enumerate(lines):
-        m = _FENCE.match(line)
+        m = FENCE.match(line)
         if m and (not inside or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
             inside, fence = (not inside), m.group(1)
             out.add(i)
@@ -57,7 +56,7 @@ def _code_lines(lines: list[str]) -> set[int]:
 def _line_key(line: str) -> str:
     """A line compared without its block id, markers, emphasis, case and spacing."""
     line = _BLOCK_ID.sub("", line)
-    line = _EMPHASIS.sub("", _MARKERS.sub("", line, count=1))
+    line = _EMPHASIS.sub("", LINE_MARKERS.sub("", line, count=1))
     return " ".join(line.casefold().split())
 
 

@@ -32,7 +32,7 @@ import re
 from collections.abc import Mapping
 
 from ..textrules.cjk import is_cjk
-from ..textrules.markup import WIKILINK, link_name, reader_text
+from ..textrules.markup import FENCE, LINE_MARKERS, WIKILINK, link_name, reader_text
 from ..textrules.sentences import split_note_line
 
 __all__ = ["note_sentences", "sentence_key", "dropped_statements", "QUALIFIERS"]
@@ -40,9 +40,6 @@ __all__ = ["note_sentences", "sentence_key", "dropped_statements", "QUALIFIERS"]
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _RULE = re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$")
 _TABLE_RULER = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-_MARKERS = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:\[![A-Za-z-]+\][+-]?[ \t]*)?"
-                      r"(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
 _BLOCK_ID = re.compile(r"[ \t]+\^[A-Za-z0-9-]+[ \t]*$")
 _PREDICATE = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9_]*::")
 _LINK = re.compile(r"!?\[\[[^\[\]\n]*\]\]")
@@ -67,7 +64,7 @@ def _statement_lines(body: str) -> list[str]:
     out: list[str] = []
     fence: str | None = None
     for line in body.split("\n"):
-        m = _FENCE.match(line)
+        m = FENCE.match(line)
         if m and (fence is None or (m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence))):
             fence = None if fence is not None else m.group(1)
             continue
@@ -78,7 +75,7 @@ def _statement_lines(body: str) -> list[str]:
         if not line.strip() or _HEADING.match(line) or _RULE.match(line) or \
                 _TABLE_RULER.match(line):
             continue
-        text = _BLOCK_ID.sub("", _MARKERS.sub("", line, count=1)).strip()
+        text = _BLOCK_ID.sub("", LINE_MARKERS.sub("", line, count=1)).strip()
         if _only_links(text):
             continue
         out.append(text)

@@ -10,15 +10,21 @@
   notes by these words and their anchors were set on them.
 * `WIKILINK` and `link_name(match)` — the wikilink as `reader_text` reads it and the text
   a reader sees of one.
+* `FENCE` and `LINE_MARKERS` — a code fence's opening line, and what opens a line before
+  its words (quote marks, a callout, a list or task marker), as the merge's statement
+  and anchor readers cut a note into lines.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["plain", "reader_text", "WIKILINK", "link_name"]
+__all__ = ["plain", "reader_text", "WIKILINK", "link_name", "FENCE", "LINE_MARKERS"]
 
 _SPACE = re.compile(r"\s+")
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+LINE_MARKERS = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:\[![A-Za-z-]+\][+-]?[ \t]*)?"
+                          r"(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?")
 
 # --- material -------------------------------------------------------------------------------
 
