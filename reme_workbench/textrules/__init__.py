@@ -11,7 +11,10 @@ all read text by the same rules.
   `COMPARISON_STOPWORDS`, `word_spans`, `content_words` (consolidate's words),
   `CJK_FUNCTION_CHARS`, `GENERIC_HEADING`;
 * `values.py` — `statement_values` (the numbers, identifiers, names, commands and dates a
-  note's statements give: what a merge must keep).
+  note's statements give: what a merge must keep);
+* `nlp.py` — the trained pipelines people's words are read with: spaCy's small English
+  pipeline (`english_docs`) and jieba's parts of speech (`chinese_tagged`), loaded once,
+  on first use (imported from `textrules.nlp`, never here: loading takes a second).
 
 Where dream and consolidate read differently, each rule has one name per reading, side by
 side in its module, and the module says why both exist.

