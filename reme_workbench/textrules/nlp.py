@@ -79,4 +79,6 @@ def chinese_tagged(text: str) -> list[tuple[str, str]]:
     chinese_segmenter()  # the shared dictionary, quiet
     import jieba.posseg as posseg
 
-    return [(pair.word, pair.flag) for pair in posseg.lcut(text)]
+    # the dictionary's words only: jieba's HMM for unknown words glues a pronoun to a verb
+    # ("我报" as one pronoun), which hides who a sentence is about
+    return [(pair.word, pair.flag) for pair in posseg.lcut(text, HMM=False)]

@@ -75,13 +75,15 @@ def test_a_conversation_keeps_what_people_said_once_per_person_and_topic(tmp_pat
     assert not [n for n in names if reaction_name(n)], names  # no "sounds-like", "love-that-name"
     assert all(n.startswith(("ada-s-", "ben-s-")) for n in names), names
     ceramics = next(t for p, t in written.items() if p.startswith("digest/wiki/ada-s-ceramics"))
-    # attributed to Ada, dated from the session, one dated bullet per session with provenance
-    assert "Ada joined a ceramics class" in ceramics and "yesterday (2026-03-01)" in ceramics
-    assert "- **2026-03-02**: " in ceramics and f"(derived_from:: [[{s1}]])" in ceramics
-    assert "- **2026-03-09**: " in ceramics and f"(derived_from:: [[{s2}]])" in ceramics
-    assert " I " not in ceramics and "cracked in the kiln" in ceramics
-    comet = [t for t in written.values() if "Comet" in t and "greyhound" in t]
-    assert len(comet) == 1 and f"[[{s2}]]" in comet[0]  # the dog: one note, corroborated
+    # what Ada said, quoted and attributed — never rewritten into "Ada joined" — one dated
+    # bullet per session with its provenance and its relative dates resolved beside it
+    assert 'Ada: "I joined a ceramics class at the Hackney community centre yesterday."' \
+        in ceramics and "(yesterday = 2026-03-01)" in ceramics
+    assert "- **2026-03-02** Ada: " in ceramics and f"(derived_from:: [[{s1}]])" in ceramics
+    assert "- **2026-03-09** Ada: " in ceramics and f"(derived_from:: [[{s2}]])" in ceramics
+    assert "Ada joined" not in ceramics and "cracked in the kiln" in ceramics
+    greyhound = [t for t in written.values() if "greyhound called Comet" in t]
+    assert len(greyhound) == 1 and 'Ben: "My big news: I\'m adopting' in greyhound[0]
     corroborated = [o for o in report["outcomes"] if o["flavor"] == "CORROBORATE"]
     assert {o["material"] for o in corroborated} == {s2}
     # the small-talk session gave nothing, and dream says so: output, --json, audit
@@ -127,6 +129,20 @@ def test_an_appended_entry_is_named_by_its_title_and_dreamt_once(tmp_path):
     assert not re.search(r"\b\d{1,2}:\d{2}\b", runbook)
 
 
+def plans_of(chat: str, day=(2024, 3, 4)):
+    from datetime import date
+
+    from reme_workbench.brains.offline_dream.conversation import plan_conversation
+    from reme_workbench.brains.offline_dream.statements import segment
+
+    blocks, statements = segment(chat)
+    return plan_conversation(blocks, statements, day=date(*day))
+
+
+def said_of(plans) -> str:
+    return " ".join(s for p in plans for s in p.said)
+
+
 def test_a_note_on_one_topic_is_not_corroborated_by_a_topic_sharing_a_modifier():
     from reme_workbench.brains.offline_dream.conversation import person_topic_match
     from reme_workbench.brains.offline_dream.units import UnitPlan
@@ -134,8 +150,8 @@ def test_a_note_on_one_topic_is_not_corroborated_by_a_topic_sharing_a_modifier()
     from reme_workbench.llm.schema import MemoryUnit
 
     note = CandidateNote("digest/wiki/caroline-s-lgbtq-support-group.md",
-                         "caroline-s-lgbtq-support-group", "Caroline went to a support group.",
-                         "- **2023-05-08**: Caroline went to a LGBTQ support group.\n")
+                         "caroline-s-lgbtq-support-group", "Caroline's LGBTQ support group.",
+                         '- **2023-05-08** Caroline: "I went to a LGBTQ support group."\n')
 
     def match(topic: str, *others: str):
         plan = UnitPlan("wiki", f"Caroline's {topic}", 1.0, [])
@@ -145,8 +161,22 @@ def test_a_note_on_one_topic_is_not_corroborated_by_a_topic_sharing_a_modifier()
         return person_topic_match(IntegrateRequest(material, unit, (note,)), plan)
 
     assert match("support group") == note and match("LGBTQ support group") == note
+    assert match("support groups") == note  # one lemma
     assert match("LGBTQ community") is None and match("pride parade") is None
     assert match("LGBTQ activist group", "group") is None  # another group: its own note
+
+
+def test_one_topic_is_one_key_and_a_shared_head_is_not_enough():
+    from reme_workbench.brains.offline_dream.conversation import same_topic, topic_of
+
+    def same(a: str, b: str) -> bool:
+        return same_topic(topic_of(a), topic_of(b))
+
+    assert same("spiderman", "Spider-Man movies") and same("Spiderman", "spider man")
+    assert same("support group", "LGBTQ support group") and same("group", "support groups")
+    assert not same("activist group", "support group")
+    assert not same("abstract painting", "horse painting")
+    assert same("陶艺课", "陶艺课")
 
 
 REACTIONS = """# Rosa and Tom
@@ -158,143 +188,124 @@ REACTIONS = """# Rosa and Tom
 **Tom:** On another note, check out this pic I took a while back!
 **Rosa:** I like to just take a look at the stars from the balcony after work.
 **Tom:** We gave it our all during last week's scrimmage with the Hornets.
-**Rosa:** I go to the right ones now, the ones near the river.
+**Rosa:** I'm doing great, thanks for asking!
+**Tom:** That's so cool, sounds like a plan.
+**Rosa:** I'm so happy for you! I love them so much.
+**Tom:** I hope you have a great time at your sister's wedding!
 """
 
 
-def test_no_unit_is_named_from_a_reaction_a_remark_or_a_placeholder_word():
-    """Thanks in the form of a named subject ("Thank goodness …"), a remark on people in
-    general ("Standing up for our true selves is …"), and a phrase whose head is a
-    placeholder ("the place look like", "a look at", "our all during", "the right ones")
-    never name a unit (docs/spec.md §5.2.8); what the people said about themselves stays."""
-    from datetime import date
-
-    from reme_workbench.brains.offline_dream.conversation import plan_conversation
-    from reme_workbench.brains.offline_dream.statements import segment
-
-    blocks, statements = segment(REACTIONS)
-    plans, skipped = plan_conversation(blocks, statements, day=date(2024, 3, 4))
+def test_reactions_thanks_and_remarks_never_become_a_unit():
+    """A unit needs a clause with the speaker as its subject (or a thing the speaker owns)
+    and a topic among its arguments: "thanks for asking", "sounds like a plan", "I'm so
+    happy for you", "I love them so much", "I hope *you* have a great time at *your*
+    sister's wedding" and a remark on people at large state nothing about the speaker."""
+    plans, skipped = plans_of(REACTIONS)
     names = [p.name for p in plans]
     assert names and not skipped
     assert not [n for n in names if reaction_name(n)], names
-    said = " ".join(s for p in plans for s in p.said)
-    assert "Thank goodness" not in said and "true selves" not in said
-    assert "Rosa's son fell off his bike" in said and "Saturday (2024-03-02)" in said
+    said = said_of(plans)
+    for gone in ("Thank goodness", "true selves", "thanks for asking", "sounds like",
+                 "happy for you", "love them", "sister's wedding"):
+        assert gone not in said, (gone, said)
+    assert '"My son fell off his bike at the skate park on Saturday' in said
     assert "stars from the balcony" in said and "scrimmage with the Hornets" in said
     assert {p.person for p in plans} == {"Rosa", "Tom"}
+    (son,) = [p for p in plans if p.person == "Rosa" and "son" in p.name]
+    assert son.when == "on Saturday = 2024-03-02" or "Saturday = 2024-03-02" in son.when
 
 
-REMARKS = """# Nadia and Omar
-
-**Nadia:** Books are great for showing us who we really are.
-**Omar:** Our friends give us strength to face any challenge.
-**Nadia:** I want to make a difference, so I signed up to tutor kids at the library.
-**Omar:** Nine years now, and I finally found my real passion: woodworking.
-**Nadia:** Gather receipts, bank statements and your passport before the visa interview.
-**Omar:** I'm a big fan of jazz, mostly Miles Davis's records.
-**Nadia:** It felt like I was part of something huge and awe-inspiring.
-**Omar:** The trip reminded me of how music brings us together.
-**Nadia:** I joined an activist group at the university last month.
-**Omar:** I'm always here for you, Nadia!
-**Nadia:** I still go to my support group for new parents every Tuesday.
-**Omar:** Painting lets me express myself after a long shift.
+TEXTING = """**kate:** omg guess what
+**kate:** i signed up for an italian cooking class lol 🍝
+**kate:** first lesson was yesterday!!
+**dev:** no wayyy thats amazing
+**kate:** im making mac and cheese tonight tho haha
+**dev:** lol classic
+**dev:** i work in a clinic now btw
+**kate:** wait really?? since when
+**dev:** started monday. its a vet clinic, dogs all day 🐶
+**kate:** I’m so jealous
 """
 
 
-def test_a_remark_an_idiom_or_a_number_names_no_unit():
-    """What people say of everyone ("… showing us who we really are", "Our friends give us
-    strength"), support ("I'm always here for you") and idioms never become a unit; a
-    unit is not named from an abstract noun ("a difference"), a number ("Nine years"), a
-    command ("Gather receipts"), a fan ("a big fan of jazz": jazz), a hyphenated
-    adjective ("awe-inspiring"), a verb after a noun ("music brings") or a possessive
-    ("Davis's"); "myself" is "themselves", never the name twice; an activist group and a
-    support group are two topics (docs/spec.md §5.2.8)."""
-    from datetime import date
-
-    from reme_workbench.brains.offline_dream.conversation import plan_conversation, same_topic
-    from reme_workbench.brains.offline_dream.statements import segment
-
-    blocks, statements = segment(REMARKS)
-    plans, _ = plan_conversation(blocks, statements, day=date(2024, 3, 4))
+def test_people_texting_are_read_as_they_write():
+    """Lowercase names and "i", "im", "thats", curly apostrophes, "lol", emoji and bursts
+    of one-line messages: each statement about the speaker is kept, quoted as written,
+    under a name that is a topic — never "lol", never a contraction remnant."""
+    plans, _ = plans_of(TEXTING)
     names = [p.name for p in plans]
-    said = " ".join(s for p in plans for s in p.said)
-    for remark in ("showing us", "give us strength", "here for", "Omar's difference"):
-        assert remark not in said, (remark, said)
-    bad = ("difference", "nine", "gather", "fan", "awe-inspiring", "brings", "davis's",
-           "challenge")
-    assert not [n for n in names if any(w in n.lower().split("'s ", 1)[-1] for w in bad)], names
-    assert "Omar's Miles Davis" in names or "Omar's jazz" in names, names
-    assert not [n for n in names if n.count("'s") > 1], names
-    assert "Omar express themselves" in said
-    assert not same_topic("activist group", "support group")
-    assert same_topic("support group", "LGBTQ support group") and same_topic("group", "support group")
-    groups = [p for p in plans if p.person == "Nadia" and "group" in p.name]
-    assert len(groups) == 2, names
+    assert "Kate's italian cooking class" in names or "kate's italian cooking class" in names \
+        or any("italian cooking class" in n.lower() for n in names), names
+    assert any("clinic" in n.lower() and n.lower().startswith("dev") for n in names), names
+    assert any("mac" in n.lower() for n in names), names
+    for bad in ("lol", "omg", "haha", "jealous", "wayyy", "thats", "'m", "’m"):
+        assert not [n for n in names if bad in n.lower().split("'s ", 1)[-1].split()], (bad, names)
+    said = said_of(plans)
+    assert '"i signed up for an italian cooking class' in said and "🍝" not in said
+    assert '"i work in a clinic now btw"' in said  # a short self-statement counts
 
 
-def test_modifiers_of_a_placeholder_or_a_long_skip_name_no_topic():
-    from reme_workbench.brains.offline_dream.conversation import topic_phrases
-
-    names = frozenset({"Nadia", "Omar"})
-    assert topic_phrases("I am in awe of your courage as a brave person.", names) == []
-    assert topic_phrases("I love how it shows the strength and joy you were talking about.",
-                         names) == []
-    assert topic_phrases("Realizing I can be me without fear was the best part.", names) == []
-    assert topic_phrases("I went hiking and got into a bad spot with some people.", names) == ["hiking"]
-    assert topic_phrases("I joined a really big LGBTQ support group.", names) == ["LGBTQ support group"]
-
-
-def test_adverbs_participles_and_past_verbs_end_or_name_no_topic():
-    from reme_workbench.brains.offline_dream.conversation import topic_phrases
-
-    names = frozenset({"Nate", "Joanna"})
-    assert topic_phrases("My brother wrote a book about turtles.", names)[0] == "brother"
-    assert topic_phrases("Ask me a question anytime.", names) == ["question"]
-    assert topic_phrases("I had some mixed feelings.", names) == []
-    assert topic_phrases("I am fine with it.", names) == []
-    assert topic_phrases("I bought a new bed.", names) == ["bed"]
-    # "That seems like …": "that" is a pronoun there, and "seems" no topic
-    assert topic_phrases("I should start a cork board. That seems like a valuable thing!",
-                         names) == ["cork board"]
+ASSISTANT = """**Emily:** hi! can you help me plan meals for the week?
+**AI:** Of course! Any dietary needs I should know about?
+**Emily:** I'm vegetarian, and my daughter Mia is allergic to peanuts.
+**AI:** Got it. I love cooking with lentils, they're so versatile.
+**Emily:** thanks! also i started a pottery class on tuesdays, so tuesday dinners need to be quick
+**AI:** So you live in Lisbon, right?
+**Emily:** yes, since last year.
+**AI:** Great, I'll suggest dishes with local produce.
+**Emily:** thanks, that's perfect!
+"""
 
 
-def test_a_group_of_people_and_another_kind_of_group_are_not_the_support_group():
-    from reme_workbench.brains.offline_dream.conversation import (
-        modifiers_clash,
-        same_topic,
-        topic_phrases,
-    )
+def test_a_user_talking_to_an_assistant_keeps_the_users_facts_only():
+    """In a chat with an assistant the facts are the user's (personal) and the assistant's
+    replies are context — what the user confirms of them ("So you live in Lisbon, right?"
+    — "yes") is the user's too (docs/spec.md §5.2.9)."""
+    plans, _ = plans_of(ASSISTANT)
+    assert plans and {p.bucket for p in plans} == {"personal"}
+    assert {p.person for p in plans} == {"Emily"}
+    names = [p.name.lower() for p in plans]
+    assert any("daughter" in n or "mia" in n for n in names), names
+    assert any("pottery class" in n for n in names), names
+    said = said_of(plans)
+    assert "lentils" not in said  # the assistant's own taste is no fact about Emily
+    assert "Lisbon" in said and "confirming" in said
 
-    names = frozenset({"Caroline"})
-    assert topic_phrases("I ran into a group of hikers on the trail.", names)[0] == "hikers"
-    assert modifiers_clash("LGBTQ activist group", "lgbtq-support-group")
-    assert not modifiers_clash("support group", "LGBTQ support group")
-    assert not same_topic("LGBTQ activist group", "LGBTQ support group")
+
+def test_a_bare_user_label_is_the_user():
+    chat = ("**User:** I adopted a cat named Mochi last month.\n"
+            "**Assistant:** What a lovely name!\n"
+            "**User:** thanks! she sleeps on my keyboard\n"
+            "**Assistant:** Cats love warm keyboards.\n")
+    plans, _ = plans_of(chat)
+    assert [p.name for p in plans][:1] == ["The user's cat"], [p.name for p in plans]
+    assert plans[0].bucket == "personal" and plans[0].person == "the user"
 
 
-def test_a_short_dated_event_is_kept():
-    """'We had a picnic last week!' has one content word but is an event people ask about
-    ("When did Nadia have a picnic?"): a statement with a topic and a date is kept."""
-    from datetime import date
+CHINESE = """**张伟：** 早！
+**李娜：** 早上好～
+**张伟：** 我上周养了一只猫，叫团子。
+**李娜：** 哇，好可爱！你一定很开心吧？
+**张伟：** 谢谢！我最近开始弹吉他了。
+**李娜：** 我下个月要去成都出差。
+"""
 
-    from reme_workbench.brains.offline_dream.conversation import plan_conversation
-    from reme_workbench.brains.offline_dream.statements import segment
 
-    chat = ("# Nadia and Omar\n\n**Nadia:** We even had a picnic last week!\n\n"
-            "**Omar:** Yesterday I took the kids to the museum.\n\n"
-            "**Nadia:** I like tea.\n\n**Omar:** Sounds lovely!\n\n**Nadia:** Thanks, Omar!\n")
-    blocks, statements = segment(chat)
-    plans, _ = plan_conversation(blocks, statements, day=date(2024, 3, 4))
-    said = " ".join(s for p in plans for s in p.said)
-    assert "picnic last week (the week of 2024-02-26)" in said, said
-    assert "took the kids to the museum" in said
-    assert "tea" not in said  # no date, one word: too little to be a unit
+def test_chinese_chats_keep_what_each_person_says_of_themselves():
+    plans, _ = plans_of(CHINESE)
+    names = [p.name for p in plans]
+    assert "张伟的猫" in names and "张伟的吉他" in names and any(
+        n.startswith("李娜的") and ("成都" in n or "出差" in n) for n in names), names
+    said = said_of(plans)
+    assert "好可爱" not in said and "开心" not in said
+    (cat,) = [p for p in plans if p.name == "张伟的猫"]
+    assert cat.when == "上周 = the week of 2024-02-26"
+    assert cat.said == ["“我上周养了一只猫，叫团子。”"]
 
 
 def test_a_second_unit_of_a_session_on_one_note_is_not_lost():
-    """Two units of one session may land on one note (the necklace and the bowl, both
-    about Ada's ceramics); the second's statements are added though the note already cites
-    the session, and a re-dream of the session adds nothing."""
+    """Two units of one session may land on one note; the second's words are added though
+    the note already cites the session, and a re-dream of the session adds nothing."""
     from datetime import date
 
     from reme_workbench.brains.offline_dream.conversation import conversation_decision
@@ -303,7 +314,7 @@ def test_a_second_unit_of_a_session_on_one_note_is_not_lost():
     from reme_workbench.llm.schema import MemoryUnit
 
     m = "daily/2026-03-02/ada-and-ben-1.md"
-    first = f"- **2026-03-02**: Ada joined a ceramics class. (derived_from:: [[{m}]])\n"
+    first = f'- **2026-03-02** Ada: "I joined a ceramics class." (derived_from:: [[{m}]])\n'
     note = CandidateNote("digest/wiki/ada-s-ceramics.md", "ada-s-ceramics", "Ada's ceramics.", first)
 
     def decide(said: str):
@@ -313,30 +324,22 @@ def test_a_second_unit_of_a_session_on_one_note_is_not_lost():
         request = IntegrateRequest(Material(m, "", "2026-03-02"), unit, (note,))
         return conversation_decision(request, plan, date(2026, 3, 2))
 
-    second = decide("Ada's friend made her a ceramics bowl for her 18th birthday.")
+    second = decide('"My friend made me a ceramics bowl for my 18th birthday."')
     assert second.flavor == "CORROBORATE" and second.body.startswith(first)
     assert "18th birthday" in second.body and second.body.count(f"[[{m}]]") == 2
-    assert decide("Ada joined a ceramics class.").body.strip() == first.strip()  # unchanged
+    assert decide('"I joined a ceramics class."').body.strip() == first.strip()  # unchanged
 
 
-def test_a_verb_before_an_object_a_contraction_and_a_capitalised_adjective():
-    from reme_workbench.brains.offline_dream.conversation import topic_phrases
-
-    names = frozenset({"John", "Tim"})
-    assert topic_phrases("Being with them brings me so much happiness.", names) == []
-    assert topic_phrases("Thinking about the possibilities pumps me up.", names) == ["possibilities"]
-    assert topic_phrases("I can't wait to see the impact it'll have.", names) == ["impact"]
-    assert topic_phrases("Here's a pic from my trip to New York City!", names)[0] == "New York City"
-    assert topic_phrases("I bought a new bike.", names) == ["bike"]
-
-
-def test_a_statement_cut_before_a_reaction_ends_with_its_full_stop():
+def test_a_bullet_quotes_each_statement_and_resolves_its_dates():
     from datetime import date
 
     from reme_workbench.brains.offline_dream.conversation import render_bullet
     from reme_workbench.brains.offline_dream.units import UnitPlan
 
     plan = UnitPlan("wiki", "Ada's pottery", 1.0, [])
-    plan.said = ["Ada is a big fan of pottery", "Pottery is a huge part of Ada's life.", "Ada学陶艺"]
+    plan.person, plan.topic = "Ada", "pottery"
+    plan.said = ['"I\'m a big fan of pottery."', '"I made a bowl yesterday."']
+    plan.when = "yesterday = 2023-07-02"
     bullet = render_bullet(plan, date(2023, 7, 3), "daily/2023-07-03/s5.md")
-    assert "a big fan of pottery. Pottery is a huge part of Ada's life. Ada学陶艺。 (derived" in bullet
+    assert bullet == ('- **2023-07-03** Ada: "I\'m a big fan of pottery." "I made a bowl '
+                      'yesterday." (yesterday = 2023-07-02) (derived_from:: [[daily/2023-07-03/s5.md]])')

@@ -93,6 +93,7 @@ from .statements import (
     Scores,
     Statement,
     has_reason,
+    is_agent,
     score_all,
     segment,
 )
@@ -379,6 +380,11 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
     plans += _wiki(kept, scores, used)
     plans += _entries(kept, scores, plans)
     plans += how_to_entries(kept, plans)
+    if not resource and _assistant_chat(blocks):  # the user, talking to an assistant: what
+        # they say of themselves is theirs too (§5.2.9), beside the rules they state
+        used = {s.index for p in plans for s in p.statements}
+        facts, _ = plan_conversation(blocks, statements, day=_day(material))
+        plans += [f for f in facts if not used & {s.index for s in f.statements}]
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
     for p in chosen:
@@ -390,6 +396,12 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
         if p.bucket == "procedure":
             p.watch = _watch_out(p, statements, scores)
     return chosen, set_aside(statements, scores, chosen)
+
+
+def _assistant_chat(blocks) -> bool:
+    """A chat between the user and an assistant: an agent speaks, and someone else."""
+    speakers = {b.speaker for b in blocks if b.speaker}
+    return any(is_agent(sp) for sp in speakers) and any(not is_agent(sp) for sp in speakers)
 
 
 def _procedures(statements, kept, scores: dict[int, Scores], material: Material,
