@@ -435,3 +435,51 @@ def test_dreaming_a_users_chats_keeps_the_users_rules_and_not_the_assistants(mak
     for not_said in ('"role"', "helpful assistant", "deploy on Tuesdays", "pin versions",
                      "migrations without a backup"):
         assert not_said not in everything, notes
+
+
+def test_json_lines_under_a_title_with_a_tool_call_and_a_markdown_reply():
+    lines = [
+        {"role": "user", "content": "Plan my week, I swim on Mondays."},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1"}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "calendar: empty"},
+        {"role": "assistant", "content": "## Monday\n\n- Swim at 7.\n\n---\n\nThat's all."},
+    ]
+    text = "# Chat with Nova\n\n" + "\n".join(json.dumps(x) for x in lines) + "\n"
+    said = turns(text)
+    assert said == [
+        ("User", "user", "Plan my week, I swim on Mondays."),
+        ("Assistant", "assistant", "Monday"),
+        ("Assistant", "assistant", "Swim at 7."),
+        ("Assistant", "assistant", "That's all."),
+    ]
+
+
+def test_a_heading_inside_an_assistants_reply_is_part_of_it():
+    chat = ("User: how do I keep basil alive?\n\n"
+            "Assistant: A few things.\n\n### Light\n\nSix hours of sun.\n\n"
+            "User: my basil sits on the kitchen windowsill\n\n"
+            "## 14:40 Later\n\nBought a second pot.\n")
+    assert turns(chat) == [
+        ("User", "user", "how do I keep basil alive?"),
+        ("Assistant", "assistant", "A few things."),
+        ("Assistant", "assistant", "Six hours of sun."),  # under "### Light", the reply goes on
+        ("User", "user", "my basil sits on the kitchen windowsill"),
+        ("", "", "Bought a second pot."),  # an appended entry: the user's log again
+    ]
+
+
+def test_an_apps_json_export_names_its_senders():
+    """A chat app's JSON export ({"from": "Kate", "text": …}, notices as "service"
+    messages, text as parts) is a chat between people."""
+    export = {"name": "Kate", "type": "personal_chat", "id": 42, "messages": [
+        {"id": 1, "type": "service", "actor": "Kate", "action": "create_group"},
+        {"id": 2, "type": "message", "from": "Kate", "text": "i adopted a cat!!"},
+        {"id": 3, "type": "message", "from": "Sam Lee", "text": "no way, photo?"},
+        {"id": 4, "type": "message", "from": "Kate",
+         "text": ["her name is ", {"type": "bold", "text": "Miso"}]},
+    ]}
+    text = json.dumps(export)
+    assert turns(text) == [("Kate", "person", "i adopted a cat!!"),
+                           ("Sam Lee", "person", "no way, photo?"),
+                           ("Kate", "person", "her name is Miso")]
+    assert kind(text) == "people"

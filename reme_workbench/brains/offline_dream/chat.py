@@ -33,7 +33,7 @@ from typing import Literal, Protocol
 
 __all__ = [
     "TurnLine", "read_turn", "chat_speakers", "speaker_role", "chat_kind", "is_assistant",
-    "is_user", "normalise_transcript", "system_notice", "Role", "ChatKind",
+    "is_user", "normalise_transcript", "system_notice", "breaks_turn", "Role", "ChatKind",
 ]
 
 Role = Literal["assistant", "user", "person"]
@@ -264,20 +264,34 @@ def chat_speakers(lines: Sequence[str], agent_names: Iterable[str] = ()) -> froz
     return frozenset(found)
 
 
+_ENTRY = re.compile(r"^\s{0,3}#{1,6}\s+\d{1,2}:\d{2}(?:\s|$)")  # "## 14:40 …" (spec §3.6.4)
+
+
+def breaks_turn(line: str, *, whole_turns: bool, turn_follows: bool) -> bool:
+    """A heading (or a rule) ends the turn above it — except in a chat with an assistant,
+    where a heading with another turn after it is part of the reply ("### Option 1");
+    an appended entry's `## 14:40` heading always ends it."""
+    return not (whole_turns and turn_follows) or bool(_ENTRY.match(line))
+
+
 def _turn_lines(lines: Sequence[str], read: Sequence[TurnLine | None], speakers: set[str],
                 *, whole_turns: bool) -> set[int]:
     """The indices of the lines inside the speakers' turns: a turn's own line and the
     unlabelled lines right below it; with `whole_turns`, every line up to the next turn
-    or heading."""
+    (see `breaks_turn`)."""
     out: set[int] = set()
     open_turn = False
+    starts = [i for i, t in enumerate(read) if t is not None and t.label in speakers]
     for i, line in enumerate(lines):
         turn = read[i]
         stripped = line.strip()
         if turn is not None and turn.label in speakers:
             out.add(i)
             open_turn = True
-        elif stripped.startswith("#") or (turn is not None and not whole_turns):
+        elif stripped.startswith("#") and breaks_turn(line, whole_turns=whole_turns,
+                                                      turn_follows=bool(starts) and starts[-1] > i):
+            open_turn = False
+        elif turn is not None and not whole_turns:
             open_turn = False
         elif not stripped:
             above = read[i - 1] if i else None
@@ -294,13 +308,14 @@ _YAML_ROLE = re.compile(r"^(?P<indent>\s*)(?:-\s+)?role:\s*(?P<role>[\w-]+)\s*$"
 _YAML_FIELD = re.compile(r"^(?P<indent>\s*)(?:-\s+)?(?P<key>content|name|text):\s?(?P<value>.*)$")
 _USER_ROLES = {"user", "human"}
 _ASSISTANT_ROLES = {"assistant", "gpt", "model", "bot", "ai", "chatgpt"}
+_KNOWN_ROLES = _USER_ROLES | _ASSISTANT_ROLES | {"system", "tool", "function", "developer"}
 
 
 def normalise_transcript(text: str) -> str:
-    """A role transcript as labelled turns, one per line (`User: …`, `Assistant: …`, the
-    user's `name` field as their label; system and tool messages left out); any other
-    text unchanged. JSON lines, a JSON list of messages or `{"messages": [...]}`, and
-    `role:` / `content:` pairs are role transcripts."""
+    """A role transcript as labelled turns (`User: …`, `Assistant: …`, the user's `name`
+    field as their label; system and tool messages left out); any other text unchanged.
+    Role transcripts: JSON lines (headings between them kept), a JSON list of messages or
+    `{"messages": [...]}`, and `role:` / `content:` pairs."""
     stripped = text.strip()
     if not stripped:
         return text
@@ -309,25 +324,49 @@ def normalise_transcript(text: str) -> str:
             value = json.loads(stripped)
         except ValueError:
             value = None
-        messages = _messages(value)
-        if messages is not None:
-            return _render(messages)
-    lines = [line for line in stripped.splitlines() if line.strip()]
-    if len(lines) >= 2 and all(_ROLE_LINE.match(line) for line in lines):
-        try:
-            messages = _messages([json.loads(line.strip().rstrip(",")) for line in lines])
-        except ValueError:
-            messages = None
-        if messages is not None:
-            return _render(messages)
-    messages = _yaml_messages(stripped.splitlines())
-    return _render(messages) if messages is not None else text
+        turns = _render(_messages(value) or [])
+        if turns:
+            return turns
+    lines = stripped.splitlines()
+    json_lines = [line for line in lines if _ROLE_LINE.match(line)]
+    if len(json_lines) >= 2 and all(not x.strip() or x.lstrip().startswith("#") or _ROLE_LINE.match(x)
+                                    for x in lines):
+        out = []
+        for line in lines:
+            if not _ROLE_LINE.match(line):
+                out.append(line)  # a heading ("# Chat with Nova, 12 May") or a blank
+                continue
+            try:
+                messages = _messages([json.loads(line.strip().rstrip(","))])
+            except ValueError:
+                return text
+            if messages is None and not _is_role_message(line):
+                return text
+            out.append(_render(messages or []).rstrip("\n"))
+        if any(out):
+            return "\n".join(out) + "\n"
+    turns = _render(_yaml_messages(lines) or [])
+    return turns or text
+
+
+def _is_role_message(line: str) -> bool:
+    """A JSON line of one message whose role is neither the user's nor the assistant's
+    (system, tool): a message all the same, left out."""
+    try:
+        value = json.loads(line.strip().rstrip(","))
+    except ValueError:
+        return False
+    return isinstance(value, dict) and isinstance(value.get("role", value.get("from")), str)
 
 
 def _messages(value: object) -> list[tuple[str, str, str]] | None:
     """(role, name, content) of each message when `value` is a list of role messages (or
-    `{"messages": [...]}`) with at least one from the user or the assistant."""
+    `{"messages": [...]}`) with at least one from the user or the assistant — or, in an
+    app's export, from a named sender (`{"from": "Kate", "text": …}`: role "person")."""
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        others = [v for k, v in value.items() if k != "messages"]
+        if len(others) > 6 or any(isinstance(v, dict | list) for v in others):
+            return None  # a record that carries messages among much else (a request log)
         value = value["messages"]
     if not isinstance(value, list) or not value:
         return None
@@ -335,14 +374,19 @@ def _messages(value: object) -> list[tuple[str, str, str]] | None:
     for item in value:
         if not isinstance(item, dict):
             return None
+        if item.get("type") == "service":
+            continue  # a chat app's notice ("Kate joined the group"): no one said it
         role = item.get("role", item.get("from"))
-        content = item.get("content", item.get("value", item.get("text")))
-        if not isinstance(role, str) or content is None:
-            return None
+        content = _content_text(item.get("content", item.get("value", item.get("text"))))
+        if not isinstance(role, str):
+            return None  # not a message: a list of something else
         name = item.get("name")
-        out.append((role.lower(), name if isinstance(name, str) else "", _content_text(content)))
-    if not any(r in _USER_ROLES | _ASSISTANT_ROLES for r, _, _ in out):
-        return None
+        name = name if isinstance(name, str) else ""
+        if "role" not in item and role.lower() not in _KNOWN_ROLES:
+            role, name = "person", role  # an app's export names the sender: {"from": "Kate"}
+        out.append((role.lower(), name, content))
+    if not any(r in _USER_ROLES | _ASSISTANT_ROLES or (r == "person" and c) for r, _, c in out):
+        return None  # a list of roles of another kind ({"role": "owner", …})
     return out
 
 
@@ -352,7 +396,10 @@ def _content_text(content: object) -> str:
         return content
     if isinstance(content, list):
         parts = [p.get("text", "") if isinstance(p, dict) else p for p in content]
-        return "\n".join(p for p in parts if isinstance(p, str) and p)
+        # plain strings among the parts: an app's inline fragments ("her name is ", bold
+        # "Miso"); only parts: a model's content blocks, each its own paragraph
+        sep = "" if any(isinstance(p, str) for p in content) else "\n"
+        return sep.join(p for p in parts if isinstance(p, str) and p)
     return ""
 
 
@@ -405,18 +452,25 @@ def _unquote(value: str) -> str:
     return value
 
 
+_MARKDOWN_BREAK = re.compile(r"^(?:#{1,6}\s+|(?:[-*_]\s*){3,}$)")
+
+
 def _render(messages: Sequence[tuple[str, str, str]]) -> str:
-    """Each user or assistant message as a turn: its label, then its lines (a line of its
-    own continues the turn); a blank line between turns."""
+    """Each user or assistant message as a turn: its label, then its lines (a heading's or
+    a rule's marks dropped, so the message ends only where it does); a blank line between
+    turns. "" when there is no turn."""
     out = []
     for role, name, content in messages:
         if role in _USER_ROLES:
             label = name.strip() or "User"
         elif role in _ASSISTANT_ROLES:
             label = "Assistant"
+        elif role == "person" and read_turn(f"{name}: x") is not None:
+            label = name.strip()
         else:
             continue  # system, tool, function: what the app told the model, not a turn
-        body = [line.strip() for line in content.strip().splitlines() if line.strip()]
+        body = "\n".join(_MARKDOWN_BREAK.sub("", line.strip()) for line in content.splitlines())
+        body = re.sub(r"\n{3,}", "\n\n", body).strip()  # paragraphs and lists keep their breaks
         if body:
-            out.append(f"{label}: " + "\n".join(body))
-    return "\n\n".join(out) + "\n"
+            out.append(f"{label}: {body}")
+    return "\n\n".join(out) + "\n" if out else ""

@@ -25,6 +25,7 @@ from ...dream.markdown import CALLOUT, neutralise
 from ...textrules import is_cjk, plain, split_sentences, tokens
 from ...vault.frontmatter import find_frontmatter
 from .chat import (
+    breaks_turn,
     chat_speakers,
     is_assistant,
     normalise_transcript,
@@ -314,6 +315,8 @@ def segment(
     # in a chat with an assistant a turn runs to the next one (its replies have paragraphs
     # and lists); between people, a turn is its line and the lines right below it
     whole_turns = len(speakers) >= 2 and "assistant" in roles.values()
+    last_turn = max((i for i, x in enumerate(text_lines) if speakers
+                     and (t := read_turn(x)) and t.label in speakers), default=-1)
     b = _Builder(plain_text, bold_headings)
     table_head: list[str] | None = None
     label_alone = False  # the last line was a label alone on its line ("**user**")
@@ -358,7 +361,8 @@ def segment(
             continue
         h = _HEADING.match(line)
         if h and not quoted:
-            b.end_turn()
+            if breaks_turn(line, whole_turns=whole_turns, turn_follows=last_turn > n - first_line):
+                b.end_turn()
             b.heading_line(len(h.group(1)), _clean_heading(h.group(2)))
             continue
         bold = _BOLD_HEADING.match(line)
@@ -367,7 +371,8 @@ def segment(
             continue
         if _HRULE.match(line) or _PRED_LINE.match(line) or _LINK_ONLY.match(line):
             b.close()
-            if _HRULE.match(line):
+            if _HRULE.match(line) and breaks_turn(line, whole_turns=whole_turns,
+                                                  turn_follows=last_turn > n - first_line):
                 b.end_turn()
             continue
         if _TABLE_ROW.match(line):  # a row becomes "header: cell; header: cell"
