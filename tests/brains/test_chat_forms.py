@@ -198,7 +198,8 @@ def test_normalise_transcript_leaves_other_text_alone():
 
     for text in ("# Deploy\n\n- Run `make`.\n", '{"port": 6432}\n',
                  'Example request:\n\n```json\n{"role": "user", "content": "hi"}\n```\n',
-                 "[1, 2, 3]\n", "role: owner\nteam: payments\n"):
+                 "[1, 2, 3]\n", "role: owner\nteam: payments\n", "[[Project]] kickoff\n",
+                 "[" * 5000, '{"role": "user", "content": "cut off'):
         assert normalise_transcript(text) == text
 
 

@@ -322,7 +322,7 @@ def normalise_transcript(text: str) -> str:
     if stripped[0] in "[{":
         try:
             value = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past what it reads
             value = None
         turns = _render(_messages(value) or [])
         if turns:
@@ -338,7 +338,7 @@ def normalise_transcript(text: str) -> str:
                 continue
             try:
                 messages = _messages([json.loads(line.strip().rstrip(","))])
-            except ValueError:
+            except (ValueError, RecursionError):
                 return text
             if messages is None and not _is_role_message(line):
                 return text
@@ -354,7 +354,7 @@ def _is_role_message(line: str) -> bool:
     (system, tool): a message all the same, left out."""
     try:
         value = json.loads(line.strip().rstrip(","))
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(value, dict) and isinstance(value.get("role", value.get("from")), str)
 
@@ -445,7 +445,7 @@ def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] == '"':
         try:
             return str(json.loads(value))
-        except ValueError:
+        except (ValueError, RecursionError):
             return value[1:-1]
     if len(value) >= 2 and value[0] == value[-1] == "'":
         return value[1:-1].replace("''", "'")
