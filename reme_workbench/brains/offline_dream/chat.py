@@ -1,5 +1,5 @@
 """Chat transcripts: which lines are turns, who says each, and in what role (docs/spec.md
-§5.2.8). Pure functions on strings; `statements.segment` reads material with them.
+§5.2.11). Pure functions on strings; `statements.segment` reads material with them.
 
 * `normalise_transcript(text)` turns a role transcript an agent writes — JSON lines
   (`{"role": "user", "content": "…"}` one per line), a JSON list of such objects (or
@@ -41,20 +41,21 @@ ChatKind = Literal["people", "assistant"]
 
 # -- labels ------------------------------------------------------------------------------------
 
-# The assistant, by its label: the generic words and the products people talk to.
+# The assistant, by its label: the generic words and the products people talk to (not
+# those that are also people's names: Alexa, Ernie, Kimi — Claude stays, as it always was).
 _ASSISTANT = re.compile(
     r"^(?:(?:the|my|your|an?)\s+)?(?:ai|a\.i\.|assistant|ai[\s_-]?assistant|bot|chat\s?bot|agent|"
     r"ai[\s_-]?agent|llm|model|helper|chatgpt|chat\s?gpt|gpt(?:[\s-]?[\w.]+)?|"
     r"claude(?:[\s-][\w.\s-]+)?|gemini(?:[\s-][\w.\s-]+)?|bard|copilot|bing|perplexity|grok|"
-    r"llama(?:[\s-][\w.]+)?|mistral|deepseek(?:[\s-]\w+)?|qwen(?:[\s-]?[\w.]+)?|kimi|doubao|"
-    r"ernie|siri|alexa|cortana|"
+    r"llama(?:[\s-][\w.]+)?|mistral|deepseek(?:[\s-]\w+)?|qwen(?:[\s-]?[\w.]+)?|doubao|"
     r"ai\s?助手|助手|助理|机器人|智能体|智能助手|小助手|豆包|通义千问|通义|文心一言|文心|元宝|"
     r"\w+[\s_-]?bot|\w+[\s_-]?assistant|\w+助手)$",
     re.I,
 )
 # The vault's user, by their label.
 _USER = re.compile(r"^(?:user|human|me|myself|you|i|用户|我|本人|提问者)$", re.I)
-# Labels of a log's lines, never a person: "Note: …", "TODO: …", "Decision: …", "注意：…".
+# Labels of a log's lines, never a person: "Note: …", "TODO: …", "Decision: …", "注意：…"
+# (the months that are also names — April, May, June, August — can be a person's).
 _NOT_SPEAKER = frozenset("""
 note notes nb n.b fyi ps p.s todo to-do todos done decision decisions decided action actions
 action-item fix fixed status summary tl;dr tldr result results outcome outcomes problem
@@ -70,11 +71,11 @@ ok okay pending blocked bug bugs feature features version port host name email p
 age type kind category priority deadline due start end duration cost price total budget
 aside bonus spoiler idea ideas conclusion verdict rule rules preference preferences
 observation observations finding findings risk risks mitigation impact severity incident
-timeline description definition meaning translation remember important reminder quote
+timeline description definition meaning translation remember quote
 today tomorrow yesterday tonight now later before after morning afternoon evening night
-monday tuesday wednesday thursday friday saturday sunday january february march april may
-june july august september october november december pro con step one two three here there
-this that these those it note to self new old current previous original revised
+monday tuesday wednesday thursday friday saturday sunday january february march july
+september october november december pro con one two three here there
+this that these those it self new old current previous original revised
 meeting call standup stand-up lunch break btw p.p.s
 注意 备注 注 决定 决策 结论 问题 原因 待办 总结 小结 时间 地点 结果 步骤 提示 警告 更新 计划 目标 任务 答 例如
 比如 原文 翻译 链接 来源 主题 议题 参会 参会人 负责人 事实 发现 教训 风险 优点 缺点 理由 背景 进展 状态 说明
@@ -222,7 +223,7 @@ def chat_speakers(lines: Sequence[str], agent_names: Iterable[str] = ()) -> froz
     a label alone on its line counts only when it names a role ("Methods:" titles a list).
     The lines are a chat when those turns are most of the text — counting an unlabelled
     line right after a turn as part of it (a message of several lines), and in a chat with
-    an assistant everything up to the next heading (its replies have paragraphs and lists)
+    an assistant everything up to the next turn (its replies have paragraphs and lists)
     — and either two or more speakers take turns or one speaker opens two or more (a
     person's own log). Then a name-like label that opens one turn is a speaker too, in a
     chat between people ("sam: no way" in a burst of kate's). A log's labels ("Note:",
