@@ -484,3 +484,10 @@ def test_an_apps_json_export_names_its_senders():
                            ("Sam Lee", "person", "no way, photo?"),
                            ("Kate", "person", "her name is Miso")]
     assert kind(text) == "people"
+
+
+def test_names_that_are_also_products_or_months_are_people():
+    chat = "May: we got a puppy!\nAlexa: what breed?\nMay: a beagle\nAlexa: cute\n"
+    assert [(s, r) for s, r, _ in turns(chat)] == [
+        ("May", "person"), ("Alexa", "person"), ("May", "person"), ("Alexa", "person")]
+    assert kind(chat) == "people"
