@@ -29,6 +29,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, Protocol
 
 __all__ = [
@@ -178,6 +179,12 @@ class TurnLine:
 
 def read_turn(line: str) -> TurnLine | None:
     """`line` read as the opening of a turn (see the module doc), or None."""
+    # segment reads each line up to three times; a long line is read, not kept
+    return _read_turn(line) if len(line) < 2000 else _read_turn.__wrapped__(line)
+
+
+@lru_cache(maxsize=8192)
+def _read_turn(line: str) -> TurnLine | None:
     line = _INVISIBLE.sub("", line)
     m = _LINE.match(line) or _IRC.match(line)
     if m:
