@@ -491,3 +491,20 @@ def test_names_that_are_also_products_or_months_are_people():
     assert [(s, r) for s, r, _ in turns(chat)] == [
         ("May", "person"), ("Alexa", "person"), ("May", "person"), ("Alexa", "person")]
     assert kind(chat) == "people"
+
+
+def test_an_exporters_role_headings_open_turns():
+    """Chat exporters write each turn under a heading naming its role."""
+    chat = ("# Basil care\n\n#### You:\nmy basil keeps wilting, it's on a north window\n\n"
+            "#### ChatGPT:\nBasil wants sun.\n\n- Move it south.\n\n"
+            "### User\n\nok, moved it to the balcony\n")
+    assert turns(chat) == [
+        ("You", "user", "my basil keeps wilting, it's on a north window"),
+        ("ChatGPT", "assistant", "Basil wants sun."),
+        ("ChatGPT", "assistant", "Move it south."),
+        ("User", "user", "ok, moved it to the balcony"),
+    ]
+    blocks, _ = segment(chat)
+    assert blocks[0].heading == "Basil care"  # the title stays the chat's heading
+    # a heading that names no role is a heading
+    assert turns("### Kate\n\nhi\n\n### Tom\n\nhello\n") == [("", "", "hi"), ("", "", "hello")]

@@ -7,7 +7,7 @@
   (`User: …`, `Assistant: …`; a user's `name` field is their label), system and tool
   messages left out. Any other text comes back unchanged.
 * `read_turn(line)` is the speaker-line grammar: `Name: text`, `Name：text`, `**Name:**`,
-  `**Name**:`, a label alone on its line (`**User:**`, `**user**`, `You said:`) with the
+  `**Name**:`, a label alone on its line (`**User:**`, `**user**`, `You said:`, `### ChatGPT`) with the
   turn below it, a time or date before or after the name (`[9:41 PM] Kate:`,
   `10:02 Kate:`, `Kate (10:02):`, `[08:02] 张三：`, a WhatsApp export's
   `12/01/2024, 21:15 - Kate: …` or `[12/01/2024, 21:15:03] Kate: …`), an IRC `<kate>`,
@@ -154,9 +154,10 @@ _LINE = re.compile(
     rf"(?:\s*[(\[](?P<time>{_STAMP})[)\]]|{_AFTER}|\s+(?P<clock>{_CLOCK}))?\s*{_BOLD}?"
     rf"[:：]{_BOLD}?[ \t]*(?P<text>.*)$")
 _IRC = re.compile(rf"^\s*{_LEAD}<(?P<name>[\w.'’-]{{1,32}})>\s+(?P<text>.*)$")
-# a label alone on its line without a colon: "**user**", "You said:" (roles only: a bold
-# name alone is a sub-heading)
-_ROLE_ALONE = re.compile(rf"^\s*(?:{_BOLD}(?P<bold>{_NAME}){_BOLD}|(?P<said>{_NAME}) said:)\s*$")
+# a label alone on its line without a colon: "**user**", "You said:", an exporter's
+# "## User" / "### ChatGPT:" (roles only: a bold name or a heading alone is a sub-heading)
+_ROLE_ALONE = re.compile(rf"^\s*(?:{_BOLD}(?P<bold>{_NAME}){_BOLD}|(?P<said>{_NAME}) said:|"
+                         rf"#{{1,6}}\s+{_BOLD}?(?P<heading>{_NAME}){_BOLD}?\s*[:：]?{_BOLD}?)\s*$")
 # what a chat app adds to a message and the person did not say
 _METADATA = re.compile(
     r"\s*(?:<This message was edited>|\((?:edited|已编辑)\)|（已编辑）|\[edited\])\s*$", re.I)
@@ -196,7 +197,7 @@ def _read_turn(line: str) -> TurnLine | None:
         return None
     m = _ROLE_ALONE.match(line)
     if m:
-        label = (m.group("bold") or m.group("said")).strip()
+        label = (m.group("bold") or m.group("said") or m.group("heading")).strip()
         if is_user(label) or is_assistant(label):
             return TurnLine(label, "", False, True)
     return None
@@ -247,7 +248,7 @@ def chat_speakers(lines: Sequence[str], agent_names: Iterable[str] = ()) -> froz
             read.append(None)
             continue
         content.append(i)
-        read.append(None if stripped.startswith("#") else read_turn(line))
+        read.append(read_turn(line))  # a heading opens a turn only when it is a role's label
     counts: dict[str, int] = {}
     strong: set[str] = set()
     saying: set[str] = set()  # labels with words after them on their line

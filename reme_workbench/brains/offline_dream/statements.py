@@ -360,6 +360,11 @@ def segment(
             table_head = None
             continue
         h = _HEADING.match(line)
+        said = read_turn(line) if h and speakers else None
+        if said and said.label in speakers and not quoted:  # an exporter's "### ChatGPT"
+            b.end_turn()
+            b.speaker, b.role, label_alone = said.label, roles[said.label], True
+            continue
         if h and not quoted:
             if breaks_turn(line, whole_turns=whole_turns, turn_follows=last_turn > n - first_line):
                 b.end_turn()
