@@ -508,3 +508,27 @@ def test_an_exporters_role_headings_open_turns():
     assert blocks[0].heading == "Basil care"  # the title stays the chat's heading
     # a heading that names no role is a heading
     assert turns("### Kate\n\nhi\n\n### Tom\n\nhello\n") == [("", "", "hi"), ("", "", "hello")]
+
+
+def test_dreaming_a_whatsapp_export(make_vault):
+    """Through the CLI: a WhatsApp export kept as a text file in daily/ is a chat between
+    people; what they say about themselves is kept, its dates and notices are not."""
+    from click.testing import CliRunner
+
+    from reme_workbench.cli import cli
+
+    export = ("12/01/2024, 21:14 - Messages and calls are end-to-end encrypted. No one outside "
+              "of this chat, not even WhatsApp, can read or listen to them.\n"
+              "12/01/2024, 21:15 - Kate Miller: are you coming saturday?\n"
+              "12/01/2024, 21:16 - Sam: yes!\n"
+              "12/01/2024, 21:17 - Kate Miller: perfect, I'll make lasagne\n"
+              "12/01/2024, 21:18 - Sam: I started a pottery class at the community centre\n"
+              "last week, every Thursday evening\n")
+    vault = make_vault({"daily/2026-11-06/whatsapp.txt": export})
+    result = CliRunner().invoke(cli, ["--vault", str(vault), "dream", "--embedder", "hashing",
+                                      "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    notes = [p.read_text(encoding="utf-8") for p in (vault / "digest").rglob("*.md")]
+    kept = [n for n in notes if "pottery class" in n]
+    assert kept and all("whatsapp.txt" in n for n in kept), notes
+    assert not any("12/01/2024" in n or "end-to-end" in n for n in notes), notes
