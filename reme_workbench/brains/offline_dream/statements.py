@@ -5,9 +5,11 @@ Pure functions on strings (no I/O, no model); `OfflineBrain` builds its units fr
 * `segment(text)` cuts material into `Block`s (paragraph, list item, numbered step,
   table row) and each block into sentence `Statement`s. Frontmatter is skipped, headings
   become the context of what follows, a fenced code block belongs to the block before it,
-  `pred:: [[x]]` lines are links rather than content, and `[12:03] Name: ...` transcript
-  lines are one block each. English sentences end at `.!?` before a capital; Chinese ones
-  at `。！？；` and at line ends; nothing is cut inside a code span or a quotation.
+  `pred:: [[x]]` lines are links rather than content. A chat transcript (every form
+  `chat.py` reads: `**Lin:** …`, `User:` / `Assistant:`, JSON role lines, a WhatsApp
+  export, `张三：…`) is read as turns: each turn one block with its speaker and role, the
+  label and timestamp taken out. English sentences end at `.!?` before a capital; Chinese
+  ones at `。！？；` and at line ends; nothing is cut inside a code span or a quotation.
 * `score(statement)` gives cue scores for the three buckets plus a noise verdict.
 * `tokens(text)` / `overlap(a, b)`: content-token sets (light stemming, stopwords and
   dates removed; CJK as character bigrams) and the overlap coefficient between two.
@@ -22,6 +24,15 @@ from typing import Literal
 from ...dream.markdown import CALLOUT, neutralise
 from ...textrules import is_cjk, plain, split_sentences, tokens
 from ...vault.frontmatter import find_frontmatter
+from .chat import (
+    breaks_turn,
+    chat_speakers,
+    is_assistant,
+    normalise_transcript,
+    read_turn,
+    speaker_role,
+    system_notice,
+)
 
 __all__ = [
     "Block", "Statement", "Scores", "segment",
@@ -53,8 +64,9 @@ class Block:
     path: tuple[str, ...] = ()  # the heading tree above: ("Internal links", "Link to a file")
     level: int = 0  # the nearest heading's level (1-6; 7: a bold line used as a heading)
     levels: tuple[int, ...] = ()  # the level of each heading in `path`
-    speaker: str = ""  # a chat line's speaker ("Lin", "林晓", "agent"), label removed
+    speaker: str = ""  # a chat turn's speaker as labelled ("Lin", "林晓", "User"), label removed
     entry: str = ""  # under an appended entry's `## HH:MM` heading: its time (not its title)
+    role: str = ""  # a chat turn's speaker: "assistant", "user" or "person" (chat.speaker_role)
 
     @property
     def context(self) -> str:
@@ -98,13 +110,6 @@ _PRED_LINE = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_]*::\s")
 _HRULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 # "[00:12] Oskar: ..." — the timestamp and the speaker are dropped
 _TIMESTAMP = re.compile(r"^\s*\[\d{1,2}:\d{2}(:\d{2})?\]\s*([A-Z][\w.-]*( [A-Z][\w.-]*)?:\s+)?")
-# A chat line: "[08:02] 林晓：…", "**Lin:** …", "**Lin**: …", "Lin: …" (the label, bold or
-# not), with the turn's id in brackets after the name ("**Caroline** (D1:3): …")
-_SPEAKER = re.compile(
-    r"^\s*(?:\[\d{1,2}:\d{2}(?::\d{2})?\]\s*)?(?:\*\*|__)?"
-    r"([A-Za-z][\w.-]{0,20}(?: [A-Z][\w.-]{0,20})?|[\u4e00-\u9fff]{1,6})"
-    r"(?:\*\*|__)?(?:\s*[(\[][\w:.#-]{1,16}[)\]])?\s*[:：](?:\*\*|__)?[ \t]*(?=\S)"
-)
 # An entry a client appended (docs/spec.md §3.6.4): "## 14:40 Rotate the token". The time
 # says when it was written, never what it is about: it is kept apart from the title.
 ENTRY_HEADING = re.compile(r"^(\d{1,2}:\d{2})(?:\s+(.*))?$")
@@ -138,7 +143,7 @@ class _Builder:
         self.callout, self.callout_title = "", ""  # the callout being read, if any
         self.callout_body = False  # the open callout has lines after its title (an embed counts)
         self.tree: list[tuple[int, str]] = []  # (level, heading) from the top down
-        self.speaker = ""  # of the chat line being read
+        self.speaker, self.role = "", ""  # of the chat turn being read
         self.entry = ""  # the time of the appended entry being read ("14:40"), if any
 
     def heading_line(self, level: int, text: str) -> None:
@@ -207,7 +212,8 @@ class _Builder:
                                  self.callout, self.callout_title,
                                  tuple(h for _, h in self.tree),
                                  self.tree[-1][0] if self.tree else 0,
-                                 tuple(lv for lv, _ in self.tree), self.speaker, self.entry))
+                                 tuple(lv for lv, _ in self.tree), self.speaker, self.entry,
+                                 self.role))
         self.lines, self.code = [], []
         lead_in = _BOLD_LEAD.match(text) if self.kind == "para" and self.bold_headings else None
         if lead_in and text.rstrip("*").endswith((":", "：")):
@@ -256,6 +262,19 @@ class _Builder:
             self.kind, self.start = "para", line_no
         self.lines.append(line)
 
+    def end_turn(self) -> None:
+        """The chat turn being read is over: what follows is nobody's."""
+        self.close()
+        self.speaker, self.role = "", ""
+
+    def continue_turn(self, line: str) -> bool:
+        """A line right below a turn's own line continues that turn (a message of several
+        lines), in a text file too."""
+        if not (self.speaker and self.lines and self.kind == "para"):
+            return False
+        self.lines.append(line)
+        return True
+
     def blank(self) -> None:
         self.gap = True  # an item may go on after a blank line, indented; a paragraph not
         if not self.in_item:
@@ -274,23 +293,33 @@ def _continues(prev: str, line: str) -> bool:
 
 
 def segment(
-    text: str, *, plain_text: bool = False, bold_headings: bool = False
+    text: str, *, plain_text: bool = False, bold_headings: bool = False,
+    agent_names: tuple[str, ...] = (),
 ) -> tuple[list[Block], list[Statement]]:
     """Cut material into blocks and sentence statements (see the module docstring).
     `bold_headings`: a paragraph that is only a bold line, or a bold lead-in to a list
-    ("**Working rules** (…):"), opens a sub-section, as documentation pages use them."""
+    ("**Working rules** (…):"), opens a sub-section, as documentation pages use them.
+    `agent_names`: names the agent goes by in a chat, besides "assistant", "AI", …"""
     span = find_frontmatter(text)
     first_line = 1
     if span is not None:
         first_line += text.count("\n", 0, span.end)
         text = text[span.end :]
+    text = normalise_transcript(text)  # JSON role lines → "User: …" turns
     original = text.splitlines()
     if not plain_text:
         text = neutralise(text)  # same line count: `original[i]` is line i before it
     text_lines = text.splitlines()
-    speakers = chat_speakers(text_lines)
+    speakers = chat_speakers(text_lines, agent_names)
+    roles = {s: speaker_role(s, speakers, agent_names) for s in speakers}
+    # in a chat with an assistant a turn runs to the next one (its replies have paragraphs
+    # and lists); between people, a turn is its line and the lines right below it
+    whole_turns = len(speakers) >= 2 and "assistant" in roles.values()
+    last_turn = max((i for i, x in enumerate(text_lines) if speakers
+                     and (t := read_turn(x)) and t.label in speakers), default=-1)
     b = _Builder(plain_text, bold_headings)
     table_head: list[str] | None = None
+    label_alone = False  # the last line was a label alone on its line ("**user**")
     fence: tuple[str, int] | None = None
     code: list[str] = []
     for n, raw in enumerate(text.splitlines(), start=first_line):
@@ -326,10 +355,19 @@ def segment(
             continue
         if not line.strip():
             b.blank()
+            if b.speaker and not whole_turns and not label_alone:
+                b.end_turn()  # between people a turn ends at a blank line
             table_head = None
             continue
         h = _HEADING.match(line)
+        said = read_turn(line) if h and speakers else None
+        if said and said.label in speakers and not quoted:  # an exporter's "### ChatGPT"
+            b.end_turn()
+            b.speaker, b.role, label_alone = said.label, roles[said.label], True
+            continue
         if h and not quoted:
+            if breaks_turn(line, whole_turns=whole_turns, turn_follows=last_turn > n - first_line):
+                b.end_turn()
             b.heading_line(len(h.group(1)), _clean_heading(h.group(2)))
             continue
         bold = _BOLD_HEADING.match(line)
@@ -338,6 +376,9 @@ def segment(
             continue
         if _HRULE.match(line) or _PRED_LINE.match(line) or _LINK_ONLY.match(line):
             b.close()
+            if _HRULE.match(line) and breaks_turn(line, whole_turns=whole_turns,
+                                                  turn_follows=last_turn > n - first_line):
+                b.end_turn()
             continue
         if _TABLE_ROW.match(line):  # a row becomes "header: cell; header: cell"
             b.close()
@@ -354,19 +395,26 @@ def segment(
         item = _ITEM.match(line)
         if item and not plain_text:
             b.item(len(item.group(1)), item.group(2), item.group(3), n)
+            label_alone = False
             continue
-        said = _SPEAKER.match(line) if speakers else None
-        if said and said.group(1) in speakers:
-            b.close()
-            b.speaker, line = said.group(1), line[said.end() :]
-            b.text_line(line, n)
-            b.close()  # one chat line, one block
-            b.speaker = ""
+        turn = read_turn(line) if speakers else None
+        if turn and turn.label in speakers:  # one labelled line, one turn, one block
+            b.end_turn()
+            b.speaker, b.role = turn.label, roles[turn.label]
+            label_alone = turn.alone
+            if turn.text:
+                b.text_line(turn.text, n)
+            continue
+        label_alone = False
+        if speakers and system_notice(line):
+            b.end_turn()  # "Messages and calls are end-to-end encrypted": no one said it
             continue
         stamp = _TIMESTAMP.match(line)
         if stamp:
-            b.close()
+            b.end_turn()
             line = line[stamp.end() :]
+        elif b.continue_turn(line):
+            continue
         b.text_line(line, n)
     if fence is not None and code:
         b.attach_code(_dedent(code))  # an unclosed fence still belongs to its step
@@ -378,31 +426,11 @@ def segment(
     return blocks, statements
 
 
-_AGENT = re.compile(r"^(agent|assistant|ai|bot|claude|gpt|copilot|helper|助手|助理|机器人|智能体)$", re.I)
-
-
 def is_agent(speaker: str) -> bool:
-    """The agent's own chat lines: it echoes and confirms, it does not state the user's rules."""
-    return bool(_AGENT.match(speaker.strip()))
-
-
-def chat_speakers(lines: list[str]) -> frozenset[str]:
-    """The speakers of a chat transcript: labels that open at least two lines each, when
-    there are two or more of them and their lines are most of the text ("Note:" or
-    "Decision:" in a log is a label, not a speaker)."""
-    counts: dict[str, int] = {}
-    content = 0
-    for line in lines:
-        if not line.strip() or line.lstrip().startswith(("#", "|", "```")):
-            continue
-        content += 1
-        m = _SPEAKER.match(line)
-        if m:
-            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
-    found = {k for k, v in counts.items() if v >= 2}
-    if len(found) < 2 or sum(counts[k] for k in found) < 0.5 * content:
-        return frozenset()
-    return frozenset(found)
+    """The agent's own chat lines: it echoes and confirms, it does not state the user's
+    rules. The label alone decides (`chat.is_assistant`); a block's `role` also knows the
+    agent's own names."""
+    return is_assistant(speaker)
 
 
 def _cells(row: str) -> list[str]:
@@ -567,17 +595,17 @@ GENERIC_HEADINGS = _rx(
 
 def score(
     statement: Statement, *, noise_before: bool = False, resource: bool = False,
-    agent_chat: bool = False,
 ) -> Scores:
     """Cue scores per bucket (weights are relative; the thresholds live in offline.py).
     `noise_before`: an earlier sentence of the block was chit-chat, so this one is too.
-    `agent_chat`: the material is a chat with the agent, so its other speaker is the user."""
+    A chat turn's role says whose it is: the user's words can be their rules, the
+    assistant's never are (chat.speaker_role)."""
     text, block = plain(statement.text), statement.block
     heading = block.context
     toks = tokens(text)
     size = len([t for t in toks if not is_cjk(t[0])]) + sum(map(is_cjk, text)) / 2
     noise = (
-        "the agent's own chat line" if block.speaker and is_agent(block.speaker)
+        "the agent's own chat line" if block.role == "assistant"
         else "marked as not worth keeping" if _NOISE_MARK.search(text) or _NOISE_MARK.search(heading)
         else "chit-chat topic" if _NOISE_TOPIC.search(text)
         else "continues a chit-chat sentence" if noise_before
@@ -596,7 +624,7 @@ def score(
     rule = wants or bool(_RULE.search(text) or _RULE_ZH.search(text))
     weak = not rule and bool(_WEAK_RULE.search(text))
     user = wants or any(rx.search(t) for rx in (_USER, _USER_ZH) for t in (text, statement.text))
-    user = user or bool(block.speaker and agent_chat)  # the user, talking to the agent
+    user = user or block.role == "user"  # the user's own turn, talking to the assistant
     personal = 1.5 * rule + 0.8 * weak + (1.5 if rule or weak else 0.7) * user
     personal += 0.5 * bool(_HABIT.search(text))
     if _PERSONAL_HEADING.search(heading):
@@ -625,10 +653,8 @@ def score_all(statements: list[Statement], *, resource: bool = False) -> list[Sc
     """Scores for every statement, carrying chit-chat forward within a block."""
     out: list[Scores] = []
     noisy_block = -1
-    agent_chat = any(st.block.speaker and is_agent(st.block.speaker) for st in statements)
     for st in statements:
-        s = score(st, noise_before=st.block.index == noisy_block, resource=resource,
-                  agent_chat=agent_chat)
+        s = score(st, noise_before=st.block.index == noisy_block, resource=resource)
         if s.noise and s.noise != TOO_SHORT:
             noisy_block = st.block.index
         out.append(s)

@@ -1,0 +1,485 @@
+"""Chat transcripts: which lines are turns, who says each, and in what role (docs/spec.md
+§5.2.11). Pure functions on strings; `statements.segment` reads material with them.
+
+* `normalise_transcript(text)` turns a role transcript an agent writes — JSON lines
+  (`{"role": "user", "content": "…"}` one per line), a JSON list of such objects (or
+  `{"messages": [...]}`), `role: user` / `content: …` pairs — into ordinary labelled turns
+  (`User: …`, `Assistant: …`; a user's `name` field is their label), system and tool
+  messages left out. Any other text comes back unchanged.
+* `read_turn(line)` is the speaker-line grammar: `Name: text`, `Name：text`, `**Name:**`,
+  `**Name**:`, a label alone on its line (`**User:**`, `**user**`, `You said:`, `### ChatGPT`) with the
+  turn below it, a time or date before or after the name (`[9:41 PM] Kate:`,
+  `10:02 Kate:`, `Kate (10:02):`, `[08:02] 张三：`, a WhatsApp export's
+  `12/01/2024, 21:15 - Kate: …` or `[12/01/2024, 21:15:03] Kate: …`), an IRC `<kate>`,
+  and a turn id in brackets (`**Caroline** (D1:3):`). The stamp and the label are not
+  part of the turn's text; nor is a message's metadata (`<This message was edited>`).
+* `chat_speakers(lines)` decides whether the lines are a chat and who its speakers are;
+  `speaker_role(label, speakers)` whether a speaker is the assistant, the user or a
+  person; `chat_kind(blocks)` whether a segmented chat is between people or the vault's
+  user's (with an assistant).
+
+Rule-based and says so: a label is read by its form and by a short list of words that
+label a log's lines rather than a person ("Note:", "TODO:", "注意："); what the turns say
+is for the rules that read them (conversation.py, the log rules in statements.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal, Protocol
+
+__all__ = [
+    "TurnLine", "read_turn", "chat_speakers", "speaker_role", "chat_kind", "is_assistant",
+    "is_user", "normalise_transcript", "system_notice", "breaks_turn", "Role", "ChatKind",
+]
+
+Role = Literal["assistant", "user", "person"]
+ChatKind = Literal["people", "assistant"]
+
+# -- labels ------------------------------------------------------------------------------------
+
+# The assistant, by its label: the generic words and the products people talk to (not
+# those that are also people's names: Alexa, Ernie, Kimi — Claude stays, as it always was).
+_ASSISTANT = re.compile(
+    r"^(?:(?:the|my|your|an?)\s+)?(?:ai|a\.i\.|assistant|ai[\s_-]?assistant|bot|chat\s?bot|agent|"
+    r"ai[\s_-]?agent|llm|model|helper|chatgpt|chat\s?gpt|gpt(?:[\s-]?[\w.]+)?|"
+    r"claude(?:[\s-][\w.\s-]+)?|gemini(?:[\s-][\w.\s-]+)?|bard|copilot|bing|perplexity|grok|"
+    r"llama(?:[\s-][\w.]+)?|mistral|deepseek(?:[\s-]\w+)?|qwen(?:[\s-]?[\w.]+)?|doubao|"
+    r"ai\s?助手|助手|助理|机器人|智能体|智能助手|小助手|豆包|通义千问|通义|文心一言|文心|元宝|"
+    r"\w+[\s_-]?bot|\w+[\s_-]?assistant|\w+助手)$",
+    re.I,
+)
+# The vault's user, by their label.
+_USER = re.compile(r"^(?:user|human|me|myself|you|i|用户|我|本人|提问者)$", re.I)
+# Labels of a log's lines, never a person: "Note: …", "TODO: …", "Decision: …", "注意：…"
+# (the months that are also names — April, May, June, August — can be a person's).
+_NOT_SPEAKER = frozenset("""
+note notes nb n.b fyi ps p.s todo to-do todos done decision decisions decided action actions
+action-item fix fixed status summary tl;dr tldr result results outcome outcomes problem
+problems issue issues cause causes reason reasons why what how when where who which answer
+answers question questions q a step steps tip tips hint warning warnings caution danger
+important info information update updates edit edited context background goal goals task
+tasks owner owners date dates time times day location place venue topic topics subject
+from to cc bcc re fw fwd title tags tag source sources link links url http https ref refs
+see example examples e.g i.e output input error errors command commands cmd usage reminder
+reminders follow-up followup next then first second third finally also and but so or plan
+plans agenda attendees participants present absent lesson lessons learned pros cons yes no
+ok okay pending blocked bug bugs feature features version port host name email phone address
+age type kind category priority deadline due start end duration cost price total budget
+aside bonus spoiler idea ideas conclusion verdict rule rules preference preferences
+observation observations finding findings risk risks mitigation impact severity incident
+timeline description definition meaning translation remember quote
+today tomorrow yesterday tonight now later before after morning afternoon evening night
+monday tuesday wednesday thursday friday saturday sunday january february march july
+september october november december pro con one two three here there
+this that these those it self new old current previous original revised
+meeting call standup stand-up lunch break btw p.p.s
+注意 备注 注 决定 决策 结论 问题 原因 待办 总结 小结 时间 地点 结果 步骤 提示 警告 更新 计划 目标 任务 答 例如
+比如 原文 翻译 链接 来源 主题 议题 参会 参会人 负责人 事实 发现 教训 风险 优点 缺点 理由 背景 进展 状态 说明
+要点 重点 补充 附注 备忘 日期 地址 电话 邮箱 姓名 名称 类型 议程 行动项 后续 下一步 今天 明天 昨天 上午 下午 晚上
+""".split())
+# "林晓说：" opens a quotation, not a turn: the label ends on a verb of saying
+_SPEECH_VERB = re.compile(r"(?:说|问|道|答|讲|回答|回复|表示|提到|强调|补充|写道|认为)$")
+
+
+def _key(label: str) -> str:
+    return " ".join(label.lower().replace("’", "'").split())
+
+
+def is_assistant(label: str, agent_names: Iterable[str] = ()) -> bool:
+    """The label names an assistant: a generic word or product (`assistant`, `AI`,
+    `ChatGPT`, `Claude`, `助手`, …) or one of the agent's own names."""
+    key = _key(label)
+    return bool(_ASSISTANT.match(key)) or key in {_key(n) for n in agent_names}
+
+
+def is_user(label: str) -> bool:
+    """The label names the vault's user: `user`, `human`, `me`, `用户`, `我`, …"""
+    return bool(_USER.match(_key(label)))
+
+
+def speaker_role(label: str, speakers: Iterable[str], agent_names: Iterable[str] = ()) -> Role:
+    """The role of a chat's speaker: the assistant by its label (or the agent's own name);
+    the user by theirs (`user`, `human`, `me`, `用户`, `我`); any other name in a chat that
+    has an assistant is the user; in a chat without one, everyone is a person."""
+    names = tuple(agent_names)
+    if is_assistant(label, names):
+        return "assistant"
+    if is_user(label):
+        return "user"
+    return "user" if any(is_assistant(s, names) for s in speakers) else "person"
+
+
+class _Spoken(Protocol):
+    speaker: str
+    role: str
+
+
+def chat_kind(blocks: Sequence[_Spoken]) -> ChatKind | None:
+    """What a segmented chat is: `"assistant"` when an assistant speaks in it, or when its
+    only speaker is the vault's user (their own log: `me: …`) — the user's words are read
+    as the user's; `"people"` when its speakers are people (two friends, a group, one
+    person's log under their name); None when the material is no chat."""
+    roles = {b.speaker: b.role for b in blocks if b.speaker}
+    if not roles:
+        return None
+    if "assistant" in roles.values() or set(roles.values()) == {"user"}:
+        return "assistant"
+    return "people"
+
+
+# -- the speaker-line grammar -----------------------------------------------------------------
+
+_INVISIBLE = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_CLOCK = (r"(?:(?:上午|下午|晚上|早上|中午|凌晨)\s?)?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?"
+          r"(?:\s?[AaPp]\.?[Mm]\.?)?")
+_DATE = r"(?:\d{4}[/.-]\d{1,2}[/.-]\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}年\d{1,2}月\d{1,2}日)"
+_STAMP = rf"(?:{_DATE}(?:,?\s*|T){_CLOCK}|{_DATE}|{_CLOCK})"
+# a name: a CJK one of 1-6 characters, or a word of letters with up to two capitalised words
+# after it ("Kate", "kate", "Kate Miller", "GPT-4o", "Zoë", "AI Assistant")
+_LETTER = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+_NAME = (rf"(?:[\u4e00-\u9fff\u3400-\u4dbf][\u4e00-\u9fff\u3400-\u4dbf·]{{0,5}}|"
+         rf"[{_LETTER}][{_LETTER}0-9_.'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{_LETTER}0-9_.'’-]{{0,24}}){{0,2}}"
+         rf"(?:\s?[\u4e00-\u9fff]{{1,3}})?)")
+_BOLD = r"(?:\*\*|__)"
+# a turn id in brackets after the name ("**Caroline** (D1:3):"); a time there is a stamp
+_AFTER = r"\s*[(\[][\w:.#-]{1,16}[)\]]"
+_LEAD = (rf"(?P<lead>\[{_STAMP}\]\s*|\({_STAMP}\)\s*|{_STAMP}\s+[-–—]\s+|{_STAMP}\s+)?")
+_LINE = re.compile(
+    rf"^\s*{_LEAD}{_BOLD}?(?P<name>{_NAME}){_BOLD}?"
+    rf"(?:\s*[(\[](?P<time>{_STAMP})[)\]]|{_AFTER}|\s+(?P<clock>{_CLOCK}))?\s*{_BOLD}?"
+    rf"[:：]{_BOLD}?[ \t]*(?P<text>.*)$")
+_IRC = re.compile(rf"^\s*{_LEAD}<(?P<name>[\w.'’-]{{1,32}})>\s+(?P<text>.*)$")
+# a label alone on its line without a colon: "**user**", "You said:", an exporter's
+# "## User" / "### ChatGPT:" (roles only: a bold name or a heading alone is a sub-heading)
+_ROLE_ALONE = re.compile(rf"^\s*(?:{_BOLD}(?P<bold>{_NAME}){_BOLD}|(?P<said>{_NAME}) said:|"
+                         rf"#{{1,6}}\s+{_BOLD}?(?P<heading>{_NAME}){_BOLD}?\s*[:：]?{_BOLD}?)\s*$")
+# what a chat app adds to a message and the person did not say
+_METADATA = re.compile(
+    r"\s*(?:<This message was edited>|\((?:edited|已编辑)\)|（已编辑）|\[edited\])\s*$", re.I)
+# a stamped line without a label in an export: the app's own notice ("Messages and calls
+# are end-to-end encrypted", "Kate added Sam"), not a turn
+_NOTICE = re.compile(rf"^\s*(?:\[{_DATE},?\s*{_CLOCK}\]\s*|{_DATE},?\s*{_CLOCK}\s+[-–—]\s+)(?P<text>.*)$")
+
+
+@dataclass(frozen=True)
+class TurnLine:
+    """A line that opens a chat turn: its label as written, the turn's text on that line
+    ("" when the label stands alone and the turn follows below), and whether a timestamp
+    came with it (an app's export: strong evidence of a chat)."""
+
+    label: str
+    text: str
+    stamped: bool
+    alone: bool
+
+
+def read_turn(line: str) -> TurnLine | None:
+    """`line` read as the opening of a turn (see the module doc), or None."""
+    # segment reads each line up to three times; a long line is read, not kept
+    return _read_turn(line) if len(line) < 2000 else _read_turn.__wrapped__(line)
+
+
+@lru_cache(maxsize=8192)
+def _read_turn(line: str) -> TurnLine | None:
+    line = _INVISIBLE.sub("", line)
+    m = _LINE.match(line) or _IRC.match(line)
+    if m:
+        label = m.group("name").strip()
+        text = _METADATA.sub("", _INVISIBLE.sub("", m.group("text"))).strip()
+        stamped = any(m.groupdict().get(g) for g in ("lead", "time", "clock"))
+        if _is_label(label) and not label.lower().startswith(("http", "www")):
+            return TurnLine(label, text, stamped, not text)
+        return None
+    m = _ROLE_ALONE.match(line)
+    if m:
+        label = (m.group("bold") or m.group("said") or m.group("heading")).strip()
+        if is_user(label) or is_assistant(label):
+            return TurnLine(label, "", False, True)
+    return None
+
+
+def _is_label(label: str) -> bool:
+    key = _key(label)
+    return key not in _NOT_SPEAKER and not _SPEECH_VERB.search(label) and not key.isdigit()
+
+
+def system_notice(line: str) -> bool:
+    """A chat app's stamped notice without a speaker ("12/01/2024, 21:14 - Messages and
+    calls are end-to-end encrypted…"): no one said it."""
+    return bool(_NOTICE.match(_INVISIBLE.sub("", line))) and read_turn(line) is None
+
+
+# -- who the speakers are ----------------------------------------------------------------------
+
+
+def _name_like(label: str) -> bool:
+    """A label that could be a person's name by its form: one word, or capitalised words."""
+    words = label.split()
+    return len(words) == 1 or all(w[:1].isupper() for w in words)
+
+
+def chat_speakers(lines: Sequence[str], agent_names: Iterable[str] = ()) -> frozenset[str]:
+    """The speakers of a chat transcript, or none when `lines` are no chat.
+
+    A label speaks when it opens a turn at least twice, when it names a role (`User`,
+    `Assistant`, `AI`, `助手`, the agent's own name) or when its turn came with a timestamp;
+    a label alone on its line counts only when it names a role ("Methods:" titles a list).
+    The lines are a chat when those turns are most of the text — counting an unlabelled
+    line right after a turn as part of it (a message of several lines), and in a chat with
+    an assistant everything up to the next turn (its replies have paragraphs and lists)
+    — and either two or more speakers take turns or one speaker opens two or more (a
+    person's own log). Then a name-like label that opens one turn is a speaker too, in a
+    chat between people ("sam: no way" in a burst of kate's). A log's labels ("Note:",
+    "Decision:", "TODO:") are never speakers."""
+    agents = tuple(agent_names)
+    read: list[TurnLine | None] = []
+    content: list[int] = []  # indices of the lines that count
+    fence = False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            fence = not fence
+        if fence or not stripped or stripped.startswith(("```", "~~~", "|")):
+            read.append(None)
+            continue
+        content.append(i)
+        read.append(read_turn(line))  # a heading opens a turn only when it is a role's label
+    counts: dict[str, int] = {}
+    strong: set[str] = set()
+    saying: set[str] = set()  # labels with words after them on their line
+    for turn in read:
+        role = turn is not None and (is_user(turn.label) or is_assistant(turn.label, agents))
+        if turn is None or (turn.alone and not role):
+            continue  # "Methods:" alone on its line titles what follows; "User:" opens a turn
+        counts[turn.label] = counts.get(turn.label, 0) + 1
+        if turn.stamped or role:
+            strong.add(turn.label)
+        if turn.text:
+            saying.add(turn.label)
+    found = {k for k, v in counts.items() if v >= 2} | strong
+    if not found or (len(found) == 1 and counts[next(iter(found))] < 2):
+        return frozenset()  # one line of one label: a label, not a chat
+    assistant = any(is_assistant(s, agents) for s in found)
+    covered = _turn_lines(lines, read, found, whole_turns=assistant and len(found) >= 2)
+    if len(covered & set(content)) < 0.5 * len(content):
+        return frozenset()
+    if not assistant:  # "sam: no wayyy" once, in kate's burst: a person too
+        found |= {k for k in saying if _name_like(k)}
+    return frozenset(found)
+
+
+_ENTRY = re.compile(r"^\s{0,3}#{1,6}\s+\d{1,2}:\d{2}(?:\s|$)")  # "## 14:40 …" (spec §3.6.4)
+
+
+def breaks_turn(line: str, *, whole_turns: bool, turn_follows: bool) -> bool:
+    """A heading (or a rule) ends the turn above it — except in a chat with an assistant,
+    where a heading with another turn after it is part of the reply ("### Option 1");
+    an appended entry's `## 14:40` heading always ends it."""
+    return not (whole_turns and turn_follows) or bool(_ENTRY.match(line))
+
+
+def _turn_lines(lines: Sequence[str], read: Sequence[TurnLine | None], speakers: set[str],
+                *, whole_turns: bool) -> set[int]:
+    """The indices of the lines inside the speakers' turns: a turn's own line and the
+    unlabelled lines right below it; with `whole_turns`, every line up to the next turn
+    (see `breaks_turn`)."""
+    out: set[int] = set()
+    open_turn = False
+    starts = [i for i, t in enumerate(read) if t is not None and t.label in speakers]
+    for i, line in enumerate(lines):
+        turn = read[i]
+        stripped = line.strip()
+        if turn is not None and turn.label in speakers:
+            out.add(i)
+            open_turn = True
+        elif stripped.startswith("#") and breaks_turn(line, whole_turns=whole_turns,
+                                                      turn_follows=bool(starts) and starts[-1] > i):
+            open_turn = False
+        elif turn is not None and not whole_turns:
+            open_turn = False
+        elif not stripped:
+            above = read[i - 1] if i else None
+            open_turn = open_turn and (whole_turns or bool(above and above.alone))
+        elif open_turn:
+            out.add(i)
+    return out
+
+
+# -- role transcripts -------------------------------------------------------------------------
+
+_ROLE_LINE = re.compile(r'^\s*\{.*"(?:role|from)"\s*:.*\}\s*,?\s*$')
+_YAML_ROLE = re.compile(r"^(?P<indent>\s*)(?:-\s+)?role:\s*(?P<role>[\w-]+)\s*$")
+_YAML_FIELD = re.compile(r"^(?P<indent>\s*)(?:-\s+)?(?P<key>content|name|text):\s?(?P<value>.*)$")
+_USER_ROLES = {"user", "human"}
+_ASSISTANT_ROLES = {"assistant", "gpt", "model", "bot", "ai", "chatgpt"}
+_KNOWN_ROLES = _USER_ROLES | _ASSISTANT_ROLES | {"system", "tool", "function", "developer"}
+
+
+def normalise_transcript(text: str) -> str:
+    """A role transcript as labelled turns (`User: …`, `Assistant: …`, the user's `name`
+    field as their label; system and tool messages left out); any other text unchanged.
+    Role transcripts: JSON lines (headings between them kept), a JSON list of messages or
+    `{"messages": [...]}`, and `role:` / `content:` pairs."""
+    stripped = text.strip()
+    if not stripped:
+        return text
+    if stripped[0] in "[{":
+        try:
+            value = json.loads(stripped)
+        except (ValueError, RecursionError):  # not JSON, or nested past what it reads
+            value = None
+        turns = _render(_messages(value) or [])
+        if turns:
+            return turns
+    lines = stripped.splitlines()
+    json_lines = [line for line in lines if _ROLE_LINE.match(line)]
+    if len(json_lines) >= 2 and all(not x.strip() or x.lstrip().startswith("#") or _ROLE_LINE.match(x)
+                                    for x in lines):
+        out = []
+        for line in lines:
+            if not _ROLE_LINE.match(line):
+                out.append(line)  # a heading ("# Chat with Nova, 12 May") or a blank
+                continue
+            try:
+                messages = _messages([json.loads(line.strip().rstrip(","))])
+            except (ValueError, RecursionError):
+                return text
+            if messages is None and not _is_role_message(line):
+                return text
+            out.append(_render(messages or []).rstrip("\n"))
+        if any(out):
+            return "\n".join(out) + "\n"
+    turns = _render(_yaml_messages(lines) or [])
+    return turns or text
+
+
+def _is_role_message(line: str) -> bool:
+    """A JSON line of one message whose role is neither the user's nor the assistant's
+    (system, tool): a message all the same, left out."""
+    try:
+        value = json.loads(line.strip().rstrip(","))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and isinstance(value.get("role", value.get("from")), str)
+
+
+def _messages(value: object) -> list[tuple[str, str, str]] | None:
+    """(role, name, content) of each message when `value` is a list of role messages (or
+    `{"messages": [...]}`) with at least one from the user or the assistant — or, in an
+    app's export, from a named sender (`{"from": "Kate", "text": …}`: role "person")."""
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        others = [v for k, v in value.items() if k != "messages"]
+        if len(others) > 6 or any(isinstance(v, dict | list) for v in others):
+            return None  # a record that carries messages among much else (a request log)
+        value = value["messages"]
+    if not isinstance(value, list) or not value:
+        return None
+    out = []
+    for item in value:
+        if not isinstance(item, dict):
+            return None
+        if item.get("type") == "service":
+            continue  # a chat app's notice ("Kate joined the group"): no one said it
+        role = item.get("role", item.get("from"))
+        content = _content_text(item.get("content", item.get("value", item.get("text"))))
+        if not isinstance(role, str):
+            return None  # not a message: a list of something else
+        name = item.get("name")
+        name = name if isinstance(name, str) else ""
+        if "role" not in item and role.lower() not in _KNOWN_ROLES:
+            role, name = "person", role  # an app's export names the sender: {"from": "Kate"}
+        out.append((role.lower(), name, content))
+    if not any(r in _USER_ROLES | _ASSISTANT_ROLES or (r == "person" and c) for r, _, c in out):
+        return None  # a list of roles of another kind ({"role": "owner", …})
+    return out
+
+
+def _content_text(content: object) -> str:
+    """A message's text: a string, or the text parts of a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") if isinstance(p, dict) else p for p in content]
+        # plain strings among the parts: an app's inline fragments ("her name is ", bold
+        # "Miso"); only parts: a model's content blocks, each its own paragraph
+        sep = "" if any(isinstance(p, str) for p in content) else "\n"
+        return sep.join(p for p in parts if isinstance(p, str) and p)
+    return ""
+
+
+def _yaml_messages(lines: Sequence[str]) -> list[tuple[str, str, str]] | None:
+    """`role: user` / `content: …` pairs (`- role:` list items too; `content: |` and an
+    indented block after it; a quoted value), or None when any other line is there."""
+    messages: list[list[str]] = []  # [role, name, content]
+    block: list[str] | None = None  # the lines of a `content: |` block being read
+    block_indent = -1
+    for line in lines:
+        if block is not None:
+            indent = len(line) - len(line.lstrip())
+            if not line.strip() or (block_indent < 0 and indent > 0) or indent >= block_indent > 0:
+                block_indent = indent if block_indent < 0 and line.strip() else block_indent
+                block.append(line.strip())
+                continue
+            messages[-1][2] = "\n".join(block).strip()
+            block = None
+        if not line.strip():
+            continue
+        role = _YAML_ROLE.match(line)
+        if role:
+            messages.append([role.group("role").lower(), "", ""])
+            continue
+        field = _YAML_FIELD.match(line)
+        if not field or not messages:
+            return None
+        value = field.group("value").strip()
+        if field.group("key") == "name":
+            messages[-1][1] = _unquote(value)
+        elif value in ("|", ">", "|-", ">-"):
+            block, block_indent = [], -1
+        else:
+            messages[-1][2] = _unquote(value)
+    if block is not None and messages:
+        messages[-1][2] = "\n".join(block).strip()
+    if len(messages) < 2 and not (messages and messages[0][2]):
+        return None
+    return _messages([{"role": r, "name": n, "content": c} for r, n, c in messages])
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            return str(json.loads(value))
+        except (ValueError, RecursionError):
+            return value[1:-1]
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    return value
+
+
+_MARKDOWN_BREAK = re.compile(r"^(?:#{1,6}\s+|(?:[-*_]\s*){3,}$)")
+
+
+def _render(messages: Sequence[tuple[str, str, str]]) -> str:
+    """Each user or assistant message as a turn: its label, then its lines (a heading's or
+    a rule's marks dropped, so the message ends only where it does); a blank line between
+    turns. "" when there is no turn."""
+    out = []
+    for role, name, content in messages:
+        if role in _USER_ROLES:
+            label = name.strip() or "User"
+        elif role in _ASSISTANT_ROLES:
+            label = "Assistant"
+        elif role == "person" and read_turn(f"{name}: x") is not None:
+            label = name.strip()
+        else:
+            continue  # system, tool, function: what the app told the model, not a turn
+        body = "\n".join(_MARKDOWN_BREAK.sub("", line.strip()) for line in content.splitlines())
+        body = re.sub(r"\n{3,}", "\n\n", body).strip()  # paragraphs and lists keep their breaks
+        if body:
+            out.append(f"{label}: {body}")
+    return "\n\n".join(out) + "\n" if out else ""
