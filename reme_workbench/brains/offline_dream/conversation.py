@@ -43,13 +43,14 @@ from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
 from ...textrules.nlp import chinese_tagged, english_docs
 from ...vault.links import is_provenance, parse_links
-from .statements import Block, Statement, is_agent
+from .chat import chat_kind, is_user
+from .statements import Block, Statement
 from .units import UnitPlan
 
 __all__ = [
     "CONVERSATION_UNITS", "plan_conversation", "ConversationSkip", "Topic", "topic_of",
     "same_topic", "said_about", "render_bullet", "person_topic_match", "conversation_decision",
-    "resolve_dates", "clean_turn", "is_conversation",
+    "resolve_dates", "clean_turn",
 ]
 
 CONVERSATION_UNITS = 12  # units of one session at most: the topics with most said of them
@@ -442,27 +443,13 @@ class _Said:
     confirms: str = ""  # the assistant's words the user confirmed with this sentence
 
 
-_USER_LABELS = frozenset({"user", "human", "me", "you", "用户", "我"})
 _AFFIRMATION = re.compile(r"^(?:yes|yeah|yep|yup|right|correct|exactly|that's right|that's me|"
                           r"indeed|true|sure|对|是的|是啊|没错|对的|嗯)\b", re.I)
 
 
-def is_conversation(blocks: Sequence[Block]) -> bool:
-    """A chat between people: two or more speakers, none of them an agent."""
-    speakers = {b.speaker for b in blocks if b.speaker}
-    return len(speakers) >= 2 and not any(is_agent(s) for s in speakers)
-
-
-def _role(block: Block) -> str:
-    role = getattr(block, "role", "")
-    if role:
-        return role
-    return "assistant" if block.speaker and is_agent(block.speaker) else "person"
-
-
 def _person(label: str, assistant_chat: bool) -> str:
     """Who a note is about: the speaker as named, or "the user" for a bare role label."""
-    if assistant_chat and label.strip().lower() in _USER_LABELS:
+    if assistant_chat and is_user(label):
         return "用户" if is_cjk(label[:1]) else "the user"
     return label
 
@@ -484,7 +471,7 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
 def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tuple[list[_Said], int]:
     """Every sentence that states something about its speaker, and how many turns there
     were. In a chat with an assistant, only the user's (and what they confirm)."""
-    assistant_chat = any(_role(b) == "assistant" for b in blocks if b.speaker)
+    assistant_chat = chat_kind(blocks) == "assistant"
     first: dict[int, Statement] = {}
     for st in statements:
         first.setdefault(st.block.index, st)
@@ -498,11 +485,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.speaker != last:
             group, last = group + 1, block.speaker
-        role = _role(block)
-        if role == "assistant":
+        if block.role == "assistant":
             continue
         confirmed = ""
-        if assistant_chat and i and _role(turns[i - 1]) == "assistant" and \
+        if assistant_chat and i and turns[i - 1].role == "assistant" and \
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
         for text, span in sentences:
@@ -560,7 +546,7 @@ def plan_conversation(
     """Units about the people of one session (see the module doc), and why nothing came
     of the session when nothing did."""
     said, turns = said_about(blocks, statements)
-    assistant_chat = any(_role(b) == "assistant" for b in blocks if b.speaker)
+    assistant_chat = chat_kind(blocks) == "assistant"
     units: list[_Unit] = []
     for s in said:
         if not s.topics:  # "I love it so much": it joins the unit its turn is on, if any

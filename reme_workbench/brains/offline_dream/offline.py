@@ -59,12 +59,8 @@ from ...llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
 from ...textrules import STOPWORDS, is_cjk, overlap, plain, split_sentences, tokens
 from ...vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ...vault.slug import slugify
-from .conversation import (
-    CONVERSATION_UNITS,
-    conversation_decision,
-    is_conversation,
-    plan_conversation,
-)
+from .chat import chat_kind
+from .conversation import CONVERSATION_UNITS, conversation_decision, plan_conversation
 from .coverage import (
     MIN_SHARED_TOKENS,
     changed_fact,
@@ -93,7 +89,6 @@ from .statements import (
     Scores,
     Statement,
     has_reason,
-    is_agent,
     score_all,
     segment,
 )
@@ -356,7 +351,8 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
     resource = material.path.startswith("resource/")
     plain_text = material.path.lower().endswith(".txt")
     blocks, statements = segment(material.text, plain_text=plain_text, bold_headings=resource)
-    if not resource and is_conversation(blocks):  # people talking: what they state (§5.2.8)
+    kind = None if resource else chat_kind(blocks)
+    if kind == "people":  # people talking: what each states about themselves (§5.2.8)
         plans, skipped = plan_conversation(blocks, statements, day=_day(material),
                                            max_units=max(max_units, CONVERSATION_UNITS))
         return plans, [SetAside(s.part, s.reason) for s in skipped]
@@ -380,8 +376,8 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
     plans += _wiki(kept, scores, used)
     plans += _entries(kept, scores, plans)
     plans += how_to_entries(kept, plans)
-    if not resource and _assistant_chat(blocks):  # the user, talking to an assistant: what
-        # they say of themselves is theirs too (§5.2.9), beside the rules they state
+    if kind == "assistant":  # the user, talking to an assistant: what they say of
+        # themselves is theirs too (§5.2.9), beside the rules they state
         used = {s.index for p in plans for s in p.statements}
         facts, _ = plan_conversation(blocks, statements, day=_day(material))
         plans += [f for f in facts if not used & {s.index for s in f.statements}]
@@ -396,12 +392,6 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
         if p.bucket == "procedure":
             p.watch = _watch_out(p, statements, scores)
     return chosen, set_aside(statements, scores, chosen)
-
-
-def _assistant_chat(blocks) -> bool:
-    """A chat between the user and an assistant: an agent speaks, and someone else."""
-    speakers = {b.speaker for b in blocks if b.speaker}
-    return any(is_agent(sp) for sp in speakers) and any(not is_agent(sp) for sp in speakers)
 
 
 def _procedures(statements, kept, scores: dict[int, Scores], material: Material,
