@@ -81,7 +81,7 @@ def clean_turn(text: str) -> str:
 _LIGHT = frozenset(
     "thing stuff time way lot bit kind sort type one something anything everything nothing "
     "someone anyone everyone day moment while part piece bunch couple number deal fun people "
-    "person guy guys folks look".split())
+    "person guy guys folks look self".split())
 _ZH_LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
@@ -203,6 +203,14 @@ def _topic_from_chunk(chunk, names: frozenset[str]) -> Topic | None:
                     or toks[0].dep_ in ("case", "nummod", "predet")
                     or (toks[0].dep_ == "poss" and toks[0].pos_ == "PRON")):
         toks.pop(0)
+    # a phrase names a thing by its nouns: "a great support system" is the support system,
+    # "amazing young folks" folks; an adjective that is part of a name stays ("Italian",
+    # "LGBTQ") — and the judgement is still in the quote
+    while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
+            toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)):
+        toks.pop(0)
+    if _norm(toks[0].lemma_) in _LIGHT and len(toks) == 1:
+        return None
     cut = next((i for i, t in enumerate(toks) if t.pos_ in ("PUNCT", "SYM") and not (
         t.text in ("'", "’") or (t.text == "-" and not t.whitespace_
                                  and not t.doc[t.i - 1].whitespace_))), len(toks))
