@@ -62,17 +62,31 @@ _CAPTION = re.compile(
     r"\s*[\[(](?:image|img|photo|picture|pic|sticker|gif|video|link|shares?|sent|图片|照片|表情|视频)"
     r"\b[^\])]*[\])]|\s*!\[[^\]]*\]\([^)]*\)|\s*\[(?:图片|照片|表情)[^\]]*\]", re.I)
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
-# laughter and chat acronyms are the typed form of an emoji: a tagger trained on written
-# English reads "lol" as a noun, so they go with the emoji (a closed class, not grammar)
-_LAUGHTER = re.compile(r"(?<![\w'])(?:lo+l|lmf?ao|rofl|ha(?:ha)+h?|he(?:he)+|xd|omg|[哈嘿呵]{2,})(?![\w'])",
-                       re.I)
+# laughter and chat acronyms are the typed form of an emoji or a shrug: a tagger trained on
+# written English reads "lol" or "ok" as a noun, so they never name a topic (a closed class
+# of chat signals, not grammar); they stay in the quote, as said
+_CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he)+|xd|omg|ok|okay|k|tbh|idk|imo|"
+                          r"imho|ngl|btw|[哈嘿呵]{2,})", re.I)
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
 
 
 def clean_turn(text: str) -> str:
-    """A turn's words as said: image captions, ids, emoji and typed laughter taken out."""
-    text = _LAUGHTER.sub(" ", _EMOJI.sub(" ", _CAPTION.sub(" ", plain(text))))
+    """A turn's words as said: image captions and ids taken out (emoji and "lol" stay:
+    they are the speaker's)."""
+    text = _CAPTION.sub(" ", plain(text))
     text = re.sub(r"(?<=\w)-(?=\s)", " -", text)  # "books- classics": a dash, not a hyphen
     return " ".join(text.split()).strip(" ,")
+
+
+def _masked(text: str) -> str:
+    """`text` with emoji and chat signals blanked, character for character: what the
+    pipelines read (a tagger trained on written English parses "italian cooking class lol"
+    as a class of lols), while quotes are cut from `text` at the same offsets."""
+    masked = _EMOJI.sub(_blank, text)
+    return re.sub(rf"(?<![\w'’])(?:{_CHAT_SIGNAL.pattern})(?![\w'’])", _blank, masked, flags=re.I)
 
 
 # -- topics ------------------------------------------------------------------------------------
@@ -185,7 +199,8 @@ def _aside(tok, head) -> bool:
 
 def _topic_from_chunk(chunk, names: frozenset[str]) -> Topic | None:
     root = chunk.root
-    if root.pos_ not in ("NOUN", "PROPN") or _norm(root.lemma_) in _LIGHT:
+    if root.pos_ not in ("NOUN", "PROPN") or _norm(root.lemma_) in _LIGHT \
+            or _CHAT_SIGNAL.fullmatch(root.text):
         return None
     if root.ent_type_ in _NOT_TOPIC_ENTS or root.dep_ not in _ARGUMENTS:
         return None
@@ -228,7 +243,8 @@ def _topic_from_chunk(chunk, names: frozenset[str]) -> Topic | None:
 def _activity(tok) -> Topic | None:
     """An activity as a verb in -ing with nothing of its own ("I love painting", "went
     hiking"): "thinking of going back to school" is about the school."""
-    if tok.tag_ != "VBG" or tok.dep_ not in ("dobj", "xcomp", "pcomp") or list(tok.children):
+    if tok.tag_ != "VBG" or tok.dep_ not in ("dobj", "xcomp", "pcomp") or list(tok.children) \
+            or _CHAT_SIGNAL.fullmatch(tok.text):
         return None
     return Topic(tok.lower_, (_norm(tok.lower_),))
 
@@ -463,16 +479,29 @@ def _person(label: str, assistant_chat: bool) -> str:
 
 
 def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
-    """Each text cut into sentences, with the spaCy span of an English one (None for
-    Chinese, read by jieba)."""
-    english = [t for t in texts if not sum(map(is_cjk, t)) > len(t) / 3]
+    """Each text cut into sentences: (the sentence as said, the spaCy span the English
+    pipeline read of it — None for Chinese, read by jieba)."""
+    masked = [_masked(t) for t in texts]
+    english = [m for m in masked if not sum(map(is_cjk, m)) > len(m) / 3]
     docs = dict(zip(english, english_docs(english), strict=True))
     out = []
-    for text in texts:
-        if text in docs:
-            out.append([(s.text.strip(), s) for s in docs[text].sents if s.text.strip()])
+    for text, m in zip(texts, masked, strict=True):
+        found = []
+        if m in docs:
+            for span in docs[m].sents:
+                said = " ".join(text[span.start_char:span.end_char].split())
+                if span.text.strip():
+                    found.append((said, span))
         else:
-            out.append([(s, None) for s in split_sentences(text) or []])
+            at = 0
+            for sentence in split_sentences(m) or []:
+                start = m.find(sentence, at)
+                start = at if start < 0 else start
+                at = start + len(sentence)
+                said = " ".join(text[start:at].split())
+                if sentence.strip():
+                    found.append((said, sentence))
+        out.append(found)
     return out
 
 
@@ -500,8 +529,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
         for text, span in sentences:
-            reading = (_read_english(span, names) if span is not None
-                       else _read_chinese(text, names))
+            reading = (_read_chinese(span, names) if isinstance(span, str)
+                       else _read_english(span, names))
             if reading is None:
                 continue
             said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
@@ -517,7 +546,7 @@ def _confirmed(sentences: list[tuple[str, object]], names: frozenset[str]) -> st
     """The assistant's question about the user that a "yes" confirms ("So you're allergic
     to peanuts?"): its sentence whose subject is "you" and that names a topic."""
     for text, span in reversed(sentences):
-        if span is not None and any(_second_person(t) and t.dep_ in ("nsubj", "nsubjpass")
+        if not isinstance(span, str) and any(_second_person(t) and t.dep_ in ("nsubj", "nsubjpass")
                                     for t in span) and _you_topics(span, names):
             return text
     return ""
@@ -535,7 +564,7 @@ def _you_topics(span, names: frozenset[str]) -> tuple[Topic, ...]:
 
 def _confirmed_topics(sentences: list[tuple[str, object]], names: frozenset[str]) -> tuple[Topic, ...]:
     for _, span in reversed(sentences):
-        if span is not None and (found := _you_topics(span, names)):
+        if not isinstance(span, str) and (found := _you_topics(span, names)):
             return found
     return ()
 
