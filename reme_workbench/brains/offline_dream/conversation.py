@@ -95,7 +95,7 @@ def _masked(text: str) -> str:
 _LIGHT = frozenset(
     "thing stuff time way lot bit kind sort type one something anything everything nothing "
     "someone anyone everyone day moment while part piece bunch couple number deal fun people "
-    "person guy guys folks look self".split())
+    "person guy guys folks look self place shot try chance break".split())
 _ZH_LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
@@ -207,11 +207,18 @@ def _topic_from_chunk(chunk, names: frozenset[str]) -> Topic | None:
     if any(_second_person(t) for t in chunk):  # "your paintings": the listener's
         return None
     entity = next((e for e in chunk.doc.ents if e.start <= root.i < e.end
-                   and e.label_ not in _NOT_TOPIC_ENTS and len(e) > 1), None)
+                   and e.label_ not in _NOT_TOPIC_ENTS and len(e) > 1
+                   and any(t.pos_ == "PROPN" or t.is_title for t in e)), None)
     if entity is not None:  # a name stays whole: "Charlotte's Web", "New York City"
-        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in entity
+        toks = [t for t in entity]
+        while toks and toks[0].pos_ in ("DET", "PRON"):
+            toks.pop(0)
+        while toks and toks[-1].pos_ in ("CCONJ", "PUNCT", "PART", "ADP"):
+            toks.pop()
+        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
                       if t.pos_ not in ("PUNCT", "PART", "DET"))
-        return Topic(entity.text.strip(" .,!"), tuple(w for w in words if w)) if words else None
+        shown = "".join(t.text_with_ws for t in toks).strip()
+        return Topic(shown, tuple(w for w in words if w)) if words else None
     toks = list(chunk)
     while toks and (toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM")
                     or toks[0].ent_type_ in _NOT_TOPIC_ENTS  # "last week's scrimmage"
@@ -281,21 +288,34 @@ def _read_english(sent, names: frozenset[str]) -> _Reading | None:
             chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
             topic = _topic_from_chunk(chunk, names) if chunk is not None else None
             owned += [topic] if topic else []
+    root = sent.root
+    if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None:
+        heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
+        # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
     if not heads:
         return None
     priority = {"dobj": 0, "attr": 1, "oprd": 1, "pobj": 2, "appos": 3, "conj": 3}
+    of_head: dict[int, int] = {}  # "a small group of dancers": the dancers, in the group's rank
+    for chunk in sent.noun_chunks:
+        for prep in chunk.root.children:
+            if prep.dep_ == "prep" and prep.lower_ == "of" and chunk.root.pos_ == "NOUN":
+                obj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+                if obj is not None and obj.pos_ in ("NOUN", "PROPN") and not obj.ent_type_ \
+                        and not _first_person(obj):
+                    of_head[obj.i] = chunk.root.i
     for head in heads:
         domain = {t.i for t in _domain(head, names)}
         if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
             domain.add(head.head.i)
         for chunk in sent.noun_chunks:
             if chunk.root.i in domain and not _first_person(chunk.root) \
-                    and not _aside(chunk.root, head):
+                    and not _aside(chunk.root, head) and chunk.root.i not in of_head.values():
                 topic = _topic_from_chunk(chunk, names)
                 if topic:  # what follows the verb is what it is about; an opening
                     # adverbial ("since our last chat, …") comes after it
-                    rank = priority.get(chunk.root.dep_, 4) + (5 if chunk.root.i < head.i else 0)
-                    found.append((rank, chunk.root.i, topic))
+                    ranked = sent.doc[of_head.get(chunk.root.i, chunk.root.i)]
+                    rank = priority.get(ranked.dep_, 4) + (5 if ranked.i < head.i else 0)
+                    found.append((rank, ranked.i, topic))
         for tok in sent:
             if tok.i in domain and not _aside(tok, head) and (topic := _activity(tok)):
                 found.append((1, tok.i, topic))
