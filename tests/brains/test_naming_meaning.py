@@ -87,6 +87,13 @@ def test_a_rules_description_does_not_start_with_the_sentence_after_it(sample):
     assert "Not on staging either" in description  # the qualifier is kept with its rule
 
 
+def test_a_verbless_no_is_described_with_the_sentence_it_follows(sample):
+    # "No code change, as long as the app doesn't use SET …": a verb only in its "as long as"
+    _, description, _ = note_with(sample, "No code change, as long as the app")
+    assert not LEANS_BACK.search(description), description
+    assert description.startswith("Keybox payments/staging/db gets the new host and port.")
+
+
 def test_a_date_answer_is_named_by_what_the_date_is_for(sample):
     name, description, _ = note_with(sample, "Staging Monday the 19th, 10:00.")
     assert "pgbouncer" in name, name  # was staging-monday-the-19th: a date, not the rollout

@@ -134,7 +134,12 @@ def _words(span) -> list:
 
 
 def _finite(span) -> bool:
-    return any(t.pos_ in ("VERB", "AUX") and "Fin" in t.morph.get("VerbForm") for t in span)
+    """The main clause has a finite verb: the root, or an auxiliary of it ("No code change,
+    as long as the app doesn't …" has one only in the clause it subordinates)."""
+    root = span.root
+    clauses = [root, *(c for c in root.children if c.dep_ in ("ccomp", "conj", "parataxis"))]
+    verbs = [*clauses, *(a for c in clauses for a in c.children if a.dep_ in ("aux", "auxpass"))]
+    return any(t.pos_ in ("VERB", "AUX") and "Fin" in t.morph.get("VerbForm") for t in verbs)
 
 
 def _imperative(span) -> bool:
@@ -147,11 +152,16 @@ def _imperative(span) -> bool:
 
 @lru_cache(maxsize=8192)
 def is_fragment(sentence: str) -> bool:
-    """No finite verb and no imperative: "No exceptions.", "Staging Monday the 19th"."""
+    """No finite verb and no imperative in its main clause: "No exceptions.", "Staging
+    Monday the 19th", "No code change, as long as the app doesn't use SET"."""
     if _has_cjk(sentence):
         return not any(tag.startswith("v") for _, tag in _tagged(sentence))
     span = _first_sentence(_doc(sentence))
-    return bool(_words(span)) and not _finite(span) and not _imperative(span)
+    root = span.root
+    command = root.tag_ == "VB" and not any(  # "…; use the corrected order"
+        c.dep_ in ("nsubj", "nsubjpass", "aux", "mark") for c in root.children) and not (
+        root.i > 0 and root.doc[root.i - 1].lower_ == "to")
+    return bool(_words(span)) and not _finite(span) and not _imperative(span) and not command
 
 
 @lru_cache(maxsize=8192)
