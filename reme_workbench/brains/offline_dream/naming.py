@@ -18,6 +18,12 @@ Where a name comes from, best first:
    content word.
 
 `weak_name` says why a name is not good enough (the callers then try the next source).
+
+Meaning survives naming (docs/spec.md §5.3.5–§5.3.6): a cut keeps every negation and
+qualifier of its source (`standalone.qualifiers`) — a heading whole when its first clause
+would drop one, a statement's cut that reaches its predicate fitted by leaving out what
+holds none (`_compressed`) or up to `MAX_QUALIFIED_WORDS`; `describe` joins a sentence that
+leans on the one before it to that one (`standalone.leans_back`).
 """
 
 from __future__ import annotations
@@ -26,10 +32,21 @@ import re
 from functools import lru_cache
 
 from ...textrules import chinese_segmenter, is_cjk, plain
+from .standalone import (
+    carries_on,
+    is_fragment,
+    leans_back,
+    names_a_time,
+    needs_topic,
+    parse_ahead,
+    qualifiers,
+)
 
 __all__ = [
     "MAX_WORDS",
     "MAX_CJK",
+    "MAX_QUALIFIED_WORDS",
+    "MAX_QUALIFIED_CJK",
     "GENERIC_SECTION",
     "PART_WORDS",
     "heading_name",
@@ -45,6 +62,11 @@ __all__ = [
 
 MAX_WORDS = 6
 MAX_CJK = 12
+# A name that must keep a negation or qualifier of its source ("Standby feedback only
+# works when a slot exists", "除非主管批准，否则不要在生产库上直接恢复备份") may run this long:
+# shorter, it would say the opposite or more than the source (docs/spec.md §5.3.5).
+MAX_QUALIFIED_WORDS = 10
+MAX_QUALIFIED_CJK = 20
 
 # Headings that name a part of a page, not a topic.
 GENERIC_SECTION = re.compile(
@@ -133,8 +155,10 @@ def same_text(a: str, b: str) -> bool:
     return bool(norm(a)) and norm(a) == norm(b)
 
 
-def weak_name(name: str) -> str | None:
-    """Why `name` is not a name a person would give, or None when it is."""
+def weak_name(name: str, source: str = "") -> str | None:
+    """Why `name` is not a name a person would give, or None when it is. It may run past
+    MAX_WORDS / MAX_CJK (up to MAX_QUALIFIED_*) only when `source`, what it was cut from,
+    states a negation or qualifier that no shorter cut of it keeps (docs/spec.md §5.3.5)."""
     text = name.strip()
     if not text:
         return "empty"
@@ -143,17 +167,21 @@ def weak_name(name: str) -> str | None:
     if re.search(r"[.!?。！？;；]$", text) or re.search(r"[.!?。！？;；]\s", text):
         return "is a sentence"
     if _is_cjk_text(text):
-        if cjk_count(text) > MAX_CJK:
-            return f"over {MAX_CJK} CJK characters"
+        limit = MAX_QUALIFIED_CJK if _needs_length(text, source) else MAX_CJK
+        if cjk_count(text) > limit:
+            return f"over {limit} CJK characters"
         words = _cjk_words(text)
         if words and words[0] in _CJK_LEAD:
             return f"starts with {words[0]!r}"
         if words and words[-1] in _CJK_TRAIL:
             return f"ends with {words[-1]!r}"
+        if why := leans_back(text):  # 这次也是全程中文: which time?
+            return why
         return None
     words = [w for w in re.split(r"[\s/]+", text) if w]
-    if len(words) > MAX_WORDS:
-        return f"over {MAX_WORDS} words"
+    limit = MAX_QUALIFIED_WORDS if _needs_length(text, source) else MAX_WORDS
+    if len(words) > limit:
+        return f"over {limit} words"
     lowered = [w.lower() for w in words]
     if any(a == b for a, b in zip(lowered, lowered[1:], strict=False)):
         return "repeats a word"
@@ -165,6 +193,64 @@ def weak_name(name: str) -> str | None:
     if last in _FUNCTION and len(words) > 1:
         return f"ends with {last!r}"
     return None
+
+
+def _needs_length(name: str, source: str) -> bool:
+    """`name` keeps the negations and qualifiers of `source`, and no cut of it within
+    MAX_WORDS / MAX_CJK does ("Never run prune without --dry-run first": "Never run
+    prune" would say the opposite)."""
+    need = qualifiers(plain(source)) if source else frozenset()
+    if not need or not need <= qualifiers(name):
+        return False
+    if _is_cjk_text(name):  # a Chinese cut at MAX_CJK falls inside a phrase: the generator chose
+        return True
+    words = [w for w in name.split() if w]
+    claim = _predicate_at(words)  # a cut before it names the topic and claims nothing
+    return (not any(need <= qualifiers(" ".join(c)) or len(c) <= claim
+                    for c in _cuts(words, MAX_WORDS))
+            and not _compressed(words, need))
+
+
+# what a name may leave out to fit, rightmost first: a prepositional phrase, a conjunct
+# with its "and"/"or", an adverb — never a part that holds a negation or qualifier
+_DROPPABLE = (("prep",), ("conj",), ("advmod", "npadvmod"))
+
+
+def _compressed(words: list[str], need: frozenset[str]) -> str:
+    """`words` within MAX_WORDS by leaving out, from the right, parts of the parse that hold
+    no negation or qualifier ("Never run forget or prune without --dry-run first" ->
+    "Never run forget without --dry-run first"), or "" when that does not fit or does not
+    end well."""
+    if len(words) <= MAX_WORDS or not need:
+        return ""
+    from ...textrules.nlp import english_doc
+
+    doc = english_doc(" ".join(words))
+    dropped: set[int] = set()
+
+    def rest(without: set[int]) -> str:
+        return "".join(t.text_with_ws for t in doc if t.i not in without).strip(" ,;:")
+
+    def size(text: str) -> int:  # as the file name counts them: "--dry-run" is two
+        return len(re.findall(r"[^\W_]+", text))
+
+    for deps in _DROPPABLE:
+        for tok in reversed(doc):
+            if size(rest(dropped)) <= MAX_WORDS:
+                break
+            if tok.dep_ not in deps or tok.i in dropped or tok.head.i in dropped:
+                continue
+            part = {t.i for t in tok.subtree}
+            if tok.dep_ == "conj":  # "forget or prune": "or prune" goes; what follows the
+                # last conjunct ("without --dry-run") is said of all of them, and stays
+                part = {tok.i} | {t.i for c in tok.children if c.i < tok.i for t in c.subtree}
+                part |= {c.i for c in tok.head.children if c.dep_ == "cc" and c.i < tok.i}
+            text = rest(dropped | part)
+            if need <= qualifiers(text) and _ends_well(text.split(), MAX_QUALIFIED_WORDS):
+                dropped |= part
+    text = rest(dropped)
+    fits = size(text) <= MAX_WORDS and _ends_well(text.split())
+    return text if fits and need <= qualifiers(text) else ""
 
 
 # --- headings -----------------------------------------------------------------------------
@@ -196,7 +282,8 @@ def heading_name(heading: str, title: str = "", parent: str = "", *, part: bool 
     cjk = _is_cjk_text(text)
     if not cjk:
         text = re.sub(r"^how to\s+", "", text, flags=re.I)  # "How to create a vault"
-        if text.split(" ", 1)[0].lower() in _FUNCTION - _NEGATIONS:
+        if (text.split(" ", 1)[0].lower() in _FUNCTION - _NEGATIONS
+                and not re.match(r"do(?:es)? not\b", text, re.I)):  # "Do not use X with Y"
             return ""  # "After setup", "When it fails": a phrase of a sentence, not a topic
     part = part or bool(PART_WORDS.match(text) or GENERIC_SECTION.match(text))
     title_c, parent_c = _title_core(title), _clean(parent)
@@ -230,8 +317,10 @@ def heading_name(heading: str, title: str = "", parent: str = "", *, part: bool 
         text = f"{brand} {text.lower()}"  # "Restores" of "PostgreSQL backup policy"
     if cjk and cjk_count(text) <= MAX_CJK and not weak_name(text):
         return text  # a Chinese heading is kept as written ("为笔记添加别名")
-    name = _shorten(text)
-    return "" if weak_name(name) else _capitalise(name)
+    if cjk and qualifiers(text) and not weak_name(text, text):
+        return text  # "事务池模式：哪些会话级功能不能用": shorter, it would drop 不能
+    name = _shorten(text, heading=True)
+    return "" if weak_name(name, _source_clause(text, heading=True)) else _capitalise(name)
 
 
 def title_name(title: str) -> str:
@@ -306,7 +395,7 @@ def statement_name(text: str) -> str:
         return _cjk_name(core)
     for candidate in _english_candidates(core):
         name = _shorten(candidate)
-        if name and not weak_name(name):
+        if name and not weak_name(name, _source_clause(candidate)):
             return _capitalise(name)
     return ""
 
@@ -352,10 +441,10 @@ _NEGATIONS = frozenset("not no never don't didn't doesn't isn't won't can't cann
 _MODALS = frozenset("can could will would should must may might shall does did do".split())
 
 
-def _ends_well(words: list[str]) -> bool:
+def _ends_well(words: list[str], limit: int = MAX_WORDS) -> bool:
     """A name ends on a content word: not a function word, not "will display" (a verb
     after a modal), not "from 10" (a number after a preposition)."""
-    if not words or len(words) > MAX_WORDS:
+    if not words or len(words) > limit:
         return False
     last = words[-1].lower().strip(",:")
     if last in _FUNCTION:
@@ -365,12 +454,44 @@ def _ends_well(words: list[str]) -> bool:
     return not (len(words) >= 2 and last.replace(".", "").isdigit() and words[-2].lower() in _CUT_BEFORE)
 
 
-def _shorten(text: str) -> str:
+def _source_clause(text: str, *, heading: bool = False) -> str:
+    """What a name is cut from: the first clause, with an exception that restricts it
+    ("X, unless Y"); a heading whole when its first clause would drop a negation or
+    qualifier ("Transaction mode: what does not work")."""
+    parts = [p.strip() for p in _CLAUSE.split(text) if p.strip()]
+    if not parts:
+        return text
+    if heading and qualifiers(text) - qualifiers(parts[0]):
+        return text
+    if len(parts) > 1 and re.match(r"(?:unless|except)\b", parts[1], re.I):
+        return f"{parts[0]} {parts[1]}"
+    return parts[0]
+
+
+def _cuts(words: list[str], limit: int) -> list[list[str]]:
+    """The prefixes of `words` a name may be: all of it, or cut before a preposition,
+    conjunction, relative word or modal ("X can exceed" -> "X"), ending well."""
+    candidates = [words]
+    candidates += [words[:i] for i in range(2, min(len(words), limit + 1))
+                   if words[i].lower() in _CUT_BEFORE
+                   and words[i].lower() != "of"]  # "the end | of the month": one phrase
+    candidates += [words[:i] for i in range(2, min(len(words), limit + 1))
+                   if words[i].lower() in _MODALS]
+    return [c for c in candidates if _ends_well(c, limit) and not _verb_cut(c, words)]
+
+
+def _shorten(text: str, *, heading: bool = False) -> str:
     """At most MAX_WORDS words, cut at a phrase boundary, ending on a content word: of
-    the cuts that end well, the longest."""
+    the cuts that end well, the longest. A cut that reaches the clause's predicate (all of
+    a heading does) keeps every negation and qualifier of its source clause (docs/spec.md
+    §5.3.5) — up to MAX_QUALIFIED_WORDS when only a longer one does; a cut before it (the
+    subject: "deployctl config set" of "… does not restart pods") names a topic and claims
+    nothing. None that drops a negation is taken ("" then: the caller tries another source)."""
     if _is_cjk_text(text):
-        return _cjk_name(text)
-    words = _first_clause(text).split()
+        return _cjk_name(text, heading=heading)
+    source = _source_clause(text, heading=heading)
+    need = qualifiers(source)
+    words = source.split()
     if len(words) > 2 and words[0].lower() in ("do", "does") and words[1].lower() == "not":
         words[:2] = ["Don't"]  # "Do not restart X while …" -> "Don't restart X", the negation kept
     while words and words[0].lower() in _FUNCTION:
@@ -379,16 +500,33 @@ def _shorten(text: str) -> str:
         words.pop(0)
     if not words:
         return ""
-    slim = [w for i, w in enumerate(words) if i == 0 or w.lower() not in _FILLER]
+    kept_at = [i for i, w in enumerate(words) if i == 0 or w.lower() not in _FILLER]
+    slim = [words[i] for i in kept_at]
+    sources = (words, slim)  # the words as written first; without fillers if need be
+    if need:
+        claim = -1 if heading else _predicate_at(words)
+
+        def reaches(cut: list[str], source: list[str]) -> bool:
+            covered = len(cut) if source is words else kept_at[len(cut) - 1] + 1
+            return covered > claim
+
+        topic = _subject(slim)  # "Keybox login --sso" of "… fails with 'device not enrolled'"
+        for keep in (need, need & {"not"}):  # all of them; else at least the negation
+            for limit in (MAX_WORDS, MAX_QUALIFIED_WORDS):
+                kept = [c for w in sources for c in _cuts(w, limit)
+                        if (keep <= qualifiers(" ".join(c)) if reaches(c, w) else len(c) <= MAX_WORDS)]
+                if kept:
+                    return " ".join(max(kept, key=len)).strip(" ,:;")
+                if limit == MAX_WORDS and topic and not reaches(topic, slim):
+                    return " ".join(topic).strip(" ,:;")
+                squeezed = _compressed(words, keep) if limit == MAX_WORDS else ""
+                if squeezed:
+                    return squeezed
+        if "not" in need:
+            return ""  # every cut would state the opposite of its source
     good: list[list[str]] = []
-    for source in (words, slim):  # the words as written first; without fillers if need be
-        candidates = [source]
-        candidates += [source[:i] for i in range(2, min(len(source), MAX_WORDS + 1))
-                       if source[i].lower() in _CUT_BEFORE
-                       and source[i].lower() != "of"]  # "the end | of the month": one phrase
-        candidates += [source[:i] for i in range(2, min(len(source), MAX_WORDS + 1))
-                       if source[i].lower() in _MODALS]  # "X can exceed" -> "X"
-        good = [c for c in candidates if _ends_well(c) and not _verb_cut(c, source)]
+    for w in sources:
+        good = _cuts(w, MAX_WORDS)
         if good:
             break
     if good:
@@ -398,6 +536,17 @@ def _shorten(text: str) -> str:
         while len(best) > 1 and best[-1].lower().strip(",:") in _FUNCTION:
             best.pop()
     return " ".join(best).strip(" ,:;")
+
+
+def _predicate_at(words: list[str]) -> int:
+    """The index of the word holding the clause's predicate (spaCy's root: the verb, or
+    the head noun of a phrase without one)."""
+    from ...textrules.nlp import english_doc
+
+    text = " ".join(words)
+    doc = english_doc(text)
+    root = next(iter(doc.sents), doc[:]).root
+    return len(text[:root.idx].split())
 
 
 def _verb_like(words: list[str], i: int) -> bool:
@@ -443,9 +592,10 @@ _CJK_LEAD = frozenset(
     "你 您 我 我们 你们 他 她 它 他们 大家 可以 能 能够 需要 要 应该 必须 会 将 把 被 在 当 如果 "
     "假如 若 因为 由于 为了 对 对于 关于 从 向 并 并且 而 而且 但 但是 所以 因此 或 或者 和 与 "
     "及 以及 这 那 这个 那个 这些 那些 其 就 也 还 都 又 再 请 然后 另外 此外 同时 即使 "
-    "也就是说 例如 比如".split()
+    "也就是说 例如 比如 否则 不然".split()
 )
-_CJK_TRAIL = frozenset("的 了 和 与 及 或 在 中 里 上 下 时 等 吗 呢 吧 啊 也 都 就 并 而 把 被 对 从".split())
+_CJK_TRAIL = frozenset("的 了 和 与 及 或 在 中 里 上 下 时 等 吗 呢 吧 啊 也 都 就 并 而 把 被 对 从 "
+                       "只 仅 才 不 别 没 还 再 又".split())
 _CJK_CUT = frozenset("或者说 或者 以及 并且 而且 但是 但 所以 因此 然后 同时 即 例如 比如 因为 由于 以便 从而 来".split())
 
 
@@ -460,15 +610,28 @@ def _cjk_words(text: str) -> list[str]:
 
 
 _CJK_CONDITION = ("如果", "假如", "若", "当", "因为", "由于", "为了", "虽然", "即使", "只要")
+_CJK_EXCEPTION = ("除非", "除了")
 _CJK_MID_CUT = frozenset("从 向 对于 于 在 来 以便 以 通过 根据 按照".split())
 
 
-def _cjk_name(text: str) -> str:
+def _cjk_name(text: str, *, heading: bool = False) -> str:
     clauses = [c.strip() for c in re.split(r"[，,；;。：:！？!?]", text) if c.strip()]
     if not clauses:
         return ""
     if len(clauses) > 1 and clauses[0].startswith(_CJK_CONDITION):
         clauses = clauses[1:]  # "如果 A，B": the name is B
+    if len(clauses) > 1 and (clauses[0].startswith(_CJK_EXCEPTION)
+                             or clauses[1].startswith(_CJK_EXCEPTION)):
+        # "除非 A，否则 B" / "B，除非 A": the exception restricts the rule; both, or the rule
+        parts = [c if c.startswith(_CJK_EXCEPTION) else _cjk_clause_name(c) for c in clauses[:2]]
+        joined = "，".join(parts)
+        if all(parts) and cjk_count(joined) <= MAX_QUALIFIED_CJK and not weak_name(joined, text):
+            return joined
+        clauses = [c for c in clauses if not c.startswith(_CJK_EXCEPTION)] or clauses
+    if heading and len(clauses) > 1 and qualifiers(text) - qualifiers(clauses[0]):
+        whole = "".join(c for c in re.split(r"[，,；;。！？!?]", text)).strip()
+        if cjk_count(whole) <= MAX_QUALIFIED_CJK and not weak_name(whole, text):
+            return whole  # "事务池模式：哪些会话级功能不能用": not 事务池模式
     for clause in clauses[:3]:  # "在标签视图中，你可以按名称排序": the first clause is a place
         name = _cjk_clause_name(clause)
         if name:
@@ -477,6 +640,19 @@ def _cjk_name(text: str) -> str:
 
 
 def _cjk_clause_name(clause: str) -> str:
+    """The clause cut to MAX_CJK characters; to MAX_QUALIFIED_CJK when the shorter cut
+    would drop a negation or qualifier the clause states (不, 别, 只, 除非)."""
+    name = _cjk_clause_cut(clause, MAX_CJK)
+    if name and qualifiers(clause) - qualifiers(name):
+        longer = _cjk_clause_cut(clause, MAX_QUALIFIED_CJK)
+        if longer and qualifiers(longer) >= qualifiers(clause) & {"not", "only", "unless"}:
+            return longer
+        if "not" in qualifiers(clause) and "not" not in qualifiers(name):
+            return ""  # it would state the opposite of the clause
+    return name
+
+
+def _cjk_clause_cut(clause: str, limit: int) -> str:
     for marker in ("的时候", "时候"):  # "我用中文写的时候你就用中文回我": the rule follows
         if marker in clause and not clause.endswith(marker):
             clause = clause.split(marker, 1)[1]
@@ -491,9 +667,11 @@ def _cjk_clause_name(clause: str) -> str:
             words, changed = words[1:], True
     out: list[str] = []
     for w in words:
-        if out and (w in _CJK_CUT or (w in _CJK_MID_CUT and cjk_count("".join(out)) >= 2)):
+        mid_cut = (w in _CJK_MID_CUT and cjk_count("".join(out)) >= 2
+                   and not (out and qualifiers(out[-1])))  # "只在", "不在": one phrase
+        if out and (w in _CJK_CUT or mid_cut):
             break
-        if cjk_count("".join(out + [w])) > MAX_CJK:
+        if cjk_count("".join(out + [w])) > limit:
             break
         out.append(w)
     while out and (out[-1] in _CJK_TRAIL or out[-1] == " "):
@@ -546,18 +724,70 @@ def is_imperative(heading: str) -> bool:
 # --- descriptions -------------------------------------------------------------------------
 
 
-def describe(sentences: list[str], name: str, *, limit: int = 200) -> str:
+def describe(sentences: list[str], name: str, *, limit: int = 200, blocks: list | None = None,
+             min_words: int = 4, min_cjk: int = 8, topic: str = "") -> str:
     """One sentence saying what a note holds: the first that is a real sentence (not a
-    lead-in ending in ':' and not the name again), trimmed to `limit` characters."""
-    for raw in sentences:
-        text = " ".join(plain(raw).split())
-        text = re.sub(r"\[!\w[\w-]*\][+-]?\s*", "", text)
+    lead-in ending in ':' and not the name again), trimmed to `limit` characters, and
+    read on its own (docs/spec.md §5.3.6):
+
+    * a sentence that continues the one before it ("Not on staging either.", "Also …",
+      "It …", 也…) comes with the sentences of its block back to the one it continues;
+      one that opens its block so is taken only when no other sentence stands alone;
+    * the sentences after it that continue it ("No exceptions.") come along, and so does
+      the rest of its block when it is itself a fragment ("Staging Monday the 19th, 10:00.");
+    * one that does not say what it is about away from its heading or title ("… this
+      secret", a bare date) gets `topic` in front, when the caller gives one.
+
+    `blocks[i]`: the block (paragraph, item) sentence i belongs to; sentences of one block
+    only are joined. None: one block."""
+    texts = [_sentence_text(raw) for raw in sentences]
+    ids = list(blocks) if blocks is not None else [0] * len(texts)
+    parse_ahead(texts[:4])  # the first sentences decide, almost always
+    fallback = ""
+    for i, text in enumerate(texts):
         if not text or text.endswith((":", "：")) or same_text(text, name):
             continue
-        if len(text.split()) < 4 and cjk_count(text) < 8:
+        if len(text.split()) < min_words and cjk_count(text) < min_cjk:
             continue  # "For example:", "Wikilink" — not a sentence about the note
-        if len(text) > limit:
-            cut = text.rfind(" ", 0, limit - 1)
-            text = text[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:") + "…"
+        start = i
+        while start > 0 and ids[start - 1] == ids[i] and texts[start - 1] and _continues(texts[start]):
+            start -= 1
+        end = i  # what carries it on; all of its block after a bare date ("Staging Monday …")
+        whole = names_a_time(texts[start])
+        while (end + 1 < len(texts) and ids[end + 1] == ids[i] and texts[end + 1]
+               and not texts[end + 1].endswith((":", "："))  # "Instead:" leads to what follows
+               and (whole or carries_on(texts[end + 1]))
+               and len(_joined(texts[start:end + 2])) <= limit):
+            end += 1
+        text = _joined(texts[start:end + 1])
+        if leans_back(texts[start]):
+            fallback = fallback or text  # it leans on a sentence that is not here
+            continue
+        if topic and not same_text(topic, name) and needs_topic(texts[start]):
+            text = f"{topic}{'：' if _is_cjk_text(topic) else ': '}{text}"
+        return _trim(text, limit)
+    return _trim(fallback, limit) if fallback else ""
+
+
+def _sentence_text(raw: str) -> str:
+    text = " ".join(plain(raw).split())
+    return re.sub(r"\[!\w[\w-]*\][+-]?\s*", "", text)
+
+
+def _continues(sentence: str) -> bool:
+    """A sentence (not the first of its block) that carries on the one before it."""
+    return bool(leans_back(sentence)) or is_fragment(sentence)
+
+
+def _joined(sentences: list[str]) -> str:
+    out = ""
+    for text in sentences:
+        out += ("" if not out or out[-1] in "。！？；" else " ") + text
+    return out
+
+
+def _trim(text: str, limit: int) -> str:
+    if len(text) <= limit:
         return text
-    return ""
+    cut = text.rfind(" ", 0, limit - 1)
+    return text[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:") + "…"

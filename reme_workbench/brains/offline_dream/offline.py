@@ -73,11 +73,11 @@ from .coverage import unbracket as _unbracket
 from .entries import how_to_entries, set_aside
 from .naming import (
     assigned_name,
-    cjk_count,
     describe,
     heading_name,
     same_text,
     statement_name,
+    title_name,
     weak_name,
 )
 from .sections import is_document, plan_document
@@ -92,7 +92,7 @@ from .statements import (
     score_all,
     segment,
 )
-from .units import UnitPlan
+from .units import UnitPlan, body_description, dated_name, referred_steps, spelled_out
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
@@ -227,9 +227,12 @@ class OfflineBrain(Brain):
                 f"{best.path} is similar ({sim:.2f}) but the unit reports a change or a new "
                 "step, which only a model can merge (REFINE / CORRECT)")
             woven = f"; linked {len(related)} related note(s) by shared words" if related else ""
-            description = plan.description or _description(body, name)
+            topic = _topic(material)
+            description = plan.description or body_description(body, name, topic)
             if not description or same_text(description, name):
-                description = describe([s.text for s in plan.statements], name) or unit.name
+                description = describe([s.text for s in plan.statements], name, topic=topic,
+                                       blocks=[s.block.index for s in plan.statements]) or unit.name
+            description = spelled_out(description, plan)
             decision = IntegrateDecision(
                 action="CREATE", name=name, description=description,
                 body=body,
@@ -383,8 +386,11 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
         plans += [f for f in facts if not used & {s.index for s in f.statements}]
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
+    topic = _topic(material)
     for p in chosen:
-        p.name = _person_name(p)
+        p.name = dated_name(_person_name(p), topic)
+        if p.bucket != "procedure":
+            p.referred = referred_steps(p, blocks, MAX_STEPS)
     seen: dict[str, int] = {}
     for p in chosen:  # the name identifies the unit between extract and integrate
         seen[p.name.lower()] = n = seen.get(p.name.lower(), 0) + 1
@@ -441,17 +447,31 @@ def _procedures(statements, kept, scores: dict[int, Scores], material: Material,
     return plans
 
 
+def _topic(material: Material) -> str:
+    """What the material is about, as its title names it ("PgBouncer rollout sync")."""
+    title = _title(material)
+    return title_name(title) or _short(title, 60)
+
+
 def _person_name(plan: UnitPlan) -> str:
-    """The planned name when it reads as one (naming.weak_name); else the key phrase of
-    the statement the unit rests on, else its heading, else the name cut short."""
-    if not weak_name(plan.name):
-        return plan.name
+    """The planned name when it reads as one (naming.weak_name, longer only to keep a
+    negation of the statement); else the key phrase of the statement the unit rests on,
+    else its heading, else the name cut short."""
     head = plan.head or (plan.statements[0] if plan.statements else None)
+    source = plain(head.text) if head is not None else ""
+    if not weak_name(plan.name, source):
+        return plan.name
     tries = [statement_name(plan.name)]  # the planner chose the clause that carries the idea
-    tries += [statement_name(head.text)] if head is not None else []
+    if source.lower().startswith(plan.name.lower()) and len(source) > len(plan.name):
+        # a clause cut short at 60 characters ("… unless a"): named from all of the clause
+        rest = source[len(plan.name):]
+        end = re.search(r"[;；，,。]|[.:]\s|\s[—–]\s", rest)
+        tries.insert(0, statement_name(source[:len(plan.name) + (end.start() if end else len(rest))]))
+    if head is not None:
+        tries.append(statement_name(head.text))
     if head is not None and head.block.heading:
         tries.append(heading_name(head.block.heading))
-    return next((t for t in tries if t and not weak_name(t)), plan.name)
+    return next((t for t in tries if t), plan.name)  # each try is vetted where it is made
 
 
 def _dedupe(plans: list[UnitPlan]) -> list[UnitPlan]:
@@ -700,6 +720,12 @@ def _render(plan: UnitPlan, labels: dict[str, str]) -> str:
         lines = [_md(" ".join(s.text for s in plan.statements if s.block is head.block))]
         bullets = [f"- {_md(s.text)}" for s in plan.statements if s.block is not head.block]
         lines += ["", *bullets] if bullets else []
+    for phrase, heading, steps in plan.referred:  # "the corrected order": which one
+        lines += ["", f"**{phrase[:1].upper() + phrase[1:]}** — {_md(plain(heading))}:", ""]
+        for i, block in enumerate(steps, 1):
+            lines.append(f"{i}. {_md(_step_text(block))}")
+            for code in block.code[:2]:
+                lines += fenced(code, "   ", MAX_CODE_LINES)
     return "\n".join(lines) + "\n"
 
 
@@ -741,32 +767,6 @@ def _how(rule: Statement, statements: list[Statement]) -> tuple[str, Statement |
         verb = "Avoid" if m.group(2) == "hates" else f"Give {m.group(1)}"
         return f"{verb} {m.group(3).rstrip('.')}.", None
     return _cap(core, rule.text), None
-
-
-def _description(body: str, name: str = "") -> str:
-    """The first sentence of the first prose line (the trigger, the rule, the fact) that
-    is not the name again."""
-    steps: list[str] = []
-    fence = False
-    for line in body.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        step = re.match(r"\s*\d+[.)]\s+(.+)", line)
-        if fence or step:
-            if step and not fence:
-                steps.append(plain(step.group(1)).rstrip(" .。"))
-            continue
-        if line.strip() and not re.match(r"#|- |> |\*\*[^*]{1,20}[:：]\*\*|[A-Za-z]\w*::", line):
-            for sentence in split_sentences(line.strip()) or [line]:
-                text = plain(sentence)
-                if (text and not same_text(text, name) and not text.endswith((":", "："))
-                        and (len(text.split()) >= 3 or cjk_count(text) >= 4)):
-                    return _trim(text, 200)
-    if steps:  # a runbook with no prose: what its first steps do
-        sep = "；" if cjk_count(steps[0]) else "; "
-        return _trim(sep.join(steps[:3]) + ("…" if len(steps) > 3 else ""), 200)
-    return ""
 
 
 def _step_text(block: Block) -> str:

@@ -20,7 +20,9 @@ sentences by cue words. The rules:
   personal: it addresses every reader as "you", not the user.
 * **Name**: the section heading (`naming.heading_name`); a generic heading ("Overview",
   "示例") takes the page title in front. **Description**: the section's first real
-  sentence, never the name again.
+  sentence, never the name again; a list under a heading that negates or restricts it
+  ("Transaction mode: what does not work") is described, and led in the body, by that
+  heading and its items (docs/spec.md §5.3.5).
 * **Body**, extractive: the lead paragraph, then bullets (later paragraphs' first
   sentences, list items, table rows, sub-sections as `**Heading:** sentence`, callouts
   as `**Note:** …` / `**Warning:** …`), at most `MAX_BULLETS`; a procedure is written as
@@ -45,6 +47,7 @@ from .naming import (
     statement_name,
     title_name,
 )
+from .standalone import qualifiers
 from .statements import PROC_HEADING, Block, Scores, Statement
 from .units import UnitPlan
 
@@ -341,7 +344,7 @@ def _section_plan(
     if not statements:
         return None
     prose = page.own_first([s for s in statements if not _EXAMPLE.match(plain(s.text))])
-    description = _describe(prose or page.own_first(statements), name, page)
+    description = _under_heading(sec, _describe(prose or page.own_first(statements), name, page))
     words, cjk = _prose_size(statements)
     score = 2.0 + min(words + cjk / 2, 80) / 20
     labels = _LABELS[lang]
@@ -357,16 +360,42 @@ def _section_plan(
                     body=body, description=description or name, summary=summary[:1500])
 
 
+def _dropped(heading: str, text: str) -> frozenset[str]:
+    """The negations and qualifiers a heading states that `text` does not."""
+    return qualifiers(plain(heading)) - qualifiers(text) if heading else frozenset()
+
+
+def _under_heading(sec: _Section, description: str) -> str:
+    """A list read under a heading that negates or restricts it ("Transaction mode: what
+    does not work" over "`SET` / `RESET` …") is described with its heading in front and
+    its items: alone, the first item would say the opposite (docs/spec.md §5.3.5)."""
+    if not description or not _dropped(sec.heading, description):
+        return description
+    items = [s for s in sec.all_statements() if s.first and s.block.kind in ("item", "step")]
+    if not items:
+        return description
+    heading = plain(sec.heading).strip()
+    cjk = cjk_count(heading) > 0
+    sep = "；" if cjk else "; "
+    out = heading + (("——" if cjk else " — ") if re.search(r"[:：]", heading) else ("：" if cjk else ": "))
+    for i, s in enumerate(items):
+        part = plain(s.text).strip().rstrip(".。;；")
+        if i and len(out) + len(sep) + len(part) > 280:
+            return out + sep + "…"
+        out += (sep if i else "") + part
+    return out + ("。" if cjk else ".")
+
+
 def _describe(statements: list[Statement], name: str, page: _Page) -> str:
     """What the note holds, in the page's own words: its first real sentence, else — a
     template's page often says what it is in three words ("Render Kroki diagrams") — its
     first own sentence of two words or more; a statement of the template only when the
     page has no sentence of its own, for the values it filled in."""
-    own = [s.text for s in statements if s.index not in page.template]
-    found = describe(own, name)
+    own = [s for s in statements if s.index not in page.template]
+    found = describe([s.text for s in own], name, blocks=[s.block.index for s in own])
     if found or not page.boilerplate:
         return found
-    for text in own or [s.text for s in statements][:1]:  # no sentence of its own: its values
+    for text in [s.text for s in own] or [s.text for s in statements][:1]:  # its values
         text = " ".join(plain(text).split())
         if len(text.split()) >= 2 and not same_text(text, name) and not text.endswith((":", "：")):
             return text[:200]
@@ -403,7 +432,13 @@ def _article(sec: _Section, labels: dict, lang: str, page: _Page) -> str:
     head_block = None
     if statements:  # the lead: the first block that says something of the page's own
         head_block = page.own_first(statements)[0].block
-        if not head_block.callout:
+        listed = head_block.kind in ("item", "step")
+        if listed and _dropped(sec.heading, head_block.text):
+            # the heading says what the list is ("what does not work"): it leads, the
+            # first item stays one of the list
+            lines = [f"**{_md(plain(sec.heading))}**"]
+            head_block = None
+        elif not head_block.callout:
             lines = _lead_lines([s for s in statements if s.block is head_block]) + _code(head_block)
     bullets: list[str] = []
     seen_blocks = {head_block.index} if lines and head_block else set()
