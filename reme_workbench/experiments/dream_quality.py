@@ -345,7 +345,7 @@ def _words_only(text: str) -> str:
 
 # -- labels -------------------------------------------------------------------------------
 
-KINDS = ("doc", "log", "meeting", "chat")
+KINDS = ("doc", "log", "meeting", "chat", "assistant_chat")
 LANGUAGES = ("en", "zh")
 
 
