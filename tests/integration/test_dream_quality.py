@@ -173,6 +173,15 @@ def test_labels_cover_every_material_file_and_nothing_else():
 
 def test_the_set_is_mixed_and_split_as_documented():
     labels = {s: load_labels(EVAL / s / "labels.yaml") for s in SPLITS}
+    chats = {s: [lb for lb in split.values() if lb.kind == "assistant_chat"]
+             for s, split in labels.items()}
+    for split in chats.values():  # user ↔ assistant chats (issue #30): facts about the user
+        assert len(split) == 21
+        assert sum(lb.language == "zh" for lb in split) == 9
+        assert all(u.bucket == "personal" for lb in split for u in lb.units)
+        assert any(u.group for lb in split for u in lb.units)  # a later day repeats a fact
+    labels = {s: {p: lb for p, lb in split.items() if lb.kind != "assistant_chat"}
+              for s, split in labels.items()}  # the set before them, as it was documented
     every = [label for split in labels.values() for label in split.values()]
     assert 50 <= len(every) <= 60
     for split in labels.values():  # long conversations between people, in both languages
@@ -368,6 +377,35 @@ def test_the_benchmark_dreams_a_few_files_of_the_set_and_reports_every_figure(tm
         assert key in result, key
     assert set(result["by_language"]) == {"en", "zh"}
     assert result["notes"] == sum(result["notes_by_bucket"].values()) > 0
+
+
+CHATS = ["daily/2027-01-12/chat-interview-prep.md", "daily/2027-01-04/红烧排骨.md"]
+
+
+def test_the_benchmark_scores_the_facts_of_user_assistant_chats(tmp_path, capsys):
+    """Issue #30: the share of labelled facts about the user that reach a note, printed
+    and in the JSON, over both languages and per language."""
+    material = tmp_path / "material"
+    labels = yaml.safe_load((EVAL / "tune" / "labels.yaml").read_text("utf-8"))["files"]
+    chosen = [*CHATS, SMALL[0]]
+    for rel in chosen:
+        (material / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(EVAL / "tune" / rel, material / rel)
+    (material / "labels.yaml").write_text(
+        yaml.safe_dump({"files": {rel: labels[rel] for rel in chosen}}, allow_unicode=True), "utf-8")
+    out = tmp_path / "figures.json"
+    _bench().main(["--material", str(material), "--embedder", "hashing", "--json", str(out),
+                   "--show"])
+    printed = capsys.readouterr().out
+    assert "facts from user ↔ assistant chats in a note: all " in printed
+    [result] = json.loads(out.read_text("utf-8"))
+    facts = result["assistant_chat_facts"]
+    assert set(facts) == {"all", "en", "zh"}
+    assert (facts["all"]["expected"], facts["en"]["expected"], facts["zh"]["expected"]) == (5, 3, 2)
+    assert facts["all"]["matched"] == facts["en"]["matched"] + facts["zh"]["matched"]
+    assert facts["all"]["recall"] == facts["all"]["matched"] / 5
+    assert len(facts["all"]["unmatched"]) == 5 - facts["all"]["matched"]
+    assert result["expected_units"] > 5  # the doc page's units are not chat facts
 
 
 def test_the_benchmark_without_labels_prints_the_label_free_figures(tmp_path, capsys):
