@@ -52,7 +52,9 @@ _EN_WHY = {"VERB": "a verb", "AUX": "a verb", "INTJ": "an interjection", "ADV": 
            "PART": "a particle", "ADP": "a preposition", "DET": "a determiner",
            "CCONJ": "a conjunction", "SCONJ": "a conjunction", "X": "not a word",
            "SYM": "a symbol", "PUNCT": "punctuation"}
-# read alone, a topic whose head is one of these names no thing ("so fun", "youngest")
+# the parts of speech that name no thing; read alone, a topic headed by one of them (an
+# adjective only with an adverb before it: "so fun"; a lone "routine" or "key" is read as
+# an adjective by the small pipeline, and "quote" as an interjection) has no topic
 _NOT_A_THING = {"ADJ", "ADV", "NUM", "INTJ", "PRON", "PART", "DET", "ADP", "CCONJ", "SCONJ"}
 _FIRST_PERSON_EN = {"i", "me", "my", "mine", "myself"}
 _CONTENT = {"NOUN", "PROPN", "VERB", "ADJ"}
@@ -135,7 +137,8 @@ def no_topic_name(name: str, body: str = "") -> str | None:
     if head.pos_ not in _NOUNS:
         return f"{_EN_WHY.get(head.pos_, 'tagged ' + head.pos_)} ('{head.text}')"
     alone = _phrase_head([t for t in english_docs([topic])[0] if not t.is_punct], 0)
-    if alone.pos_ in _NOT_A_THING:
+    if alone.pos_ in _NOT_A_THING - {"ADJ", "INTJ"} or (
+            alone.pos_ == "ADJ" and any(c.dep_ == "advmod" for c in alone.children)):
         return f"{_EN_WHY[alone.pos_]} ('{alone.text}')"
     if _bare(head.text) in _contraction_tails():
         return f"a contraction remnant ('{head.text}')"

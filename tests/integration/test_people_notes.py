@@ -30,6 +30,7 @@ def test_the_person_and_the_topic_of_a_name():
     ("caroline-s-2023", "a number alone"),
     ("caroline-s-re", "a contraction remnant"),  # what is left of "they're"
     ("jon-s-so-fun", "an adjective alone"),
+    ("jon-s-really-cool", "an adjective alone"),
     ("melanie-s-youngest", "an adjective alone"),
     ("melanie-s-really", "an adverb"),
     ("kate-s-wow", "an interjection"),
@@ -44,7 +45,7 @@ def test_names_with_no_topic(name, why):
 @pytest.mark.parametrize("name", [
     "caroline-s-adoption-agency-interviews", "Melanie's pottery class", "jon-s-dance-studio",
     "caroline-s-not-so-great-experience", "caroline-s-hiking",  # a gerund naming a pastime
-    "gina-s-new-york-city", "刘洋的婚礼", "小雨的考研", "团子", "vegetarian",
+    "gina-s-new-york-city", "gina-s-routine", "gina-s-quote", "john-s-key", "刘洋的婚礼", "小雨的考研", "团子", "vegetarian",
 ])
 def test_names_with_a_topic(name):
     assert no_topic_name(name) is None
