@@ -33,7 +33,8 @@ item 6):
    (`locomo.user_questions`: facts about the user, what the memory of such a chat keeps;
    the issue's target applies to that figure); notes written, the share named from a
    reaction (`dream_quality.reaction_name`), digest tokens per material token, units per
-   session, dream time and CPU seconds per 1,000 messages (the `**Name:**` lines);
+   session, dream time and CPU seconds per 1,000 messages (the `**Name:**` lines) and the
+   CPU seconds per 1,000 of the dataset's turns (a texted turn is several messages);
 5. over every note written, the measures of `experiments/people_notes.py`: names with no
    topic, descriptions in first person, broken contractions / agreement errors, notes
    mixing two topics; the flagged notes are written to `--flagged` (default
@@ -207,6 +208,8 @@ def conversation(sample: dict, work: Path, embedder: str, form: Form, *,
         "sample_id": sid, "form": form.name, "sessions": len(session_numbers(sample["conversation"])),
         "questions": len(qs), "user_questions": None if users is None else len(users),
         "messages": messages, "notes": len(digest), "names": names,
+        "turns": sum(len(sample["conversation"][f"session_{n}"])
+                     for n in session_numbers(sample["conversation"])),
         "reaction_names": [n for n in names if reaction_name(n)],
         "voice": measure_notes(read_notes(root, digest)),
         "units": len(outcomes),
@@ -310,6 +313,7 @@ def print_form(form: Form, runs: list[dict], show: int) -> dict:
     sessions = sum(r["sessions"] for r in runs)
     notes = sum(r["notes"] for r in runs)
     messages = sum(r["messages"] for r in runs)
+    turns = sum(r["turns"] for r in runs)
     reactions = [n for r in runs for n in r["reaction_names"]]
     share = len(reactions) / notes if notes else 0.0
     dream_s = sum(r["dream_s"] for r in runs)
@@ -336,7 +340,8 @@ def print_form(form: Form, runs: list[dict], show: int) -> dict:
           + (f": {', '.join(reactions[:8])}" if reactions else ""))
     print(f"digest / material tokens {digest:,} / {material:,} = {digest / material:.2f}; "
           f"dream {dream_s:.0f} s, {dream_cpu:.0f} CPU s: per 1,000 messages "
-          f"{1000 * dream_s / messages:.1f} s, {1000 * dream_cpu / messages:.1f} CPU s")
+          f"{1000 * dream_s / messages:.1f} s, {1000 * dream_cpu / messages:.1f} CPU s; per "
+          f"1,000 of the dataset's turns ({turns:,}) {1000 * dream_cpu / turns:.1f} CPU s")
     voice = pooled_voice(runs)
     for what, label in VOICE_LABELS.items():
         limit = VOICE_TARGETS[what]
@@ -352,7 +357,8 @@ def print_form(form: Form, runs: list[dict], show: int) -> dict:
         "units_per_session": sum(r["units"] for r in runs) / sessions,
         "digest_tokens": digest, "material_tokens": material, "dream_s": dream_s,
         "dream_cpu_s": dream_cpu, "dream_s_per_1k_messages": 1000 * dream_s / messages,
-        "dream_cpu_s_per_1k_messages": 1000 * dream_cpu / messages,
+        "dream_cpu_s_per_1k_messages": 1000 * dream_cpu / messages, "turns": turns,
+        "dream_cpu_s_per_1k_turns": 1000 * dream_cpu / turns,
         "voice": voice.to_json(), "_voice": voice,
         "per_conversation": [
             {k: v for k, v in r.items() if k not in ("scores", "user_scores", "names", "pairs", "voice")}

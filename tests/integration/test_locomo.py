@@ -394,7 +394,7 @@ def test_the_memory_benchmark_runs_every_form_and_reports_each(tmp_path, capsys,
     assert forms["clean"]["messages"] == 5 < forms["texting"]["messages"]  # bursts
     assert forms["assistant-a"]["figures"]["digest (user's questions)"]["n"] == 2
     for form in forms.values():
-        assert form["dream_cpu_s"] > 0 and form["dream_s"] > 0
+        assert form["dream_cpu_s"] > 0 and form["dream_s"] > 0 and form["turns"] == 5
         assert set(form["voice"]) == {"notes", "no_topic", "first_person", "mixing", "agreement"}
     heads = [f["headline_recall5"] for f in forms.values()]
     assert figures["spread"] == pytest.approx(max(heads) - min(heads))
