@@ -193,30 +193,38 @@ def _in_compound(token) -> bool:
 
 
 _GLUED = re.compile(r"^([^\W\d_]+)['’](m|ve)$", re.I)
+_MODAL_GLUED = re.compile(r"['’](ll|d)$", re.I)  # "Caroline’ll do": will + a base form
 
 
 def broken_agreement(text: str, people: Iterable[str] = ()) -> list[str]:
     """Broken contractions and agreement errors in `text` (quotations left out): a token
-    that glues a name to 'm or 've ("Caroline’m": spaCy splits the pronoun's "I'm", so a
-    token it leaves whole is a name's), and a singular name (spaCy: a proper noun, or a
-    noun it knows as a PERSON, with no second subject joined to it) that is the subject of
-    a first-person present form (tag VBP: "Caroline haven't", "Melanie are", "Jon don't").
-    `people`: names known to be people's (the person a note is named after), counted as
-    names even where spaCy tags them a common noun ("Caroline" opening a sentence).
-    Each hit as the words that show it."""
+    that glues a capitalised or known name to 'm or 've ("Caroline’m": spaCy splits the
+    pronoun's "I'm", so a token it leaves whole is a name's; a texted "u’ve" is not), and
+    a singular name (spaCy: a proper noun, or a noun it knows as a PERSON, with no second
+    subject joined to it) that is the subject of a first-person present form (tag VBP:
+    "Caroline haven't", "Melanie are", "Jon don't"). `people`: names known to be people's
+    (those the notes are named after), counted as names even where spaCy tags them a
+    common noun; a sentence's first word counts only when it is one of them (the small
+    pipeline takes "Lemme" and "Wanna" there for names). A name glued to 'll or 'd
+    ("Caroline’ll do") is a modal and its base form is right. Each hit as the words that
+    show it."""
     known = {p.lower() for p in people if p}
     found = []
     for sentence in _sentences(_QUOTED.sub(" ", _clean(text))):
         doc = english_docs([sentence])[0]
         for token in doc:
             m = _GLUED.match(token.text)
-            if m and m.group(1).lower() not in ("i", "we", "you", "they"):
+            if m and (m.group(1).lower() in known or m.group(1)[:1].isupper()) \
+                    and m.group(1).lower() not in ("i", "we", "you", "they"):
                 found.append(token.text)
                 continue
-            if token.dep_ not in ("nsubj", "nsubjpass") or token.tag_ in ("NNS", "NNPS"):
+            if token.dep_ not in ("nsubj", "nsubjpass") or token.tag_ in ("NNS", "NNPS") \
+                    or _MODAL_GLUED.search(token.text):
                 continue
+            if token.is_sent_start and token.lower_ not in known:
+                continue  # "Lemme know", "Wanna start": the tagger's guess at a sentence's start
             named = token.pos_ == "PROPN" or token.ent_type_ == "PERSON" or token.lower_ in known or (
-                token.pos_ == "NOUN" and token.text[:1].isupper() and not token.is_sent_start)
+                token.pos_ == "NOUN" and token.text[:1].isupper())
             if not named or any(c.dep_ == "conj" for c in token.children):
                 continue
             verb = token.head
@@ -319,8 +327,10 @@ class NoteVoice:
 
 
 def measure_notes(notes: Iterable[tuple[str, str, str]]) -> NoteVoice:
-    """`NoteVoice` of (name, description, body) triples; a note counts once per measure
-    (its first agreement error stands for it)."""
+    """`NoteVoice` of (name, description, body) triples; a note counts once per measure.
+    The people the notes are named after are the names `broken_agreement` knows."""
+    notes = list(notes)
+    people = {person for name, _, _ in notes if (person := person_and_topic(name)[0])}
     out = NoteVoice()
     for name, description, body in notes:
         out.notes += 1
@@ -328,7 +338,7 @@ def measure_notes(notes: Iterable[tuple[str, str, str]]) -> NoteVoice:
             out.no_topic.append((name, why))
         if word := first_person_description(description):
             out.first_person.append((name, f"{word}: {description}"))
-        if errors := broken_agreement(f"{description}\n{body}", [person_and_topic(name)[0]]):
+        if errors := broken_agreement(f"{description}\n{body}", people):
             out.agreement.append((name, "; ".join(errors)))
         if bullet := mixed_topics(name, body):
             out.mixing.append((name, bullet))
