@@ -163,8 +163,12 @@ def _phrase_head(words: list, start: int):
     return heads[-1] if heads else words[-1]
 
 
+_LINE_MARK = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*\d{4}-\d{2}-\d{2}\*\*\s*[:：]?\s*)?")
+
+
 def _sentences(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
+    """A note's lines without their list marker and date, so each opens with its words."""
+    return [t for line in text.splitlines() if (t := _LINE_MARK.sub("", line).strip())]
 
 
 def first_person_description(description: str) -> str | None:

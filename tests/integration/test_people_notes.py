@@ -96,6 +96,12 @@ def test_broken_contractions_and_agreement(text, found):
     assert broken_agreement(text, ["Jon", "Melanie", "Caroline"]) == found
 
 
+def test_a_bullet_opens_its_sentence_after_its_date():
+    body = ("- **2023-05-11**: Lemme know when Gina got time. (derived_from:: [[daily/a.md]])\n"
+            "- **2023-05-12**: Whenever Caroline hear it, she smiles.\n")
+    assert broken_agreement(body, ["Gina", "Caroline"]) == ["Caroline hear"]
+
+
 def test_a_person_the_parser_reads_as_a_common_noun_is_known_by_the_note():
     text = "Caroline haven't done pottery yet"
     assert broken_agreement(text, ["caroline"]) == ["Caroline have"]
