@@ -111,20 +111,27 @@ def no_topic_name(name: str, body: str = "") -> str | None:
     """Why `name` has no topic (None when its topic names a thing).
 
     The topic is what follows the person (`person_and_topic`: "Person's …", "某某的…"; the
-    whole name when it names no person). English: the name is read by spaCy as written
-    ("Caroline's asking") and the topic must hold the phrase's head, tagged a noun or
-    proper noun — a name whose head is a verb ("asking", "Caroline's running" read as
-    "Caroline is running"), an interjection, an adverb, an adjective alone, a number alone
-    or a pronoun has none. A head noun still fails when it is what is left of a contraction
-    ("re" of "they're": the tails of spaCy's own tokenizer exceptions) or when the note's
-    body uses the word and spaCy never tags it a noun there ("lol" where the body laughs).
-    Chinese: the topic's last word (its head) must be a noun in jieba's tags (n…, vn, an).
+    whole name when it names no person), restored to the capitals and hyphens the note's
+    body writes it with (`_as_written`: "nike" → "Nike", "to do list" → "to-do list").
+    English: the name is read by spaCy as written ("Caroline's asking") and the head of
+    the topic must be tagged a noun or proper noun — a head that is a verb ("asking",
+    "Caroline's running" read as "Caroline is running"), an adjective alone, an adverb, a
+    number, a pronoun or an interjection names nothing. The topic read alone must not be
+    headed by an adverb, number, pronoun or particle, nor be an adjective with an adverb
+    ("so fun"). A head noun still fails when it is what is left of a contraction ("re" of
+    "they're": the tails of spaCy's own tokenizer exceptions) or when every use of the
+    word in the note's body is tagged one of those (and none is capitalised inside a
+    sentence, as a name is). What the small pipeline reads as a noun passes: a texted
+    "lol" is tagged a noun or a verb, so "Person's lol" is not caught.
+    Chinese: the topic's last word (its head) must be a noun in jieba's tags (n…, vn, an);
+    an activity verb ("骑行") is flagged.
     """
     person, topic = person_and_topic(name)
     if not topic:
         return "no topic after the person"
     if _CJK.search(topic) and not re.search(r"[A-Za-z]{2}", topic):
         return _chinese_head(topic)
+    topic = _as_written(topic, body) if body else topic
     shown = f"{person}'s {topic}" if person else topic
     doc = english_docs([shown])[0]
     start = len(english_docs([f"{person}'s"])[0]) if person else 0
@@ -145,10 +152,34 @@ def no_topic_name(name: str, body: str = "") -> str | None:
     if body and head.is_alpha:
         uses = [t for d in english_docs(_sentences(_clean(body))) for t in d
                 if t.lower_ == head.lower_]
+        if any(t.text[:1].isupper() and not t.is_sent_start for t in uses):
+            uses = []  # a name ("Aragorn"): the tagger's reading of it is no evidence
         if uses and all(t.pos_ in _NOT_A_THING for t in uses):
             pos = max({t.pos_ for t in uses}, key=lambda p: sum(t.pos_ == p for t in uses))
             return f"{_EN_WHY[pos]} where the note uses it ('{head.text}')"
     return None
+
+
+def _as_written(topic: str, body: str) -> str:
+    """The topic as the note's own text writes it, when a slug lost that: its capitals
+    inside a sentence ("nike" → "Nike", "whispering falls" → "Whispering Falls") and its
+    hyphens ("to do list" → "to-do list", "must visit city" → "must-visit city")."""
+    words = topic.split()
+    if not words:
+        return topic
+    pattern = re.compile(r"(?<![\w-])" + r"[\s\-‐]+".join(re.escape(w) for w in words)
+                         + r"(?![\w-])", re.I)
+    hyphenated = None
+    for line in _sentences(_clean(body)):
+        for m in pattern.finditer(line):
+            found = m.group(0)
+            before = line[:m.start()].rstrip()
+            opens = not before or before[-1] in ".!?:;–—-\"“(" or before.endswith("**")
+            if found != found.lower() and not opens:
+                return found
+            if "-" in found and hyphenated is None:
+                hyphenated = found.lower()
+    return hyphenated or topic
 
 
 def _bare(word: str) -> str:

@@ -60,6 +60,16 @@ def test_a_noun_the_body_never_uses_as_a_thing_has_no_topic():
     assert no_topic_name("melanie-s-show", body) is None
 
 
+def test_a_name_is_read_as_the_note_writes_it():
+    """A slug loses capitals and hyphens; the note's body still has them."""
+    body = ("- **2023-05-08**: John got new shoes from Nike for the season.\n"
+            "- **2023-05-09**: John keeps a to-do list on the fridge.\n"
+            "- **2023-05-10**: John's favorite character is Aragorn.\n")
+    assert no_topic_name("john-s-nike", body) is None
+    assert no_topic_name("john-s-to-do-list", body) is None
+    assert no_topic_name("john-s-aragorn", body) is None
+
+
 @pytest.mark.parametrize(("description", "word"), [
     ("I started a pottery class", "I"),
     ("im so excited about it", "i"),  # "im" holds an "i"
