@@ -66,7 +66,7 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
 # written English reads "lol" or "ok" as a noun, so they never name a topic (a closed class
 # of chat signals, not grammar); they stay in the quote, as said
 _CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he)+|xd|omg|ok|okay|k|tbh|idk|imo|"
-                          r"imho|ngl|btw|[哈嘿呵]{2,})", re.I)
+                          r"imho|ngl|btw|ty|thx|pls|plz|rn|nvm|tho|[哈嘿呵]{2,})", re.I)
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -95,9 +95,10 @@ def _masked(text: str) -> str:
 _LIGHT = frozenset(
     "thing stuff time way lot bit kind sort type one something anything everything nothing "
     "someone anyone everyone day moment while part piece bunch couple number deal fun people "
-    "person guy guys folks look self place shot try chance break".split())
+    "person guy guys folks look self place shot try chance break sense".split())
 _ZH_LIGHT = frozenset(
-    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么".split())
+    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
+    "人 试试".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _NOT_TOPIC_ENTS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
 _ARGUMENTS = frozenset({"dobj", "pobj", "attr", "oprd", "dative", "appos", "conj", "nsubj",
@@ -152,8 +153,17 @@ def _subject(head):
 
 
 def _owned_by_speaker(tok) -> bool:
-    """A noun the speaker owns: "my sister", "our dog"."""
-    return any(c.dep_ == "poss" and _first_person(c) for c in tok.children)
+    """A noun the speaker owns: "my sister", "our dog", "my gf jess"."""
+    return any(c.dep_ == "poss" and _first_person(c) for c in tok.children) or any(
+        c.dep_ == "compound" and _owned_by_speaker(c) for c in tok.children)
+
+
+def _depth(tok, head) -> int:
+    """How many dependency steps `tok` hangs below `head` (the verb's own object first)."""
+    steps = 0
+    while tok.i != head.i and tok.head.i != tok.i and steps < 20:
+        tok, steps = tok.head, steps + 1
+    return steps
 
 
 _CLAUSES = frozenset({"ccomp", "advcl", "conj", "parataxis", "relcl", "csubj", "csubjpass",
@@ -197,13 +207,22 @@ def _aside(tok, head) -> bool:
     return False
 
 
-def _topic_from_chunk(chunk, names: frozenset[str]) -> Topic | None:
+def _topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) -> Topic | None:
     root = chunk.root
     if root.pos_ not in ("NOUN", "PROPN") or _norm(root.lemma_) in _LIGHT \
             or _CHAT_SIGNAL.fullmatch(root.text):
         return None
-    if root.ent_type_ in _NOT_TOPIC_ENTS or root.dep_ not in _ARGUMENTS:
+    if root.dep_ not in _ARGUMENTS and not any_role:
         return None
+    if root.ent_type_ in _NOT_TOPIC_ENTS:
+        # a date is no topic, unless a word outside it says what it is: "vegan january"
+        kept = [t for t in chunk if not t.ent_type_ and t.pos_ in ("ADJ", "NOUN", "PROPN")]
+        if not kept:
+            return None
+        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_)
+                      for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
+        shown = " ".join(t.lower_ for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
+        return Topic(shown, tuple(w for w in words if w))
     if any(_second_person(t) for t in chunk):  # "your paintings": the listener's
         return None
     entity = next((e for e in chunk.doc.ents if e.start <= root.i < e.end
@@ -250,24 +269,40 @@ def _topic_from_chunk(chunk, names: frozenset[str]) -> Topic | None:
 def _activity(tok) -> Topic | None:
     """An activity as a verb in -ing with nothing of its own ("I love painting", "went
     hiking"): "thinking of going back to school" is about the school."""
-    if tok.tag_ != "VBG" or tok.dep_ not in ("dobj", "xcomp", "pcomp") or list(tok.children) \
+    if tok.tag_ != "VBG" or tok.dep_ not in ("dobj", "xcomp", "pcomp", "advcl", "conj") \
+            or any(c.dep_ not in ("advmod", "npadvmod", "punct", "conj", "cc") or c.pos_ == "VERB"
+                   for c in tok.children) \
             or _CHAT_SIGNAL.fullmatch(tok.text):
-        return None
+        return None  # "bouldering twice a week" is one; "going back to school" is about school
     return Topic(tok.lower_, (_norm(tok.lower_),))
 
 
 @dataclass(frozen=True)
 class _Reading:
     """What a sentence says about its speaker: its topics, best first (none: it only
-    joins the unit its turn is on)."""
+    joins the unit its turn is on). `context`: it states nothing about the speaker but
+    says something of a thing ("the new commute is 40 minutes by train", "she's really
+    into pottery"): it goes with the statement next to it in the same turn."""
 
     topics: tuple[Topic, ...]
+    context: bool = False
+
+
+def _content_chunks(sent, names: frozenset[str]) -> bool:
+    """Whether a sentence names a thing — a noun phrase that is no pronoun, number or
+    light word and not the listener's — or a time ("Thursday at 10", the answer to
+    "When is it?")."""
+    return any(e.label_ in ("DATE", "TIME") for e in sent.ents) or any(
+        _topic_from_chunk(c, names) for c in sent.noun_chunks
+        if c.root.dep_ not in _ASIDES and not _first_person(c.root))
 
 
 def _read_english(sent, names: frozenset[str]) -> _Reading | None:
     text = sent.text.strip()
-    if not text or text.endswith("?"):
-        return None  # a question states nothing about the speaker
+    if not text:
+        return None
+    question = text.endswith("?")  # states nothing about the speaker — but a clause before
+    # the question may ("I'm allergic to shellfish, is that a problem there?")
     owned: list[Topic] = []
     found: list[tuple[int, int, Topic]] = []
     heads = []
@@ -289,11 +324,25 @@ def _read_english(sent, names: frozenset[str]) -> _Reading | None:
             topic = _topic_from_chunk(chunk, names) if chunk is not None else None
             owned += [topic] if topic else []
     root = sent.root
+    if question:  # only a clause that is not the question itself
+        heads = [h for h in heads if h.i != root.i]
+        if not heads and not owned:
+            return _Reading((), context=True) if _content_chunks(sent, names) else None
     if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None:
         heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
         # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
-    if not heads:
-        return None
+    if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
+        # "just me and my sister Claire" — what the sentence says is about it
+        for tok in sent:
+            if tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):
+                phrase = sent.doc[tok.left_edge.i: tok.i + 1]  # "my gf jess", however it hangs
+                topic = _topic_from_chunk(phrase, names, any_role=True)
+                owned += [topic] if topic else []
+        if owned:
+            others = [t for c in sent.noun_chunks if not _owned_by_speaker(c.root)
+                      and not _first_person(c.root) and (t := _topic_from_chunk(c, names))]
+            return _Reading(tuple(dict.fromkeys([*owned, *others])))
+        return _Reading((), context=True) if _content_chunks(sent, names) else None
     priority = {"dobj": 0, "attr": 1, "oprd": 1, "pobj": 2, "appos": 3, "conj": 3}
     of_head: dict[int, int] = {}  # "a small group of dancers": the dancers, in the group's rank
     for chunk in sent.noun_chunks:
@@ -303,7 +352,7 @@ def _read_english(sent, names: frozenset[str]) -> _Reading | None:
                 if obj is not None and obj.pos_ in ("NOUN", "PROPN") and not obj.ent_type_ \
                         and not _first_person(obj):
                     of_head[obj.i] = chunk.root.i
-    for head in heads:
+    for order, head in enumerate(heads):
         domain = {t.i for t in _domain(head, names)}
         if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
             domain.add(head.head.i)
@@ -311,14 +360,15 @@ def _read_english(sent, names: frozenset[str]) -> _Reading | None:
             if chunk.root.i in domain and not _first_person(chunk.root) \
                     and not _aside(chunk.root, head) and chunk.root.i not in of_head.values():
                 topic = _topic_from_chunk(chunk, names)
-                if topic:  # what follows the verb is what it is about; an opening
-                    # adverbial ("since our last chat, …") comes after it
+                if topic:  # what the verb takes is what it is about, nearest first; an
+                    # opening adverbial ("since our last chat, …") after what follows it
                     ranked = sent.doc[of_head.get(chunk.root.i, chunk.root.i)]
-                    rank = priority.get(ranked.dep_, 4) + (5 if ranked.i < head.i else 0)
+                    rank = (order, _depth(ranked, head) + (5 if ranked.i < head.i else 0),
+                            priority.get(ranked.dep_, 4))
                     found.append((rank, ranked.i, topic))
         for tok in sent:
             if tok.i in domain and not _aside(tok, head) and (topic := _activity(tok)):
-                found.append((1, tok.i, topic))
+                found.append(((order, _depth(tok, head), 1), tok.i, topic))
     found.sort(key=lambda f: (f[0], f[1]))
     topics: list[Topic] = []
     for topic in [*owned, *(t for _, _, t in found)]:
@@ -327,44 +377,120 @@ def _read_english(sent, names: frozenset[str]) -> _Reading | None:
     return _Reading(tuple(topics))
 
 
-_ZH_SELF = ("我", "我们", "咱们", "俺")
+_ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
 
 
-def _read_chinese(sentence: str, names: frozenset[str]) -> _Reading | None:
-    text = sentence.strip()
-    if not text or text.endswith(("?", "？", "吗", "吗。", "呢")):
-        return None
-    tagged = chinese_tagged(text)
-    words = [w for w, _ in tagged]
-    first = next((i for i, w in enumerate(words) if w in _ZH_SELF), None)
-    verb = next((i for i, (_, f) in enumerate(tagged) if f.startswith("v")), None)
-    if first is None or (verb is not None and verb < first):
-        return None  # no first person before the verb: about someone or something else
-    found: list[tuple[int, Topic]] = []  # (rank, topic): lower first
+_ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
+_ZH_QUESTION = ("?", "？", "吗", "呢", "么")
+_ZH_KIN = ("妈", "爸", "哥", "姐", "弟", "妹", "老公", "老婆", "女儿", "儿子", "孩子", "家", "男朋友",
+           "女朋友", "爷爷", "奶奶", "外婆", "外公")  # 我妈, 我女儿: the speaker's own, no 的
+
+
+_ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
+# kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
+_ZH_KIN_WORDS = frozenset(("儿子", "女儿", "老公", "老婆", "妈妈", "爸爸", "我妈", "我爸", "孩子",
+                           "男朋友", "女朋友", "对象", "爷爷", "奶奶", "外婆", "外公", "哥哥",
+                           "姐姐", "弟弟", "妹妹"))
+
+
+def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tuple[int, Topic]]:
+    """The noun phrases of a clause, ranked: the one after a numeral and classifier first
+    ("一家诊所": jieba's dictionary lists 诊所 as a verb, the classifier says it is a thing),
+    then longer before a one-character "noun" (often a verb the dictionary mislabels:
+    "报", "学"); never the listener's (你的画)."""
+    found: list[tuple[int, Topic]] = []
     run: list[str] = []
-    listener = counted = after_count = False
-    # after a numeral and classifier ("一家", "一只") comes the object's noun phrase, whatever
-    # the dictionary tags its head ("一家诊所": 诊所 is listed as a verb); it is what the
-    # sentence is about. A one-character "noun" is as often a verb the dictionary mislabels
-    # ("报", "学"): a longer phrase comes before it.
+    listener = counted = after_count = after_verb = False
+    run_flag = ""
     for word, flag in [*tagged, ("。", "x")]:
         noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a"))) \
             and word not in names and word not in _ZH_LIGHT
         if noun and not listener:
             after_count = after_count or (counted and not run)
             run.append(word)
+            run_flag = flag
             counted = False
             continue
         counted = flag in ("m", "q", "mq")
         if run:
             phrase = "".join(run)
-            if phrase not in names:
-                rank = 0 if after_count else (1 if len(phrase) >= 2 else 2)
+            lone = len(phrase) == 1 and not after_count and run_flag != "n"
+            if phrase not in names and not lone:  # what the verb takes before where or
+                # when (在深圳做程序员); one character tagged other than a plain noun ("管")
+                # is no topic unless a classifier says it is a thing
+                rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2)
                 found.append((rank, Topic(phrase, (phrase,))))
             run, after_count = [], False
+        after_verb = after_verb or flag.startswith("v")
         listener = word in ("你", "您", "你们") or (listener and word == "的")
-    found.sort(key=lambda f: f[0])
-    return _Reading(tuple(dict.fromkeys(t for _, t in found)))
+    return found
+
+
+def _zh_self(tagged: list[tuple[str, str]]) -> bool:
+    """A clause about its speaker: 我 / 我们 before its first verb (我养了一只猫), or no
+    subject at all before it — Chinese leaves the speaker out (上周刚提了车)."""
+    seen_verb = prep = False
+    for i, (word, flag) in enumerate(tagged):
+        if word in _ZH_SELF or (word.startswith("我") and word[1:] in _ZH_KIN):
+            # 我 as the subject: not the object of a verb or a preposition before it (帮我,
+            # 给我), and a verb after it (说起来我最近开始学游泳: a discourse verb first)
+            before = tagged[i - 1] if i else ("", "")
+            later = any(f.startswith("v") for _, f in tagged[i + 1:])
+            governed = len(before[0]) == 1 and before[1].startswith(("v", "p"))
+            if i == 0 or (not governed and later):  # a clause opening on 我 is about me,
+                return True  # whatever the dictionary tags its verb (我对花生过敏: 过敏 "nr")
+        elif not seen_verb and word in _ZH_KIN_WORDS:
+            return True  # 儿子今天第一天上幼儿园: a kin word as subject is the speaker's own
+        elif not seen_verb and not prep and (flag in _ZH_NOUNS or flag == "r"):
+            return False  # another subject first: 她下周五有…, 这个… (在苏州: a place)
+        seen_verb = seen_verb or flag.startswith("v")
+        prep = flag == "p" or (prep and flag in _ZH_NOUNS)
+    # no subject before the first verb: Chinese leaves the speaker out (上周刚提了车)
+    # — when the clause says when (上周, 十月), what the speaker means to do (想, 打算) or
+    # what they did (提了车); a remark on the weather (难得出太阳) has none of these
+    after_prep = False
+    for i, (word, flag) in enumerate(tagged):
+        if word in _ZH_SELF:
+            return False
+        if flag.startswith("v"):
+            done = i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")
+            return done or word in _ZH_INTENT or any(f == "t" for _, f in tagged)
+        determiner = flag == "r" and i + 1 < len(tagged) and tagged[i + 1][1] in ("t", "m", "q")
+        if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not determiner:
+            return False  # a subject of its own (这 before 周六 is "this", no subject)
+        after_prep = flag == "p" or (after_prep and flag in _ZH_NOUNS)
+    return False
+
+
+def _read_chinese(sentence: str, names: frozenset[str]) -> _Reading | None:
+    """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
+    topics; a question clause states nothing, unless it names a thing of the speaker's
+    (我的猫, 我妈); a sentence with no such clause but a noun is context."""
+    text = sentence.strip()
+    if not text:
+        return None
+    found: list[tuple[int, int, Topic]] = []
+    things = False
+    clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
+    for n, clause in enumerate(clauses):
+        tagged = chinese_tagged(clause.strip())
+        words = [w for w, _ in tagged]
+        question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
+            n == len(clauses) - 1 and text.rstrip().endswith(("?", "？")))
+        owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
+                    for i, w in enumerate(words)) or any(
+            w.startswith("我") and w[1:] in _ZH_KIN for w in words)
+        topics = _zh_topics(tagged, names)
+        things = things or bool(topics)
+        if (question and not owned) or not (owned or _zh_self(tagged)):
+            continue
+        found += [(rank, n, t) for rank, t in topics]
+    if not found:  # a thing or a time named (周四上午十点): context for the statement beside it
+        when = any(f == "t" for c in clauses for _, f in chinese_tagged(c.strip()))
+        return (_Reading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
+                else None)
+    found.sort(key=lambda f: (f[1], f[0]))
+    return _Reading(tuple(dict.fromkeys(t for _, _, t in found)))
 
 
 def topic_of(text: str) -> Topic | None:
@@ -485,6 +611,9 @@ class _Said:
     turn: int  # the turn group: a burst of one speaker's lines is one turn
     statement: Statement  # the segment it came from (order, provenance)
     confirms: str = ""  # the assistant's words the user confirmed with this sentence
+    context: bool = False  # states nothing about the speaker; goes with the statement beside it
+    order: int = 0  # its place in the session
+    label: str = ""  # the speaker's label as written
 
 
 _AFFIRMATION = re.compile(r"^(?:yes|yeah|yep|yup|right|correct|exactly|that's right|that's me|"
@@ -539,11 +668,14 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     split = _sentences(texts)
     said: list[_Said] = []
     group, last = -1, None
+    asked = False
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
-        if block.speaker != last:
-            group, last = group + 1, block.speaker
-        if block.role == "assistant":
+        if block.role == "assistant":  # a question to the user keeps their thread going:
+            asked = texts[i].rstrip().endswith("?")  # "What does she like?" — "pottery"
             continue
+        if block.speaker != last and not (asked and block.speaker == said_by(said)):
+            group = group + 1
+        last, asked = block.speaker, False
         confirmed = ""
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
                 _AFFIRMATION.match(texts[i]):
@@ -554,12 +686,20 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             if reading is None:
                 continue
             said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
-                              group, first[block.index]))
-        if confirmed:
+                              group, first[block.index], context=reading.context,
+                              order=len(said), label=block.speaker))
+        if confirmed:  # the "yes" itself, quoted with the question it answers
             topics = _confirmed_topics(split[i - 1], names)
-            said.append(_Said(_person(block.speaker, assistant_chat), texts[i], topics, group,
-                              first[block.index], confirms=confirmed))
+            yes = sentences[0][0] if sentences else texts[i]
+            said.append(_Said(_person(block.speaker, assistant_chat), yes, topics, group,
+                              first[block.index], confirms=confirmed, order=len(said),
+                              label=block.speaker))
     return said, len(turns)
+
+
+def said_by(said: list[_Said]) -> str:
+    """The label of who spoke last among `said`'s turns ('' before any)."""
+    return said[-1].label if said else ""
 
 
 def _confirmed(sentences: list[tuple[str, object]], names: frozenset[str]) -> str:
@@ -605,20 +745,26 @@ def plan_conversation(
     said, turns = said_about(blocks, statements)
     assistant_chat = chat_kind(blocks) == "assistant"
     units: list[_Unit] = []
+    waiting: list[_Said] = []  # context before the first statement of its turn
     for s in said:
-        if not s.topics:  # "I love it so much": it joins the unit its turn is on, if any
+        if not s.topics:  # "I love it so much", "the commute is 40 minutes": it joins the
+            # unit its turn is on (context: or the next statement's in the same turn)
             home = next((u for u in reversed(units) if u.person == s.speaker
                          and u.said[-1].turn == s.turn), None)
             if home is not None:
                 home.said.append(s)
+            elif s.context:
+                waiting.append(s)
             continue
+        early = [w for w in waiting if w.speaker == s.speaker and w.turn == s.turn]
+        waiting = [w for w in waiting if w.turn == s.turn and w not in early]
         main = s.topics[0]
         home = next((u for u in units if u.person == s.speaker and same_topic(u.topic, main)),
                     None)
         if home is None:
-            units.append(_Unit(s.speaker, main, [s]))
+            units.append(_Unit(s.speaker, main, [*early, s]))
         else:
-            home.said.append(s)
+            home.said += [*early, s]
             if len(main.words) < len(home.topic.words) and main.key <= home.topic.key:
                 pass  # the unit keeps the fuller name ("LGBTQ support group", not "group")
             elif home.topic.key < main.key:
@@ -638,6 +784,7 @@ def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     name = f"{person}的{topic}" if cjk else f"{person}'s {topic}"
     if name[:1].islower():
         name = name[:1].upper() + name[1:]
+    unit.said.sort(key=lambda s: s.order)
     statements = list(dict.fromkeys(s.statement for s in unit.said))
     plan = UnitPlan(bucket, name[:120], float(len(unit.said)) + 0.1 * len(unit.topic.words),
                     statements, head=statements[0])
@@ -647,10 +794,20 @@ def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     dates = list(dict.fromkeys(d for s in unit.said for d in resolve_dates(s.text, day)))
     plan.when = "; ".join(dates)
     plan.summary = f"{person}: " + " ".join(plan.said)
-    plan.description = (f"{name}：{person}每次谈到它时说的话，逐次对话注明日期。" if cjk else
-                        f"{name}, in {person}'s own words: a dated quote from each "
-                        "conversation about it.")
+    lead = next((s for s in unit.said if s.topics and not s.context), unit.said[0])
+    plan.description = _shorten(f"{person}：{_quote(lead, True)}" if cjk
+                                else f"{person}: {_quote(lead, False)}")
     return plan
+
+
+def _shorten(text: str, limit: int = 200) -> str:
+    """A description of at most `limit` characters, cut at a word with "…" and its
+    closing quotation mark kept."""
+    if len(text) <= limit:
+        return text
+    close = text[-1] if text[-1] in "\"”" else ""
+    cut = text[: limit - 2].rsplit(" ", 1)[0] if " " in text[:limit] else text[: limit - 2]
+    return cut.rstrip(",;: ") + "…" + close
 
 
 def _quote(s: _Said, cjk: bool) -> str:

@@ -380,10 +380,11 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
     plans += _entries(kept, scores, plans)
     plans += how_to_entries(kept, plans)
     if kind == "assistant":  # the user, talking to an assistant: what they say of
-        # themselves is theirs too (§5.2.9), beside the rules they state
-        used = {s.index for p in plans for s in p.statements}
+        # themselves is theirs (§5.2.9), beside the rules they state — a rule the log
+        # rules read into a statement the facts hold already gives way
         facts, _ = plan_conversation(blocks, statements, day=_day(material))
-        plans += [f for f in facts if not used & {s.index for s in f.statements}]
+        told = {s.index for f in facts for s in f.statements}
+        plans = [p for p in plans if not told & {s.index for s in p.statements}] + facts
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
     topic = _topic(material)
