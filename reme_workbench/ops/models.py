@@ -442,6 +442,8 @@ class ImportResponse(_Response):
     folder: str = Field(description="resource/<day>/<vault name>: where the originals are kept.")
     notes: list[ImportedNoteModel]
     attachments: dict[str, str] = Field(description="Attachment -> its copy in resource/.")
+    kept_as_files: list[dict] = Field(description="Drawings, templates and canvases: kept as "
+                                                  "files (path, snapshot, why), not made notes.")
     skipped: list[dict] = Field(description="Files not brought as notes, each with why.")
     unresolved: list[dict] = Field(description="Links left as written (nothing or several "
                                                "files of the imported vault match them).")
