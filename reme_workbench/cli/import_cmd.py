@@ -24,8 +24,10 @@ def import_cmd(obj: Ctx, source: Path, bucket: str, dry_run: bool, as_json):
     Every note goes to digest/<bucket>/ in its own folders and under its own name where
     the vault's path rules allow (else a slug; a taken name gets -2), with its
     frontmatter kept and a derived_from:: link to its original, which is kept byte for
-    byte — with the attachments — in resource/<today>/<vault name>/. Drawings
-    (.excalidraw.md), templates and canvases stay files there, not notes. Links are resolved the way
+    byte — with the attachments — in resource/<today>/<vault name>/. That folder is
+    added to Obsidian's Excluded files (.obsidian/app.json, your other settings kept),
+    so Obsidian's search and graph show each note once. Drawings (.excalidraw.md),
+    templates and canvases stay files there, not notes. Links are resolved the way
     Obsidian resolves them and written as vault paths (alias, heading and embed mark
     kept); one that matches nothing or several files is left as written and listed.
     Hidden folders (.obsidian, .trash, .git) are not imported. One changeset: all of it
@@ -45,6 +47,12 @@ def import_cmd(obj: Ctx, source: Path, bucket: str, dry_run: bool, as_json):
                f"{len(data.attachments)} attachment(s); {data.links_rewritten} link(s) "
                "written as vault paths.")
     click.echo(f"Originals {'would be' if dry_run else 'are'} kept in {data.folder}/.")
+    if data.excluded_in_obsidian:
+        click.echo(f"Obsidian: {', '.join(data.excluded_in_obsidian)} {'would be' if dry_run else 'is'} "
+                   "under Excluded files (.obsidian/app.json), so search and the graph show "
+                   "each note once.")
+    for notice in data.notices:
+        click.echo(f"Obsidian: {notice}")
 
     def listed(title: str, rows: list[str]) -> None:
         if not rows:

@@ -449,6 +449,11 @@ class ImportResponse(_Response):
                                                "files of the imported vault match them).")
     links_rewritten: int
     dry_run: bool
+    excluded_in_obsidian: list[str] = Field(
+        description="Folders added to Obsidian's Excluded files (.obsidian/app.json), so its "
+                    "search and graph do not show the originals beside the notes.")
+    notices: list[str] = Field(description="What the person should know, e.g. an app.json "
+                                           "left alone because it does not parse.")
 
 
 # -- material -------------------------------------------------------------------------------

@@ -83,6 +83,9 @@ def test_import_brings_notes_links_frontmatter_and_keeps_the_originals(make_vaul
     for rel in ("Plugins/kanban.md", "Bad.md", "attachments/shot.png"):
         assert (vault / f"resource/{today()}/my vault" / rel).read_bytes() == (source / rel).read_bytes()
     assert not list((vault / "resource").rglob("app.json")) and not list(vault.rglob("old.md"))
+    # the vault's own Obsidian settings: the originals' folder under Excluded files
+    assert json.loads((vault / ".obsidian/app.json").read_text()) == {
+        "userIgnoreFilters": [f"resource/{today()}/my vault/"]}
     # what could not be brought is said
     assert [s["path"] for s in data["skipped"]] == ["Bad.md"]
     left = {(u["source"], u["raw"]) for u in data["unresolved"]}

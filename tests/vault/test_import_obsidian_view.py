@@ -11,9 +11,14 @@ is imported into already has the person's own `.obsidian/app.json`.
 from __future__ import annotations
 
 import json
+import random
+import re
+import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from reme_workbench.cli import cli
@@ -96,6 +101,96 @@ def imported(make_vault, tmp_path, **kw) -> tuple[Path, Path, dict]:
     source = public_vault(tmp_path / "Course Notes", **kw)
     data = json.loads(run(vault, "import", str(source), "--json").stdout)
     return vault, source, data
+
+
+def excluded_by(filters: list[str], rel: str) -> bool:
+    """Obsidian's "Excluded files" (`userIgnoreFilters`): an entry is a path the file's
+    path starts with (a folder ends in `/`), or a `/regex/`."""
+    for entry in filters:
+        if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+            if re.search(entry[1:-1], rel):
+                return True
+        elif rel.startswith(entry):
+            return True
+    return False
+
+
+def notes_obsidian_shows(vault: Path) -> list[str]:
+    """The Markdown notes Obsidian's search and graph show: every `.md` file outside
+    hidden folders that no "Excluded files" entry of the vault's app.json covers."""
+    app = json.loads((vault / ".obsidian/app.json").read_text(encoding="utf-8"))
+    filters = app.get("userIgnoreFilters", [])
+    shown = []
+    for path in vault.rglob("*.md"):
+        rel = path.relative_to(vault).as_posix()
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue
+        if not excluded_by(filters, rel):
+            shown.append(rel)
+    return sorted(shown)
+
+
+def test_obsidian_shows_each_imported_note_once_and_the_persons_settings_stay(make_vault, tmp_path):
+    """The originals in resource/ were full Markdown notes Obsidian indexed beside the
+    digest copies: every name twice in search, a second copy of the graph."""
+    vault, source, data = imported(make_vault, tmp_path)
+    shown = notes_obsidian_shows(vault)
+    names = [p.rsplit("/", 1)[-1] for p in shown if not p.startswith("audit/")]
+    assert sorted(names) == sorted(set(names)), f"shown twice: {shown}"
+    assert all(p.startswith(("digest/", "audit/")) for p in shown), shown
+    folder = f"resource/{today()}/Course Notes"
+    assert data["folder"] == folder
+    app = json.loads((vault / ".obsidian/app.json").read_text(encoding="utf-8"))
+    # the person's settings, every one, and their own exclusions first
+    assert {k: v for k, v in app.items() if k != "userIgnoreFilters"} == {
+        k: v for k, v in PERSONS_APP_JSON.items() if k != "userIgnoreFilters"}
+    assert app["userIgnoreFilters"] == ["Private/", f"{folder}/"]
+    # still byte for byte, and still what each note's provenance names
+    for rel in ("00 Index.md", "Courses/Linux/Shell.md", "Course Map.canvas",
+                "attachments/diagram.png"):
+        assert (vault / folder / rel).read_bytes() == (source / rel).read_bytes()
+    for note in data["notes"]:
+        text = (vault / note["path"]).read_text(encoding="utf-8")
+        assert f"derived_from:: [[{note['snapshot']}]]" in text
+    health = json.loads(run(vault, "health", "--json").stdout)
+    assert health["broken_provenance"] == [] and health["missing_provenance"] == []
+    # the person's own vault is not written
+    assert json.loads((source / ".obsidian/app.json").read_text()) == {
+        "attachmentFolderPath": "attachments", "userIgnoreFilters": ["Archive/"]}
+
+
+def test_a_second_import_adds_its_folder_and_changes_nothing_else(make_vault, tmp_path):
+    vault, source, first = imported(make_vault, tmp_path)
+    app_before = json.loads((vault / ".obsidian/app.json").read_text(encoding="utf-8"))
+    second = json.loads(run(vault, "import", str(source), "--json").stdout)
+    app = json.loads((vault / ".obsidian/app.json").read_text(encoding="utf-8"))
+    assert app["userIgnoreFilters"] == [*app_before["userIgnoreFilters"], f"{second['folder']}/"]
+    assert {k: v for k, v in app.items() if k != "userIgnoreFilters"} == {
+        k: v for k, v in app_before.items() if k != "userIgnoreFilters"}
+
+
+def test_an_app_json_that_does_not_parse_is_left_alone_and_said(make_vault, tmp_path):
+    vault = make_vault({".obsidian/app.json": '{"showLineNumber": true,'})
+    source = public_vault(tmp_path / "Course Notes")
+    result = run(vault, "import", str(source), "--text")
+    assert (vault / ".obsidian/app.json").read_text() == '{"showLineNumber": true,'
+    assert "app.json" in result.output and "Excluded files" in result.output
+    assert list((vault / "digest/wiki").rglob("Automata.md"))  # the import itself landed
+
+
+def test_a_folder_the_person_already_excludes_is_not_added_again(make_vault, tmp_path):
+    """`resource/` excluded by the person covers the import's folder: app.json is left
+    byte for byte. A regular expression is not second-guessed: the folder goes beside it."""
+    covered = '{\n  "userIgnoreFilters": ["resource/"]\n}'
+    vault = make_vault({".obsidian/app.json": covered})
+    out = run(vault, "import", str(public_vault(tmp_path / "a" / "Course Notes")), "--text").output
+    assert (vault / ".obsidian/app.json").read_text() == covered
+    assert "already under Excluded files" in out
+    vault = make_vault({".obsidian/app.json": '{"userIgnoreFilters": ["/resource/.*/"]}'}, name="v2")
+    data = json.loads(run(vault, "import", str(public_vault(tmp_path / "b" / "Course Notes")),
+                          "--json").stdout)
+    app = json.loads((vault / ".obsidian/app.json").read_text())
+    assert app["userIgnoreFilters"] == ["/resource/.*/", f"{data['folder']}/"]
 
 
 def test_the_persons_folders_survive_the_import(make_vault, tmp_path):
@@ -237,3 +332,59 @@ def test_a_dry_run_of_the_public_vault_writes_nothing(make_vault, tmp_path):
     before = snapshot(vault)
     run(vault, "import", str(source), "--dry-run", "--json")
     assert snapshot(vault) == before
+
+
+def _import_while_obsidian_saves(make_vault, tmp_path, rng: random.Random, trial: int):
+    """One import while a second thread — Obsidian saving its settings — rewrites the
+    vault's app.json twice at random moments. Returns the import's exit code, the
+    thread's writes and app.json as it ends."""
+    vault = make_vault({".obsidian/app.json": json.dumps({"saved": 0})}, name=f"vault{trial}")
+    source = public_vault(tmp_path / f"src{trial}" / "Course Notes")
+    app = vault / ".obsidian/app.json"
+    delays = sorted(rng.uniform(0.0, 0.25) for _ in range(2))
+    written: list[int] = []
+
+    def obsidian_saves() -> None:
+        start = time.monotonic()
+        for n, delay in enumerate(delays, 1):
+            time.sleep(max(0.0, start + delay - time.monotonic()))
+            tmp = app.with_name(".app.json.saving")
+            tmp.write_text(json.dumps({"saved": n, "userIgnoreFilters": ["Private/"]}))
+            tmp.replace(app)  # whole, as Obsidian writes it
+            written.append(n)
+
+    saver = threading.Thread(target=obsidian_saves)
+    saver.start()
+    result = CliRunner().invoke(cli, ["--vault", str(vault), "import", str(source), "--json"])
+    saver.join()
+    return result, written, json.loads(app.read_text()), vault
+
+
+def _check_round(result, written, app, vault) -> bool:
+    """The import lands whole, its folder merged into the settings Obsidian saved last
+    before it — or Obsidian saved after it, and app.json is Obsidian's own copy. Never
+    a settings file that is neither. Returns whether the folder is in app.json."""
+    assert result.exit_code == 0, result.output
+    folder = json.loads(result.stdout)["excluded_in_obsidian"]
+    assert list((vault / "digest/wiki").rglob("Automata.md"))
+    if folder and folder[0] in app.get("userIgnoreFilters", []):
+        saved = app["saved"]
+        assert app["userIgnoreFilters"] == (["Private/", *folder] if saved else folder)
+        assert saved in (0, *written)
+        return True
+    assert app == {"saved": written[-1], "userIgnoreFilters": ["Private/"]}
+    return False
+
+
+def test_obsidian_saving_its_settings_during_an_import(make_vault, tmp_path):
+    rng = random.Random(31)
+    for trial in range(3):
+        _check_round(*_import_while_obsidian_saves(make_vault, tmp_path, rng, trial))
+
+
+@pytest.mark.slow
+def test_obsidian_saving_its_settings_during_many_imports(make_vault, tmp_path):
+    rng = random.Random(3131)
+    kept = [_check_round(*_import_while_obsidian_saves(make_vault, tmp_path, rng, trial))
+            for trial in range(30)]
+    assert True in kept and False in kept, kept  # both sides of the write were hit
