@@ -195,7 +195,7 @@ def _template_folders(source: Path) -> tuple[str, ...]:
         path = source / rel
         try:
             if any(stat.S_ISLNK(os.lstat(p).st_mode) for p in (path, *path.parents)
-                   if p == source or source in p.parents):
+                   if source in p.parents):
                 continue
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
