@@ -388,3 +388,16 @@ def test_obsidian_saving_its_settings_during_many_imports(make_vault, tmp_path):
     kept = [_check_round(*_import_while_obsidian_saves(make_vault, tmp_path, rng, trial))
             for trial in range(30)]
     assert True in kept and False in kept, kept  # both sides of the write were hit
+
+
+def test_a_vault_given_through_a_symlink_has_its_templates_read(make_vault, tmp_path):
+    """`~/Notes` is often a link to the synced folder: its templates.json is still read
+    (a symlink inside the vault is what is not followed)."""
+    vault = make_vault({})
+    real = write_files(tmp_path / "synced" / "Notes", {
+        ".obsidian/templates.json": '{"folder": "Meta/Blueprints"}',
+        "Meta/Blueprints/Lecture.md": "# {{title}}\n", "Automata.md": "# Automata\n",
+    })
+    (tmp_path / "Notes").symlink_to(real, target_is_directory=True)
+    data = json.loads(run(vault, "import", str(tmp_path / "Notes"), "--json").stdout)
+    assert [k["path"] for k in data["kept_as_files"]] == ["Meta/Blueprints/Lecture.md"]
