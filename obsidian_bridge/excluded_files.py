@@ -15,7 +15,8 @@ file's path starts with (a folder ends in `/`), or a `/regular expression/`. The
 is merged into that list: every other setting and every entry the person made stay as
 they are, in their order, the folder goes after them, and a folder an entry already
 covers is not added again. An app.json that does not parse (or whose list is not a
-list) is left exactly as it is, with a message saying how to add the folder by hand.
+list) — or that cannot be read: a folder, a symlink — is left exactly as it is, with a
+message saying how to add the folder by hand; the import lands either way.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reme_workbench.errors import RemeError
 from reme_workbench.vault.store import Create, Edit, FileOp
 from reme_workbench.vault.vault import Vault
 
@@ -66,11 +68,14 @@ class ExcludedPlan:
 def plan_excluded(vault: Vault, folders: Sequence[str]) -> ExcludedPlan:
     """The write of `.obsidian/app.json` that excludes `folders` (created when the vault
     has none; stamped, so a file Obsidian saved meanwhile makes the caller re-plan)."""
-    current = vault.store.read(APP_JSON)
     by_hand = " and ".join(f"{f.rstrip('/')}/" for f in folders)
     left_alone = (f"it is left as it is, so Obsidian shows the originals in {by_hand} beside "
                   "your notes. Fix the file, or add the folder under Settings → Files and "
                   "links → Excluded files.")
+    try:
+        current = vault.store.read(APP_JSON)
+    except RemeError as exc:  # a folder, a symlink, .obsidian a file: never the import's end
+        return ExcludedPlan((), (), f"{APP_JSON} cannot be read ({exc}); {left_alone}")
     doc: dict = {}
     if current is not None:
         try:

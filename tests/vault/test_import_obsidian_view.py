@@ -178,6 +178,24 @@ def test_an_app_json_that_does_not_parse_is_left_alone_and_said(make_vault, tmp_
     assert list((vault / "digest/wiki").rglob("Automata.md"))  # the import itself landed
 
 
+@pytest.mark.parametrize("odd", ["a folder named app.json", ".obsidian a file", "a symlink"])
+def test_an_app_json_that_cannot_be_read_does_not_stop_the_import(make_vault, tmp_path, odd):
+    vault = make_vault({})
+    if odd == "a folder named app.json":
+        (vault / ".obsidian/app.json").mkdir(parents=True)
+    elif odd == ".obsidian a file":
+        (vault / ".obsidian").write_text("x")
+    else:
+        (tmp_path / "elsewhere.json").write_text("{}")
+        (vault / ".obsidian").mkdir()
+        (vault / ".obsidian/app.json").symlink_to(tmp_path / "elsewhere.json")
+    result = run(vault, "import", str(public_vault(tmp_path / "Course Notes")), "--text")
+    assert list((vault / "digest/wiki").rglob("Automata.md"))
+    assert "app.json" in result.output and "Excluded files" in result.output
+    if odd == "a symlink":  # never written through
+        assert (tmp_path / "elsewhere.json").read_text() == "{}"
+
+
 def test_a_folder_the_person_already_excludes_is_not_added_again(make_vault, tmp_path):
     """`resource/` excluded by the person covers the import's folder: app.json is left
     byte for byte. A regular expression is not second-guessed: the folder goes beside it."""
