@@ -361,7 +361,9 @@ def add_help_pages(vault):
 
 def digest_broken(vault):
     vault.refresh()
-    return [b for b in vault.health().broken_links if b.source.startswith("digest/")]
+    report = vault.health()  # dangling: broken, or never resolved (not yet written)
+    return [b for b in report.broken_links + report.unwritten_links
+            if b.source.startswith("digest/")]
 
 
 def test_a_create_from_material_writes_only_links_that_resolve(vault, index):

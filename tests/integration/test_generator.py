@@ -84,8 +84,9 @@ def test_an_overloaded_note_is_over_the_split_threshold_in_four_sections(made):
 
 def test_the_vault_reads_clean(made):
     vault = Vault.open(made.root)
-    report = vault.health()
-    assert not report.broken_links and not report.missing_provenance
+    report = vault.health()  # nothing dangles, broken or never written
+    assert not report.broken_links and not report.unwritten_links
+    assert not report.missing_provenance
 
 
 def test_same_seed_same_vault(tmp_path):
@@ -180,7 +181,8 @@ def test_notes_counts_every_file_template_pages_and_their_lists_included(templat
     assert len(truth["communities"]["sizes"]) == len(truth["communities"]["topics"])
     vault = Vault.open(templated.root)
     report = vault.health()  # short links resolve, every page has provenance
-    assert not report.broken_links and not report.missing_provenance
+    assert not report.broken_links and not report.unwritten_links
+    assert not report.missing_provenance
 
 
 def test_plugin_pages_are_one_template_with_other_values(templated):
