@@ -368,10 +368,22 @@ class Consolidator:
                    f"({len(report.newly_archived)} new, {len(report.thawed)} thawed"
                    + (f", {len(report.kept_by_touch)} kept out: touched since the last batch"
                       if report.kept_by_touch else "") + ")")
+        if report.held_back:  # §7.3.9: said, so a person knows the archive is not done
+            summary += (f"; {len(report.held_back)} more under the threshold held back: one run "
+                        f"archives at most {cfg.max_share_per_run * 100:g} % of the "
+                        f"{report.live} live notes ([archive] max_share_per_run)")
+        used = [f"{len(report.opened)} opened in Obsidian"] if report.opened else []
+        used += [f"{len(report.adopted)} seen for the first time (their recency starts now)"
+                 ] if report.adopted else []
+        if used:
+            summary += "; in use: " + ", ".join(used)
         details = {"archived": list(report.archived), "newly_archived": list(report.newly_archived),
                    "thawed": list(report.thawed), "kept_by_touch": list(report.kept_by_touch),
                    "previous": report.previous_computed_at, "threshold": cfg.threshold,
-                   "scored": len(report.scores)}
+                   "scored": len(report.scores), "held_back": list(report.held_back),
+                   "live": report.live, "allowed": report.allowed,
+                   "max_share_per_run": cfg.max_share_per_run,
+                   "opened_in_obsidian": list(report.opened), "adopted": list(report.adopted)}
         return PhaseOutcome("archive", True, why, summary, tuple(report.paths), details)
 
     def _cooldowns(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
