@@ -9,7 +9,10 @@ writes through the vault's changesets, like every writer of the project.
 * `update_graph` — colour groups per bucket (and per community) merged into
   `.obsidian/graph.json`, keeping every other setting and every group a person made;
 * `write_canvases` — `meta/canvas/communities.canvas` (JSON Canvas 1.0), and one canvas
-  per community on request.
+  per community on request;
+* `plan_excluded` — a folder added to Obsidian's "Excluded files" in
+  `.obsidian/app.json`, keeping every other setting (an `import` keeps the originals it
+  copies out of Obsidian's search and graph so).
 
 `run_bridge(vault, ...)` runs what the `reme-workbench bridge` command asks for. Note
 frontmatter is never touched: community ids and scores stay in `meta/`.
@@ -23,6 +26,7 @@ from reme_workbench.vault.meta import read_meta
 from reme_workbench.vault.vault import Vault
 
 from .canvas import CanvasReport, communities_canvas, validate_canvas, write_canvases
+from .excluded_files import APP_JSON, ExcludedPlan, merge_excluded, plan_excluded
 from .graph import (
     GRAPH_JSON,
     GraphReport,
@@ -34,8 +38,10 @@ from .graph import (
 from .links import LinkChange, NormalizeReport, normalize_links, plan_normalize
 
 __all__ = [
+    "APP_JSON",
     "BridgeReport",
     "CanvasReport",
+    "ExcludedPlan",
     "GRAPH_JSON",
     "GraphReport",
     "LinkChange",
@@ -44,8 +50,10 @@ __all__ = [
     "communities_canvas",
     "community_groups",
     "load_communities",
+    "merge_excluded",
     "merge_groups",
     "normalize_links",
+    "plan_excluded",
     "plan_normalize",
     "run_bridge",
     "update_graph",

@@ -448,11 +448,18 @@ class ImportResponse(_Response):
     folder: str = Field(description="resource/<day>/<vault name>: where the originals are kept.")
     notes: list[ImportedNoteModel]
     attachments: dict[str, str] = Field(description="Attachment -> its copy in resource/.")
+    kept_as_files: list[dict] = Field(description="Drawings, templates and canvases: kept as "
+                                                  "files (path, snapshot, why), not made notes.")
     skipped: list[dict] = Field(description="Files not brought as notes, each with why.")
     unresolved: list[dict] = Field(description="Links left as written (nothing or several "
                                                "files of the imported vault match them).")
     links_rewritten: int
     dry_run: bool
+    excluded_in_obsidian: list[str] = Field(
+        description="Folders added to Obsidian's Excluded files (.obsidian/app.json), so its "
+                    "search and graph do not show the originals beside the notes.")
+    notices: list[str] = Field(description="What the person should know, e.g. an app.json "
+                                           "left alone because it does not parse.")
 
 
 # -- material -------------------------------------------------------------------------------

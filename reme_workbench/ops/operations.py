@@ -432,15 +432,29 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
 
 def import_notes(ws: Workspace, request: ImportRequest) -> ImportResponse:
     """Adopt a person's Obsidian vault (docs/spec.md §3.6.5): its notes into
-    digest/<bucket>/ with their links as vault paths and their frontmatter, the originals
-    kept in resource/<day>/ as provenance, in one changeset; recency starts now."""
+    digest/<bucket>/<their folders>/ with their links as vault paths and their
+    frontmatter, the originals kept in resource/<day>/ as provenance and added to
+    Obsidian's "Excluded files" (so it shows each note once), in one changeset; recency
+    starts now."""
+    from obsidian_bridge import plan_excluded
+
     from ..vault.adopt import import_vault
 
     vault = ws.open_vault()
     if not request.dry_run:
         require_writable(vault, "import")
-    plan = import_vault(vault, Path(request.source), bucket=request.bucket, dry_run=request.dry_run)
-    return ImportResponse(**plan.to_json(), dry_run=request.dry_run)
+    excluded = []  # the plan of the last (re)planning: what lands with the import
+
+    def hide_originals(folder: str):
+        excluded[:] = [plan_excluded(vault, [folder])]
+        return excluded[0].ops
+
+    plan = import_vault(vault, Path(request.source), bucket=request.bucket,
+                        dry_run=request.dry_run, also=hide_originals)
+    obsidian = excluded[0]
+    return ImportResponse(**plan.to_json(), dry_run=request.dry_run,
+                          excluded_in_obsidian=list(obsidian.excluded),
+                          notices=[] if obsidian.ops else [obsidian.message])
 
 
 # -- material -------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ __all__ = [
     "resolve_inside",
     "check_writable",
     "MAX_NAME_BYTES",
+    "MAX_SUB_FOLDERS",
 ]
 
 # docs/spec.md §1.2: the three buckets are part of the dream model, not a setting.
@@ -45,6 +46,10 @@ SOURCE_LAYERS: tuple[str, ...] = ("resource", "daily")
 # What pipelines may write; workbench/ and .obsidian/ belong to the bridge and notebooks.
 WRITABLE_LAYERS: tuple[str, ...] = ("digest", "meta", "audit", "workbench", ".obsidian")
 CACHE_DIR = ".reme"
+# How many folders a digest note may sit in below its bucket (docs/spec.md §1.2.3): a
+# person's vault keeps its folder tree when it is imported (course/term/lectures/…),
+# and a bound keeps a path a brain proposes from running arbitrarily deep.
+MAX_SUB_FOLDERS = 8
 
 # Windows device names: a file called `con.md` cannot be opened there.
 _RESERVED_STEMS = frozenset(
@@ -190,10 +195,11 @@ def check_writable(rel: str, *, allow_sources: bool = False) -> str:
                 f"with bucket one of {', '.join(BUCKETS)}.",
                 path=rel,
             )
-        if len(parts) > 4:
+        if len(parts) - 3 > MAX_SUB_FOLDERS:
             raise UnsafePathError(
-                f"{rel!r} is nested too deep; buckets are shallow (digest/<bucket>/<slug>.md, "
-                "at most one sub-folder).",
+                f"{rel!r} is nested too deep: {len(parts) - 3} folders under the bucket, at "
+                f"most {MAX_SUB_FOLDERS} (digest/<bucket>/<folder>/…/<name>.md). Choose a "
+                "shallower folder.",
                 path=rel,
             )
         if not is_markdown(rel):

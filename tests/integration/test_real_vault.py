@@ -49,7 +49,7 @@ def _page(imported: dict, source: str) -> str:
 
 def test_import_keeps_every_link_and_says_what_it_left(adopted):
     vault, truth, imported, links_before, _, _ = adopted
-    assert len(imported["notes"]) == len(list((vault / "digest/wiki").glob("*.md")))
+    assert len(imported["notes"]) == len(list((vault / "digest/wiki").rglob("*.md")))  # in their folders
     # every link a page held is a link in its note (plus the one provenance line)
     written = sum(sum(c.values()) for c in links_before.values())
     assert written == truth.links + len(imported["notes"])

@@ -63,13 +63,14 @@ def test_import_brings_notes_links_frontmatter_and_keeps_the_originals(make_vaul
     source = persons_vault(tmp_path / "my vault")
     data = json.loads(run(vault, "import", str(source), "--json").stdout)
     paths = {n["source"]: n["path"] for n in data["notes"]}
-    assert paths == {
-        "A/Note.md": "digest/wiki/Note.md", "B/Note.md": "digest/wiki/Note-2.md",
-        "Breadcrumbs.md": "digest/wiki/Breadcrumbs.md", "Plugins/kanban.md": "digest/wiki/kanban.md",
+    assert paths == {  # the person's folders kept under the bucket (docs/spec.md §1.2.3)
+        "A/Note.md": "digest/wiki/A/Note.md", "B/Note.md": "digest/wiki/B/Note.md",
+        "Breadcrumbs.md": "digest/wiki/Breadcrumbs.md",
+        "Plugins/kanban.md": "digest/wiki/Plugins/kanban.md",
         "What #1 | is.md": "digest/wiki/what-1-is.md",
     }
-    assert {n["source"] for n in data["notes"] if n["renamed"]} == {"B/Note.md", "What #1 | is.md"}
-    kanban = (vault / "digest/wiki/kanban.md").read_text(encoding="utf-8")
+    assert {n["source"] for n in data["notes"] if n["renamed"]} == {"What #1 | is.md"}
+    kanban = (vault / "digest/wiki/Plugins/kanban.md").read_text(encoding="utf-8")
     # frontmatter kept, `name` added; links are vault paths with what the reader saw
     assert kanban.startswith("---\nname: kanban\naliases:\n- Kanban\npublish: true\n---\n# Kanban\n")
     assert "See [[digest/wiki/Breadcrumbs.md#Setup|Breadcrumbs > Setup]] and " \
@@ -77,11 +78,14 @@ def test_import_brings_notes_links_frontmatter_and_keeps_the_originals(make_vaul
     assert f"![[resource/{today()}/my vault/attachments/shot.png]] ![[gone.png]]" in kanban
     assert "| [[digest/wiki/Breadcrumbs.md\\|Breadcrumbs]] | paths |" in kanban
     assert kanban.endswith(f"\nderived_from:: [[resource/{today()}/my vault/Plugins/kanban.md]]\n")
-    assert "see [[digest/wiki/Note-2.md|B/Note]]" in (vault / "digest/wiki/Note.md").read_text()
+    assert "see [[digest/wiki/B/Note.md|B/Note]]" in (vault / "digest/wiki/A/Note.md").read_text()
     # the originals, byte for byte, as provenance; hidden folders are not brought
     for rel in ("Plugins/kanban.md", "Bad.md", "attachments/shot.png"):
         assert (vault / f"resource/{today()}/my vault" / rel).read_bytes() == (source / rel).read_bytes()
-    assert not list(vault.rglob("app.json")) and not list(vault.rglob("old.md"))
+    assert not list((vault / "resource").rglob("app.json")) and not list(vault.rglob("old.md"))
+    # the vault's own Obsidian settings: the originals' folder under Excluded files
+    assert json.loads((vault / ".obsidian/app.json").read_text()) == {
+        "userIgnoreFilters": [f"resource/{today()}/my vault/"]}
     # what could not be brought is said
     assert [s["path"] for s in data["skipped"]] == ["Bad.md"]
     left = {(u["source"], u["raw"]) for u in data["unresolved"]}

@@ -8,6 +8,7 @@ from reme_workbench.errors import UnsafePathError
 from reme_workbench.vault.layout import (
     BUCKETS,
     FALLBACK_BUCKET,
+    MAX_SUB_FOLDERS,
     bucket_of,
     check_writable,
     is_digest_note,
@@ -55,8 +56,12 @@ def test_check_writable_enforces_layers_and_buckets():
         check_writable("digest/knowledge/x.md")
     with pytest.raises(UnsafePathError, match="bucket"):
         check_writable("digest/x.md")
+    # a person's folder tree under the bucket (docs/spec.md §1.2.3), to a bound
+    deepest = "digest/wiki/" + "/".join(f"f{i}" for i in range(MAX_SUB_FOLDERS)) + "/x.md"
+    assert check_writable("digest/wiki/Courses/Linux/x.md") == "digest/wiki/Courses/Linux/x.md"
+    assert check_writable(deepest) == deepest
     with pytest.raises(UnsafePathError, match="too deep"):
-        check_writable("digest/wiki/a/b/x.md")
+        check_writable(deepest.replace("/x.md", "/one-more/x.md"))
     with pytest.raises(UnsafePathError, match="markdown"):
         check_writable("digest/wiki/x.txt")
     with pytest.raises(UnsafePathError, match="cache"):
