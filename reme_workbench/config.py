@@ -93,6 +93,9 @@ class ArchiveSettings(_Section):  # docs/spec.md §7.3
     centrality_scale: float = Field(10.0, gt=0)  # SCALE of the inbound-link cushion
     threshold: float = Field(0.15, ge=0, le=1)  # recency under this: archived
     hit_window_days: int = Field(30, ge=1)  # access-log events counted as recent hits
+    # one batch archives at most this share of the live notes (rounded down, coldest
+    # first) and holds the rest back: an imported vault is not emptied in one day
+    max_share_per_run: float = Field(0.1, ge=0, le=1)
 
 
 class CooldownSettings(_Section):  # docs/spec.md §7.4

@@ -204,10 +204,12 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
 
     Every link is resolved the way Obsidian resolves it first: a short or relative link
     that names one file is not broken (it is listed as a short link), one that names
-    several is ambiguous and left for you. D1 covers digest notes and daily logs; D10
+    several is ambiguous and left for you, and one that names nothing and never did is
+    a note you have not written yet (listed, never touched). D1 is a link that resolved
+    at the last run and no longer does; it covers digest notes and daily logs; D10
     covers digest notes. Writes audit/<date>/health_links.md with links to the offenders.
     --fix writes no note: it makes a proposal that writes the short links in digest/ as
-    vault paths and one that turns each link resolving to nothing into its text (review
+    vault paths and, per note, one that turns each D1 link into its text (review
     them with `proposals show`, then accept or reject); a fix rewrites lines you wrote,
     so it waits for you even when [proposals] auto_apply names it. daily/ is source
     material and is only reported; D10 is only reported, since a broken provenance chain
@@ -242,6 +244,10 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
     listed("D10 missing provenance:", list(data.missing_provenance))
     listed("Ambiguous links:       ", [f"{where(b)}  (could be {', '.join(b.candidates)})"
                                         for b in data.ambiguous_links])
+    if data.unwritten_links:
+        notes = len({u.source for u in data.unwritten_links})
+        click.echo(f"Not yet written:        {len(data.unwritten_links)} link(s) to notes not yet "
+                   f"written, in {notes} file(s): yours, nothing is proposed (--json lists them)")
     if data.short_links:
         notes = len({s.source for s in data.short_links})
         click.echo(f"Short links:            {len(data.short_links)} in {notes} file(s) resolve "
@@ -263,9 +269,10 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
             click.echo(f"Replaced {data.fixed} broken link(s) by their text ({u.proposal}; "
                        f"`reme-workbench proposals revert {u.proposal}` undoes it).")
         else:
-            click.echo(f"{u.links} broken link(s) in {u.notes} note(s): proposal {u.proposal} "
-                       f"{'already waits' if u.state == 'already pending' else u.state} — "
-                       f"`reme-workbench proposals show {u.proposal}`, then accept or reject it.")
+            ids = ", ".join(u.proposals or [u.proposal])
+            click.echo(f"{u.links} broken link(s) in {u.notes} note(s): proposal(s) {ids} "
+                       f"(one per note) {'already wait' if u.state == 'already pending' else u.state}"
+                       " — `reme-workbench proposals show <id>`, then accept or reject each.")
     if fix and data.left_in_daily:
         click.echo(f"Left {data.left_in_daily} broken link(s) in daily/ as they are: source "
                    "material is not rewritten.")

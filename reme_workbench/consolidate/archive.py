@@ -4,20 +4,28 @@ docs/spec.md §7.3. Once a day (`[schedule] archive_every_days`) every digest no
 
     recency = exp(−Δ / τ) × (1 + ln(1 + hits)) × (1 + ln(1 + inbound) / SCALE)
 
-where Δ is the days since its last update (the later of the file's mtime and its last
-change event in `meta/access_log.jsonl`, i.e. any event other than `recall`), hits its
-access-log events of the last `[archive] hit_window_days`, and inbound the number of
-other digest notes that link to it. The score is stored clipped to [0, 1] — a fresh,
-used note would otherwise score above 1, and recall reads it as a factor:
+where Δ is the days since its last use (the later of the file's mtime and its last
+event in `meta/access_log.jsonl` other than a `recall` hit: a dream or consolidate
+change, an import, an `open` by a person or an agent, a thaw), hits its access-log
+events of the last `[archive] hit_window_days`, and inbound the number of other digest
+notes that link to it. Use is use (§7.3.2): before scoring, the batch logs an `open`
+for each note Obsidian lists as opened since the last batch (`.obsidian/workspace.json`
+`lastOpenFiles`), and an `adopt` for each note the log has never seen (copied in by
+hand): its recency starts now, not at its old file time. The score is stored clipped to
+[0, 1] — a fresh, used note would otherwise score above 1, and recall reads it as a
+factor:
 
 * `meta/recency.json` — `{"version": 1, "computed_at", "scores": {path: 0..1},
   "clipped": [0, 1], "tau_update_days", "centrality_scale", "hit_window_days"}`;
 * `meta/archived.json` — `{"version": 1, "computed_at", "archived": [path, ...] (sorted),
-  "threshold", "access_log_bytes"}`: the notes scoring under `[archive] threshold`, except
-  those touched (any access-log event) since the previous batch — they thaw (§7.3.6) —
-  and how many bytes of the access log this batch read (`vault/archive_state.py`: recall
-  counts every line after them as a touch, so a note used after the batch is found again
-  at once, not at the next batch).
+  "threshold", "access_log_bytes", "max_share_per_run", "held_back", "obsidian_last_open"}`:
+  the notes scoring under `[archive] threshold`, except those touched (any access-log
+  event) since the previous batch — they thaw (§7.3.6) — and, of those not archived
+  before, at most `[archive] max_share_per_run` of the live notes, coldest first (the
+  rest are `held_back` for a later batch, §7.3.9); how many bytes of the access log this
+  batch read (`vault/archive_state.py`: recall counts every line after them as a touch,
+  so a note used after the batch is found again at once, not at the next batch); and
+  Obsidian's `lastOpenFiles` as this batch saw it.
 
 Recall reads `scores` and `archived` (index/recall.py): those keys are a contract.
 Archiving is soft: no note is moved or changed. Pure parts first (`recency_score`,
@@ -27,7 +35,7 @@ Archiving is soft: no note is moved or changed. Pure parts first (`recency_score
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -36,12 +44,15 @@ from typing import TYPE_CHECKING
 from ..config import ArchiveSettings
 from ..vault.archive_state import (
     LOG_BYTES,
+    OBSIDIAN_OPEN,
     ArchiveBatch,
     access_log_size,
+    obsidian_recent_files,
+    opened_since,
     read_access_events,
     touched_after,
 )
-from ..vault.meta import as_utc, read_meta, write_meta
+from ..vault.meta import as_utc, log_access, read_meta, write_meta
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -51,12 +62,14 @@ __all__ = [
     "ARCHIVED_META",
     "META_VERSION",
     "OPEN_EVENT",
+    "ADOPT_EVENT",
     "NoteActivity",
     "ArchiveReport",
     "recency_score",
     "read_access_log",
     "note_activity",
     "archive_decision",
+    "cap_new_archivals",
     "update_archive",
 ]
 
@@ -65,8 +78,9 @@ ARCHIVED_META = "archived"
 META_VERSION = 1
 REBUILD = "reme-workbench consolidate --only archive --force"
 RECALL_EVENT = "recall"
-OPEN_EVENT = "open"  # a person or an agent opened the note (`note`, POST /note)
-READ_EVENTS = frozenset({RECALL_EVENT, OPEN_EVENT})  # every other event is a change (§7.3.2)
+OPEN_EVENT = "open"  # a person or an agent opened the note (`note`, POST /note, Obsidian)
+ADOPT_EVENT = "adopt"  # the first batch that saw a note no event ever named (copied in)
+HIT_ONLY_EVENTS = frozenset({RECALL_EVENT})  # every other event is a use (§7.3.2)
 _DAY = 86400.0
 
 
@@ -94,7 +108,7 @@ def _clip(score: float) -> float:
 class NoteActivity:
     """What the access log says of one path."""
 
-    last_change: datetime | None = None  # newest event that is not a recall
+    last_change: datetime | None = None  # newest use: an event that is not a recall hit
     last_event: datetime | None = None  # newest event of any kind (for thaw)
     hits: int = 0  # events of any kind inside the hit window
 
@@ -130,7 +144,7 @@ def note_activity(
             continue
         if note not in last_event or when > last_event[note]:
             last_event[note] = when
-        if event not in READ_EVENTS and (note not in last_change or when > last_change[note]):
+        if event not in HIT_ONLY_EVENTS and (note not in last_change or when > last_change[note]):
             last_change[note] = when
         if since <= when <= now:
             hits[note] = hits.get(note, 0) + 1
@@ -149,6 +163,20 @@ def archive_decision(
     return tuple(sorted(p for p, s in scores.items() if s < threshold and p not in keep_out))
 
 
+def cap_new_archivals(
+    archived: Sequence[str], scores: Mapping[str, float], was: Iterable[str], share: float,
+) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """(archived, held back, how many new ones one run may take) under the cap of §7.3.9:
+    the notes archived before stay; of the others, one run archives at most `share` of
+    the live notes (scored and not staying archived), rounded down — the coldest first,
+    by score then path — and holds the rest back for a later batch."""
+    was = set(was)
+    stay = [p for p in archived if p in was]
+    new = sorted((p for p in archived if p not in was), key=lambda p: (scores[p], p))
+    allowed = math.floor(share * (len(scores) - len(stay)) + 1e-9)
+    return tuple(sorted(stay + new[:allowed])), tuple(sorted(new[allowed:])), allowed
+
+
 @dataclass(frozen=True)
 class ArchiveReport:
     scores: Mapping[str, float]  # path -> stored (clipped) score
@@ -159,15 +187,46 @@ class ArchiveReport:
     previous_computed_at: str | None  # the previous archived.json's batch, if usable
     computed_at: datetime
     paths: tuple[str, ...]  # meta files written (vault-relative); empty on a dry run
+    held_back: tuple[str, ...] = ()  # under the threshold, left live by the cap (§7.3.9)
+    live: int = 0  # notes live before this batch took any: what the cap is a share of
+    allowed: int = 0  # how many notes this batch could archive anew
+    opened: tuple[str, ...] = ()  # opened in Obsidian since the last batch (lastOpenFiles)
+    adopted: tuple[str, ...] = ()  # first seen by this batch: recency starts now
 
 
-def _previous_batch(root: Path) -> tuple[ArchiveBatch | None, str | None]:
+def _previous_batch(root: Path) -> tuple[ArchiveBatch | None, str | None, list[str] | None]:
+    """(the previous batch, its `computed_at` as written, Obsidian's lastOpenFiles as it
+    saw them — None when it recorded none)."""
     read = read_meta(root, ARCHIVED_META, version=META_VERSION, rebuild=REBUILD)
     batch = None if read.data is None else ArchiveBatch.from_doc(read.data)
     if batch is None:
-        return None, None  # no thaw reference: every note is scored afresh
+        return None, None, None  # no thaw reference: every note is scored afresh
     stamp = read.data.get("computed_at")
-    return batch, stamp if isinstance(stamp, str) else None
+    seen = read.data.get(OBSIDIAN_OPEN)
+    seen = [p for p in seen if isinstance(p, str)] if isinstance(seen, list) else None
+    return batch, stamp if isinstance(stamp, str) else None, seen
+
+
+def _used_now(act: NoteActivity, now: datetime) -> NoteActivity:
+    """`act` with one more use at `now` (counted as a hit: it is in the window)."""
+    last = act.last_change if act.last_change is not None and act.last_change > now else now
+    seen = act.last_event if act.last_event is not None and act.last_event > now else now
+    return NoteActivity(last, seen, act.hits + 1)
+
+
+def _log_uses(root: Path, uses: Iterable[tuple[str, str]], now: datetime) -> None:
+    """Append the batch's own use lines; a line that cannot be written is a warning (the
+    batch still counts the use, §7.3.7)."""
+    import warnings
+
+    from ..errors import RemeError
+
+    for path, event in uses:
+        try:
+            log_access(root, path, now, event, **({"via": "obsidian"} if event == OPEN_EVENT else {}))
+        except (OSError, RemeError) as exc:
+            warnings.warn(f"meta/access_log.jsonl not written ({exc}).", RuntimeWarning, stacklevel=3)
+            return
 
 
 def update_archive(
@@ -178,7 +237,8 @@ def update_archive(
     dry_run: bool = False,
 ) -> ArchiveReport:
     """Score every digest note of `vault` as it is now with the `[archive]` settings
-    `cfg`, and write both meta files.
+    `cfg`, and write both meta files (and the batch's `open` / `adopt` lines in the
+    access log, see the module doc).
 
     The caller refreshes the vault first. `dry_run` computes the same report and
     writes nothing.
@@ -190,10 +250,19 @@ def update_archive(
     graph = vault.graph.graph  # exactly the readable digest notes, edges between them
     records = vault.scan.records
     notes = list(graph.nodes)
-    log_bytes = access_log_size(vault.root)  # what recall will count as after this batch
     activity = note_activity(read_access_log(vault.root), now=now, window_days=window_days,
                              paths=notes)
-    batch, previous_stamp = _previous_batch(vault.root)
+    batch, previous_stamp, seen_open = _previous_batch(vault.root)
+    # use is use (§7.3.2): opened in Obsidian since the last batch, or never seen before
+    recent = obsidian_recent_files(vault.root)
+    opened = tuple(p for p in opened_since(seen_open, recent) if p in graph)
+    adopted = tuple(p for p in notes if p not in activity and p not in opened)
+    for path in (*opened, *adopted):
+        activity[path] = _used_now(activity.get(path, NoteActivity()), now)
+    if not dry_run:
+        _log_uses(vault.root, [*((p, OPEN_EVENT) for p in opened),
+                               *((p, ADOPT_EVENT) for p in adopted)], now)
+    log_bytes = access_log_size(vault.root)  # what recall will count as after this batch
     previous_at = batch.computed_at if batch is not None else None
     # touched since the previous batch: stamped after it, or appended after what it read
     # (recall thawed those at once, §7.3.6; the batch must not archive them again)
@@ -214,8 +283,9 @@ def update_archive(
         if path in since_batch or (previous_at is not None and act.last_event is not None
                                    and act.last_event > previous_at):
             touched.append(path)
-    archived = archive_decision(scores, threshold, touched=touched)
     was = batch.listed if batch is not None else frozenset()
+    archived, held_back, allowed = cap_new_archivals(
+        archive_decision(scores, threshold, touched=touched), scores, was, cfg.max_share_per_run)
     kept = tuple(sorted(p for p in touched if scores[p] < threshold))
     paths: tuple[str, ...] = ()
     if not dry_run:
@@ -226,11 +296,14 @@ def update_archive(
             "centrality_scale": scale,
             "hit_window_days": window_days,
         }, version=META_VERSION, now=now)
-        write_meta(vault.root, ARCHIVED_META, {"archived": list(archived), "threshold": threshold,
-                                               LOG_BYTES: log_bytes},
-                   version=META_VERSION, now=now)
+        write_meta(vault.root, ARCHIVED_META, {
+            "archived": list(archived), "threshold": threshold, LOG_BYTES: log_bytes,
+            "max_share_per_run": cfg.max_share_per_run, "held_back": list(held_back),
+            OBSIDIAN_OPEN: list(recent),
+        }, version=META_VERSION, now=now)
         paths = (f"meta/{RECENCY_META}.json", f"meta/{ARCHIVED_META}.json")
     archived_set = set(archived)
+    stay = sum(1 for p in archived if p in was)
     return ArchiveReport(
         scores=scores,
         archived=archived,
@@ -240,4 +313,9 @@ def update_archive(
         previous_computed_at=previous_stamp,
         computed_at=now,
         paths=paths,
+        held_back=held_back,
+        live=len(scores) - stay,
+        allowed=allowed,
+        opened=opened,
+        adopted=adopted,
     )

@@ -368,10 +368,22 @@ class Consolidator:
                    f"({len(report.newly_archived)} new, {len(report.thawed)} thawed"
                    + (f", {len(report.kept_by_touch)} kept out: touched since the last batch"
                       if report.kept_by_touch else "") + ")")
+        if report.held_back:  # §7.3.9: said, so a person knows the archive is not done
+            summary += (f"; {len(report.held_back)} more under the threshold held back: one run "
+                        f"archives at most {cfg.max_share_per_run * 100:g} % of the "
+                        f"{report.live} live notes ([archive] max_share_per_run)")
+        used = [f"{len(report.opened)} opened in Obsidian"] if report.opened else []
+        used += [f"{len(report.adopted)} seen for the first time (their recency starts now)"
+                 ] if report.adopted else []
+        if used:
+            summary += "; in use: " + ", ".join(used)
         details = {"archived": list(report.archived), "newly_archived": list(report.newly_archived),
                    "thawed": list(report.thawed), "kept_by_touch": list(report.kept_by_touch),
                    "previous": report.previous_computed_at, "threshold": cfg.threshold,
-                   "scored": len(report.scores)}
+                   "scored": len(report.scores), "held_back": list(report.held_back),
+                   "live": report.live, "allowed": report.allowed,
+                   "max_share_per_run": cfg.max_share_per_run,
+                   "opened_in_obsidian": list(report.opened), "adopted": list(report.adopted)}
         return PhaseOutcome("archive", True, why, summary, tuple(report.paths), details)
 
     def _cooldowns(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
@@ -397,9 +409,10 @@ class Consolidator:
 
     def _health(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
         """D1 and D10 (docs/spec.md §7.5): short links in digest/ proposed for writing as
-        vault paths, links that resolve to nothing proposed for unlinking — each a
-        proposal under the policy, which waits for a person since it rewrites their lines
-        (§3.7.3); the report."""
+        vault paths, links a change made unresolvable proposed for unlinking note by note
+        — each a proposal under the policy, which waits for a person since it rewrites
+        their lines (§3.7.3); links never resolved listed as not yet written; the report,
+        and the record of what resolves now (meta/resolved_links.json)."""
         from ..proposals.normalize import propose_normalization
         from ..proposals.unlink import propose_unlinks
         from ..vault.layout import is_digest_note
@@ -426,6 +439,9 @@ class Consolidator:
             if unlink is not None and unlink.state != "already pending":
                 audit += [f"D1 unlink ({unlink.summary}):", *unlink.audit]
         if not dry_run:
+            # bookkeeping like the scan cache, not a change to report (an hourly run that
+            # only saw new notes would otherwise be audited)
+            self.vault.record_resolved_links(report)
             rel = f"audit/{now.date().isoformat()}/health_links.md"
             before = (self.vault.store.read(rel) or (None,))[0]
             rel = self.vault.write_health_report(report)
@@ -437,6 +453,9 @@ class Consolidator:
             parts.append(rewrite.summary)
         if report.ambiguous_links:
             parts.append(f"{len(report.ambiguous_links)} ambiguous link(s) left for a person")
+        if report.unwritten_links:
+            parts.append(f"{len(report.unwritten_links)} link(s) to notes not yet written "
+                         "(yours: nothing proposed)")
         summary = (", ".join(parts) + f", D10 {len(report.broken_provenance)} broken and "
                    f"{len(report.missing_provenance)} missing provenance")
         fixed = unlink.links if unlink is not None and unlink.state == "applied" else 0

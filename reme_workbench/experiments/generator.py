@@ -47,8 +47,8 @@ beside the vault (`<root>.planted.json`, outside it so no scan sees it):
 * **time** — the vault is written as of `now` (default: the day after the `days`
   window): every note's file time is `now` minus an age drawn from `[0, days]` days, and
   half of them were recalled in the last two weeks (`meta/access_log.jsonl`). **Stale
-  notes** (`stale`) are older — `stale_days` plus up to 100 days — and never used: what
-  the archive should take.
+  notes** (`stale`) are older — `stale_days` plus up to 100 days — and never used since
+  dream wrote them (their `dream.create` is in the log): what the archive should take.
 * **hub notes** (`hubs`) — in as many communities (of 5 notes or more), one wiki note
   "<code> <domain> overview" that links every other member with a line each: the
   community has its hub, so abstract must not propose another.
@@ -197,10 +197,17 @@ def write_vault(root: Path, plan: GeneratedVault, *, truth_path: Path | None = N
         stamp = datetime.combine(plan.spec.start, time(23, 0), tzinfo=UTC).timestamp()
         os.utime(root / path, (stamp, stamp))
     log = root / "meta" / "access_log.jsonl"
+    # a stale note was dreamt that long ago and never used since: its creation is in the
+    # log, so the archive does not take it for a note copied in by hand (whose recency
+    # starts when a batch first sees it, docs/spec.md §7.3.2); the young notes' creations
+    # are left out, so the recalls stay the only activity the experiment plants
+    written = dict(plan.ages)
+    lines = [(written[path], {"path": path, "event": "dream.create"}) for path in plan.stale]
+    lines += [(ago, {"path": path, "event": "recall", "query": "generated", "rank": 1})
+              for path, ago in plan.recalled]
     with log.open("w", encoding="utf-8") as fh:
-        for path, ago in sorted(plan.recalled, key=lambda r: -r[1]):
-            fh.write(json.dumps({"ts": iso_utc(now - timedelta(days=ago)), "path": path,
-                                 "event": "recall", "query": "generated", "rank": 1}) + "\n")
+        for ago, line in sorted(lines, key=lambda r: -r[0]):
+            fh.write(json.dumps({"ts": iso_utc(now - timedelta(days=ago)), **line}) + "\n")
     truth = Path(truth_path) if truth_path is not None else truth_path_for(root)
     sizes = Counter(n.community for n in plan.notes)
     doc = {

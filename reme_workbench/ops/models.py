@@ -271,13 +271,15 @@ class ResolvedLinkModel(_Response):
 
 
 class UnlinkModel(_Response):
-    links: int = Field(description="Broken digest links the proposal turns into their text.")
+    links: int = Field(description="Broken digest links the proposals turn into their text.")
     notes: int
-    proposal: str | None = Field(None, description="The proposal's id (none on a dry run).")
+    proposal: str | None = Field(None, description="The first note's proposal (none on a dry run).")
     state: str = Field(description="applied, pending (waits for a person), already pending, "
                                    "rejected, stale.")
     superseded: list[str] = Field(default_factory=list,
-                                  description="Waiting unlink proposals this one replaces.")
+                                  description="Waiting unlink proposals these replace.")
+    proposals: list[str] = Field(default_factory=list,
+                                 description="One proposal per note with broken links.")
 
 
 class NormalizeModel(_Response):
@@ -311,6 +313,10 @@ class HealthResponse(_Response):
                                           "Obsidian's rules, to one file: not broken.")
     ambiguous_links: list[ResolvedLinkModel] = Field(
         default_factory=list, description="Links that resolve to several files: left for a person.")
+    unwritten_links: list[BrokenLinkModel] = Field(
+        default_factory=list, description="Links that resolve to nothing and did not at the "
+                                          "last recorded health run either: notes the person "
+                                          "means to write. Not broken; nothing is proposed.")
     normalized: int = Field(0, description="Short links rewritten to vault paths by `fix` "
                                            "(0 while the normalize proposal waits for a person).")
     normalize: NormalizeModel | None = Field(None, description="The proposal `fix` made to "

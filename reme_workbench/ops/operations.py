@@ -370,15 +370,19 @@ def _id(value: str) -> str:
 # -- health ---------------------------------------------------------------------------------
 
 def health(ws: Workspace, request: HealthRequest | None = None) -> HealthResponse:
-    """D1 broken links and D10 provenance problems. Reads only, unless `fix` or `report`.
+    """D1 broken links and D10 provenance problems, and the links to notes not yet
+    written (never a fault, §7.5.1). Reads only, unless `fix` or `report`.
 
     `fix` (docs/spec.md §7.5.3) proposes, and writes no note itself: short links in
     digest/ that Obsidian resolves become a `health.normalize` proposal that writes them
-    as vault paths (nothing is lost), and links that resolve to nothing a `health.unlink`
-    proposal; each waits for a person, even when `[proposals] auto_apply` names it, since
-    both rewrite a person's lines and only a change that adds lines applies without one
-    (§3.7.3). daily/ is material and only reported. `report` writes
-    audit/<date>/health_links.md (skipped with a notice when the vault is read-only)."""
+    as vault paths (nothing is lost), and links a change made unresolvable a
+    `health.unlink` proposal per note; each waits for a person, even when `[proposals]
+    auto_apply` names it, since both rewrite a person's lines and only a change that adds
+    lines applies without one (§3.7.3). daily/ is material and only reported. `report`
+    writes audit/<date>/health_links.md (skipped with a notice when the vault is
+    read-only); `fix` or `report` also record what resolves now
+    (meta/resolved_links.json), so a link that stops resolving later is told from one
+    never written."""
     from ..proposals import Policy
     from ..proposals.normalize import propose_normalization
     from ..proposals.unlink import propose_unlinks
@@ -416,6 +420,8 @@ def health(ws: Workspace, request: HealthRequest | None = None) -> HealthRespons
                        "was not written.")
     elif request.report:
         written = vault.write_health_report(report)
+    if (request.report or request.fix) and vault.unwritable() is None:
+        vault.record_resolved_links(report)
     return HealthResponse(ok=report.ok, **report.to_json(), normalized=normalized,
                           normalize=normalize, unlink=unlink, fixed=fixed,
                           left_in_daily=len(report.broken_links) - in_digest(report),

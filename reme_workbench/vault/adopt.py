@@ -53,7 +53,7 @@ from .note import (
     render_bytes,
     rewritten_whole,
 )
-from .resolve import LinkResolver, is_linkable, normalize_short_links
+from .resolve import LinkResolver, aliases_of, is_linkable, normalize_short_links
 from .slug import slugify
 from .store import AuditEntry, Changeset, Create, FileOp
 
@@ -368,7 +368,8 @@ def plan_import(
         placed[rel] = path
         notes.append(ImportedNote(rel, path, snap, path != f"digest/{bucket}/{rel}"))
 
-    resolver = LinkResolver(snapshot)  # the imported vault's own files, as Obsidian saw them
+    # the imported vault's own files and its notes' aliases, as Obsidian saw them
+    resolver = LinkResolver(snapshot, {rel: aliases_of(n.frontmatter) for rel, n in parsed.items()})
     ops: list = [Create(snapshot[rel], data[rel]) for rel in snapshot]
     unresolved: list[dict] = []
     rewritten = 0

@@ -11,6 +11,11 @@ was replaced), the lines stamped after the batch's `computed_at` are the touches
 
 Recall (its archived filter, §6.5.1), the note context and the workbench all read the
 archive through `ArchiveBatch.archived_now`, so they agree on what is archived.
+
+What Obsidian records as recently opened is use too (§7.3.2): `obsidian_recent_files`
+reads `.obsidian/workspace.json` (and `workspace-mobile.json`) `lastOpenFiles`, most
+recent first, and `opened_since` tells which of them were opened since the list the
+last batch saw.
 """
 
 from __future__ import annotations
@@ -23,14 +28,20 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import UnsafePathError
+from .layout import resolve_inside
 from .meta import meta_path, parse_utc
 
-__all__ = ["ACCESS_LOG", "ARCHIVED_META", "LOG_BYTES", "AccessEvent", "ArchiveBatch",
-           "access_log_size", "read_access_events", "touched_after"]
+__all__ = ["ACCESS_LOG", "ARCHIVED_META", "LOG_BYTES", "OBSIDIAN_OPEN", "AccessEvent",
+           "ArchiveBatch", "access_log_size", "obsidian_recent_files", "opened_since",
+           "read_access_events", "touched_after"]
 
 ACCESS_LOG = "access_log"  # meta/access_log.jsonl
 ARCHIVED_META = "archived"  # meta/archived.json
 LOG_BYTES = "access_log_bytes"  # archived.json: how much of the log the batch read
+OBSIDIAN_OPEN = "obsidian_last_open"  # archived.json: Obsidian's lastOpenFiles the batch saw
+# Obsidian's own record of the files opened last (desktop, then mobile)
+_WORKSPACES = (".obsidian/workspace.json", ".obsidian/workspace-mobile.json")
+_MAX_WORKSPACE_BYTES = 8 * 1024 * 1024  # a workspace file is a few KB; more is not one
 
 
 @dataclass(frozen=True)
@@ -129,3 +140,35 @@ class ArchiveBatch:
     def archived_now(self, root: Path | str) -> frozenset[str]:
         """The listed notes not touched since the batch."""
         return self.listed - self.thawed(root) if self.listed else self.listed
+
+
+def obsidian_recent_files(root: Path | str) -> tuple[str, ...]:
+    """The vault paths Obsidian lists as opened last (`lastOpenFiles` of
+    `.obsidian/workspace.json`, then of `workspace-mobile.json`), most recent first.
+
+    Obsidian writes these files itself, so anything may be there: a file that is missing,
+    unreadable, not JSON, or without a list of strings gives nothing, never an error."""
+    found: list[str] = []
+    for rel in _WORKSPACES:
+        try:
+            full = resolve_inside(Path(root), rel)
+            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                raw = fh.read(_MAX_WORKSPACE_BYTES + 1)
+            doc = json.loads(raw.decode("utf-8")) if len(raw) <= _MAX_WORKSPACE_BYTES else None
+        except (OSError, UnsafePathError, ValueError):
+            continue
+        recent = doc.get("lastOpenFiles") if isinstance(doc, dict) else None
+        if isinstance(recent, list):
+            found += [p for p in recent if isinstance(p, str) and p not in found]
+    return tuple(found)
+
+
+def opened_since(before: Iterable[str] | None, now: Iterable[str]) -> tuple[str, ...]:
+    """The paths of `now` (a most-recent-first list) opened since `before` was read: new
+    to the list, or moved ahead of where they were (opening a file puts it first and
+    pushes the others back). With no `before` (no batch saw the list yet), all of them."""
+    if before is None:
+        return tuple(dict.fromkeys(now))
+    was = {p: i for i, p in reversed(list(enumerate(before)))}
+    return tuple(p for i, p in enumerate(dict.fromkeys(now)) if p not in was or i < was[p])

@@ -7,8 +7,8 @@ key and as the `predicate` attribute (None for an untyped link). Embeds (`![[x]]
 resource references, not knowledge edges. Links from digest notes into daily/ or
 resource/ are provenance and are kept apart in `provenance`.
 
-A short or relative link (`[[Note]]`, `[[../wiki/Note]]`) counts as the edge Obsidian
-draws: it is resolved from its note by Obsidian's rules (`vault.resolve`, docs/spec.md
+A short or relative link (`[[Note]]`, `[[../wiki/Note]]`, a note's alias) counts as the
+edge Obsidian draws: it is resolved from its note by Obsidian's rules (`vault.resolve`, docs/spec.md
 §2.4), so the graph of a vault that was never normalised is the one Obsidian shows. An
 ambiguous link draws no edge. When files appear or go, the notes holding short links
 are resolved again (a new `Note.md` may make `[[Note]]` resolve, or ambiguous).
@@ -94,17 +94,20 @@ class LinkGraph:
         self._scan = scan
         graph = self.graph
         resolver = self._resolver
-        moved = bool(delta.removed) or any(p not in resolver for p in delta.changed)
+        records = scan.records
+        # a file came or went, or a note's aliases changed: short links may name another
+        moved = bool(delta.removed) or any(
+            p not in resolver or (p in records and resolver.aliases(p) != records[p].aliases)
+            for p in delta.changed)
         for path in delta.removed:
             resolver.remove(path)
         for path in delta.changed:
-            if path in scan.records:
-                resolver.add(path)
+            if path in records:
+                resolver.add(path, records[path].aliases)
         for path in delta.removed:
             if path in graph:
                 graph.remove_node(path)  # its in- and out-edges go with it
             self._forget(path)
-        records = scan.records
         again = (self._short - set(delta.changed) - set(delta.removed)) if moved else set()
         for path in [*delta.changed, *sorted(again)]:
             rec = records.get(path)

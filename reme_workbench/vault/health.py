@@ -3,15 +3,19 @@
 Every link is first resolved the way Obsidian resolves it (`vault.resolve`): a short or
 relative link that names one file is not broken, only not yet in vault-path form.
 
-* D1 — a link in a digest note or daily log (embeds included) that resolves to nothing.
+* D1 — a link in a digest note or daily log (embeds included) that resolves to nothing
+  *because a change made it so*: it resolved at the last recorded run
+  (`vault/resolved_links.py`). A link that never resolved is the person's — a note they
+  mean to write — and is listed as *not yet written*, never fixed.
 * D10 — provenance: a `derived_from::` link into daily/ or resource/ that does not
   resolve (broken), or a digest note with no such link at all (missing).
 * Short links (resolve to one file) and ambiguous ones (to several) are reported apart.
 
 The fix has two parts. Short links in digest notes are rewritten to the full path they
 resolve to (`plan_link_normalization`: nothing is lost, the note reads the same), applied
-at once. A D1 link loses its brackets only through `plan_link_fixes`, whose changeset the
-caller turns into a proposal a person can see and revert. D10 is only reported.
+at once. A D1 link loses its brackets only through `plan_link_fixes`, whose changesets
+(one per note) the caller turns into proposals a person can see and revert; its text
+keeps the words the reader saw and the name the link meant. D10 is only reported.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from .links import (
 )
 from .note import MAX_NOTE_BYTES, decode_note_bytes
 from .resolve import LinkResolver, ShortLinkChange, normalize_short_links
+from .resolved_links import ResolvedBefore
 from .scan import VaultScan
 from .store import AuditEntry, Changeset, CheckContext, Edit, NamedCheck, Store
 
@@ -90,6 +95,8 @@ class HealthReport:
     missing_provenance: tuple[str, ...]  # D10: digest notes with no derived_from:: source link
     short_links: tuple[ResolvedLink, ...] = ()  # resolve to one file: normalisable, not broken
     ambiguous_links: tuple[ResolvedLink, ...] = ()  # resolve to several: left for a person
+    # resolve to nothing and never did: notes the person means to write, not a fault
+    unwritten_links: tuple[BrokenLink, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -98,6 +105,7 @@ class HealthReport:
             "missing_provenance": list(self.missing_provenance),
             "short_links": [asdict(b) for b in self.short_links],
             "ambiguous_links": [asdict(b) for b in self.ambiguous_links],
+            "unwritten_links": [asdict(b) for b in self.unwritten_links],
         }
 
     @property
@@ -150,12 +158,17 @@ def _checked_source(path: str) -> bool:
 
 
 def check_health(
-    scan: VaultScan, paths: Iterable[str] | None = None, *, resolver: LinkResolver | None = None
+    scan: VaultScan, paths: Iterable[str] | None = None, *, resolver: LinkResolver | None = None,
+    resolved_before: ResolvedBefore | None = None,
 ) -> HealthReport:
     """Run D1 over digest notes and daily logs and D10 over digest notes, or only over
     `paths` (inline after a write). A link that is not an existing vault path is resolved
     by Obsidian's rules first (docs/spec.md §2.4): one file → a short link, several →
-    ambiguous, none → broken. `resolver` defaults to one over every scanned file."""
+    ambiguous, none → broken when `resolved_before` says it resolved at the last recorded
+    run (or was broken then), else not yet written (docs/spec.md §7.5.1). Without
+    `resolved_before` every link that resolves to nothing is broken: text an agent just
+    wrote resolves every link it writes. `resolver` defaults to one over every scanned
+    file (with the notes' aliases)."""
     records = scan.records
     if paths is None:
         sources = sorted(p for p in records if _checked_source(p))
@@ -168,6 +181,7 @@ def check_health(
     missing: list[str] = []
     short: list[ResolvedLink] = []
     ambiguous: list[ResolvedLink] = []
+    unwritten: list[BrokenLink] = []
     for source in sources:
         has_provenance = False
         for link in records[source].links:
@@ -189,13 +203,18 @@ def check_health(
                 ambiguous.append(ResolvedLink(*where, None, found.candidates))
                 continue
             has_provenance = has_provenance or provenance
-            (broken_prov if provenance else broken).append(BrokenLink(*where, reason(link.target)))
+            if provenance:
+                broken_prov.append(BrokenLink(*where, reason(link.target)))
+            elif resolved_before is None or resolved_before.resolved(source, link.target):
+                broken.append(BrokenLink(*where, reason(link.target)))
+            else:
+                unwritten.append(BrokenLink(*where, reason(link.target)))
         record = records[source]
         # an unreadable file is reported as a problem, not as a note without provenance
         if not has_provenance and is_digest_note(source) and record.readable:
             missing.append(source)
     return HealthReport(tuple(broken), tuple(broken_prov), tuple(missing), tuple(short),
-                        tuple(ambiguous))
+                        tuple(ambiguous), tuple(unwritten))
 
 
 # --- the report --------------------------------------------------------------------------
@@ -214,6 +233,30 @@ def _note_link(path: str) -> str:
         return format_link(path)
     except ValueError:  # a name holding [ ] | # cannot be a wikilink target
         return _code(path)
+
+
+def _unwritten_section(items: tuple[BrokenLink, ...]) -> list[str]:
+    """One line per link as written, with how often and where: `[[Linux]]` ×14."""
+    where: dict[str, list[str]] = defaultdict(list)
+    for b in items:
+        where[b.raw].append(b.source)
+    lines = []
+    for raw in sorted(where, key=lambda r: (-len(where[r]), r.lower())):
+        notes = list(dict.fromkeys(where[raw]))
+        times = f" ×{len(where[raw])}" if len(where[raw]) > 1 else ""
+        lines.append(f"- {_code(raw)}{times} — in " + ", ".join(_note_link(n) for n in notes[:5])
+                     + (f" and {len(notes) - 5} more" if len(notes) > 5 else ""))
+    return [
+        f"## Not yet written ({len(items)})",
+        "",
+        "Links to notes (or files) that do not exist and never did since the last health "
+        "run: in Obsidian a link to a note you mean to write. They are yours: nothing is "
+        "proposed for them, and writing the note (or giving a note that name in its "
+        "`aliases:`) makes them resolve.",
+        "",
+        *(lines or ["None."]),
+        "",
+    ]
 
 
 def _broken_lines(items: Iterable[BrokenLink]) -> list[str]:
@@ -240,12 +283,15 @@ def render_health_markdown(report: HealthReport, *, date: str) -> str:
     out += [
         f"## D1 broken links ({len(d1)})",
         "",
-        "Links that resolve to no file, by Obsidian's rules. `reme-workbench health --fix` "
-        "(and consolidate) proposes replacing each in digest/ with its alias (or its target "
-        "text): the proposal waits for you (`reme-workbench proposals list`).",
+        "Links that named a file at the last health run and resolve to no file now, by "
+        "Obsidian's rules (the file was deleted or renamed since). `reme-workbench health "
+        "--fix` (and consolidate) proposes, note by note, replacing each in digest/ with its "
+        "text — the words the reader saw and the name the link meant, `index funds (Index "
+        "fund)`: each proposal waits for you (`reme-workbench proposals list`).",
         "",
         *(_broken_lines(d1) or ["None."]),
         "",
+        *_unwritten_section(report.unwritten_links),
         f"## Ambiguous links ({len(amb)})",
         "",
         "Short links that several files match: Obsidian picks one, reme-workbench does not "
@@ -284,10 +330,21 @@ def render_health_markdown(report: HealthReport, *, date: str) -> str:
 # --- the fix: short links normalised, broken ones unlinked by proposal ----------------
 
 
+def _meant(link: Link) -> str:
+    """The name a link meant: its file's name without folders or `.md`, and its anchor."""
+    name = posixpath.basename(link.target.rstrip("/")) or link.target
+    name = name[:-3] if name.lower().endswith(".md") else name
+    return name + (f"#{link.anchor}" if link.anchor else "")
+
+
 def _plain_text(link: Link) -> str:
-    """What a broken link becomes: its alias, else its target as written."""
+    """What a broken link becomes: its alias with the name it meant, `index funds (Index
+    fund)` — just the alias when it says that name — else its target as written."""
     if link.alias and not (link.embed and _EMBED_SIZE_RE.fullmatch(link.alias)):
-        return link.alias
+        meant = _meant(link)
+        if " ".join(link.alias.split()).casefold() == " ".join(meant.split()).casefold():
+            return link.alias
+        return f"{link.alias} ({meant})"
     return link.target + (f"#{link.anchor}" if link.anchor else "")
 
 
@@ -397,6 +454,12 @@ class UnlinkPlan:
     def changeset(self) -> Changeset:
         return Changeset(ops=self.ops, checks=build_checks(self.checks),
                          description=f"D1: {len(self.links)} broken link(s) replaced by their text")
+
+    def per_note(self) -> tuple[UnlinkPlan, ...]:
+        """One plan per note (a person decides on each note's links, never on all at once)."""
+        return tuple(
+            UnlinkPlan((op,), (check,), tuple(r for r in self.links if r["source"] == op.path))
+            for op, check in zip(self.ops, self.checks, strict=True))
 
 
 def plan_link_fixes(

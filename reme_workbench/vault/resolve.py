@@ -12,7 +12,7 @@ How a target is looked up from a source file (case-insensitive throughout):
    `dir2/Note.md` exists. Several such files are *ambiguous*: no guess is made.
 
 A target that starts with `./` or `../` is only ever relative; one that starts with `/`
-is only ever a vault path. Within each step `x` means `x.md` first and then the file
+is only ever a vault path, and neither is ever an alias. Within each step `x` means `x.md` first and then the file
 `x` itself, so `[[Settings]]` names `Settings.md`, `[[Figure 1.png]]` the image and
 `[[v1.2 notes]]` the note `v1.2 notes.md`. Where two files differ only in case, the
 one spelled exactly as the target wins; otherwise the match is ambiguous.
@@ -25,14 +25,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import UnsafePathError
 from .layout import normalize_rel
 from .links import Link, format_link, parse_links
 
 __all__ = [
+    "aliases_of",
     "Resolution",
     "LinkResolver",
     "LinkRepair",
@@ -57,7 +59,7 @@ class Resolution:
     """Where a link target leads: `path` is None when it is ambiguous or missing."""
 
     path: str | None
-    how: str  # "exact", "relative", "suffix", "ambiguous" or "missing"
+    how: str  # "exact", "relative", "suffix", "alias", "ambiguous" or "missing"
     candidates: tuple[str, ...] = ()  # the files an ambiguous target could mean
 
 
@@ -81,41 +83,86 @@ def _clean(path: str) -> str | None:
     return "/".join(parts) or None
 
 
+_ALIAS_KEYS = ("aliases", "alias")
+_NOT_IN_A_TARGET = re.compile(r"[\[\]|#^\n\r]")
+
+
+def aliases_of(frontmatter: Mapping[Any, Any]) -> tuple[str, ...]:
+    """The other names a note's frontmatter gives it, as Obsidian reads them: the keys
+    `aliases` and `alias` (any case), each a list or one comma-separated string; a name
+    that cannot be a link target (`[ ] | # ^`, a line break) is left out."""
+    found: list[str] = []
+    for key, value in frontmatter.items():
+        if not isinstance(key, str) or key.lower() not in _ALIAS_KEYS:
+            continue
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, bool) or not isinstance(item, str | int | float):
+                continue
+            name = " ".join(str(item).split())
+            if name and not _NOT_IN_A_TARGET.search(name) and name not in found:
+                found.append(name)
+    return tuple(found)
+
+
 class LinkResolver:
     """Resolves link targets against a fixed set of vault paths (see the module doc).
 
-    Indexed by lowercase path and by lowercase basename, so building it for 10k+
-    paths is one pass and each lookup touches only the files sharing a basename.
+    Indexed by lowercase path, by lowercase basename and by lowercase alias, so building
+    it for 10k+ paths is one pass and each lookup touches only the files sharing a name.
+    `paths` may be a scan's records (path -> record with `aliases`): the notes' aliases
+    come with them; else `aliases` gives them (path -> names).
     """
 
-    def __init__(self, paths: Iterable[str]) -> None:
+    def __init__(self, paths: Iterable[str],
+                 aliases: Mapping[str, Iterable[str]] | None = None) -> None:
         self._paths: set[str] = set()
         self._by_lower: dict[str, list[str]] = {}
         self._by_name: dict[str, list[str]] = {}
-        for path in paths:
-            self.add(path)
-
-    def add(self, path: str) -> None:
-        """Know one more file (a note created since the resolver was built)."""
-        if path in self._paths:
+        self._by_alias: dict[str, list[str]] = {}
+        self._aliases: dict[str, tuple[str, ...]] = {}
+        if aliases is None and isinstance(paths, Mapping):
+            for path, record in paths.items():
+                self.add(path, getattr(record, "aliases", ()))
             return
-        self._paths.add(path)
-        low = path.lower()
-        self._by_lower.setdefault(low, []).append(path)
-        self._by_name.setdefault(posixpath.basename(low), []).append(path)
+        aliases = aliases or {}
+        for path in paths:
+            self.add(path, aliases.get(path, ()))
+
+    def add(self, path: str, aliases: Iterable[str] | None = None) -> None:
+        """Know one more file (a note created since the resolver was built), or the new
+        `aliases` of one it knows (None keeps those it has)."""
+        if path not in self._paths:
+            self._paths.add(path)
+            low = path.lower()
+            self._by_lower.setdefault(low, []).append(path)
+            self._by_name.setdefault(posixpath.basename(low), []).append(path)
+        if aliases is not None:
+            self._set_aliases(path, tuple(dict.fromkeys(aliases)))
+
+    def aliases(self, path: str) -> tuple[str, ...]:
+        """The aliases known for `path` (empty for a file it does not know)."""
+        return self._aliases.get(path, ())
+
+    def _set_aliases(self, path: str, names: tuple[str, ...]) -> None:
+        for name in self._aliases.pop(path, ()):
+            _drop(self._by_alias, name.lower(), path)
+        if names:
+            self._aliases[path] = names
+            for key in dict.fromkeys(n.lower() for n in names):
+                self._by_alias.setdefault(key, []).append(path)
 
     def remove(self, path: str) -> None:
         """Forget one file (deleted since the resolver was built)."""
         if path not in self._paths:
             return
         self._paths.discard(path)
+        self._set_aliases(path, ())
         low = path.lower()
-        for index, key in ((self._by_lower, low), (self._by_name, posixpath.basename(low))):
-            found = index.get(key)
-            if found is not None:
-                found.remove(path)
-                if not found:
-                    del index[key]
+        _drop(self._by_lower, low, path)
+        _drop(self._by_name, posixpath.basename(low), path)
 
     def __contains__(self, path: object) -> bool:
         return path in self._paths
@@ -144,7 +191,15 @@ class LinkResolver:
             found = self._first(step(f) for f in forms)
             if found is not _MISSING:
                 return found
-        return _MISSING
+        return _MISSING if relative_only else self._alias(target)
+
+    def _alias(self, target: str) -> Resolution:
+        found = self._by_alias.get(" ".join(target.split()).lower())
+        if not found:
+            return _MISSING
+        if len(found) == 1:
+            return Resolution(found[0], "alias")
+        return Resolution(None, "ambiguous", tuple(sorted(found)))
 
     @staticmethod
     def _first(results: Iterable[Resolution]) -> Resolution:
@@ -190,6 +245,14 @@ class LinkResolver:
         if len(found) == 1:
             return Resolution(found[0], "suffix")
         return Resolution(None, "ambiguous", tuple(sorted(found)))
+
+
+def _drop(index: dict[str, list[str]], key: str, path: str) -> None:
+    found = index.get(key)
+    if found is not None and path in found:
+        found.remove(path)
+        if not found:
+            del index[key]
 
 
 def is_linkable(path: str) -> bool:

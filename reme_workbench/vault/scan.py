@@ -29,6 +29,7 @@ from .frontmatter import field_text, read_frontmatter
 from .layout import CACHE_DIR, is_markdown, resolve_inside
 from .links import GRAMMAR_VERSION, Link, parse_links
 from .note import MAX_NOTE_BYTES, decode_note_bytes
+from .resolve import aliases_of
 
 __all__ = ["FileRecord", "Problem", "ScanDelta", "VaultScan", "SCAN_LAYERS", "SCAN_DB"]
 
@@ -38,7 +39,7 @@ SCAN_DB = "scan.db"
 # Bump when the table layout or the meaning of a column changes; the Link fields, the
 # link grammar and the size limit are part of the version too, so a change to any of
 # them rebuilds the cache.
-_SCHEMA = 2
+_SCHEMA = 3  # 3: the frontmatter's aliases (links resolve through them, §2.4.8)
 _LINK_FIELDS = tuple(f.name for f in dataclasses.fields(Link))
 _CACHE_FORMAT = f"{_SCHEMA}|g{GRAMMAR_VERSION}|{','.join(_LINK_FIELDS)}"  # + "|<size limit>"
 _link_values = operator.attrgetter(*_LINK_FIELDS)
@@ -64,6 +65,7 @@ class FileRecord:
     # large, unreadable, binary or not UTF-8, which is a problem, not a note. A note with
     # bad frontmatter YAML is readable: its body and links are known.
     readable: bool = True
+    aliases: tuple[str, ...] = ()  # the frontmatter's `aliases:`: names links may use
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,13 +134,15 @@ def _too_large(rel: str, size: int, limit: int) -> str:
     )
 
 
-def _note_fields(text: str, rel: str) -> tuple[str | None, str | None, str | None]:
-    """(name, description, error) from the frontmatter; the body's links never depend on it."""
+def _note_fields(text: str, rel: str) -> tuple[str | None, str | None, str | None, tuple[str, ...]]:
+    """(name, description, error, aliases) from the frontmatter; the body's links never
+    depend on it."""
     try:
         data, _ = read_frontmatter(text, rel)  # note.parse's rule for bad YAML, so they agree
     except NoteError as exc:
-        return None, None, str(exc)
-    return field_text(data.get("name")), field_text(data.get("description")), None
+        return None, None, str(exc), ()
+    return (field_text(data.get("name")), field_text(data.get("description")), None,
+            aliases_of(data))
 
 
 def _read_file(full: str, rel: str, limit: int | None) -> tuple[bytes | None, str, os.stat_result]:
@@ -199,9 +203,10 @@ def _build(rel: str, full: str, old: FileRecord | None, limit: int) -> FileRecor
         text = decode_note_bytes(data, rel, max_bytes=limit)
     except NoteError as exc:
         return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, True, None, None, (), str(exc), False)
-    name, description, error = _note_fields(text, rel)
+    name, description, error, aliases = _note_fields(text, rel)
     links = tuple(parse_links(text))
-    return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, True, name, description, links, error)
+    return FileRecord(rel, st.st_size, st.st_mtime_ns, sha, True, name, description, links, error,
+                      True, aliases)
 
 
 def _stat_reusable(old: FileRecord, st: os.stat_result, limit: int) -> bool:
@@ -213,8 +218,8 @@ def _stat_reusable(old: FileRecord, st: os.stat_result, limit: int) -> bool:
 
 
 def _same_content(a: FileRecord, b: FileRecord) -> bool:
-    return (a.sha256, a.error, a.name, a.description, a.links, a.readable) == (
-        b.sha256, b.error, b.name, b.description, b.links, b.readable,
+    return (a.sha256, a.error, a.name, a.description, a.links, a.readable, a.aliases) == (
+        b.sha256, b.error, b.name, b.description, b.links, b.readable, b.aliases,
     )
 
 
@@ -331,7 +336,7 @@ class _Cache:
                         "CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, "
                         "mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, is_markdown INTEGER "
                         "NOT NULL, name TEXT, description TEXT, links TEXT NOT NULL, error TEXT, "
-                        "readable INTEGER NOT NULL) WITHOUT ROWID"
+                        "readable INTEGER NOT NULL, aliases TEXT NOT NULL) WITHOUT ROWID"
                     )
         return self._load(conn)
 
@@ -348,13 +353,14 @@ class _Cache:
     @staticmethod
     def _load(conn: sqlite3.Connection) -> dict[str, FileRecord]:
         records = {}
-        for path, size, mtime, sha, md, name, desc, links, error, readable in conn.execute(
+        for path, size, mtime, sha, md, name, desc, links, error, readable, aliases in conn.execute(
             "SELECT path, size, mtime_ns, sha256, is_markdown, name, description, links, error, "
-            "readable FROM files"
+            "readable, aliases FROM files"
         ):
             parsed = tuple(Link(*v) for v in json.loads(links)) if links else ()
+            names = tuple(json.loads(aliases)) if aliases else ()
             records[path] = FileRecord(
-                path, size, mtime, sha, bool(md), name, desc, parsed, error, bool(readable)
+                path, size, mtime, sha, bool(md), name, desc, parsed, error, bool(readable), names
             )
         return records
 
@@ -364,7 +370,7 @@ class _Cache:
         rows = [
             (r.path, r.size, r.mtime_ns, r.sha256, int(r.is_markdown), r.name, r.description,
              _encode_links([_link_values(lk) for lk in r.links]) if r.links else "", r.error,
-             int(r.readable))
+             int(r.readable), _encode_links(list(r.aliases)) if r.aliases else "")
             for r in upserts
         ]
         try:
@@ -373,7 +379,7 @@ class _Cache:
                 # so another process's commit can never make this one fail half-way
                 self.conn.execute("BEGIN IMMEDIATE")
                 self.conn.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?)", rows
+                    "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows
                 )
                 self.conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in removed])
         except sqlite3.Error as exc:

@@ -28,6 +28,7 @@ from .meta import write_meta
 from .note import MAX_NOTE_BYTES
 from .ops import RETARGET_LAYERS, RetargetPlan, plan_rename, plan_retarget
 from .resolve import LinkResolver
+from .resolved_links import load_resolved_before, record_resolved
 from .scan import ScanDelta, VaultScan
 from .store import ApplyResult, AuditEntry, Changeset, Store, apply_with_replan
 
@@ -175,7 +176,19 @@ class Vault:
         return result
 
     def health(self, paths: Iterable[str] | None = None) -> HealthReport:
-        return check_health(self.scan, paths)
+        """D1 and D10 over the vault, or inline over `paths` just written. Over the vault
+        a link that never resolved is the person's, not yet written, and only one the
+        record says resolved before is broken (docs/spec.md §7.5.1); inline, every link
+        of what was just written that resolves to nothing is broken (§4.9.2)."""
+        before = None if paths is not None else load_resolved_before(self.root)
+        return check_health(self.scan, paths, resolved_before=before)
+
+    def record_resolved_links(self, report: HealthReport) -> bool:
+        """Remember the files (and aliases) links resolve to now and the links `report`
+        found broken, for the next health run to tell broken from not yet written;
+        whether meta/resolved_links.json changed."""
+        return record_resolved(self.root, self.scan.records,
+                        [(b.source, b.target) for b in report.broken_links], now=self.clock())
 
     def write_health_report(self, report: HealthReport) -> str:
         """Write `audit/<date>/health_links.md` (replacing today's) and return its path."""

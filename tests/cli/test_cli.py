@@ -156,7 +156,9 @@ def test_graph_json_reports_counts_dangling_and_top_inbound(vault):
 def test_health_reports_d1_and_d10_and_writes_the_audit_note(vault):
     result = run("health", "--json", vault=vault)
     data = json.loads(result.stdout)
-    assert [b["target"] for b in data["broken_links"]] == ["digest/wiki/nowhere.md"]
+    # a link that never resolved is a note not yet written, not a D1 fault (spec §7.5.1)
+    assert data["broken_links"] == []
+    assert [b["target"] for b in data["unwritten_links"]] == ["digest/wiki/nowhere.md"]
     assert [b["target"] for b in data["broken_provenance"]] == ["resource/2026-10-01/gone.md"]
     assert data["missing_provenance"] == ["digest/procedure/delta.md"]
     report = vault / data["report"]
@@ -166,6 +168,10 @@ def test_health_reports_d1_and_d10_and_writes_the_audit_note(vault):
 
 def test_health_fix_proposes_the_unlink_a_person_accepts_or_reverts_and_leaves_d10(vault):
     before = (vault / "digest/wiki/beta.md").read_bytes()
+    nowhere = vault / "digest/wiki/nowhere.md"  # it resolved at a health run, then went
+    nowhere.write_text("---\nname: nowhere\ndescription: Soon gone.\n---\nx\n", encoding="utf-8")
+    run("health", "--json", vault=vault)
+    nowhere.unlink()
     data = json.loads(run("health", "--fix", "--json", vault=vault).stdout)
     assert data["fixed"] == 0 and data["unlink"]["state"] == "pending"
     assert [b["target"] for b in data["broken_links"]] == ["digest/wiki/nowhere.md"]
@@ -173,7 +179,7 @@ def test_health_fix_proposes_the_unlink_a_person_accepts_or_reverts_and_leaves_d
     assert (vault / "digest/wiki/beta.md").read_bytes() == before  # waits for a person
     pid = data["unlink"]["proposal"]
     again = run("health", "--fix", "--text", vault=vault).stdout
-    assert f"proposal {pid} already waits" in again  # not proposed twice
+    assert f"proposal(s) {pid} (one per note) already wait" in again  # not proposed twice
     assert len(list((vault / "meta/proposals").glob("*.json"))) == 1
     shown = run("proposals", "show", pid, "--text", vault=vault).stdout
     assert "-[see_also:: [[digest/wiki/alpha.md]]] and a missing one [[digest/wiki/nowhere.md|Nowhere]]." in shown
@@ -255,7 +261,8 @@ def test_bad_input_is_reported_per_file_and_the_rest_is_processed(make_vault, tm
     data = json.loads(result.stdout)
     assert data["nodes"] >= 2  # ok.md and the oddly named note are in the graph
     health = json.loads(CliRunner().invoke(cli, ["--vault", str(vault), "health", "--json", "--no-report"]).stdout)
-    assert any(b["target"] == "../../etc/passwd" for b in health["broken_links"])
+    assert [(b["target"], b["reason"]) for b in health["unwritten_links"]] == [
+        ("../../etc/passwd", "points outside the vault")]
     # unreadable files are problems, not "notes without provenance"
     assert not {"digest/wiki/binary.md", "digest/wiki/latin1.md", "digest/wiki/huge.md"} & set(health["missing_provenance"])
     assert snapshot(vault) == before  # reading modified nothing
@@ -267,16 +274,18 @@ def test_console_script_runs_end_to_end(tmp_path):
     subprocess.run([*exe, "init", str(target), "--sample", "--json"], check=True, capture_output=True)
     out = subprocess.run([*exe, "--vault", str(target), "health", "--json"], check=True, capture_output=True, text=True)
     data = json.loads(out.stdout)
-    # the sample holds exactly one deliberately broken link, in a daily log
-    assert [(b["source"], b["target"]) for b in data["broken_links"]] == [
+    # the sample holds exactly one link to a file that is not there, in a daily log: it
+    # never resolved, so it is listed as not yet written, not broken
+    assert data["broken_links"] == []
+    assert [(b["source"], b["target"]) for b in data["unwritten_links"]] == [
         ("daily/2026-10-20/vendor-sla-review.md", "resource/2026-10-20/missing-vendor-sla.md")
     ]
     assert data["broken_provenance"] == [] and data["missing_provenance"] == []
-    # --fix never rewrites daily/: the link is reported, the log is untouched
+    # --fix never rewrites daily/, nor a link never written: the log is untouched
     log = target / "daily/2026-10-20/vendor-sla-review.md"
     before = log.read_bytes()
     out = subprocess.run([*exe, "--vault", str(target), "health", "--fix", "--text"], check=True, capture_output=True, text=True)
-    assert "Left 1 broken link(s) in daily/" in out.stdout
+    assert "Not yet written:        1 link(s)" in out.stdout
     assert log.read_bytes() == before
 
 

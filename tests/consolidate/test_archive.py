@@ -114,11 +114,15 @@ def aged(make_vault):
     root = make_vault(files)
     for rel, days in AGES.items():
         age(root, rel, days)
+        if rel.startswith("digest/"):  # dreamt that long ago (else adopted by the first batch)
+            log_access(root, rel, FIXED_NOW - timedelta(days=days), "dream.create")
     return root
 
 
 def batch(root, now=FIXED_NOW, dry_run=False, **kw):
+    """One batch; five notes, so with no cap by default (a share of five takes none)."""
     vault = Vault.open(root, clock=lambda: now)
+    kw.setdefault("max_share_per_run", 1.0)
     return update_archive(vault, ArchiveSettings(**kw), now=now, dry_run=dry_run)
 
 
@@ -128,7 +132,8 @@ def test_every_digest_note_is_scored_and_the_cold_ones_archived(aged):
         "digest/wiki/hub.md": math.exp(-200 / 60) * (1 + math.log(4) / 10),
         "digest/wiki/old.md": math.exp(-100 / 60),
         "digest/wiki/older.md": math.exp(-200 / 60),
-        "digest/wiki/fresh.md": math.exp(-1 / 60),
+        # a day old: its dream.create is a hit of the window, so over 1, stored as 1
+        "digest/wiki/fresh.md": 1.0,
         "digest/wiki/ancient.md": math.exp(-400 / 60),
     }
     assert report.scores == pytest.approx(expect, abs=1e-5)
@@ -223,7 +228,8 @@ def test_recall_leaves_archived_notes_out_until_asked(aged):
 
 
 def test_consolidate_archive_through_the_cli(aged):
-    (aged / "reme.toml").write_text('[recall]\nembedder = "hashing"\n', encoding="utf-8")
+    (aged / "reme.toml").write_text('[recall]\nembedder = "hashing"\n\n[archive]\n'
+                                    'max_share_per_run = 1.0\n', encoding="utf-8")
     for rel, days in AGES.items():  # the CLI runs on the real clock
         age(aged, rel, days, now=time.time())
     run = CliRunner().invoke(cli, ["--vault", str(aged), "consolidate", "--only", "archive",

@@ -50,8 +50,12 @@ class Clock:
 @pytest.fixture
 def vault(make_vault):
     clock = Clock()
-    root = make_vault(two_clusters())
-    return Vault.open(root, clock=clock), clock
+    root = make_vault({**two_clusters(), "digest/wiki/gone.md": note("gone", "Soon gone.")})
+    vault = Vault.open(root, clock=clock)
+    vault.record_resolved_links(vault.health())  # `gone note` resolved at a health run,
+    (root / "digest/wiki/gone.md").unlink()  # and its note went since: a D1 fault (§7.5.1)
+    vault.refresh()
+    return vault, clock
 
 
 def test_the_phases_run_in_order_and_unknown_ones_are_refused():
@@ -75,7 +79,7 @@ def test_health_proposes_unlinking_a_broken_digest_link_and_records_everything(v
     assert f"audit/{FIXED_NOW.date()}/health_links.md" in health.changed
     audit = (v.root / report.audit).read_text()
     assert "**health** (runs every time)" in audit and "unlink proposal waits for a person" in audit
-    assert "`[[digest/wiki/gone.md|gone note]]` → `gone note` (no such file)" in audit
+    assert "`[[digest/wiki/gone.md|gone note]]` → `gone note (gone)` (no such file)" in audit
     state = read_meta(v.root, "consolidate_state", version=1).data
     assert state["last_run"] == {"health": FIXED_NOW.isoformat()}
     # with the policy trusting it, it still waits: an unlink rewrites a person's line, and

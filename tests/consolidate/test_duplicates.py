@@ -170,6 +170,7 @@ def test_every_note_has_provenance_to_a_daily_log_and_no_link_is_broken(made):
     assert result.exit_code == 0, result.output
     health = json.loads(result.stdout)
     assert not health["broken_links"] and not health["missing_provenance"]
+    assert not health["unwritten_links"]
     assert not health["broken_provenance"]
 
 

@@ -1,6 +1,7 @@
 """The D1 fix on a person's vault (docs/spec.md §7.5.3): nothing Obsidian resolves is
-unlinked, short links become vault paths without a word lost, and a link that resolves
-to nothing loses its brackets only through a proposal a person accepts, rejects or reverts."""
+unlinked, short links become vault paths without a word lost, a link to a note not yet
+written is the person's and left alone, and a link a change made unresolvable loses its
+brackets only through a proposal a person accepts, rejects or reverts."""
 
 from __future__ import annotations
 
@@ -35,6 +36,16 @@ def persons_vault(make_vault):
     })
 
 
+def went_away(root, *names: str) -> None:
+    """Notes `names` (digest/wiki/<name>.md) existed at a health run, then went: the
+    links that named them are broken now, not unwritten (docs/spec.md §7.5.1)."""
+    for name in names:
+        (root / f"digest/wiki/{name}.md").write_text(page(name, "For now."), encoding="utf-8")
+    cli_run(root, "health", "--json")
+    for name in names:
+        (root / f"digest/wiki/{name}.md").unlink()
+
+
 def cli_run(root, *args):
     result = CliRunner().invoke(cli, ["--vault", str(root), *args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
@@ -52,7 +63,8 @@ def test_consolidate_keeps_every_link_obsidian_resolves(make_vault):
     out = cli_run(root, "consolidate", "--only", "health", "--force", "--text").output
     health = [line for line in out.splitlines() if line.startswith("health")]
     assert len(health) == 1
-    assert "D1 2 broken link(s) (2 in digest/: unlink proposal waits for a person" in health[0]
+    assert "D1 0 broken link(s)" in health[0]
+    assert "2 link(s) to notes not yet written (yours: nothing proposed)" in health[0]
     # rewriting a person's links waits for them too (docs/spec.md §3.7.3); they accept it
     assert "7 short link(s) in 3 note(s): rewrite to vault paths waits for a person" in health[0]
     assert "Back to [[breadcrumbs|Breadcrumbs]]" in (root / "digest/wiki/kanban.md").read_text()
@@ -70,8 +82,7 @@ def test_consolidate_keeps_every_link_obsidian_resolves(make_vault):
     assert {rel: len(links_of(root, rel)) for rel in counts} == counts
     assert "![[screenshot.jpg]]" in diagrams and "[[Excalidraw]]" in diagrams
     pending = json.loads(cli_run(root, "proposals", "list", "--json").stdout)
-    assert sorted((p["action"], p["state"]) for p in pending) == [
-        ("health.normalize", "applied"), ("health.unlink", "pending")]
+    assert sorted((p["action"], p["state"]) for p in pending) == [("health.normalize", "applied")]
     audit = next((root / "audit").rglob("consolidate_actions.md")).read_text(encoding="utf-8")
     assert "`[[kanban|Kanban]]` → `[[digest/wiki/kanban.md|Kanban]]`" in audit
 
@@ -91,16 +102,21 @@ def test_the_graph_of_an_unnormalised_vault_is_the_one_obsidian_shows(make_vault
 
 def test_a_rejected_unlink_is_not_proposed_again_and_a_new_broken_link_supersedes(make_vault):
     root = persons_vault(make_vault)
+    assert json.loads(cli_run(root, "health", "--fix", "--json").stdout)["unlink"] is None
+    went_away(root, "Excalidraw")
     first = json.loads(cli_run(root, "health", "--fix", "--json").stdout)["unlink"]
-    assert first["links"] == 2 and first["state"] == "pending"
+    assert first["links"] == 1 and first["state"] == "pending"
     cli_run(root, "proposals", "reject", first["proposal"], "--reason", "I will add them")
     again = json.loads(cli_run(root, "health", "--fix", "--json").stdout)
     assert again["unlink"] is None  # what the person refused is left alone
     note = root / "digest/wiki/breadcrumbs.md"
     note.write_text(note.read_text() + "\nAlso [[Nowhere at all]].\n", encoding="utf-8")
+    assert json.loads(cli_run(root, "health", "--fix", "--json").stdout)["unlink"] is None
+    went_away(root, "Nowhere at all")
     third = json.loads(cli_run(root, "health", "--fix", "--json").stdout)["unlink"]
     assert third["links"] == 1 and third["state"] == "pending"
     note.write_text(note.read_text() + "And [[Gone too]].\n", encoding="utf-8")
+    went_away(root, "Gone too")
     fourth = json.loads(cli_run(root, "health", "--fix", "--json").stdout)["unlink"]
     assert fourth["superseded"] == [third["proposal"]]
     states = {p["id"]: p["state"] for p in json.loads(cli_run(root, "proposals", "list", "--json").stdout)}
@@ -109,6 +125,7 @@ def test_a_rejected_unlink_is_not_proposed_again_and_a_new_broken_link_supersede
 
 def test_accepting_after_the_note_was_created_keeps_the_link(make_vault):
     root = persons_vault(make_vault)
+    went_away(root, "Excalidraw")
     pid = json.loads(cli_run(root, "health", "--fix", "--json").stdout)["unlink"]["proposal"]
     (root / "digest/wiki/Excalidraw.md").write_text(page("Excalidraw", "Drawings."), encoding="utf-8")
     result = CliRunner().invoke(cli, ["--vault", str(root), "proposals", "accept", pid, "--json"])

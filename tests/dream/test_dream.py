@@ -361,7 +361,9 @@ def add_help_pages(vault):
 
 def digest_broken(vault):
     vault.refresh()
-    return [b for b in vault.health().broken_links if b.source.startswith("digest/")]
+    report = vault.health()  # dangling: broken, or never resolved (not yet written)
+    return [b for b in report.broken_links + report.unwritten_links
+            if b.source.startswith("digest/")]
 
 
 def test_a_create_from_material_writes_only_links_that_resolve(vault, index):
@@ -531,15 +533,19 @@ def test_dream_sees_archived_notes_updates_them_and_so_thaws_them(vault, index, 
     import os
     from datetime import timedelta
 
+    from reme_workbench.config import ArchiveSettings
     from reme_workbench.consolidate.archive import update_archive
     from reme_workbench.index.recall import recall
+    from reme_workbench.vault.meta import log_access
 
     now = clock()
     for rel in (EXISTING, "digest/wiki/canary.md", "digest/wiki/runbook.md"):
         old = now.timestamp() - 300 * 86400
         os.utime(vault.root / rel, (old, old))
+        log_access(vault.root, rel, now - timedelta(days=300), "dream.create")  # dreamt then
     vault.refresh()
-    first = update_archive(vault, now=now - timedelta(days=1))
+    uncapped = ArchiveSettings(max_share_per_run=1.0)  # three notes: a share would take none
+    first = update_archive(vault, uncapped, now=now - timedelta(days=1))
     assert EXISTING in first.archived
     index.refresh()
     assert EXISTING not in {h.path for h in recall(index, "deploy payments-api canary",
@@ -557,7 +563,7 @@ def test_dream_sees_archived_notes_updates_them_and_so_thaws_them(vault, index, 
     assert EXISTING in request.candidate_paths  # archived, and still shown to the brain
     assert (o.action, o.target_path, o.state) == ("UPDATE", EXISTING, "applied")
     vault.refresh()
-    second = update_archive(vault, now=now)
+    second = update_archive(vault, uncapped, now=now)
     assert EXISTING not in second.archived and EXISTING in second.thawed
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from click.testing import CliRunner
 
@@ -35,9 +35,13 @@ def _vault(make_vault, now: float):
         COLD: _note("zeppelin-mooring", "The zeppelin mooring mast stands at gate nine."),
         WARM: _note("canary", "A canary sends part of the traffic to the new version."),
     })
-    (root / "reme.toml").write_text('[recall]\nembedder = "hashing"\n', encoding="utf-8")
+    # two notes: the cap of one batch (a share of the live notes) would take none of them
+    (root / "reme.toml").write_text('[recall]\nembedder = "hashing"\n\n[archive]\n'
+                                    'max_share_per_run = 1.0\n', encoding="utf-8")
     for rel, days in ((COLD, 400), (WARM, 1), (LOG, 400)):
         os.utime(root / rel, (now - days * DAY, now - days * DAY))
+        if rel.startswith("digest/"):  # dreamt that long ago (else adopted by the first batch)
+            log_access(root, rel, datetime.fromtimestamp(now - days * DAY, UTC), "dream.create")
     return root
 
 
@@ -66,7 +70,9 @@ def test_a_note_opened_with_note_is_recalled_at_once_and_kept_out_at_the_next_ba
 
     again = json.loads(_cli(root, "consolidate", "--only", "archive", "--force", "--json").stdout)
     archive = next(p for p in again["phases"] if p["phase"] == "archive")
-    assert archive["details"]["kept_by_touch"] == [COLD]  # still cold, but in use
+    # opening it was use (docs/spec.md §7.3.2): its recency starts again, it is not cold
+    assert archive["details"]["kept_by_touch"] == [] and archive["details"]["archived"] == []
+    assert json.loads((root / "meta/recency.json").read_text())["scores"][COLD] > 0.9
     assert json.loads((root / "meta/archived.json").read_text())["archived"] == []
 
 
@@ -93,14 +99,16 @@ def test_a_touch_counts_by_its_place_in_the_log_not_its_clock(make_vault):
     its writer's clock is behind the batch's; recall and the next batch agree on it."""
     root = _vault(make_vault, FIXED_NOW.timestamp())
     vault = Vault.open(root, clock=lambda: FIXED_NOW)
-    first = update_archive(vault, ArchiveSettings(), now=FIXED_NOW)
+    first = update_archive(vault, ArchiveSettings(max_share_per_run=1.0), now=FIXED_NOW)
     doc = read_meta(root, "archived", version=1).data
-    assert first.archived == (COLD,) and doc["access_log_bytes"] == 0
+    log_size = (root / "meta/access_log.jsonl").stat().st_size  # the notes' dream.create lines
+    assert first.archived == (COLD,) and doc["access_log_bytes"] == log_size
     batch = ArchiveBatch.from_doc(doc)
     assert batch.archived_now(root) == {COLD}
     log_access(root, COLD, FIXED_NOW - timedelta(hours=3), "recall", query="q", rank=1)  # slow clock
     assert batch.archived_now(root) == frozenset() and batch.thawed(root) == {COLD}
-    second = update_archive(vault, ArchiveSettings(), now=FIXED_NOW + timedelta(minutes=1))
+    second = update_archive(vault, ArchiveSettings(max_share_per_run=1.0),
+                            now=FIXED_NOW + timedelta(minutes=1))
     assert second.kept_by_touch == (COLD,) and second.archived == ()
     # a batch file without the offset (an older build) falls back to the clock
     assert touched_after(root, offset=None, since=FIXED_NOW - timedelta(hours=4)) == {COLD}

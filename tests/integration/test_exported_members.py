@@ -18,7 +18,7 @@ def test_exports_cover_each_modules_all():
         "reme_workbench.vault.layout": {"LAYERS", "SOURCE_LAYERS", "WRITABLE_LAYERS", "CACHE_DIR",
                                         "normalize_rel", "layer_of", "bucket_of", "is_digest_note",
                                         "is_markdown", "resolve_inside", "check_writable",
-                                        "MAX_NAME_BYTES"},
+                                        "MAX_NAME_BYTES", "MAX_SUB_FOLDERS"},
     }
     exported = set(reme_workbench.__all__)
     for module_name, allowed in internal.items():

@@ -60,9 +60,13 @@ def test_time_stale_notes_are_old_and_never_recalled(made):
     assert all(ages[p] >= 150 for p in stale)
     assert all(0 <= ages[p] <= 28 for p in ages if p not in stale)
     events = [json.loads(line) for line in (made.root / "meta/access_log.jsonl").read_text().splitlines()]
-    recalled = {e["path"] for e in events}
+    recalled = {e["path"] for e in events if e["event"] == "recall"}
     assert not recalled & stale and 0.3 < len(recalled) / (400 - 30) < 0.7
-    assert all(e["event"] == "recall" for e in events)
+    # a stale note's one line: dream wrote it when its file time says, long ago
+    created = {e["path"]: e["ts"] for e in events if e["event"] == "dream.create"}
+    assert set(created) == stale and {e["event"] for e in events} == {"recall", "dream.create"}
+    assert all((now - datetime.fromisoformat(created[p].replace("Z", "+00:00"))).days == ages[p]
+               for p in stale)
 
 
 def test_a_hub_note_links_every_other_member_of_its_community(made):
@@ -84,8 +88,9 @@ def test_an_overloaded_note_is_over_the_split_threshold_in_four_sections(made):
 
 def test_the_vault_reads_clean(made):
     vault = Vault.open(made.root)
-    report = vault.health()
-    assert not report.broken_links and not report.missing_provenance
+    report = vault.health()  # nothing dangles, broken or never written
+    assert not report.broken_links and not report.unwritten_links
+    assert not report.missing_provenance
 
 
 def test_same_seed_same_vault(tmp_path):
@@ -180,7 +185,8 @@ def test_notes_counts_every_file_template_pages_and_their_lists_included(templat
     assert len(truth["communities"]["sizes"]) == len(truth["communities"]["topics"])
     vault = Vault.open(templated.root)
     report = vault.health()  # short links resolve, every page has provenance
-    assert not report.broken_links and not report.missing_provenance
+    assert not report.broken_links and not report.unwritten_links
+    assert not report.missing_provenance
 
 
 def test_plugin_pages_are_one_template_with_other_values(templated):

@@ -189,9 +189,25 @@ def test_reject_keeps_the_reason_and_changes_no_note(ws):
         show_proposal(ws, "../../etc/passwd")
 
 
+def missing_note_went(ws) -> None:
+    """missing-note.md existed at a recorded health run, then went: the hub's link to it
+    is broken, not a note not yet written (docs/spec.md §7.5.1)."""
+    from reme_workbench.ops import HealthRequest
+
+    missing = ws.root / "digest/wiki/missing-note.md"
+    missing.write_text(note("missing-note", "Soon gone", "For now."), encoding="utf-8")
+    health(ws, HealthRequest(report=True))
+    missing.unlink()
+
+
 def test_health_reports_the_broken_link(ws):
+    report = health(ws)  # never resolved: a note not yet written, not broken
+    assert report.ok and report.broken_links == []
+    assert [(b.source, b.target) for b in report.unwritten_links] == [
+        (HUB, "digest/wiki/missing-note.md")]
+    missing_note_went(ws)
     report = health(ws)
-    assert not report.ok
+    assert not report.ok and report.unwritten_links == []
     assert [(b.source, b.target) for b in report.broken_links] == [(HUB, "digest/wiki/missing-note.md")]
 
 
@@ -200,6 +216,7 @@ def test_health_fixes_digest_links_and_writes_the_report_when_asked(ws):
 
     before = snapshot(ws.root)
     assert health(ws, HealthRequest()).report is None and snapshot(ws.root) == before
+    missing_note_went(ws)
     proposed = health(ws, HealthRequest(fix=True, report=True))
     assert not proposed.ok and proposed.fixed == 0 and proposed.unlink.state == "pending"
     assert proposed.report == "audit/2026-11-02/health_links.md" and (ws.root / proposed.report).is_file()

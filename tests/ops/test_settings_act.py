@@ -15,6 +15,7 @@ import os
 import re
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from reme_workbench.cli import cli
 from reme_workbench.config import Settings
 from reme_workbench.llm.prompts import system_prompt
 from reme_workbench.vault.lock import VaultLock
+from reme_workbench.vault.meta import log_access
 from tests.local_http import LocalJSONServer
 from tests.server.settings_probes import SERVER_PROBES
 
@@ -317,6 +319,8 @@ def _consolidate(make_vault, toml: str, name: str, *args: str, extra=None, ages=
     now = time.time()
     for rel, days in (ages or {}).items():
         os.utime(root / rel, (now - days * 86400, now - days * 86400))
+        # dreamt that long ago: a note no event names is adopted by the first batch
+        log_access(root, rel, datetime.fromtimestamp(now - days * 86400, UTC), "dream.create")
     for rel, doc in (meta or {}).items():
         (root / rel).write_text(doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8")
     data = _json(root, "consolidate", *args)
@@ -398,10 +402,19 @@ def probe_archive_centrality_scale(make_vault, **_):
 
 
 def probe_archive_threshold(make_vault, **_):
-    _, default = _scores(make_vault, "", "a")
-    _, high = _scores(make_vault, "[archive]\nthreshold = 0.5\n", "b")
+    uncapped = "[archive]\nmax_share_per_run = 1.0\n"  # twelve notes: the default cap takes one
+    _, default = _scores(make_vault, uncapped, "a")
+    _, high = _scores(make_vault, uncapped + "threshold = 0.5\n", "b")
     assert default["archived"] == ["digest/wiki/a2.md"]  # a1 scores 0.21
     assert high["archived"] == ["digest/wiki/a1.md", "digest/wiki/a2.md"] and high["threshold"] == 0.5
+
+
+def probe_archive_max_share_per_run(make_vault, **_):
+    _, capped = _scores(make_vault, "[archive]\nthreshold = 0.5\n", "a")
+    _, free = _scores(make_vault, "[archive]\nthreshold = 0.5\nmax_share_per_run = 1.0\n", "b")
+    # a1 and a2 are both under 0.5; a tenth of twelve live notes is one: the colder goes
+    assert capped["archived"] == ["digest/wiki/a2.md"] and capped["held_back"] == ["digest/wiki/a1.md"]
+    assert free["archived"] == ["digest/wiki/a1.md", "digest/wiki/a2.md"] and free["held_back"] == []
 
 
 def probe_archive_hit_window_days(make_vault, **_):
@@ -654,6 +667,7 @@ PROBES: dict[str, Callable] = {
     "archive.centrality_scale": probe_archive_centrality_scale,
     "archive.threshold": probe_archive_threshold,
     "archive.hit_window_days": probe_archive_hit_window_days,
+    "archive.max_share_per_run": probe_archive_max_share_per_run,
     "cooldowns.split_to_merge_days": probe_cooldowns_split_to_merge_days,
     "cooldowns.merge_to_split_days": probe_cooldowns_merge_to_split_days,
     "cooldowns.merge_to_merge_days": probe_cooldowns_merge_to_merge_days,

@@ -105,6 +105,10 @@ def test_a_waiting_fix_planned_on_older_bytes_is_planned_again(make_vault):
     root = persons_vault(make_vault)
     (root / KANBAN).write_text(page("Kanban", "Boards. Back to [[breadcrumbs]]. See [[Nowhere]]."),
                                encoding="utf-8")
+    nowhere = root / "digest/wiki/Nowhere.md"  # it resolved at a health run, then went
+    nowhere.write_text(page("Nowhere", "For now."), encoding="utf-8")
+    cli_json(root, "health")
+    nowhere.unlink()
     first = cli_json(root, "health", "--fix", "--no-report")
     with (root / KANBAN).open("a", encoding="utf-8") as f:
         f.write("A line of my own.\n")

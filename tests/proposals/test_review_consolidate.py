@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reme_workbench.brains.scripted import ScriptedBrain
-from reme_workbench.config import MergeSettings, Settings
+from reme_workbench.config import ArchiveSettings, MergeSettings, Settings
 from reme_workbench.consolidate.archive import update_archive
 from reme_workbench.consolidate.candidates import MergeCandidate
 from reme_workbench.consolidate.communities import update_communities
@@ -48,6 +48,15 @@ def clusters() -> dict[str, str]:
     return files
 
 
+def dreamt(vault: Vault) -> ArchiveSettings:
+    """Every digest note was dreamt at FIXED_NOW (a note no event names is adopted by the
+    first batch); the settings of a batch with no cap (nine notes: a share takes none)."""
+    for path in vault.scan.records:
+        if path.startswith("digest/"):
+            log_access(vault.root, path, FIXED_NOW, "dream.create")
+    return ArchiveSettings(max_share_per_run=1.0)
+
+
 # -- communities ---------------------------------------------------------------------------
 
 def test_communities_overview_sizes_stability_hub_and_gates(make_vault):
@@ -80,7 +89,7 @@ def test_a_drawing_of_one_community_marks_hub_and_archived(make_vault):
     files["digest/wiki/a0.md"] = note("a0", "The hub of group a.", hub_links)
     vault = Vault.open(make_vault(files), clock=lambda: FIXED_NOW)
     update_communities(vault, now=FIXED_NOW)
-    update_archive(vault, now=FIXED_NOW + timedelta(days=400))  # everything is cold by then
+    update_archive(vault, dreamt(vault), now=FIXED_NOW + timedelta(days=400))  # all cold by then
     overview = communities_overview(vault)
     big = overview.communities[0]
     assert big.hub == "digest/wiki/a0.md" and big.hub_share == 1.0
@@ -98,7 +107,8 @@ def test_archive_overview_and_thaw_by_hand(make_vault):
     vault = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW + timedelta(days=400))
     assert "No recency scores yet" in archive_overview(vault).warnings[-1]
     later = FIXED_NOW + timedelta(days=400)
-    update_archive(vault, now=later)
+    uncapped = dreamt(vault)
+    update_archive(vault, uncapped, now=later)
     overview = archive_overview(vault)
     assert overview.threshold == 0.15 and len(overview.scores) == 9
     assert overview.archived == tuple(sorted(overview.scores)) and overview.below() == list(overview.archived)
@@ -109,7 +119,7 @@ def test_archive_overview_and_thaw_by_hand(make_vault):
     log = (vault.root / "meta/access_log.jsonl").read_text().splitlines()
     assert json.loads(log[-1])["path"] == target and json.loads(log[-1])["event"] == "thaw"
     # the next batch sees the touch: the note stays out of the archive
-    again = update_archive(vault, now=later + timedelta(hours=2))
+    again = update_archive(vault, uncapped, now=later + timedelta(hours=2))
     assert target not in again.archived and target in again.thawed + tuple(again.scores)
     with pytest.raises(RemeError, match="is not archived"):
         thaw(vault, target)

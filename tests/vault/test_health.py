@@ -33,7 +33,7 @@ FIXME = (
 )
 FIXED = (
     "---\nname: fixme\ndescription: Broken links of every kind.\n---\n"
-    "Alias Foo and bare gone.md here.\n"
+    "Alias Foo (gone) and bare gone.md here.\n"
     "Image resource/img.png and sized resource/pic.png.\n"
     "rel:: digest/wiki/gone2.md [[digest/wiki/ok.md]]\n"
     "Inline [see_also:: digest/wiki/gone3.md#Part] stays a field.\n"
@@ -149,7 +149,7 @@ def test_a_link_to_a_symlink_is_broken(vault, tmp_path):
 def test_to_json(vault):
     data = check_health(fresh_scan(vault)).to_json()
     assert list(data) == ["broken_links", "broken_provenance", "missing_provenance",
-                          "short_links", "ambiguous_links"]
+                          "short_links", "ambiguous_links", "unwritten_links"]
     assert data["broken_links"][0] == {
         "source": "digest/personal/noprov.md",
         "target": "../../etc/passwd",
@@ -218,7 +218,7 @@ def test_plan_link_fixes_rewrites_in_place_with_audit_lines(vault, clock):
     )
     audit = "\n".join(unlink_audit_lines(plan.links))
     assert len(plan.links) == 8
-    assert "- [[digest/wiki/fixme.md]] 5:7 — `[[digest/wiki/gone.md|Foo]]` → `Foo` (no such file)" in audit
+    assert "- [[digest/wiki/fixme.md]] 5:7 — `[[digest/wiki/gone.md|Foo]]` → `Foo (gone)` (no such file)" in audit
     assert "`![[resource/pic.png|300]]` → `resource/pic.png`" in audit
     assert "`[[digest/wiki/gone2.md]]` → `digest/wiki/gone2.md`" in audit
     after = check_health(fresh_scan(vault))

@@ -99,7 +99,9 @@ def test_import_brings_notes_links_frontmatter_and_keeps_the_originals(make_vaul
         after = [lk for lk in parse_links((vault / dst).read_text()) if lk.predicate != "derived_from"]
         assert len(after) == len(before), dst
     health = json.loads(run(vault, "health", "--json").stdout)
-    assert {b["raw"] for b in health["broken_links"]} == {"![[gone.png]]", "[[Nowhere]]"}
+    # they never resolved: not yet written (docs/spec.md §7.5.1), not broken
+    assert health["broken_links"] == []
+    assert {b["raw"] for b in health["unwritten_links"]} == {"![[gone.png]]", "[[Nowhere]]"}
 
 
 def test_imported_notes_start_their_recency_at_the_import(make_vault, tmp_path):

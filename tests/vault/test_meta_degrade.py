@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 
 from reme_workbench.brains.factory import offline_consolidate_brain
-from reme_workbench.config import Settings
+from reme_workbench.config import ArchiveSettings, Settings
 from reme_workbench.consolidate.archive import update_archive
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.consolidate.cooldowns import Cooldowns
@@ -87,6 +87,8 @@ def _aged_vault(make_vault):
     when = FIXED_NOW.timestamp() - 400 * 86400
     for rel in files:
         os.utime(root / rel, (when, when))
+        # dreamt 400 days ago (a note no event names is adopted by the first batch)
+        log_access(root, rel, FIXED_NOW - timedelta(days=400), "dream.create")
     return root
 
 
@@ -94,11 +96,12 @@ def _aged_vault(make_vault):
 def test_archive_without_a_usable_previous_batch_has_no_thaw_reference(make_vault, state):
     root = _aged_vault(make_vault)
     vault = Vault.open(root, clock=lambda: FIXED_NOW)
-    update_archive(vault, now=FIXED_NOW - timedelta(days=1))
+    uncapped = ArchiveSettings(max_share_per_run=1.0)  # three notes: a share would take none
+    update_archive(vault, uncapped, now=FIXED_NOW - timedelta(days=1))
     log_access(root, "digest/wiki/n0.md", FIXED_NOW - timedelta(hours=1), "recall", query="q",
                rank=1)
     _put(root, "archived", state)
-    report = update_archive(vault, now=FIXED_NOW)
+    report = update_archive(vault, uncapped, now=FIXED_NOW)
     # with the previous batch usable, n0 would thaw; without it every note is scored afresh
     assert "digest/wiki/n0.md" in report.archived and report.previous_computed_at is None
     assert report.thawed == () and report.newly_archived == report.archived

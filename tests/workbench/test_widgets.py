@@ -11,9 +11,11 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 from reme_workbench.brains.scripted import ScriptedBrain  # noqa: E402
+from reme_workbench.config import ArchiveSettings  # noqa: E402
 from reme_workbench.consolidate.archive import update_archive  # noqa: E402
 from reme_workbench.consolidate.communities import update_communities  # noqa: E402
 from reme_workbench.proposals import ProposalQueue  # noqa: E402
+from reme_workbench.vault.meta import log_access  # noqa: E402
 from reme_workbench.vault.vault import Vault  # noqa: E402
 from reme_workbench.widgets import (  # noqa: E402
     ArchiveView,
@@ -165,7 +167,10 @@ def test_a_community_whose_hub_waits_says_so(make_vault):
 def test_archive_view_thaws_by_hand(make_vault):
     later = FIXED_NOW + timedelta(days=400)
     v = Vault.open(make_vault(clusters()), clock=lambda: later)
-    update_archive(v, now=later)
+    for path in v.scan.records:  # dreamt at FIXED_NOW (else adopted by the first batch)
+        if path.startswith("digest/"):
+            log_access(v.root, path, FIXED_NOW, "dream.create")
+    update_archive(v, ArchiveSettings(max_share_per_run=1.0), now=later)  # nine: no cap
     view = ArchiveView(v)
     assert len(view.archived.options) == 9 and len(view.plot.children) == 1
     first = view.archived.value

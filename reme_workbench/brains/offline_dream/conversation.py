@@ -95,7 +95,12 @@ def _masked(text: str) -> str:
 _LIGHT = frozenset(
     "thing stuff time way lot bit kind sort type one something anything everything nothing "
     "someone anyone everyone day moment while part piece bunch couple number deal fun people "
-    "person guy guys folks look self place shot try chance break sense".split())
+    "person guy guys folks look self place shot try chance break sense favorite favourite fave "
+    "best worst".split())
+# verbs that name no activity of their own: "keep going", "I'm doing it", "get started"
+_LIGHT_VERBS = frozenset(
+    "be have do go get make take come try look think feel keep start give put say see know "
+    "want need let move happen seem".split())
 _ZH_LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
     "人 试试".split())
@@ -143,8 +148,11 @@ def _first_person(tok) -> bool:
     return tok.pos_ == "PRON" and "1" in tok.morph.get("Person")
 
 
+_TEXTED_YOU = frozenset({"u", "ur", "ya", "yall", "y'all", "ye"})  # "u'd", "ur paintings"
+
+
 def _second_person(tok) -> bool:
-    return tok.pos_ == "PRON" and "2" in tok.morph.get("Person")
+    return (tok.pos_ == "PRON" and "2" in tok.morph.get("Person")) or tok.lower_ in _TEXTED_YOU
 
 
 def _subject(head):
@@ -239,7 +247,8 @@ def _topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) -
         shown = "".join(t.text_with_ws for t in toks).strip()
         return Topic(shown, tuple(w for w in words if w)) if words else None
     toks = list(chunk)
-    while toks and (toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM")
+    while toks and (toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM", "ADP",
+                                     "SCONJ", "CCONJ")
                     or toks[0].ent_type_ in _NOT_TOPIC_ENTS  # "last week's scrimmage"
                     or toks[0].dep_ in ("case", "nummod", "predet")
                     or (toks[0].dep_ == "poss" and toks[0].pos_ == "PRON")):
@@ -269,7 +278,8 @@ def _topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) -
 def _activity(tok) -> Topic | None:
     """An activity as a verb in -ing with nothing of its own ("I love painting", "went
     hiking"): "thinking of going back to school" is about the school."""
-    if tok.tag_ != "VBG" or tok.dep_ not in ("dobj", "xcomp", "pcomp", "advcl", "conj") \
+    if tok.tag_ != "VBG" or tok.lemma_.lower() in _LIGHT_VERBS \
+            or tok.dep_ not in ("dobj", "xcomp", "pcomp", "advcl", "conj") \
             or any(c.dep_ not in ("advmod", "npadvmod", "punct", "conj", "cc") or c.pos_ == "VERB"
                    for c in tok.children) \
             or _CHAT_SIGNAL.fullmatch(tok.text):
