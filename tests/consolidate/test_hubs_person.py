@@ -4,18 +4,31 @@ communities --force` a week's worth of times, then `consolidate --only
 communities,abstract --force` with the offline brain, and the hub proposals read back from
 `meta/proposals/`.
 
-* a vault of four planted communities gets a hub each.
+* a Portuguese/English course vault (`person_vaults.course_vault`): a community its
+  author's index note lists gets that note as its hub (recorded, nothing written);
+* a vault of four planted communities gets a hub each;
+* community ids stay with their communities from run to run, and a new community gets an
+  id no community ever had.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from reme_workbench.cli import cli
-from tests.consolidate.person_vaults import PLANTED, imported, planted_vault
+from tests.conftest import _Home, _isolate
+from tests.consolidate.person_vaults import (
+    INDEXES,
+    PLANTED,
+    course_vault,
+    imported,
+    planted_vault,
+)
 
 
 def new_vault(root: Path) -> Path:
@@ -56,6 +69,45 @@ def two_weeks(root: Path) -> dict:
     return consolidate(root, "communities,abstract")
 
 
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """The course vault imported, then two weekly runs (the second with abstract); the
+    index notes' text as the import wrote them."""
+    base = tmp_path_factory.mktemp("course")
+    with pytest.MonkeyPatch.context() as patch:
+        _isolate(patch, _Home(base))
+        root = new_vault(base / "vault")
+        imported(root, course_vault(base / "Faculdade"))
+        indexes = {f"digest/wiki/{t}.md": (root / f"digest/wiki/{t}.md").read_bytes() for t in INDEXES}
+        phases = two_weeks(root)
+    return root, phases, indexes
+
+
+# -- the person's own index ----------------------------------------------------------------
+
+
+def test_a_community_its_authors_index_lists_gets_that_index_as_its_hub(course):
+    """'Programação Funcional' lists its 7 lectures; its community also holds the 5 concept
+    notes the lectures link: 7 of 12 others (58 %, under the 60 % a hub note needs). It was
+    given a second hub. Now the index is the community's hub, recorded in
+    meta/communities.json, and nothing is written."""
+    root, phases, indexes = course
+    communities = meta(root, "communities")
+    recorded = communities["hubs"]
+    for index, text in indexes.items():
+        cid = communities["communities"][index]
+        assert recorded[cid] == index, (index, recorded)
+        assert (root / index).read_bytes() == text  # nothing a person wrote is changed
+        members = {p for p, c in communities["communities"].items() if c == cid}
+        assert not [h for h in hubs(root) if set(h["story"]["members"]) & members]
+    considered = {c["community"]: c for c in phases["abstract"]["details"]["considered"]}
+    pf = communities["communities"]["digest/wiki/Programação Funcional.md"]
+    gate = considered[pf]["gates"][0]
+    assert gate["name"] == "no_hub" and not gate["passed"]
+    assert gate["detail"]["member"] == "digest/wiki/Programação Funcional.md"
+    assert gate["detail"]["index"] is True and "index" in gate["reason"]
+
+
 # -- the planted vault ---------------------------------------------------------------------
 
 
@@ -69,3 +121,52 @@ def test_four_planted_communities_get_a_hub_each(tmp_path):
     assert [o["state"] for o in outcomes] == ["pending"] * 4, phases["abstract"]["details"]["summary"]
     topics = {frozenset(f"digest/wiki/{n}.md" for n in names) for names in PLANTED.values()}
     assert {frozenset(h["story"]["members"]) for h in hubs(root)} == topics
+
+
+# -- ids -----------------------------------------------------------------------------------
+
+
+def test_community_ids_stay_with_their_communities_and_are_never_reused(tmp_path):
+    root = new_vault(tmp_path / "vault")
+    imported(root, planted_vault(tmp_path / "planted"))
+
+    def ids() -> dict[str, str]:  # topic -> its community id
+        found = meta(root, "communities")["communities"]
+        out = {}
+        for topic, names in PLANTED.items():
+            held = {found[f"digest/wiki/{n}.md"] for n in names if f"digest/wiki/{n}.md" in found}
+            if held:  # a topic whose notes are gone has no community
+                (out[topic],) = held
+        return out
+
+    consolidate(root, "communities")
+    first = ids()
+    # a bigger community arrives: Leiden numbers by size, so it would take c_00
+    loom = [f"Loom part {k}" for k in "abcdefgh"]
+    for i, name in enumerate(loom):
+        see = " ".join(f"[[digest/wiki/{loom[(i + k) % 8]}.md]]" for k in (1, 2, 3))
+        (root / f"digest/wiki/{name}.md").write_text(
+            f"---\nname: {name}\ndescription: Weaving on a floor loom.\n---\nSee {see}.\n\n"
+            f"derived_from:: [[resource/loom.md]]\n", encoding="utf-8")
+    (root / "resource/loom.md").write_text("Loom notes.\n", encoding="utf-8")
+    consolidate(root, "communities")
+    assert ids() == first  # the four keep their ids
+    found = meta(root, "communities")["communities"]
+    (loom_id,) = {found[f"digest/wiki/{n}.md"] for n in loom}
+    assert loom_id not in first.values()
+    # a community goes, another comes: the newcomer never gets the id of the one gone
+    for name in PLANTED["bicycle"]:
+        (root / f"digest/wiki/{name}.md").unlink()
+    for name in loom:
+        shutil.move(root / f"digest/wiki/{name}.md", root / f"digest/wiki/{name} (copy).md")
+        text = (root / f"digest/wiki/{name} (copy).md").read_text(encoding="utf-8")
+        (root / f"digest/wiki/{name} (copy).md").write_text(
+            text.replace(".md]]", " (copy).md]]").replace("resource/loom (copy).md", "resource/loom.md"),
+            encoding="utf-8")
+    consolidate(root, "communities")
+    found = meta(root, "communities")["communities"]
+    (copy_id,) = {found[f"digest/wiki/{n} (copy).md"] for n in loom}
+    used = set(first.values()) | {loom_id}
+    assert copy_id not in used
+    assert {t: c for t, c in ids().items() if t != "bicycle"} == {
+        t: c for t, c in first.items() if t != "bicycle"}
