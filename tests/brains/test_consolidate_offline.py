@@ -1053,7 +1053,8 @@ def test_a_chinese_hub_is_named_and_written_in_chinese(brain):
     assert h.pillars == [m.path for m in WEEKLY_COMMUNITY[:3]]  # no ranking: the members' order
     assert h.body.startswith("关于周报的 5 篇笔记。")
     assert "## 核心笔记" in h.body and "## 细节见" in h.body
-    assert h.description.startswith("周报总览：周报用要点列表、周报时间、")
+    # the topic in words (what else the notes are about), not the pillars' file names
+    assert h.description.startswith("周报总览（5 篇笔记）：") and "周报用要点列表" not in h.description
 
 
 def test_hub_pillars_are_members_and_three_to_five(brain):

@@ -4,8 +4,10 @@ communities --force` a week's worth of times, then `consolidate --only
 communities,abstract --force` with the offline brain, and the hub proposals read back from
 `meta/proposals/`.
 
-* a Portuguese/English course vault (`person_vaults.course_vault`): a community its
-  author's index note lists gets that note as its hub (recorded, nothing written);
+* a Portuguese/English course vault (`person_vaults.course_vault`): hub names are whole
+  words of their community, accents kept, never a stopword of any language; a community
+  its author's index note lists gets that note as its hub (recorded, nothing written);
+  hub text keeps the maths, code and links it quotes byte for byte;
 * a vault of four planted communities gets a hub each;
 * community ids stay with their communities from run to run, and a new community gets an
   id no community ever had.
@@ -13,22 +15,42 @@ communities,abstract --force` with the offline brain, and the hub proposals read
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import re
 import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from reme_workbench.cli import cli
+from reme_workbench.vault.links import parse_links
+from reme_workbench.vault.note import parse
 from tests.conftest import _Home, _isolate
 from tests.consolidate.person_vaults import (
+    CALCULO,
     INDEXES,
     PLANTED,
     course_vault,
     imported,
     planted_vault,
 )
+
+LANGUAGES = ("en", "pt", "es", "fr", "de")
+
+
+def spacy_stopwords() -> frozenset[str]:
+    """spaCy's stop-word lists of five languages, read from its files (not imported: that
+    would load spaCy): an oracle of stopwords the hub code does not use."""
+    folder = Path(importlib.util.find_spec("spacy").submodule_search_locations[0]) / "lang"
+    words: set[str] = set()
+    for lang in LANGUAGES:
+        scope: dict = {}
+        exec((folder / lang / "stop_words.py").read_text(encoding="utf-8"), scope)  # noqa: S102
+        words |= {w.lower() for w in scope["STOP_WORDS"]}
+    return frozenset(words)
 
 
 def new_vault(root: Path) -> Path:
@@ -83,6 +105,40 @@ def course(tmp_path_factory):
     return root, phases, indexes
 
 
+# -- names ---------------------------------------------------------------------------------
+
+
+def _folded(word: str) -> str:
+    """A word as a file name spells it (docs/spec.md: a note's name is its slug)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.lower())
+                   if not unicodedata.combining(c))
+
+
+def test_hub_names_are_whole_words_of_their_community_never_a_stopword(course):
+    """Before: `de-fun-es.md` ("de" a stopword, "Funções" cut at "õ"), `aut-mato.md`."""
+    root, phases, _ = course
+    proposals = hubs(root)
+    assert proposals, phases["abstract"]["details"]["summary"]
+    stop = spacy_stopwords()
+    for proposal in proposals:
+        members = proposal["story"]["members"]
+        texts = " ".join((root / m).read_text(encoding="utf-8") for m in members)
+        written = {_folded(w) for w in re.findall(r"[^\W_]+", texts)}
+        path, text = hub_body(proposal)
+        words = re.findall(r"[^\W_]+", parse(text, path).name)
+        assert words, path
+        # every word is one the members write, whole: no "aut", "fun", "vari", "es"
+        assert all(w in written for w in words), (path, members)
+        assert words[0] not in stop and words[-1] not in stop, path
+    calculo = next(p for p in proposals if f"digest/wiki/{next(iter(CALCULO))}.md" in p["story"]["members"])
+    path, text = hub_body(calculo)
+    assert path == "digest/wiki/funcoes.md"
+    # the words a person reads spell the topic as the notes do, accents kept
+    hub = parse(text, path)
+    assert hub.description.startswith("Overview of Funções in 6 notes: ") and "6 notes on Funções." in hub.body
+    assert ".md" not in hub.description  # the topic in words, not file names
+
+
 # -- the person's own index ----------------------------------------------------------------
 
 
@@ -106,6 +162,27 @@ def test_a_community_its_authors_index_lists_gets_that_index_as_its_hub(course):
     assert gate["name"] == "no_hub" and not gate["passed"]
     assert gate["detail"]["member"] == "digest/wiki/Programação Funcional.md"
     assert gate["detail"]["index"] is True and "index" in gate["reason"]
+
+
+# -- what a hub quotes ---------------------------------------------------------------------
+
+MATH = re.compile(r"\$\$.+?\$\$|\$[^$\n]+\$")
+CODE = re.compile(r"`[^`\n]+`")
+
+
+def test_a_hub_quotes_maths_code_and_links_as_its_members_write_them(course):
+    root, _, _ = course
+    quoted = 0
+    for proposal in hubs(root):
+        path, text = hub_body(proposal)
+        body = parse(text, path).body
+        sources = "\n".join((root / m).read_text(encoding="utf-8") for m in proposal["story"]["members"])
+        for span in MATH.findall(body) + CODE.findall(body):
+            assert span in sources, (span, path)  # `\lim_{h \to 0}`, never `\lim{h \to 0}`
+            quoted += 1
+        for link in parse_links(body):
+            assert link.target in proposal["story"]["members"] + proposal["story"]["provenance"]
+    assert quoted >= 3  # the Cálculo pillars open with maths: the check above is not idle
 
 
 # -- the planted vault ---------------------------------------------------------------------
