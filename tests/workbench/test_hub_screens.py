@@ -18,7 +18,8 @@ from reme_workbench.proposals import ProposalQueue  # noqa: E402
 from reme_workbench.vault.meta import log_access  # noqa: E402
 from reme_workbench.vault.note import parse  # noqa: E402
 from reme_workbench.vault.vault import Vault  # noqa: E402
-from reme_workbench.widgets import CommunitiesView  # noqa: E402
+from reme_workbench.widgets import ArchiveView, CommunitiesView  # noqa: E402
+from reme_workbench.widgets.plots import recency_figure  # noqa: E402
 from tests.conftest import FIXED_NOW  # noqa: E402
 from tests.proposals.test_review_consolidate import clusters  # noqa: E402
 
@@ -81,3 +82,14 @@ def test_the_communities_screen_never_offers_a_hub_a_gate_refused(make_vault):
     view.refresh()
     view.community.value = big.id
     assert f"its hub proposal {waiting.id} waits for you" in view.detail.value
+
+
+def test_the_archive_screen_of_the_demo_shows_a_spread(demo_vault):
+    """Every demo note scored 1.000 (fresh notes score above 1 and are stored clipped):
+    the histogram was one bar."""
+    view = ArchiveView(demo_vault)
+    figure = recency_figure(view.overview)
+    bars = [p.get_height() for p in figure.axes[0].patches if p.get_height() > 0]
+    assert len(bars) >= 3, bars
+    days = {view._left(p) for p in view.overview.scores}
+    assert len(days) >= 3, days  # "under the cut, untouched, in": not one answer for all
