@@ -3,7 +3,9 @@ rules, no model. The rules of a hub's form and of counting the vault that the ab
 planner reads too — topic words, own and template headings, provenance lines, the least a
 hub holds — are in `consolidate/hub_rules.py`.
 
-**Name.** The topic is the phrase of at most 4 words of a member's name or heading (not
+**Name.** The topic is the phrase of at most 4 words of a member's name or heading (a
+slug-named member's description sentences instead; never across an identifier,
+`_IDENTIFIER`; words whole in any script, stopwords of five languages left out — not
 starting or ending on a stopword, not only numbers or words that name no topic) that
 best tells the community from the rest of the vault — a tf-idf over *topic words*
 (`hub_rules.topic_words`: the content words of a note's name, description and headings): the
@@ -15,10 +17,13 @@ ends the phrase: in a vault where every note says "Obsidian", no hub is named
 "Plugins" on every author page) is no topic. Ties: the most words that are not numbers,
 the fewest numbers, the earlier member. Without counts of the vault (`HubRequest.vault_words` empty) the score is the
 number of members alone. Each word is spelled as the members spell it most (not from
-slug names); " overview" / "总览" is added when a member has that very name.
+slug names); " overview" / "总览" is added when a member has that very name. The
+description names the topic and the next phrases by the same score that share no word
+with those before (`topic_phrases`) — words, never a list of file names.
 
 **Body, built to fit.** An overview line, the pillars (`request.central`, members only,
-`[abstract] min_pillars`–5) each `[[path|name]] — description`, the other members
+`[abstract] min_pillars`–5) each `[[path|name]] — description` (else its first
+sentence: `quoted_sentence`, maths and code spans as written), the other members
 under "Details stay in", and every member's provenance, deduped, `hub_rules.PROVENANCE_PER_LINE`
 links to a `derived_from::` line. It must be under `request.max_tokens` and link at least
 `request.min_member_coverage` of the members, so when the whole does not fit it gives
