@@ -228,7 +228,8 @@ class Consolidator:
         from .communities import update_communities
 
         report = update_communities(self.vault, self.settings.communities, now=now,
-                                    dry_run=dry_run)
+                                    dry_run=dry_run,
+                                    hub_coverage=self.settings.abstract.hub_coverage)
         stats = dict(report.stats)
         known = [s for s in report.stability.values() if s is not None]
         stable = (f"; stability against {report.previous_computed_at[:10]}: median "
