@@ -145,6 +145,22 @@ def test_each_note_takes_the_colour_of_the_first_group_it_matches(imported, tmp_
     assert "not drawn" in page and "tag:#course" in page  # the legend says so
 
 
+def test_community_groups_colour_their_notes_over_the_bucket_group(imported, tmp_path):
+    """graph.json's first matching group wins in Obsidian: a community group placed after
+    `path:"digest/wiki"` would never show on any imported note."""
+    members = [WIKI + NOTES[t] for t in ("Index", "Automata", "Week 1")]
+    communities = {"version": 1, "communities": {**{p: "c_01" for p in members},
+                                                 WIKI + NOTES["Shell"]: "c_02"}}
+    (imported / "meta/communities.json").write_text(json.dumps(communities))
+    page, report = preview(imported, tmp_path / "graph.html", "--communities")
+    nodes, _ = drawn(page)
+    fill = {short(n): f for n, (kind, f) in nodes.items() if kind == "note"}
+    community = next(g for g in report["groups"] if "OR" in g["query"])
+    assert community["notes"] == 3
+    assert fill["Index"] == fill["Automata"] == fill["Week 1"] == community["color"]
+    assert fill["Shell"] == fill["Loose"] == "#2ca02c"  # a community of one: no group of its own
+
+
 def test_the_same_vault_gives_the_same_file(imported, tmp_path):
     first, _ = preview(imported, tmp_path / "one.html")
     second, _ = preview(imported, tmp_path / "two.html")
