@@ -134,9 +134,10 @@ def update_graph(vault: Vault, *, communities: Mapping[str, str] | None = None,
         vault.apply(Changeset(ops=(op,), description="bridge: graph colour groups"))
     if not dry_run:
         _remember(vault, [g["query"] for g in ours])
+    said = (f"{len(added)} group(s) added, {len(removed)} taken out" if added or removed
+            else "colour groups put in the order Obsidian reads them")
     return GraphReport(GRAPH_JSON, changed, added, removed,
-                       f"{len(added)} group(s) added, {len(removed)} taken out" if changed
-                       else "graph colour groups up to date")
+                       said if changed else "graph colour groups up to date")
 
 
 def _remember(vault: Vault, queries: list[str]) -> None:

@@ -19,6 +19,8 @@ What is drawn, as Obsidian draws it:
   file (a note's `derived_from::` link to its original) draws nothing, as in Obsidian;
   an ambiguous short link draws nothing either (Obsidian picks one file; the preview
   does not guess which) and is counted;
+* graph.json's filter (`search`) is applied when it is made of `path:` and `-path:`
+  terms (`-path:audit` hides reme-workbench's audit notes); any other is reported;
 * a link that resolves to nothing — a note not yet written, a missing picture — is a
   faint node named as written, unless graph.json's `hideUnresolved` ("Existing files
   only") is on; orphans (no link at all) are left out when `showOrphans` is off;
@@ -45,7 +47,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,17 +63,20 @@ from .excluded_files import APP_JSON, IGNORE_KEY
 from .graph import GRAPH_JSON
 
 __all__ = ["GENERATOR", "GraphPreview", "PreviewGroup", "PreviewNode", "build_preview",
-           "check_preview_target", "excluded_by", "obsidian_files", "path_terms", "render_html", "write_preview"]
+           "check_preview_target", "excluded_by", "obsidian_files", "search_filter", "path_terms", "render_html", "write_preview"]
 
 # the mark a preview carries: a file with it may be replaced by the next preview
 GENERATOR = "reme-workbench graph preview"
-WIDTH, HEIGHT = 1400, 1000
-LABELS = 30  # the most-linked notes that get their name written beside them
+WIDTH, HEIGHT = 1000, 1000
+LABELS = 24  # the most-linked notes that get their name written beside them
 SEED = 31
 # Obsidian's look: default node grey, faint unresolved nodes, light lines
 NODE_RGB, UNRESOLVED_RGB, ATTACHMENT_RGB = 0x8A8F98, 0xB8BCC4, 0xC9A227
 _TERM = re.compile(r'\s*path:(?:"([^"]*)"|([^\s"()]+))\s*')
 _OR = re.compile(r"OR(?=\s)")
+# one term of the graph's filter: [-]path:"…" or [-]path:word (group 2; 3 the minus), or
+# anything else
+_FILTER_TERM = re.compile(r'\s*(((-?)(?:path:(?:"([^"]*)"|([^\s"()]+))))|\S+)')
 _UNRESOLVED = "\x00"  # an unresolved node's id: the link as written after a NUL, never a path
 
 
@@ -109,6 +114,7 @@ class GraphPreview:
     notices: tuple[str, ...] = ()
     settings: Mapping[str, bool] = field(default_factory=dict)
     labelled: frozenset[str] = frozenset()  # the nodes whose name is written beside them
+    search: str = ""  # the graph's filter, when the preview applied it
 
     def to_json(self) -> dict:
         kinds = [n.kind for n in self.nodes]
@@ -119,7 +125,8 @@ class GraphPreview:
                 "groups": [{"query": g.query, "label": g.label, "notes": g.notes,
                             "color": f"#{g.rgb:06x}", "drawn": g.drawn, "why_not": g.why_not}
                            for g in self.groups],
-                "settings": dict(self.settings), "notices": list(self.notices)}
+                "settings": dict(self.settings), "search": self.search,
+                "notices": list(self.notices)}
 
 
 # -- Obsidian's settings ------------------------------------------------------------------
@@ -195,6 +202,25 @@ def path_terms(query: str) -> tuple[str, ...] | None:
         pos = joined.end()
 
 
+def search_filter(search: str) -> Callable[[str], bool] | None:
+    """The graph's filter (graph.json `search`) as a test of a note's path, when it is made
+    of `path:` and `-path:` terms only (all must hold, as in Obsidian's search); None for
+    an empty filter or any other. A term matches anywhere in the path, in any case."""
+    terms = []
+    for found in _FILTER_TERM.finditer(search):
+        if found.group(0).strip() == "":
+            continue
+        if found.group(2) is None:  # not a path: term
+            return None
+        value = found.group(4) if found.group(4) is not None else found.group(5)
+        if not value:
+            return None
+        terms.append((found.group(3) == "-", value.lower()))
+    if not terms:
+        return None
+    return lambda path: all((value in path.lower()) != negated for negated, value in terms)
+
+
 def _rgb(color: object) -> tuple[int, float] | None:
     if not isinstance(color, dict):
         return None
@@ -252,9 +278,10 @@ def _label(path: str) -> str:
 def _group_label(terms: tuple[str, ...], members: list[str], degree: Mapping[str, int]) -> str:
     if len(terms) == 1:
         return terms[0]
-    top = sorted(members, key=lambda p: (-degree.get(p, 0), p))[:3]
-    names = ", ".join(_label(p) for p in top)
-    return f"{names}{' …' if len(members) > 3 else ''} ({len(terms)} notes named)"
+    top = sorted(members, key=lambda p: (-degree.get(p, 0), p))[:2]
+    if not top:
+        return f"{len(terms)} notes named, none drawn"
+    return ", ".join(_label(p) for p in top) + (" …" if len(members) > 2 else "")
 
 
 def build_preview(vault: Vault, *, labels: int = LABELS, title: str | None = None) -> GraphPreview:
@@ -268,15 +295,16 @@ def build_preview(vault: Vault, *, labels: int = LABELS, title: str | None = Non
                 "showOrphans": graph_doc.get("showOrphans") is not False,
                 "showAttachments": graph_doc.get("showAttachments") is True}
     search = graph_doc.get("search")
-    if isinstance(search, str) and search.strip():
+    wanted = search_filter(search) if isinstance(search, str) else None
+    if isinstance(search, str) and search.strip() and wanted is None:
         notices.append(f"graph.json's filter {search.strip()!r} is not applied: the preview "
-                       "draws the whole vault.")
+                       "reads only path: and -path: terms; it draws the whole vault.")
     if graph_doc.get("showTags") is True:
         notices.append("graph.json shows tags as nodes; the preview draws notes only.")
 
     files = obsidian_files(root)
     shown = {p for p in files if not excluded_by(filters, p)}
-    notes = sorted(p for p in shown if is_markdown(p))
+    notes = sorted(p for p in shown if is_markdown(p) and (wanted is None or wanted(p)))
     excluded_notes = sum(1 for p in files if is_markdown(p) and p not in shown)
     aliases: dict[str, tuple[str, ...]] = {}
     links: dict[str, tuple[Link, ...]] = {}
@@ -309,6 +337,8 @@ def build_preview(vault: Vault, *, labels: int = LABELS, title: str | None = Non
                 continue
             elif not is_markdown(found.path) and not settings["showAttachments"]:
                 continue
+            elif is_markdown(found.path) and wanted is not None and not wanted(found.path):
+                continue  # a note the graph's filter hides
             else:
                 target = found.path
             if target != source:
@@ -333,7 +363,8 @@ def build_preview(vault: Vault, *, labels: int = LABELS, title: str | None = Non
         "unresolved" if p.startswith(_UNRESOLVED) else ("note" if is_markdown(p) else "attachment"),
         degree[p], colour_of.get(p), *positions[p]) for p in sorted(neighbours))
     return GraphPreview(title or root.name, nodes, tuple(sorted(pairs)), groups, excluded_notes,
-                        excluded_links, ambiguous, tuple(notices), settings, labelled)
+                        excluded_links, ambiguous, tuple(notices), settings, labelled,
+                        search.strip() if wanted is not None else "")
 
 
 def _colour_groups(graph_doc: dict, notes: list[str], degree: Mapping[str, int]
@@ -472,14 +503,17 @@ def _legend(preview: GraphPreview) -> str:
     if preview.excluded_notes:
         rows.append(f"<p>Left out, as in Obsidian: {preview.excluded_notes} notes under Excluded "
                     f"files and the {preview.excluded_links} links into them.</p>")
+    if preview.search:
+        rows.append(f"<p>Filter (graph.json): <code>{esc(preview.search)}</code></p>")
     if preview.ambiguous_links:
         rows.append(f"<p>{preview.ambiguous_links} short links name several files: not drawn "
                     "(Obsidian picks one).</p>")
     items = []
     for group in preview.groups:
         if group.drawn:
-            items.append(f'<li><span class="swatch" style="background:{_hex(group.rgb)}"></span>'
-                         f'{esc(group.label)} <span class="count">{group.notes}</span></li>')
+            muted = ' class="none"' if not group.notes else ""
+            items.append(f'<li{muted}><span class="swatch" style="background:{_hex(group.rgb)}">'
+                         f'</span>{esc(group.label)} <span class="count">{group.notes}</span></li>')
         else:
             items.append(f'<li class="not-drawn"><span class="swatch"></span>{esc(group.query)} '
                          f'<span class="count">not drawn: {esc(group.why_not)}</span></li>')
@@ -505,7 +539,7 @@ _PAGE = """<!DOCTYPE html>
 body {{ margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif;
         color: #2e3338; background: #ffffff; display: flex; }}
 main {{ flex: 1 1 auto; min-width: 0; }}
-svg {{ width: 100%; height: auto; display: block; }}
+svg {{ width: 100%; height: 100vh; display: block; }}
 aside {{ flex: 0 0 330px; padding: 16px 20px; border-left: 1px solid #e3e3e3;
          background: #f6f6f6; max-height: 100vh; overflow-y: auto; box-sizing: border-box; }}
 h1 {{ font-size: 18px; margin: 0 0 8px; }} h2 {{ font-size: 14px; margin: 16px 0 6px; }}
@@ -514,7 +548,7 @@ li {{ margin: 3px 0; display: flex; align-items: center; gap: 8px; }}
 .swatch {{ flex: 0 0 12px; height: 12px; border-radius: 50%; border: 1px solid #0002; }}
 .swatch.faint {{ opacity: .55; }}
 .count {{ margin-left: auto; color: #6b7079; font-variant-numeric: tabular-nums; }}
-.not-drawn {{ color: #8a8f98; }} .notice {{ color: #9a5b00; font-size: 13px; }}
+.not-drawn, .none {{ color: #8a8f98; }} .notice {{ color: #9a5b00; font-size: 13px; }}
 .edge {{ stroke: #b5bac1; stroke-width: .8; stroke-opacity: .7; fill: none; }}
 .edge.faint {{ stroke-dasharray: 3 3; stroke-opacity: .45; }}
 .node {{ stroke: #ffffff; stroke-width: .8; }}

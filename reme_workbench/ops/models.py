@@ -414,6 +414,7 @@ class GraphPreviewResponse(_Response):
     groups: list[dict[str, Any]] = Field(description="graph.json's colour groups in order, "
                                                      "each with the notes it colours.")
     settings: dict[str, bool]
+    search: str = Field("", description="graph.json's filter, when the preview applied it.")
     notices: list[str]
 
 

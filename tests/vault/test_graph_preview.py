@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from obsidian_bridge.graph_preview import path_terms
+from obsidian_bridge.graph_preview import path_terms, search_filter
 from reme_workbench.cli import cli
 from tests.conftest import snapshot, write_files
 
@@ -170,13 +170,23 @@ def test_the_same_vault_gives_the_same_file(imported, tmp_path):
 
 def test_obsidians_graph_settings_are_followed(imported, tmp_path):
     (imported / ".obsidian/graph.json").write_text(json.dumps(
-        {"hideUnresolved": True, "showOrphans": False, "search": "path:Courses"}))
+        {"hideUnresolved": True, "showOrphans": False, "search": "-path:audit"}))
     page, report = preview(imported, tmp_path / "graph.html")
-    nodes, _ = drawn(page)
+    nodes, lines = drawn(page)
     assert not [n for n, (kind, _) in nodes.items() if kind == "unresolved"]
     assert WIKI + NOTES["Loose"] not in nodes  # an orphan, with orphans hidden
-    assert WIKI + NOTES["Index"] in nodes
-    assert any("path:Courses" in n and "not applied" in n for n in report["notices"])
+    assert {short(n) for n in nodes} == {"Index", "Automata", "Week 1", "Shell"}  # no audit/
+    assert {tuple(sorted((short(a), short(b)))) for a, b in lines} == {
+        tuple(sorted(p)) for p in LINES if "Linux" not in p and "Atomic Habits" not in p}
+    assert report["search"] == "-path:audit" and "-path:audit" in page
+
+
+def test_a_graph_filter_the_preview_cannot_read_is_said_and_not_applied(imported, tmp_path):
+    (imported / ".obsidian/graph.json").write_text(json.dumps({"search": "tag:#course"}))
+    page, report = preview(imported, tmp_path / "graph.html")
+    nodes, _ = drawn(page)
+    assert {WIKI + rel for rel in NOTES.values()} <= set(nodes) and report["search"] == ""
+    assert any("tag:#course" in n and "not applied" in n for n in report["notices"])
 
 
 @pytest.mark.parametrize("where", ["digest/wiki/graph.html", "graph.html", ".obsidian/graph.html",
@@ -246,3 +256,16 @@ def test_names_are_escaped(make_vault, tmp_path):
 ])
 def test_the_queries_the_preview_reads(query, terms):
     assert path_terms(query) == terms
+
+
+@pytest.mark.parametrize(("search", "keeps"), [
+    ("-path:audit", [False, True, True]),
+    ('path:"digest/wiki" -path:"Lectures"', [False, True, False]),
+    ("-path:audit tag:#x", None),
+    ("audit", None),
+    ("", None),
+])
+def test_the_graph_filters_the_preview_reads(search, keeps):
+    wanted = search_filter(search)
+    paths = ["audit/2026-12-07/import.md", "digest/wiki/Index.md", "digest/wiki/Lectures/W.md"]
+    assert (None if wanted is None else [wanted(p) for p in paths]) == keeps
