@@ -362,7 +362,7 @@ def build_preview(vault: Vault, *, labels: int = LABELS, title: str | None = Non
         p, p[1:] if p.startswith(_UNRESOLVED) else _label(p),
         "unresolved" if p.startswith(_UNRESOLVED) else ("note" if is_markdown(p) else "attachment"),
         degree[p], colour_of.get(p), *positions[p]) for p in sorted(neighbours))
-    return GraphPreview(title or root.name, nodes, tuple(sorted(pairs)), groups, excluded_notes,
+    return GraphPreview(title or root.resolve().name, nodes, tuple(sorted(pairs)), groups, excluded_notes,
                         excluded_links, ambiguous, tuple(notices), settings, labelled,
                         search.strip() if wanted is not None else "")
 

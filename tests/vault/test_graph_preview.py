@@ -269,3 +269,10 @@ def test_the_graph_filters_the_preview_reads(search, keeps):
     wanted = search_filter(search)
     paths = ["audit/2026-12-07/import.md", "digest/wiki/Index.md", "digest/wiki/Lectures/W.md"]
     assert (None if wanted is None else [wanted(p) for p in paths]) == keeps
+
+
+def test_the_title_names_the_vault_when_it_is_the_current_folder(imported, tmp_path, monkeypatch):
+    monkeypatch.chdir(imported)  # `reme-workbench bridge --preview …` run inside the vault
+    result = CliRunner().invoke(cli, ["bridge", "--preview", str(tmp_path / "g.html"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert f"<title>Graph of {imported.name}</title>" in (tmp_path / "g.html").read_text()
