@@ -24,7 +24,7 @@ from .app import Ctx, cli, emit_json, output_options, wants_json
               help="Then write FILE.html: what Obsidian's graph view shows (notes, links, notes "
                    "not yet written, graph.json's colours), one file, nothing loaded. Outside "
                    "the vault or in its workbench/; replaces only an earlier preview.")
-@click.option("--labels", type=click.IntRange(0, 1000), default=30, show_default=True,
+@click.option("--labels", type=click.IntRange(0, 1000), default=24, show_default=True,
               help="With --preview: how many of the most-linked notes are named.")
 @output_options
 @click.pass_obj

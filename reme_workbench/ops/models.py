@@ -398,7 +398,7 @@ class GraphPreviewRequest(_Request):
     out: str = Field(min_length=1, max_length=4096,
                      description="The .html file to write (a local path, outside the vault's "
                                  "notes; an earlier preview there is replaced).")
-    labels: int = Field(30, ge=0, le=1000, description="How many of the most-linked notes "
+    labels: int = Field(24, ge=0, le=1000, description="How many of the most-linked notes "
                                                        "get their name written.")
 
 
