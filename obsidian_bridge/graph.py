@@ -5,7 +5,9 @@ list holds `{"query": <search>, "color": {"a": 1, "rgb": <int>}}`. The bridge me
 one group per bucket (`path:"digest/procedure"` …) and, on request, one per community
 (`path:"digest/wiki/a.md" OR path:"digest/wiki/b.md" …`, communities of at least
 `MIN_COMMUNITY` notes, largest first, at most `MAX_COMMUNITIES`), and keeps everything
-else: every other setting, and every group a person made. What it wrote last time is
+else: every other setting, and every group a person made, where it is. Obsidian colours
+a note by the first group that matches it, so the community groups go just before the
+first bucket group (after it, `path:"digest/wiki"` would take every note). What it wrote last time is
 remembered in `.reme/bridge.json` (by query), so a community group that no longer
 exists is taken out and nothing else is; a group of ours whose colour a person changed
 keeps their colour. Merging twice changes nothing the second time. A `graph.json` that
@@ -70,7 +72,14 @@ def merge_groups(doc: dict, ours: Sequence[dict], owned_before: Sequence[str]) -
     # ours from before that are not wanted any more go; every other group stays as it is
     kept = [g for g in current if not (g.get("query") in owned_before and g.get("query") not in wanted)]
     present = {g.get("query") for g in kept}
-    out["colorGroups"] = kept + [g for g in ours if g["query"] not in present]
+    listed = kept + [g for g in ours if g["query"] not in present]
+    # Obsidian colours a note by the first group that matches it: a community group after
+    # `path:"digest/wiki"` would colour nothing, so ours go just before the first bucket group
+    buckets = {g["query"] for g in bucket_groups()}
+    communities = [g for g in listed if g.get("query") in wanted and g.get("query") not in buckets]
+    rest = [g for g in listed if not (g.get("query") in wanted and g.get("query") not in buckets)]
+    at = next((i for i, g in enumerate(rest) if g.get("query") in buckets), len(rest))
+    out["colorGroups"] = rest[:at] + communities + rest[at:]
     return out
 
 
@@ -125,9 +134,10 @@ def update_graph(vault: Vault, *, communities: Mapping[str, str] | None = None,
         vault.apply(Changeset(ops=(op,), description="bridge: graph colour groups"))
     if not dry_run:
         _remember(vault, [g["query"] for g in ours])
+    said = (f"{len(added)} group(s) added, {len(removed)} taken out" if added or removed
+            else "colour groups put in the order Obsidian reads them")
     return GraphReport(GRAPH_JSON, changed, added, removed,
-                       f"{len(added)} group(s) added, {len(removed)} taken out" if changed
-                       else "graph colour groups up to date")
+                       said if changed else "graph colour groups up to date")
 
 
 def _remember(vault: Vault, queries: list[str]) -> None:

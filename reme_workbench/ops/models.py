@@ -394,6 +394,30 @@ class GraphResponse(_Response):
     provenance_links: int
 
 
+class GraphPreviewRequest(_Request):
+    out: str = Field(min_length=1, max_length=4096,
+                     description="The .html file to write (a local path, outside the vault's "
+                                 "notes; an earlier preview there is replaced).")
+    labels: int = Field(24, ge=0, le=1000, description="How many of the most-linked notes "
+                                                       "get their name written.")
+
+
+class GraphPreviewResponse(_Response):
+    path: str = Field(description="The file written.")
+    notes: int
+    unresolved: int = Field(description="Names linked but not yet written: faint nodes.")
+    attachments: int
+    edges: int
+    excluded_notes: int = Field(description="Notes under Obsidian's Excluded files: not drawn.")
+    excluded_links: int = Field(description="Links into them (provenance): not drawn.")
+    ambiguous_links: int
+    groups: list[dict[str, Any]] = Field(description="graph.json's colour groups in order, "
+                                                     "each with the notes it colours.")
+    settings: dict[str, bool]
+    search: str = Field("", description="graph.json's filter, when the preview applied it.")
+    notices: list[str]
+
+
 class RenameRequest(_Request):
     old: str = Field(max_length=1000, description="The note (or, with move_source, daily log).")
     new: str = Field(max_length=1000, description="Where it goes.")

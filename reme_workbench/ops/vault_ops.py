@@ -9,6 +9,8 @@ from pathlib import Path
 
 from ..errors import RemeError
 from .models import (
+    GraphPreviewRequest,
+    GraphPreviewResponse,
     GraphRequest,
     GraphResponse,
     IndexRequest,
@@ -28,7 +30,8 @@ from .models import (
 from .operations import indexing_progress, require_writable
 from .workspace import Workspace
 
-__all__ = ["init_vault", "status", "links", "graph", "rename", "revert_proposal", "build_index",
+__all__ = ["init_vault", "status", "links", "graph", "graph_preview", "check_graph_preview",
+           "rename", "revert_proposal", "build_index",
            "place_notebooks", "recover"]
 
 
@@ -88,6 +91,34 @@ def graph(ws: Workspace, request: GraphRequest) -> GraphResponse:
     """The digest link graph: notes and links per bucket, dangling links, isolated notes,
     the most linked-to notes (short links read as Obsidian reads them)."""
     return GraphResponse(**ws.open_vault().graph.stats(top=request.top))
+
+
+def check_graph_preview(ws: Workspace, request: GraphPreviewRequest) -> str:
+    """Where `graph_preview` would write, or the error saying where to write instead — for
+    a command that writes other things first and must not start when the file is refused."""
+    from obsidian_bridge.graph_preview import check_preview_target
+
+    return str(check_preview_target(Path(request.out), ws.open_vault().root))
+
+
+def graph_preview(ws: Workspace, request: GraphPreviewRequest) -> GraphPreviewResponse:
+    """Write an HTML preview of what Obsidian's graph view shows of the vault — its notes
+    (not the files under Excluded files), resolved links, notes not yet written, coloured
+    by graph.json's groups — to `request.out`: never into the vault's notes, and never over
+    a file that is not an earlier preview (obsidian_bridge/graph_preview.py). Reads the
+    vault only. A CLI operation: it writes where its caller names, so no HTTP route."""
+    from obsidian_bridge.graph_preview import (
+        build_preview,
+        check_preview_target,
+        render_html,
+        write_preview,
+    )
+
+    vault = ws.open_vault()
+    check_preview_target(Path(request.out), vault.root)  # before the layout's seconds
+    preview = build_preview(vault, labels=request.labels)
+    written = write_preview(Path(request.out), render_html(preview), vault.root)
+    return GraphPreviewResponse(path=str(written), **preview.to_json())
 
 
 def rename(ws: Workspace, request: RenameRequest) -> RenameResponse:

@@ -139,6 +139,21 @@ def test_community_groups_come_and_go_and_a_persons_groups_stay():
     assert later["scale"] == 0.82 and later["search"] == "-path:daily"
 
 
+def test_community_groups_go_before_the_bucket_groups_they_would_lose_to(make_vault):
+    """In Obsidian the first group that matches a note colours it: a community group after
+    `path:"digest/wiki"` colours nothing. A graph.json bridged with that order is put right;
+    a person's groups keep their places."""
+    comms = {f"digest/wiki/a{i}.md": "c_00" for i in range(3)}
+    before = merge_groups(USER_GRAPH, bucket_groups() + community_groups(comms), [])
+    before["colorGroups"].sort(key=lambda g: " OR " in g["query"])  # as bridged until now
+    root = make_vault({LOG: "log\n", ".obsidian/graph.json": json.dumps(before)})
+    update_graph(Vault.open(root, clock=lambda: FIXED_NOW), communities=comms)
+    queries = [g["query"] for g in json.loads((root / GRAPH_JSON).read_text())["colorGroups"]]
+    community = next(i for i, q in enumerate(queries) if " OR " in q)
+    assert queries[0] == "tag:#incident"
+    assert community < min(queries.index(g["query"]) for g in bucket_groups())
+
+
 def test_a_graph_json_that_does_not_parse_is_left_alone(make_vault):
     root = make_vault({LOG: "log\n", ".obsidian/graph.json": "{ not json"})
     report = update_graph(Vault.open(root, clock=lambda: FIXED_NOW))
