@@ -15,6 +15,7 @@ import hashlib
 import json
 import operator
 import os
+import re
 import sqlite3
 import stat
 import warnings
@@ -39,7 +40,7 @@ SCAN_DB = "scan.db"
 # Bump when the table layout or the meaning of a column changes; the Link fields, the
 # link grammar and the size limit are part of the version too, so a change to any of
 # them rebuilds the cache.
-_SCHEMA = 3  # 3: the frontmatter's aliases (links resolve through them, §2.4.8)
+_SCHEMA = 4  # 3: the frontmatter's aliases (links resolve through them, §2.4.8); 4: templates
 _LINK_FIELDS = tuple(f.name for f in dataclasses.fields(Link))
 _CACHE_FORMAT = f"{_SCHEMA}|g{GRAMMAR_VERSION}|{','.join(_LINK_FIELDS)}"  # + "|<size limit>"
 _link_values = operator.attrgetter(*_LINK_FIELDS)
@@ -134,12 +135,26 @@ def _too_large(rel: str, size: int, limit: int) -> str:
     )
 
 
+_FRONTMATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)^---[ \t]*$", re.S | re.M)
+# Obsidian's core templates ({{date}}, {{title}}) and Templater (<% tp.date.now() %>)
+_PLACEHOLDER = re.compile(r"\{\{[^{}\n]*\}\}|<%[^\n]*?%>")
+
+
+def is_template(text: str) -> bool:
+    """Whether the frontmatter of `text` holds a template's placeholders: a person's
+    template is not a broken note, however its YAML reads before it is filled in."""
+    found = _FRONTMATTER.match(text)
+    return found is not None and _PLACEHOLDER.search(found.group(1)) is not None
+
+
 def _note_fields(text: str, rel: str) -> tuple[str | None, str | None, str | None, tuple[str, ...]]:
     """(name, description, error, aliases) from the frontmatter; the body's links never
     depend on it."""
     try:
         data, _ = read_frontmatter(text, rel)  # note.parse's rule for bad YAML, so they agree
     except NoteError as exc:
+        if is_template(text):  # `created: {{date}}` is a template's, filled in when used
+            return None, None, None, ()
         return None, None, str(exc), ()
     return (field_text(data.get("name")), field_text(data.get("description")), None,
             aliases_of(data))
