@@ -22,6 +22,7 @@ QUICK_ARGS["bench_recall_zh.py"] = ["--split", "holdout"]  # 14 files, MiniLM an
 QUICK_ARGS["bench_consolidate.py"] = ["--sizes", "1000"]  # communities + health, ~3 s
 QUICK_ARGS["bench_interrupt.py"] = ["--repeat", "1"]  # four interrupts of the real program, ~60 s
 QUICK_ARGS["bench_first_answer.py"] = ["--sizes", "1000", "--watch", "10", "--conversations", "0"]  # ~1 min
+QUICK_ARGS["bench_first_consolidate.py"] = ["--notes", "200"]  # import, index, consolidate, ~3 min
 QUICK_ARGS["bench_merge.py"] = ["--sizes", "1000", "--embedder", "hashing"]  # mining + votes, ~6 s
 # the encoder's limit on fewer tokens, a cold refresh of 100 notes: ~2 min on 2 idle cores
 QUICK_ARGS["bench_embed_throughput.py"] = ["--sizes", "100", "--encoder-tokens", "2048",

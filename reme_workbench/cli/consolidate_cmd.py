@@ -69,7 +69,10 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     verb = "would run" if dry_run else "ran"
     for p in data["phases"]:
         if p["ran"]:
-            click.echo(f"{p['phase']:<12} {verb} ({p['reason']}; {p['seconds']:.1f} s): {p['summary']}")
+            took = f"{p['seconds']:.1f} s"
+            if p.get("embedding_seconds", 0) >= 0.05:  # a person sees what the model cost apart
+                took += f", of which embedding {p['embedding_seconds']:.1f} CPU-s"
+            click.echo(f"{p['phase']:<12} {verb} ({p['reason']}; {took}): {p['summary']}")
             changed = p["changed"]
             for path in changed[:_WROTE_SHOWN] if len(changed) > _WROTE_SHOWN + 1 else changed:
                 click.echo(f"{'':<12}   wrote {path}")

@@ -190,7 +190,7 @@ _SHOWN = 20  # rows of each health list in text output; --json and the report ho
     "replaced by their text (a health.unlink proposal). Both wait for you: they rewrite "
     "your lines.",
 )
-@click.option("--no-report", is_flag=True, help="Do not write audit/<date>/health_links.md.")
+@click.option("--no-report", is_flag=True, help="Write nothing: neither audit/<date>/health_links.md nor the record of the links that resolve now (meta/resolved_links.json, which tells a link that breaks later from one never written).")
 @click.option(
     "--check",
     "check_flag",

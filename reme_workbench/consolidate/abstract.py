@@ -4,9 +4,14 @@ Weekly, after communities, every community goes through five gates, in the spec'
 order, and every gate's value is recorded whether it passes or not (the workbench shows
 why a community got a hub, or why not):
 
-1. `no_hub` — no member already links most of the others: the best member's share of
-   the *other* members it links (outbound, any predicate) stays under `hub_coverage`
-   (0.6). A split parent, which links each of its children, is such a hub.
+1. `no_hub` — no member already is its hub (`hub_rules.member_hub`): none links at least
+   `hub_coverage` (0.6) of the *other* members (outbound, any predicate), nor — written
+   as a list of links, an index or map of content the person wrote — more than half of
+   them, while linking at least `hub_rules.HUB_LEAD` (0.25) more of them than the median
+   member. A split parent, which links each of its children, is such a hub; so is the
+   person's index of a course. A dense community in which every note links most of the
+   others has none: no note stands out. The hub found is recorded by the communities
+   run in meta/communities.json (`hubs`), and nothing is written for it.
 2. `min_nodes` — at least `min_nodes` (5) members.
 3. `stability` — at least `min_stability` (0.7), from meta/community_changes.json;
    unknown stability (no previous run) cannot pass: "stability unknown (no previous run)".
@@ -75,8 +80,11 @@ from ..vault.vault import Vault
 from .archive import note_activity, read_access_log
 from .communities import CHANGES_META, COMMUNITIES_META, META_VERSION, REBUILD
 from .hub_rules import (
+    MemberHub,
     heading_key,
     hub_floor_tokens,
+    index_shaped,
+    member_hub,
     own_headings,
     provenance_lines,
     template_headings,
@@ -92,6 +100,7 @@ __all__ = [
     "AbstractRun",
     "hub_coverage",
     "community_has_hub",
+    "community_hub",
     "name_tokens",
     "name_diversity",
     "rank_central",
@@ -203,10 +212,28 @@ def hub_coverage(members: Iterable[str], graph) -> tuple[str | None, float]:
 
 def community_has_hub(members: Iterable[str], graph,
                       coverage: float = AbstractSettings().hub_coverage) -> bool:
-    """Gate (1) of docs/spec.md §7.6.1: some member links at least `coverage` of the
-    other members (a hub written by abstract, a split parent, a person's overview)."""
-    _, share = hub_coverage(members, graph)
-    return share >= coverage
+    """Gate (1) of docs/spec.md §7.6.1 on the links alone: some member links at least
+    `coverage` of the other members and stands out (a hub written by abstract, a split
+    parent, a person's overview). `community_hub` also reads the notes, for an index."""
+    return member_hub(members, lambda p: _targets(graph, p), coverage=coverage).found
+
+
+def community_hub(vault: Vault, members: Iterable[str],
+                  coverage: float = AbstractSettings().hub_coverage) -> MemberHub:
+    """Gate (1) of docs/spec.md §7.6.1: the member that is the community's hub (a hub
+    note, a split parent, the person's index or map of content), or the member that
+    links the most others (`found` False)."""
+    def is_index(path: str) -> bool:
+        current = vault.store.read(path)
+        if current is None:
+            return False
+        try:
+            return index_shaped(decode_note_bytes(current[0], path))
+        except NoteError:
+            return False
+
+    graph = vault.graph
+    return member_hub(members, lambda p: _targets(graph, p), coverage=coverage, is_index=is_index)
 
 
 def _fold(word: str) -> str:
@@ -284,30 +311,38 @@ def rank_central(members: Iterable[str], graph) -> list[str]:
     return sorted(group, key=key)
 
 
+def _no_hub_gate(hub: MemberHub, cfg: AbstractSettings) -> Gate:
+    best, share, linked, others = hub.member, hub.share, hub.links, hub.others
+    typical = f"a typical member links {hub.typical:.0%}"
+    if hub.found and hub.index:
+        why = (f"{best} is an index of the community, a list of links to {linked} of the "
+               f"{others} other members ({share:.0%}): it is the community's hub, and no "
+               "new note is written")
+    elif hub.found:
+        why = (f"{best} already links {linked} of the {others} other members ({share:.0%}; "
+               f"{typical}): the community has its hub")
+    elif best is None:
+        why = "no other member to link"
+    elif share >= cfg.hub_coverage or hub.index:
+        why = (f"no hub: {best} links {linked} of the {others} other members ({share:.0%}), "
+               f"but so do the others ({typical}): a dense community, no note stands out")
+    else:
+        why = (f"no hub: the member linking most others, {best}, links {linked} of the "
+               f"{others} ({share:.0%} < {cfg.hub_coverage:.0%})")
+    return Gate("no_hub", round(share, 4), cfg.hub_coverage, not hub.found, why, hub.to_json())
+
+
 def _gates(
     community: str,
     members: tuple[str, ...],
     *,
-    graph,
+    hub: MemberHub,
     names: Mapping[str, str],
     stability: float | None,
     active: Iterable[str],
     cfg: AbstractSettings,
 ) -> CommunityGates:
-    out = []
-    best, share = hub_coverage(members, graph)
-    others = max(len(members) - 1, 0)
-    linked = round(share * others)
-    if share >= cfg.hub_coverage:
-        why = (f"{best} already links {linked} of the {others} other members ({share:.0%}): "
-               "the community has its hub")
-    elif best is None:
-        why = "no other member to link"
-    else:
-        why = (f"no hub: the member linking most others, {best}, links {linked} of the "
-               f"{others} ({share:.0%} < {cfg.hub_coverage:.0%})")
-    out.append(Gate("no_hub", round(share, 4), cfg.hub_coverage, share < cfg.hub_coverage, why,
-                    {"member": best, "links": linked, "others": others}))
+    out = [_no_hub_gate(hub, cfg)]
 
     n = len(members)
     out.append(Gate("min_nodes", n, cfg.min_nodes, n >= cfg.min_nodes,
@@ -437,7 +472,8 @@ class AbstractRun:
         return counts
 
     def summary(self) -> str:
-        blocked = ", ".join(f"{n} {g}" for g, n in self.blocked_by().items() if n)
+        blocked = ", ".join(f"{n} {g}" + (" (a member is their hub)" if g == "no_hub" else "")
+                            for g, n in self.blocked_by().items() if n)
         states: dict[str, int] = {}
         for o in self.outcomes:
             states[o.state] = states.get(o.state, 0) + 1
@@ -528,8 +564,8 @@ def _considered(vault: Vault, communities: Mapping[str, str],
     names = {p: (records[p].name if p in records and records[p].name else _stem(p))
              for p in everyone}
     return tuple(
-        _gates(cid, tuple(sorted(ms)), graph=graph, names=names,
-               stability=stability.get(cid), active=active, cfg=cfg)
+        _gates(cid, tuple(sorted(ms)), hub=community_hub(vault, ms, cfg.hub_coverage),
+               names=names, stability=stability.get(cid), active=active, cfg=cfg)
         for cid, ms in sorted(groups.items())
     )
 

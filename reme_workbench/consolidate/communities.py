@@ -6,8 +6,11 @@ same topic. Pure parts first (`digest_graph`, `leiden`, `stability`), then the o
 
 * `meta/communities.json` — `{"version": 1, "computed_at", "algorithm":
   "leiden-modularity", "resolution", "seed" (the one kept), "seeds_tried", "modularity",
-  "communities": {path: id},
-  "stats": {"n_communities", "median_size", "max_size", "singletons"}}`. Recall's
+  "communities": {path: id}, "ids_issued": int (ids c_00 … below it were given, kept or
+  not: a new community never gets an old id), "hubs": {id: path} (the member that already
+  is the community's hub — a hub note, a split parent, the person's own index or map of
+  content, `abstract.community_hub`: abstract proposes no other, and nothing is written
+  for it), "stats": {"n_communities", "median_size", "max_size", "singletons"}}`. Recall's
   same-community boost reads `communities` (index/recall.py): that key is a contract.
 * `meta/community_changes.json` — `{"version": 1, "computed_at", "previous": the
   previous file's computed_at or null, "stability_per_community": {id: float | null}}`.
@@ -22,9 +25,13 @@ unweighted — every predicate counts the same, several links between two notes 
 edge, a note's links to itself are dropped; provenance (links into daily/, resource/)
 and links to anything that is not an existing digest note are not edges.
 
-Community ids are not stable between runs (Leiden relabels freely), so stability is
-measured on node sets: each new community is matched to the previous community with the
-highest Jaccard similarity, and that similarity is its stability. With no previous run
+Leiden relabels freely (by size), so ids are kept by `keep_ids`: each new community is
+matched one to one to the previous run's community it shares the most with (Jaccard
+similarity of the node sets, highest first, at least `SAME_COMMUNITY`) and keeps its id;
+the others get fresh ids, numbered on from `ids_issued`, never one a community had before
+— a hub proposal that names `c_03` names one community for good (docs/spec.md §7.2).
+Stability is measured on node sets too: each new community's highest Jaccard similarity
+with any previous community is its stability. With no previous run
 it is unknown (None), never 0 or 1: a gate that needs it must say it cannot decide yet.
 """
 
@@ -64,6 +71,8 @@ __all__ = [
     "digest_graph",
     "leiden",
     "stability",
+    "SAME_COMMUNITY",
+    "keep_ids",
     "community_stats",
     "update_communities",
 ]
@@ -85,14 +94,15 @@ _TIE = 1e-12  # the same partition from two seeds can differ in the last float b
 
 @dataclass(frozen=True)
 class Partition:
-    """node -> community id ("c_00" is the largest community), its modularity, the seed."""
+    """node -> community id (from `leiden`, "c_00" is the largest community; from
+    `update_communities`, ids kept from the previous run), its modularity, the seed."""
 
     communities: Mapping[str, str]
     modularity: float
     seed: int
 
     def members(self) -> dict[str, list[str]]:
-        """id -> its nodes, sorted; ids in order (largest community first)."""
+        """id -> its nodes, sorted; ids in order."""
         out: dict[str, list[str]] = {}
         for node, cid in self.communities.items():
             out.setdefault(cid, []).append(node)
@@ -253,6 +263,54 @@ def leiden(graph: nx.Graph, *, resolution: float = _DEFAULTS.resolution, seed: i
     return Partition(MappingProxyType(communities), float(best_q), best_seed)
 
 
+# -- ids that stay -----------------------------------------------------------------------------
+
+# A new community keeps a previous one's id when their node sets are at least this alike
+# (Jaccard): below it most of either is other notes, and it is another community.
+SAME_COMMUNITY = 0.3
+
+
+def _id_number(cid: str) -> int:
+    digits = cid[2:] if cid.startswith("c_") else ""
+    return int(digits) + 1 if digits.isdigit() else 0
+
+
+def keep_ids(new: Mapping[str, str], previous: Mapping[str, str] | None,
+             issued: int = 0) -> tuple[dict[str, str], int]:
+    """`new` ({node: Leiden's id}) relabelled so a community keeps the id of the previous
+    run's community it matches (module doc), and the count of ids issued so far. The
+    fresh ids continue from `issued` and from every id `previous` holds, in Leiden's order
+    (largest first); with no previous run Leiden's ids stand."""
+    groups: dict[str, set[str]] = {}
+    for node, cid in new.items():
+        groups.setdefault(cid, set()).add(node)
+    if previous is None:
+        return dict(new), max(issued, *(_id_number(c) for c in groups), 0)
+    before: dict[str, set[str]] = {}
+    for node, pid in previous.items():
+        before.setdefault(pid, set()).add(node)
+    pairs = []
+    for cid, nodes in groups.items():
+        for pid in {previous[n] for n in nodes if n in previous}:
+            inter = len(nodes & before[pid])
+            jaccard = inter / (len(nodes) + len(before[pid]) - inter)
+            if jaccard >= SAME_COMMUNITY:
+                pairs.append((-jaccard, -inter, cid, pid))
+    kept: dict[str, str] = {}
+    taken: set[str] = set()
+    for _, _, cid, pid in sorted(pairs):  # the best match first, each id once
+        if cid not in kept and pid not in taken:
+            kept[cid] = pid
+            taken.add(pid)
+    fresh = max(issued, *(_id_number(p) for p in before), 0)
+    width = max(2, len(str(fresh + len(groups))))
+    for cid in sorted(groups, key=lambda c: (-len(groups[c]), min(groups[c]))):
+        if cid not in kept:
+            kept[cid] = f"c_{fresh:0{width}d}"
+            fresh += 1
+    return {node: kept[cid] for node, cid in new.items()}, fresh
+
+
 # -- stability ---------------------------------------------------------------------------------
 
 def stability(
@@ -340,21 +398,43 @@ def misfiled_notes(communities: Mapping[str, str], *,
 
 # -- the writer --------------------------------------------------------------------------------
 
-def _previous(root) -> tuple[dict[str, str] | None, str | None]:
-    """The last run's {path: id} and computed_at; (None, None) when there is none usable."""
+def _previous(root) -> tuple[dict[str, str] | None, str | None, int]:
+    """The last run's {path: id}, computed_at and ids issued; (None, None, 0) when there is
+    none usable."""
     read = read_meta(root, COMMUNITIES_META, version=META_VERSION, rebuild=REBUILD)
     doc = read.data
     if doc is None:
-        return None, None
+        return None, None, 0
     found = doc.get("communities")
     if not isinstance(found, dict):
-        return None, None
+        return None, None, 0
     communities = {
         k: str(v) for k, v in found.items()
         if isinstance(k, str) and isinstance(v, str | int) and not isinstance(v, bool)
     }
     when = doc.get("computed_at")
-    return communities, when if isinstance(when, str) else None
+    issued = doc.get("ids_issued")
+    issued = issued if isinstance(issued, int) and not isinstance(issued, bool) else 0
+    return communities, when if isinstance(when, str) else None, max(issued, 0)
+
+
+def _member_hubs(vault: Vault, communities: Mapping[str, str],
+                 hub_coverage: float | None) -> dict[str, str]:
+    """{id: the member that already is the community's hub} (`abstract.community_hub`)."""
+    from .abstract import community_hub  # abstract reads this module's meta names
+
+    groups: dict[str, list[str]] = {}
+    for path, cid in communities.items():
+        groups.setdefault(cid, []).append(path)
+    out = {}
+    for cid in sorted(groups):
+        if len(groups[cid]) < 2:
+            continue
+        hub = (community_hub(vault, groups[cid]) if hub_coverage is None
+               else community_hub(vault, groups[cid], hub_coverage))
+        if hub.found and hub.member is not None:
+            out[cid] = hub.member
+    return out
 
 
 def update_communities(
@@ -363,6 +443,7 @@ def update_communities(
     *,
     now: datetime,
     dry_run: bool = False,
+    hub_coverage: float | None = None,
 ) -> CommunityReport:
     """Recompute the communities of `vault`'s digest with the `[communities]` settings
     `cfg` and write both meta files.
@@ -372,14 +453,18 @@ def update_communities(
     `leiden` on `digest_graph(vault.graph)` — the graph as the vault holds it now; the
     caller refreshes the vault first — and writes `meta/communities.json`, then
     `meta/community_changes.json`, then `meta/misfiled.json` (the notes that look
-    misfiled, `misfiled_notes`), each atomically. `dry_run` computes the same report
-    and writes nothing.
+    misfiled, `misfiled_notes`), each atomically. Ids are kept from the previous run
+    (`keep_ids`); `hubs` are the members that already are their community's hub, by
+    `[abstract] hub_coverage` (`hub_coverage`; None: its default). `dry_run` computes the
+    same report and writes nothing.
     """
-    previous, previous_at = _previous(vault.root)
+    previous, previous_at, issued = _previous(vault.root)
     cfg = cfg or _DEFAULTS
-    partition = leiden(digest_graph(vault.graph), resolution=cfg.resolution, seed=cfg.seed,
-                       trials=cfg.trials)
-    communities = dict(partition.communities)
+    found = leiden(digest_graph(vault.graph), resolution=cfg.resolution, seed=cfg.seed,
+                   trials=cfg.trials)
+    communities, issued = keep_ids(found.communities, previous, issued)
+    partition = Partition(MappingProxyType(communities), found.modularity, found.seed)
+    hubs = _member_hubs(vault, communities, hub_coverage)
     stats = community_stats(communities)
     stable = stability(communities, previous)
     misfiled = misfiled_notes(communities, min_share=cfg.misfiled_share,
@@ -393,6 +478,8 @@ def update_communities(
             "seeds_tried": [cfg.seed + i for i in range(cfg.trials)],
             "modularity": round(partition.modularity, 6),
             "communities": dict(sorted(communities.items())),
+            "ids_issued": issued,
+            "hubs": hubs,
             "stats": stats,
         }, version=META_VERSION, now=now)
         write_meta(vault.root, CHANGES_META, {

@@ -371,6 +371,22 @@ def _votes(brain: ConsolidateBrain, a: NoteRead, b: NoteRead, *, min_confidence:
 # -- the phase -------------------------------------------------------------------------------
 
 
+def _read_ahead(vault: Vault, brain: ConsolidateBrain, candidates: list[MergeCandidate],
+                digest: DigestText) -> None:
+    """Let the brain prepare, in one go, the notes of the pairs it may be asked about (the
+    offline brain embeds them in one batch instead of a call per pair)."""
+    views = []
+    for path in dict.fromkeys(p for c in candidates if not c.distinct and not c.skipped
+                              for p in (c.a, c.b)):
+        try:
+            note = read_note_at(vault, path)
+        except RemeError:
+            continue  # the loop says why it cannot be read
+        if note is not None:
+            views.append(judged_view(note.view, digest)[0])
+    brain.read_ahead(views)
+
+
 def plan_merges(
     vault: Vault,
     brain: ConsolidateBrain,
@@ -399,6 +415,10 @@ def plan_merges(
     ordered = sorted(candidates, key=lambda c: (-round(c.score, 9), c.a, c.b))
     waiting = _waiting_merges(queue)
     decisions, _ = read_decisions(vault.root)
+    if ordered:
+        digest = digest if digest is not None else digest_text(vault)
+        _read_ahead(vault, brain, ordered, digest)
+    parallel = ctx.parallel_votes and brain.votes_in_parallel
     for cand in ordered:
         if cand.distinct and not person:
             state.distinct.append(cand)
@@ -441,7 +461,7 @@ def plan_merges(
                 continue
         try:
             votes, usage = _votes(brain, a, b, min_confidence=cfg.min_confidence,
-                                  language=ctx.language, parallel=ctx.parallel_votes,
+                                  language=ctx.language, parallel=parallel,
                                   digest=digest)
         except BrainError as exc:
             state.skip(cand, f"a judge gave no usable answer ({exc})", audit=True)

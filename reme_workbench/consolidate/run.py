@@ -57,13 +57,17 @@ class PhaseOutcome:
     summary: str = ""  # one line a person reads: "12 communities (median 6, max 19)"
     changed: tuple[str, ...] = ()  # files written (meta/, audit/, digest/ for a D1 fix)
     details: dict = field(default_factory=dict)  # the figures, for --json and the workbench
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall
     audit: tuple[str, ...] = ()  # the phase's own lines for consolidate_actions.md
+    cpu_seconds: float = 0.0  # this process's CPU, every thread
+    embedding_seconds: float = 0.0  # the part of cpu_seconds spent embedding (0: not counted)
 
     def to_json(self) -> dict:
         return {"phase": self.phase, "ran": self.ran, "reason": self.reason,
                 "summary": self.summary, "changed": list(self.changed),
-                "details": self.details, "seconds": round(self.seconds, 3)}
+                "details": self.details, "seconds": round(self.seconds, 3),
+                "cpu_seconds": round(self.cpu_seconds, 3),
+                "embedding_seconds": round(self.embedding_seconds, 3)}
 
 
 @dataclass(frozen=True)
@@ -199,9 +203,11 @@ class Consolidator:
                 self.progress(phase, done, todo)
             if lock is not None:  # a waiting run shows it, and waits on while it changes
                 lock.set_status(f"phase {phase} ({done + 1}/{todo})")
-            started = time.monotonic()
+            started, cpu, embedding = time.monotonic(), time.process_time(), self._embedding()
             outcome = getattr(self, f"_{phase}")(now, dry_run, why)
-            outcomes.append(_timed(outcome, time.monotonic() - started))
+            outcomes.append(replace(outcome, seconds=time.monotonic() - started,
+                                    cpu_seconds=time.process_time() - cpu,
+                                    embedding_seconds=self._embedding() - embedding))
             done += 1
             if not dry_run:
                 last[phase] = now.isoformat()
@@ -222,7 +228,8 @@ class Consolidator:
         from .communities import update_communities
 
         report = update_communities(self.vault, self.settings.communities, now=now,
-                                    dry_run=dry_run)
+                                    dry_run=dry_run,
+                                    hub_coverage=self.settings.abstract.hub_coverage)
         stats = dict(report.stats)
         known = [s for s in report.stability.values() if s is not None]
         stable = (f"; stability against {report.previous_computed_at[:10]}: median "
@@ -247,6 +254,11 @@ class Consolidator:
             raise RemeError("consolidate's merge phase needs an embedder: pass the vault's "
                             "(Workspace.get_embedder()) as embedder=, or leave merge out (--only).")
         return self.embedder
+
+    def _embedding(self) -> float:
+        """CPU seconds spent embedding so far, when the embedder counts them
+        (`index.metered.MeteredEmbedder`, as `ops.consolidate` passes it); else 0."""
+        return float(getattr(self.embedder, "seconds", 0.0) or 0.0)
 
     def _index(self):
         """The vault's index when it was built with this run's embedder (merge reads the
@@ -483,8 +495,6 @@ _NO_COMMUNITIES = ("no usable meta/communities.json: run `reme-workbench consoli
                    "communities --force` first")
 
 
-def _timed(outcome: PhaseOutcome, seconds: float) -> PhaseOutcome:
-    return replace(outcome, seconds=seconds)
 
 
 def _ago(delta: timedelta) -> str:

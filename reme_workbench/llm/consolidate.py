@@ -114,6 +114,16 @@ class ConsolidateBrain(ABC):
     Implementations must be safe to call from several threads at once."""
 
     model: str = "brain"
+    # a model brain's three votes are independent requests, asked at once; a brain that
+    # computes its votes in this process gains nothing from threads (False)
+    votes_in_parallel: bool = True
+
+    def read_ahead(self, notes: Iterable[NoteView]) -> int:
+        """Called once before a run's votes with the notes they may read, so a brain that
+        can prepare notes together does it in one go (the offline brain embeds their
+        gists in one batch). A model brain sends each pair in its own request: nothing
+        to prepare. Returns how many notes were prepared."""
+        return 0
 
     @abstractmethod
     def vote(self, request: PairRequest) -> BrainReply[PairVote]:

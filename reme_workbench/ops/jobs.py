@@ -96,14 +96,23 @@ def consolidate(ws: Workspace, request: ConsolidateRequest,
     vault = ws.open_vault()
     if not request.dry_run:
         require_writable(vault, "consolidate (it writes meta/, audit/ and fixes digest/)")
-    brain = ws.consolidate_brain()  # the offline one on the vault's embedder, unless a model is named
+    from ..index.metered import MeteredEmbedder
+
+    shown = {"done": 0, "total": 0, "text": "consolidate"}
 
     def tell(phase: str, done: int, total: int) -> None:
         text = "consolidate: done" if phase == "done" else f"consolidate: {phase} ({done + 1}/{total})"
+        shown.update(done=done, total=total, text=text)
         progress(done, total, text)
 
+    def embedded(texts: int) -> None:  # the phase's line, with what it has embedded so far
+        progress(shown["done"], shown["total"], f"{shown['text']}, {texts} texts embedded")
+
+    # counted, so each phase reports its embedding apart from the rest of its work
+    embedder = MeteredEmbedder(ws.get_embedder(), on_embed=embedded)
+    brain = ws.consolidate_brain(embedder=embedder)  # the offline one, unless a model is named
     report = consolidate_vault(vault, ws.settings, only=request.only, dry_run=request.dry_run,
-                               force=request.force, brain=brain, embedder=ws.get_embedder(),
+                               force=request.force, brain=brain, embedder=embedder,
                                progress=tell)
     bridged = None
     if (vault.root / ".obsidian").is_dir() and "communities" in report.ran and not request.dry_run:

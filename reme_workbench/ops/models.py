@@ -562,7 +562,9 @@ class PhaseReport(_Response):
     summary: str = Field("", description="The line a person reads.")
     changed: list[str] = Field(default_factory=list, description="Files written.")
     details: dict[str, Any] = Field(default_factory=dict, description="The phase's figures.")
-    seconds: float = 0.0
+    seconds: float = Field(0.0, description="Wall seconds.")
+    cpu_seconds: float = Field(0.0, description="CPU seconds of the process, every thread.")
+    embedding_seconds: float = Field(0.0, description="The part of cpu_seconds spent embedding.")
 
 
 class BridgeResponse(_Response):

@@ -135,12 +135,13 @@ class Workspace:
         return build_brain(settings or self.settings, brain_spec=self.brain_spec,
                            api_base=self.brain_api_base, record=self.record, replay=self.replay)
 
-    def consolidate_brain(self, settings: Settings | None = None):
+    def consolidate_brain(self, settings: Settings | None = None, *, embedder=None):
         """The brain of abstract, merge and split: reme.toml's [llm] brain or the front
-        end's `brain_spec`, with its cassette; the offline one on this workspace's embedder
-        (cheap to build: no weights load before the first embed)."""
+        end's `brain_spec`, with its cassette; the offline one on `embedder` (default this
+        workspace's; cheap to build: no weights load before the first embed)."""
         from ..brains.factory import build_consolidate_brain
 
-        return build_consolidate_brain(settings or self.settings, embedder=self.get_embedder(),
+        return build_consolidate_brain(settings or self.settings,
+                                       embedder=embedder or self.get_embedder(),
                                        brain_spec=self.brain_spec, replay=self.replay,
                                        record=self.record, api_base=self.brain_api_base)

@@ -19,7 +19,7 @@ from ..config import Settings
 from ..consolidate.abstract import (
     CommunityGates,
     community_gates,
-    hub_coverage,
+    community_hub,
     hub_waiting_for,
     load_communities,
     rank_central,
@@ -66,8 +66,10 @@ def misfiled_notes_now(vault: Vault) -> tuple[Misfiled, ...]:
 @dataclass(frozen=True)
 class CommunityView:
     """One community: members (most central first), its stability against the previous
-    run (None: unknown), the member that already acts as its hub (links ≥ the coverage
-    share of the others) and the abstract gates with their values."""
+    run (None: unknown), the member that already is its hub (`abstract.community_hub`: a
+    hub note, a split parent or the person's own index — `hub_is_index`), the share of
+    the others the member linking most of them links, and the abstract gates with their
+    values."""
 
     id: str
     members: tuple[str, ...]
@@ -77,6 +79,7 @@ class CommunityView:
     gates: CommunityGates
     buckets: dict[str, int]
     waiting_hub: str | None = None  # a hub proposal for (most of) it that waits for a person
+    hub_is_index: bool = False  # the hub is a note the person wrote as a list of links
 
     @property
     def size(self) -> int:
@@ -118,13 +121,13 @@ def communities_overview(vault: Vault, settings: Settings | None = None, *,
     waiting = waiting_hubs(ProposalQueue(vault).list())
     views = []
     for g in gates:
-        best, share = hub_coverage(g.members, graph)
+        hub = community_hub(vault, g.members, cfg.hub_coverage)  # as gate no_hub reads it
         buckets = Counter(p.split("/")[1] for p in g.members if p.count("/") >= 2)
         held = hub_waiting_for(g.members, waiting)
         views.append(CommunityView(
             g.community, tuple(rank_central(g.members, graph)), stability.get(g.community),
-            best if share >= cfg.hub_coverage else None, share, g, dict(sorted(buckets.items())),
-            held[0] if held else None))
+            hub.member if hub.found else None, hub.share, g, dict(sorted(buckets.items())),
+            held[0] if held else None, hub.found and hub.index))
     views.sort(key=lambda v: (-v.size, v.id))
     return CommunitiesOverview(computed, meta.get("previous"), tuple(views), tuple(warnings),
                                misfiled_notes_now(vault))

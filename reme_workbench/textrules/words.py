@@ -9,7 +9,15 @@
   consolidate compares and names them: a trimmed copy of `STOPWORDS` that keeps what
   changes a fact ("not", "only", "first", "before", every number), Chinese cut into
   jieba's words. A variant of `STOPWORDS`, because a statement that drops "not" is
-  another statement.
+  another statement. Words are whole in any script ("Autômatos", "funções", "Straße").
+* `FUNCTION_WORDS` — the function words of Portuguese, Spanish, French and German
+  (articles, prepositions and their contractions, pronouns, conjunctions, the commonest
+  forms of "be" and "have"): `word_spans` reads them as stopwords, so no hub is named
+  "de" or "Das". Closed-class words only, written here rather than taken from spaCy's
+  `spacy.lang.<xx>.stop_words`: those lists hold content words a course is about
+  (Portuguese "sistema", "estado", "tipo", "valor", "número"), and importing them
+  imports spaCy (seconds). Negations ("não", "nicht", "pas") and limiting words ("só",
+  "nur") are kept, as `COMPARISON_STOPWORDS` keeps "not" and "only".
 * `CJK_FUNCTION_CHARS` — Chinese function characters ("的", "了", "是") dropped before
   bigrams and words, so 用中文回我 ~ 用中文回复 share theirs.
 * `GENERIC_HEADING` — headings that name no topic of their own ("Overview", "Steps",
@@ -19,13 +27,14 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from .cjk import chinese_words, is_cjk, is_cjk_or_kana
 from .markup import plain, reader_text
 
 __all__ = [
-    "stem", "STOPWORDS", "tokens", "overlap", "COMPARISON_STOPWORDS", "CJK_FUNCTION_CHARS",
-    "word_spans", "content_words", "GENERIC_HEADING",
+    "stem", "STOPWORDS", "tokens", "overlap", "COMPARISON_STOPWORDS", "FUNCTION_WORDS",
+    "CJK_FUNCTION_CHARS", "word_spans", "content_words", "GENERIC_HEADING",
 ]
 
 
@@ -118,21 +127,71 @@ COMPARISON_STOPWORDS = frozenset(
 )
 
 
+# Function words of other languages a vault is written in (module doc). A word that is
+# also an English content word is left out ("war", "son", "car", "sin", "era", "hat",
+# "man"), and so are the negations and limiting words.
+FUNCTION_WORDS = frozenset(
+    # Portuguese
+    """o a os as um uma uns umas de do da dos das em no na nos nas num numa ao aos à às
+    pelo pela pelos pelas por para pra pro com sem sob sobre entre até após desde contra
+    e ou nem mas porém que se quem qual quais cujo cuja como quando onde porque pois
+    então assim também já ainda apenas ele ela eles elas lhe lhes me te nós vós você
+    vocês seu sua seus suas meu minha meus minhas teu tua nosso nossa isso isto aquilo
+    esse essa esses essas este esta estes estas aquele aquela aqueles aquelas dele dela
+    deles delas nesse nessa neste nesta nisso nisto naquele naquela é são ser foi foram
+    era eram está estão estar ter tem têm tinha há pode podem deve devem muito muita
+    muitos muitas mais menos cada todo toda todos todas outro outra outros outras mesmo
+    mesma""".split()
+    # Spanish
+    + """el la los las lo un una unos unas del al de en con por para sobre entre hasta
+    desde hacia según y o u e ni pero sino que quien quienes cual cuales cuyo como cuando
+    donde porque pues si se su sus mi mis tu tus nuestro nuestra nuestros nuestras le les
+    me te nos os este esta estos estas ese esa esos esas aquel aquella aquellos aquellas
+    es son ser está están estar fue fueron ha han hay muy más menos también ya otro otra
+    otros otras todo toda todos todas cada mismo misma""".split()
+    # French
+    + """le la les l un une des du de d au aux et ou mais donc ni à en dans par pour sur
+    sous avec sans entre chez vers ce cet cette ces sa ses leur leurs ma mes ta tes notre
+    nos votre vos qui que qu quoi dont où il elle ils elles nous vous je tu se est sont
+    être été avoir ont fait comme très aussi tout tous toute toutes même autre autres
+    quand si y""".split()
+    # German
+    + """der die das den dem des ein eine einer eines einem einen und oder aber doch im
+    ins zu zum zur mit von vom für auf bei aus nach über unter vor durch gegen um bis ist
+    sind waren sein seine hat haben wird werden wurde wie als auch noch schon sehr ich du
+    er sie es wir ihr dass daß wenn weil ob dieser diese dieses jeder jede jedes alle
+    sich""".split()
+)
+
+
+def _script_runs(piece: str) -> list[tuple[str, bool]]:
+    """`piece` cut where it passes between CJK (or kana) and other letters: (run, is CJK)."""
+    runs: list[tuple[str, bool]] = []
+    for ch in piece:
+        cjk = is_cjk_or_kana(ch)
+        if runs and runs[-1][1] == cjk:
+            runs[-1] = (runs[-1][0] + ch, cjk)
+        else:
+            runs.append((ch, cjk))
+    return runs
+
+
 def word_spans(text: str) -> list[tuple[str, str]]:
     """The words of `text` in order, each as (surface form, content word or "" for a
-    stopword): Latin words cut at anything but letters, digits, `+` and `#` (so a slug
-    `pgbouncer-1-22` is the words pgbouncer, 1, 22), CJK runs cut by jieba."""
+    stopword): words of letters and digits in any script, whole ("Autômatos",
+    "funções"; `+` and `#` may end one: C++, C#), cut at anything else (so a slug
+    `pgbouncer-1-22` is the words pgbouncer, 1, 22); CJK runs cut by jieba. Stopwords are
+    `COMPARISON_STOPWORDS`, `FUNCTION_WORDS` and single letters."""
     out: list[tuple[str, str]] = []
-    for m in re.finditer(r"[A-Za-z0-9]+[+#]*|[^\x00-\x7f]+", text):
-        piece = m.group(0)
-        if piece.isascii():
-            low = piece.lower()
-            stop = low in COMPARISON_STOPWORDS or (len(low) < 2 and not low.isdigit())
-            out.append((piece, "" if stop else stem(low)))
-            continue
-        for run in re.findall(r"[^\W\d_]+", piece):
-            if not any(is_cjk_or_kana(c) for c in run):
-                continue  # other scripts' punctuation and marks
+    # NFC: a name typed on one system and a file name from another spell "ô" alike
+    for m in re.finditer(r"[^\W_]+[+#]*", unicodedata.normalize("NFC", text)):
+        for run, cjk in _script_runs(m.group(0)):
+            if not cjk:
+                low = run.lower()
+                stop = (low in COMPARISON_STOPWORDS or low in FUNCTION_WORDS
+                        or (len(low) < 2 and not low.isdigit()))
+                out.append((run, "" if stop else stem(low)))
+                continue
             for w in chinese_words(run):
                 keep = len(w) >= 2 and not all(c in CJK_FUNCTION_CHARS for c in w)
                 out.append((w, w if keep else ""))

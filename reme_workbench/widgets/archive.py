@@ -34,10 +34,10 @@ class ArchiveView(w.VBox):
     def refresh(self) -> None:
         ov = self.overview = archive_overview(self.ws)
         self.plot.children = [figure_image(recency_figure(ov))]
-        self.archived.options = [(f"{p} · {ov.scores.get(p, 0):.3f}", p) for p in ov.archived]
+        self.archived.options = [(f"{p} · {ov.score(p) or 0:.3f}", p) for p in ov.archived]
         self.archived.value = ov.archived[0] if ov.archived else None
         self.thaw_button.disabled = not ov.archived
-        lowest = sorted(ov.scores.items(), key=lambda kv: kv[1])[:10]
+        lowest = sorted(((p, ov.score(p)) for p in ov.scores), key=lambda kv: (kv[1], kv[0]))[:10]
         if ov.warnings:
             self.status.value = "".join(message_html(m, ok=False) for m in ov.warnings)
         elif lowest and not ov.archived:  # a young or busy vault: say when the first one goes

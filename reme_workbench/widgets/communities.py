@@ -72,15 +72,20 @@ class CommunitiesView(w.VBox):
             self.detail.value = "<i>No community to show.</i>"
             return
         view = self.overview.get(self.community.value)
-        # the comparison each gate makes: "no hub" passes while no member covers the share
+        # the comparison each gate makes: "no hub" passes while no member is the hub
         gates = table_html(("gate", "value", "passes when", "passed", "why"), [
             (g.name, "—" if g.value is None else g.value,
              f"{'<' if g.name == 'no_hub' else '≥'} {g.threshold}", "✓" if g.passed else "✗", g.reason)
             for g in view.gates.gates])
-        if view.waiting_hub:  # whatever the gates say now, the next run proposes no other
-            verdict = f"its hub proposal {view.waiting_hub} waits for you"
-        elif not view.gates.passed:
+        # a screen never offers what a gate refused: a proposal made on an earlier run whose
+        # community now fails a gate is named, with the gate, not offered
+        if not view.gates.passed:
             verdict = f"stopped by {view.gates.failed.name}"
+            if view.waiting_hub:
+                verdict += (f"; the hub proposal {view.waiting_hub} of an earlier run no longer "
+                            "passes — reject it in the queue, or wait for the gate")
+        elif view.waiting_hub:  # the next run proposes no other
+            verdict = f"its hub proposal {view.waiting_hub} waits for you"
         else:
             verdict = "passes every gate: a hub is proposed at the next weekly run"
         misfiled = {m.path: m for m in self.overview.misfiled if m.community == view.id}
@@ -91,7 +96,8 @@ class CommunitiesView(w.VBox):
         stability = "unknown (no previous run)" if view.stability is None else f"{view.stability:.2f}"
         self.detail.value = (
             f"<div><b>{esc(view.id)}</b>: {view.size} notes · stability {esc(stability)} · "
-            f"hub: {esc(view.hub or 'none')} (the best member links {view.hub_share:.0%} of the others)"
+            f"hub: {esc(view.hub or 'none')}{' (your index of it)' if view.hub_is_index else ''} "
+            f"(the member linking most others links {view.hub_share:.0%} of them)"
             f" · buckets {esc(view.buckets)}</div>"
             f"<h4 style='margin:8px 0 2px'>Abstract gates — {esc(verdict)}</h4>{gates}"
             f"<h4 style='margin:8px 0 2px'>Members</h4>{members}")

@@ -97,16 +97,21 @@ def community_figure(drawing: Drawing) -> Figure:
 
 
 def recency_figure(overview: ArchiveOverview) -> Figure:
-    """The histogram of recency scores with the archive cut."""
+    """The histogram of recency scores with the archive cut: the raw scores
+    (`review.archive.raw_scores`) when known — the stored ones are clipped at 1, and a
+    young vault's would be one bar at 1.0 — else the stored ones."""
     fig = Figure(figsize=(7, 2.8), layout="constrained")
     ax = fig.add_subplot()
-    scores = list(overview.scores.values())
-    ax.hist(scores, bins=[i / 20 for i in range(21)], color="#4c72b0", edgecolor="#ffffff")
+    scores = [overview.score(p) for p in overview.scores]
+    top = max(1.0, *scores) if scores else 1.0
+    step = top / 20
+    ax.hist(scores, bins=[i * step for i in range(21)], color="#4c72b0", edgecolor="#ffffff")
     ax.axvline(overview.threshold, color="#c44e52", linestyle="--", linewidth=1.5)
-    ax.text(overview.threshold + 0.01, ax.get_ylim()[1] * 0.9,
+    ax.text(overview.threshold + top / 100, ax.get_ylim()[1] * 0.9,
             f"archive under {overview.threshold:g}", color="#c44e52", fontsize=8)
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("recency score (stored clipped to 0–1)")
+    ax.set_xlim(0, top)
+    ax.set_xlabel("recency score (raw: 1 = changed now, unused, unlinked)" if overview.raw
+                  else "recency score (stored clipped to 0–1)")
     ax.set_ylabel("notes")
     ax.set_title(f"{len(scores)} notes scored, {len(overview.archived)} archived")
     return fig

@@ -563,6 +563,19 @@ def test_content_words_cut_chinese_into_words():
 # === votes ===================================================================================
 
 
+def test_words_are_whole_in_any_script_and_other_languages_function_words_are_stopwords():
+    """Issue #31: "Autômatos" was cut into "aut" and "mato", "funções" into "fun" and "es",
+    and Portuguese "de" was a content word, so hubs were named `de.md` and `aut-mato.md`."""
+    spans = textrules.word_spans("Autômatos Finitos de funções, Straße der Welt, l'hiver")
+    assert [s for s, _ in spans] == ["Autômatos", "Finitos", "de", "funções", "Straße", "der",
+                                     "Welt", "l", "hiver"]
+    assert [s for s, c in spans if not c] == ["de", "der", "l"]
+    words = textrules.content_words("Programação das Funções e os Tipos del sistema")
+    assert not words & {"da", "das", "e", "os", "del"} and {"programação", "tipo"} <= words
+    # decomposed accents (a file name from macOS) are the same word as composed ones
+    assert textrules.content_words("Func\u0327o\u0303es") == textrules.content_words("Funções")
+
+
 def test_anchors_map_a_measure_to_is_same_and_confidence():
     a = Anchors(0.3, 0.6)
     assert a.vote(1.0) == (True, 1.0)
@@ -1040,7 +1053,8 @@ def test_a_chinese_hub_is_named_and_written_in_chinese(brain):
     assert h.pillars == [m.path for m in WEEKLY_COMMUNITY[:3]]  # no ranking: the members' order
     assert h.body.startswith("关于周报的 5 篇笔记。")
     assert "## 核心笔记" in h.body and "## 细节见" in h.body
-    assert h.description.startswith("周报总览：周报用要点列表、周报时间、")
+    # the topic in words (what else the notes are about), not the pillars' file names
+    assert h.description.startswith("周报总览（5 篇笔记）：") and "周报用要点列表" not in h.description
 
 
 def test_hub_pillars_are_members_and_three_to_five(brain):

@@ -343,3 +343,15 @@ def test_a_bullet_quotes_each_statement_and_resolves_its_dates():
     bullet = render_bullet(plan, date(2023, 7, 3), "daily/2023-07-03/s5.md")
     assert bullet == ('- **2023-07-03** Ada: "I\'m a big fan of pottery." "I made a bowl '
                       'yesterday." (yesterday = 2023-07-02) (derived_from:: [[daily/2023-07-03/s5.md]])')
+
+
+def test_a_texted_u_before_a_full_stop_is_the_listener_not_a_topic():
+    """"happy for u. these figurines …": the small pipeline reads "u." as one token (an
+    abbreviation); it is still the listener, never what a note is named after (LoCoMo's
+    texting form gave `melanie-s-u`)."""
+    plans, _ = plans_of("**caro:** i passed the adoption agency interviews last friday!\n"
+                        "**mel:** Congrats, Caroline!\n**mel:** Adoption sounds awesome\n"
+                        "**mel:** im so happy for u. these figurines i bought yesterday remind "
+                        "me of family love\n**mel:** Tell me, whats ur vision for the future?\n")
+    names = [p.name.lower() for p in plans]
+    assert names and not [n for n in names if n.split("'s ", 1)[-1] in ("u", "u.")], names

@@ -288,8 +288,9 @@ def test_gate_1_a_member_linking_most_of_the_others_is_the_hub(make_vault):
     _, result = run(root, brain)
     gate = only_failure(result)
     assert gate.name == "no_hub" and gate.value == pytest.approx(4 / 5)
-    assert gate.detail == {"member": ONCALL, "links": 4, "others": 5}
-    assert "already links 4 of the 5 other members" in gate.reason
+    assert gate.detail == {"member": ONCALL, "links": 4, "others": 5, "typical": 0.2,
+                           "index": False, "hub": True}
+    assert "already links 4 of the 5 other members (80%; a typical member links 20%)" in gate.reason
     assert result.outcomes == () and brain.requests == []
 
 

@@ -98,7 +98,7 @@ import functools
 import json
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -175,6 +175,7 @@ class OfflineConsolidateBrain(ConsolidateBrain):
     `min_pillars`. The anchors and the split's joining rules are the brain's own."""
 
     model = "offline"
+    votes_in_parallel = False  # its rules run in this process: threads only add overhead
 
     def __init__(
         self,
@@ -237,6 +238,14 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         return "zh" if cjk_share(text) >= CJK_SHARE_FOR_ZH else "en"
 
     # -- vote ------------------------------------------------------------------------------
+
+    def read_ahead(self, notes: Iterable[NoteView]) -> int:
+        """Embed the gists the description judge reads (`_gist`) of `notes` in one batch:
+        a note is in many pairs, and one batch costs far less than a call per pair."""
+        gists = list(dict.fromkeys(_gist(note) for note in notes))[:EMBED_CACHE]  # kept all
+        if gists:
+            self._embed(gists)
+        return len(gists)
 
     def vote(self, request: PairRequest) -> BrainReply[PairVote]:
         if request.judge not in (0, 1, 2):

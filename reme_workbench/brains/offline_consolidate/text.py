@@ -170,6 +170,7 @@ def dice(a: frozenset[str], b: frozenset[str]) -> float:
 # --- sentences ------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)  # a note is read in every pair it is in: parse each body once
 def first_sentence(text: str) -> str:
     """The first sentence of the prose of `text` (links and markup as a reader sees them)."""
     for block in blocks(text):

@@ -152,7 +152,9 @@ _TEXTED_YOU = frozenset({"u", "ur", "ya", "yall", "y'all", "ye"})  # "u'd", "ur 
 
 
 def _second_person(tok) -> bool:
-    return (tok.pos_ == "PRON" and "2" in tok.morph.get("Person")) or tok.lower_ in _TEXTED_YOU
+    # "happy for u. these …": the small pipeline reads "u." as one token, an abbreviation
+    return (tok.pos_ == "PRON" and "2" in tok.morph.get("Person")) \
+        or tok.lower_.rstrip(".") in _TEXTED_YOU
 
 
 def _subject(head):
