@@ -11,7 +11,7 @@ where neighbouring steps are least alike (a dynamic programme over the cut point
 the sum of `sim` across the cuts plus a penalty for phases far from the average size;
 each phase at least 2 steps). Overloaded when the phases are dispersed: their mean
 `sim` two by two (each pair as alike as the mean of their steps' pairs) is under
-`[split] dispersed_under` + `PHASE_MARGIN` (0.15 + 0.10: the cut phases were measured
+`[split] dispersed_under` + `PHASE_MARGIN` (0.16 + 0.09: the cut phases were measured
 with). Each child is one phase: its steps verbatim, with their own
 numbers (a list starting at 5 reads 5, 6, 7 in Obsidian), a link back `Part of
 [[parent|name]].` and the parent's provenance; name `<parent>, steps 5–8` (a slug parent name as words); description
@@ -31,11 +31,11 @@ sections join one part while their `sim` is at least `join_sim` (0.5) (or one is
 pair of parts as alike as the mean of their sections' pairs, sections of 40 tokens or
 more); *shared* = the same mean of the share of topic words two sections have in common
 (`shared_words`). Overloaded when at least 2 sections have 40 tokens, there are 2 parts
-or more, and dispersion is under `[split] dispersed_under` (0.15) or shared is under
+or more, and dispersion is under `[split] dispersed_under` (0.16) or shared is under
 `DISJOINT_SHARE` of it (3 %): an embedder reads the categories of a folder note, one
 list form, as alike though they name nothing in common. Measured on real and written
 notes (docs/experiments.md "Sections of real notes"): notes of unrelated sections
-0.00–0.08 alike under MiniLM and e5, one-topic notes and READMEs 0.24 and up. At most 6
+0.00–0.09 alike under MiniLM and e5, one-topic notes and READMEs 0.23 and up. At most 6
 children (the most alike neighbours join first). The parent keeps its intro (else its
 description), gets a bullet per child `[[digest/<bucket>/<slug>.md|name]] —
 description`, its closing Related list and its provenance; each child is its
@@ -75,12 +75,12 @@ MIN_STEPS = 6  # a numbered list this long may be cut into phases
 LIST_SHARE = 0.5  # ... when it holds this share of the body's tokens
 PHASE_TOKENS = 600  # the size a phase aims at
 # sections sharing less of their topic words than this share of `[split] dispersed_under`
-# (0.15 → 3 %) are about different things however alike their form reads — one setting
+# (0.16 → 3 %) are about different things however alike their form reads — one setting
 # moves both cuts (docs/experiments.md, "Sections of real notes")
 DISJOINT_SHARE = 0.2
 # phases are still compared on whole sentences, against the cut they had when it was
-# set (0.25 = the default 0.15 + this); they were not measured again with the sections
-PHASE_MARGIN = 0.10
+# set (0.25 = the default 0.16 + this); they were not measured again with the sections
+PHASE_MARGIN = 0.09
 _NUMBERED = re.compile(r"^(\s*)\d{1,9}[.)][ \t]")
 _BOLD_LEAD = re.compile(r"^\s*\d{1,9}[.)]\s+\*\*([^*\n]{2,80}?)[.:]?\*\*")
 
