@@ -45,9 +45,9 @@ class VaultSettings(_Section):
 
 class SplitSettings(_Section):
     token_threshold: int = Field(2000, gt=0)  # the split trigger T_token: dream flags longer notes
-    # the offline brain splits a long note when its parts are less alike than this on
+    # the offline brain splits a long note when its sections are less alike than this on
     # average (docs/spec.md §7.9.4); a model brain judges by reading
-    dispersed_under: float = Field(0.25, ge=0, le=1)
+    dispersed_under: float = Field(0.16, ge=0, le=1)
 
 
 class CommunitySettings(_Section):  # docs/spec.md §7.2

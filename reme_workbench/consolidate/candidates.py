@@ -43,7 +43,11 @@ service shares every word but its values, and would pair with its like in every
 community. Besides, notes stating the same repository or id field
 (`identity.is_strong`) that at most `MAX_NOTES_PER_ID` (4) notes state are paired
 whatever their descriptions say (gate 1 waived, `shared_identifier` records which):
-one plugin listed twice under two file names. Each pair records both communities.
+one plugin listed twice under two file names. When that identifier is the only one of
+its label each note states (common values left out), gate 2 is waived too: a wiki's
+stub page holding only `Github Repo: <url>` shares no words with the plugin's full page
+once the template is left out, yet is the same plugin (issue #31); the votes, and the
+uncertain report when they disagree, decide. Each pair records both communities.
 
 **Boilerplate-blind** (`common_text`): the overlap compares topic words less those a
 large share of the digest holds (a wiki's template), and a pair whose notes state the
@@ -132,7 +136,9 @@ class MergeCandidate:
     why the pair is not a candidate after all (a cooldown), `distinct` why the two are
     different things (their identifiers differ: never proposed), else None.
     `shared_identifier` names the repository or id both state when that, not their
-    descriptions, made them a pair.
+    descriptions, made them a pair; `sole_identifier` says it is the only one of its
+    label either note states (two pages of one thing: reported even when no vote
+    agrees).
     """
 
     a: str
@@ -145,6 +151,9 @@ class MergeCandidate:
     community_b: str | None = None
     distinct: str | None = None
     shared_identifier: str | None = None
+    # the shared identifier is the only one of its label either note states: two pages
+    # of one thing (merge reports the pair even when no vote agrees)
+    sole_identifier: bool = False
 
     @property
     def score(self) -> float:
@@ -174,6 +183,7 @@ class MergeCandidate:
             "skipped": self.skipped,
             "distinct": self.distinct,
             "shared_identifier": self.shared_identifier,
+            "sole_identifier": self.sole_identifier,
         }
 
 
@@ -430,8 +440,9 @@ def _community_pairs(vectors: np.ndarray, groups: Mapping[str, list[int]], thres
     return found
 
 
-def _identifier_pairs(notes: Sequence[str], text: DigestText) -> dict[tuple[int, int], str]:
-    """{(i, j): "label value"} for notes stating one repository or id that at most
+def _identifier_pairs(notes: Sequence[str], text: DigestText
+                      ) -> dict[tuple[int, int], tuple[str, str]]:
+    """{(i, j): (label, value)} for notes stating one repository or id that at most
     MAX_NOTES_PER_ID notes state (common values left out)."""
     at = {p: i for i, p in enumerate(notes)}
     stating: dict[tuple[str, str], list[int]] = {}
@@ -442,14 +453,30 @@ def _identifier_pairs(notes: Sequence[str], text: DigestText) -> dict[tuple[int,
         for ident in found.identifiers:
             if is_strong(ident) and ident not in text.identifiers:
                 stating.setdefault(ident, []).append(at[path])
-    pairs: dict[tuple[int, int], str] = {}
+    pairs: dict[tuple[int, int], tuple[str, str]] = {}
     for ident in sorted(stating):
         members = sorted(stating[ident])
         if 2 <= len(members) <= MAX_NOTES_PER_ID:
             for x, i in enumerate(members):
                 for j in members[x + 1 :]:
-                    pairs.setdefault((i, j), f"{ident[0]} {ident[1]}")
+                    pairs.setdefault((i, j), ident)
     return pairs
+
+
+def _about_one(digest: DigestText, a: str, b: str, shared: tuple[str, str]) -> bool:
+    """Whether the identifier `shared` (("repository", "github.com/x/y")) is the only one
+    of its label each note states, common values left out: the pages of one plugin (a
+    stub holding only its repository link beside its full page), not an index listing
+    it among others."""
+    for path in (a, b):
+        found = digest.notes.get(path)
+        if found is None:
+            return False
+        own = {ident for ident in found.identifiers
+               if ident[0] == shared[0] and ident not in digest.identifiers}
+        if own != {shared}:
+            return False
+    return True
 
 
 _DIGEST_TEXT: dict[str, tuple[bytes, DigestText]] = {}  # root -> (fingerprint, text)
@@ -561,7 +588,8 @@ def mine_candidates(
         if wa is None or wb is None:
             continue  # unreadable since the scan: nothing to merge
         overlap = topic_overlap(wa, wb)
-        if overlap < cfg.min_body_overlap:
+        sole = via is not None and _about_one(digest, a, b, via)
+        if overlap < cfg.min_body_overlap and not sole:
             continue
         ca, cb = communities[a], communities[b]
         if ca != cb and via is None:  # alike words in two corners: the values must agree
@@ -572,7 +600,8 @@ def mine_candidates(
             a, b, ca, similarity, overlap,
             skipped=_cooldown_reason(cooldowns, (a, b), when),
             description_cosine=min(cosine, 1.0), community_b=cb if cb != ca else None,
-            distinct=digest.conflict(a, b), shared_identifier=via,
+            distinct=digest.conflict(a, b),
+            shared_identifier=f"{via[0]} {via[1]}" if via else None, sole_identifier=sole,
         ))
     found.sort(key=lambda c: (-round(c.score, 9), c.a, c.b))
     return found

@@ -26,7 +26,10 @@ weigh them, §7.9.2).
 they are about different things — "repository differs (github.com/a/x vs
 github.com/b/y)". Values a large share of the digest states (the wiki's own repository
 in every page's footer) are left out first: they identify no note. A label only one
-note states decides nothing.
+note states decides nothing. Two notes are never distinct when the repositories one
+states are all stated by the other (common ones left out): one repository is one
+thing, and the same plugin listed twice on a wiki often carries a new id, name or
+version on its second page (issue #31); the votes decide those.
 """
 
 from __future__ import annotations
@@ -224,14 +227,20 @@ def identity_conflict(a: Iterable[Identifier], b: Iterable[Identifier],
                       common: frozenset[Identifier] | Mapping = frozenset()) -> str | None:
     """Why notes stating `a` and `b` are about different things ("repository differs
     (x vs y)"), or None: the first label both state, in the order repository, id,
-    version, person, handle, of which they share no value. `common` values (stated by a
-    large share of the digest) are left out first."""
+    version, person, handle, of which they share no value; None when one's repositories
+    are all the other's too. `common` values (stated by a large share of the digest) are left out
+    first."""
     mine: dict[str, set[str]] = {}
     theirs: dict[str, set[str]] = {}
     for ids, into in ((a, mine), (b, theirs)):
         for label, value in ids:
             if (label, value) not in common:
                 into.setdefault(label, set()).add(value)
+    repos = (mine.get("repository", set()), theirs.get("repository", set()))
+    if all(repos) and (repos[0] <= repos[1] or repos[1] <= repos[0]):
+        # one repository is one thing: a page made again under a new id, name or version
+        # (a plugin listed twice on a wiki) is not another plugin — the votes decide
+        return None
     conflicts = []
     for label in sorted(set(mine) & set(theirs)):
         if mine[label] & theirs[label]:

@@ -12,7 +12,9 @@ For each candidate (`candidates.mine_candidates`, best score first):
    (`llm.consolidate.vote_all`). A vote *agrees* when it says is_same with confidence ≥
    `[merge] min_confidence`. At least `[merge] min_agree` agreeing → a merge; some but fewer →
    an *uncertain* pair, written to `audit/<date>/dups_uncertain.md` for a person; none →
-   dropped (counted). The judges read each body less the lines a large share of the
+   dropped (counted), unless both notes state one repository or id and no other of that
+   label (`MergeCandidate.sole_identifier`: a wiki's stub page beside the full page of
+   the same plugin) — then uncertain too, naming it. The judges read each body less the lines a large share of the
    digest holds (`common_text.DigestText.strip`: a template's badges, labels, footer),
    so what the two notes say of their own decides; the merge itself keeps every line.
 2. **Winner.** Sources are never written (§3.6), so a note that daily/ or resource/
@@ -466,6 +468,16 @@ def plan_merges(
             continue
         state.usage = state.usage + usage
         agree = sum(v.agrees for v in votes)
+        if agree == 0 and not person and cand.sole_identifier:
+            # both pages are about one repository or id and nothing tells them apart:
+            # what the judges read differs (a stub beside a full page), the thing does not
+            state.uncertain.append(UncertainPair(
+                cand, (a.view.name, b.view.name), tuple(votes),
+                f"no vote says duplicate, but both notes state {cand.shared_identifier} "
+                "and no other of its kind: one page of that thing may be enough",
+                f"Both are about {cand.shared_identifier}: merge by hand what the shorter "
+                "adds, or leave them; 'merge anyway' proposes the merge."))
+            continue
         if agree == 0 and not person:
             state.dropped.append(cand)
             continue

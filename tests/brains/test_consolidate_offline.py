@@ -962,7 +962,7 @@ def test_chinese_children_are_named_in_chinese_and_link_back(brain):
 def test_a_long_note_on_one_topic_is_not_split(real_brain):
     plan = split(real_brain, TRANSACTION_MODE)
     assert not plan.overloaded and plan.children == []
-    assert "alike on average (split under 0.25): one topic" in plan.reason
+    assert "(split under 0.16, or under 3% shared): one topic" in plan.reason
 
 
 def test_dispersed_notes_split_with_real_embedders_too(real_brain):

@@ -153,7 +153,7 @@ def _split_outcome(make_vault, toml: str, name: str) -> dict:
 def probe_split_dispersed_under(make_vault, **_):
     default = _split_outcome(make_vault, "", "a")
     strict = _split_outcome(make_vault, "dispersed_under = 0.0\n", "b")
-    assert default["state"] == "pending" and "under 0.25" in default["reason"]
+    assert default["state"] == "pending" and "under 0.16" in default["reason"]
     assert strict["state"] == "not-overloaded" and "split under 0.00" in strict["reason"]
 
 

@@ -68,8 +68,8 @@ winner's, else the loser's.
 
 **Split** (`plan_split`): `split.SplitPlanner` — a long procedure's numbered
 list cut into phases where neighbouring steps are least alike, else the note's own
-top-level sections; overloaded when the parts are dispersed (mean `sim` under
-`[split] dispersed_under`, 0.25).
+top-level sections (read on their topic words); overloaded when the parts are dispersed
+(mean `sim` under `[split] dispersed_under`, 0.16, or next to no topic word shared).
 Every rule is in that module's doc.
 
 **Hub** (`write_hub`): `hub.hub_note` — named by the phrase of a member's name

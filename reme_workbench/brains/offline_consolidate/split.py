@@ -11,20 +11,31 @@ where neighbouring steps are least alike (a dynamic programme over the cut point
 the sum of `sim` across the cuts plus a penalty for phases far from the average size;
 each phase at least 2 steps). Overloaded when the phases are dispersed: their mean
 `sim` two by two (each pair as alike as the mean of their steps' pairs) is under
-`[split] dispersed_under` (0.25). Each child is one phase: its steps verbatim, with their own
+`[split] dispersed_under` + `PHASE_MARGIN` (0.16 + 0.09: the cut phases were measured
+with). Each child is one phase: its steps verbatim, with their own
 numbers (a list starting at 5 reads 5, 6, 7 in Obsidian), a link back `Part of
 [[parent|name]].` and the parent's provenance; name `<parent>, steps 5–8` (a slug parent name as words); description
 `Steps 5–8 of <parent>: <each step's title>` (a step's bold lead, else its first words).
 The parent keeps everything but the list, and in the list's place a bullet per phase:
 `[[child|name]] — <step titles>`.
 
-**Sections.** Otherwise the note's own top-level sections (the shallowest heading level;
-headings in code or callouts are not sections). Adjacent sections join one part while
-their `sim` is at least `join_sim` (0.5) (or one is under `min_section_tokens`, 40).
-Dispersion = the mean `sim` of the parts two by two (each pair of parts as alike as
-the mean of their sections' pairs, sections of 40 tokens or more). Overloaded when at
-least 2 sections have 40 tokens, there are 2 parts or more, and dispersion is under
-0.25 (measured: one topic 0.38–0.43, three topics 0.00–0.11, e5 and MiniLM). At most 6
+**Sections.** Otherwise the note's own top-level sections (the shallowest heading level,
+or the level under it when one heading holds the whole body — the `# Title` an imported
+note or a folder note opens with, its topics the `##` under it: `sections_outline`;
+headings in code or callouts are not sections). Sections are compared on their *topic
+words* (`topic_text`: stopwords left out), above the chance level of the reference
+sentences read the same way (`section_similarities`): on whole sentences the writer's
+own words made three unrelated sections of one person's note 0.27 alike. Adjacent
+sections join one part while their `sim` is at least `join_sim` (0.5) (or one is under
+`min_section_tokens`, 40). Dispersion = the mean `sim` of the parts two by two (each
+pair of parts as alike as the mean of their sections' pairs, sections of 40 tokens or
+more); *shared* = the same mean of the share of topic words two sections have in common
+(`shared_words`). Overloaded when at least 2 sections have 40 tokens, there are 2 parts
+or more, and dispersion is under `[split] dispersed_under` (0.16) or shared is under
+`DISJOINT_SHARE` of it (3 %): an embedder reads the categories of a folder note, one
+list form, as alike though they name nothing in common. Measured on real and written
+notes (docs/experiments.md "Sections of real notes"): notes of unrelated sections
+0.00–0.09 alike under MiniLM and e5, one-topic notes and READMEs 0.23 and up. At most 6
 children (the most alike neighbours join first). The parent keeps its intro (else its
 description), gets a bullet per child `[[digest/<bucket>/<slug>.md|name]] —
 description`, its closing Related list and its provenance; each child is its
@@ -50,19 +61,26 @@ from ...config import SplitSettings
 from ...index.chunking import estimate_tokens
 from ...llm.consolidate import NoteView
 from ...llm.schema import MAX_BODY, MAX_SPLIT_CHILDREN
-from ...textrules import GENERIC_HEADING, content_words, reader_text
+from ...textrules import GENERIC_HEADING, content_words, reader_text, word_spans
 from ...vault.links import parse_links
 from ...vault.slug import note_path
 from . import text as tx
 
 __all__ = ["SplitPlanner", "JOIN_SIM", "MIN_SECTION_TOKENS", "MIN_STEPS", "LIST_SHARE",
-           "PHASE_TOKENS"]
+           "PHASE_TOKENS", "DISJOINT_SHARE", "sections_outline", "shared_words", "topic_text"]
 
 JOIN_SIM = 0.5  # adjacent sections this alike make one child
 MIN_SECTION_TOKENS = 40  # a section smaller than this never stands alone
 MIN_STEPS = 6  # a numbered list this long may be cut into phases
 LIST_SHARE = 0.5  # ... when it holds this share of the body's tokens
 PHASE_TOKENS = 600  # the size a phase aims at
+# sections sharing less of their topic words than this share of `[split] dispersed_under`
+# (0.16 → 3 %) are about different things however alike their form reads — one setting
+# moves both cuts (docs/experiments.md, "Sections of real notes")
+DISJOINT_SHARE = 0.2
+# phases are still compared on whole sentences, against the cut they had when it was
+# set (0.25 = the default 0.16 + this); they were not measured again with the sections
+PHASE_MARGIN = 0.09
 _NUMBERED = re.compile(r"^(\s*)\d{1,9}[.)][ \t]")
 _BOLD_LEAD = re.compile(r"^\s*\d{1,9}[.)]\s+\*\*([^*\n]{2,80}?)[.:]?\*\*")
 
@@ -95,8 +113,11 @@ class SplitPlanner:
                  join_sim: float = JOIN_SIM, min_section_tokens: int = MIN_SECTION_TOKENS) -> None:
         self.similarities = similarities
         self.dispersed_under = settings.dispersed_under
+        self.disjoint_under = settings.dispersed_under * DISJOINT_SHARE
+        self.phases_under = settings.dispersed_under + PHASE_MARGIN
         self.join_sim = join_sim
         self.min_section_tokens = min_section_tokens
+        self._chance_by_lang: dict[str, float] = {}
 
     def plan(self, note: NoteView, bucket: str, lang: str) -> dict:
         phased = self._by_phases(note, bucket, lang)
@@ -124,12 +145,12 @@ class SplitPlanner:
         phases = _phases(sim, sizes, k)
         dispersion = _dispersion(phases, list(range(len(steps))), sim)
         shown = "; ".join(f"{p[0] + 1}–{p[-1] + 1}" for p in phases)
-        if dispersion >= self.dispersed_under:
+        if dispersion >= self.phases_under:
             return {"overloaded": False, "children": [], "reason": tx.clip(
                 f"{len(steps)} 个步骤分为 {len(phases)} 段（{shown}），各段平均相似度 {dispersion:.2f}"
-                f"（低于 {self.dispersed_under:.2f} 才拆）：是同一件事" if zh else
+                f"（低于 {self.phases_under:.2f} 才拆）：是同一件事" if zh else
                 f"its {len(steps)} steps in {len(phases)} phases ({shown}) are {dispersion:.2f} alike "
-                f"on average (split under {self.dispersed_under:.2f}): one task", 600)}
+                f"on average (split under {self.phases_under:.2f}): one task", 600)}
         parent_name = _readable(tx.one_line(note.name))
         provenance = tx.render_blocks(tx.outline(note.body).provenance)
         back = _TEXT[lang]["part_of"].format(link=tx.alias_link(note.path, note.name)[2:-2])
@@ -159,9 +180,9 @@ class SplitPlanner:
         names = ("、" if zh else "; ").join(c["name"] for c in children)
         reason = (
             f"{len(steps)} 个步骤（{list_tokens} 词元）分为 {len(phases)} 段（{shown}），各段平均相似度只有 "
-            f"{dispersion:.2f}（低于 {self.dispersed_under:.2f}）：拆成 {len(children)} 篇：{names}" if zh else
+            f"{dispersion:.2f}（低于 {self.phases_under:.2f}）：拆成 {len(children)} 篇：{names}" if zh else
             f"its {len(steps)} steps ({list_tokens} tokens) in {len(phases)} phases ({shown}) are only "
-            f"{dispersion:.2f} alike on average (under {self.dispersed_under:.2f}): into "
+            f"{dispersion:.2f} alike on average (under {self.phases_under:.2f}): into "
             f"{len(children)} notes: {names}")
         return {"overloaded": True, "reason": tx.clip(reason, 600), "parent_body": parent,
                 "children": [{k: c[k] for k in ("name", "description", "body")} for c in children]}
@@ -170,7 +191,7 @@ class SplitPlanner:
 
     def _by_sections(self, note: NoteView, bucket: str, lang: str) -> dict:
         """The split along the note's own top-level sections (see the module doc)."""
-        outline = tx.outline(note.body)
+        outline = sections_outline(note.body)
         sections = list(outline.sections)
         sizes = [estimate_tokens(s.text) for s in sections]
         big = [i for i, size in enumerate(sizes) if size >= self.min_section_tokens]
@@ -186,7 +207,7 @@ class SplitPlanner:
                 f"{len(big)} of its {len(sections)} sections have at least {self.min_section_tokens} "
                 "tokens: nothing to split along"
             )
-        _, sim = self.similarities([reader_text(s.text) for s in sections], lang)
+        sim = self.section_similarities([s.text for s in sections], lang)
         topics = self._group(sections, sizes, sim)  # adjacent alike sections: one topic
         if len(topics) < 2:
             return keep(
@@ -196,16 +217,19 @@ class SplitPlanner:
                 f"{self.join_sim:.2f} alike): one topic"
             )
         dispersion = _dispersion(topics, big, sim)
+        shared = _dispersion(topics, big, shared_words([s.text for s in sections]))
         parts = (
             "" if len(topics) == len(sections) else
             (f"（相邻相似的合并后为 {len(topics)} 部分）" if zh else f" ({len(topics)} parts once alike neighbours join)")
         )
-        if dispersion >= self.dispersed_under:
+        words = (f"，共有词 {shared:.0%}" if zh else f", share {shared:.0%} of their topic words")
+        if dispersion >= self.dispersed_under and shared >= self.disjoint_under:
             return keep(
-                f"{len(sections)} 个章节{parts}彼此相似度平均 {dispersion:.2f}（低于 {self.dispersed_under:.2f} 才拆）：是同一主题"
+                f"{len(sections)} 个章节{parts}彼此相似度平均 {dispersion:.2f}{words}（相似度低于 "
+                f"{self.dispersed_under:.2f} 或共有词低于 {self.disjoint_under:.0%} 才拆）：是同一主题"
                 if zh else
-                f"its {len(sections)} sections{parts} are {dispersion:.2f} alike on average (split under "
-                f"{self.dispersed_under:.2f}): one topic"
+                f"its {len(sections)} sections{parts} are {dispersion:.2f} alike on average{words} "
+                f"(split under {self.dispersed_under:.2f}, or under {self.disjoint_under:.0%} shared): one topic"
             )
         groups = _cap(topics, sim)
         children = self._children(note, bucket, lang, [[sections[i] for i in g] for g in groups])
@@ -217,10 +241,12 @@ class SplitPlanner:
         parent = _parent_body(note, outline, children, bucket, lang)
         names = ("、" if zh else "; ").join(c["name"] for c in children)
         reason = (
-            f"{len(sections)} 个章节{parts}彼此相似度平均只有 {dispersion:.2f}（低于 {self.dispersed_under:.2f}）：拆成 {len(children)} 篇：{names}"
+            f"{len(sections)} 个章节{parts}彼此相似度平均只有 {dispersion:.2f}{words}（相似度低于 "
+            f"{self.dispersed_under:.2f} 或共有词低于 {self.disjoint_under:.0%} 即拆）：拆成 {len(children)} 篇：{names}"
             if zh else
-            f"its {len(sections)} sections{parts} are only {dispersion:.2f} alike on average (under "
-            f"{self.dispersed_under:.2f}): into {len(children)} notes: {names}"
+            f"its {len(sections)} sections{parts} are only {dispersion:.2f} alike on average{words} "
+            f"(split under {self.dispersed_under:.2f}, or under {self.disjoint_under:.0%} shared): into "
+            f"{len(children)} notes: {names}"
         )
         return {
             "overloaded": True,
@@ -228,6 +254,26 @@ class SplitPlanner:
             "parent_body": parent,
             "children": [{k: c[k] for k in ("name", "description", "body")} for c in children],
         }
+
+    def section_similarities(self, texts: Sequence[str], lang: str) -> np.ndarray:
+        """`sim` of every pair of sections, read on their content words (`topic_text`)
+        above the chance level of unrelated note sentences read the same way: the
+        writer's own function words ("we", "every", "then") make any two sections of
+        one person's note alike, and measured on whole sentences three unrelated
+        sections scored 0.27 (docs/experiments.md, "Sections of real notes")."""
+        cos, _ = self.similarities([topic_text(t) for t in texts], lang)
+        base = self._chance(lang)
+        return np.clip((cos - base) / (1.0 - base), 0.0, 1.0)
+
+    def _chance(self, lang: str) -> float:
+        if lang not in self._chance_by_lang:
+            from ...consolidate.reference import REFERENCE
+
+            reference = REFERENCE.get(lang, REFERENCE["en"])
+            cos, _ = self.similarities([topic_text(t) for t in reference], lang)
+            off = cos[~np.eye(len(reference), dtype=bool)]
+            self._chance_by_lang[lang] = min(float(off.mean()), 0.99)
+        return self._chance_by_lang[lang]
 
     def _group(self, sections: list[tx.Section], sizes: list[int], sim: np.ndarray) -> list[list[int]]:
         """Adjacent sections joined while alike (or too small to stand alone)."""
@@ -272,6 +318,44 @@ class SplitPlanner:
             })
         return out
 
+
+
+def shared_words(texts: Sequence[str]) -> np.ndarray:
+    """The share of topic words (`content_words`: stemmed, no stopwords, links as their
+    text) every pair of `texts` has in common: |A ∩ B| / min(|A|, |B|), 1 on the diagonal.
+    What an embedder cannot see in a list: two categories of a folder note written in the
+    same form read alike to it, yet name no thing in common."""
+    words = [content_words(t) for t in texts]
+    n = len(words)
+    out = np.eye(n)
+    for i in range(n):
+        for j in range(i + 1, n):
+            low = min(len(words[i]), len(words[j]))
+            out[i, j] = out[j, i] = len(words[i] & words[j]) / low if low else 0.0
+    return out
+
+
+def topic_text(text: str) -> str:
+    """What a section is about, for comparing sections: its words as a reader sees them
+    (links as their text) less stopwords, in order; the text itself when it has none."""
+    words = [w for w, content in word_spans(reader_text(text)) if content]
+    return " ".join(words) if words else reader_text(text)
+
+
+def sections_outline(body: str) -> tx.Outline:
+    """The body's outline at the level its topics are: the top heading level, or the
+    next one down when a single top heading holds them all — the `# Title` most imported
+    notes open with, their topics in `##` sections under it (a folder note, a course
+    note). The title and what precedes the first `##` stay the parent's intro."""
+    outline = tx.outline(body)
+    if len(outline.sections) != 1:
+        return outline
+    (only,) = outline.sections
+    inner = tx.outline(tx.render_blocks(only.blocks[1:]))
+    if len(inner.sections) < 2:
+        return outline
+    return tx.Outline(outline.intro + (only.blocks[0],) + inner.intro, inner.sections,
+                      inner.tail + outline.tail, outline.provenance)
 
 
 def _longest_list(blocks: list[tx.Block]) -> tuple[int, int] | None:
