@@ -486,14 +486,18 @@ TOPIC_DESCRIPTIONS = ["Send part of prod traffic to the new version first.",
                       "Copying live requests to a shadow stack."]
 
 
-def _topic_files() -> dict[str, str]:
-    """Six release notes linked in a ring, and a near copy of the first (a duplicate)."""
+def _topic_files(lead: int = 0) -> dict[str, str]:
+    """Six release notes linked in a ring, and a near copy of the first (a duplicate).
+    With `lead`, the ring links one note on and the first note links `lead` of the others:
+    it stands out (§7.6.1: a member is a hub only when it does)."""
     files = {}
     for i, (name, desc) in enumerate(zip(TOPIC, TOPIC_DESCRIPTIONS, strict=True)):
-        a, b = TOPIC[(i + 1) % 6], TOPIC[(i + 2) % 6]
+        ahead = [TOPIC[(i + k) % 6] for k in range(1, (lead if i == 0 else 1) + 1)] if lead \
+            else [TOPIC[(i + 1) % 6], TOPIC[(i + 2) % 6]]
         files[f"digest/wiki/{name}.md"] = (
             f"---\nname: {name}\ndescription: {desc}\n---\n{desc} We use it for payments-api.\n\n"
-            f"See [[digest/wiki/{a}.md]] and [[digest/wiki/{b}.md]].\n\nderived_from:: [[{LOG}]]\n")
+            f"See {' and '.join(f'[[digest/wiki/{a}.md]]' for a in ahead)}.\n\n"
+            f"derived_from:: [[{LOG}]]\n")
     files["digest/wiki/canary-deploys.md"] = (
         "---\nname: canary-deploys\ndescription: Send part of the prod traffic to the new version "
         "first.\n---\nSend part of prod traffic to the new version first. We use it for "
@@ -503,10 +507,10 @@ def _topic_files() -> dict[str, str]:
 
 
 def _brain_phases(make_vault, toml: str, name: str, *, stability: float = 0.857,
-                  active_days_ago: float = 10) -> tuple[dict, Path]:
+                  active_days_ago: float = 10, lead: int = 0) -> tuple[dict, Path]:
     """`consolidate --only abstract,merge` on the topic notes, one community of seven (its
     meta files written as the communities phase would), three of them recalled lately."""
-    files = _topic_files()
+    files = _topic_files(lead)
     root = _vault(make_vault, toml, name, files)
     members = sorted(f for f in files)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - active_days_ago * 86400))
@@ -548,7 +552,14 @@ def _gate_probe(make_vault, key: str, value, gate: str, *, shows=None, **kw):
 
 
 def probe_abstract_hub_coverage(make_vault, **_):
-    _gate_probe(make_vault, "hub_coverage", 0.3, "no_hub")  # each note links 2 of 6: 0.33
+    # the first note links 4 of the 6 others (0.67), the rest 1 or 2: it stands out, so it is
+    # the community's hub at the default 0.6 and nothing is proposed; at 0.9 it is not, and
+    # abstract proposes a hub
+    default, _ = _brain_phases(make_vault, "", "a", lead=4)
+    changed, _ = _brain_phases(make_vault, "[abstract]\nhub_coverage = 0.9\n", "b", lead=4)
+    assert not _gate(default, "no_hub")["passed"] and _gate(changed, "no_hub")["passed"]
+    assert _phase(default, "abstract")["details"]["outcomes"] == []
+    assert _phase(changed, "abstract")["details"]["outcomes"][0]["state"] == "pending"
 
 
 def probe_abstract_min_nodes(make_vault, **_):
