@@ -91,9 +91,9 @@ from .statements import (
     has_reason,
     score_all,
     segment,
-    states_a_rule,
 )
 from .units import UnitPlan, body_description, dated_name, referred_steps, spelled_out
+from .user_rules import tells_a_rule
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
@@ -387,7 +387,7 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
         facts, _ = plan_conversation(blocks, statements, day=_day(material))
         told = {s.index for f in facts for s in f.statements}
         plans = [p for p in plans if not told & {s.index for s in p.statements} and (
-            p.bucket == "procedure" or any(states_a_rule(s) for s in p.statements))] + facts
+            p.bucket == "procedure" or any(tells_a_rule(s) for s in p.statements))] + facts
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
     topic = _topic(material)

@@ -37,7 +37,7 @@ from .chat import (
 __all__ = [
     "Block", "Statement", "Scores", "segment",
     "score", "score_all", "has_reason", "GENERIC_HEADINGS", "PROC_HEADING",
-    "TOO_SHORT", "chat_speakers", "is_agent", "ENTRY_HEADING", "states_a_rule",
+    "TOO_SHORT", "chat_speakers", "is_agent", "ENTRY_HEADING", "has_rule_words_zh",
 ]
 
 BlockKind = Literal["step", "item", "para", "row"]
@@ -649,13 +649,11 @@ def score(
     return Scores(round(proc, 2), round(personal, 2), round(wiki, 2), noise)
 
 
-def states_a_rule(statement: Statement) -> bool:
-    """Whether a sentence states a rule or a preference by its form ("always", "never",
-    "don't", "prefer", "must", 一律, 别…): what the log rules keep of a chat with an
-    assistant, where the user's other statements are read as facts (conversation.py)."""
-    text = plain(statement.text)
-    return bool(_WANTS.search(text) or _OWN_RULE.search(text) or _RULE.search(text)
-                or _RULE_ZH.search(text) or _WEAK_RULE.search(text))
+def has_rule_words_zh(text: str) -> bool:
+    """Whether a Chinese sentence holds the words of a rule or a preference (不要, 别, 总是,
+    一律, 必须, 喜欢 …): what the log rules keep of a Chinese chat with an assistant
+    (user_rules.py reads an English one from its parse)."""
+    return bool(_RULE_ZH.search(text))
 
 
 def score_all(statements: list[Statement], *, resource: bool = False) -> list[Scores]:

@@ -1,0 +1,89 @@
+"""What a user tells an assistant to do, or how they want things: read from the parse.
+
+In a chat with an assistant, what the user says of themselves is read as facts
+(conversation.py); the log rules keep besides only what the user states as a rule or a
+preference for the assistant, and steps (docs/spec.md §5.2.9). A word list cannot tell
+those apart: "Sounds like you and the kids had a blast" has "like", "I've always had a
+love for horses" has "always", and both are neither. The parse can (spaCy's small English
+pipeline, `textrules.nlp`):
+
+* an **instruction** — the sentence's head is a verb in the base form with no subject of
+  its own ("Always answer in French", "Don't use bullet points", "Please keep it short"),
+  carrying a negation or a rule word (`always`, `never`, `only`, `please`, "make sure");
+  a bare imperative ("get a couch") is advice, not a rule;
+* a **preference** — the user (I, we) as the subject of a verb in the present: `prefer`
+  or `'d rather` by themselves; `like`, `love`, `hate`, `want`, `need` only with a rule
+  word or a negation ("I always want the short version", "I don't like emoji"); any other
+  verb only with a negation ("I never eat meat", "we don't work on Fridays") — an
+  affirmative habit in the perfect ("I've always had a love for horses") is a fact.
+
+Questions state no rule. A Chinese sentence is read by the log rules' own rule words
+(`statements.has_rule_words_zh`: 不要, 别, 总是, 一律, 必须 …).
+"""
+
+from __future__ import annotations
+
+from ...textrules import is_cjk, plain
+from ...textrules.nlp import english_docs
+from .chat import read_turn
+from .statements import Statement, has_rule_words_zh
+
+__all__ = ["tells_a_rule"]
+
+_RULE_WORDS = frozenset({"always", "never", "only", "please", "ever"})
+_PREFERENCE = frozenset({"like", "love", "hate", "want", "need", "enjoy", "dislike"})
+_PREFER = frozenset({"prefer"})
+_FIRST_PERSON = frozenset({"i", "we"})
+
+
+def _said(statement: Statement) -> str:
+    """The statement's words without the speaker's label a turn opens with."""
+    text = statement.text.strip()
+    turn = read_turn(text)
+    return plain(turn.text if turn is not None and turn.text else text)
+
+
+def tells_a_rule(statement: Statement) -> bool:
+    """Whether the user's sentence states a rule or a preference for the assistant (see
+    the module doc)."""
+    text = _said(statement)
+    if not text or text.rstrip().endswith(("?", "？")):
+        return False
+    if sum(map(is_cjk, text)) * 3 >= len(text):
+        return has_rule_words_zh(text)
+    doc = english_docs([text])[0]
+    return any(_instruction(sent) or _preference(sent) for sent in doc.sents)
+
+
+def _marked(head) -> bool:
+    """A negation or a rule word on the verb ("don't", "never", "always", "please"), or
+    "make sure"."""
+    return any(c.dep_ == "neg" or c.lower_ in _RULE_WORDS for c in head.children) or (
+        head.lemma_.lower() == "make" and any(c.lower_ == "sure" for c in head.children))
+
+
+def _instruction(sent) -> bool:
+    head = sent.root
+    if head.tag_ != "VB" or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in head.children):
+        return False
+    return _marked(head)
+
+
+def _preference(sent) -> bool:
+    if any(t.lower_ == "rather" for t in sent) and any(  # "I'd rather you didn't …"
+            t.lower_ in _FIRST_PERSON and t.dep_ == "nsubj" for t in sent):
+        return True
+    for verb in (t for t in sent if t.pos_ in ("VERB", "AUX")):
+        subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+        if subject is None or subject.lower_ not in _FIRST_PERSON:
+            continue
+        if verb.tag_ not in ("VBP", "VB") and verb.lower_ not in ("'d", "’d", "would"):
+            continue  # the present: "I've always had …" and "I liked …" tell what was
+        lemma = verb.lemma_.lower()
+        if lemma in _PREFER:
+            return True
+        if lemma in _PREFERENCE and _marked(verb):
+            return True
+        if any(c.dep_ == "neg" or c.lower_ == "never" for c in verb.children):
+            return True
+    return False

@@ -1,0 +1,58 @@
+"""What a user tells an assistant as a rule or a preference, read from the parse
+(offline_dream/user_rules.py). The word rules it replaces read "Sounds like you and the
+kids had a blast" as a preference ("like") and "I've always had a love for horses" as a
+rule ("always"): in LoCoMo's user <-> assistant form 104 of 629 notes were such sentences,
+named by their words (`sounds-like-you-and-kids`, `i-ve-always-had-a-love`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reme_workbench.brains.offline_dream.statements import segment
+from reme_workbench.brains.offline_dream.user_rules import tells_a_rule
+from tests.brains.test_dream_conversations import dream, notes, vault_with
+
+
+def said(text: str) -> bool:
+    _, statements = segment(f"**Emily:** {text}\n")
+    return any(tells_a_rule(s) for s in statements)
+
+
+@pytest.mark.parametrize("text", [
+    "Always answer in French.", "Please keep it short.", "Don't use bullet points.",
+    "I prefer metric units.", "I never eat meat.", "I don't like long answers.",
+    "I'd rather you didn't use emoji.", "Make sure the recipes are vegetarian.",
+    "以后回答都用中文，别用英文。",
+])
+def test_rules_and_preferences_for_the_assistant(text):
+    assert said(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Sounds like you and the kids had a blast.", "I've always had a love for horses!",
+    "I want to help people who have gone through the same things as me.", "I love pottery.",
+    "Totally agree.", "get a couch", "Can you always answer in French?", "我养了一只猫。",
+    "Sounds like you'd rather stay home.",
+])
+def test_facts_reactions_and_questions_are_no_rule(text):
+    assert not said(text)
+
+
+CHAT = """**Emily:** Hey, what's up? Been a busy week since we talked.
+**AI:** Hey Emily, it's been super busy here. Last Fri I finally took my kids to a pottery workshop.
+**Emily:** Wow! Sounds like you and the kids had a blast. How'd they like it?
+**AI:** The kids loved it!
+**Emily:** I've always had a love for horses! I want to help people who have gone through the same things as me.
+**AI:** That is wonderful.
+**Emily:** Don't be afraid to write, it helps. Mental health's a priority for me.
+**Emily:** Always answer me in metric units, please.
+"""
+
+
+def test_a_chat_with_an_assistant_keeps_the_users_rule_and_names_no_note_by_a_sentence(tmp_path):
+    root = vault_with(tmp_path, {"daily/2024-03-04/chat.md": CHAT})
+    dream(root)
+    names = sorted(notes(root))
+    assert not [n for n in names if "sounds-like" in n or "always-had" in n], names
+    texts = "\n".join(notes(root).values())
+    assert "metric units" in texts  # the rule is kept
