@@ -742,7 +742,7 @@ class _Planner:
     def _plan(self, hub: HubNote, members: tuple[str, ...], materials: list[str]) -> _HubPlan:
         name = " ".join(hub.name.split())
         try:
-            slug = slugify(name)
+            slug = slugify(name, keep_accents=True)  # the community's words as they are written
         except RemeError as exc:
             raise _PlanError(f"the hub's name cannot become a file name ({exc})") from None
         store, taken = self.vault.store, self._taken

@@ -45,8 +45,12 @@ _RESERVED = frozenset(
 )
 
 
-def slugify(text: str, *, max_length: int = MAX_SLUG_LENGTH) -> str:
+def slugify(text: str, *, max_length: int = MAX_SLUG_LENGTH, keep_accents: bool = False) -> str:
     """A slug for `text`, e.g. "Café Résumé" -> "cafe-resume", "用户偏好 设置" -> "用户偏好-设置".
+
+    `keep_accents` keeps a Latin letter's accents ("Funções" -> "funções", composed as
+    NFC): for names made of a person's own words in their language (a hub's). A slug
+    with accents is a slug: `note_path` and `free_slug` take both.
 
     Raises RemeError when nothing usable is left (only punctuation, emoji, spaces).
     """
@@ -59,7 +63,9 @@ def slugify(text: str, *, max_length: int = MAX_SLUG_LENGTH) -> str:
     for cluster in _clusters(unicodedata.normalize("NFKD", folded)):
         base = cluster[0]
         if base.isascii() and base.isalnum():
-            out.append(base)  # ASCII letter + accents -> the bare letter
+            # ASCII letter + accents -> the bare letter, or the letter as written when the
+            # name is a word of the person's language (a hub's "Funções", not "funcoes")
+            out.append(unicodedata.normalize("NFC", cluster) if keep_accents else base)
         elif base in _LATIN_FOLD:
             out.append(_LATIN_FOLD[base])
         elif unicodedata.category(base)[0] in "LN" and not base.isascii():
@@ -115,7 +121,7 @@ def free_slug(slug: str, exists: Callable[[str], bool]) -> str:
 
 def _check_slug(slug: str) -> None:
     try:
-        ok = isinstance(slug, str) and slugify(slug) == slug
+        ok = isinstance(slug, str) and slugify(slug, keep_accents=True) == slug
     except RemeError:
         ok = False
     if not ok:

@@ -212,3 +212,15 @@ def test_free_slug_candidates_are_valid_slugs(text: str, taken_count: int) -> No
     assert got not in taken
     assert_slug_rules(got)
     assert slugify(got) == got
+
+
+def test_a_slug_may_keep_a_latin_letters_accents():
+    """A hub named by the community's own words keeps them as written (issue #31):
+    "Funções" -> "funções", not "funcoes"; such a slug is still a slug."""
+    from reme_workbench.vault.slug import free_slug, note_path
+
+    assert slugify("Funções", keep_accents=True) == "funções"
+    assert slugify("Autômato finito", keep_accents=True) == "autômato-finito"
+    assert slugify("Café Résumé") == "cafe-resume"  # the default folds them, as before
+    assert note_path("wiki", "funções") == "digest/wiki/funções.md"
+    assert free_slug("funções", lambda s: s == "funções") == "funções-2"
