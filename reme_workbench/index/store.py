@@ -123,10 +123,10 @@ class IndexDelta:
 
 
 def choose_embedder(spec: str, root: Path | str, *, fresh: bool = False) -> str:
-    """The embedder spec to use for `spec` in the vault at `root`: `auto` becomes the
-    index's own embedder when it has one and it is available, else e5 or MiniLM
-    (`factory.auto_spec`); `fresh` (a rebuild) ignores the index's. Any other spec is
-    itself."""
+    """The embedder spec to use for `spec` in the vault whose index is under `root` (its
+    home, location.py): `auto` becomes the index's own embedder when it has one and it is
+    available, else e5 or MiniLM (`factory.auto_spec`); `fresh` (a rebuild) ignores the
+    index's. Any other spec is itself."""
     if (spec or "").strip().lower() != AUTO:
         return spec
     return auto_spec(None if fresh else recorded_embedder(root))
@@ -171,13 +171,15 @@ class VaultIndex(PendingVectors):
 
     `lock_timeout` (s): how long a refresh waits for another process's refresh that
     reports no progress (`vault.lock.RUN_LOCK_STALL_S` when None). Without `scan` it
-    keeps its own (reading notes up to `max_note_bytes`), closed with it.
+    keeps its own (reading notes up to `max_note_bytes`), closed with it. `home`: the
+    folder whose `.reme/` holds the index (default `root`; location.py's cache folder
+    for a vault this user may only read).
     """
 
     def __init__(
         self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None,
         on_embedder_change: str = "error", lock_timeout: float | None = None,
-        max_note_bytes: int = MAX_NOTE_BYTES,
+        max_note_bytes: int = MAX_NOTE_BYTES, home: Path | None = None,
     ) -> None:
         from ..vault.lock import RUN_LOCK_STALL_S, IndexLock
 
@@ -187,17 +189,20 @@ class VaultIndex(PendingVectors):
                 f"not {on_embedder_change!r}."
             )
         self.root = Path(root)
+        # where `.reme/` (and a recall's access log) is written: the vault, or a cache
+        # folder outside a read-only one (location.py)
+        self.home = Path(home) if home is not None else self.root
         self.embedder = embedder
         self.on_embedder_change = on_embedder_change
         self._own_scan = scan is None
         self.scan = scan if scan is not None else VaultScan(self.root, max_note_bytes=max_note_bytes)
         self._max_bytes = self.scan.max_note_bytes  # [vault] max_note_bytes, as the scan reads it
-        folder = resolve_inside(self.root, CACHE_DIR)  # refuses a symlinked .reme
+        folder = resolve_inside(self.home, CACHE_DIR)  # refuses a symlinked .reme
         folder.mkdir(exist_ok=True)
         self._folder = folder
         self._vec_path = folder / VECTORS_FILE
         self._lock = IndexLock(
-            self.root, timeout=RUN_LOCK_STALL_S if lock_timeout is None else lock_timeout
+            self.home, timeout=RUN_LOCK_STALL_S if lock_timeout is None else lock_timeout
         )
         self.conn = connect(folder / INDEX_DB, self._vec_path)
         self._generation: int | None = None
