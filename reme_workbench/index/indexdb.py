@@ -29,7 +29,7 @@ from ..vault.layout import CACHE_DIR
 from .chunking import Chunk
 from .factory import embedder_spec
 from .keyword import FTS_SCHEMA, fts_rows
-from .vectorcache import create_cache
+from .vectorcache import SAME_TEXT_SCHEMAS, create_cache, keep_old_vectors
 
 __all__ = [
     "INDEX_DB", "SCHEMA", "SQL_BATCH", "IndexedFile", "ReadSnapshot", "batched", "connect",
@@ -156,6 +156,9 @@ def _create(conn: sqlite3.Connection, vec_path: Path) -> None:
     if row is not None and row[0] == SCHEMA:
         conn.execute("COMMIT")  # another process opening it too was first: keep its work
         return
+    if row is not None and row[0] in SAME_TEXT_SCHEMAS:  # its vectors outlive its tables
+        create_cache(conn)
+        keep_old_vectors(conn, vec_path)
     for table in ("files", "chunks", "fts", "descriptions"):
         conn.execute(f"DROP TABLE IF EXISTS {table}")
     conn.execute("DELETE FROM meta")

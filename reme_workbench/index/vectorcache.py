@@ -11,7 +11,9 @@ for a new schema with the same chunk text all find their vectors there.
 
 The table is created outside the index's schema (`indexdb._create` drops every other
 table and keeps this one), so a schema change re-chunks but does not re-embed. A change
-of how vectors are stored gets a new table name.
+of how vectors are stored gets a new table name. An index of an older schema whose
+vectors are of the same texts (`SAME_TEXT_SCHEMAS`) gives them to the table before its
+tables are dropped (`keep_old_vectors`), so an upgrade does not re-embed either.
 
 Bounded. `chunks.vkey` and `descriptions.vkey` record the key each row's vector is
 under; after a refresh, when the table holds more than `PRUNE_SLACK` times the rows
@@ -29,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -36,7 +39,7 @@ from ..errors import RemeError
 
 __all__ = [
     "CACHE_TABLE", "PRUNE_MIN", "PRUNE_SLACK", "create_cache", "vector_key", "embed_cached",
-    "prune_if_over", "cache_rows",
+    "prune_if_over", "cache_rows", "keep_old_vectors", "SAME_TEXT_SCHEMAS",
 ]
 
 CACHE_TABLE = "vector_cache_v1"
@@ -104,6 +107,42 @@ def embed_cached(conn: sqlite3.Connection, embedder, embedder_key: tuple[str, in
         _store(conn, rows, replace=fresh)
         found.update(rows)
     return np.vstack([found[k] for k in keys]).astype(np.float32, copy=False)
+
+
+# Schemas of the index whose chunk vectors are of `f"{context}\n{text}"` as today's: an
+# index of one of them gives its vectors to the cache before its tables are dropped.
+SAME_TEXT_SCHEMAS = ("6",)
+
+
+def keep_old_vectors(conn: sqlite3.Connection, vec_path: Path) -> int:
+    """Inside the transaction that drops an old index's tables: put the vectors of its
+    chunks (vectors.faiss, by chunk id) in the cache under their texts' keys, so an
+    upgrade re-chunks but does not re-embed. Anything unreadable is left out (it is then
+    embedded again). Returns the rows added."""
+    meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedder', 'dim')"))
+    if len(meta) < 2 or not str(meta["dim"]).isdigit() or not vec_path.is_file():
+        return 0
+    import faiss
+
+    try:
+        vectors = faiss.read_index(str(vec_path))
+    except Exception:  # noqa: BLE001 - a damaged file only means those texts are embedded again
+        return 0
+    embedder = (meta["embedder"], int(meta["dim"]))
+    if not isinstance(vectors, faiss.IndexIDMap2) or vectors.d != embedder[1] or not vectors.ntotal:
+        return 0
+    ids = faiss.vector_to_array(vectors.id_map).tolist()
+    rows = []
+    for start in range(0, len(ids), _LOOKUP_BATCH):
+        part = ids[start : start + _LOOKUP_BATCH]
+        marks = ",".join("?" * len(part))
+        for i, context, text in conn.execute(
+            f"SELECT id, context, text FROM chunks WHERE embedded = 1 AND id IN ({marks})", part
+        ):
+            rows.append((vector_key(embedder, f"{context}\n{text}"),
+                         np.ascontiguousarray(vectors.reconstruct(int(i)), dtype=np.float32).tobytes()))
+    conn.executemany(f"INSERT OR IGNORE INTO {CACHE_TABLE} (key, vector) VALUES (?, ?)", rows)
+    return len(rows)
 
 
 def cache_rows(conn: sqlite3.Connection) -> int:

@@ -141,3 +141,23 @@ def test_vectors_no_chunk_uses_are_pruned_past_the_bound(course, monkeypatch):
     used = {bytes(k) for (k,) in rows_of(course, "SELECT vkey FROM chunks UNION "
                                                  "SELECT vkey FROM descriptions")}
     assert cached == used and len(cached) == stats["vectors"] + 20
+
+
+def test_an_index_of_the_previous_schema_gives_its_vectors_to_the_cache(course):
+    from reme_workbench.index import vectorcache
+
+    with VaultIndex(course, HashingEmbedder()) as index:
+        index.refresh()
+        before = index.stats()
+    conn = sqlite3.connect(course / ".reme/index.db")
+    with conn:  # as the previous version left it: no cache, schema 6, its vectors.faiss
+        conn.execute(f"DELETE FROM {vectorcache.CACHE_TABLE}")
+        conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
+    conn.close()
+    counted = MeteredEmbedder(HashingEmbedder())
+    with VaultIndex(course, counted) as index:
+        index.refresh()
+        assert counted.texts == 30  # the descriptions only: every chunk's vector was kept
+        assert index.stats()["vectors"] == before["vectors"]
+        [(cid, _)] = index.vector_search("lecture7part1", limit=1)
+        assert index.chunk(cid).path == "digest/wiki/course/lecture-07.md"
