@@ -80,7 +80,9 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     "12/37 files"); `index` or the next dream embeds the rest.
 
     Every hit returned is logged to meta/access_log.jsonl (it keeps notes from being
-    archived). With --queries FILE.jsonl many queries run in one process.
+    archived). With --queries FILE.jsonl many queries run in one process. A vault you
+    may only read is searched too: its index and log are kept in your cache folder
+    ($XDG_CACHE_HOME/reme-workbench/...), and the answer says so once.
     """
     from ..errors import RemeError
     from ..ops import RecallBatchRequest, RecallRequest, build_request, recall_batch
@@ -99,6 +101,7 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
         if wants_json(as_json):
             emit_json(answer.model_dump(mode="json"))
         else:
+            _print_notices(answer.notices)
             _print_hits(answer.hits)
             _print_vectors(answer)
         return
@@ -108,7 +111,9 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     request = build_request(RecallBatchRequest, queries=queries, **options)
     obj.warn_problems(vault)
     with obj.progress() as bar:
-        results = recall_batch(ws, request, progress=bar.message).results
+        answers = recall_batch(ws, request, progress=bar.message)
+    _print_notices(answers.notices)  # JSON lines are one per query: the notice goes to stderr
+    results = answers.results
     for result in results:
         if wants_json(as_json):
             row = {"id": result.id, "hits": [h.model_dump(mode="json") for h in result.hits],
@@ -119,6 +124,11 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
             _print_hits(result.hits)
     if results and not wants_json(as_json):
         _print_vectors(results[0])
+
+
+def _print_notices(notices) -> None:
+    for line in notices:
+        click.echo(line, err=True)
 
 
 def _print_vectors(answer) -> None:

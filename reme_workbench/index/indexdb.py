@@ -10,6 +10,8 @@ Tables: `files` (the indexed files, with the content hash they were indexed at),
 `chunks` (`embedded = 0` for a chunk kept in the keyword index only), `fts` (FTS5 over
 the CJK-segmented chunk text, see keyword.py), `descriptions` (one vector per digest
 note) and `meta` (schema, embedder name and dim, next chunk id, generation counter).
+A chunk's and a description's `vkey` is the key of its vector in the vector cache
+(vectorcache.py), a table that outlives these: a schema change rebuilds them, not it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ..vault.layout import CACHE_DIR
 from .chunking import Chunk
 from .factory import embedder_spec
 from .keyword import FTS_SCHEMA, fts_rows
+from .vectorcache import SAME_TEXT_SCHEMAS, create_cache, keep_old_vectors
 
 __all__ = [
     "INDEX_DB", "SCHEMA", "SQL_BATCH", "IndexedFile", "ReadSnapshot", "batched", "connect",
@@ -34,7 +37,7 @@ __all__ = [
 ]
 
 INDEX_DB = "index.db"
-SCHEMA = "6"  # bump when a table or the chunk/segment rules change: the cache rebuilds
+SCHEMA = "7"  # bump when a table or the chunk/segment rules change: the cache rebuilds
 SQL_BATCH = 500
 
 
@@ -93,13 +96,14 @@ def read_meta(conn: sqlite3.Connection, key: str) -> str | None:
 
 
 def write_descriptions(conn: sqlite3.Connection, described: Sequence[tuple[str, str]],
-                       vectors: np.ndarray) -> None:
-    """Store description vectors ((path, description_text) with its row) outside a
-    refresh; a later refresh of the file deletes its row, and a reader compares the text."""
+                       vectors: np.ndarray, keys: Sequence[bytes]) -> None:
+    """Store description vectors ((path, description_text) with its row and its vector
+    cache key) outside a refresh; a later refresh of the file deletes its row, and a
+    reader compares the text."""
     with conn:
-        conn.executemany("INSERT OR REPLACE INTO descriptions VALUES (?,?,?)",
-                         [(path, text, vector.tobytes())
-                          for (path, text), vector in zip(described, vectors, strict=True)])
+        conn.executemany("INSERT OR REPLACE INTO descriptions VALUES (?,?,?,?)",
+                         [(path, text, vector.tobytes(), key)
+                          for (path, text), vector, key in zip(described, vectors, keys, strict=True)])
 
 
 def write_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
@@ -139,6 +143,7 @@ def _setup(path: Path, vec_path: Path) -> sqlite3.Connection:
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
         if row is None or row[0] != SCHEMA:
             _create(conn, vec_path)
+        create_cache(conn)
     except BaseException:
         conn.close()
         raise
@@ -151,6 +156,9 @@ def _create(conn: sqlite3.Connection, vec_path: Path) -> None:
     if row is not None and row[0] == SCHEMA:
         conn.execute("COMMIT")  # another process opening it too was first: keep its work
         return
+    if row is not None and row[0] in SAME_TEXT_SCHEMAS:  # its vectors outlive its tables
+        create_cache(conn)
+        keep_old_vectors(conn, vec_path)
     for table in ("files", "chunks", "fts", "descriptions"):
         conn.execute(f"DROP TABLE IF EXISTS {table}")
     conn.execute("DELETE FROM meta")
@@ -162,13 +170,14 @@ def _create(conn: sqlite3.Connection, vec_path: Path) -> None:
         "CREATE TABLE chunks (id INTEGER PRIMARY KEY, path TEXT NOT NULL, ordinal INTEGER "
         "NOT NULL, layer TEXT NOT NULL, text TEXT NOT NULL, context TEXT NOT NULL, "
         "line_start INTEGER NOT NULL, line_end INTEGER NOT NULL, tokens INTEGER NOT NULL, "
-        "embedded INTEGER NOT NULL)"
+        "embedded INTEGER NOT NULL, vkey BLOB)"
     )
     conn.execute("CREATE INDEX chunks_path ON chunks (path, ordinal)")
+    conn.execute("CREATE INDEX chunks_vkey ON chunks (vkey)")  # the cache's prune reads it
     # one float32 vector per digest note, of description_text (see store.py's module doc)
     conn.execute(
         "CREATE TABLE descriptions (path TEXT PRIMARY KEY, text TEXT NOT NULL, "
-        "vector BLOB NOT NULL) WITHOUT ROWID"
+        "vector BLOB NOT NULL, vkey BLOB) WITHOUT ROWID"
     )
     conn.execute(FTS_SCHEMA)
     conn.executemany(
@@ -193,13 +202,16 @@ def write_refresh(
     new_files: Sequence[IndexedFile],
     new_chunks: Sequence[tuple[Chunk, str]],
     embedded: Sequence[bool],
+    chunk_keys: Sequence[bytes | None],
     described: Sequence[tuple[str, str]],
     described_vectors: np.ndarray,
+    described_keys: Sequence[bytes],
     embedder: tuple[str, int],
 ) -> tuple[list[int], list[int], int] | None:
     """Commit one refresh in one transaction: drop the rows of `changed` and `removed`
     (everything when `full`), insert `new_files`, `new_chunks` (with their `embedded`
-    flags), their FTS rows and the `described` description vectors, and record the
+    flags and vector cache keys), their FTS rows and the `described` description
+    vectors (with their keys), and record the
     `embedder` (name, dim), the next chunk id and the next generation.
 
     `generation` is the one the refresh planned against, `chunk_ids` the chunk ids of
@@ -234,19 +246,19 @@ def write_refresh(
             [(f.path, f.sha256, f.layer, f.name, f.description, f.chunks) for f in new_files],
         )
         conn.executemany(
-            "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             [(i, c.path, c.ordinal, layer, c.text, c.context, c.line_start, c.line_end,
-              c.tokens, int(e))
-             for i, (c, layer), e in zip(ids, new_chunks, embedded, strict=True)],
+              c.tokens, int(e), key)
+             for i, (c, layer), e, key in zip(ids, new_chunks, embedded, chunk_keys, strict=True)],
         )
         conn.executemany(
             "INSERT INTO fts (rowid, context, body, layer) VALUES (?,?,?,?)",
             fts_rows(ids, new_chunks),
         )
         conn.executemany(
-            "INSERT OR REPLACE INTO descriptions VALUES (?,?,?)",
-            [(path, text, vector.tobytes())
-             for (path, text), vector in zip(described, described_vectors, strict=True)],
+            "INSERT OR REPLACE INTO descriptions VALUES (?,?,?,?)",
+            [(path, text, vector.tobytes(), key) for (path, text), vector, key
+             in zip(described, described_vectors, described_keys, strict=True)],
         )
         generation = generation + 1
         conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [

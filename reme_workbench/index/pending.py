@@ -21,6 +21,7 @@ from ..errors import EmbedderMismatchError
 from ..vault.layout import is_digest_note
 from .chunking import Chunk, description_text
 from .indexdb import batched, write_descriptions, write_meta
+from .vectorcache import vector_key
 
 __all__ = ["IndexCoverage", "PendingVectors", "PENDING_KEY", "SAVED_KEY", "embed_text"]
 
@@ -116,8 +117,7 @@ class PendingVectors:
             self._lock.set_status(f"embedding {done:,}/{missing.size:,} chunks without a vector")
             rows = self._chunk_rows(ids)
             texts = [embed_text(rows[i]) for i in ids]
-            vectors.add_with_ids(np.asarray(self.embedder.embed(texts), dtype=np.float32),
-                                 np.asarray(ids, dtype=np.int64))
+            vectors.add_with_ids(self._embed_texts(texts), np.asarray(ids, dtype=np.int64))
             done += len(ids)
             self._unsaved += len(ids)
         return done
@@ -176,8 +176,9 @@ class PendingVectors:
                 if f.path not in have and f.chunks and is_digest_note(f.path)]
         if not todo:
             return 0
-        vectors = self._embed_descriptions(todo, {})
-        write_descriptions(self.conn, todo, vectors)
+        vectors = self._embed_descriptions(todo)
+        key = self._embedder_key()
+        write_descriptions(self.conn, todo, vectors, [vector_key(key, text) for _, text in todo])
         return len(todo)
 
     def coverage(self) -> IndexCoverage:

@@ -412,7 +412,7 @@ class _Recaller:
         when = self.now or datetime.now(UTC)
         try:
             for rank, hit in enumerate(hits, 1):
-                log_access(self.index.root, hit.path, when, "recall", query=query, rank=rank)
+                log_access(getattr(self.index, "home", self.index.root), hit.path, when, "recall", query=query, rank=rank)
         except (OSError, RemeError) as exc:  # a log that cannot be written never costs a recall
             warnings.warn(f"meta/access_log.jsonl not written ({exc}).", RuntimeWarning,
                           stacklevel=3)

@@ -85,6 +85,7 @@ from .indexdb import (
 )
 from .keyword import KeywordSearch
 from .pending import EMBED_BATCH, PENDING_KEY, SAVED_KEY, IndexCoverage, PendingVectors, embed_text
+from .vectorcache import embed_cached, prune_if_over, vector_key
 
 __all__ = [
     "VaultIndex", "IndexDelta", "IndexedFile", "SCOPES", "scope_layers", "EMBEDDER_CHANGE_MODES",
@@ -122,10 +123,10 @@ class IndexDelta:
 
 
 def choose_embedder(spec: str, root: Path | str, *, fresh: bool = False) -> str:
-    """The embedder spec to use for `spec` in the vault at `root`: `auto` becomes the
-    index's own embedder when it has one and it is available, else e5 or MiniLM
-    (`factory.auto_spec`); `fresh` (a rebuild) ignores the index's. Any other spec is
-    itself."""
+    """The embedder spec to use for `spec` in the vault whose index is under `root` (its
+    home, location.py): `auto` becomes the index's own embedder when it has one and it is
+    available, else e5 or MiniLM (`factory.auto_spec`); `fresh` (a rebuild) ignores the
+    index's. Any other spec is itself."""
     if (spec or "").strip().lower() != AUTO:
         return spec
     return auto_spec(None if fresh else recorded_embedder(root))
@@ -170,13 +171,15 @@ class VaultIndex(PendingVectors):
 
     `lock_timeout` (s): how long a refresh waits for another process's refresh that
     reports no progress (`vault.lock.RUN_LOCK_STALL_S` when None). Without `scan` it
-    keeps its own (reading notes up to `max_note_bytes`), closed with it.
+    keeps its own (reading notes up to `max_note_bytes`), closed with it. `home`: the
+    folder whose `.reme/` holds the index (default `root`; location.py's cache folder
+    for a vault this user may only read).
     """
 
     def __init__(
         self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None,
         on_embedder_change: str = "error", lock_timeout: float | None = None,
-        max_note_bytes: int = MAX_NOTE_BYTES,
+        max_note_bytes: int = MAX_NOTE_BYTES, home: Path | None = None,
     ) -> None:
         from ..vault.lock import RUN_LOCK_STALL_S, IndexLock
 
@@ -186,17 +189,20 @@ class VaultIndex(PendingVectors):
                 f"not {on_embedder_change!r}."
             )
         self.root = Path(root)
+        # where `.reme/` (and a recall's access log) is written: the vault, or a cache
+        # folder outside a read-only one (location.py)
+        self.home = Path(home) if home is not None else self.root
         self.embedder = embedder
         self.on_embedder_change = on_embedder_change
         self._own_scan = scan is None
         self.scan = scan if scan is not None else VaultScan(self.root, max_note_bytes=max_note_bytes)
         self._max_bytes = self.scan.max_note_bytes  # [vault] max_note_bytes, as the scan reads it
-        folder = resolve_inside(self.root, CACHE_DIR)  # refuses a symlinked .reme
+        folder = resolve_inside(self.home, CACHE_DIR)  # refuses a symlinked .reme
         folder.mkdir(exist_ok=True)
         self._folder = folder
         self._vec_path = folder / VECTORS_FILE
         self._lock = IndexLock(
-            self.root, timeout=RUN_LOCK_STALL_S if lock_timeout is None else lock_timeout
+            self.home, timeout=RUN_LOCK_STALL_S if lock_timeout is None else lock_timeout
         )
         self.conn = connect(folder / INDEX_DB, self._vec_path)
         self._generation: int | None = None
@@ -449,14 +455,15 @@ class VaultIndex(PendingVectors):
                 self._note_pending()
             return IndexDelta((), (), 0, False, None)
         vectors = self._new_vectors() if full else self._load_vectors(embed_missing=with_vectors)
-        # an edit rarely touches every chunk of a file: the unchanged ones keep their vectors
-        kept = ({} if full or not with_vectors
-                else self._kept_vectors([p for p in changed if p in files], vectors))
+        # Every text already embedded with this embedder (an edit's unchanged chunks, a moved
+        # note, a template's chunks) is read from the vector cache; `rebuild` embeds afresh.
+        fresh = rebuild
 
         # read, chunk and embed outside the transaction: a slow model never blocks readers
         new_files: list[IndexedFile] = []
         new_chunks: list[tuple[Chunk, str]] = []
         embedded: list[bool] = []  # per new chunk: does it get a vector
+        chunk_keys: list[bytes | None] = []  # per new chunk: its vector's key in the cache
         sampled: list[str] = []
         matrices: list[np.ndarray] = []
         pending: list[str] = []
@@ -481,26 +488,28 @@ class VaultIndex(PendingVectors):
                     described.append((path, description_text(path, rec.name, rec.description)))
                 new_chunks.extend((c, layer) for c in chunks)
                 embedded.extend(c.ordinal in plan.embedded for c in chunks)
+                chunk_keys.extend(vector_key(mine, embed_text(c)) if c.ordinal in plan.embedded
+                                  else None for c in chunks)
                 if with_vectors:
                     pending.extend(embed_text(c) for c in chunks if c.ordinal in plan.embedded)
                 if plan is not None and plan.sampled:
                     sampled.append(path)
             if len(pending) >= EMBED_BATCH or done == total:
                 if pending:
-                    matrices.append(self._embed_unless_kept(pending, kept))
+                    matrices.append(self._embed_texts(pending, fresh=fresh))
                     pending = []
                 if progress is not None:
                     progress(done, total)
         removed.sort()
-        described_vectors = self._embed_descriptions(
-            described, {} if full else self.description_vectors(dict(described)))
+        described_vectors = self._embed_descriptions(described, fresh=fresh)
 
         self._lock.set_status("writing the index")
         written = write_refresh(
             self.conn, generation=self._generation, full=full, chunk_ids=self._chunk_layer,
             indexed=files, changed=changed, removed=removed, new_files=new_files,
-            new_chunks=new_chunks, embedded=embedded, described=described,
-            described_vectors=described_vectors, embedder=mine,
+            new_chunks=new_chunks, embedded=embedded, chunk_keys=chunk_keys, described=described,
+            described_vectors=described_vectors,
+            described_keys=[vector_key(mine, text) for _, text in described], embedder=mine,
         )
         if written is None:  # another process refreshed meanwhile: plan again
             return None
@@ -536,6 +545,9 @@ class VaultIndex(PendingVectors):
         if not with_vectors and any(embedded) or self._meta(PENDING_KEY) == "1":
             self._note_pending()
         self._update_graph(full, [f.path for f in new_files], removed)
+        if old_ids:  # vectors no chunk uses any more may be dropped (vectorcache.py's bound)
+            prune_if_over(self.conn, len(self._chunk_layer) - len(self._keyword_only)
+                          + sum(f.chunks > 0 for f in self._files.values()))
 
         notes = []
         if switched:
@@ -553,44 +565,22 @@ class VaultIndex(PendingVectors):
             " ".join(notes) or None, tuple(sampled),
         )
 
-    def _kept_vectors(self, paths: list[str], vectors) -> dict[str, np.ndarray]:
-        """{embedded text: its stored vector} for the embedded chunks of `paths` now."""
-        kept: dict[str, np.ndarray] = {}
-        for part in batched(paths):
-            marks = ",".join("?" * len(part))
-            for i, text, context in self.conn.execute(
-                f"SELECT id, text, context FROM chunks WHERE embedded = 1 AND path IN ({marks})", part,
-            ):
-                try:
-                    kept[f"{context}\n{text}"] = vectors.reconstruct(int(i))
-                except RuntimeError:  # not in the vectors file (a lagging file): embed it again
-                    continue
-        return kept
+    def _embed_texts(self, texts: list[str], *, fresh: bool = False) -> np.ndarray:
+        """The rows for `texts`: each text's cached vector (vectorcache.py), else embedded;
+        `fresh`: embed them all again (a rebuild), replacing what the cache had."""
+        return embed_cached(self.conn, self.embedder, self._embedder_key(), texts, fresh=fresh)
 
-    def _embed_unless_kept(self, texts: list[str], kept: Mapping[str, np.ndarray]) -> np.ndarray:
-        """The rows for `texts`: a kept vector where the text is unchanged, else embedded."""
-        missing = [t for t in dict.fromkeys(texts) if t not in kept]
-        fresh = dict(zip(missing, np.asarray(self.embedder.embed(missing), dtype=np.float32), strict=True)
-                     ) if missing else {}
-        return np.vstack([fresh[t] if t in fresh else kept[t] for t in texts]).astype(np.float32, copy=False)
-
-    def _embed_descriptions(self, described: list[tuple[str, str]],
-                            kept: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Unit float32 rows for the (path, description_text) of a refresh: the index's own
-        vector where `kept` has it for that very text, else embedded a batch at a time."""
+    def _embed_descriptions(self, described: list[tuple[str, str]], *, fresh: bool = False
+                            ) -> np.ndarray:
+        """Unit float32 rows for the (path, description_text) of a refresh, through the
+        vector cache like every text, a batch at a time."""
         dim = self._embedder_key()[1]
         if not described:
             return np.zeros((0, dim), dtype=np.float32)
-        missing = [text for path, text in described if path not in kept]
-        fresh: list[np.ndarray] = []
-        if missing:
-            self._lock.set_status(f"embedding {len(missing):,} note descriptions")
-            fresh = list(normalize_rows(np.vstack([
-                np.asarray(self.embedder.embed(part), dtype=np.float32)
-                for part in batched(missing, EMBED_BATCH)])).astype(np.float32, copy=False))
-        made = iter(fresh)
-        return np.vstack([kept[path] if path in kept else next(made) for path, _ in described]
-                         ).astype(np.float32, copy=False)
+        self._lock.set_status(f"embedding {len(described):,} note descriptions")
+        texts = [text for _, text in described]
+        return normalize_rows(np.vstack([self._embed_texts(part, fresh=fresh)
+                                         for part in batched(texts, EMBED_BATCH)]))
 
     def description_vectors(self, texts: Mapping[str, str]) -> dict[str, np.ndarray]:
         """{path: unit vector} for the digest notes of `texts` ({path: description_text})

@@ -23,7 +23,7 @@ def open_unread_index(ws: Workspace, embedder=None):
     from ..index.store import VaultIndex
 
     return VaultIndex(ws.root, embedder if embedder is not None else ws.get_embedder(),
-                      max_note_bytes=ws.settings.vault.max_note_bytes)
+                      max_note_bytes=ws.settings.vault.max_note_bytes, home=ws.index_home().root)
 
 
 def start_background_index(ws: Workspace, *, rescan_every: float | None = None):

@@ -132,6 +132,8 @@ class RecallResponse(_Response):
         "", description="What the vector search saw: files with their vectors, of the files "
         "indexed (\"12/37 files\"); the others were found by keyword only.")
     note: str | None = Field(None, description="Why vectors are missing and what fills them.")
+    notices: list[str] = Field(default_factory=list, description="Lines for the person, once per "
+                               "call: e.g. a read-only vault's index kept in a cache folder.")
 
 
 class RecallBatchAnswer(RecallResponse):
@@ -142,6 +144,7 @@ class RecallBatchResponse(_Response):
     results: list[RecallBatchAnswer]
     vectors: str = ""
     note: str | None = None
+    notices: list[str] = Field(default_factory=list, description="As RecallResponse's, once.")
 
 
 class IndexStatusRequest(_Request):

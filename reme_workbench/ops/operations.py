@@ -84,11 +84,12 @@ def recall(ws: Workspace, request: RecallRequest,
     from ..index.recall import recall as run_recall
 
     vault = ws.open_vault()
-    require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
+    _require_index_home(ws)
     with _answering_index(ws, vault, request, progress) as (index, options, vectors, note):
         hits = run_recall(index, request.query, **options)
     return RecallResponse.model_validate({"query": request.query, "vectors": vectors,
-                                          "note": note, "hits": [h.to_json() for h in hits]})
+                                          "note": note, "hits": [h.to_json() for h in hits],
+                                          "notices": _home_notices(ws)})
 
 
 def recall_batch(ws: Workspace, request: RecallBatchRequest,
@@ -99,7 +100,7 @@ def recall_batch(ws: Workspace, request: RecallBatchRequest,
 
     tell = progress or (lambda _d, _t, _m: None)
     vault = ws.open_vault()
-    require_writable(vault, "recall (it updates the index in .reme/ and logs hits)")
+    _require_index_home(ws)
     batch = [(q.id, q.query) for q in request.queries]
     with _answering_index(ws, vault, request, progress) as (index, options, vectors, note):
         answers = run_batch(index, batch, progress=lambda d, t: tell(d, t, f"recall: {d}/{t} queries"),
@@ -107,7 +108,21 @@ def recall_batch(ws: Workspace, request: RecallBatchRequest,
         results = [{"id": qid, "query": text, "hits": [h.to_json() for h in hits],
                     "vectors": vectors, "note": note}
                    for (qid, text), (_, hits) in zip(batch, answers, strict=True)]
-    return RecallBatchResponse.model_validate({"results": results, "vectors": vectors, "note": note})
+    return RecallBatchResponse.model_validate({"results": results, "vectors": vectors, "note": note,
+                                               "notices": _home_notices(ws)})
+
+
+def _home_notices(ws: Workspace) -> list[str]:
+    """The line that says a read-only vault's index and access log are kept elsewhere."""
+    notice = ws.index_home().notice
+    return [notice] if notice else []
+
+
+def _require_index_home(ws: Workspace) -> None:
+    """Stop a search of a read-only vault whose index has nowhere to go, with one line."""
+    problem = ws.index_home().problem
+    if problem:
+        raise RemeError(problem)
 
 
 # a few edited notes' vectors are embedded before a recall answers; more wait (see below)

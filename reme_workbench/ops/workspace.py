@@ -49,6 +49,7 @@ class Workspace:
     # a long-running front end's index thread (`ops.start_background_index`): recall never
     # waits on it, and writes wake it
     background_index: Any = None
+    _home: Any = field(default=None, init=False, repr=False)  # index_home(), chosen once
 
     def __post_init__(self) -> None:
         from ..vault.vault import looks_like_vault
@@ -97,13 +98,22 @@ class Workspace:
         return self.vault
 
     # -- the embedder and the index -----------------------------------------------------------
+    def index_home(self):
+        """Where the index and a recall's access log are written (`index.location.IndexHome`):
+        the vault, or a user cache folder when this user may only read the vault."""
+        if self._home is None:
+            from ..index.location import index_home
+
+            self._home = index_home(self.root)
+        return self._home
+
     def embedder_name(self, *, fresh: bool = False) -> str:
         """The embedder spec in force: the front end's, else reme.toml's, with `auto`
         resolved against the index's record (`fresh`: as for a new index)."""
         from ..index.store import choose_embedder
 
-        return choose_embedder(self.embedder_spec or self.settings.recall.embedder, self.root,
-                               fresh=fresh)
+        return choose_embedder(self.embedder_spec or self.settings.recall.embedder,
+                               self.index_home().root, fresh=fresh)
 
     def get_embedder(self, *, rebuild: bool = False):
         """The embedder (cheap: no weights load before the first embed). `rebuild` chooses
@@ -124,7 +134,7 @@ class Workspace:
 
         vault = vault if vault is not None else self.open_vault()
         return VaultIndex(vault.root, self.get_embedder(rebuild=rebuild), scan=vault.scan,
-                          on_embedder_change=on_embedder_change)
+                          on_embedder_change=on_embedder_change, home=self.index_home().root)
 
     # -- the brains ---------------------------------------------------------------------------
     def dream_brain(self, settings: Settings | None = None):

@@ -46,9 +46,10 @@ PREFIX = _as_user()
 pytestmark = pytest.mark.skipif(PREFIX is None, reason="running as root without setpriv")
 
 
-def _run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def _run_cli(*args: str, cwd: Path, **extra_env: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REME_")}
     env["HOME"] = str(cwd)
+    env.update(extra_env)
     return subprocess.run(
         [*PREFIX, sys.executable, "-m", "reme_workbench", *args],
         capture_output=True, text=True, cwd=cwd, env=env, timeout=120,
@@ -90,8 +91,8 @@ def readonly():
         shutil.rmtree(base)
 
 
-def run(vault: Path, *args: str) -> subprocess.CompletedProcess:
-    return _run_cli("--vault", str(vault), *args, cwd=vault.parent)
+def run(vault: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess:
+    return _run_cli("--vault", str(vault), *args, cwd=vault.parent, **extra_env)
 
 
 def test_the_vault_really_is_read_only_for_the_cli_user(readonly):
@@ -141,7 +142,6 @@ def test_health_reports_read_only_and_says_the_report_was_not_written(readonly):
         ("rename", "digest/wiki/alpha.md", "digest/wiki/beta.md"),
         ("health", "--fix"),
         ("index", "--embedder", "hashing"),
-        ("recall", "canary", "--embedder", "hashing"),
         ("dream", "--embedder", "hashing", "--dry-run"),
         ("proposals", "accept", "p-1"),
         ("proposals", "reject", "p-1"),
@@ -181,3 +181,45 @@ def test_the_library_refuses_a_read_only_vault_in_one_sentence(readonly):
     result = subprocess.run([*PREFIX, sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.startswith("REFUSED The vault"), result.stdout + result.stderr
     assert "read-only for this user" in result.stdout and "chmod -R u+w" in result.stdout
+
+
+@pytest.fixture
+def user_cache():
+    """An XDG_CACHE_HOME the CLI's user may write (pytest's tmp_path is root-only)."""
+    folder = Path(tempfile.mkdtemp(prefix="reme-cache-"))
+    folder.chmod(0o777)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_recall_searches_a_read_only_vault_from_a_user_cache(readonly, user_cache):
+    before = snapshot(readonly)
+    reme_before = sorted(p.name for p in (readonly / ".reme").iterdir())
+    result = run(readonly, "recall", "canary", "--embedder", "hashing", "--json",
+                 XDG_CACHE_HOME=str(user_cache))
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["hits"][0]["path"] == "daily/2026-10-05/log.md"
+    (notice,) = answer["notices"]
+    (home,) = (user_cache / "reme-workbench").iterdir()  # one folder for this vault
+    assert "read-only" in notice and str(home) in notice and "chmod" not in notice
+    assert (home / ".reme/index.db").is_file()  # the index, started from the vault's own copy
+    logged = [json.loads(line) for line in (home / "meta/access_log.jsonl").read_text().splitlines()]
+    assert logged[0]["path"] == "daily/2026-10-05/log.md" and logged[0]["event"] == "recall"
+    again = run(readonly, "recall", "alpha note", "--embedder", "hashing", "--text",
+                XDG_CACHE_HOME=str(user_cache))
+    assert again.returncode == 0, again.stderr
+    assert "digest/wiki/alpha.md" in again.stdout
+    assert again.stderr.strip().splitlines() == [notice]  # said once, on stderr
+    assert snapshot(readonly) == before  # nothing written inside the vault
+    assert sorted(p.name for p in (readonly / ".reme").iterdir()) == reme_before
+
+
+def test_recall_says_how_to_fix_a_cache_it_cannot_write_either(readonly):
+    result = run(readonly, "recall", "canary", "--embedder", "hashing", "--json",
+                 XDG_CACHE_HOME=str(readonly / "meta"))
+    assert result.returncode == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("Error: ") and "XDG_CACHE_HOME" in line

@@ -24,6 +24,7 @@ from reme_workbench.index.chunking import (
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.recall import recall
 from reme_workbench.index.store import VaultIndex
+from reme_workbench.index.vectorcache import CACHE_TABLE
 
 WORDS = ("deploy rollout staging canary payments ledger worker pool config restart health "
          "latency error timeout retry queue batch database migration backup cluster node "
@@ -115,6 +116,9 @@ def test_a_repaired_vectors_file_embeds_only_the_sample(big_log):
         index.refresh()
         before = index.stats()
     (big_log / ".reme/vectors.faiss").unlink()
+    with sqlite3.connect(big_log / ".reme/index.db") as conn:  # else the cache has them all
+        conn.execute(f"DELETE FROM {CACHE_TABLE}")
+    conn.close()
     embedder = CountingEmbedder()
     with VaultIndex(big_log, embedder) as index:
         assert index.vector_search("deploy canary") == []  # a search never waits for vectors
