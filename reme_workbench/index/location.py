@@ -7,8 +7,8 @@ permission — can still be searched: both go to a folder of the user's cache,
 
     $XDG_CACHE_HOME/reme-workbench/<first 16 hex of sha256(the vault's resolved path)>/
 
-(`~/.cache/...` without XDG_CACHE_HOME; platformdirs' user cache folder when it is
-installed, the same folder on Linux), laid out as the vault is: `<that>/.reme/` and
+(`~/.cache/...` without XDG_CACHE_HOME; `~/Library/Caches/...` on macOS, `%LOCALAPPDATA%`
+on Windows), laid out as the vault is: `<that>/.reme/` and
 `<that>/meta/`. Nothing is written inside the vault. When the vault carries an index of
 its own (a synced `.reme/`), the cache starts from a copy of it, so a synced vault is
 not embedded again.
@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,13 +47,16 @@ class IndexHome:
 
 
 def user_cache_root() -> Path:
-    """The user's cache folder: platformdirs' when installed, else the XDG rule."""
-    try:
-        from platformdirs import user_cache_dir
-    except ImportError:
-        base = os.environ.get("XDG_CACHE_HOME", "").strip()
-        return Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
-    return Path(user_cache_dir()).expanduser()
+    """The user's cache folder, by the platform's rule and nothing installed besides (so
+    it never moves when another package comes or goes): $XDG_CACHE_HOME when set to an
+    absolute path, else ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows, ~/.cache."""
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if base and Path(base).is_absolute():
+        return Path(base)
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    local = os.environ.get("LOCALAPPDATA", "").strip() if os.name == "nt" else ""
+    return Path(local) if local else Path.home() / ".cache"
 
 
 def vault_cache_folder(root: Path | str) -> Path:
