@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -109,3 +110,65 @@ def test_ctrl_c_while_dreaming_leaves_every_note_whole(tmp_path):
                            text=True, env=_env())
     assert again.returncode == 0, again.stderr
     assert len(list((root / "digest").rglob("*.md"))) > len(notes)  # it went on
+
+
+def _index_on_a_terminal(root: Path, *, stop_when: str | None = None, timeout: float = 180):
+    """`index --embedder minilm` with stderr on a pseudo-terminal (so the progress line is
+    drawn); with `stop_when`, Ctrl-C as soon as the terminal shows that text. Returns
+    (exit code, terminal text, seconds from the Ctrl-C to the exit or None)."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*EXE, "--vault", str(root), "index", "--embedder", "minilm"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave,
+                            env=_env(), preexec_fn=_as_in_a_terminal)
+    os.close(slave)
+    seen, sent = bytearray(), None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if stop_when and sent is None and stop_when in seen.decode("utf-8", "replace"):
+            proc.send_signal(signal.SIGINT)
+            sent = time.monotonic()
+    code = proc.wait(timeout=60)
+    took = None if sent is None else time.monotonic() - sent
+    os.close(master)
+    return code, seen.decode("utf-8", "replace"), took
+
+
+def _cached_vectors(root: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(root / ".reme" / "index.db") as conn:
+        return conn.execute("SELECT count(*) FROM vector_cache_v1").fetchone()[0]
+
+
+def test_ctrl_c_while_embedding_keeps_the_finished_batches_and_the_next_run_goes_on(tmp_path):
+    root = _sample(tmp_path, keep=1000)
+    material = [p for layer in ("daily", "resource") for p in (root / layer).rglob("*")
+                if p.is_file()]
+    # the first batch of 64 chunks is committed: the line moves past it with a rate
+    code, term, took = _index_on_a_terminal(root, stop_when=" left")
+    assert code == 130, (term, _parent_sigint())
+    assert re.search(r"embedding: 64/\d+ chunks, [\d,k]+/[\d,k]+ tokens, [\d,]+ tokens/s, "
+                     r"\d+:\d\d left", term), term
+    assert "Stopped (Ctrl-C)" in term and "Traceback" not in term
+    assert took is not None and took < 2.0, f"Ctrl-C took {took:.2f} s to return"
+    kept = _cached_vectors(root)
+    assert kept >= 64  # what it finished is kept ...
+    code, term, _ = _index_on_a_terminal(root)
+    assert code == 0, term
+    # ... and the next run reads it instead of embedding it again
+    assert re.search(rf"embedding: \d+/(\d+) chunks \({kept:,} done before\)", term), term
+    done = subprocess.run([*EXE, "--vault", str(root), "index", "--json"],
+                          capture_output=True, text=True, env=_env(), check=True)
+    assert json.loads(done.stdout)["stats"]["files"] == len(material)
