@@ -172,3 +172,50 @@ def test_ctrl_c_while_embedding_keeps_the_finished_batches_and_the_next_run_goes
     done = subprocess.run([*EXE, "--vault", str(root), "index", "--json"],
                           capture_output=True, text=True, env=_env(), check=True)
     assert json.loads(done.stdout)["stats"]["files"] == len(material)
+
+
+def test_a_demo_stopped_by_ctrl_c_goes_on_when_run_again(tmp_path):
+    import random
+
+    path = tmp_path / "reme-demo"
+    marker = path / ".reme" / "demo-unfinished.json"
+    args = [*EXE, "demo", str(path), "--embedder", "hashing", "--json"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env(), preexec_fn=_as_in_a_terminal)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:  # its first notes are written
+        if any((path / "digest").rglob("*.md")) if (path / "digest").is_dir() else False:
+            break
+        time.sleep(0.02)
+    time.sleep(random.uniform(0, 1.5))  # somewhere in its weeks
+    if proc.poll() is not None:
+        pytest.fail(f"the demo ended before it could be interrupted: {proc.stderr.read()}")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (err, _parent_sigint())
+    assert "Run the command again to go on" in err and "Traceback" not in err
+    kept = json.loads(marker.read_text())["weeks"] if marker.is_file() else None
+    again = subprocess.run(args, capture_output=True, text=True, env=_env())
+    assert again.returncode == 0, again.stderr  # as the Ctrl-C message says
+    assert kept is not None and len(kept) < 4
+    report = json.loads(again.stdout)
+    assert [w["first"] for w in report["weeks"]] == ["2026-10-05", "2026-10-12", "2026-10-19",
+                                                     "2026-10-26"]
+    assert report["weeks"][: len(kept)] == [{k: w[k] for k in report["weeks"][0]} for w in kept]
+    assert not marker.exists()
+    # the same vault as a demo never stopped
+    whole = tmp_path / "whole"
+    clean = json.loads(subprocess.run([*EXE, "demo", str(whole), "--embedder", "hashing", "--json"],
+                                      capture_output=True, text=True, env=_env(), check=True).stdout)
+    assert report["notes"] == clean["notes"] and report["waiting"] == clean["waiting"]
+    assert sorted(p.relative_to(path).as_posix() for p in (path / "digest").rglob("*.md")) == \
+        sorted(p.relative_to(whole).as_posix() for p in (whole / "digest").rglob("*.md"))
+    # a finished demo, and a folder that is not a demo's, are refused and left as they are
+    for folder in (path, tmp_path / "mine"):
+        folder.mkdir(exist_ok=True)
+        (folder / "keep.txt").write_text("mine\n", encoding="utf-8")
+        before = snapshot(folder)
+        refused = subprocess.run(args[:4] + [str(folder)] + args[5:], capture_output=True,
+                                 text=True, env=_env())
+        assert refused.returncode == 1 and "already exists and is not empty" in refused.stderr
+        assert snapshot(folder) == before
