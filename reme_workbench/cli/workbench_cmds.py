@@ -24,7 +24,8 @@ def demo(obj: Ctx, path: Path, embedder, as_json):
     replayed in order — each week's material dreamt with the offline brain, then
     consolidated as the weekly schedule would at the week's end — and the review
     notebooks placed in PATH/workbench/. No key and no network are needed. Prints what
-    there is to review and where to look next. PATH must be new or an empty folder.
+    there is to review and where to look next. PATH must be new or an empty folder, or a
+    demo stopped by Ctrl-C: it goes on from the weeks that demo finished.
     """
     from ..ops import build_demo
 

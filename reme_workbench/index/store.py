@@ -84,7 +84,18 @@ from .indexdb import (
     write_refresh,
 )
 from .keyword import KeywordSearch
-from .pending import EMBED_BATCH, PENDING_KEY, SAVED_KEY, IndexCoverage, PendingVectors, embed_text
+from .pending import (
+    EMBED_BATCH,
+    PENDING_KEY,
+    SAVED_KEY,
+    EmbedCount,
+    EmbedProgress,
+    IndexCoverage,
+    PendingVectors,
+    cached_keys,
+    embed_in_commits,
+    embed_text,
+)
 from .vectorcache import embed_cached, prune_if_over, vector_key
 
 __all__ = [
@@ -379,10 +390,13 @@ class VaultIndex(PendingVectors):
         paths: Iterable[str] | None = None,
         vectors: bool = True,
         wait: bool = True,
+        embedding: EmbedProgress | None = None,
     ) -> IndexDelta | None:
         """Index what changed since the last refresh (everything with `rebuild=True`).
 
-        `progress(done, total)` counts files to (re)index. `paths` limits the look to
+        `progress(done, total)` counts files to (re)index as they are read and chunked;
+        then `embedding(EmbedCount)` counts the chunks and tokens embedded
+        (pending.embed_in_commits: committed a batch at a time, kept if interrupted). `paths` limits the look to
         those files (present or deleted) — for a caller that knows what it wrote; it
         saves the stat walk of the whole vault. `vectors=False` writes the files' rows,
         chunks and keyword index only: what keyword search needs, at a fraction of the
@@ -397,6 +411,11 @@ class VaultIndex(PendingVectors):
             if progress is not None:
                 progress(done, total)
 
+        def report_embedding(count: EmbedCount) -> None:
+            self._lock.set_status(f"embedding {count.chunks:,}/{count.total_chunks:,} chunks")
+            if embedding is not None:
+                embedding(count)
+
         # Another process's refresh is waited for, then this one plans against its result
         # (mostly: nothing left to do). Under the lock the database cannot change between
         # plan and commit; the re-plan stays for a process that refreshes without it.
@@ -404,7 +423,7 @@ class VaultIndex(PendingVectors):
             return None  # `wait=False` and another refresh (a background indexer) runs
         try:
             for _ in range(3):
-                delta = self._refresh_once(rebuild, report, wanted_paths, vectors)
+                delta = self._refresh_once(rebuild, report, wanted_paths, vectors, report_embedding)
                 if delta is not None:
                     return delta
         finally:
@@ -416,7 +435,7 @@ class VaultIndex(PendingVectors):
         )
 
     def _refresh_once(self, rebuild: bool, progress, paths: list[str] | None,
-                      with_vectors: bool = True) -> IndexDelta | None:
+                      with_vectors: bool = True, embedding=None) -> IndexDelta | None:
         self._sync()
         stored = self._stored_embedder()
         mismatch = self._mismatch()
@@ -494,12 +513,15 @@ class VaultIndex(PendingVectors):
                     pending.extend(embed_text(c) for c in chunks if c.ordinal in plan.embedded)
                 if plan is not None and plan.sampled:
                     sampled.append(path)
-            if len(pending) >= EMBED_BATCH or done == total:
-                if pending:
-                    matrices.append(self._embed_texts(pending, fresh=fresh))
-                    pending = []
-                if progress is not None:
-                    progress(done, total)
+            if progress is not None:
+                progress(done, total)
+        # every file read and chunked first (a small cost beside the encoder's), so the
+        # progress line counts chunks and tokens of the whole refresh as they are embedded
+        if pending:
+            known = set() if fresh else cached_keys(self.conn, [vector_key(mine, t) for t in pending])
+            matrices.append(embed_in_commits(
+                lambda part: self._embed_texts(part, fresh=fresh), pending, mine[1], embedding,
+                kept={i for i, t in enumerate(pending) if vector_key(mine, t) in known}))
         removed.sort()
         described_vectors = self._embed_descriptions(described, fresh=fresh)
 

@@ -19,6 +19,7 @@ each notebook. `notebook_workspace()` is what a notebook's first cell calls.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -37,7 +38,8 @@ __all__ = ["build_demo", "fresh_demo_copy", "notebook_workspace", "notebook_vaul
 def build_demo(path: Path | str, *, embedder: str | None = None, settings: Settings | None = None,
                progress: Progress | None = None, notebooks: bool = True) -> DemoReport:
     """Copy the sample to `path` (which must not exist, or be an empty folder) and replay
-    its weeks (see the module doc)."""
+    its weeks (see the module doc). A `path` holding a demo that was stopped (its
+    DEMO_MARKER) is gone on with: the weeks it finished are kept, the rest replayed."""
     import time
 
     from ..consolidate.run import consolidate_vault
@@ -51,13 +53,28 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
 
     started = time.monotonic()
     path = Path(path)
+    marker = path / CACHE_DIR / DEMO_MARKER
+    state = None
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise RemeError(f"{path} already exists and is not empty; give the demo a new folder "
-                        "(e.g. `reme-workbench demo reme-demo-2`) or remove it first.")
+        state = _read_marker(marker)  # only a folder with the demo's own marker is gone on with
+        if state is None:
+            raise RemeError(f"{path} already exists and is not empty; give the demo a new folder "
+                            "(e.g. `reme-workbench demo reme-demo-2`) or remove it first.")
     configured = settings.recall.embedder if settings and settings.recall.embedder != "auto" else None
-    spec = demo_embedder(embedder or configured)
+    spec = demo_embedder(embedder or configured or (state or {}).get("embedder"))
+    if state is not None and spec != state["embedder"]:
+        raise RemeError(f"The demo in {path} was started with the {state['embedder']} embedder; "
+                        f"run it again without --embedder (or with --embedder {state['embedder']}) "
+                        "to go on, or give the demo a new folder.")
     get_embedder(choose_embedder(spec, path))  # a spec it does not know stops here, before any file
-    init_vault(path, sample=True)
+    if state is None or not state["sample"]:
+        if state is not None:  # stopped while the sample was copied: a file may be cut short
+            _clear_but_marker(path)
+        state = {"embedder": spec, "sample": False, "weeks": []}
+        _write_marker(marker, state)  # first: a folder with it is the demo's own
+        init_vault(path, sample=True)
+        state["sample"] = True
+        _write_marker(marker, state)
     ws = Workspace.from_environment(path, settings=settings, embedder_spec=spec)
     settings = ws.settings
     vault = ws.keep_vault()
@@ -67,33 +84,40 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
     steps = 2 * len(weeks) + 1
     created: Counter = Counter()
     updated: Counter = Counter()
-    done_weeks = []
+    done_weeks = [_week_from_json(w) for w in state["weeks"]]  # a stopped demo's weeks
+    for w in state["weeks"]:
+        created.update(w["created_in"])
+        updated.update(w["updated_in"])
     with ws.index(vault) as index:
         for k, (first, last, files) in enumerate(weeks):
+            if k < len(done_weeks):
+                continue
             if progress:
                 progress(f"week of {first:%b %d}: dream {len(files)} files", 2 * k, steps)
             report = dream_vault(vault, brain, index, settings, targets=files)
             failed = [o for o in report.outcomes if o.state == "failed"]
             if failed:
                 raise RemeError(f"Dream failed on {failed[0].material}: {failed[0].message}")
-            week_created = week_updated = 0
+            week_created: Counter = Counter()
+            week_updated: Counter = Counter()
             for o in report.outcomes:
                 if o.state != "applied" or not o.target_path:
                     continue
-                if o.action == "CREATE":
-                    created[bucket_of(o.target_path)] += 1
-                    week_created += 1
-                else:
-                    updated[bucket_of(o.target_path)] += 1
-                    week_updated += 1
+                (week_created if o.action == "CREATE" else week_updated)[bucket_of(o.target_path)] += 1
+            created.update(week_created)
+            updated.update(week_updated)
             if progress:
                 progress(f"week of {first:%b %d}: consolidate", 2 * k + 1, steps)
             run = consolidate_vault(vault, settings, force=True, embedder=emb, index=index,
                                     brain=ws.consolidate_brain())
             lines = "; ".join(f"{o.phase}: {o.summary}" for o in run.phases
                               if o.ran and o.phase in ("abstract", "merge", "split"))
-            done_weeks.append(DemoWeek(first, last, len(report.materials), week_created,
-                                       week_updated, lines))
+            week = DemoWeek(first, last, len(report.materials), week_created.total(),
+                            week_updated.total(), lines)
+            done_weeks.append(week)
+            state["weeks"].append({**_week_to_json(week), "created_in": dict(week_created),
+                                   "updated_in": dict(week_updated)})
+            _write_marker(marker, state)  # a demo stopped from here on goes on with the next week
     if progress:
         progress("placing the notebooks and the Obsidian views", steps - 1, steps)
     placed = place_notebooks(path).placed if notebooks else ()
@@ -107,6 +131,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
     from ..consolidate.abstract import load_communities
 
     communities, _, _ = load_communities(path)
+    marker.unlink(missing_ok=True)  # the demo is whole: a second one into it is refused
     if progress:
         progress("done", steps, steps)
     return DemoReport(
@@ -115,6 +140,55 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
         dict(sorted(waiting.items())), tuple(placed), embedder_spec(emb.name),
         time.monotonic() - started,
         {"bridge": bridge.to_json()})
+
+
+# Written first into the demo's folder and removed when the demo is whole: a folder with it
+# is a demo that was stopped, and running the demo again goes on with it (weeks done kept).
+DEMO_MARKER = "demo-unfinished.json"
+
+
+def _read_marker(marker: Path) -> dict | None:
+    try:
+        state = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(state, dict) and isinstance(state.get("embedder"), str) and \
+        isinstance(state.get("weeks"), list)
+    return state if ok else None
+
+
+def _write_marker(marker: Path, state: dict) -> None:
+    """Whole or not written (a temporary file renamed over it)."""
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    part = marker.with_name(marker.name + ".tmp")
+    part.write_text(json.dumps(state, ensure_ascii=False), encoding="utf-8")
+    os.replace(part, marker)
+
+
+def _clear_but_marker(path: Path) -> None:
+    """Empty the demo's own folder (its marker says so) but for the marker."""
+    for item in path.iterdir():
+        if item.name == CACHE_DIR:
+            for inner in item.iterdir():
+                if inner.name != DEMO_MARKER:
+                    shutil.rmtree(inner) if inner.is_dir() else inner.unlink()
+        elif item.is_dir() and not item.is_symlink():
+            shutil.rmtree(item)
+        else:
+            item.unlink()
+
+
+def _week_to_json(week: DemoWeek) -> dict:
+    return {"first": week.first.isoformat(), "last": week.last.isoformat(),
+            "materials": week.materials, "created": week.created, "updated": week.updated,
+            "consolidate": week.consolidate}
+
+
+def _week_from_json(row: dict) -> DemoWeek:
+    from datetime import date
+
+    return DemoWeek(date.fromisoformat(row["first"]), date.fromisoformat(row["last"]),
+                    row["materials"], row["created"], row["updated"], row["consolidate"])
 
 
 def _cache_root() -> Path:

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import BusyError, NotFoundError, RemeError
+from .indexing import embedding_progress
 from .models import (
     BridgeRequest,
     BridgeResponse,
@@ -56,7 +57,7 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
         settings = settings.model_copy(update={"proposals": held})
     brain, ledger = ws.dream_brain(settings)
     with ws.index(vault) as index:
-        index.refresh(progress=indexing_progress(progress))
+        index.refresh(progress=indexing_progress(progress), embedding=embedding_progress(progress))
         report = dream_vault(vault, brain, index, settings, targets=list(request.files),
                              dry_run=request.dry_run, force=request.force,
                              progress=lambda where: progress(where.files_done, where.files_total,

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import RemeError
+from .indexing import embedding_progress
 from .models import (
     GraphPreviewRequest,
     GraphPreviewResponse,
@@ -168,7 +169,8 @@ def build_index(ws: Workspace, request: IndexRequest,
     vault = ws.open_vault()
     require_writable(vault, "index (it keeps the index in .reme/)")
     with ws.index(vault, on_embedder_change="reembed", rebuild=request.rebuild) as idx:
-        delta = idx.refresh(rebuild=request.rebuild, progress=indexing_progress(progress))
+        delta = idx.refresh(rebuild=request.rebuild, progress=indexing_progress(progress),
+                            embedding=embedding_progress(progress))
         stats = idx.stats()
     return IndexResponse(indexed=list(delta.indexed), removed=list(delta.removed),
                          chunks_embedded=delta.chunks, reembedded_all=delta.reembedded_all,

@@ -122,3 +122,18 @@ def test_demo_shows_a_bar_of_its_weeks(tmp_path):
     assert "week of Oct 26: consolidate" in term and "[####################] 9/9 done" in term
     assert term.endswith("\r\x1b[K")
     assert json.loads(out)["waiting"]["consolidate.merge"] == 1
+
+
+def test_index_counts_the_chunks_it_embeds(make_vault, tmp_path):
+    # enough chunks for more than one committed batch (index/pending.py COMMIT_BATCH)
+    notes = {f"resource/topic-{i}.md": "\n\n".join(
+        f"## Part {j}\n\nPart {j} of topic {i}: the canary ran {j} minutes on host {i}-{j}."
+        for j in range(12)) for i in range(20)}
+    vault = make_vault(notes)
+    code, out, term = run_on_terminal("--vault", str(vault), "index", "--embedder", "hashing",
+                                      "--json", tmp_path=tmp_path)
+    assert code == 0, term
+    chunks = json.loads(out)["chunks_embedded"]
+    assert chunks > 64
+    assert f"embedding: {chunks:,}/{chunks:,} chunks, " in term  # the last line, always drawn
+    assert term.endswith("\r\x1b[K")

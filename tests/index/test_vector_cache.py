@@ -7,7 +7,6 @@ import sqlite3
 import numpy as np
 import pytest
 
-from reme_workbench.index import store
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.metered import MeteredEmbedder
 from reme_workbench.index.pending import embed_text
@@ -105,9 +104,9 @@ class FailsAfter:
 
 
 def test_an_interrupted_refresh_keeps_right_vectors_and_the_next_goes_on(course, monkeypatch):
-    from reme_workbench.index import vectorcache
+    from reme_workbench.index import pending, vectorcache
 
-    monkeypatch.setattr(store, "EMBED_BATCH", 8)  # several batches in one refresh
+    monkeypatch.setattr(pending, "COMMIT_BATCH", 8)  # several committed batches in one refresh
     with VaultIndex(course, FailsAfter(3)) as index, pytest.raises(Interrupted):
         index.refresh()
     cached = rows_of(course, f"SELECT key, vector FROM {vectorcache.CACHE_TABLE}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -109,3 +110,112 @@ def test_ctrl_c_while_dreaming_leaves_every_note_whole(tmp_path):
                            text=True, env=_env())
     assert again.returncode == 0, again.stderr
     assert len(list((root / "digest").rglob("*.md"))) > len(notes)  # it went on
+
+
+def _index_on_a_terminal(root: Path, *, stop_when: str | None = None, timeout: float = 180):
+    """`index --embedder minilm` with stderr on a pseudo-terminal (so the progress line is
+    drawn); with `stop_when`, Ctrl-C as soon as the terminal shows that text. Returns
+    (exit code, terminal text, seconds from the Ctrl-C to the exit or None)."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*EXE, "--vault", str(root), "index", "--embedder", "minilm"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave,
+                            env=_env(), preexec_fn=_as_in_a_terminal)
+    os.close(slave)
+    seen, sent = bytearray(), None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if stop_when and sent is None and stop_when in seen.decode("utf-8", "replace"):
+            proc.send_signal(signal.SIGINT)
+            sent = time.monotonic()
+    code = proc.wait(timeout=60)
+    took = None if sent is None else time.monotonic() - sent
+    os.close(master)
+    return code, seen.decode("utf-8", "replace"), took
+
+
+def _cached_vectors(root: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(root / ".reme" / "index.db") as conn:
+        return conn.execute("SELECT count(*) FROM vector_cache_v1").fetchone()[0]
+
+
+def test_ctrl_c_while_embedding_keeps_the_finished_batches_and_the_next_run_goes_on(tmp_path):
+    root = _sample(tmp_path, keep=1000)
+    material = [p for layer in ("daily", "resource") for p in (root / layer).rglob("*")
+                if p.is_file()]
+    # the first batch of 64 chunks is committed: the line moves past it with a rate
+    code, term, took = _index_on_a_terminal(root, stop_when=" left")
+    assert code == 130, (term, _parent_sigint())
+    assert re.search(r"embedding: 64/\d+ chunks, [\d,k]+/[\d,k]+ tokens, [\d,]+ tokens/s, "
+                     r"\d+:\d\d left", term), term
+    assert "Stopped (Ctrl-C)" in term and "Traceback" not in term
+    assert took is not None and took < 2.0, f"Ctrl-C took {took:.2f} s to return"
+    kept = _cached_vectors(root)
+    assert kept >= 64  # what it finished is kept ...
+    code, term, _ = _index_on_a_terminal(root)
+    assert code == 0, term
+    # ... and the next run reads it instead of embedding it again
+    assert re.search(rf"embedding: \d+/(\d+) chunks \({kept:,} done before\)", term), term
+    done = subprocess.run([*EXE, "--vault", str(root), "index", "--json"],
+                          capture_output=True, text=True, env=_env(), check=True)
+    assert json.loads(done.stdout)["stats"]["files"] == len(material)
+
+
+def test_a_demo_stopped_by_ctrl_c_goes_on_when_run_again(tmp_path):
+    import random
+
+    path = tmp_path / "reme-demo"
+    marker = path / ".reme" / "demo-unfinished.json"
+    args = [*EXE, "demo", str(path), "--embedder", "hashing", "--json"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env(), preexec_fn=_as_in_a_terminal)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:  # its first notes are written
+        if any((path / "digest").rglob("*.md")) if (path / "digest").is_dir() else False:
+            break
+        time.sleep(0.02)
+    time.sleep(random.uniform(0, 1.5))  # somewhere in its weeks
+    if proc.poll() is not None:
+        pytest.fail(f"the demo ended before it could be interrupted: {proc.stderr.read()}")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (err, _parent_sigint())
+    assert "Run the command again to go on" in err and "Traceback" not in err
+    kept = json.loads(marker.read_text())["weeks"] if marker.is_file() else None
+    again = subprocess.run(args, capture_output=True, text=True, env=_env())
+    assert again.returncode == 0, again.stderr  # as the Ctrl-C message says
+    assert kept is not None and len(kept) < 4
+    report = json.loads(again.stdout)
+    assert [w["first"] for w in report["weeks"]] == ["2026-10-05", "2026-10-12", "2026-10-19",
+                                                     "2026-10-26"]
+    assert report["weeks"][: len(kept)] == [{k: w[k] for k in report["weeks"][0]} for w in kept]
+    assert not marker.exists()
+    # the same vault as a demo never stopped
+    whole = tmp_path / "whole"
+    clean = json.loads(subprocess.run([*EXE, "demo", str(whole), "--embedder", "hashing", "--json"],
+                                      capture_output=True, text=True, env=_env(), check=True).stdout)
+    assert report["notes"] == clean["notes"] and report["waiting"] == clean["waiting"]
+    assert sorted(p.relative_to(path).as_posix() for p in (path / "digest").rglob("*.md")) == \
+        sorted(p.relative_to(whole).as_posix() for p in (whole / "digest").rglob("*.md"))
+    # a finished demo, and a folder that is not a demo's, are refused and left as they are
+    for folder in (path, tmp_path / "mine"):
+        folder.mkdir(exist_ok=True)
+        (folder / "keep.txt").write_text("mine\n", encoding="utf-8")
+        before = snapshot(folder)
+        refused = subprocess.run(args[:4] + [str(folder)] + args[5:], capture_output=True,
+                                 text=True, env=_env())
+        assert refused.returncode == 1 and "already exists and is not empty" in refused.stderr
+        assert snapshot(folder) == before
