@@ -169,15 +169,18 @@ def wait_for(*names):
 
 
 class Paced(HashingEmbedder):
-    # The first refresher's embedder: on each of its embed calls it lets the second
-    # process start a refresh, and gives it time to commit (without the index lock, each
-    # commit made the first re-plan; three in a row made it fail).
+    # The first refresher's embedder: on its first embed call it lets the second process
+    # start a refresh (which must then wait for the index lock), and on each call gives it
+    # time to commit (without the lock, each commit made the first re-plan; three in a row
+    # made it fail). Only the first call waits: the second's next refreshes come after
+    # the first is done, and a refresh commits its vectors in several batches.
     calls = 0
 
     def embed(self, texts):
         Paced.calls += 1
         (signals / f"embedding-{Paced.calls}").touch()
-        wait_for(f"second-refreshing-{Paced.calls}")
+        if Paced.calls == 1:
+            wait_for("second-refreshing-1")
         time.sleep(0.3)
         return super().embed(texts)
 
