@@ -34,7 +34,7 @@ import math
 import re
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..textrules import GENERIC_HEADING, content_words, reader_text, split_note_line
@@ -140,24 +140,28 @@ def index_shaped(text: str) -> bool:
     return listed >= INDEX_MIN_ITEMS and listed >= INDEX_LINES * lines
 
 
-def _text_lines(text: str) -> list[str]:
-    """The non-blank lines of a note's text that are neither frontmatter, a heading nor
-    fenced code."""
+def _prose_lines(text: str) -> Iterator[str]:
+    """The lines of a note's text outside a leading frontmatter and fenced code."""
     lines = text.splitlines()
     start = 0
     if lines and lines[0].strip() == "---":
         end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
         start = end + 1 if end is not None else 0
-    out, fence = [], None
+    fence = None
     for line in lines[start:]:
         m = _FENCE.match(line)
         if m:
             mark = m.group(1)[0]
             fence = None if fence == mark else (fence or mark)
             continue
-        if fence is None and line.strip() and not _HEADING.match(line):
-            out.append(line)
-    return out
+        if fence is None:
+            yield line
+
+
+def _text_lines(text: str) -> list[str]:
+    """The non-blank lines of a note's text that are neither frontmatter, a heading nor
+    fenced code."""
+    return [line for line in _prose_lines(text) if line.strip() and not _HEADING.match(line)]
 
 
 def lead_sentence(text: str) -> str:
@@ -182,21 +186,7 @@ def lead_sentence(text: str) -> str:
 def heading_texts(text: str) -> list[str]:
     """The headings of a note's text (a leading frontmatter and fenced code skipped: a
     `# comment` there is no heading)."""
-    lines = text.splitlines()
-    start = 0
-    if lines and lines[0].strip() == "---":
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-        start = end + 1 if end is not None else 0
-    out, fence = [], None
-    for line in lines[start:]:
-        m = _FENCE.match(line)
-        if m:
-            mark = m.group(1)[0]
-            fence = None if fence == mark else (fence or mark)
-            continue
-        if fence is None and (h := _HEADING.match(line)):
-            out.append(h.group(1))
-    return out
+    return [h.group(1) for line in _prose_lines(text) if (h := _HEADING.match(line))]
 
 
 def heading_key(heading: str) -> str:
