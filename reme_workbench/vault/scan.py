@@ -26,7 +26,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import NoteError, UnsafePathError
-from .frontmatter import field_text, read_frontmatter
+from .frontmatter import field_text, find_frontmatter, read_frontmatter
 from .layout import CACHE_DIR, is_markdown, resolve_inside
 from .links import GRAMMAR_VERSION, Link, parse_links
 from .note import MAX_NOTE_BYTES, decode_note_bytes
@@ -135,7 +135,6 @@ def _too_large(rel: str, size: int, limit: int) -> str:
     )
 
 
-_FRONTMATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)^---[ \t]*$", re.S | re.M)
 # Obsidian's core templates ({{date}}, {{title}}) and Templater (<% tp.date.now() %>)
 _PLACEHOLDER = re.compile(r"\{\{[^{}\n]*\}\}|<%[^\n]*?%>")
 
@@ -143,8 +142,8 @@ _PLACEHOLDER = re.compile(r"\{\{[^{}\n]*\}\}|<%[^\n]*?%>")
 def is_template(text: str) -> bool:
     """Whether the frontmatter of `text` holds a template's placeholders: a person's
     template is not a broken note, however its YAML reads before it is filled in."""
-    found = _FRONTMATTER.match(text)
-    return found is not None and _PLACEHOLDER.search(found.group(1)) is not None
+    span = find_frontmatter(text)
+    return span is not None and _PLACEHOLDER.search(text, span.yaml_start, span.yaml_end) is not None
 
 
 def _note_fields(text: str, rel: str) -> tuple[str | None, str | None, str | None, tuple[str, ...]]:
