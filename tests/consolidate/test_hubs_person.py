@@ -23,9 +23,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from reme_workbench.cli import cli
 from reme_workbench.vault.links import parse_links
 from reme_workbench.vault.note import parse
 from tests.conftest import _Home, _isolate
@@ -37,6 +35,7 @@ from tests.consolidate.person_vaults import (
     imported,
     planted_vault,
 )
+from tests.consolidate.test_hubs import consolidate, hubs
 
 LANGUAGES = ("en", "pt", "es", "fr", "de")
 
@@ -59,22 +58,6 @@ def new_vault(root: Path) -> Path:
         (root / layer).mkdir(parents=True, exist_ok=True)
     (root / "reme.toml").write_text('[recall]\nembedder = "hashing"\n', encoding="utf-8")
     return root
-
-
-def consolidate(root: Path, only: str) -> dict:
-    result = CliRunner().invoke(cli, ["--vault", str(root), "consolidate", "--only", only,
-                                      "--force", "--json"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return {p["phase"]: p for p in json.loads(result.stdout)["phases"]}
-
-
-def hubs(root: Path) -> list[dict]:
-    out = []
-    for f in sorted((root / "meta/proposals").glob("*.json")):
-        data = json.loads(f.read_text(encoding="utf-8"))
-        if data["action"] == "consolidate.abstract":
-            out.append(data)
-    return out
 
 
 def hub_body(proposal: dict) -> tuple[str, str]:
