@@ -18,16 +18,13 @@ Planted, as the hub holds them:
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from click.testing import CliRunner
 
-from reme_workbench.cli import cli
 from reme_workbench.proposals.queue import ProposalQueue
 from reme_workbench.vault.vault import Vault
 from tests.conftest import FIXED_NOW
 from tests.consolidate.test_merge_template import DIAGRAMS, TABLES
+from tests.consolidate.test_merge_template import consolidate as consolidate_merge
 
 PAGE = """---
 plugin-id: {id}
@@ -141,12 +138,9 @@ def hub(make_vault):
 
 
 def consolidate(root) -> dict:
-    result = CliRunner().invoke(cli, ["--vault", str(root), "consolidate", "--only",
-                                      "communities,merge", "--force", "--json"],
-                                catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    merge = next(p for p in json.loads(result.stdout)["phases"] if p["phase"] == "merge")
-    return merge["details"]
+    """The merge phase's details of `consolidate --only communities,merge`."""
+    data = consolidate_merge(root)
+    return next(p for p in data["phases"] if p["phase"] == "merge")["details"]
 
 
 def proposed_pairs(root) -> set[frozenset[str]]:
