@@ -3,7 +3,8 @@
 A vault is made read-only with `chmod -R a-w`. The tests run as root here, and root
 writes through file modes, so the CLI is run as the unprivileged user `nobody`
 (`setpriv`), for whom the modes hold; as any other user the modes hold already. Both
-ways the kernel refuses the writes: nothing is simulated.
+ways the kernel refuses the writes: nothing is simulated. When `nobody` cannot read the
+clone (it lies under a folder closed to other users), the tests skip and say so.
 """
 
 from __future__ import annotations
@@ -42,8 +43,37 @@ def _as_user() -> list[str] | None:
     return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
 
 
+def _why_the_user_cannot_run_the_cli(prefix: list[str] | None,
+                                     python: str = sys.executable) -> str | None:
+    """Why `nobody` cannot run this clone's CLI, or None when it can. A clone (or its
+    virtual environment, or the temporary folder) under a folder other users may not
+    enter — a `mktemp -d`, a 0700 home — cannot be read by `nobody`: the tests would fail
+    with `No module named reme_workbench` or `Permission denied`, which says nothing
+    about read-only vaults."""
+    if prefix is None:
+        return "running as root without setpriv (the CLI must run as a user file modes bind)"
+    if not prefix:
+        return None  # not root: the tests run the CLI as this user, who can read the clone
+    probe_code = "import os, tempfile, reme_workbench; os.listdir(tempfile.gettempdir())"
+    try:
+        probe = subprocess.run([*prefix, python, "-c", probe_code], capture_output=True,
+                               text=True, timeout=120, cwd="/")
+    except OSError as exc:
+        said = f"{python}: {exc.strerror}"
+    else:
+        if probe.returncode == 0:
+            return None
+        said = (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
+    return (f"the user nobody (uid {NOBODY}) cannot run this clone's CLI ({said}): a folder "
+            f"above the clone ({Path(__file__).resolve().parents[2]}), its Python "
+            f"({python}) or the temporary folder ({tempfile.gettempdir()}) is closed "
+            "to other users; to run these tests, clone into a folder others may enter "
+            "(chmod o+x on each folder above it)")
+
+
 PREFIX = _as_user()
-pytestmark = pytest.mark.skipif(PREFIX is None, reason="running as root without setpriv")
+_CANNOT = _why_the_user_cannot_run_the_cli(PREFIX)
+pytestmark = pytest.mark.skipif(_CANNOT is not None, reason=_CANNOT or "")
 
 
 def _run_cli(*args: str, cwd: Path, **extra_env: str) -> subprocess.CompletedProcess:
@@ -93,6 +123,19 @@ def readonly():
 
 def run(vault: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess:
     return _run_cli("--vault", str(vault), *args, cwd=vault.parent, **extra_env)
+
+
+def test_a_clone_other_users_cannot_enter_skips_with_the_reason(tmp_path):
+    """A Python under a folder closed to other users (a 0700 `mktemp -d`): nobody cannot
+    run it, and the tests skip saying why, instead of 20 failures."""
+    if not PREFIX:
+        pytest.skip("runs as root only: another user's folder modes do not bind root")
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    (closed / "python").symlink_to(sys.executable)
+    reason = _why_the_user_cannot_run_the_cli(PREFIX, python=str(closed / "python"))
+    assert reason is not None and "closed to other users" in reason and "chmod o+x" in reason
+    assert "No module named" in reason or "Permission denied" in reason  # what nobody met
 
 
 def test_the_vault_really_is_read_only_for_the_cli_user(readonly):
