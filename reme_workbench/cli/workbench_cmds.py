@@ -65,7 +65,7 @@ def demo(obj: Ctx, path: Path, embedder, as_json):
 def workbench(obj: Ctx, path: Path | None, refresh, no_browser, port, place_only):
     """Update the review notebooks in PATH/workbench/ from the package's masters (a copy
     you edited is kept unless --refresh) and start JupyterLab on 127.0.0.1 at the vault.
-    PATH defaults to --vault (or the current folder). Stop it with Ctrl-C.
+    PATH defaults to --vault (or the current folder). One Ctrl-C stops it.
     """
     from ..errors import RemeError
     from ..ops import place_notebooks
@@ -84,7 +84,10 @@ def workbench(obj: Ctx, path: Path | None, refresh, no_browser, port, place_only
                         "then run this again.") from None
     cmd = [sys.executable, "-m", "jupyterlab", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", f"--ServerApp.root_dir={Path(root).resolve()}",
-           "--LabApp.default_url=/lab/tree/workbench/01_dream_review.ipynb"]
+           "--LabApp.default_url=/lab/tree/workbench/01_dream_review.ipynb",
+           # one Ctrl-C stops it, as the help says: else Jupyter asks "Shut down this
+           # Jupyter server (y/[n])?" on a terminal and carries on after 5 s of no answer
+           "--ServerApp.answer_yes=True"]
     if no_browser:
         cmd.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # a container's root: Jupyter refuses it otherwise
