@@ -48,7 +48,8 @@ def demo(obj: Ctx, path: Path, embedder, as_json):
     click.echo("Next:")
     click.echo(f"  {me} workbench {path}     review them in JupyterLab "
                f"({len(report.notebooks)} notebooks in {path}/workbench/)")
-    click.echo(f"  {me} --vault {path} proposals list")
+    # the pending ones: a bare list opens with the many applied at once by dream
+    click.echo(f"  {me} --vault {path} proposals list --state pending")
     click.echo(f"  open {path} as a vault in Obsidian (graph colours per bucket and community; "
                f"the communities map: meta/canvas/communities.canvas)")
 
