@@ -8,6 +8,8 @@ import click
 
 from .app import Ctx, cli, emit_json, output_options, wants_json
 
+_FIELD_SHOWN = 300  # characters of a story field in text output; --json holds it whole
+
 
 @cli.group()
 def proposals():
@@ -58,9 +60,15 @@ def proposals_show(obj: Ctx, proposal_id: str, as_json):
     click.echo(proposal.summary)
     if proposal.error:
         click.echo(f"note: {proposal.error}")
+    cut = False
     for key, value in proposal.story.items():
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        click.echo(f"  {key}: {text[:300]}")
+        if len(text) > _FIELD_SHOWN:  # marked, so a cut field is not read as the whole
+            text, cut = text[:_FIELD_SHOWN - 1] + "…", True
+        click.echo(f"  {key}: {text}")
+    if cut:
+        click.echo(f"  (a field over {_FIELD_SHOWN} characters is cut at …; "
+                   f"`proposals show {proposal.id} --json` shows it whole)")
     click.echo()
     click.echo(diff, nl=False)
 
