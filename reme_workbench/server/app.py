@@ -8,9 +8,9 @@ small, well kept and pure Python. Every route is one call into `reme_workbench.o
 Who may call it (`guard`, a plain ASGI layer in front of every route, the OpenAPI
 document included):
 
-* a request must carry `Authorization: Bearer <token>` — the random token `serve` writes
-  to `.reme/serve.json` (mode 0600), so only someone who can read the vault can call;
-  without it: 401;
+* a request must carry `Authorization: Bearer <token>` (the scheme in any case, RFC 7235)
+  — the random token `serve` writes to `.reme/serve.json` (mode 0600), so only someone
+  who can read the vault can call; without it: 401;
 * the `Host` must be 127.0.0.1 or localhost (the server binds 127.0.0.1 only; this also
   turns away a web page that rebinds a name of its own to 127.0.0.1): else 403;
 * a request with an `Origin` (a browser's) must come from an allowed origin —
@@ -91,8 +91,11 @@ def create_app(ws: Workspace) -> FastAPI:
     app.state.jobs = jobs
     for op in registry.OPERATIONS:
         for route in op.routes:
+            # `{id:path}`: an id with a slash in it still reaches the request's check
+            # (400, saying what an id is) instead of missing the route (404)
+            path = re.sub(r"{(\w+)}", r"{\1:path}", route.path)
             app.add_api_route(
-                route.path, _endpoint(op, route, ws, jobs), methods=[route.method],
+                path, _endpoint(op, route, ws, jobs), methods=[route.method],
                 response_model=JobStatus if op.long else op.response,
                 status_code=202 if op.long else 200, summary=op.summary, name=op.name)
 
@@ -162,6 +165,13 @@ def _host_name(value: str) -> str:
     return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
 
 
+def _bearer_token(value: bytes) -> bytes:
+    """The token of an `Authorization: Bearer <token>` header, or b"" for any other. The
+    scheme is read in any case (RFC 7235 §2.1: `bearer` is `Bearer`); the token is not."""
+    scheme, _, credentials = value.partition(b" ")
+    return credentials.lstrip(b" ") if scheme.lower() == b"bearer" else b""
+
+
 def guard(app, token: str, *, origins: Iterable[str] = (OBSIDIAN_ORIGIN,),
           max_body_bytes: int = ServerSettings().max_body_bytes):
     """`app` behind the token, Host and Origin rules of the module doc, with CORS for the
@@ -169,7 +179,7 @@ def guard(app, token: str, *, origins: Iterable[str] = (OBSIDIAN_ORIGIN,),
     body limit (`limits.limit_body`) before the rules: a body over it is refused unread
     even without a token, and an allowed origin's 413 carries the CORS headers."""
     allowed = frozenset(origins)
-    expected = f"Bearer {token}".encode()
+    expected = token.encode()
 
     async def checked(scope, receive, send):
         if scope["type"] != "http":
@@ -181,7 +191,7 @@ def guard(app, token: str, *, origins: Iterable[str] = (OBSIDIAN_ORIGIN,),
         origin = headers.get(b"origin")
         if origin is not None and origin.decode("latin-1") not in allowed:
             return await _plain(403, "This origin may not call the API.")(send)
-        if not hmac.compare_digest(headers.get(b"authorization", b""), expected):
+        if not hmac.compare_digest(_bearer_token(headers.get(b"authorization", b"")), expected):
             return await _plain(401, "Send the token in <vault>/.reme/serve.json as "
                                 "'Authorization: Bearer <token>'.",
                                 [(b"www-authenticate", b"Bearer")])(send)

@@ -52,6 +52,31 @@ def test_every_route_needs_the_token(server):
     assert client.get("/health").status_code == 200
 
 
+def test_the_bearer_scheme_is_read_in_any_case(server):
+    """RFC 7235 §2.1: the scheme is case-insensitive (`bearer`, `BEARER`), the token is not."""
+    _, info, _, _ = server
+    for scheme in ("bearer", "BEARER", "BeArEr"):
+        answer = httpx.get(info["url"] + "/health",
+                           headers={"Authorization": f"{scheme} {info['token']}"})
+        assert answer.status_code == 200, (scheme, answer.text)
+    swapped = info["token"].swapcase()
+    assert swapped != info["token"]
+    for value in (f"Bearer {swapped}", f"Basic {info['token']}", f"Bearer{info['token']}",
+                  info["token"]):
+        assert httpx.get(info["url"] + "/health",
+                         headers={"Authorization": value}).status_code == 401, value
+
+
+def test_a_malformed_proposal_id_is_400_saying_what_an_id_is(server):
+    _, _, client, _ = server
+    for malformed in ("x", "a" * 65, "has space", "p-1%2F..%2Fmeta", "p-1/extra"):
+        answer = client.get(f"/proposals/{malformed}")
+        assert answer.status_code == 400, (malformed, answer.status_code, answer.text)
+        assert "error" in answer.json(), answer.text
+    unknown = client.get("/proposals/p-20260101-000000-abcdef")  # well formed, not there
+    assert unknown.status_code == 404 and "proposals list" in unknown.json()["error"]
+
+
 def test_only_local_hosts_and_obsidian_may_call(server):
     _, _, client, _ = server
     assert client.get("/health", headers={"Host": "evil.example"}).status_code == 403
