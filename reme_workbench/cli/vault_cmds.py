@@ -6,17 +6,12 @@ from pathlib import Path
 
 import click
 
-from .app import Ctx, cli, emit_json, invoked_as, output_options, vault_relative, wants_json
+from .app import Ctx, cli, invoked_as, vault_relative
+from .generate import Call, OperationCommand
 
 
-@cli.command()
-@click.argument("path", required=False, type=click.Path(path_type=Path))
-@click.option(
-    "--sample", is_flag=True, help="Also copy the bundled sample daily/ and resource/ material."
-)
-@output_options
-@click.pass_obj
-def init(obj: Ctx, path: Path | None, sample: bool, as_json):
+@cli.command(cls=OperationCommand, operations=("init",))
+def init(obj: Ctx, call: Call):
     """Create a vault at PATH (or add the missing layers to an existing folder).
 
     Creates resource/, daily/, digest/{procedure,personal,wiki}/, meta/, audit/, the
@@ -24,30 +19,22 @@ def init(obj: Ctx, path: Path | None, sample: bool, as_json):
     files are never overwritten.
     Without PATH, the vault that --vault names (default: the current folder).
     """
-    from ..ops import InitRequest, build_request, init_vault
-
-    path = obj.vault_path if path is None else path
-    created = init_vault(build_request(InitRequest, path=str(path), sample=sample)).created
-    if wants_json(as_json):
-        emit_json({"vault": str(path), "created": created})
+    path = Path(call.fields["path"] or obj.vault_path)
+    done = call.run(None, call.request(path=str(path)))
+    if call.emit(done):
         return
-    click.echo(f"Vault ready at {path} ({len(created)} new files and folders).")
-    if sample:
+    click.echo(f"Vault ready at {path} ({len(done.created)} new files and folders).")
+    if call.fields["sample"]:
         click.echo("Sample material copied into daily/ and resource/.")
     click.echo(f"Next: {invoked_as()} --vault {path} status")
 
 
-@cli.command()
-@output_options
-@click.pass_obj
-def status(obj: Ctx, as_json):
+@cli.command(cls=OperationCommand, operations=("status",))
+def status(obj: Ctx, call: Call):
     """Summarise the vault: files per layer, digest notes per bucket, unreadable files."""
-    from ..ops import status as describe
-
     vault = obj.open()
-    data = describe(obj.workspace(vault))
-    if wants_json(as_json):
-        emit_json(data.model_dump(mode="json"))
+    data = call.run(obj.workspace(vault))
+    if call.emit(data):
         return
     click.echo(f"Vault {data.vault}")
     for layer, count in data.files.items():
@@ -56,13 +43,8 @@ def status(obj: Ctx, as_json):
     obj.warn_problems(vault)
 
 
-@cli.command()
-@click.option("--set-aside", "set_aside", is_flag=True,
-              help="Give up on the interrupted change: leave every note as it is now and keep "
-                   "the change's files under audit/.")
-@output_options
-@click.pass_obj
-def recover(obj: Ctx, set_aside: bool, as_json):
+@cli.command(cls=OperationCommand, operations=("recover",))
+def recover(obj: Ctx, call: Call):
     """Settle a change that was interrupted half written (a crash, a full disk, a folder
     made read-only): finish it, or undo it when someone edited its files since.
 
@@ -71,13 +53,9 @@ def recover(obj: Ctx, set_aside: bool, as_json):
     notes stay exactly as they are and the change's files go to
     audit/<date>/set_aside-<id>.md, so nothing is lost either way.
     """
-    from ..ops import RecoverRequest, build_request
-    from ..ops import recover as settle
-
     # the operation opens the vault itself and reports what opening it settled
-    data = settle(obj.workspace(), build_request(RecoverRequest, set_aside=set_aside))
-    if wants_json(as_json):
-        emit_json(data.model_dump(mode="json"))
+    data = call.run(obj.workspace())
+    if call.emit(data):
         return
     for message in data.messages:
         click.echo(message)
@@ -86,23 +64,16 @@ def recover(obj: Ctx, set_aside: bool, as_json):
 
 
 
-@cli.command()
-@click.argument("file")
-@output_options
-@click.pass_obj
-def links(obj: Ctx, file: str, as_json):
-    """List the wikilinks of FILE (vault-relative, or a path inside the vault).
+@cli.command(cls=OperationCommand, operations=("links",))
+def links(obj: Ctx, call: Call):
+    """List the wikilinks of PATH (vault-relative, or a path inside the vault).
 
     JSON: a list of {target, alias, predicate, embed, anchor, line, column}.
     """
-    from ..ops import LinksRequest, build_request
-    from ..ops import links as links_of
-
     vault = obj.open()
-    request = build_request(LinksRequest, path=vault_relative(vault.root, file))
-    found = links_of(obj.workspace(vault), request)
-    if wants_json(as_json):
-        emit_json([link.model_dump(mode="json") for link in found])
+    request = call.request(path=vault_relative(vault.root, call.fields["path"]))
+    found = call.run(obj.workspace(vault), request)
+    if call.emit(found):
         return
     for link in found:
         extra = "".join(
@@ -116,11 +87,8 @@ def links(obj: Ctx, file: str, as_json):
         click.echo(f"{link.line}:{link.column}\t{link.target}{extra}")
 
 
-@cli.command()
-@click.argument("path")
-@output_options
-@click.pass_obj
-def note(obj: Ctx, path: str, as_json):
+@cli.command(cls=OperationCommand, operations=("note_context",))
+def note(obj: Ctx, call: Call):
     """Show a digest note in its surroundings: name, description, the notes it links to
     and that link to it (with predicates), the material it came from, its community and
     that community's hub, its recency score and whether it is archived.
@@ -128,13 +96,10 @@ def note(obj: Ctx, path: str, as_json):
     PATH is vault-relative (digest/wiki/<name>.md) or a path to the file. Reads only;
     the same answer as POST /note of `serve` and the note_context tool of `mcp`.
     """
-    from ..ops import NoteRequest, build_request, note_context
-
     vault = obj.open()
-    request = build_request(NoteRequest, path=vault_relative(vault.root, path))
-    context = note_context(obj.workspace(vault), request)
-    if wants_json(as_json):
-        emit_json(context.model_dump(mode="json"))
+    request = call.request(path=vault_relative(vault.root, call.fields["path"]))
+    context = call.run(obj.workspace(vault), request)
+    if call.emit(context):
         return
     click.echo(f"{context.path}")
     click.echo(f"  name:        {context.name or '-'}")
@@ -153,22 +118,16 @@ def note(obj: Ctx, path: str, as_json):
             click.echo(f"    {row.path}" + (f"  ({row.predicate}::)" if row.predicate else ""))
 
 
-@cli.command()
-@click.option("--top", default=10, show_default=True, help="How many top-inbound notes to list.")
-@output_options
-@click.pass_obj
-def graph(obj: Ctx, top: int, as_json):
+@cli.command(cls=OperationCommand, operations=("graph",))
+def graph(obj: Ctx, call: Call):
     """Describe the digest link graph: nodes and edges per bucket, dangling links,
     isolated notes and the most linked-to notes."""
-    from ..ops import GraphRequest, build_request
-    from ..ops import graph as describe
-
     vault = obj.open()
-    stats = describe(obj.workspace(vault), build_request(GraphRequest, top=top)).model_dump(mode="json")
+    answer = call.run(obj.workspace(vault))
     obj.warn_problems(vault)
-    if wants_json(as_json):
-        emit_json(stats)
+    if call.emit(answer):
         return
+    stats = answer.model_dump(mode="json")
     click.echo(f"{stats['nodes']} notes, {stats['edges']} links between them")
     for bucket, row in stats["buckets"].items():
         click.echo(f"  {bucket:<10} {row['nodes']:>5} notes  {row['edges_out']:>6} outbound links")
@@ -181,25 +140,14 @@ def graph(obj: Ctx, top: int, as_json):
 _SHOWN = 20  # rows of each health list in text output; --json and the report hold all
 
 
-@cli.command()
-@click.option(
-    "--fix",
-    is_flag=True,
-    help="Propose fixes for D1 in digest/: short links Obsidian resolves written as vault "
-    "paths (a health.normalize proposal; nothing is lost) and links that resolve to nothing "
-    "replaced by their text (a health.unlink proposal). Both wait for you: they rewrite "
-    "your lines.",
-)
-@click.option("--no-report", is_flag=True, help="Write nothing: neither audit/<date>/health_links.md nor the record of the links that resolve now (meta/resolved_links.json, which tells a link that breaks later from one never written).")
+@cli.command(cls=OperationCommand, operations=("health",))
 @click.option(
     "--check",
     "check_flag",
     is_flag=True,
     help="Exit with status 1 when a D1 or D10 problem is found (after --fix), as linters do.",
 )
-@output_options
-@click.pass_obj
-def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
+def health(obj: Ctx, call: Call, check_flag: bool):
     """Check links: D1 broken links, D10 broken or missing provenance.
 
     Every link is resolved the way Obsidian resolves it first: a short or relative link
@@ -215,17 +163,14 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
     material and is only reported; D10 is only reported, since a broken provenance chain
     needs a person. The exit status is 0 whatever is found, unless --check is given.
     """
-    from ..ops import HealthRequest
-    from ..ops import health as check
-
     vault = obj.open()
-    data = check(obj.workspace(vault), HealthRequest(fix=fix, report=not no_report))
+    data = call.run(obj.workspace(vault))
+    fix = call.fields["fix"]
     for line in data.notices:
         obj.warn(f"{line} (--no-report skips it)")
     obj.warn_problems(vault)
     failed = check_flag and not data.ok
-    if wants_json(as_json):
-        emit_json(data.model_dump(mode="json"))
+    if call.emit(data):
         click.get_current_context().exit(1 if failed else 0)
 
     def listed(title: str, rows: list[str]) -> None:
@@ -282,18 +227,8 @@ def health(obj: Ctx, fix: bool, no_report: bool, check_flag: bool, as_json):
         click.get_current_context().exit(1)
 
 
-@cli.command()
-@click.argument("old")
-@click.argument("new")
-@click.option("--dry-run", is_flag=True, help="Show what would change and write nothing.")
-@click.option(
-    "--move-source",
-    is_flag=True,
-    help="Allow OLD to be a daily log, moved within daily/ (its provenance links follow).",
-)
-@output_options
-@click.pass_obj
-def rename(obj: Ctx, old: str, new: str, dry_run: bool, move_source: bool, as_json):
+@cli.command(cls=OperationCommand, operations=("rename",))
+def rename(obj: Ctx, call: Call):
     """Move note OLD to NEW (vault-relative paths) and retarget every inbound link.
 
     Every link in digest/ and daily/ that Obsidian resolves to OLD — a short name in any
@@ -311,16 +246,10 @@ def rename(obj: Ctx, old: str, new: str, dry_run: bool, move_source: bool, as_js
     (derived_from::) links of the notes made from it. resource/ files never move, and
     nothing moves between daily/ and digest/.
     """
-    from ..ops import RenameRequest, build_request
-    from ..ops import rename as move
-
-    vault = obj.open()
-    plan = move(obj.workspace(vault), build_request(RenameRequest, old=old, new=new,
-                                                     dry_run=dry_run, move_source=move_source))
-    if wants_json(as_json):
-        emit_json(plan.model_dump(mode="json"))
+    plan = call.run(obj.workspace(obj.open()))
+    if call.emit(plan):
         return
-    verb = "Would move" if dry_run else "Moved"
+    verb = "Would move" if plan.dry_run else "Moved"
     click.echo(f"{verb} {plan.old} -> {plan.new}")
     for path, count in sorted(plan.links_rewritten.items()):
         click.echo(f"  {count} link(s) in {path}")

@@ -16,14 +16,28 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..vault.layout import MAX_NAME_BYTES  # a file or folder name: the longest ext4 and APFS take
 
 __all__ = [
+    # recall
     "RecallRequest", "RecallChunk", "RecallHitModel", "RecallResponse",
     "RecallQuery", "RecallBatchRequest", "RecallBatchAnswer", "RecallBatchResponse",
-    "HealthRequest",
-    "NoteRequest", "LinkRef", "NoteContext",
-    "ProposalsRequest", "ProposalSummary", "ProposalDetail", "AcceptRequest", "RejectRequest",
-    "BrokenLinkModel", "HealthResponse", "DailyEntryRequest", "DailyEntryResult",
-    "DreamRequest", "ConsolidateRequest", "BridgeRequest", "JobProgress", "JobStatus",
     "IndexStatusRequest", "IndexStatusResponse",
+    # a note, the proposals
+    "NoteRequest", "LinkRef", "NoteContext",
+    "ProposalsRequest", "ProposalSummary", "ProposalDetail", "ProposalRef", "AcceptRequest",
+    "RejectRequest",
+    # health
+    "HealthRequest", "HealthResponse", "BrokenLinkModel", "ResolvedLinkModel", "UnlinkModel",
+    "NormalizeModel",
+    # the vault's own operations
+    "InitRequest", "InitResponse", "StatusRequest", "StatusResponse", "RecoverRequest",
+    "RecoverResponse", "LinksRequest", "LinkModel", "GraphRequest", "GraphResponse",
+    "GraphPreviewRequest", "GraphPreviewResponse", "RenameRequest", "RenameResponse",
+    "IndexRequest", "IndexResponse",
+    "ImportRequest", "ImportedNoteModel", "ImportResponse",
+    # material, the long operations and their jobs
+    "DailyEntryRequest", "DailyEntryResult",
+    "DreamRequest", "DreamResponse", "ConsolidateRequest", "ConsolidateResponse", "PhaseReport",
+    "BridgeRequest", "BridgeResponse", "JobProgress", "JobStatus",
+    # the bounds every request keeps
     "MAX_QUERY_CHARS", "MAX_EDIT_BYTES", "MAX_ENTRY_CHARS", "MAX_BATCH_QUERIES",
     "MAX_NAME_BYTES", "MAX_PATH_BYTES",
 ]
@@ -303,7 +317,9 @@ class HealthRequest(_Request):
                                          "(health.unlink). Both wait even when [proposals] "
                                          "auto_apply names them: they rewrite a person's lines. "
                                          "daily/ is only reported.")
-    report: bool = Field(False, description="Also write audit/<date>/health_links.md.")
+    report: bool = Field(False, description="Also write audit/<date>/health_links.md and the "
+                         "record of the links that resolve now (meta/resolved_links.json, which "
+                         "tells a link that breaks later from one never written).")
 
 
 class HealthResponse(_Response):
@@ -343,6 +359,10 @@ class InitRequest(_Request):
 class InitResponse(_Response):
     vault: str
     created: list[str] = Field(description="Files and folders made (none is overwritten).")
+
+
+class StatusRequest(_Request):
+    """No parameters: the vault as it is."""
 
 
 class StatusResponse(_Response):
@@ -599,6 +619,9 @@ class BridgeResponse(_Response):
     canvas: dict[str, Any] | None = Field(None, description="The canvases written.")
     normalize: dict[str, Any] | None = Field(None, description="Short links rewritten.")
     notices: list[str] = Field(default_factory=list)
+    preview: GraphPreviewResponse | None = Field(
+        None, description="The picture of the graph view written after it (the command "
+                          "line's `bridge --preview FILE.html`); none otherwise.")
 
 
 class ConsolidateResponse(_Response):
