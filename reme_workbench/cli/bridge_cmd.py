@@ -6,62 +6,41 @@ from pathlib import Path
 
 import click
 
-from .app import Ctx, cli, emit_json, output_options, wants_json
+from .app import Ctx, cli
+from .generate import Call, OperationCommand
 
 
-@cli.command()
-@click.option("--communities", is_flag=True,
-              help="Also a colour group per community (3 notes or more) in the graph view.")
-@click.option("--canvas", is_flag=True,
-              help="Write meta/canvas/communities.canvas (JSON Canvas) of the communities.")
-@click.option("--per-community", is_flag=True, help="With --canvas: also one canvas per community.")
-@click.option("--normalize", is_flag=True,
-              help="Rewrite short links in digest/ ([[Note]]) to full vault paths when they "
-                   "resolve to one file; ambiguous and unresolved ones are reported.")
-@click.option("--dry-run", is_flag=True, help="Say what would change; write nothing.")
+@cli.command(cls=OperationCommand, operations=("bridge", "graph_preview"))
 @click.option("--preview", "preview", type=click.Path(dir_okay=False, path_type=Path),
               metavar="FILE.html",
               help="Then write FILE.html: what Obsidian's graph view shows (notes, links, notes "
                    "not yet written, graph.json's colours), one file, nothing loaded. Outside "
                    "the vault or in its workbench/; replaces only an earlier preview.")
-@click.option("--labels", type=click.IntRange(0, 1000), default=24, show_default=True,
-              help="With --preview: how many of the most-linked notes are named.")
-@output_options
-@click.pass_obj
-def bridge(obj: Ctx, communities, canvas, per_community, normalize, dry_run, preview, labels,
-           as_json):
+def bridge(obj: Ctx, call: Call, preview):
     """Write what Obsidian reads natively: colour groups per bucket (and per community)
     merged into .obsidian/graph.json, keeping your settings and groups; JSON Canvas maps
     of the communities in meta/canvas/; short links in digest/ rewritten to vault paths.
     Note frontmatter is never changed. `demo` and `consolidate` run it when the vault
     has a .obsidian/ folder. With --preview, an HTML picture of Obsidian's graph view.
     """
-    from ..ops import (
-        BridgeRequest,
-        GraphPreviewRequest,
-        build_request,
-        check_graph_preview,
-        graph_preview,
-    )
-    from ..ops import bridge as run_bridge
+    from ..ops import check_graph_preview
 
+    dry_run = call.fields["dry_run"]
     if preview is not None and dry_run:
         raise click.UsageError("--dry-run writes nothing and --preview writes a file: run "
                                "the preview without --dry-run.")
     vault = obj.open()
-    request = build_request(BridgeRequest, communities=communities, canvas=canvas,
-                            per_community=per_community, normalize=normalize, dry_run=dry_run)
+    request = call.request()
     ws = obj.workspace(vault)
-    shown = (build_request(GraphPreviewRequest, out=str(preview), labels=labels)
-             if preview is not None else None)
+    shown = call.request("graph_preview", out=str(preview)) if preview is not None else None
     if shown is not None:  # a refused file name stops the command before anything is written
         check_graph_preview(ws, shown)
-    data = run_bridge(ws, request).model_dump(mode="json")
-    if shown is not None:
-        data["preview"] = graph_preview(ws, shown).model_dump(mode="json")
-    if wants_json(as_json):
-        emit_json(data)
+    answer = call.run(ws, request)
+    if shown is not None:  # the bridge's answer, with the picture drawn after it
+        answer = answer.model_copy(update={"preview": call.run(ws, shown, name="graph_preview")})
+    if call.emit(answer):
         return
+    data = answer.model_dump(mode="json")
     for line in data["notices"]:
         obj.warn(line, "note")
     if data["graph"]:

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import click
 
-from .app import Ctx, cli, emit_json, output_options, wants_json
+from .app import Ctx, cli
+from .generate import Call, OperationCommand
 
 # files listed per phase in text output: a readable report on a vault of thousands
 _WROTE_SHOWN = 3
 
 
-@cli.command()
+@cli.command(cls=OperationCommand, operations=("consolidate",))
 @click.option(
     "--only",
     help="Run only these phases, comma-separated: communities, abstract, merge, split, archive, "
     "cooldowns, health.",
 )
-@click.option("--dry-run", is_flag=True, help="Compute and report; write nothing at all.")
-@click.option("--force", is_flag=True, help="Run the chosen phases even when they are not due.")
 @click.option(
     "--brain", "brain_spec",
     help="offline (default) or litellm:<model> for abstract, merge and split; default from "
@@ -26,9 +25,7 @@ _WROTE_SHOWN = 3
 )
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False),
               help="Answer the brain from this cassette; no model is called.")
-@output_options
-@click.pass_obj
-def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json):
+def consolidate(obj: Ctx, call: Call, only, brain_spec, replay_file):
     """Keep the digest healthy: run what is due, record what changed.
 
     Phases, in order: communities (Leiden over the digest link graph, weekly:
@@ -51,21 +48,20 @@ def consolidate(obj: Ctx, only, dry_run, force, brain_spec, replay_file, as_json
     folder and the communities were computed, the graph view's colour groups and the
     community canvas are brought up to date too (`reme-workbench bridge --communities --canvas`).
     """
-    from ..ops import ConsolidateRequest, build_request, consolidate_phases
-    from ..ops import consolidate as run_consolidate
+    from ..ops import consolidate_phases
 
     phases = consolidate_phases(only)  # a typo in --only stops here, before anything runs
     vault = obj.open()
     ws = obj.workspace(vault, brain_spec=brain_spec, replay=replay_file)
-    request = build_request(ConsolidateRequest, only=list(phases) if only else None,
-                            dry_run=dry_run, force=force)
+    request = call.request(only=list(phases) if only else None)
+    dry_run = request.dry_run
     obj.warn_problems(vault)
     with obj.progress() as bar:
         # a line per phase
-        data = run_consolidate(ws, request, progress=bar.milestones).model_dump(mode="json")
-    if wants_json(as_json):
-        emit_json(data)
+        answer = call.run(ws, request, progress=bar.milestones)
+    if call.emit(answer):
         return
+    data = answer.model_dump(mode="json")
     verb = "would run" if dry_run else "ran"
     for p in data["phases"]:
         if p["ran"]:

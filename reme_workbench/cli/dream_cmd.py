@@ -4,28 +4,17 @@ from __future__ import annotations
 
 import click
 
-from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json
+from .app import EMBEDDER_OPTION, Ctx, cli
+from .generate import Call, OperationCommand
 
 
-@cli.command()
-@click.argument("material", nargs=-1)
+@cli.command(cls=OperationCommand, operations=("dream",))
 @click.option("--brain", "brain_spec", help='offline (default) or litellm:<model>; default from reme.toml [llm] brain.')
 @click.option("--api-base", help="The model server's URL (else $REME_LLM_API_BASE, else reme.toml [llm] api_base).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), help="Record every model exchange to this cassette.")
 @click.option("--replay", "replay_file", type=click.Path(dir_okay=False), help="Answer from this cassette; no model is called.")
-@click.option("--dry-run", is_flag=True, help="Show what the run would do (rehearsed on a scratch copy: "
-              "later units see what earlier ones would write); write nothing.")
-@click.option("--force", is_flag=True, help="Dream the given material again even if unchanged.")
-@click.option(
-    "--review",
-    is_flag=True,
-    help="Apply nothing: hold every proposal for `reme-workbench proposals` "
-    "(as [proposals] auto_apply = [] in reme.toml).",
-)
 @EMBEDDER_OPTION
-@output_options
-@click.pass_obj
-def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dry_run, force, review, embedder, as_json):
+def dream(obj: Ctx, call: Call, brain_spec, api_base, record_file, replay_file, embedder):
     """Turn material into digest notes: Phase 1 extracts units, Phase 2
     recalls related notes and CREATEs or UPDATEs (CORROBORATE / REFINE / CORRECT).
 
@@ -39,15 +28,12 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
     all it proposes lands at once). The offline brain is rule-based (no model, no
     network); --brain litellm:<model> uses a real model.
     """
-    from ..ops import DreamRequest, build_request
-    from ..ops import dream as run_dream
     from .app import vault_relative
 
     vault = obj.open()
     ws = obj.workspace(vault, embedder_spec=embedder, brain_spec=brain_spec,
                        brain_api_base=api_base, record=record_file, replay=replay_file)
-    request = build_request(DreamRequest, files=[vault_relative(vault.root, m) for m in material],
-                            dry_run=dry_run, force=force, review=review)
+    request = call.request(files=[vault_relative(vault.root, m) for m in call.fields["files"]])
     obj.warn_problems(vault)  # first: what the index and dream say again about them is left out
     with obj.progress() as bar:
 
@@ -55,15 +41,15 @@ def dream(obj: Ctx, material, brain_spec, api_base, record_file, replay_file, dr
             # many quick index steps, then few slow dream ones: each file and its units shown
             (bar.message if text.startswith("indexing") else bar.milestones)(done, total, text)
 
-        data = run_dream(ws, request, progress=progress).model_dump(mode="json")
+        answer = call.run(ws, request, progress=progress)
+    data = answer.model_dump(mode="json")
     obj.warn_problems(vault)  # anything new since
     outcomes = data["outcomes"]
     failed = sum(1 for o in outcomes if o["state"] == "failed")
     # failures go to stderr in every mode: a replay miss or a dead server must be loud
     for message in dict.fromkeys(o["message"] for o in outcomes if o["state"] == "failed"):
         click.echo(f"Error: {message}", err=True)
-    if wants_json(as_json):
-        emit_json(data)
+    if call.emit(answer):
         click.get_current_context().exit(1 if failed else 0)
     for line in data["notices"] + data["skipped"]:
         obj.warn(line, "note")

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from .app import Ctx, cli, emit_json, invoked_as, output_options, wants_json
+from .app import Ctx, cli, invoked_as
+from .generate import Call, OperationCommand
 
 _SHOWN = 10  # rows of each list in text output; --json and the audit entry hold all
 
 
-@cli.command("import")
-@click.argument("source", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--bucket", type=click.Choice(["wiki", "procedure", "personal"]), default="wiki",
-              show_default=True, help="The bucket the notes go to (move one later with `rename`).")
-@click.option("--dry-run", is_flag=True, help="Say what would be imported; write nothing.")
-@output_options
-@click.pass_obj
-def import_cmd(obj: Ctx, source: Path, bucket: str, dry_run: bool, as_json):
+@cli.command("import", cls=OperationCommand, operations=("import_notes",))
+def import_cmd(obj: Ctx, call: Call):
     """Adopt the Obsidian vault at SOURCE: its notes become digest notes.
 
     Every note goes to digest/<bucket>/ in its own folders and under its own name where
@@ -34,14 +27,12 @@ def import_cmd(obj: Ctx, source: Path, bucket: str, dry_run: bool, as_json):
     lands, or nothing. The notes' recency starts now, not at their old file times. What
     could not be brought is printed and recorded in audit/<date>/import.md.
     """
-    from ..ops import ImportRequest, build_request, import_notes
-
     vault = obj.open()
-    request = build_request(ImportRequest, source=str(source), bucket=bucket, dry_run=dry_run)
-    data = import_notes(obj.workspace(vault), request)
-    if wants_json(as_json):
-        emit_json(data.model_dump(mode="json"))
+    request = call.request()
+    data = call.run(obj.workspace(vault), request)
+    if call.emit(data):
         return
+    bucket, dry_run = request.bucket, request.dry_run
     verb = "Would import" if dry_run else "Imported"
     click.echo(f"{verb} {len(data.notes)} note(s) into digest/{bucket}/ and "
                f"{len(data.attachments)} attachment(s); {data.links_rewritten} link(s) "

@@ -6,15 +6,13 @@ import json
 
 import click
 
-from .app import EMBEDDER_OPTION, Ctx, cli, emit_json, output_options, wants_json
+from .app import EMBEDDER_OPTION, Ctx, cli
+from .generate import Call, OperationCommand, dump
 
 
-@cli.command()
-@click.option("--rebuild", is_flag=True, help="Drop the index and build it again from the files.")
+@cli.command(cls=OperationCommand, operations=("index",))
 @EMBEDDER_OPTION
-@output_options
-@click.pass_obj
-def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
+def index(obj: Ctx, call: Call, embedder: str | None):
     """Bring the keyword + vector index in .reme/ up to date.
 
     Only files whose content changed since the last run are re-chunked and
@@ -23,17 +21,13 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     this is the one command that re-embeds everything when --embedder (or reme.toml
     [recall] embedder) names another (and says so); recall and dream refuse instead.
     """
-    from ..ops import IndexRequest, build_index, build_request
-
     vault = obj.open()
     obj.require_writable(vault, "index (it keeps the index in .reme/)")
     obj.warn_problems(vault)  # first: the index's own "not indexed" repeats are left out
     with obj.progress() as bar:
-        data = build_index(obj.workspace(vault, embedder_spec=embedder),
-                           build_request(IndexRequest, rebuild=rebuild), progress=bar.message)
+        data = call.run(obj.workspace(vault, embedder_spec=embedder), progress=bar.message)
     obj.warn_problems(vault)
-    if wants_json(as_json):
-        emit_json(data.model_dump(mode="json"))
+    if call.emit(data):
         return
     if data.message:
         click.echo(data.message)
@@ -45,31 +39,16 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
     )
 
 
-@cli.command()
-@click.argument("query", required=False)
-@click.option("-k", "k", default=10, show_default=True, help="How many files to return.")
-@click.option(
-    "--scope",
-    type=click.Choice(["digest", "sources", "all"]),
-    default="all",
-    show_default=True,
-    help="digest notes, sources (daily/ + resource/), or all.",
-)
-@click.option(
-    "--mode", type=click.Choice(["fused", "keyword", "vector"]), default="fused", show_default=True
-)
-@click.option("--include-archived", is_flag=True, help="Do not drop notes listed in meta/archived.json.")
+@cli.command(cls=OperationCommand, operations=("recall", "recall_batch"))
 @click.option(
     "--queries",
     "queries_file",
     type=click.File("r", encoding="utf-8"),
-    help='JSON lines {"id", "query"} in; out, one {"id", "hits": [...], "vectors"} per '
+    help='JSON lines {"id", "query"} in; out, one answer {"id", "query", "hits": [...], "vectors", …} per '
     "line (JSON) or each query with its hits (text).",
 )
 @EMBEDDER_OPTION
-@output_options
-@click.pass_obj
-def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embedder, as_json):
+def recall(obj: Ctx, call: Call, queries_file, embedder):
     """Find the notes and sources that answer QUERY (keyword + vector, fused by
     weighted RRF or, with reme.toml [recall] fusion = "relative", by score; then
     linked neighbours up to two hops away).
@@ -85,22 +64,17 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     ($XDG_CACHE_HOME/reme-workbench/...), and the answer says so once.
     """
     from ..errors import RemeError
-    from ..ops import RecallBatchRequest, RecallRequest, build_request, recall_batch
-    from ..ops import recall as run_recall
 
-    if (query is None) == (queries_file is None):
+    if (call.fields["query"] is None) == (queries_file is None):
         raise RemeError('Give either a QUERY or --queries FILE.jsonl (one {"id", "query"} per line).')
     vault = obj.open()
     ws = obj.workspace(vault, embedder_spec=embedder)
-    options = dict(k=k, scope=scope, mode=mode, include_archived=include_archived)
     if queries_file is None:
-        request = build_request(RecallRequest, query=query, **options)
+        request = call.request()
         obj.warn_problems(vault)
         with obj.progress() as bar:
-            answer = run_recall(ws, request, progress=bar.message)
-        if wants_json(as_json):
-            emit_json(answer.model_dump(mode="json"))
-        else:
+            answer = call.run(ws, request, progress=bar.message)
+        if not call.emit(answer):
             _print_notices(answer.notices)
             _print_hits(answer.hits)
             _print_vectors(answer)
@@ -108,21 +82,20 @@ def recall(obj: Ctx, query, k, scope, mode, include_archived, queries_file, embe
     queries = [{"id": qid, "query": text} for qid, text in _read_queries(queries_file)]
     if not queries:
         raise RemeError("The queries file holds no query; write one {\"id\", \"query\"} per line.")
-    request = build_request(RecallBatchRequest, queries=queries, **options)
+    request = call.request("recall_batch", queries=queries)
     obj.warn_problems(vault)
     with obj.progress() as bar:
-        answers = recall_batch(ws, request, progress=bar.message)
+        answers = call.run(ws, request, progress=bar.message, name="recall_batch")
     _print_notices(answers.notices)  # JSON lines are one per query: the notice goes to stderr
     results = answers.results
-    for result in results:
-        if wants_json(as_json):
-            row = {"id": result.id, "hits": [h.model_dump(mode="json") for h in result.hits],
-                   "vectors": result.vectors}
+    rows = dump(call.operation("recall_batch"), answers)["results"]
+    for result, row in zip(results, rows, strict=True):
+        if call.json:  # one answer of the response model a line, as it comes
             click.echo(json.dumps(row, ensure_ascii=False))
         else:
             click.echo(f"[{result.id}] {result.query}")
             _print_hits(result.hits)
-    if results and not wants_json(as_json):
+    if results and not call.json:
         _print_vectors(results[0])
 
 

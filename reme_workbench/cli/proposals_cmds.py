@@ -6,7 +6,8 @@ import json
 
 import click
 
-from .app import Ctx, cli, emit_json, output_options, wants_json
+from .app import Ctx, cli
+from .generate import Call, OperationCommand
 
 _FIELD_SHOWN = 300  # characters of a story field in text output; --json holds it whole
 
@@ -22,39 +23,25 @@ def proposals():
     """
 
 
-@proposals.command("list")
-@click.option(
-    "--state", help="Only proposals in this state (pending, applied, rejected, stale, reverted)."
-)
-@output_options
-@click.pass_obj
-def proposals_list(obj: Ctx, state: str | None, as_json):
+@proposals.command("list", cls=OperationCommand, operations=("list_proposals",))
+def proposals_list(obj: Ctx, call: Call):
     """List proposals, oldest first."""
-    from ..ops import ProposalsRequest, build_request, list_proposals
-
-    ws = obj.workspace(obj.open())
-    rows = [p.model_dump() for p in list_proposals(ws, build_request(ProposalsRequest, state=state))]
-    if wants_json(as_json):
-        emit_json(rows)
+    found = call.run(obj.workspace(obj.open()))
+    if call.emit(found):
         return
+    rows = [p.model_dump() for p in found]
     if not rows:
         click.echo("No proposals.")
     for row in rows:
         click.echo(f"{row['id']}  {row['state']:<8} {row['action']:<18} {row['summary']}")
 
 
-@proposals.command("show")
-@click.argument("proposal_id")
-@output_options
-@click.pass_obj
-def proposals_show(obj: Ctx, proposal_id: str, as_json):
+@proposals.command("show", cls=OperationCommand, operations=("show_proposal",))
+def proposals_show(obj: Ctx, call: Call):
     """Show one proposal: its story and a unified diff per file."""
-    from ..ops import show_proposal
-
-    proposal = show_proposal(obj.workspace(obj.open()), proposal_id)
+    proposal = call.run(obj.workspace(obj.open()))
     diff = proposal.diff
-    if wants_json(as_json):
-        emit_json(proposal.model_dump())
+    if call.emit(proposal):
         return
     click.echo(f"{proposal.id}  [{proposal.state}]  {proposal.action}")
     click.echo(proposal.summary)
@@ -73,9 +60,8 @@ def proposals_show(obj: Ctx, proposal_id: str, as_json):
     click.echo(diff, nl=False)
 
 
-def _decided(obj: Ctx, proposal, as_json) -> None:
-    if wants_json(as_json):
-        emit_json(proposal.model_dump())
+def _decided(call: Call, proposal) -> None:
+    if call.emit(proposal):
         return
     note = getattr(proposal, "note", None)
     if note and proposal.state == "applied" and not proposal.replanned_as:
@@ -91,27 +77,21 @@ def _decided(obj: Ctx, proposal, as_json) -> None:
                    "reject it.")
 
 
-@proposals.command("accept")
-@click.argument("proposal_id")
+@proposals.command("accept", cls=OperationCommand, operations=("accept_proposal",))
 @click.option("--edit", "edits", multiple=True, metavar="PATH=FILE",
               help="Your version of one file the proposal writes: the vault path, '=', and "
                    "a file holding the text (UTF-8). Repeatable. The proposal's checks run "
                    "on your text before anything is written.")
-@output_options
-@click.pass_obj
-def proposals_accept(obj: Ctx, proposal_id: str, edits: tuple[str, ...], as_json):
+def proposals_accept(obj: Ctx, call: Call, edits: tuple[str, ...]):
     """Apply a pending proposal (its checks run again first).
 
     With --edit, your text replaces what the proposal would write to that file. A
     proposal another accept applied first is answered as applied, and nothing is written
     again.
     """
-    from ..ops import AcceptRequest, accept_proposal, build_request
-
     vault = obj.open()
-    edited = _read_edits(edits) or None
-    request = build_request(AcceptRequest, id=proposal_id, edited=edited)
-    _decided(obj, accept_proposal(obj.workspace(vault), request), as_json)
+    request = call.request(edited=_read_edits(edits) or None)
+    _decided(call, call.run(obj.workspace(vault), request))
 
 
 def _read_edits(edits: tuple[str, ...]) -> dict[str, str]:
@@ -137,30 +117,16 @@ def _read_edits(edits: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-@proposals.command("reject")
-@click.argument("proposal_id")
-@click.option("--reason", default="", help="Why, kept in the proposal.")
-@output_options
-@click.pass_obj
-def proposals_reject(obj: Ctx, proposal_id: str, reason: str, as_json):
+@proposals.command("reject", cls=OperationCommand, operations=("reject_proposal",))
+def proposals_reject(obj: Ctx, call: Call):
     """Reject a pending proposal; nothing is written to the notes."""
-    from ..ops import RejectRequest, build_request, reject_proposal
-
-    vault = obj.open()
-    request = build_request(RejectRequest, id=proposal_id, reason=reason)
-    _decided(obj, reject_proposal(obj.workspace(vault), request), as_json)
+    _decided(call, call.run(obj.workspace(obj.open())))
 
 
-@proposals.command("revert")
-@click.argument("proposal_id")
-@output_options
-@click.pass_obj
-def proposals_revert(obj: Ctx, proposal_id: str, as_json):
+@proposals.command("revert", cls=OperationCommand, operations=("revert_proposal",))
+def proposals_revert(obj: Ctx, call: Call):
     """Undo an applied proposal while its files are unchanged since."""
-    from ..ops import ProposalRef, build_request, revert_proposal
-
     vault = obj.open()
     obj.require_writable(vault, "proposals revert")
-    _decided(obj, revert_proposal(obj.workspace(vault), build_request(ProposalRef, id=proposal_id)),
-             as_json)
+    _decided(call, call.run(obj.workspace(vault)))
 

@@ -4,7 +4,25 @@ from __future__ import annotations
 
 import click
 
-from .app import Ctx, cli, emit_json, output_options, wants_json
+from .app import Ctx, cli
+from .generate import Call, OperationCommand
+
+
+class _ServesOperations(click.Command):
+    """A server's command: its --help names the operations it serves, read from the
+    registry when the help is shown (`{operations}` in the text), never copied here."""
+
+    def __init__(self, *args, serves: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.serves = serves  # "routes" or "mcp"
+
+    def format_help_text(self, ctx: click.Context, formatter) -> None:
+        from ..ops import registry
+
+        served = [op.name for op in registry.OPERATIONS
+                  if (op.routes if self.serves == "routes" else op.mcp)]
+        self.help = (self.help or "").replace("{operations}", ", ".join(served))
+        super().format_help_text(ctx, formatter)
 
 
 def _require_serve_extra(command: str) -> None:
@@ -21,17 +39,18 @@ def _require_serve_extra(command: str) -> None:
                             "installed): pip install 'reme-workbench[serve]'.") from None
 
 
-@cli.command()
+@cli.command(cls=_ServesOperations, serves="routes")
 @click.option("--port", type=int, default=0, show_default=True,
               help="The port on 127.0.0.1; 0 picks a free one (written to .reme/serve.json).")
 @click.option("--allow-origin", "origins", multiple=True, metavar="ORIGIN",
               help="A browser origin that may call the API (repeatable); default app://obsidian.md.")
 @click.pass_obj
 def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
-    """Serve the vault's local HTTP API for an Obsidian plugin or another local client:
-    recall, note context, daily entries, proposals (list, show, accept, reject), health,
-    and dream / consolidate / bridge as background jobs a client polls — JSON in and out,
-    the OpenAPI document at /openapi.json.
+    """Serve the vault's local HTTP API for an Obsidian plugin or another local client.
+
+    The operations of the registry that have a route: {operations} — the long ones
+    (dream, consolidate, bridge) as background jobs a client polls; JSON in and out, the
+    OpenAPI document at /openapi.json.
 
     Binds 127.0.0.1 only. Writes .reme/serve.json (mode 0600) with the port and a random
     bearer token that every request must send; one server per vault. Ctrl-C stops it.
@@ -56,14 +75,15 @@ def serve(obj: Ctx, port: int, origins: tuple[str, ...]):
         workspace=obj.workspace(vault, serving=True))
 
 
-@cli.command()
+@cli.command(cls=_ServesOperations, serves="mcp")
 @click.pass_obj
 def mcp(obj: Ctx):
-    """Serve the vault to an agent over MCP (stdio): recall, recall_batch, note_context,
-    append_daily, dream, consolidate, bridge, list_proposals, show_proposal,
-    accept_proposal, reject_proposal, health — the same operations and checks as the HTTP
-    API, and index_status. Indexes in the background as `serve` does. Configure your
-    agent to launch `reme-workbench --vault PATH mcp`; stdout carries the protocol only. Needs the serve extra (pip install 'reme-workbench[serve]').
+    """Serve the vault to an agent over MCP (stdio), with the same checks as the HTTP API.
+
+    The operations of the registry agents may call, each a tool: {operations}.
+    Indexes in the background as `serve` does. Configure your agent to launch
+    `reme-workbench --vault PATH mcp`; stdout carries the protocol only. Needs the serve
+    extra (pip install 'reme-workbench[serve]').
     """
     _require_serve_extra("mcp")
     from ..ops import start_background_index, stop_background_index
@@ -78,31 +98,20 @@ def mcp(obj: Ctx):
         stop_background_index(ws, timeout=5.0)
 
 
-@cli.command()
-@click.argument("text", required=False)
-@click.option("--title", help="A heading for the entry (after the time).")
-@click.option("--log", "log_name", default="log", show_default=True,
-              help="Which log of the day: daily/<day>/<log>.md (made a slug).")
-@click.option("--day", help="The day's folder, YYYY-MM-DD; default today.")
-@output_options
-@click.pass_obj
-def append(obj: Ctx, text: str | None, title: str | None, log_name: str, day: str | None,
-           as_json):
+@cli.command(cls=OperationCommand, operations=("append_daily",))
+def append(obj: Ctx, call: Call):
     """Append TEXT (or standard input, with no TEXT or TEXT "-") as an entry to today's daily
     log, daily/<day>/<log>.md: the way an agent or a script adds material. Append-only:
     what the log holds is never changed. `reme-workbench dream` turns it into notes.
     """
     import sys
 
-    from ..ops import DailyEntryRequest, append_daily, build_request
-
+    text = call.fields["text"]
     if text is None or text == "-":
         text = sys.stdin.read()
     vault = obj.open()
-    request = build_request(DailyEntryRequest, text=text, title=title, log=log_name, day=day)
-    done = append_daily(obj.workspace(vault), request)
-    if wants_json(as_json):
-        emit_json(done.model_dump(mode="json"))
+    done = call.run(obj.workspace(vault), call.request(text=text))
+    if call.emit(done):
         return
     click.echo(f"{'Started' if done.created else 'Appended to'} {done.path} "
                f"({done.appended_bytes} bytes).")

@@ -124,7 +124,9 @@ class Operation:
         background indexer (a server's) so what was written is found at once."""
         args = (request,) if not self.on_vault else (ws, request)
         try:
-            return self.run(*args, progress) if self.long or self.progress else self.run(*args)
+            if progress is not None and (self.long or self.progress):
+                return self.run(*args, progress)
+            return self.run(*args)  # its own default progress: none
         finally:
             if self.writes and ws is not None and ws.background_index is not None:
                 ws.background_index.poke()
@@ -140,6 +142,7 @@ def _status(ws, _request: StatusRequest) -> StatusResponse:
 
 _K = {"k": "-k"}  # `recall -k 5`, as search tools spell it
 _RECALL_CLI = {"names": _K, "defaults": {"scope": "all"}}  # the command line searches everything
+_PROPOSAL_ID = {"id": "PROPOSAL_ID"}
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation(
@@ -219,7 +222,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "Show one proposal by id (or a unique prefix): why it was proposed (its story: "
         "inputs, votes, checks) and a diff of every file it would write. Changes nothing.",
         writes=False, routes=(Route("GET", "/proposals/{id}", "path"),),
-        cli=Command(("proposals", "show"), arguments=("id",))),
+        cli=Command(("proposals", "show"), arguments=("id",), names=_PROPOSAL_ID)),
     Operation(
         "accept_proposal", operations.accept_proposal, AcceptRequest, ProposalSummary,
         "Apply a proposal; its checks run again first",
@@ -227,14 +230,15 @@ OPERATIONS: tuple[Operation, ...] = (
         "what happened (applied; rejected with the failed checks in 'error'; stale when a "
         "file changed since). Only when the user asked for it.",
         writes=True, routes=(Route("POST", "/proposals/accept"),),
-        cli=Command(("proposals", "accept"), arguments=("id",), hand=("edited",))),
+        cli=Command(("proposals", "accept"), arguments=("id",), names=_PROPOSAL_ID,
+                    hand=("edited",))),
     Operation(
         "reject_proposal", operations.reject_proposal, RejectRequest, ProposalSummary,
         "Reject a proposal",
         "Reject a pending proposal, keeping the reason with it; no note changes. Only when "
         "the user asked for it.",
         writes=True, routes=(Route("POST", "/proposals/reject"),),
-        cli=Command(("proposals", "reject"), arguments=("id",))),
+        cli=Command(("proposals", "reject"), arguments=("id",), names=_PROPOSAL_ID)),
     Operation(
         "revert_proposal", vault_ops.revert_proposal, ProposalRef, ProposalSummary,
         "Undo an applied proposal while its files are unchanged since",
@@ -242,7 +246,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "nobody changed those files since (else it is refused, saying which). The answer's "
         "state is then 'reverted'. Only when the user asked for it.",
         writes=True, routes=(Route("POST", "/proposals/revert"),),
-        cli=Command(("proposals", "revert"), arguments=("id",))),
+        cli=Command(("proposals", "revert"), arguments=("id",), names=_PROPOSAL_ID)),
     Operation(
         "health", operations.health, HealthRequest, HealthResponse,
         "Broken links and provenance; with fix, repair what can be repaired",
@@ -260,7 +264,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "Returns what was created or updated and what waits for review. Can take minutes; "
         "reports progress.",
         writes=True, long=True, routes=(Route("POST", "/jobs/dream"),),
-        cli=Command(("dream",), arguments=("files",), optional=("files",))),
+        cli=Command(("dream",), arguments=("files",), names={"files": "[MATERIAL]..."})),
     Operation(
         "consolidate", jobs.consolidate, ConsolidateRequest, ConsolidateResponse,
         "Start the consolidate phases that are due (a background job)",

@@ -74,9 +74,11 @@ def create_app(ws: Workspace) -> FastAPI:
     app = FastAPI(
         title="reme-workbench",
         version=_version(),
-        description="The local API of a reme-workbench vault: recall, note context, daily "
-                    "entries, proposals, health, and dream / consolidate / bridge as jobs. "
-                    "Every request needs the bearer token in <vault>/.reme/serve.json.",
+        description="The local API of a reme-workbench vault: every operation of its "
+                    "registry that has a route ("
+                    + ", ".join(op.name for op in registry.OPERATIONS if op.routes)
+                    + "; the long ones as jobs). Every request needs the bearer token in "
+                    "<vault>/.reme/serve.json.",
         responses=_ERRORS,
     )
 

@@ -24,7 +24,7 @@ POOL_TEXT = (f"---\nname: pool-size\ndescription: The payments-api DB pool size\
              f"Pool is 10.\nderived_from:: [[{MAT}]]\n")
 TOOLS = {"recall", "recall_batch", "note_context", "append_daily", "list_proposals",
          "show_proposal", "accept_proposal", "reject_proposal", "health", "dream", "consolidate",
-         "bridge", "index_status"}
+         "bridge", "index_status", "status", "links", "graph", "revert_proposal"}
 
 
 @pytest.fixture
@@ -67,6 +67,14 @@ def test_recall_then_read_then_record(ws):
     assert note.structured_content["provenance"] == [{"path": MAT, "predicate": "derived_from"}]
     assert added.structured_content["path"] == "daily/2026-11-02/log.md"
     assert (ws.root / "daily/2026-11-02/log.md").read_text().endswith("The pool is 40 now.\n")
+
+
+def test_the_vault_described_status_links_graph(ws):
+    status, links, graph = run(ws, [("status", {}), ("links", {"path": POOL}),
+                                    ("graph", {"top": 1})])
+    assert not status.is_error and status.structured_content["digest_notes"]["wiki"] == 1
+    assert not links.is_error and MAT in str(links.structured_content)
+    assert not graph.is_error and graph.structured_content["nodes"] == 1
 
 
 def test_a_refusal_reaches_the_agent_with_what_to_do(ws):

@@ -115,6 +115,12 @@ def test_the_routes_call_the_operations(server):
     assert added["created"] and (root / added["path"]).read_text().endswith("PgBouncer stays on 6432.\n")
     assert client.get("/proposals", params={"state": "pending"}).json() == []
     assert client.get("/health").json()["ok"] is True
+    # the operations the command line had alone until issue #33
+    assert client.get("/status").json()["digest_notes"]["wiki"] == 1
+    assert [link["target"] for link in client.post("/links", json={"path": POOL}).json()] == [MAT]
+    assert client.get("/graph", params={"top": 1}).json()["nodes"] == 1
+    unknown = client.post("/proposals/revert", json={"id": "p-20260101-000000-abcdef"})
+    assert unknown.status_code == 404 and "proposals list" in unknown.json()["error"]
 
 
 def test_bad_requests_say_what_is_wrong_and_write_nothing(server):
