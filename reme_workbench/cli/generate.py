@@ -21,10 +21,7 @@ whole library, and `reme-workbench --help` must stay instant (tests/cli/test_cli
 
 from __future__ import annotations
 
-import types
 import typing
-from collections.abc import Callable
-from datetime import date
 from typing import Any
 
 import click
@@ -88,7 +85,7 @@ class OperationCommand(click.Command):
     arguments; the others', those options the first lacks). The callback is called as
     `callback(obj, call, **its own options)`."""
 
-    def __init__(self, name, *, operations: tuple[str, ...], callback: Callable, **kwargs) -> None:
+    def __init__(self, name, *, operations: tuple[str, ...], callback: Any, **kwargs) -> None:
         self.operation_names = tuple(operations)
         self._made = False
         self._own = callback
@@ -168,6 +165,8 @@ def parameter(name: str, info, spec) -> click.Parameter:
 
 
 def _without_none(annotation):
+    import types
+
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         kept = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(kept) == 1:
@@ -178,6 +177,8 @@ def _without_none(annotation):
 def _click_type(name: str, annotation):
     """The click type of a field's annotation: a choice for a Literal, a range for a bounded
     int; a day is read as text (the model checks it)."""
+    from datetime import date
+
     if typing.get_origin(annotation) is typing.Literal:
         return click.Choice([str(v) for v in typing.get_args(annotation)])
     if annotation in (str, date):

@@ -86,6 +86,20 @@ def _vault_path(value: str) -> str:
     return text
 
 
+def _proposal_id(value):
+    """A proposal id as `proposals list` shows it (or a prefix of one): the message of a
+    malformed one says what an id looks like, before the length bounds answer in their
+    own words."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not 3 <= len(text) <= 64 or not all(c.isalnum() or c == "-" for c in text):
+            shown = f"{text[:40]!r}…" if len(text) > 40 else repr(text)
+            raise ValueError(f"{shown} is not a proposal id; ids look like "
+                             "p-20261203-101500-a1b2c3 (`proposals list` shows them)")
+        return text
+    return value
+
+
 # -- recall ---------------------------------------------------------------------------------
 
 class _RecallOptions(_Request):
@@ -240,6 +254,7 @@ class ProposalDetail(ProposalSummary):
 
 class AcceptRequest(_Request):
     id: str = Field(min_length=3, max_length=64, description="A proposal id or a unique prefix.")
+    check_id = field_validator("id", mode="before")(_proposal_id)
     edited: dict[str, str] | None = Field(
         None, description="A person's new contents for some of the proposal's files; the "
                           "proposal's checks run on them before anything is written.")
@@ -260,6 +275,7 @@ class AcceptRequest(_Request):
 
 class RejectRequest(_Request):
     id: str = Field(min_length=3, max_length=64, description="A proposal id or a unique prefix.")
+    check_id = field_validator("id", mode="before")(_proposal_id)
     reason: str = Field("", max_length=2000, description="Why, kept with the proposal.")
 
 
@@ -586,6 +602,7 @@ class BridgeRequest(_Request):
 
 class ProposalRef(_Request):
     id: str = Field(min_length=3, max_length=64, description="A proposal id or a unique prefix.")
+    check_id = field_validator("id", mode="before")(_proposal_id)
 
 
 class DreamResponse(_Response):

@@ -32,3 +32,13 @@ def test_show_text_marks_a_field_it_cuts(make_vault):
     assert "--json" in shown.stdout  # where to read it whole
     (rule,) = [ln for ln in shown.stdout.splitlines() if ln.startswith("  rule: ")]
     assert not rule.endswith("…")  # a short field is shown whole, unmarked
+
+
+def test_a_malformed_id_is_one_line_saying_what_an_id_looks_like(make_vault):
+    vault = make_vault({"digest/wiki/beta.md": BETA})
+    for words in (["show"], ["accept"], ["reject"], ["revert"]):
+        for bad in ("x", "p 1", "a" * 65):
+            result = CliRunner().invoke(cli, ["--vault", str(vault), "proposals", *words, bad])
+            assert result.exit_code == 1, (words, bad, result.output)
+            (line,) = result.output.strip().splitlines()
+            assert line.startswith("Error: ") and "ids look like p-" in line, (words, bad, line)
