@@ -1,7 +1,10 @@
 """`reme-workbench`: a thin command line over the library.
 
-Each command is a few lines that call the library and print. `app` holds the group and
-what the commands share; each module below registers one family of commands.
+Each command is made from its operation in `ops/registry.py` (`generate.py`: arguments,
+options and `--json` from the request and response models) and a few lines that print
+the answer as text; the commands that cannot be made so (`demo`, `workbench`, `serve`,
+`mcp`) are listed in the registry's `FRONT_END_COMMANDS`. `app` holds the group and what
+the commands share; each module below registers one family of commands.
 """
 
 from __future__ import annotations
