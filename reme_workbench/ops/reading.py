@@ -7,6 +7,8 @@ Both are for the Obsidian plugin (`obsidian-plugin/`), over the local API:
   the query, the note is left out of the answer (and of the access log), and the other
   hits are logged as recall hits under a short query (`related: <path>`) instead of the
   note's whole text.
+* `proposal_files` — what a proposal would write, file by file: the text the review view
+  lets a person edit before accepting (the API's proposal detail has the diff only).
 * `note_opened` — an `open` line in `meta/access_log.jsonl` (`"via": "plugin"`), the use
   the archive's recency reads (§7.3.2) and that thaws an archived note at once (§7.3.6);
   at most one per note per hour, so a person moving between notes all day does not fill
@@ -26,6 +28,7 @@ from pydantic import Field, field_validator
 from ..errors import NotFoundError, RemeError
 from .models import (
     MAX_QUERY_CHARS,
+    ProposalRef,
     RecallHitModel,
     RecallRequest,
     _Request,
@@ -35,7 +38,8 @@ from .models import (
 from .workspace import Workspace
 
 __all__ = ["RelatedRequest", "RelatedResponse", "NoteOpenedRequest", "NoteOpenedResponse",
-           "related", "note_opened", "related_query", "OPEN_EVERY", "PLUGIN_VIA"]
+           "ProposalFiles", "related", "note_opened", "proposal_files", "related_query",
+           "OPEN_EVERY", "PLUGIN_VIA"]
 
 OPEN_EVERY = timedelta(hours=1)  # one `open` line per note per hour at most
 PLUGIN_VIA = "plugin"  # the access log's `via` of an open the plugin reported
@@ -146,6 +150,26 @@ def related(ws: Workspace, request: RelatedRequest) -> RelatedResponse:
                           stacklevel=2)
     return RelatedResponse.model_validate({"path": path, "vectors": vectors, "note": note,
                                           "hits": [h.to_json() for h in hits]})
+
+
+# -- a proposal's files ------------------------------------------------------------------------
+
+class ProposalFiles(_Response):
+    id: str
+    files: dict[str, str] = Field(description="{path: the text the proposal would write} for "
+                                  "each file it creates or edits (a deletion has none).")
+
+
+def proposal_files(ws: Workspace, request: ProposalRef) -> ProposalFiles:
+    """What a proposal would write, file by file: what a person edits before accepting
+    (`POST /proposals/accept` with `edited`). Reads only."""
+    from .review_ops import load_proposal, writes_text
+
+    if not all(c.isalnum() or c == "-" for c in request.id.strip()):
+        raise RemeError(f"{request.id!r} is not a proposal id; ids look like "
+                        "p-20261203-101500-a1b2c3 (`proposals list` shows them).")
+    proposal = load_proposal(ws, request.id.strip())
+    return ProposalFiles(id=proposal.id, files=writes_text(proposal))
 
 
 # -- note opened ------------------------------------------------------------------------------

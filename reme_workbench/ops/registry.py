@@ -125,6 +125,13 @@ OPERATIONS: tuple[Operation, ...] = (
         "records which notes were recalled.",
         writes=False, routes=(Route("POST", "/related"),)),
     Operation(
+        "proposal_files", reading.proposal_files, ProposalRef, reading.ProposalFiles,
+        "What a proposal would write, file by file",
+        "Show the full text each file of a proposal would have once applied (by id or a "
+        "unique prefix): what a person edits before accepting it with 'edited'. Changes "
+        "nothing.",
+        writes=False, routes=(Route("GET", "/proposals/{id}/files", "path"),), mcp=False),
+    Operation(
         "note_opened", reading.note_opened, reading.NoteOpenedRequest, reading.NoteOpenedResponse,
         "Report that a person opened a digest note (reading is use)",
         "Record that the user opened a digest note, so the archive counts it as used: an "

@@ -163,3 +163,34 @@ def test_the_routes_answer_over_http(ws):
     assert refused.status_code == 422
     missing = client.post("/note/opened", json={"path": "digest/wiki/nothing.md"})
     assert missing.status_code == 404 and "There is no note" in missing.json()["error"]
+
+
+def _pending(ws) -> str:
+    from reme_workbench.proposals import Policy, ProposalQueue
+    from reme_workbench.vault.checks import CheckSpec
+    from reme_workbench.vault.store import Edit
+    from reme_workbench.vault.vault import Vault
+
+    vault = Vault.open(ws.root, clock=ws.clock)
+    queue = ProposalQueue(vault)
+    _, stamp = vault.store.read(POOL)
+    new = FILES[POOL].replace("holds 10 connections", "holds 40 connections")
+    proposal = queue.new("dream.refine", "refine pool-size", [Edit(POOL, new.encode(), stamp)],
+                         checks=[CheckSpec("only_paths", {"paths": [POOL]})],
+                         story={"material": MAT, "flavor": "REFINE"})
+    return queue.submit(proposal, Policy()).id
+
+
+def test_proposal_files_are_what_the_proposal_would_write(ws):
+    from reme_workbench.ops import ProposalRef
+    from reme_workbench.ops.reading import proposal_files
+
+    pid = _pending(ws)
+    answer = proposal_files(ws, ProposalRef(id=pid[:12]))  # a unique prefix will do
+    assert answer.id == pid
+    assert answer.files == {POOL: FILES[POOL].replace("holds 10 connections", "holds 40 connections")}
+    client = TestClient(create_app(ws), base_url="http://127.0.0.1")
+    assert client.get(f"/proposals/{pid}/files").json()["files"][POOL].count("holds 40") == 1
+    missing = client.get("/proposals/p-20990101-000000-aaaaaa/files")
+    assert missing.status_code == 404, missing.text
+    assert client.get("/proposals/no%20such/files").status_code == 400
