@@ -12,4 +12,8 @@ export default tseslint.config(
       "no-console": "error",
     },
   },
+  {
+    files: ["**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+  },
 );

@@ -2,15 +2,19 @@
 // DOM, no `obsidian`): tested without either.
 import type { IndexStatus, JobStatus, ProposalSummary } from "./client";
 
+// the index's states (GET /index/status) as the status bar says them
+const STATE_WORDS: Record<string, string> = {
+  starting: "starting", keyword: "keyword", vectors: "embedding", ready: "ready",
+  failed: "index failed", stopped: "index stopped", empty: "empty index",
+  "vectors pending": "keyword",
+};
+
 /** The status bar: the connection, the index state and a running job's progress, e.g.
  * "reme: keyword · vectors 12/37 files · dream 2/5 file 2/5 daily/…". */
 export function statusText(index: IndexStatus | null, job: JobStatus | null,
   problem: string | null = null): string {
   if (problem !== null || index === null) return "reme: not connected";
-  const parts = ["reme:"];
-  if (index.state === "failed") parts.push("index failed");
-  else if (index.state === "ready") parts.push("ready");
-  else parts.push(index.state);
+  const parts = ["reme:", STATE_WORDS[index.state] ?? index.state];
   if (index.vectors) parts.push(`· vectors ${index.vectors}`);
   if (job && job.state === "running") {
     const { done, total } = job.progress;
@@ -57,7 +61,12 @@ export function diffLines(diff: string): { kind: DiffKind; text: string }[] {
 
 /** A story value as short readable text: strings as they are, lists one per line, objects
  * as `key: value` lines (one level; deeper as compact JSON). */
-export function storyText(value: unknown): string {
+export function storyText(value: unknown, limit = 600): string {
+  const text = storyLines(value);
+  return text.length > limit ? `${text.slice(0, limit)}… (${text.length - limit} more characters)` : text;
+}
+
+function storyLines(value: unknown): string {
   if (value === null || value === undefined) return "—";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);

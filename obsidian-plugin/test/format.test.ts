@@ -11,6 +11,7 @@ const job = (over: Partial<JobStatus>): JobStatus => ({ id: "j-1", kind: "dream"
 describe("the status bar", () => {
   it("shows the index state, the vectors and a running job", () => {
     expect(statusText(index("keyword", "12/37 files"), null)).toBe("reme: keyword · vectors 12/37 files");
+    expect(statusText(index("vectors", "12/37 files"), null)).toBe("reme: embedding · vectors 12/37 files");
     expect(statusText(index("ready", "37/37 files"), job({}))).toBe("reme: ready · vectors 37/37 files · dream 2/5");
     expect(statusText(index("ready", null), job({ state: "done" }))).toBe("reme: ready");
     expect(statusText(null, null, "no server")).toBe("reme: not connected");
@@ -27,6 +28,7 @@ describe("what the review view shows", () => {
     expect(storyText(["a", { path: "p", score: 0.5 }])).toBe("• a\n• path=p, score=0.5");
     expect(storyText({ votes: { a: "same" }, n: 2 })).toBe("votes: a=same\nn: 2");
     expect(storyText(null)).toBe("—");
+    expect(storyText("x".repeat(700))).toBe(`${"x".repeat(600)}… (100 more characters)`);
   });
   it("says what a decision's answer means", () => {
     const base = { id: "p-1", action: "dream.refine", summary: "", files: [], updated_at: null,

@@ -31,7 +31,7 @@ const command = (plugin: RemeWorkbenchPlugin, id: string) =>
 describe("the plugin", () => {
   it("connects from serve.json and shows the index in the status bar", async () => {
     const { statusBar } = await load();
-    expect(statusBar.textContent).toBe("reme: vectors · vectors 12/37 files");
+    expect(statusBar.textContent).toBe("reme: embedding · vectors 12/37 files");
     expect(statusBar.title).toMatch(/By keyword: 37\/37 files/);
   });
 
@@ -76,11 +76,11 @@ describe("the plugin", () => {
     vi.useFakeTimers();
     const running = plugin.runJob("dream");
     await vi.advanceTimersByTimeAsync(1600);
-    expect(statusBar.textContent).toBe("reme: vectors · vectors 12/37 files · dream 1/3");
+    expect(statusBar.textContent).toBe("reme: embedding · vectors 12/37 files · dream 1/3");
     await vi.advanceTimersByTimeAsync(1600);
     await running;
     expect(notices.at(-1)).toBe("reme-workbench: dream: 1 file(s), 2 unit(s); 1 proposal(s) wait for review.");
-    expect(statusBar.textContent).toBe("reme: vectors · vectors 12/37 files");
+    expect(statusBar.textContent).toBe("reme: embedding · vectors 12/37 files");
     const lists = api.calls.filter((c) => c.path.startsWith("/proposals?state=pending"));
     expect(lists.length).toBe(2); // the view's first list, and again after the job
     const view = plugin.app.workspace.getLeavesOfType(REVIEW_VIEW)[0].view;

@@ -219,12 +219,19 @@ var Connection = class {
 };
 
 // src/format.ts
+var STATE_WORDS = {
+  starting: "starting",
+  keyword: "keyword",
+  vectors: "embedding",
+  ready: "ready",
+  failed: "index failed",
+  stopped: "index stopped",
+  empty: "empty index",
+  "vectors pending": "keyword"
+};
 function statusText(index, job, problem = null) {
   if (problem !== null || index === null) return "reme: not connected";
-  const parts = ["reme:"];
-  if (index.state === "failed") parts.push("index failed");
-  else if (index.state === "ready") parts.push("ready");
-  else parts.push(index.state);
+  const parts = ["reme:", STATE_WORDS[index.state] ?? index.state];
   if (index.vectors) parts.push(`· vectors ${index.vectors}`);
   if (job && job.state === "running") {
     const { done, total } = job.progress;
@@ -258,7 +265,11 @@ function diffLines(diff) {
     return { kind: "context", text };
   });
 }
-function storyText(value) {
+function storyText(value, limit = 600) {
+  const text = storyLines(value);
+  return text.length > limit ? `${text.slice(0, limit)}… (${text.length - limit} more characters)` : text;
+}
+function storyLines(value) {
   if (value === null || value === void 0) return "—";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
@@ -506,11 +517,9 @@ function renderHits(parent, hits, open) {
     const item = list.createDiv({ cls: "reme-hit", attr: { "data-path": hit.path, tabindex: 0 } });
     const head = item.createDiv("reme-hit-head");
     head.createSpan({ cls: "reme-hit-name", text: hit.name ?? basename(hit.path) });
-    head.createSpan({
-      cls: "reme-hit-score",
-      text: hit.score.toFixed(2),
-      title: hit.via === "link" ? "found through a link from a hit" : "found by search"
-    });
+    if (hit.via === "link") {
+      head.createSpan({ cls: "reme-hit-via", text: "linked", title: "Found through a link from a note found by search" });
+    }
     if (hit.description) item.createDiv({ cls: "reme-hit-description", text: hit.description });
     const passage = hit.chunks[0]?.text.trim();
     if (passage && passage !== hit.description) {

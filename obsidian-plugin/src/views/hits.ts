@@ -9,8 +9,10 @@ export function renderHits(parent: HTMLElement, hits: RecallHit[],
     const item = list.createDiv({ cls: "reme-hit", attr: { "data-path": hit.path, tabindex: 0 } });
     const head = item.createDiv("reme-hit-head");
     head.createSpan({ cls: "reme-hit-name", text: hit.name ?? basename(hit.path) });
-    head.createSpan({ cls: "reme-hit-score", text: hit.score.toFixed(2),
-      title: hit.via === "link" ? "found through a link from a hit" : "found by search" });
+    // recall's scores are rank fusions (0.02 or so): their order says it all, so none is shown
+    if (hit.via === "link") {
+      head.createSpan({ cls: "reme-hit-via", text: "linked", title: "Found through a link from a note found by search" });
+    }
     if (hit.description) item.createDiv({ cls: "reme-hit-description", text: hit.description });
     const passage = hit.chunks[0]?.text.trim();
     if (passage && passage !== hit.description) {
