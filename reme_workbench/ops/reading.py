@@ -89,10 +89,10 @@ class NoteOpenedResponse(_Response):
 
 # -- related ----------------------------------------------------------------------------------
 
-def related_query(text: str) -> str:
+def related_query(text: str, limit: int = MAX_QUERY_CHARS) -> str:
     """The recall query a note's text makes: its description, then its body without the
     frontmatter and without the lines that only name sources (`derived_from:: [[…]]` says
-    where it came from, not what it says), cut at a word to what a query may hold."""
+    where it came from, not what it says), cut at a word to `limit` characters."""
     from ..vault.note import parse
 
     note = parse(text, "note.md")
@@ -100,9 +100,10 @@ def related_query(text: str) -> str:
     lines = [line for line in note.body.splitlines()
              if line.strip() and "::" not in line.split("[[", 1)[0]]
     query = " ".join(" ".join([str(description), *lines]).split())
-    if len(query) > MAX_QUERY_CHARS:
-        cut = query.rfind(" ", 0, MAX_QUERY_CHARS)
-        query = query[: cut if cut > 0 else MAX_QUERY_CHARS]
+    limit = min(limit, MAX_QUERY_CHARS)
+    if len(query) > limit:
+        cut = query.rfind(" ", 0, limit)
+        query = query[: cut if cut > 0 else limit]
     return query
 
 
@@ -110,6 +111,7 @@ def related(ws: Workspace, request: RelatedRequest) -> RelatedResponse:
     """The files that answer `request.path`'s own description and body, best first, the
     note itself left out. A note with no words yet (a new, empty one) has nothing
     related: the answer is empty, not an error."""
+    from ..index.blas import blas_threads
     from ..index.recall import recall as run_recall
     from ..vault.layout import is_markdown, resolve_inside
     from ..vault.meta import log_access
@@ -137,7 +139,11 @@ def related(ws: Workspace, request: RelatedRequest) -> RelatedResponse:
         # the note's own text finds the note first: it is no answer, and logging it as a
         # recall hit every time it is opened would count it as recalled
         options = options | {"log_access": False}
-        hits = [h for h in run_recall(index, query, **options) if h.path != path][: request.k]
+        # a note's text is a long query (up to 256 tokens for MiniLM): its one forward pass
+        # on numpy's default BLAS threads took ~0.6 CPU-s a call on the demo with other
+        # work running, on one thread 0.09 (index/blas.py says why; bench_plugin_related.py)
+        with blas_threads(1):
+            hits = [h for h in run_recall(index, query, **options) if h.path != path][: request.k]
         home = getattr(index, "home", index.root)
         when = vault.clock()
         try:

@@ -83,6 +83,7 @@ def test_related_query_is_description_and_body_without_sources():
     assert related_query(text) == "What the note says First line. Last [[link]]."
     long = note("n", "d", "word " * 1000)
     assert len(related_query(long)) <= 2000 and related_query(long).endswith("word")
+    assert len(related_query(long, limit=100)) <= 100
 
 
 def test_related_refuses_what_is_not_a_note_of_the_vault(ws):
