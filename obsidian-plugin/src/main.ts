@@ -17,6 +17,7 @@ import { SearchModal } from "./views/search";
 // the client and the connection, for a script or the end-to-end test under Node
 export { RemeClient, fetchTransport, parseServeInfo, ApiError } from "./client";
 export { Connection } from "./connection";
+export { ServerProcess } from "./server";
 
 const STATUS_EVERY_MS = 3000;
 const JOB_EVERY_MS = 1500;
@@ -60,6 +61,9 @@ export default class RemeWorkbenchPlugin extends Plugin implements Host {
       if (file) void this.reportOpen(file.path);
     }));
     this.registerInterval(window.setInterval(() => void this.updateStatus(), STATUS_EVERY_MS));
+    // the server this plugin started stops with Obsidian, even when the window closes
+    // without unloading the plugin
+    this.registerDomEvent(window, "beforeunload", () => this.server.stop());
     this.app.workspace.onLayoutReady(() => void this.connectOrOffer(false));
     this.showStatus(null);
   }

@@ -23,6 +23,7 @@ __export(main_exports, {
   ApiError: () => ApiError,
   Connection: () => Connection,
   RemeClient: () => RemeClient,
+  ServerProcess: () => ServerProcess,
   default: () => RemeWorkbenchPlugin,
   fetchTransport: () => fetchTransport,
   obsidianTransport: () => obsidianTransport,
@@ -882,6 +883,7 @@ var RemeWorkbenchPlugin = class extends import_obsidian6.Plugin {
       if (file) void this.reportOpen(file.path);
     }));
     this.registerInterval(window.setInterval(() => void this.updateStatus(), STATUS_EVERY_MS));
+    this.registerDomEvent(window, "beforeunload", () => this.server.stop());
     this.app.workspace.onLayoutReady(() => void this.connectOrOffer(false));
     this.showStatus(null);
   }

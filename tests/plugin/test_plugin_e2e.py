@@ -123,3 +123,23 @@ def test_a_client_without_a_server_is_told_how_to_start_one(tmp_path):
     (refused,) = drive(tmp_path, ["indexStatus"])
     assert not refused["ok"] and refused["status"] == 0
     assert "No reme-workbench server answers at http://127.0.0.1:9" in refused["error"]
+
+
+def test_the_plugin_starts_a_server_and_stops_what_it_started(tmp_path):
+    """No server runs: the plugin's ServerProcess starts the real program, the connection
+    finds it through serve.json, and stopping it (Obsidian closing) ends the server,
+    which removes serve.json."""
+    import sys
+
+    from tests.server.serving import write_vault
+
+    root = write_vault(tmp_path / "vault")
+    program = Path(sys.executable).with_name("reme-workbench")
+    if not program.is_file():
+        pytest.skip(f"no reme-workbench program beside {sys.executable}")
+    done = subprocess.run([NODE, str(DRIVER.with_name("start_server.cjs")), str(main_js()),
+                           str(root), str(program)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"]["background"] is True
+    assert answer["serve_json_left"] is False
