@@ -183,8 +183,11 @@ export default class RemeWorkbenchPlugin extends Plugin implements Host {
     }
     try {
       const index = await this.connection.call((c) => c.indexStatus());
+      // a job another client started on this server shows too
+      const running = this.job ?? (await this.connection.call((c) => c.jobs()))
+        .find((j) => j.state === "running") ?? null;
       this.problem = null;
-      this.showStatus(index);
+      this.showStatus(index, running);
     } catch (error) {
       this.connection.forget();
       this.problem = messageOf(error);
@@ -192,10 +195,11 @@ export default class RemeWorkbenchPlugin extends Plugin implements Host {
     }
   }
 
-  private showStatus(index: Parameters<typeof statusText>[0]): void {
-    this.statusEl.setText(statusText(index, this.job, index ? null : this.problem));
-    this.statusEl.setAttribute("aria-label", statusTitle(index, this.job, index ? null : this.problem));
-    this.statusEl.title = statusTitle(index, this.job, index ? null : this.problem);
+  private showStatus(index: Parameters<typeof statusText>[0], job: JobStatus | null = this.job): void {
+    const problem = index ? null : this.problem;
+    this.statusEl.setText(statusText(index, job, problem));
+    this.statusEl.setAttribute("aria-label", statusTitle(index, job, problem));
+    this.statusEl.title = statusTitle(index, job, problem);
   }
 
   /** Start dream or consolidate as a job, follow it in the status bar, tell how it ended,

@@ -161,6 +161,8 @@ export class FakeApi {
         this.jobs.push(job);
         return json(202, job);
       }
+      case route === "GET /jobs":
+        return json(200, this.jobs);
       case request.method === "GET" && url.pathname.startsWith("/jobs/"): {
         const job = this.jobs.find((j) => j.id === id);
         if (!job) return json(404, { error: `No job ${id}.` });

@@ -35,6 +35,14 @@ describe("the plugin", () => {
     expect(statusBar.title).toMatch(/By keyword: 37\/37 files/);
   });
 
+  it("shows a job another client started", async () => {
+    const { api, plugin, statusBar } = await load();
+    await api.transport({ url: "http://127.0.0.1:8765/jobs/consolidate", method: "POST",
+      headers: { Authorization: "Bearer fake-token" }, body: "{}" });
+    await plugin.updateStatus();
+    expect(statusBar.textContent).toBe("reme: embedding · vectors 12/37 files · consolidate 1/3");
+  });
+
   it("has the commands of the issue", async () => {
     const { plugin } = await load();
     const names = (plugin as never as { commands: { name: string }[] }).commands.map((c) => c.name);

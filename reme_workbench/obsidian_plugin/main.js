@@ -1006,18 +1006,20 @@ Start \`${this.settings.command} serve\` for this vault now? It stops when Obsid
     }
     try {
       const index = await this.connection.call((c) => c.indexStatus());
+      const running = this.job ?? (await this.connection.call((c) => c.jobs())).find((j) => j.state === "running") ?? null;
       this.problem = null;
-      this.showStatus(index);
+      this.showStatus(index, running);
     } catch (error) {
       this.connection.forget();
       this.problem = messageOf(error);
       this.showStatus(null);
     }
   }
-  showStatus(index) {
-    this.statusEl.setText(statusText(index, this.job, index ? null : this.problem));
-    this.statusEl.setAttribute("aria-label", statusTitle(index, this.job, index ? null : this.problem));
-    this.statusEl.title = statusTitle(index, this.job, index ? null : this.problem);
+  showStatus(index, job = this.job) {
+    const problem = index ? null : this.problem;
+    this.statusEl.setText(statusText(index, job, problem));
+    this.statusEl.setAttribute("aria-label", statusTitle(index, job, problem));
+    this.statusEl.title = statusTitle(index, job, problem);
   }
   /** Start dream or consolidate as a job, follow it in the status bar, tell how it ended,
    * and refresh the review view. */
