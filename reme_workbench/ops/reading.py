@@ -4,9 +4,11 @@ one, and the report that they opened it (reading is use, docs/spec.md §7.3.2).
 Both are for the Obsidian plugin (`obsidian-plugin/`), over the local API:
 
 * `related` — the notes that answer the open note itself: its description and body are
-  the query, the note is left out of the answer (and of the access log), and the other
-  hits are logged as recall hits under a short query (`related: <path>`) instead of the
-  note's whole text.
+  the query and the note is left out. Nothing is logged: the panel fills itself each
+  time a person opens a note, without being asked, so its hits are no recall hits (they
+  would count towards recency, §7.3.3, for being shown beside whatever was read, and
+  add eight lines to the access log at every note opened); a note opened from the
+  panel is reported by `note_opened` like any other.
 * `proposal_files` — what a proposal would write, file by file: the text the review view
   lets a person edit before accepting (the API's proposal detail has the diff only).
 * `note_opened` — an `open` line in `meta/access_log.jsonl` (`"via": "plugin"`), the use
@@ -114,7 +116,6 @@ def related(ws: Workspace, request: RelatedRequest) -> RelatedResponse:
     from ..index.blas import blas_threads
     from ..index.recall import recall as run_recall
     from ..vault.layout import is_markdown, resolve_inside
-    from ..vault.meta import log_access
     from .operations import _answering_index, _require_index_home
 
     vault = ws.open_vault()
@@ -136,24 +137,14 @@ def related(ws: Workspace, request: RelatedRequest) -> RelatedResponse:
     _require_index_home(ws)
     recall_request = RecallRequest(query=query, k=request.k + 1, scope=request.scope)
     with _answering_index(ws, vault, recall_request, None) as (index, options, vectors, note):
-        # the note's own text finds the note first: it is no answer, and logging it as a
-        # recall hit every time it is opened would count it as recalled
+        # the note's own text finds the note first: it is no answer; and nothing is
+        # logged (the module doc says why)
         options = options | {"log_access": False}
         # a note's text is a long query (up to 256 tokens for MiniLM): its one forward pass
         # on numpy's default BLAS threads took ~0.6 CPU-s a call on the demo with other
         # work running, on one thread 0.09 (index/blas.py says why; bench_plugin_related.py)
         with blas_threads(1):
             hits = [h for h in run_recall(index, query, **options) if h.path != path][: request.k]
-        home = getattr(index, "home", index.root)
-        when = vault.clock()
-        try:
-            for rank, hit in enumerate(hits, 1):
-                log_access(home, hit.path, when, "recall", query=f"related: {path}", rank=rank)
-        except (OSError, RemeError) as exc:  # a hit not logged never costs the answer (§4.8.3)
-            import warnings
-
-            warnings.warn(f"meta/access_log.jsonl not written ({exc}).", RuntimeWarning,
-                          stacklevel=2)
     return RelatedResponse.model_validate({"path": path, "vectors": vectors, "note": note,
                                           "hits": [h.to_json() for h in hits]})
 

@@ -121,8 +121,8 @@ OPERATIONS: tuple[Operation, ...] = (
         "The notes related to a note (its own text as the query, itself left out)",
         "Find the notes related to one note of the memory, by its vault path: its "
         "description and body are the query and the note itself is left out. Returns each "
-        "file's path, name, description and matching passages, best first. Read-mostly: "
-        "records which notes were recalled.",
+        "file's path, name, description and matching passages, best first. Changes "
+        "nothing.",
         writes=False, routes=(Route("POST", "/related"),)),
     Operation(
         "proposal_files", reading.proposal_files, ProposalRef, reading.ProposalFiles,
