@@ -91,15 +91,17 @@ def create_app(ws: Workspace) -> FastAPI:
     # answered at once (202) with its id, which a client polls
     jobs = JobRunner(ws)
     app.state.jobs = jobs
-    for op in registry.OPERATIONS:
-        for route in op.routes:
-            # `{id:path}`: an id with a slash in it still reaches the request's check
-            # (400, saying what an id is) instead of missing the route (404)
-            path = re.sub(r"{(\w+)}", r"{\1:path}", route.path)
-            app.add_api_route(
-                path, _endpoint(op, route, ws, jobs), methods=[route.method],
-                response_model=JobStatus if op.long else op.response,
-                status_code=202 if op.long else 200, summary=op.summary, name=op.name)
+    # a path that ends in a field takes the rest of the URL (`{id:path}`): an id with a
+    # slash in it still reaches the request's check (400, saying what an id is) instead
+    # of missing the route (404). Those go last, so `/proposals/{id}/files` is matched
+    # before `/proposals/{id:path}` could take it
+    declared = [(op, route) for op in registry.OPERATIONS for route in op.routes]
+    for op, route in sorted(declared, key=lambda pair: pair[1].path.endswith("}")):
+        path = re.sub(r"{(\w+)}$", r"{\1:path}", route.path)
+        app.add_api_route(
+            path, _endpoint(op, route, ws, jobs), methods=[route.method],
+            response_model=JobStatus if op.long else op.response,
+            status_code=202 if op.long else 200, summary=op.summary, name=op.name)
 
     @app.get("/jobs", response_model=list[JobStatus], summary="This server's jobs")
     def list_jobs() -> list[JobStatus]:

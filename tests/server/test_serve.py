@@ -100,7 +100,8 @@ def test_the_openapi_document_lists_every_operation(server):
                                  "/proposals/{id}", "/proposals/accept",
                                  "/proposals/reject", "/health", "/jobs", "/jobs/{job_id}",
                                  "/jobs/dream", "/jobs/consolidate", "/jobs/bridge",
-                                 "/index/status", "/status", "/links", "/graph",
+                                 "/index/status", "/related", "/note/opened",
+                                 "/proposals/{id}/files", "/status", "/links", "/graph",
                                  "/proposals/revert"}
     assert doc["components"]["schemas"]["RecallRequest"]["properties"]["k"]["maximum"] == 100
 
