@@ -52,7 +52,7 @@ from ..vault.archive_state import (
     read_access_events,
     touched_after,
 )
-from ..vault.meta import as_utc, log_access, read_meta, write_meta
+from ..vault.meta import as_utc, log_access, parse_utc, read_meta, write_meta
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -63,6 +63,7 @@ __all__ = [
     "META_VERSION",
     "OPEN_EVENT",
     "ADOPT_EVENT",
+    "THAW_EVENT",
     "NoteActivity",
     "ArchiveReport",
     "recency_score",
@@ -71,6 +72,7 @@ __all__ = [
     "archive_decision",
     "cap_new_archivals",
     "update_archive",
+    "thaw",
 ]
 
 RECENCY_META = "recency"
@@ -80,6 +82,7 @@ REBUILD = "reme-workbench consolidate --only archive --force"
 RECALL_EVENT = "recall"
 OPEN_EVENT = "open"  # a person or an agent opened the note (`note`, POST /note, Obsidian)
 ADOPT_EVENT = "adopt"  # the first batch that saw a note no event ever named (copied in)
+THAW_EVENT = "thaw"  # a person took the note out of the archive by hand
 HIT_ONLY_EVENTS = frozenset({RECALL_EVENT})  # every other event is a use (§7.3.2)
 _DAY = 86400.0
 
@@ -319,3 +322,20 @@ def update_archive(
         opened=opened,
         adopted=adopted,
     )
+
+
+def thaw(root: Path | str, path: str, now: datetime) -> None:
+    """Take `path` out of the archive by hand (docs/spec.md §7.3.6): a `thaw` access-log
+    line (its recency starts again; recall counts it as a touch since the batch and finds
+    the note at once, and the next batch keeps it out) and the note taken off
+    meta/archived.json, which keeps its batch time and log offset. No note is moved or
+    edited."""
+    root = Path(root)
+    log_access(root, path, now, THAW_EVENT)
+    doc = read_meta(root, ARCHIVED_META, version=META_VERSION, rebuild=REBUILD).data or {}
+    listed = [p for p in doc.get("archived") or [] if isinstance(p, str)]
+    batch = parse_utc(doc.get("computed_at")) or now
+    kept = {k: v for k, v in doc.items() if k not in ("archived", "threshold")}
+    write_meta(root, ARCHIVED_META, {**kept, "archived": [p for p in listed if p != path],
+                                     "threshold": doc.get("threshold", _DEFAULTS.threshold)},
+               version=META_VERSION, now=batch)

@@ -332,7 +332,7 @@ class Consolidator:
 
     def _merge(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
         from .candidates import mine_candidates
-        from .merge import MergeContext, plan_merges
+        from .planning import plan_merge_pairs
 
         communities, _, warnings = self._read_communities()
         if communities is None:
@@ -343,10 +343,9 @@ class Consolidator:
         candidates = mine_candidates(
             self.vault, communities, self._embedder(), cfg, cooldowns=cooldowns, now=now,
             cache=not dry_run, index=self._index())
-        ctx = MergeContext.from_settings(self.settings, now=now, cooldowns=cooldowns,
-                                         policy=self._policy(), audit=False, dry_run=dry_run)
-        run = plan_merges(self.vault, self._brain(),
-                          [c for c in candidates if not c.skipped], cfg, ctx)
+        run = plan_merge_pairs(self.vault, self._brain(), [c for c in candidates if not c.skipped],
+                               self.settings, now=now, cooldowns=cooldowns, policy=self._policy(),
+                               audit=False, dry_run=dry_run)
         details = {**run.to_json(), "candidates": len(candidates),
                    "skipped_by_cooldown": [c.to_json() for c in candidates if c.skipped],
                    "warnings": warnings}
