@@ -51,9 +51,9 @@ def index(obj: Ctx, rebuild: bool, embedder: str | None, as_json):
 @click.option(
     "--scope",
     type=click.Choice(["digest", "sources", "all"]),
-    default="all",
+    default="digest",
     show_default=True,
-    help="digest notes, sources (daily/ + resource/), or all.",
+    help="digest notes (as every client, docs/spec.md §6.3.1), sources (daily/ + resource/), or all.",
 )
 @click.option(
     "--mode", type=click.Choice(["fused", "keyword", "vector"]), default="fused", show_default=True
