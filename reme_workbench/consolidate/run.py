@@ -374,7 +374,9 @@ class Consolidator:
         from .archive import update_archive
 
         cfg = self.settings.archive
-        report = update_archive(self.vault, cfg, now=now, dry_run=dry_run)
+        # the access log keeps every line of the longest window that counts hits (§7.3.11)
+        report = update_archive(self.vault, cfg, now=now, dry_run=dry_run,
+                                keep_days=self.settings.abstract.active_window_days)
         summary = (f"{len(report.scores)} notes scored, {len(report.archived)} archived "
                    f"({len(report.newly_archived)} new, {len(report.thawed)} thawed"
                    + (f", {len(report.kept_by_touch)} kept out: touched since the last batch"
@@ -388,13 +390,17 @@ class Consolidator:
                  ] if report.adopted else []
         if used:
             summary += "; in use: " + ", ".join(used)
+        if report.compacted:
+            summary += (f"; access log compacted from {report.compacted[0]:,} to "
+                        f"{report.compacted[1]:,} bytes")
         details = {"archived": list(report.archived), "newly_archived": list(report.newly_archived),
                    "thawed": list(report.thawed), "kept_by_touch": list(report.kept_by_touch),
                    "previous": report.previous_computed_at, "threshold": cfg.threshold,
                    "scored": len(report.scores), "held_back": list(report.held_back),
                    "live": report.live, "allowed": report.allowed,
                    "max_share_per_run": cfg.max_share_per_run,
-                   "opened_in_obsidian": list(report.opened), "adopted": list(report.adopted)}
+                   "opened_in_obsidian": list(report.opened), "adopted": list(report.adopted),
+                   "access_log_compacted": list(report.compacted) if report.compacted else None}
         return PhaseOutcome("archive", True, why, summary, tuple(report.paths), details)
 
     def _cooldowns(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
