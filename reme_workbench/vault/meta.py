@@ -233,7 +233,8 @@ def append_jsonl(root: Path, name: str, record: Mapping[str, Any]) -> None:
     holds a shared `flock` on the file and lands only in the file the path names then: a
     compaction (`rewrite_jsonl`) replaces the file under an exclusive one, so a line is
     never written into a file that was just replaced (an appender that waited for it
-    opens the new one).
+    opens the new one). Where the file system has no locks, it appends without one: a
+    log line never costs the work.
     """
     import fcntl
 
@@ -246,9 +247,13 @@ def append_jsonl(root: Path, name: str, record: Mapping[str, Any]) -> None:
     while True:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH)
-            if not _names(path, fd):
-                continue  # replaced while we waited: append to the file there now
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+            except OSError:  # a file system without locks: append as before (no compaction waits)
+                pass
+            else:
+                if not _names(path, fd):
+                    continue  # replaced while we waited: append to the file there now
             written = os.write(fd, line)
             if written != len(line):  # only on a full disk; report instead of tearing silently
                 raise RemeError(
@@ -280,7 +285,7 @@ def rewrite_jsonl(root: Path, name: str, rewrite: Callable[[bytes], bytes | None
     log does). The new file is written beside it, fsynced and renamed over it. Returns
     whether it was replaced; False too when there is no log, or the lock was not had
     within `wait_s` (appenders hold it for one write: a compaction can wait for the next
-    batch)."""
+    batch), or the file system has no locks."""
     import fcntl
     import time
 
@@ -299,6 +304,8 @@ def rewrite_jsonl(root: Path, name: str, rewrite: Callable[[bytes], bytes | None
                 if time.monotonic() > give_up:
                     return False
                 time.sleep(0.01)
+            except OSError:  # a file system without locks: appenders take none, so never rewrite
+                return False
         if not _names(path, fd):  # another rewrite replaced it first
             return False
         chunks = []

@@ -184,3 +184,23 @@ def test_consolidate_compacts_the_log_and_keeps_abstracts_window(make_vault):
     assert len(recent) == len(NOTES) * 4  # 1, 20, 60 and 89 days: inside abstract's 90
     assert sorted({(d["path"], d["aggregated"]) for d in kept if "aggregated" in d}) == \
         [(p, 3) for p in NOTES]  # 91, 150, 300 days: one line each, standing for three
+
+
+def test_without_file_locks_the_log_is_still_written_and_never_rewritten(tmp_path, monkeypatch):
+    """A file system that refuses `flock` (some network mounts): a line is appended as
+    before, and the log is left whole rather than rewritten without the appenders' lock."""
+    import errno
+    import fcntl
+
+    def refuse(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    root = tmp_path / "vault"
+    (root / "meta").mkdir(parents=True)
+    monkeypatch.setattr(fcntl, "flock", refuse)
+    log_access(root, NOTES[0], FIXED_NOW - timedelta(days=100), "open")
+    log_access(root, NOTES[0], FIXED_NOW - timedelta(days=90), "open")
+    before = (root / "meta/access_log.jsonl").read_bytes()
+    assert len(before.splitlines()) == 2
+    assert not rewrite_jsonl(root, "access_log", lambda data: compact_log(data, before=FIXED_NOW))
+    assert (root / "meta/access_log.jsonl").read_bytes() == before
