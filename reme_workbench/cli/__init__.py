@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (register commands)
     experiment_cmd,
     import_cmd,
     index_cmds,
+    obsidian_cmd,
     proposals_cmds,
     serve_cmd,
     vault_cmds,

@@ -45,7 +45,8 @@ from .workspace import Workspace
 
 __all__ = ["Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
            "accept_proposal", "reject_proposal", "health", "import_notes", "append_daily", "render_entry",
-           "require_writable", "checked_proposal_id", "proposal_fields", "Replanned", "replan_stale"]
+           "require_writable", "checked_proposal_id", "proposal_fields", "Replanned", "replan_stale",
+           "answering_index", "require_index_home"]
 
 
 def build_request(model, **fields):
@@ -80,13 +81,13 @@ def recall(ws: Workspace, request: RecallRequest,
            progress: Callable[[int, int, str], None] | None = None) -> RecallResponse:
     """The files that answer the query, best first: keyword + vector search fused, then
     linked neighbours. Keyword first: every new or changed file is found by keyword at
-    once; vectors are what the index has (`_answering_index`). Logs every hit to the
+    once; vectors are what the index has (`answering_index`). Logs every hit to the
     access log (a recalled note is not archived)."""
     from ..index.recall import recall as run_recall
 
     vault = ws.open_vault()
-    _require_index_home(ws)
-    with _answering_index(ws, vault, request, progress) as (index, options, vectors, note):
+    require_index_home(ws)
+    with answering_index(ws, vault, request, progress) as (index, options, vectors, note):
         hits = run_recall(index, request.query, **options)
     return RecallResponse.model_validate({"query": request.query, "vectors": vectors,
                                           "note": note, "hits": [h.to_json() for h in hits],
@@ -101,9 +102,9 @@ def recall_batch(ws: Workspace, request: RecallBatchRequest,
 
     tell = progress or (lambda _d, _t, _m: None)
     vault = ws.open_vault()
-    _require_index_home(ws)
+    require_index_home(ws)
     batch = [(q.id, q.query) for q in request.queries]
-    with _answering_index(ws, vault, request, progress) as (index, options, vectors, note):
+    with answering_index(ws, vault, request, progress) as (index, options, vectors, note):
         answers = run_batch(index, batch, progress=lambda d, t: tell(d, t, f"recall: {d}/{t} queries"),
                             **options)
         results = [{"id": qid, "query": text, "hits": [h.to_json() for h in hits],
@@ -119,7 +120,7 @@ def _home_notices(ws: Workspace) -> list[str]:
     return [notice] if notice else []
 
 
-def _require_index_home(ws: Workspace) -> None:
+def require_index_home(ws: Workspace) -> None:
     """Stop a search of a read-only vault whose index has nowhere to go, with one line."""
     problem = ws.index_home().problem
     if problem:
@@ -131,7 +132,7 @@ RECALL_EMBEDS = 64
 
 
 @contextmanager
-def _answering_index(ws: Workspace, vault, request, progress):
+def answering_index(ws: Workspace, vault, request, progress):
     """(index, recall's options, "12/37 files" with vectors, a note or None) for a recall
     that never waits on the encoder.
 

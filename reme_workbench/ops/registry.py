@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from . import indexing, jobs, operations
+from . import indexing, jobs, operations, reading
 from .models import (
     AcceptRequest,
     BridgeRequest,
@@ -116,6 +116,28 @@ OPERATIONS: tuple[Operation, ...] = (
         "recently it was used, and whether it was archived. Read-mostly: records that the "
         "note was opened, so an archived note is found by recall again at once.",
         writes=False, routes=(Route("POST", "/note"),)),
+    Operation(
+        "related", reading.related, reading.RelatedRequest, reading.RelatedResponse,
+        "The notes related to a note (its own text as the query, itself left out)",
+        "Find the notes related to one note of the memory, by its vault path: its "
+        "description and body are the query and the note itself is left out. Returns each "
+        "file's path, name, description and matching passages, best first. Changes "
+        "nothing.",
+        writes=False, routes=(Route("POST", "/related"),)),
+    Operation(
+        "proposal_files", reading.proposal_files, ProposalRef, reading.ProposalFiles,
+        "What a proposal would write, file by file",
+        "Show the full text each file of a proposal would have once applied (by id or a "
+        "unique prefix): what a person edits before accepting it with 'edited'. Changes "
+        "nothing.",
+        writes=False, routes=(Route("GET", "/proposals/{id}/files", "path"),), mcp=False),
+    Operation(
+        "note_opened", reading.note_opened, reading.NoteOpenedRequest, reading.NoteOpenedResponse,
+        "Report that a person opened a digest note (reading is use)",
+        "Record that the user opened a digest note, so the archive counts it as used: an "
+        "'open' line in the access log, at most one per note per hour. For a plugin that "
+        "sees a person read; an agent's reading is note_context's, so it is no MCP tool.",
+        writes=False, routes=(Route("POST", "/note/opened"),), mcp=False),
     Operation(
         "append_daily", operations.append_daily, DailyEntryRequest, DailyEntryResult,
         "Append an entry to a daily log (the one way to add material)",

@@ -175,9 +175,12 @@ def test_the_set_is_mixed_and_split_as_documented():
     labels = {s: load_labels(EVAL / s / "labels.yaml") for s in SPLITS}
     chats = {s: [lb for lb in split.values() if lb.kind == "assistant_chat"]
              for s, split in labels.items()}
-    for split in chats.values():  # user ↔ assistant chats (issue #30): facts about the user
-        assert len(split) == 21
-        assert sum(lb.language == "zh" for lb in split) == 9
+    # user ↔ assistant chats (issue #30): facts about the user, in both languages; tune holds
+    # the 42 read while the rules were written, holdout a blind set of at least 40 more
+    assert len(chats["tune"]) >= 21 and len(chats["holdout"]) >= 40
+    for split in chats.values():
+        assert 0.4 * len(split) <= sum(lb.language == "zh" for lb in split) <= 0.6 * len(split)
+        assert all(1 <= len(lb.units) <= 5 for lb in split)
         assert all(u.bucket == "personal" for lb in split for u in lb.units)
         assert any(u.group for lb in split for u in lb.units)  # a later day repeats a fact
     labels = {s: {p: lb for p, lb in split.items() if lb.kind != "assistant_chat"}
@@ -436,8 +439,8 @@ def test_the_offline_brain_meets_the_targets_on_the_labelled_set(split, tmp_path
     holdout one chit-chat note remains: measured, not tuned away — see docs/benchmarks.md).
     The user ↔ assistant chats (`kind: assistant_chat`, issue #30) are left out: their
     target (>= 0.8 of their facts in a note) is the offline brain's rewrite's to meet and
-    `bench_dream_quality.py` measures it; with them, today's brain files 7 of the holdout
-    chats' personal facts under wiki (bucket accuracy 0.81)."""
+    `bench_dream_quality.py` measures it (with them, the brain of a779eec filed 7 personal
+    facts of the chats then in holdout, now in tune, under wiki: bucket accuracy 0.81)."""
     bench = _bench()
     labels = load_labels(EVAL / split / "labels.yaml")
     files = [rel for rel in material_files(EVAL / split) if labels[rel].kind != "assistant_chat"]

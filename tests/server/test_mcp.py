@@ -24,7 +24,7 @@ POOL_TEXT = (f"---\nname: pool-size\ndescription: The payments-api DB pool size\
              f"Pool is 10.\nderived_from:: [[{MAT}]]\n")
 TOOLS = {"recall", "recall_batch", "note_context", "append_daily", "list_proposals",
          "show_proposal", "accept_proposal", "reject_proposal", "health", "dream", "consolidate",
-         "bridge", "index_status"}
+         "bridge", "index_status", "related"}
 
 
 @pytest.fixture

@@ -75,7 +75,8 @@ def test_the_openapi_document_lists_every_operation(server):
                                  "/proposals/{id}", "/proposals/accept",
                                  "/proposals/reject", "/health", "/jobs", "/jobs/{job_id}",
                                  "/jobs/dream", "/jobs/consolidate", "/jobs/bridge",
-                                 "/index/status"}
+                                 "/index/status", "/related", "/note/opened",
+                                 "/proposals/{id}/files"}
     assert doc["components"]["schemas"]["RecallRequest"]["properties"]["k"]["maximum"] == 100
 
 
