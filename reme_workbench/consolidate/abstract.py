@@ -105,6 +105,7 @@ __all__ = [
     "name_diversity",
     "rank_central",
     "load_communities",
+    "hub_members",
     "plan_abstracts",
     "community_gates",
 ]
@@ -416,11 +417,16 @@ def load_communities(root: Path | str) -> tuple[dict[str, str] | None, dict[str,
 # -- the run -------------------------------------------------------------------------
 
 
+def hub_members(story: Mapping) -> frozenset[str]:
+    """The community a hub proposal's story names (`members`, as `plan` writes it)."""
+    members = story.get("members")
+    return frozenset(str(m) for m in members) if isinstance(members, list) else frozenset()
+
+
 def waiting_hubs(proposals) -> list[tuple[str, frozenset[str]]]:
     """(id, members) of every hub proposal that waits for a person (pending or stale)."""
-    return [(p.id, frozenset(str(m) for m in p.story.get("members")))
-            for p in proposals if p.action == ACTION and p.state in WAITING
-            and isinstance(p.story.get("members"), list)]
+    return [(p.id, hub_members(p.story)) for p in proposals
+            if p.action == ACTION and p.state in WAITING and hub_members(p.story)]
 
 
 def hub_waiting_for(members: Iterable[str], waiting: Iterable[tuple[str, frozenset[str]]]

@@ -29,11 +29,23 @@ factor:
 
 Recall reads `scores` and `archived` (index/recall.py): those keys are a contract.
 Archiving is soft: no note is moved or changed. Pure parts first (`recency_score`,
-`read_access_log`, `archive_decision`), then the one writer (`update_archive`).
+`read_access_log`, `archive_decision`, `compact_log`), then the one writer
+(`update_archive`).
+
+The batch is also the access log's aggregator (§7.3.11): after scoring, it compacts the
+lines it read that are older than every window a score or a gate counts hits in. Of those,
+each path keeps its newest use (the newest event that is not a recall hit: Δ runs from
+it) and its newest event of any kind when that is newer (a touch); the kept line says how
+many lines it stands for (`aggregated`). Every later batch, recall and abstract's gate
+read the same figures from the compacted log as from the whole one, and the log holds at
+most two lines per path ever used plus the lines of the window. Lines appended while it
+runs stay, after what it read; the new `access_log_bytes` is written before the new log
+replaces the old one (`vault.meta.rewrite_jsonl`, under the lock every appender takes).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,7 +64,7 @@ from ..vault.archive_state import (
     read_access_events,
     touched_after,
 )
-from ..vault.meta import as_utc, log_access, read_meta, write_meta
+from ..vault.meta import as_utc, log_access, parse_utc, read_meta, rewrite_jsonl, write_meta
 
 if TYPE_CHECKING:
     from ..vault.vault import Vault
@@ -63,6 +75,7 @@ __all__ = [
     "META_VERSION",
     "OPEN_EVENT",
     "ADOPT_EVENT",
+    "THAW_EVENT",
     "NoteActivity",
     "ArchiveReport",
     "recency_score",
@@ -71,6 +84,8 @@ __all__ = [
     "archive_decision",
     "cap_new_archivals",
     "update_archive",
+    "compact_log",
+    "thaw",
 ]
 
 RECENCY_META = "recency"
@@ -80,6 +95,7 @@ REBUILD = "reme-workbench consolidate --only archive --force"
 RECALL_EVENT = "recall"
 OPEN_EVENT = "open"  # a person or an agent opened the note (`note`, POST /note, Obsidian)
 ADOPT_EVENT = "adopt"  # the first batch that saw a note no event ever named (copied in)
+THAW_EVENT = "thaw"  # a person took the note out of the archive by hand
 HIT_ONLY_EVENTS = frozenset({RECALL_EVENT})  # every other event is a use (§7.3.2)
 _DAY = 86400.0
 
@@ -177,6 +193,75 @@ def cap_new_archivals(
     return tuple(sorted(stay + new[:allowed])), tuple(sorted(new[allowed:])), allowed
 
 
+AGGREGATED = "aggregated"  # a compacted line: how many lines of its path it stands for
+
+
+def compact_log(data: bytes, *, before: datetime) -> bytes:
+    """The access-log lines `data` with every line stamped before `before` folded into at
+    most two per path (see the module doc): its newest use, and its newest event when
+    that is a recall hit after it, in time order, each with `aggregated` — so the sum of
+    a path's `aggregated` (1 for a plain line) is the number of lines it ever had. Lines
+    stamped at or after `before` stay as they are, in order; unusable lines (§7.3.7) go."""
+    before = as_utc(before)
+    old: dict[str, list[tuple[datetime, bool, dict]]] = {}
+    kept: list[bytes] = []
+    for raw in data.splitlines(keepends=True):
+        try:
+            doc = json.loads(raw)
+        except ValueError:
+            continue
+        when = parse_utc(doc.get("ts")) if isinstance(doc, dict) else None
+        if when is None or not isinstance(doc.get("path"), str) or not isinstance(doc.get("event"), str):
+            continue
+        if when >= before:
+            kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
+            continue
+        old.setdefault(doc["path"], []).append((when, doc["event"] in HIT_ONLY_EVENTS, doc))
+    folded: list[tuple[datetime, str, dict]] = []
+    for path, lines in old.items():
+        count = sum(_weight(doc) for _, _, doc in lines)
+        uses = [line for line in lines if not line[1]]
+        newest = max(lines, key=lambda line: line[0])
+        use = max(uses, key=lambda line: line[0]) if uses else None
+        picked = [use] if use is not None else []
+        if use is None or newest[0] > use[0]:
+            picked.append(newest)
+        for i, (when, _, doc) in enumerate(picked):
+            share = count - (len(picked) - 1) if i == len(picked) - 1 else 1
+            folded.append((when, path, {**doc, AGGREGATED: share}))
+    lines_out = [json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+                 for _, _, doc in sorted(folded, key=lambda f: (f[0], f[1]))]
+    return b"".join(lines_out + kept)
+
+
+def _weight(doc: dict) -> int:
+    value = doc.get(AGGREGATED)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+
+
+def _compact(root: Path, *, read: int, before: datetime, archived_doc: dict,
+             now: datetime) -> tuple[int, int] | None:
+    """Compact the first `read` bytes of the access log (what this batch read), the lines
+    after them kept as they are, and record the new offset in meta/archived.json first;
+    the log's size before and after, or None when nothing was compacted."""
+    moved: list[tuple[int, int]] = []
+
+    def rewrite(data: bytes) -> bytes | None:
+        cut = data.rfind(b"\n", 0, min(read, len(data))) + 1  # whole lines of what was read
+        head = compact_log(data[:cut], before=before)
+        if len(head) >= cut:
+            return None  # nothing older than the windows: leave the log alone
+        offset = len(head) + max(0, read - cut)
+        # before the log: a reader between the two sees lines after the new offset as
+        # touches (a note shown a moment early), never a touch hidden
+        write_meta(root, ARCHIVED_META, {**archived_doc, LOG_BYTES: offset},
+                   version=META_VERSION, now=now)
+        moved.append((len(data), len(head) + len(data) - cut))
+        return head + data[cut:]
+
+    return moved[0] if rewrite_jsonl(root, "access_log", rewrite) else None
+
+
 @dataclass(frozen=True)
 class ArchiveReport:
     scores: Mapping[str, float]  # path -> stored (clipped) score
@@ -192,6 +277,7 @@ class ArchiveReport:
     allowed: int = 0  # how many notes this batch could archive anew
     opened: tuple[str, ...] = ()  # opened in Obsidian since the last batch (lastOpenFiles)
     adopted: tuple[str, ...] = ()  # first seen by this batch: recency starts now
+    compacted: tuple[int, int] | None = None  # the access log's bytes before and after (§7.3.11)
 
 
 def _previous_batch(root: Path) -> tuple[ArchiveBatch | None, str | None, list[str] | None]:
@@ -235,10 +321,13 @@ def update_archive(
     *,
     now: datetime,
     dry_run: bool = False,
+    keep_days: float | None = None,
 ) -> ArchiveReport:
     """Score every digest note of `vault` as it is now with the `[archive]` settings
-    `cfg`, and write both meta files (and the batch's `open` / `adopt` lines in the
-    access log, see the module doc).
+    `cfg`, write both meta files (and the batch's `open` / `adopt` lines in the access
+    log, see the module doc), and compact the access log's lines older than `keep_days`
+    (default and at least `[archive] hit_window_days`; the caller passes the longest
+    window anything counts hits in, e.g. abstract's).
 
     The caller refreshes the vault first. `dry_run` computes the same report and
     writes nothing.
@@ -288,6 +377,7 @@ def update_archive(
         archive_decision(scores, threshold, touched=touched), scores, was, cfg.max_share_per_run)
     kept = tuple(sorted(p for p in touched if scores[p] < threshold))
     paths: tuple[str, ...] = ()
+    compacted = None
     if not dry_run:
         write_meta(vault.root, RECENCY_META, {
             "scores": dict(sorted(scores.items())),
@@ -296,12 +386,18 @@ def update_archive(
             "centrality_scale": scale,
             "hit_window_days": window_days,
         }, version=META_VERSION, now=now)
-        write_meta(vault.root, ARCHIVED_META, {
+        archived_doc = {
             "archived": list(archived), "threshold": threshold, LOG_BYTES: log_bytes,
             "max_share_per_run": cfg.max_share_per_run, "held_back": list(held_back),
             OBSIDIAN_OPEN: list(recent),
-        }, version=META_VERSION, now=now)
+        }
+        write_meta(vault.root, ARCHIVED_META, archived_doc, version=META_VERSION, now=now)
         paths = (f"meta/{RECENCY_META}.json", f"meta/{ARCHIVED_META}.json")
+        keep = max(window_days, keep_days if keep_days is not None else window_days)
+        compacted = _compact(vault.root, read=log_bytes, before=now - timedelta(days=keep),
+                             archived_doc=archived_doc, now=now)
+        if compacted is not None:
+            paths += ("meta/access_log.jsonl",)
     archived_set = set(archived)
     stay = sum(1 for p in archived if p in was)
     return ArchiveReport(
@@ -318,4 +414,22 @@ def update_archive(
         allowed=allowed,
         opened=opened,
         adopted=adopted,
+        compacted=compacted,
     )
+
+
+def thaw(root: Path | str, path: str, now: datetime) -> None:
+    """Take `path` out of the archive by hand (docs/spec.md §7.3.6): a `thaw` access-log
+    line (its recency starts again; recall counts it as a touch since the batch and finds
+    the note at once, and the next batch keeps it out) and the note taken off
+    meta/archived.json, which keeps its batch time and log offset. No note is moved or
+    edited."""
+    root = Path(root)
+    log_access(root, path, now, THAW_EVENT)
+    doc = read_meta(root, ARCHIVED_META, version=META_VERSION, rebuild=REBUILD).data or {}
+    listed = [p for p in doc.get("archived") or [] if isinstance(p, str)]
+    batch = parse_utc(doc.get("computed_at")) or now
+    kept = {k: v for k, v in doc.items() if k not in ("archived", "threshold")}
+    write_meta(root, ARCHIVED_META, {**kept, "archived": [p for p in listed if p != path],
+                                     "threshold": doc.get("threshold", _DEFAULTS.threshold)},
+               version=META_VERSION, now=batch)

@@ -186,6 +186,36 @@ class MergeCandidate:
             "sole_identifier": self.sole_identifier,
         }
 
+    @classmethod
+    def from_json(cls, data, *, of: str = "The proposal") -> MergeCandidate:
+        """The pair `to_json` wrote (a merge proposal's story `candidate`); one without its
+        pair or figures (a proposal file is a trust boundary) is refused, saying what to do."""
+        refused = RemeError(f"{of} does not name its pair; run `reme-workbench consolidate "
+                            "--only communities,merge --force` to mine the pairs again.")
+        if not isinstance(data, Mapping):
+            raise refused
+        a, b, community = data.get("a"), data.get("b"), data.get("community")
+        if not all(isinstance(v, str) and v for v in (a, b, community)):
+            raise refused
+        communities = data.get("communities")
+        second = communities[1] if isinstance(communities, list) and len(communities) == 2 else None
+
+        def figure(key: str) -> float:
+            value = data.get(key, 0.0)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise refused
+            return float(value)
+
+        def text(key: str) -> str | None:
+            value = data.get(key)
+            return value if isinstance(value, str) else None
+
+        return cls(a, b, community, figure("description_similarity"), figure("body_overlap"),
+                   skipped=text("skipped"), description_cosine=figure("description_cosine"),
+                   community_b=second if isinstance(second, str) and second != community else None,
+                   distinct=text("distinct"), shared_identifier=text("shared_identifier"),
+                   sole_identifier=data.get("sole_identifier") is True)
+
 
 # -- the measures ----------------------------------------------------------------------------
 

@@ -26,12 +26,13 @@ from ..errors import RemeError
 from ..vault.layout import is_digest_note
 from ..vault.meta import iso_utc, read_meta, write_meta
 
-__all__ = ["DECISIONS_META", "ROUTES", "PairDecision", "read_decisions", "record_decision",
-           "decision_holds", "file_sha256"]
+__all__ = ["DECISIONS_META", "ROUTES", "INSTANCES_LABEL", "PairDecision", "read_decisions",
+           "record_decision", "decision_holds", "file_sha256", "hand_to_dream"]
 
 DECISIONS_META = "merge_decisions"
 VERSION = 1
 ROUTES = ("merge", "keep_both", "dream_update")
+INSTANCES_LABEL = "**Instances:**"  # the list `hand_to_dream` adds the other note to
 
 
 @dataclass(frozen=True)
@@ -99,3 +100,69 @@ def record_decision(root: Path | str, a: str, b: str, route: str, *, now: dateti
                {"pairs": [d.to_json() for d in sorted(decisions.values(), key=lambda d: (d.a, d.b))]},
                version=VERSION, now=now)
     return decision
+
+
+def hand_to_dream(vault, a: str, b: str, into: str, *, report: str,
+                  votes: list[dict]) -> str:
+    """The "hand to dream as an update" route of the uncertain pair {a, b} (docs/spec.md
+    §7.7.3): a `dream.refine` proposal of `into` (one of the pair) that lists the other
+    note as an instance of it, under `**Instances:**` (both notes stay; every old link of
+    `into` stays, as E-1 demands), waiting for the person, with the stored checks
+    `keeps_outbound` (E-1), `only_paths`, `no_sources_written` and `links_resolve` (every
+    link of the note, old ones included, must name an existing file by its vault path);
+    the decision is recorded with it. `report` is the uncertain report the pair came from,
+    `votes` its judges' votes, for the story. Returns the proposal's id."""
+    from ..proposals import ProposalQueue
+    from ..vault.checks import CheckSpec
+    from ..vault.links import format_link, outbound_keys, parse_links
+    from ..vault.note import decode_note_bytes, parse, render
+    from ..vault.store import Edit
+
+    if into not in (a, b):
+        raise RemeError(f"{into} is not one of the pair ({a}, {b}).")
+    other = b if into == a else a
+    current = vault.store.read(into)
+    if current is None:
+        raise RemeError(f"{into} is gone; there is nothing to update.")
+    text = decode_note_bytes(current[0], into, max_bytes=vault.max_note_bytes)
+    note = parse(text, into)
+    if any(lk.target == other for lk in parse_links(note.body)):
+        raise RemeError(f"{into} already links {other}; open both notes and edit them by hand.")
+    other_note = vault.scan.records.get(other)
+    name = other_note.name if other_note and other_note.name else Path(other).stem
+    description = (other_note.description or "").strip() if other_note else ""
+    bullet = f"- {format_link(other, alias=name)}" + (f" — {description}" if description else "")
+    body = note.body.rstrip("\n")
+    if INSTANCES_LABEL in body:  # add to the list this route made before
+        head, _, tail = body.partition(INSTANCES_LABEL)
+        block, sep, rest = tail.partition("\n\n")
+        body = f"{head}{INSTANCES_LABEL}{block}\n{bullet}{sep}{rest}"
+    else:
+        body, prov = _before_provenance(body)
+        body = f"{body}\n\n{INSTANCES_LABEL}\n\n{bullet}" + (f"\n\n{prov}" if prov else "")
+    new_text = render(note.with_body(body + "\n"))
+    keys = [[t, p] for t, p in sorted(outbound_keys(text), key=lambda k: (k[0], k[1] or ""))]
+    checks = [CheckSpec("keeps_outbound", {"path": into, "keys": keys}),
+              CheckSpec("only_paths", {"paths": [into]}),
+              CheckSpec("no_sources_written", {}),
+              CheckSpec("links_resolve", {"path": into, "keep": []})]
+    queue = ProposalQueue(vault)
+    proposal = queue.new(
+        "dream.refine", f"update {into}: {other} is an instance of it (from the uncertain report)",
+        [Edit(into, new_text.encode("utf-8"), current[1])], checks=checks,
+        story={"route": "uncertain duplicate handed to dream as an update", "report": report,
+               "pair": [a, b], "instance": other, "votes": list(votes),
+               "checks_passed": [c.name for c in checks]},
+        before={into: current[0]})
+    queue.save(proposal)
+    record_decision(vault.root, a, b, "dream_update", now=vault.clock(), proposal=proposal.id)
+    return proposal.id
+
+
+def _before_provenance(body: str) -> tuple[str, str]:
+    """(the body without its closing `derived_from::` lines, those lines)."""
+    lines = body.split("\n")
+    end = len(lines)
+    while end and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("derived_from::")):
+        end -= 1
+    return "\n".join(lines[:end]).rstrip(), "\n".join(ln for ln in lines[end:] if ln.strip())

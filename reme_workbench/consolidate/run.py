@@ -332,7 +332,7 @@ class Consolidator:
 
     def _merge(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:
         from .candidates import mine_candidates
-        from .merge import MergeContext, plan_merges
+        from .planning import plan_merge_pairs
 
         communities, _, warnings = self._read_communities()
         if communities is None:
@@ -343,10 +343,9 @@ class Consolidator:
         candidates = mine_candidates(
             self.vault, communities, self._embedder(), cfg, cooldowns=cooldowns, now=now,
             cache=not dry_run, index=self._index())
-        ctx = MergeContext.from_settings(self.settings, now=now, cooldowns=cooldowns,
-                                         policy=self._policy(), audit=False, dry_run=dry_run)
-        run = plan_merges(self.vault, self._brain(),
-                          [c for c in candidates if not c.skipped], cfg, ctx)
+        run = plan_merge_pairs(self.vault, self._brain(), [c for c in candidates if not c.skipped],
+                               self.settings, now=now, cooldowns=cooldowns, policy=self._policy(),
+                               audit=False, dry_run=dry_run)
         details = {**run.to_json(), "candidates": len(candidates),
                    "skipped_by_cooldown": [c.to_json() for c in candidates if c.skipped],
                    "warnings": warnings}
@@ -375,7 +374,9 @@ class Consolidator:
         from .archive import update_archive
 
         cfg = self.settings.archive
-        report = update_archive(self.vault, cfg, now=now, dry_run=dry_run)
+        # the access log keeps every line of the longest window that counts hits (§7.3.11)
+        report = update_archive(self.vault, cfg, now=now, dry_run=dry_run,
+                                keep_days=self.settings.abstract.active_window_days)
         summary = (f"{len(report.scores)} notes scored, {len(report.archived)} archived "
                    f"({len(report.newly_archived)} new, {len(report.thawed)} thawed"
                    + (f", {len(report.kept_by_touch)} kept out: touched since the last batch"
@@ -389,13 +390,17 @@ class Consolidator:
                  ] if report.adopted else []
         if used:
             summary += "; in use: " + ", ".join(used)
+        if report.compacted:
+            summary += (f"; access log compacted from {report.compacted[0]:,} to "
+                        f"{report.compacted[1]:,} bytes")
         details = {"archived": list(report.archived), "newly_archived": list(report.newly_archived),
                    "thawed": list(report.thawed), "kept_by_touch": list(report.kept_by_touch),
                    "previous": report.previous_computed_at, "threshold": cfg.threshold,
                    "scored": len(report.scores), "held_back": list(report.held_back),
                    "live": report.live, "allowed": report.allowed,
                    "max_share_per_run": cfg.max_share_per_run,
-                   "opened_in_obsidian": list(report.opened), "adopted": list(report.adopted)}
+                   "opened_in_obsidian": list(report.opened), "adopted": list(report.adopted),
+                   "access_log_compacted": list(report.compacted) if report.compacted else None}
         return PhaseOutcome("archive", True, why, summary, tuple(report.paths), details)
 
     def _cooldowns(self, now: datetime, dry_run: bool, why: str) -> PhaseOutcome:

@@ -26,7 +26,7 @@ The brain cannot know the children's paths, so the plan links by name: a link in
 the new bodies whose target is a child's (or the parent's) name or slug is pointed at
 that note, and the rest are repaired as dream repairs them (§2.4.4). Then what the
 structure needs is completed mechanically and recorded in the story (`completed`): the
-parent links every child (so abstract's gate (1) sees a hub, §7.6.4), every child links
+parent links every child (so abstract's gate (1) sees a hub, §7.6.5), every child links
 the parent and carries each of the parent's `derived_from::` links. The conservation
 rules are checks (§3.3), run at planning — a violation gets the brain one retry with the
 failures as feedback, a second one leaves a rejected proposal and keeps the note out of
@@ -53,7 +53,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -101,6 +101,7 @@ __all__ = [
     "SplitOutcome",
     "SplitRun",
     "run_split_queue",
+    "split_parent",
 ]
 
 SPLIT_ACTION = "consolidate.split"
@@ -280,6 +281,16 @@ class _Plan:
     @property
     def paths(self) -> list[str]:
         return [self.parent, *(p for _, p in self.children)]
+
+
+def split_parent(story: Mapping, paths: Iterable[str]) -> str | None:
+    """The note a split proposal splits: its story's plan's `parent` (as `_split` writes
+    it), else the first digest note among its `paths` (a plan the checks refused)."""
+    plan = story.get("plan")
+    parent = plan.get("parent") if isinstance(plan, Mapping) else None
+    path = parent.get("path") if isinstance(parent, Mapping) else None
+    return path if isinstance(path, str) and path else next(
+        (p for p in paths if p.startswith("digest/")), None)
 
 
 def run_split_queue(

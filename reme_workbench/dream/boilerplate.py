@@ -56,12 +56,29 @@ MIN_PHRASE_WORDS = 2  # one word in most files ("Task", "Links:") is vocabulary,
 GROUP_SAMPLE = 400  # files of a group counted at most (an even spread): enough for a share
 
 _WORD = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")  # "obsidian-kroki" is one word, as in `tokens`
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # statements.is_cjk's ranges
 _MARKERS = re.compile(r"^\s{0,3}(?:#{1,6}\s+|(?:>\s?)+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}[.)]\s+)*")
 _LABEL = re.compile(r"^([^:：]{1,60}?)\s*[:：]\s*\S")
 _PRED_LINE = re.compile(r"^\s*[A-Za-z]\w*::\s")
 _LINK_ONLY = re.compile(r"^\s*(?:[-*+]\s+)?(?:!?\[\[[^\]]*\]\][\s,;]*)+$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def _char_class(test: Callable[[str], bool]) -> str:
+    """A regex character class of the characters `test` accepts in the Basic Multilingual
+    Plane, as ranges: `textrules.is_cjk` read once, so this search and the rule never
+    differ."""
+    ranges, start = [], None
+    for code in range(0x10000 + 1):
+        hit = code < 0x10000 and test(chr(code))
+        if hit and start is None:
+            start = code
+        elif not hit and start is not None:
+            ranges.append(f"\\u{start:04x}-\\u{code - 1:04x}")
+            start = None
+    return "".join(ranges)
+
+
+_CJK = re.compile(f"[{_char_class(is_cjk)}]")  # a text with a CJK character at all (fast path)
 
 
 def words(text: str) -> list[str]:

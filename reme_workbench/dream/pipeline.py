@@ -11,7 +11,7 @@ A dry run is the run itself on a scratch copy of the vault (`rehearsal.py`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..config import RecallSettings, SplitSettings
@@ -41,7 +41,7 @@ from ..vault.vault import Vault
 from .material import DreamtRecord, select_material
 from .meaning import Meaning
 
-__all__ = ["Dreamer", "DreamReport", "DreamProgress", "UnitOutcome"]
+__all__ = ["Dreamer", "DreamReport", "DreamProgress", "UnitOutcome", "UnitOrigin"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,34 @@ class DreamProgress:
     material: str  # the file being dreamt
     units_done: int  # units integrated so far in this run (all files)
     units_in_file: int  # units Phase 1 found in the current file (0 until it answered)
+
+@dataclass(frozen=True)
+class UnitOrigin:
+    """The unit of material a dream proposal plans: its story's `material` and `unit`
+    (`to_json`, as Phase 2 writes them; `from_json` reads them back to plan it again)."""
+
+    material: str
+    unit: MemoryUnit
+
+    def to_json(self) -> dict:
+        return {"material": self.material, "unit": self.unit.model_dump()}
+
+    @classmethod
+    def from_json(cls, story: Mapping, *, of: str = "The proposal") -> UnitOrigin:
+        """The origin a proposal's story names; a story without one (or one edited out of
+        shape: the proposal file is a trust boundary) is refused, saying what to do."""
+        from pydantic import ValidationError
+
+        material, unit = story.get("material"), story.get("unit")
+        refused = RemeError(f"{of} does not say which material and unit it came from; "
+                            "dream the material again with `reme-workbench dream`.")
+        if not isinstance(material, str) or not isinstance(unit, Mapping):
+            raise refused
+        try:
+            return cls(material, MemoryUnit.model_validate(dict(unit)))
+        except ValidationError:
+            raise refused from None
+
 
 @dataclass(frozen=True)
 class UnitOutcome:
@@ -342,8 +370,7 @@ class Dreamer:
         request = IntegrateRequest(material, unit, tuple(candidates),
                                    meaning=Meaning(self.index, unit, candidates))
         story: dict = {
-            "material": material.path,
-            "unit": unit.model_dump(),
+            **UnitOrigin(material.path, unit).to_json(),
             "recall": [{"path": h.path, "score": round(h.score, 6), "via": h.via} for h in hits],
             "candidates": [c.path for c in candidates],
             "attempts": [],

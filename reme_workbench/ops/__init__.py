@@ -17,7 +17,8 @@ from . import registry, review_ops
 from .demo import build_demo, fresh_demo_copy, notebook_vault, notebook_workspace
 from .experiments import SweepPoint, SweepRequest, SweepResponse, sweep
 from .indexing import index_status, start_background_index, stop_background_index
-from .jobs import JobRunner, bridge, consolidate, consolidate_phases, dream
+from .job_runner import JobRunner
+from .jobs import bridge, consolidate, consolidate_phases, dream
 from .models import (
     AcceptRequest,
     BridgeRequest,

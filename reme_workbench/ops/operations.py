@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,8 @@ from .workspace import Workspace
 
 __all__ = ["Workspace", "build_request", "recall", "recall_batch", "note_context", "list_proposals", "show_proposal",
            "accept_proposal", "reject_proposal", "health", "import_notes", "append_daily", "render_entry",
-           "require_writable"]
+           "require_writable", "checked_proposal_id", "proposal_fields", "Replanned", "replan_stale",
+           "answering_index", "require_index_home"]
 
 
 def build_request(model, **fields):
@@ -79,13 +81,13 @@ def recall(ws: Workspace, request: RecallRequest,
            progress: Callable[[int, int, str], None] | None = None) -> RecallResponse:
     """The files that answer the query, best first: keyword + vector search fused, then
     linked neighbours. Keyword first: every new or changed file is found by keyword at
-    once; vectors are what the index has (`_answering_index`). Logs every hit to the
+    once; vectors are what the index has (`answering_index`). Logs every hit to the
     access log (a recalled note is not archived)."""
     from ..index.recall import recall as run_recall
 
     vault = ws.open_vault()
-    _require_index_home(ws)
-    with _answering_index(ws, vault, request, progress) as (index, options, vectors, note):
+    require_index_home(ws)
+    with answering_index(ws, vault, request, progress) as (index, options, vectors, note):
         hits = run_recall(index, request.query, **options)
     return RecallResponse.model_validate({"query": request.query, "vectors": vectors,
                                           "note": note, "hits": [h.to_json() for h in hits],
@@ -100,9 +102,9 @@ def recall_batch(ws: Workspace, request: RecallBatchRequest,
 
     tell = progress or (lambda _d, _t, _m: None)
     vault = ws.open_vault()
-    _require_index_home(ws)
+    require_index_home(ws)
     batch = [(q.id, q.query) for q in request.queries]
-    with _answering_index(ws, vault, request, progress) as (index, options, vectors, note):
+    with answering_index(ws, vault, request, progress) as (index, options, vectors, note):
         answers = run_batch(index, batch, progress=lambda d, t: tell(d, t, f"recall: {d}/{t} queries"),
                             **options)
         results = [{"id": qid, "query": text, "hits": [h.to_json() for h in hits],
@@ -118,7 +120,7 @@ def _home_notices(ws: Workspace) -> list[str]:
     return [notice] if notice else []
 
 
-def _require_index_home(ws: Workspace) -> None:
+def require_index_home(ws: Workspace) -> None:
     """Stop a search of a read-only vault whose index has nowhere to go, with one line."""
     problem = ws.index_home().problem
     if problem:
@@ -130,7 +132,7 @@ RECALL_EMBEDS = 64
 
 
 @contextmanager
-def _answering_index(ws: Workspace, vault, request, progress):
+def answering_index(ws: Workspace, vault, request, progress):
     """(index, recall's options, "12/37 files" with vectors, a note or None) for a recall
     that never waits on the encoder.
 
@@ -283,7 +285,8 @@ def _jsonable(value):
 
 # -- proposals ------------------------------------------------------------------------------
 
-def _summary(p) -> dict:
+def proposal_fields(p) -> dict:
+    """The fields of a `ProposalSummary` of proposal `p`."""
     return {"id": p.id, "state": p.state, "action": p.action, "summary": p.summary,
             "files": list(p.paths), "updated_at": p.updated_at, "error": p.error}
 
@@ -295,7 +298,7 @@ def list_proposals(ws: Workspace, request: ProposalsRequest) -> list[ProposalSum
     rows = ProposalQueue(ws.open_vault()).list(request.state)
     if request.action:
         rows = [p for p in rows if p.action.startswith(request.action)]
-    return [ProposalSummary(**_summary(p)) for p in rows]
+    return [ProposalSummary(**proposal_fields(p)) for p in rows]
 
 
 def show_proposal(ws: Workspace, proposal_id: str) -> ProposalDetail:
@@ -304,8 +307,8 @@ def show_proposal(ws: Workspace, proposal_id: str) -> ProposalDetail:
     from ..proposals import ProposalQueue
 
     queue = ProposalQueue(ws.open_vault())
-    proposal = queue.load(queue.resolve(_id(proposal_id)))
-    return ProposalDetail(**_summary(proposal), story=_jsonable(dict(proposal.story)),
+    proposal = queue.load(queue.resolve(checked_proposal_id(proposal_id)))
+    return ProposalDetail(**proposal_fields(proposal), story=_jsonable(dict(proposal.story)),
                           diff=queue.diff(proposal))
 
 
@@ -330,7 +333,7 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
     vault = ws.open_vault()
     require_writable(vault, "accept")
     queue = ProposalQueue(vault)
-    outcome = queue.accept_once(queue.resolve(_id(request.id)), edited=request.edited)
+    outcome = queue.accept_once(queue.resolve(checked_proposal_id(request.id)), edited=request.edited)
     done = outcome.proposal
     if outcome.already_applied:
         note = (f"{done.id} was already applied (at {done.updated_at}), by another accept; "
@@ -338,7 +341,7 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
         if request.edited:
             note += (" Your edits were not applied: it landed as it was; edit the notes by "
                      f"hand, or revert it (`reme-workbench proposals revert {done.id}`).")
-        return ProposalSummary(**_summary(done), note=note)
+        return ProposalSummary(**proposal_fields(done), note=note)
     lost = [op.path for op in done.ops if isinstance(op, Create)
             and vault.store.read(op.path) is not None]
     if done.state == "stale" and done.action.startswith("dream.") and lost:
@@ -346,22 +349,82 @@ def accept_proposal(ws: Workspace, request: AcceptRequest) -> ProposalSummary:
     elif done.state == "stale" and done.action == "consolidate.merge" and done.story.get("stale_by"):
         why = done.error or "a note links the loser since planning"  # retargets_every_link
     else:
-        return ProposalSummary(**_summary(done))
-    from .review_ops import replan
-
+        return ProposalSummary(**proposal_fields(done))
     try:
-        again = replan(ws, done.id)
+        again = replan_stale(ws, done.id)
     except RemeError as exc:  # e.g. the brain cannot be reached: say so, as it is now
         now = queue.load(done.id)
         kept = (f" Your edits are kept in {now.id} (`reme-workbench proposals show {now.id}`)."
                 if request.edited else "")
-        return ProposalSummary(**{**_summary(now), "error": f"{done.error} Planning it again "
+        return ProposalSummary(**{**proposal_fields(now), "error": f"{done.error} Planning it again "
                                   f"failed: {exc}{kept}"})
     told = f"superseded: {why}; {again.message}"
     old = queue.load(done.id)
     old = old.with_state(old.state, now=old.updated_at or vault.clock().isoformat(), error=told)
     queue.save(old)  # the record names its successor
-    return ProposalSummary(**_summary(old), replanned_as=list(again.new_ids), note=again.note)
+    return ProposalSummary(**proposal_fields(old), replanned_as=list(again.new_ids), note=again.note)
+
+
+@dataclass(frozen=True)
+class Replanned:
+    """What planning a stale proposal again did: the old one is rejected as superseded;
+    `new_ids` wait for a person (empty: nothing to propose any more); `note` says what
+    became of a person's edits kept in it (None: it carried none)."""
+
+    old_id: str
+    new_ids: tuple[str, ...]
+    note: str | None
+
+    @property
+    def message(self) -> str:
+        told = f" {self.note[0].upper()}{self.note[1:]}" if self.note else ""
+        if not self.new_ids:
+            return (f"{self.old_id} rejected: planning it again proposed nothing (the change is "
+                    f"no longer needed, or its gates no longer pass).{told}")
+        return (f"{self.old_id} planned again as {', '.join(self.new_ids)}; review the new "
+                f"proposal.{told}")
+
+
+def replan_stale(ws: Workspace, proposal_id: str, *, dream_brain=None, consolidate_brain=None,
+                 index=None) -> Replanned:
+    """Plan a stale proposal again from the files as they are now, by the phase that made
+    it (`dream.run.replan_unit`, `consolidate.planning.replan_proposal`); the new proposal
+    waits for the person (whatever `[proposals] auto_apply` says) and the stale one is
+    rejected as superseded. Brains and index default to the workspace's.
+
+    A person's edits kept in the stale proposal (given with `accept`) are carried into the
+    new one when it creates the note they wrote, else `note` says why not and where they
+    are kept (`proposals.person_edits`)."""
+    from ..consolidate.planning import REPLANNED_ACTIONS, replan_proposal
+    from ..dream.run import replan_unit
+    from ..proposals import Policy, ProposalQueue
+    from ..proposals.person_edits import carry_person_edits
+
+    vault = ws.open_vault()
+    queue = ProposalQueue(vault)
+    old = queue.load(queue.resolve(checked_proposal_id(proposal_id)))
+    if old.state != "stale":
+        raise RemeError(f"{old.id} is {old.state}; only a stale proposal is planned again "
+                        "(accept or reject a pending one).")
+    if not (old.action.startswith("dream.") or old.action in REPLANNED_ACTIONS):
+        raise RemeError(f"{old.id} is a {old.action} proposal, which cannot be planned again "
+                        "here; run the command that made it again.")
+    # every action skips a subject whose proposal still waits: the stale one goes first;
+    # only while still stale (another process may have planned it again meanwhile)
+    queue.reject(old.id, "superseded: planned again from the files as they are now",
+                 only_if=("stale",))
+    policy = Policy.hold_everything()
+    if old.action.startswith("dream."):
+        brain = dream_brain if dream_brain is not None else ws.dream_brain()[0]
+        if index is not None:
+            new = replan_unit(vault, brain, index, ws.settings, old, policy=policy)
+        else:
+            with ws.index(vault) as own:
+                new = replan_unit(vault, brain, own, ws.settings, old, policy=policy)
+    else:
+        new = replan_proposal(vault, consolidate_brain or ws.consolidate_brain(), ws.settings,
+                              old, policy=policy)
+    return Replanned(old.id, tuple(new), carry_person_edits(queue, old, new))
 
 
 def reject_proposal(ws: Workspace, request: RejectRequest) -> ProposalSummary:
@@ -371,10 +434,11 @@ def reject_proposal(ws: Workspace, request: RejectRequest) -> ProposalSummary:
     vault = ws.open_vault()
     require_writable(vault, "reject")
     queue = ProposalQueue(vault)
-    return ProposalSummary(**_summary(queue.reject(queue.resolve(_id(request.id)), request.reason)))
+    return ProposalSummary(**proposal_fields(queue.reject(queue.resolve(checked_proposal_id(request.id)), request.reason)))
 
 
-def _id(value: str) -> str:
+def checked_proposal_id(value: str) -> str:
+    """`value` as a proposal id, or one line that says what one looks like."""
     text = (value or "").strip()
     if not 3 <= len(text) <= 64 or not all(c.isalnum() or c == "-" for c in text):
         raise RemeError(f"{value!r} is not a proposal id; ids look like p-20261203-101500-a1b2c3 "

@@ -116,7 +116,7 @@ def related(ws: Workspace, request: RelatedRequest) -> RelatedResponse:
     from ..index.blas import blas_threads
     from ..index.recall import recall as run_recall
     from ..vault.layout import is_markdown, resolve_inside
-    from .operations import _answering_index, _require_index_home
+    from .operations import answering_index, require_index_home
 
     vault = ws.open_vault()
     path = request.path
@@ -134,9 +134,9 @@ def related(ws: Workspace, request: RelatedRequest) -> RelatedResponse:
                         "note.") from None
     if not query:
         return RelatedResponse(path=path, hits=[])
-    _require_index_home(ws)
+    require_index_home(ws)
     recall_request = RecallRequest(query=query, k=request.k + 1, scope=request.scope)
-    with _answering_index(ws, vault, recall_request, None) as (index, options, vectors, note):
+    with answering_index(ws, vault, recall_request, None) as (index, options, vectors, note):
         # the note's own text finds the note first: it is no answer; and nothing is
         # logged (the module doc says why)
         options = options | {"log_access": False}

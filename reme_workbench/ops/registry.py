@@ -141,7 +141,7 @@ def _status(ws, _request: StatusRequest) -> StatusResponse:
 
 
 _K = {"k": "-k"}  # `recall -k 5`, as search tools spell it
-_RECALL_CLI = {"names": _K, "defaults": {"scope": "all"}}  # the command line searches everything
+_RECALL_CLI = {"names": _K}  # the command line searches the digest, as every client (spec §6.3.1)
 _PROPOSAL_ID = {"id": "PROPOSAL_ID"}
 
 OPERATIONS: tuple[Operation, ...] = (

@@ -36,10 +36,12 @@ from ..review.proposals import (
     story_sections,
     tokens_of,
 )
-from ..review.uncertain import INSTANCES_LABEL, UncertainEntry
+from ..review.uncertain import UncertainEntry
 from ..review.uncertain import uncertain_entries as _uncertain_entries
 from ..vault.layout import BUCKETS
 from .models import AcceptRequest, ProposalRef, RejectRequest
+from .operations import accept_proposal, reject_proposal, replan_stale
+from .vault_ops import revert_proposal
 from .workspace import Workspace
 
 __all__ = [
@@ -158,9 +160,6 @@ def decide(ws: Workspace, proposal_id: str, decision: str, *,
     some files, judged by the same checks before it applies), "reject" or "revert"; each
     through the operation every client calls."""
     ws = workspace_of(ws)
-    from .operations import accept_proposal, reject_proposal
-    from .vault_ops import revert_proposal
-
     if decision == "accept":
         done = accept_proposal(ws, AcceptRequest(id=proposal_id, edited=dict(edited) if edited else None))
         return _outcome(done, "edited and applied" if edited else "applied")
@@ -189,66 +188,29 @@ def accept_many(ws: Workspace, proposal_ids: Sequence[str]) -> list[Decision]:
 
 def replan(ws: Workspace, proposal_id: str, *, dream_brain=None, consolidate_brain=None,
            index=None) -> Decision:
-    """Plan a stale proposal again from the files as they are now; the new proposal waits
-    for the person (whatever `[proposals] auto_apply` says) and the stale one is
-    rejected as superseded. Dream proposals re-run Phase 2 for their unit; merge, split
-    and hub proposals re-run that one action. Brains and index default to the
-    workspace's (the offline brains on the vault's embedder).
-
-    A person's edits kept in the stale proposal (given with `accept`) are carried into the
-    new one when it creates the note they wrote, else `note` says why not and where they
-    are kept (`replan.carry_person_edits`)."""
+    """Plan a stale proposal again from the files as they are now (`operations.replan_stale`:
+    dream proposals re-run Phase 2 for their unit; merge, split and hub proposals re-run
+    that one action); the new proposal waits for the person and the stale one is rejected
+    as superseded, a person's edits kept in it carried when they can be. Brains and index
+    default to the workspace's (the offline brains on the vault's embedder)."""
     ws = workspace_of(ws)
-    from ..proposals import Policy, ProposalQueue
-    from .replan import carry_person_edits, replan_proposal
-
-    vault = ws.open_vault()
-    queue = ProposalQueue(vault)
-    old = queue.load(queue.resolve(proposal_id))
-    if old.state != "stale":
-        raise RemeError(f"{old.id} is {old.state}; only a stale proposal is planned again "
-                        "(accept or reject a pending one).")
-    # every action skips a subject whose proposal still waits: the stale one goes first;
-    # only while still stale (another process may have planned it again meanwhile)
-    queue.reject(old.id, "superseded: planned again from the files as they are now",
-                 only_if=("stale",))
-    new = replan_proposal(ws, old, policy=Policy.hold_everything(), dream_brain=dream_brain,
-                          consolidate_brain=consolidate_brain, index=index)
-    note = carry_person_edits(queue, old, new)
-    told = f" {note[0].upper()}{note[1:]}" if note else ""
-    if not new:
-        return Decision(old.id, "rejected", f"{old.id} rejected: planning it again proposed "
-                        "nothing (the change is no longer needed, or its gates no longer "
-                        f"pass).{told}", note=note)
-    return Decision(old.id, "rejected", f"{old.id} planned again as {', '.join(new)}; "
-                    f"review the new proposal.{told}", tuple(new), note=note)
+    done = replan_stale(ws, proposal_id, dream_brain=dream_brain,
+                        consolidate_brain=consolidate_brain, index=index)
+    return Decision(done.old_id, "rejected", done.message, done.new_ids, note=done.note)
 
 
 def thaw(ws: Workspace, path: str, *, now: datetime | None = None) -> ArchiveOverview:
-    """Take `path` out of the archive now (docs/spec.md §7.3.6): an access-log `thaw` event
-    (its recency starts again; recall counts it as a touch since the batch and finds the
-    note at once, and the next batch keeps it out) and the note taken off
-    meta/archived.json. The archived file keeps its batch time and log offset. No note is
-    moved or edited. Returns the new overview."""
+    """Take `path` out of the archive now (docs/spec.md §7.3.6, `consolidate.archive.thaw`):
+    its recency starts again and recall finds it at once. No note is moved or edited.
+    Returns the new overview."""
     ws = workspace_of(ws)
-    from ..consolidate.archive import ARCHIVED_META, META_VERSION
-    from ..vault.meta import log_access, parse_utc, read_meta, write_meta
+    from ..consolidate.archive import thaw as thaw_note
 
-    vault = ws.open_vault()
-    read = read_meta(vault.root, ARCHIVED_META, version=META_VERSION)
-    doc = read.data or {}
-    listed = [p for p in doc.get("archived") or [] if isinstance(p, str)]
     if path not in archive_overview(ws).archived:
         raise RemeError(f"{path} is not archived (meta/archived.json does not list it, or it "
                         "was used since the batch); nothing to thaw.")
-    when = now or vault.clock()
-    log_access(vault.root, path, when, THAW_EVENT)
-    batch = parse_utc(doc.get("computed_at")) or when
-    kept = {k: v for k, v in doc.items() if k not in ("archived", "threshold")}
-    write_meta(vault.root, ARCHIVED_META,
-               {**kept, "archived": [p for p in listed if p != path],
-                "threshold": doc.get("threshold", 0.15)},
-               version=META_VERSION, now=batch)
+    vault = ws.open_vault()
+    thaw_note(vault.root, path, now or vault.clock())
     return archive_overview(ws)
 
 
@@ -262,17 +224,15 @@ def merge_anyway(ws: Workspace, entry: UncertainEntry, *, brain=None) -> list[st
     ws = workspace_of(ws)
     from ..consolidate.candidates import MergeCandidate
     from ..consolidate.decisions import record_decision
-    from ..consolidate.merge import MergeContext, plan_merges
+    from ..consolidate.planning import plan_merge_pair
     from ..proposals import Policy
 
-    vault, settings = ws.open_vault(), ws.settings
-    brain = brain or ws.consolidate_brain()
+    vault = ws.open_vault()
     a, b = sorted((entry.a, entry.b))
-    cand = MergeCandidate(a, b, entry.community or "?", entry.description_similarity,
+    pair = MergeCandidate(a, b, entry.community or "?", entry.description_similarity,
                           entry.body_overlap)
-    ctx = MergeContext.from_settings(settings, now=vault.clock(),
-                                     policy=Policy.hold_everything(), decided_by_person=True)
-    run = plan_merges(vault, brain, [cand], settings.merge, ctx)
+    run = plan_merge_pair(vault, brain or ws.consolidate_brain(), ws.settings, pair,
+                          policy=Policy.hold_everything(), decided_by_person=True)
     if not run.proposals:
         why = "; ".join(p.reason for p in (*run.skipped, *run.rejected)) or "nothing to merge"
         raise RemeError(f"{a} and {b} cannot be merged: {why}. Merge them by hand or keep both.")
@@ -293,66 +253,10 @@ def keep_both(ws: Workspace, entry: UncertainEntry):
 
 def hand_to_dream(ws: Workspace, entry: UncertainEntry, *, into: str) -> str:
     """A `dream.refine` proposal of `into` (one of the pair) that lists the other note as an
-    instance of it, under `**Instances:**` (both notes stay; every old link of `into`
-    stays, as E-1 demands), waiting for the person, with the stored checks
-    `keeps_outbound` (E-1), `only_paths`, `no_sources_written` and `links_resolve` (every
-    link of the note, old ones included, must name an existing file by its vault path);
+    instance of it, waiting for the person (`consolidate.decisions.hand_to_dream`);
     returns its id."""
     ws = workspace_of(ws)
-    from ..consolidate.decisions import record_decision
-    from ..proposals import ProposalQueue
-    from ..vault.checks import CheckSpec
-    from ..vault.links import format_link, outbound_keys, parse_links
-    from ..vault.note import decode_note_bytes, parse, render
-    from ..vault.store import Edit
+    from ..consolidate.decisions import hand_to_dream as instance_update
 
-    if into not in entry.pair:
-        raise RemeError(f"{into} is not one of the pair ({entry.a}, {entry.b}).")
-    vault = ws.open_vault()
-    other = entry.b if into == entry.a else entry.a
-    current = vault.store.read(into)
-    if current is None:
-        raise RemeError(f"{into} is gone; there is nothing to update.")
-    text = decode_note_bytes(current[0], into, max_bytes=vault.max_note_bytes)
-    note = parse(text, into)
-    if any(lk.target == other for lk in parse_links(note.body)):
-        raise RemeError(f"{into} already links {other}; open both notes and edit them by hand.")
-    other_note = vault.scan.records.get(other)
-    name = other_note.name if other_note and other_note.name else Path(other).stem
-    description = (other_note.description or "").strip() if other_note else ""
-    bullet = f"- {format_link(other, alias=name)}" + (f" — {description}" if description else "")
-    body = note.body.rstrip("\n")
-    if INSTANCES_LABEL in body:  # add to the list this route made before
-        head, _, tail = body.partition(INSTANCES_LABEL)
-        block, sep, rest = tail.partition("\n\n")
-        body = f"{head}{INSTANCES_LABEL}{block}\n{bullet}{sep}{rest}"
-    else:
-        body, prov = _before_provenance(body)
-        body = f"{body}\n\n{INSTANCES_LABEL}\n\n{bullet}" + (f"\n\n{prov}" if prov else "")
-    new_text = render(note.with_body(body + "\n"))
-    keys = [[t, p] for t, p in sorted(outbound_keys(text), key=lambda k: (k[0], k[1] or ""))]
-    checks = [CheckSpec("keeps_outbound", {"path": into, "keys": keys}),
-              CheckSpec("only_paths", {"paths": [into]}),
-              CheckSpec("no_sources_written", {}),
-              CheckSpec("links_resolve", {"path": into, "keep": []})]
-    queue = ProposalQueue(vault)
-    proposal = queue.new(
-        "dream.refine", f"update {into}: {other} is an instance of it (from the uncertain report)",
-        [Edit(into, new_text.encode("utf-8"), current[1])], checks=checks,
-        story={"route": "uncertain duplicate handed to dream as an update", "report": entry.report,
-               "pair": [entry.a, entry.b], "instance": other, "votes": [v.__dict__ for v in entry.votes],
-               "checks_passed": [c.name for c in checks]},
-        before={into: current[0]})
-    queue.save(proposal)
-    record_decision(vault.root, entry.a, entry.b, "dream_update", now=vault.clock(),
-                    proposal=proposal.id)
-    return proposal.id
-
-
-def _before_provenance(body: str) -> tuple[str, str]:
-    """(the body without its closing `derived_from::` lines, those lines)."""
-    lines = body.split("\n")
-    end = len(lines)
-    while end and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("derived_from::")):
-        end -= 1
-    return "\n".join(lines[:end]).rstrip(), "\n".join(ln for ln in lines[end:] if ln.strip())
+    return instance_update(ws.open_vault(), entry.a, entry.b, into, report=entry.report,
+                           votes=[v.__dict__ for v in entry.votes])

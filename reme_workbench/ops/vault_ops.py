@@ -28,7 +28,7 @@ from .models import (
     RenameResponse,
     StatusResponse,
 )
-from .operations import indexing_progress, require_writable
+from .operations import checked_proposal_id, indexing_progress, proposal_fields, require_writable
 from .workspace import Workspace
 
 __all__ = ["init_vault", "status", "links", "graph", "graph_preview", "check_graph_preview",
@@ -153,12 +153,12 @@ def rename(ws: Workspace, request: RenameRequest) -> RenameResponse:
 def revert_proposal(ws: Workspace, request: ProposalRef) -> ProposalSummary:
     """Undo an applied proposal while its files still hold what it wrote."""
     from ..proposals import ProposalQueue
-    from .operations import _id, _summary
 
     vault = ws.open_vault()
     require_writable(vault, "proposals revert")
     queue = ProposalQueue(vault)
-    return ProposalSummary(**_summary(queue.revert(queue.resolve(_id(request.id)))))
+    reverted = queue.revert(queue.resolve(checked_proposal_id(request.id)))
+    return ProposalSummary(**proposal_fields(reverted))
 
 
 def build_index(ws: Workspace, request: IndexRequest,

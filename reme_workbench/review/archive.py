@@ -28,6 +28,7 @@ from ..consolidate.archive import (
     ARCHIVED_META,
     META_VERSION,
     RECENCY_META,
+    THAW_EVENT,
     note_activity,
     read_access_log,
     recency_score,
@@ -38,7 +39,6 @@ from ..vault.vault import Vault
 
 __all__ = ["ArchiveOverview", "archive_overview", "raw_scores", "THAW_EVENT"]
 
-THAW_EVENT = "thaw"
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from ..consolidate.decisions import (
+    INSTANCES_LABEL,
     PairDecision,
     decision_holds,
     read_decisions,
@@ -31,7 +32,6 @@ from ..vault.vault import Vault
 
 __all__ = ["Vote", "UncertainEntry", "uncertain_entries", "parse_uncertain", "INSTANCES_LABEL"]
 
-INSTANCES_LABEL = "**Instances:**"
 _HEADING = re.compile(r"^## \[\[([^\]|]+)(?:\|([^\]]*))?\]\] ⟷ \[\[([^\]|]+)(?:\|([^\]]*))?\]\]\s*$")
 _META = re.compile(r"^- community `([^`]*)` · description similarity ([\d.]+) · body overlap ([\d.]+)")
 _VOTE = re.compile(r"^- judge (\d+): (\*\*yes\*\*|yes|no), confidence ([\d.]+)(?: \([^)]*\))? — (.*)$")

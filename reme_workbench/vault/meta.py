@@ -14,7 +14,7 @@ import os
 import re
 import stat
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .store import ApplyResult, Store
 
 __all__ = [
-    "MetaRead", "write_meta", "read_meta", "append_jsonl", "append_audit", "meta_path",
+    "MetaRead", "write_meta", "read_meta", "append_jsonl", "rewrite_jsonl", "append_audit", "meta_path",
     "log_access", "as_utc", "iso_utc", "parse_utc", "rename_in_meta", "RENAMED_WITH_NOTES",
 ]
 
@@ -229,24 +229,116 @@ def append_jsonl(root: Path, name: str, record: Mapping[str, Any]) -> None:
     """Append `record` as one line to `meta/<name>.jsonl` (e.g. the access log).
 
     One `write()` on an O_APPEND fd: concurrent appenders never interleave inside a
-    line. Not fsynced — a log entry lost to a power cut is acceptable for a log.
+    line. Not fsynced — a log entry lost to a power cut is acceptable for a log. The write
+    holds a shared `flock` on the file and lands only in the file the path names then: a
+    compaction (`rewrite_jsonl`) replaces the file under an exclusive one, so a line is
+    never written into a file that was just replaced (an appender that waited for it
+    opens the new one). Where the file system has no locks, it appends without one: a
+    log line never costs the work.
     """
+    import fcntl
+
     path = meta_path(root, name, ".jsonl")
     _ensure_meta_dir(root)
     # json.dumps escapes newlines inside strings, so the record is exactly one line.
     line = (json.dumps(dict(record), ensure_ascii=False, separators=(",", ":")) + "\n").encode(
         "utf-8"
     )
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    while True:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+            except OSError:  # a file system without locks: append as before (no compaction waits)
+                pass
+            else:
+                if not _names(path, fd):
+                    continue  # replaced while we waited: append to the file there now
+            written = os.write(fd, line)
+            if written != len(line):  # only on a full disk; report instead of tearing silently
+                raise RemeError(
+                    f"Only {written} of {len(line)} bytes were appended to {path}; "
+                    "free disk space and check the last line of the file."
+                )
+            return
+        finally:
+            os.close(fd)
+
+
+def _names(path: Path, fd: int) -> bool:
+    """Whether `path` still names the file open as `fd`."""
     try:
-        written = os.write(fd, line)
-        if written != len(line):  # only on a full disk; report instead of tearing silently
-            raise RemeError(
-                f"Only {written} of {len(line)} bytes were appended to {path}; "
-                "free disk space and check the last line of the file."
-            )
+        now = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    was = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (was.st_dev, was.st_ino)
+
+
+def rewrite_jsonl(root: Path, name: str, rewrite: Callable[[bytes], bytes | None], *,
+                  wait_s: float = 5.0) -> bool:
+    """Replace `meta/<name>.jsonl` by `rewrite(its bytes)` (None: leave it), safe against
+    appenders in other processes: under an exclusive `flock` on the file, which every
+    `append_jsonl` takes shared, so no line is appended between the read and the replace,
+    and none after it into the old file. `rewrite` runs under the lock (what it writes
+    besides, e.g. a meta file that records an offset in the log, lands before the new
+    log does). The new file is written beside it, fsynced and renamed over it. Returns
+    whether it was replaced; False too when there is no log, or the lock was not had
+    within `wait_s` (appenders hold it for one write: a compaction can wait for the next
+    batch), or the file system has no locks."""
+    import fcntl
+    import time
+
+    path = meta_path(root, name, ".jsonl")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        give_up = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > give_up:
+                    return False
+                time.sleep(0.01)
+            except OSError:  # a file system without locks: appenders take none, so never rewrite
+                return False
+        if not _names(path, fd):  # another rewrite replaced it first
+            return False
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        data = rewrite(b"".join(chunks))
+        if data is None:
+            return False
+        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(out, view) :]
+                os.fsync(out)
+            finally:
+                os.close(out)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise
+        dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+        return True
     finally:
-        os.close(fd)
+        os.close(fd)  # and with it the lock: waiting appenders find the new file
 
 
 def log_access(root: Path, path: str, when: datetime, event: str, **fields: Any) -> None:

@@ -85,7 +85,8 @@ def test_init_without_a_path_uses_the_vault_option(tmp_path):
 def test_recall_batch_text_is_readable(vault, tmp_path):
     queries = tmp_path / "q.jsonl"
     queries.write_text('{"id": "a", "query": "canary"}\n{"id": "b", "query": "zzzqqq"}\n', encoding="utf-8")
-    result = invoke("recall", "--vault", vault, "--queries", queries, "--embedder", "hashing", "--text")
+    result = invoke("recall", "--vault", vault, "--queries", queries, "--embedder", "hashing",
+                    "--scope", "all", "--text")
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert not out.lstrip().startswith("{"), out

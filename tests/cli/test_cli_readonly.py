@@ -240,7 +240,7 @@ def user_cache():
 def test_recall_searches_a_read_only_vault_from_a_user_cache(readonly, user_cache):
     before = snapshot(readonly)
     reme_before = sorted(p.name for p in (readonly / ".reme").iterdir())
-    result = run(readonly, "recall", "canary", "--embedder", "hashing", "--json",
+    result = run(readonly, "recall", "canary", "--embedder", "hashing", "--scope", "all", "--json",
                  XDG_CACHE_HOME=str(user_cache))
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)

@@ -235,7 +235,7 @@ def test_inbound_files_are_untouched(vault):
 
 
 def test_a_split_parent_is_a_hub_of_its_children(vault):
-    """Abstract's gate (1), docs/spec.md §7.6.4: a member whose outbound links into the
+    """Abstract's gate (1), docs/spec.md §7.6.5: a member whose outbound links into the
     community cover >= 60 % of it. Here the brain's overview links no child at all: the
     plan completes the links, so the parent covers every child."""
     queue(vault)

@@ -182,3 +182,14 @@ def test_a_dry_run_of_template_pages_says_what_the_run_does(hub_pages, tmp_path)
     real = json.loads(run(copy, "dream", "--embedder", "hashing", "--json").stdout)
     counts = [Counter((o["action"], o["flavor"]) for o in r["outcomes"]) for r in (dry, real)]
     assert counts[0] == counts[1] and counts[1][("UPDATE", "CORROBORATE")] == 1
+
+
+def test_boilerplate_words_split_cjk_by_the_textrules_rule():
+    """boilerplate's fast search for CJK is read from `textrules.is_cjk`, not a copy of its
+    ranges: every character the rule calls CJK is a word of its own, and no other is."""
+    from reme_workbench.dream.boilerplate import _CJK, words
+    from reme_workbench.textrules import is_cjk
+
+    every = [chr(c) for c in range(0x10000)]
+    assert [ch for ch in every if _CJK.fullmatch(ch)] == [ch for ch in every if is_cjk(ch)]
+    assert words("Plugin ID: 插件abc-def，見") == ["plugin", "id", "插", "件", "abc", "def", "見"]

@@ -311,6 +311,105 @@ def test_nothing_outside_vault_imports_a_private_vault_module_or_name():
     )
 
 
+# --- ops calls the phases through their faces and holds none of their logic ------------
+
+# What ops may import of the pipelines: each phase's face (dream: run, re-plan a unit;
+# consolidate: run, re-plan a proposal, plan one merge pair, the routes of an uncertain
+# pair, thaw) and the readers of what the phases write that an operation shows. Anything
+# else — Dreamer, MergeContext, plan_merges, run_split_queue, plan_abstracts, a story read
+# field by field — is a phase's own logic, and belongs beside it (issue #33.1).
+PHASE_FACES = {
+    "reme_workbench.dream.run": {"dream_vault", "replan_unit"},
+    "reme_workbench.consolidate.run": {"consolidate_vault", "parse_only"},
+    "reme_workbench.consolidate.planning": {"plan_merge_pair", "replan_proposal",
+                                            "REPLANNED_ACTIONS"},
+    "reme_workbench.consolidate.candidates": {"MergeCandidate"},  # the pair plan_merge_pair takes
+    "reme_workbench.consolidate.decisions": {"record_decision", "hand_to_dream"},
+    "reme_workbench.consolidate.archive": {"OPEN_EVENT", "thaw"},
+    "reme_workbench.consolidate.abstract": {"load_communities", "hub_coverage"},
+}
+# models.py's private names are the parts every request and response model is built of
+# (the bases, the path validator), which the models of ops/experiments.py and
+# ops/reading.py are built of too: shared on purpose, not a helper reached into
+SHARED_PRIVATE_MODULES = {"reme_workbench.ops.models"}
+
+
+def _imported_names(source: str, package: str) -> list[tuple[str, str | None]]:
+    """(absolute module, name or None) of every import in `source`, a module of `package`;
+    lazy imports inside functions too."""
+    here = package.split(".")
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found += [(module, alias.name) for alias in node.names]
+    return found
+
+
+def _phase_logic_in(source: str, package: str = "reme_workbench.ops") -> list[str]:
+    """The imports of `source` that reach into a pipeline past its face, or take a private
+    name of any module of ours (`from .operations import _id`)."""
+    bad = []
+    for module, name in _imported_names(source, package):
+        parts = module.split(".")
+        if parts[0] != "reme_workbench":
+            continue
+        shown = f"{module}{'' if name is None else ' import ' + name}"
+        if any(p.startswith("_") for p in parts[1:]) or (name or "").startswith("_"):
+            if module not in SHARED_PRIVATE_MODULES:
+                bad.append(shown)
+        elif len(parts) > 1 and parts[1] in ("dream", "consolidate") and (
+                name not in PHASE_FACES.get(module, set())):
+            bad.append(shown)
+    return bad
+
+
+def test_phase_logic_finder_finds_it():
+    # guard the guard: what ops/replan.py, review_ops.py and vault_ops.py did before
+    # issue #33.1 is caught; the faces are not
+    source = (
+        "import reme_workbench.consolidate.split\n"
+        "def f():\n"
+        "    from ..dream.pipeline import Dreamer\n"
+        "    from ..consolidate.merge import MergeContext, plan_merges\n"
+        "    from ..consolidate.archive import ARCHIVED_META\n"
+        "    from .operations import _id, require_writable\n"
+        "    from ..consolidate.planning import replan_proposal\n"
+        "    from ..dream.run import dream_vault\n"
+    )
+    assert _phase_logic_in(source) == [
+        "reme_workbench.consolidate.split",
+        "reme_workbench.dream.pipeline import Dreamer",
+        "reme_workbench.consolidate.merge import MergeContext",
+        "reme_workbench.consolidate.merge import plan_merges",
+        "reme_workbench.consolidate.archive import ARCHIVED_META",
+        "reme_workbench.ops.operations import _id",
+    ]
+
+
+def test_ops_calls_the_phases_through_their_faces():
+    bad = []
+    for path in sorted((PACKAGE / "ops").glob("*.py")):
+        bad += [f"ops/{path.name}: {item}"
+                for item in _phase_logic_in(path.read_text(encoding="utf-8"))]
+    assert not bad, (
+        f"ops reaches into a phase: {bad}; call the phase's face (PHASE_FACES: dream/run.py, "
+        "consolidate/run.py and planning.py, …) and put the logic beside the phase, or make "
+        "the name public where it is defined")
+
+
+def test_ops_modules_import_each_other_without_a_cycle():
+    """operations → review_ops → vault_ops → operations and jobs ↔ registry were circles
+    (issue #33.1); a lazy import inside a function counts: it only hides one."""
+    cycle = _a_cycle(_import_graph("ops"))
+    assert cycle is None, (
+        f"import cycle among ops/ modules: {' -> '.join(cycle)}; move what both sides need "
+        "into the module below them (as job_runner.py reads the registry, which imports jobs)")
+
+
 # --- the picture in docs/architecture.md is the code ---------------------------------------
 
 NOT_CODE = {"prompts", "samples", "notebooks"}  # data folders of the package

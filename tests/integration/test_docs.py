@@ -230,6 +230,9 @@ def test_the_spec_numbers_its_sections_and_rules_in_order_without_gaps():
         siblings = [n for n in numbers if n.rpartition(".")[0] == parent]
         previous = f"{parent + '.' if parent else ''}{int(last) - 1}"
         assert last == "1" or previous in siblings, f"§{number} follows no §{previous}"
+        # in the order of the page, too: §7.6.5 once stood before §7.6.4 (issue #33.7)
+        assert last == "1" or numbers.index(previous) < numbers.index(number), (
+            f"§{number} stands before §{previous}; put the rules in order")
 
 
 def _citing_files():

@@ -4,6 +4,8 @@ accept / edit-then-accept / reject, a batch, and a stale proposal planned again.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from reme_workbench.brains.scripted import ScriptedBrain
@@ -185,3 +187,17 @@ def test_a_stale_dream_proposal_is_planned_again_from_the_file_as_it_is(vault, p
 def test_only_a_stale_proposal_is_planned_again(vault, pending):
     with pytest.raises(RemeError, match="only a stale proposal"):
         replan(vault, pending[0])
+
+
+def test_a_dream_story_edited_out_of_shape_is_refused_with_what_to_do(vault, pending):
+    """The proposal file is a trust boundary: a unit that is not a unit is one line saying
+    what to do (dream.pipeline.UnitOrigin.from_json), not pydantic's traceback."""
+    refine = pending[1]
+    (vault.root / EXISTING).write_text(EXISTING_TEXT + "A person's line.\n")
+    assert decide(vault, refine, "accept").state == "stale"
+    queue = ProposalQueue(vault)
+    old = queue.load(refine)
+    queue.save(replace(old, story={**old.story, "unit": {"name": 5, "bucket": "nowhere"}}))
+    with VaultIndex(vault.root, HashingEmbedder(), scan=vault.scan) as idx, \
+            pytest.raises(RemeError, match="does not say which material and unit.*reme-workbench dream"):
+        replan(vault, refine, dream_brain=ScriptedBrain(), index=idx)

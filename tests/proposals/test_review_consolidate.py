@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -235,3 +236,49 @@ def test_settings_thresholds_reach_the_gates(make_vault):
     big = communities_overview(vault, strict).communities[0]
     gate = {g.name: g for g in big.gates.gates}["min_nodes"]
     assert (gate.threshold, gate.passed) == (7, False)
+
+
+def _one_of_three(brain: ScriptedBrain, vault: Vault, extra: str) -> ScriptedBrain:
+    for judge, same in ((0, False), (1, True), (2, False)):
+        brain.enqueue_vote({"is_same": same, "confidence": 0.9, "reason": f"judge {judge}"}, judge=judge)
+    brain.enqueue_merge({"description": "How to deploy the payments API",
+                         "body": (vault.root / A).read_text().split("---\n", 2)[2]
+                         + f"{extra}\n\nderived_from:: [[daily/2026-10-12/payments.md]]\n"})
+    return brain
+
+
+def test_a_stale_merge_a_person_decided_is_planned_again_as_theirs(make_vault):
+    """The merge a person decided on ("merge anyway") goes stale; planned again, it is
+    still their decision: the votes are asked again and the merge is proposed whatever
+    they say (consolidate.planning reads `decided_by_person` from the story)."""
+    from reme_workbench.ops import replan
+
+    vault = pair_vault(make_vault)
+    (entry,) = uncertain_entries(vault)
+    (pid,) = merge_anyway(vault, entry, brain=_one_of_three(ScriptedBrain(), vault, "Watch it."))
+    with open(vault.root / A, "a", encoding="utf-8") as fh:
+        fh.write("A person's line.\n")  # changed since planned: the merge is stale
+    assert decide(vault, pid, "accept").state == "stale"
+    again = replan(vault, pid, consolidate_brain=_one_of_three(ScriptedBrain(), vault, "Again."))
+    assert len(again.new_ids) == 1, again.message
+    fresh = ProposalQueue(vault).load(again.new_ids[0])
+    assert fresh.action == "consolidate.merge" and fresh.state == "pending"
+    assert fresh.story["decided_by_person"] is True
+    assert fresh.summary.endswith("(1 of 3 votes; a person decided to merge)")
+
+
+def test_a_merge_story_without_its_pair_is_refused_with_what_to_do(make_vault):
+    from reme_workbench.ops import replan
+
+    vault = pair_vault(make_vault)
+    (entry,) = uncertain_entries(vault)
+    (pid,) = merge_anyway(vault, entry, brain=_one_of_three(ScriptedBrain(), vault, "Watch it."))
+    queue = ProposalQueue(vault)
+    old = queue.load(pid)
+    queue.save(replace(old, story={**old.story, "candidate": {
+        "a": A, "b": B, "community": "c_00", "body_overlap": "most"}}))  # edited by hand
+    with open(vault.root / A, "a", encoding="utf-8") as fh:
+        fh.write("A person's line.\n")
+    assert decide(vault, pid, "accept").state == "stale"
+    with pytest.raises(RemeError, match="does not name its pair.*--only communities,merge"):
+        replan(vault, pid, consolidate_brain=ScriptedBrain())
