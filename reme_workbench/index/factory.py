@@ -56,8 +56,9 @@ def auto_spec(recorded: str | None = None) -> str:
     new index the int8 MiniLM (numpy's float MiniLM where onnxruntime is missing).
 
     Chosen by measurement (docs/benchmarks.md, issue #32): against e5 it indexes at about
-    a tenth of the CPU, with fused recall@5 0.013 lower on LoCoMo (English) and the same
-    on the Chinese set (its MRR there is lower); e5 stays one setting away."""
+    a tenth of the CPU, with fused recall@5 0.014 lower on LoCoMo (English) and 0.025
+    higher on the Chinese set, MRR lower on both (0.018, 0.052); e5 stays one setting
+    away."""
     if recorded and recorded != AUTO and _available(recorded):
         return recorded
     return "minilm" if onnx_installed() else "minilm-float"
