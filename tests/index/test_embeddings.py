@@ -250,7 +250,7 @@ def test_factory_specs():
 
 @needs_model
 def test_factory_minilm():
-    embedder = get_embedder("minilm")
+    embedder = get_embedder("minilm-float")  # `minilm` is the int8 one: test_minilm_int8.py
     assert isinstance(embedder, minilm_mod.MiniLMEmbedder) and isinstance(embedder, Embedder)
     assert (embedder.name, embedder.dim) == ("minilm-l6-v2", 384)
 
@@ -461,7 +461,8 @@ def test_a_query_is_cut_before_it_is_embedded():
 
 @pytest.mark.parametrize(
     ("name", "spec"),
-    [("minilm-l6-v2", "minilm"), ("e5-small-q4", "e5"), ("hashing-256", "hashing"),
+    [("minilm-l6-v2", "minilm-float"), ("minilm-l6-v2-int8", "minilm"), ("e5-small-q4", "e5"),
+     ("hashing-256", "hashing"),
      ("hashing-64", "hashing:64"), ("litellm:openai/text-embedding-3-small",
                                     "litellm:openai/text-embedding-3-small")],
 )
