@@ -192,3 +192,15 @@ def test_other_chunk_rules_rechunk_the_index_and_embed_no_text_it_had(chats, cut
     assert after["chunks"] == before["chunks"]  # every window is still in the keyword index
     assert after["vectors"] == after["chunks"] - after["keyword_only_chunks"] < before["vectors"]
     assert rows_of(chats, "SELECT value FROM meta WHERE key = 'schema'")[0][0].endswith(cut + "-every")
+
+
+def test_the_index_default_rules_keep_its_schema_so_nothing_is_rechunked(chats):
+    from reme_workbench.index.indexdb import SCHEMA
+
+    with VaultIndex(chats, HashingEmbedder()) as index:
+        index.refresh()
+        generation = index.generation
+    assert rows_of(chats, "SELECT value FROM meta WHERE key = 'schema'") == [(SCHEMA,)]
+    with VaultIndex(chats, HashingEmbedder(), rules=ChunkRules()) as index:  # the same rules
+        assert index.stats()["files"] == 5 and index.generation == generation
+        assert index.refresh().indexed == ()
