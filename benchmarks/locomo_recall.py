@@ -2,6 +2,8 @@
 
     python benchmarks/locomo_recall.py [--conversations 0-4] [--modes keyword,vector,fused]
                                        [--workdir DIR] [--embedder minilm] [--per-conversation]
+                                       [--embed-windows all|cover] [--embed-context every|none]
+                                       [--window-lines 3] [--window-step 1] [--max-tokens 256]
 
 Each LoCoMo conversation becomes its own vault (one daily file per session, see
 reme_workbench/experiments/locomo.py); the vault is indexed with VaultIndex and every
@@ -18,7 +20,14 @@ headline group of basic-memory's LoCoMo benchmark) and per category (1 multi-hop
            (equal to R@k for the ~84 % of questions with one evidence session; they
            differ on multi-hop questions, whose evidence spans 2-9 sessions);
 * MRR    — mean of 1 / rank of the first evidence session in the top 10 (0 if none);
-* p50/p95 latency of one recall call (query embedding included) after indexing.
+* p50/p95 latency of one recall call (query embedding included) after indexing;
+* the texts and tokens a cold index of the vaults embeds (MiniLM's word pieces).
+
+The chunk-rule flags (benchmarks/embed_rules.py, `chunking.ChunkRules`) run a variant of
+what the index embeds, to measure a cut (issue #32 item 2); their defaults are the
+index's. A `--workdir` indexed under other rules is re-chunked, and its vector cache
+embeds only the texts it has not seen: copy a baseline's workdir to measure a cut of it
+at the cost of its new texts alone.
 
 Targets (the "Index and recall" issue): fused recall@5 >= 0.92 and MRR >= 0.85 on
 conversations 0-4, p50 latency < 30 ms. `--workdir` keeps the vaults and their indexes
@@ -38,10 +47,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # embed_rules
+
+from embed_rules import EmbeddedTokens, add_rule_flags, embedded_tokens, rules_from  # noqa: E402
 
 from reme_workbench.experiments import locomo  # noqa: E402
+from reme_workbench.index.chunking import DEFAULT_RULES, ChunkRules  # noqa: E402
 from reme_workbench.index.factory import get_embedder  # noqa: E402
-from reme_workbench.index.recall import MODES  # noqa: E402
+from reme_workbench.index.recall import MODES, recall_batch  # noqa: E402
+from reme_workbench.index.store import VaultIndex  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo10_conv0-4.json"
@@ -74,6 +88,39 @@ def fmt_table(title: str, scores: dict[str, locomo.Scores]) -> str:
     return "\n".join(lines)
 
 
+def run_conversation(sample, root: Path, embedder, modes, *, rebuild: bool, fusion: str,
+                     rules: ChunkRules = DEFAULT_RULES
+                     ) -> tuple[locomo.ConversationRun, EmbeddedTokens]:
+    """`locomo.run_conversation` with the index under `rules`, and what its index embeds."""
+    locomo.write_vault(root, sample)
+    qs = locomo.questions(sample)
+    rankings: dict[str, dict[str, list[int]]] = {}
+    latency: dict[str, list[float]] = {}
+    with VaultIndex(Path(root), embedder, rules=rules) as index:
+        t0 = time.perf_counter()
+        index.refresh(rebuild=rebuild)
+        index_s = time.perf_counter() - t0
+        stats = index.stats()
+        tokens = embedded_tokens(index, embedder)
+        for mode in modes:
+            ranked: dict[str, list[int]] = {}
+            times: list[float] = []
+            batch = recall_batch(index, ((q.qid, q.text) for q in qs), k=K, scope="sources",
+                                 mode=mode, log_access=False, fusion=fusion)
+            while True:
+                start = time.perf_counter()
+                try:
+                    qid, hits = next(batch)
+                except StopIteration:
+                    break
+                times.append((time.perf_counter() - start) * 1000)
+                ranked[qid] = [n for h in hits if (n := locomo.session_of_path(h.path)) is not None]
+            rankings[mode], latency[mode] = ranked, times
+    run = locomo.ConversationRun(str(sample.get("sample_id") or "conv"), qs, rankings, latency,
+                                 index_s, stats["files"], stats["chunks"])
+    return run, tokens
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -94,7 +141,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="how fused mode combines the lists (default: weighted RRF, k=60)")
     ap.add_argument("--per-conversation", action="store_true", help="also print each conversation")
     ap.add_argument("--json", type=Path, default=None, help="write the figures (and rankings) here")
+    add_rule_flags(ap)
     args = ap.parse_args(argv)
+    try:
+        rules = rules_from(args)
+    except ValueError as exc:
+        ap.error(str(exc))
 
     if not args.data.is_file():
         print(f"LoCoMo data not found at {args.data}; skipping (see ../shared/data/SOURCES.md).")
@@ -111,15 +163,20 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="locomo-recall-"))
     embedder = get_embedder(args.embedder)
     print(f"LoCoMo recall: {args.data.name}, conversations {args.conversations}, embedder "
-          f"{embedder.name}, k={K}, scope sources, fusion {args.fusion}; vaults in {workdir}")
+          f"{embedder.name}, k={K}, scope sources, fusion {args.fusion}, chunk rules "
+          f"{rules.key or 'the index default'}; vaults in {workdir}")
     results: list[locomo.ConversationRun] = []
+    tokens: EmbeddedTokens | None = None
     t_start = time.perf_counter()
+    cpu_start = time.process_time()
     try:
         for i in wanted:
-            run = locomo.run_conversation(samples[i], workdir / f"conv{i}", embedder, modes,
-                                          k=K, rebuild=args.rebuild, fusion=args.fusion)
+            run, embedded = run_conversation(samples[i], workdir / f"conv{i}", embedder, modes,
+                                             rebuild=args.rebuild, fusion=args.fusion, rules=rules)
+            tokens = embedded if tokens is None else tokens + embedded
             print(f"  conv {i} ({run.sample_id}): {run.files} sessions, {run.chunks} chunks, "
-                  f"{len(run.questions)} questions; refresh {run.index_s:.1f} s", flush=True)
+                  f"{len(run.questions)} questions; refresh {run.index_s:.1f} s; embeds "
+                  f"{embedded.texts:,} texts, {embedded.tokens:,} {embedded.unit}", flush=True)
             results.append(run)
     finally:
         if args.workdir is None:
@@ -127,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
 
     all_q = [q for r in results for q in r.questions]
     report: dict = {"data": args.data.name, "conversations": wanted, "embedder": embedder.name,
-                    "modes": {}}
+                    "rules": rules.key or "default", "modes": {},
+                    "embedded": {"texts": tokens.texts, "tokens": tokens.tokens,
+                                 "unit": tokens.unit}}
     print()
     for mode in modes:
         rankings = {qid: rk for r in results for qid, rk in r.rankings[mode].items()}
@@ -148,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
     total = time.perf_counter() - t_start
     print(f"{len(all_q)} questions, {sum(r.index_s for r in results):.1f} s indexing, "
-          f"{total:.1f} s in all")
+          f"{total:.1f} s in all ({time.process_time() - cpu_start:.1f} CPU-s); a cold index "
+          f"embeds {tokens.texts:,} texts, {tokens.tokens:,} {tokens.unit}")
     ok = True
     if "fused" in modes:
         s = locomo.score_rankings(

@@ -64,7 +64,8 @@ from ..vault.tokens import CJK_CHARS, estimate_tokens
 from ..vault.tokens import ascii_tokens as _ascii_tokens
 
 __all__ = [
-    "Chunk", "FilePlan", "estimate_tokens", "chunk_file", "plan_file", "embedded_ordinals",
+    "Chunk", "FilePlan", "ChunkRules", "DEFAULT_RULES", "EMBED_WINDOWS", "EMBED_CONTEXTS",
+    "estimate_tokens", "chunk_file", "plan_file", "embedded_ordinals", "embed_text",
     "description_text",
     "is_indexable", "CJK_CHARS", "MAX_CHUNK_CHARS", "MAX_CONTEXT_CHARS", "LONG_LINE_CHARS",
     "EMBED_TOKEN_BUDGET",
@@ -106,6 +107,51 @@ LONG_LINE_CHARS = 16384
 # that. Digest notes (a few KB) and the sample vault's logs (1,325 at most) are far
 # below it, and so is every LoCoMo session (6,832 at most, line windows included).
 EMBED_TOKEN_BUDGET = 8192
+MAX_TOKENS = 256  # estimated tokens of a chunk's text
+EMBED_WINDOWS = ("all", "pairs", "cover")  # which line windows get a vector (ChunkRules)
+EMBED_CONTEXTS = ("every", "none")  # is the context line embedded with each chunk's text
+
+
+@dataclass(frozen=True)
+class ChunkRules:
+    """How the index cuts files and which text it embeds: `DEFAULT_RULES` is the index's;
+    the others exist to measure a cut on the recall benchmarks (benchmarks/
+    locomo_recall.py, bench_recall_zh.py) before it becomes the default.
+
+    `embed_windows`: which of a block's overlapping line windows get a vector — "all";
+    "pairs", the fewest in which every two adjacent lines share one (windows of 3 lines:
+    every other); "cover", the fewest that hold each line (every third). All of them stay
+    in the keyword index (`_cover`).
+    `embed_context="none"`: a chunk's vector is of its text alone, without the context
+    line (the keyword index keeps the context either way)."""
+
+    max_tokens: int = MAX_TOKENS
+    window_lines: int = WINDOW_LINES
+    window_step: int = WINDOW_STEP
+    embed_windows: str = "all"
+    embed_context: str = "every"
+
+    def __post_init__(self) -> None:
+        if self.embed_windows not in EMBED_WINDOWS:
+            raise ValueError(f"embed_windows must be one of {', '.join(EMBED_WINDOWS)}")
+        if self.embed_context not in EMBED_CONTEXTS:
+            raise ValueError(f"embed_context must be one of {', '.join(EMBED_CONTEXTS)}")
+        if self.max_tokens < 1 or self.window_lines < 0 or self.window_step < 1 or (
+                self.window_lines and self.window_step > self.window_lines):
+            raise ValueError("max_tokens >= 1, window_lines >= 0 and "
+                             "1 <= window_step <= window_lines")
+
+    @property
+    def key(self) -> str:
+        """"" for the index's rules; else a short name of these, which the index records
+        with its schema so that changing rules re-chunks (and embeds only new text)."""
+        if self == DEFAULT_RULES:
+            return ""
+        return (f"t{self.max_tokens}-w{self.window_lines}s{self.window_step}-"
+                f"{self.embed_windows}-{self.embed_context}")
+
+
+DEFAULT_RULES = ChunkRules()
 
 
 @dataclass(frozen=True)
@@ -139,13 +185,21 @@ _OWN_SOURCE = re.compile(r"\(derived_from::\s*\[\[[^\]\n]+\]\]\)\s*$")
 
 
 def chunk_file(
-    path: str, text: str, *, max_tokens: int = 256, window_lines: int = WINDOW_LINES,
+    path: str, text: str, *, max_tokens: int = MAX_TOKENS, window_lines: int = WINDOW_LINES,
     window_step: int = WINDOW_STEP, max_chars: int = MAX_CHUNK_CHARS,
 ) -> list[Chunk]:
     """The chunks of one file (empty for a file type the index skips, or an empty body).
 
     `window_lines=0` turns the line windows of long line-structured blocks off.
     """
+    return _chunk_file(path, text, max_tokens, window_lines, window_step, max_chars)[0]
+
+
+def _chunk_file(
+    path: str, text: str, max_tokens: int, window_lines: int, window_step: int, max_chars: int,
+) -> tuple[list[Chunk], list[list[int]]]:
+    """chunk_file's chunks, and the ordinals of each windowed block's line windows (the
+    parts of an over-long line in it, which repeat no text, left out)."""
     if max_tokens < 1:
         raise ValueError("max_tokens must be at least 1")
     if max_chars < max_tokens:
@@ -153,7 +207,7 @@ def chunk_file(
     if window_lines < 0 or window_step < 1 or (window_lines and window_step > window_lines):
         raise ValueError("window_lines must be >= 0 and 1 <= window_step <= window_lines")
     if not is_indexable(path):
-        return []
+        return [], []
     text = text.removeprefix("\ufeff")
     fm: dict = {}
     body_start = 0
@@ -167,6 +221,7 @@ def chunk_file(
     head = _clip(_file_context(path, fm), MAX_CONTEXT_CHARS)
 
     chunks: list[Chunk] = []
+    runs: list[list[int]] = []  # per windowed block: the ordinals of its line windows
     current: list[_Piece] = []
     trail: list[tuple[int, str]] = []  # (level, title) of the headings above
     used = chars = 0  # tokens of `current`, and its characters plus 2 per piece
@@ -203,11 +258,14 @@ def chunk_file(
             windows = _windows(block_lines, start, block_no, max_tokens, max_chars,
                                window_lines, window_step)
             # a heading (or a short block) just above joins the first window when it fits
-            if current and not fits(sum(p.tokens for p in windows[0]),
-                                    sum(len(p.text) + 2 for p in windows[0])):
+            if current and not fits(sum(p.tokens for p in windows[0][0]),
+                                    sum(len(p.text) + 2 for p in windows[0][0])):
                 flush()
-            for window in windows:
+            runs.append([])
+            for window, is_window in windows:
                 current.extend(window)
+                if is_window:
+                    runs[-1].append(len(chunks))
                 flush()
             continue
         record = kind == "item" and bool(_OWN_SOURCE.search("\n".join(block_lines)))
@@ -224,7 +282,7 @@ def chunk_file(
             flush()
             when = ""
     flush()
-    return chunks
+    return chunks, runs
 
 
 _RECORD_DAY = re.compile(r"[ \t]*[-*+][ \t]+\*\*(\d{4}-\d{2}-\d{2})\*\*")
@@ -251,25 +309,70 @@ class FilePlan:
     chunks: tuple[Chunk, ...]
     embedded: frozenset[int]  # ordinals of the chunks that are embedded
     windowed: bool  # False when the file was too large for line windows
-
-    @property
-    def sampled(self) -> bool:
-        """True when some chunks are in the keyword index only (the file is over budget)."""
-        return len(self.embedded) < len(self.chunks)
+    # True when the file is over the embedding budget: some chunks its rules would embed
+    # are in the keyword index only (line windows a cover leaves out do not count)
+    sampled: bool
 
 
-def plan_file(path: str, text: str, *, budget: int | None = None) -> FilePlan:
-    """The chunks of a file and the ones to embed, by the large-file rule (see above);
-    `budget` defaults to EMBED_TOKEN_BUDGET."""
+def plan_file(path: str, text: str, *, budget: int | None = None,
+              rules: ChunkRules = DEFAULT_RULES) -> FilePlan:
+    """The chunks of a file and the ones to embed, by `rules` and the large-file rule
+    (see above); `budget` defaults to EMBED_TOKEN_BUDGET."""
     budget = EMBED_TOKEN_BUDGET if budget is None else budget
     windowed = estimate_tokens(text) <= budget
-    chunks = chunk_file(path, text, window_lines=WINDOW_LINES if windowed else 0)
-    return FilePlan(tuple(chunks), frozenset(embedded_ordinals(chunks, budget)), windowed)
+    chunks, runs = _chunk_file(path, text, rules.max_tokens,
+                               rules.window_lines if windowed else 0, rules.window_step,
+                               MAX_CHUNK_CHARS)
+    left_out: set[int] = set()
+    if rules.embed_windows != "all":
+        pairs = rules.embed_windows == "pairs"
+        for run in runs:
+            left_out.update(set(run) - set(_cover([chunks[i] for i in run], pairs=pairs)))
+    candidates = [c for c in chunks if c.ordinal not in left_out]
+    chosen = embedded_ordinals(candidates, budget, rules)
+    return FilePlan(tuple(chunks), frozenset(candidates[i].ordinal for i in chosen), windowed,
+                    len(chosen) < len(candidates))
 
 
-def embedded_ordinals(chunks: list[Chunk] | tuple[Chunk, ...], budget: int) -> list[int]:
-    """Ordinals of the chunks to embed, ascending: all of them when their tokens
-    (context included) add up to at most `budget`; otherwise, while the budget lasts,
+def _cover(windows: list[Chunk], *, pairs: bool = False) -> list[int]:
+    """Ordinals of the fewest of a block's line windows (in order, overlapping) that hold
+    every line of them (`pairs`: every two adjacent lines together): from the first,
+    each time the window that reaches furthest among those starting at most one line
+    past the lines held so far (`pairs`: at the last line held). Windows of 3 lines, one
+    starting at every line: every third (every other), and the last."""
+    if not windows:
+        return []
+    chosen, held = [windows[0].ordinal], windows[0].line_end
+    reach = 0 if pairs else 1
+    i = 1
+    while i < len(windows):
+        best = None
+        while i < len(windows) and windows[i].line_start <= held + reach:
+            if best is None or windows[i].line_end >= best.line_end:
+                best = windows[i]
+            i += 1
+        if best is None:  # a gap (an over-long line's parts stood between): start again
+            best = windows[i]
+            i += 1
+        if best.line_end > held:
+            chosen.append(best.ordinal)
+            held = best.line_end
+    return chosen
+
+
+def embed_text(chunk: Chunk, rules: ChunkRules = DEFAULT_RULES) -> str:
+    """What a chunk's vector is of: its context line (the note's name, heading) and text
+    (the text alone with `embed_context="none"`)."""
+    if rules.embed_context == "none":
+        return chunk.text
+    return f"{chunk.context}\n{chunk.text}"
+
+
+def embedded_ordinals(chunks: list[Chunk] | tuple[Chunk, ...], budget: int,
+                      rules: ChunkRules = DEFAULT_RULES) -> list[int]:
+    """Positions in `chunks` of the chunks to embed, ascending: all of them when their
+    tokens (context included unless `rules` embed none) add up to at most `budget`;
+    otherwise, while the budget lasts,
     the opening chunk of each section, then chunks that hold each line once (line
     windows overlap: every third one), then the rest — each group in spread order
     (first, last, middle, quarters, ...)."""
@@ -278,7 +381,8 @@ def embedded_ordinals(chunks: list[Chunk] | tuple[Chunk, ...], budget: int) -> l
     for c in chunks:
         cost = context_cost.get(c.context)
         if cost is None:
-            cost = context_cost[c.context] = estimate_tokens(c.context) + 1
+            cost = context_cost[c.context] = (
+                0 if rules.embed_context == "none" else estimate_tokens(c.context) + 1)
         costs.append(c.tokens + cost)
     if sum(costs) <= budget:
         return list(range(len(chunks)))
@@ -453,8 +557,9 @@ def _pieces(
 def _windows(
     block_lines: list[str], start: int, block: int, max_tokens: int, max_chars: int,
     size: int, step: int,
-) -> list[list[_Piece]]:
-    """Overlapping windows of up to `size` consecutive lines, starting every `step` lines.
+) -> list[tuple[list[_Piece], bool]]:
+    """Overlapping windows of up to `size` consecutive lines, starting every `step` lines,
+    each with True, or False for a chunk of the parts of an over-long line.
 
     A window stops early at the token or character budget (it always holds at least one
     line); a line that alone exceeds the budget is split as `_pieces` splits it and
@@ -470,7 +575,7 @@ def _windows(
     sizes = [sum(len(p.text) + 2 for p in parts) for parts in lines]  # +2: a separator each
     over = [c > max_tokens or z - 2 > max_chars for c, z in zip(costs, sizes, strict=True)]
     n = len(lines)
-    out: list[list[_Piece]] = []
+    out: list[tuple[list[_Piece], bool]] = []
     first = 0
     while first < n:
         if over[first]:  # an over-long line: its parts, packed to the budget
@@ -479,12 +584,12 @@ def _windows(
             for part in lines[first]:
                 if group and (used + part.tokens > max_tokens
                               or chars + len(part.text) > max_chars):
-                    out.append(group)
+                    out.append((group, False))
                     group, used, chars = [], 0, 0
                 group.append(part)
                 used += part.tokens
                 chars += len(part.text) + 2
-            out.append(group)
+            out.append((group, False))
             first += 1
             continue
         window: list[_Piece] = []
@@ -498,13 +603,13 @@ def _windows(
             chars += sizes[i]
             last = i
         if window:
-            out.append(window)
+            out.append((window, True))
         if last >= n - 1:
             break
         # step on; but a window cut short by an over-long line is not re-cut into tails
         blocked = last + 1 < n and over[last + 1]
         first = last + 1 if blocked else min(first + step, last + 1)
-    return [w for w in out if w]
+    return [(w, is_window) for w, is_window in out if w]
 
 
 def _split_text(text: str, max_tokens: int, max_chars: int, level: int) -> list[tuple[str, int]]:

@@ -112,11 +112,14 @@ def write_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
 
 
 # -- opening -------------------------------------------------------------------------------
-def connect(path: Path, vec_path: Path) -> sqlite3.Connection:
+def connect(path: Path, vec_path: Path, rules_key: str = "") -> sqlite3.Connection:
     """Open (or create) the database at `path`; a damaged one is deleted and created
-    anew. `vec_path` (vectors.faiss) is deleted whenever the tables are (re)created."""
+    anew. `vec_path` (vectors.faiss) is deleted whenever the tables are (re)created.
+    `rules_key` (chunking.ChunkRules.key, "" for the index's own rules) is recorded with
+    the schema: an index chunked by other rules is re-chunked, its vector cache kept."""
+    schema = f"{SCHEMA}+{rules_key}" if rules_key else SCHEMA
     try:
-        return _setup(path, vec_path)
+        return _setup(path, vec_path, schema)
     except sqlite3.DatabaseError as exc:
         if getattr(exc, "sqlite_errorname", "") not in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
             raise RemeError(
@@ -130,10 +133,10 @@ def connect(path: Path, vec_path: Path) -> sqlite3.Connection:
         )
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
-        return _setup(path, vec_path)
+        return _setup(path, vec_path, schema)
 
 
-def _setup(path: Path, vec_path: Path) -> sqlite3.Connection:
+def _setup(path: Path, vec_path: Path, schema: str) -> sqlite3.Connection:
     from ..vault.lock import connect_sqlite
 
     conn = connect_sqlite(path, isolation_level=None, check_same_thread=False)
@@ -141,8 +144,8 @@ def _setup(path: Path, vec_path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")  # a lost cache row costs one re-index
         conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if row is None or row[0] != SCHEMA:
-            _create(conn, vec_path)
+        if row is None or row[0] != schema:
+            _create(conn, vec_path, schema)
         create_cache(conn)
     except BaseException:
         conn.close()
@@ -150,10 +153,10 @@ def _setup(path: Path, vec_path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _create(conn: sqlite3.Connection, vec_path: Path) -> None:
+def _create(conn: sqlite3.Connection, vec_path: Path, schema: str) -> None:
     conn.execute("BEGIN IMMEDIATE")
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-    if row is not None and row[0] == SCHEMA:
+    if row is not None and row[0] == schema:
         conn.execute("COMMIT")  # another process opening it too was first: keep its work
         return
     if row is not None and row[0] in SAME_TEXT_SCHEMAS:  # its vectors outlive its tables
@@ -182,7 +185,7 @@ def _create(conn: sqlite3.Connection, vec_path: Path) -> None:
     conn.execute(FTS_SCHEMA)
     conn.executemany(
         "INSERT INTO meta VALUES (?, ?)",
-        [("schema", SCHEMA), ("next_id", "1"), ("generation", "0")],
+        [("schema", schema), ("next_id", "1"), ("generation", "0")],
     )
     conn.execute("COMMIT")
     # vectors from an earlier database would share its ids: they must not survive it

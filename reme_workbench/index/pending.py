@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import EmbedderMismatchError
 from ..vault.layout import is_digest_note
-from .chunking import Chunk, description_text
+from .chunking import description_text, embed_text
 from .indexdb import batched, write_descriptions, write_meta
 from .vectorcache import CACHE_TABLE, vector_key
 
@@ -37,11 +37,6 @@ _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|\w+|[^\w\s]")
 _PENDING_SAVE_S = 5.0  # embed_pending writes vectors.faiss this often (or 20x its write time)
 PENDING_KEY = "vectors_pending"  # meta: "1" while chunks wait for a vector
 SAVED_KEY = "vectors_generation"  # meta: the generation vectors.faiss was last written for
-
-
-def embed_text(chunk: Chunk) -> str:
-    """What a chunk's vector is of: its context line (the note's name, heading) and text."""
-    return f"{chunk.context}\n{chunk.text}"
 
 
 def approx_tokens(text: str) -> int:
@@ -185,7 +180,7 @@ class PendingVectors:
                 break
             self._lock.set_status(f"embedding {done:,}/{missing.size:,} chunks without a vector")
             rows = self._chunk_rows(ids)
-            texts = [embed_text(rows[i]) for i in ids]
+            texts = [embed_text(rows[i], self.rules) for i in ids]
             vectors.add_with_ids(self._embed_texts(texts), np.asarray(ids, dtype=np.int64))
             done += len(ids)
             self._unsaved += len(ids)

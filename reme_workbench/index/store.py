@@ -69,7 +69,15 @@ from ..vault.graph import LinkGraph
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.note import MAX_NOTE_BYTES, decode_note_bytes
 from ..vault.scan import FileRecord, ScanDelta, VaultScan
-from .chunking import Chunk, description_text, is_indexable, plan_file
+from .chunking import (
+    DEFAULT_RULES,
+    Chunk,
+    ChunkRules,
+    description_text,
+    embed_text,
+    is_indexable,
+    plan_file,
+)
 from .embeddings import AUTO, Embedder, embed_query, normalize_rows
 from .factory import auto_spec, embedder_spec
 from .indexdb import (
@@ -94,7 +102,6 @@ from .pending import (
     PendingVectors,
     cached_keys,
     embed_in_commits,
-    embed_text,
 )
 from .vectorcache import embed_cached, prune_if_over, vector_key
 
@@ -191,6 +198,7 @@ class VaultIndex(PendingVectors):
         self, root: Path, embedder: Embedder, *, scan: VaultScan | None = None,
         on_embedder_change: str = "error", lock_timeout: float | None = None,
         max_note_bytes: int = MAX_NOTE_BYTES, home: Path | None = None,
+        rules: ChunkRules = DEFAULT_RULES,
     ) -> None:
         from ..vault.lock import RUN_LOCK_STALL_S, IndexLock
 
@@ -204,6 +212,7 @@ class VaultIndex(PendingVectors):
         # folder outside a read-only one (location.py)
         self.home = Path(home) if home is not None else self.root
         self.embedder = embedder
+        self.rules = rules
         self.on_embedder_change = on_embedder_change
         self._own_scan = scan is None
         self.scan = scan if scan is not None else VaultScan(self.root, max_note_bytes=max_note_bytes)
@@ -215,7 +224,7 @@ class VaultIndex(PendingVectors):
         self._lock = IndexLock(
             self.home, timeout=RUN_LOCK_STALL_S if lock_timeout is None else lock_timeout
         )
-        self.conn = connect(folder / INDEX_DB, self._vec_path)
+        self.conn = connect(folder / INDEX_DB, self._vec_path, rules.key)
         self._generation: int | None = None
         self._files: dict[str, IndexedFile] = {}
         self._chunk_layer: dict[int, str] = {}
@@ -497,7 +506,7 @@ class VaultIndex(PendingVectors):
                     removed.append(path)
             else:
                 sha, text = got
-                plan = plan_file(path, text) if text is not None else None
+                plan = plan_file(path, text, rules=self.rules) if text is not None else None
                 chunks = plan.chunks if plan is not None else ()
                 rec, layer = records[path], path.split("/", 1)[0]
                 new_files.append(
@@ -507,10 +516,11 @@ class VaultIndex(PendingVectors):
                     described.append((path, description_text(path, rec.name, rec.description)))
                 new_chunks.extend((c, layer) for c in chunks)
                 embedded.extend(c.ordinal in plan.embedded for c in chunks)
-                chunk_keys.extend(vector_key(mine, embed_text(c)) if c.ordinal in plan.embedded
-                                  else None for c in chunks)
+                chunk_keys.extend(vector_key(mine, embed_text(c, self.rules))
+                                  if c.ordinal in plan.embedded else None for c in chunks)
                 if with_vectors:
-                    pending.extend(embed_text(c) for c in chunks if c.ordinal in plan.embedded)
+                    pending.extend(embed_text(c, self.rules) for c in chunks
+                                   if c.ordinal in plan.embedded)
                 if plan is not None and plan.sampled:
                     sampled.append(path)
             if progress is not None:

@@ -278,3 +278,75 @@ def test_a_dated_bullet_with_its_own_source_is_a_chunk_of_its_own():
     # a record's day in words joins its context: a question names it "in March"
     head = "ada-s-ceramics-class — Ada joined a ceramics class."
     assert [c.context for c in chunks] == [f"{head} › 2 March 2026", f"{head} › 9 March 2026", head]
+
+
+# -- what is embedded: chunking.ChunkRules (issue #32 item 2) ------------------------------
+
+LOG = "daily/2026-10-05/chat.md"
+
+
+def chat_log(lines: int) -> str:
+    return "# Chat\n\n" + "\n".join(
+        f"**{'Mei' if i % 2 else 'Oskar'}** (D1:{i}): remark {i} about pgbouncer" + " and more" * 20
+        for i in range(lines)) + "\n"
+
+
+@pytest.mark.parametrize("lines", [6, 7, 8, 20, 31])
+def test_a_cover_embeds_each_line_of_a_log_once_and_keeps_every_window_for_keywords(lines):
+    text = chat_log(lines)
+    every = chunking.plan_file(LOG, text)
+    cover = chunking.plan_file(LOG, text, rules=chunking.ChunkRules(embed_windows="cover"))
+    assert cover.chunks == every.chunks  # the keyword index gets every window, as before
+    assert not cover.sampled  # leaving windows out is the rule, not the budget
+    embedded = [c for c in cover.chunks if c.ordinal in cover.embedded]
+    # every line of the file is in an embedded chunk: no remark is lost to the vectors
+    held = {n for c in embedded for n in range(c.line_start, c.line_end + 1)}
+    assert held >= set(range(3, lines + 3))
+    for i in range(lines):
+        assert any(f"remark {i} about" in c.text for c in embedded)
+    # the fewest windows that hold them: every third, and the last when lines are left
+    assert len(every.chunks) == lines - 2
+    assert len(embedded) == -(-lines // 3)
+    for i in range(lines):  # once; a line of the last window may be in the one before too
+        times = sum(f"remark {i} about" in c.text for c in embedded)
+        assert times == 1 or (times == 2 and i >= lines - 3)
+
+
+@pytest.mark.parametrize("lines", [6, 7, 8, 20, 31])
+def test_pairs_embed_every_two_adjacent_lines_of_a_log_together(lines):
+    text = chat_log(lines)
+    every = chunking.plan_file(LOG, text)
+    pairs = chunking.plan_file(LOG, text, rules=chunking.ChunkRules(embed_windows="pairs"))
+    assert pairs.chunks == every.chunks and not pairs.sampled
+    embedded = [c for c in pairs.chunks if c.ordinal in pairs.embedded]
+    for i in range(lines - 1):  # a turn and the reply to it are in one embedded window
+        assert any(f"remark {i} about" in c.text and f"remark {i + 1} about" in c.text
+                   for c in embedded)
+    # windows of 3 lines: every other one, and the last
+    assert len(embedded) == -(-(lines - 1) // 2)
+
+
+def test_a_cover_embeds_every_part_of_an_over_long_line():
+    text = "\n".join(f"line {i} " + ("long " * 100 if i == 3 else "") for i in range(12))
+    rules = chunking.ChunkRules(max_tokens=64, embed_windows="cover")
+    plan = chunking.plan_file("daily/2026-10-05/x.md", text, rules=rules)
+    parts = [c for c in plan.chunks if c.line_start == c.line_end == 4]
+    assert len(parts) == 2 and all(c.ordinal in plan.embedded for c in parts)
+    embedded = [c for c in plan.chunks if c.ordinal in plan.embedded]
+    assert {n for c in embedded for n in range(c.line_start, c.line_end + 1)} == set(range(1, 13))
+
+
+def test_the_context_line_is_embedded_unless_the_rules_leave_it_out():
+    [chunk, *_] = chunk_file("digest/procedure/jwt-rotation.md", NOTE)
+    assert chunking.embed_text(chunk) == f"{chunk.context}\n{chunk.text}"
+    assert chunking.embed_text(chunk, chunking.ChunkRules(embed_context="none")) == chunk.text
+
+
+def test_chunk_rules_are_checked_and_named():
+    assert chunking.DEFAULT_RULES.key == ""  # the index's own rules: its schema as it is
+    assert chunking.ChunkRules(window_lines=2).key == (
+        f"t256-w2s1-{chunking.DEFAULT_RULES.embed_windows}-{chunking.DEFAULT_RULES.embed_context}")
+    for bad in ({"embed_windows": "some"}, {"embed_context": "half"}, {"window_step": 4},
+                {"max_tokens": 0}):
+        with pytest.raises(ValueError):
+            chunking.ChunkRules(**bad)

@@ -7,6 +7,7 @@ import sqlite3
 import numpy as np
 import pytest
 
+from reme_workbench.index.chunking import ChunkRules
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.metered import MeteredEmbedder
 from reme_workbench.index.pending import embed_text
@@ -160,3 +161,46 @@ def test_an_index_of_the_previous_schema_gives_its_vectors_to_the_cache(course):
         assert index.stats()["vectors"] == before["vectors"]
         [(cid, _)] = index.vector_search("lecture7part1", limit=1)
         assert index.chunk(cid).path == "digest/wiki/course/lecture-07.md"
+
+
+def chat(lines: int, salt: str) -> str:
+    return "# Chat\n\n" + "\n".join(
+        f"**{'Mei' if i % 2 else 'Oskar'}** (D1:{i}): {salt} remark {i} about pgbouncer"
+        + " and more" * 20 for i in range(lines)) + "\n"
+
+
+@pytest.fixture
+def chats(make_vault):
+    return make_vault({f"daily/2026-10-0{d}/chat.md": chat(20, f"day{d}") for d in range(1, 6)})
+
+
+@pytest.mark.parametrize("cut", ["pairs", "cover"])
+def test_other_chunk_rules_rechunk_the_index_and_embed_no_text_it_had(chats, cut):
+    """An index opened under other chunk rules (chunking.ChunkRules: fewer windows embedded)
+    is re-chunked, and every text it embedded before is read from the vector cache."""
+    with VaultIndex(chats, HashingEmbedder(), rules=ChunkRules(embed_windows="all")) as index:
+        index.refresh()
+        before = index.stats()
+    counted = MeteredEmbedder(HashingEmbedder())
+    with VaultIndex(chats, counted, rules=ChunkRules(embed_windows=cut)) as index:
+        assert index.stats()["files"] == 0  # the tables were rebuilt for the new rules...
+        index.refresh()
+        assert counted.texts == 0  # ...and nothing embedded again: the texts are the same
+        after = index.stats()
+        hits = index.vector_search("day3 remark 11 about pgbouncer", limit=3)
+        assert any("day3 remark 11 about" in index.chunk(cid).text for cid, _ in hits)
+    assert after["chunks"] == before["chunks"]  # every window is still in the keyword index
+    assert after["vectors"] == after["chunks"] - after["keyword_only_chunks"] < before["vectors"]
+    assert rows_of(chats, "SELECT value FROM meta WHERE key = 'schema'")[0][0].endswith(cut + "-every")
+
+
+def test_the_index_default_rules_keep_its_schema_so_nothing_is_rechunked(chats):
+    from reme_workbench.index.indexdb import SCHEMA
+
+    with VaultIndex(chats, HashingEmbedder()) as index:
+        index.refresh()
+        generation = index.generation
+    assert rows_of(chats, "SELECT value FROM meta WHERE key = 'schema'") == [(SCHEMA,)]
+    with VaultIndex(chats, HashingEmbedder(), rules=ChunkRules()) as index:  # the same rules
+        assert index.stats()["files"] == 5 and index.generation == generation
+        assert index.refresh().indexed == ()
