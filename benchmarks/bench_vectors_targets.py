@@ -246,7 +246,7 @@ def ratio(now: float, base: float) -> str:
 def _unmeasured(side: dict) -> dict:
     """The figures of a step the baseline did not run (`--baseline none`): every number 0,
     printed as such, and no ratio."""
-    return {k: (_unmeasured(v) if isinstance(v, dict) else (v if isinstance(v, str) else 0))
+    return {k: (_unmeasured(v) if isinstance(v, dict) else ("not run" if isinstance(v, str) else 0))
             for k, v in side.items()}
 
 
