@@ -174,3 +174,15 @@ def test_a_decision_on_the_assistants_suggestion_is_the_users():
     plans, _ = plans_of(chat)
     assert any("那就先报周末的成人班吧" in s for p in plans for s in p.said), \
         [(p.name, p.said) for p in plans]
+
+
+def test_a_dated_thing_with_no_owner_named_is_the_speakers():
+    # Chinese leaves out whose the thing is; in the user's own turn a date is theirs
+    assert topics("婚宴从五月二号改到六月十五号")[:1] == ("婚宴",)
+    assert topics("手术定在下周三") == ("手术",)
+    # a report names a date of no one's
+    assert topics("天气预报说明天下雨") == ()
+    chat = ("小林：帮我改一下请假邮件\n助手：好的，请把原文发给我。\n"
+            "小林：航班改到下周四了，邮件里日期要改\n")
+    plans, _ = plans_of(chat)
+    assert any("航班" in p.name and p.bucket == "personal" for p in plans), [p.name for p in plans]

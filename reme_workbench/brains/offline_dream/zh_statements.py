@@ -128,6 +128,8 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     """A clause about its speaker (see the module doc)."""
     if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] == "就":
         return True  # 那就先报周末班: the speaker decides (on what the assistant proposed)
+    if _dated_thing(tagged):
+        return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
         if word in _ZH_SELF or (word.startswith("我") and word[1:] in _ZH_KIN):
@@ -169,6 +171,22 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
     return False
+
+
+# verbs of saying and showing: "天气预报说明天…" reports, it tells no plan of the speaker's
+_ZH_SAYING = frozenset(("说", "讲", "显示", "表示", "报道", "提到", "认为", "写", "通知"))
+
+
+def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
+    """A thing with no owner named, as the subject of a clause that says when (婚礼是十月,
+    手术定在下周三, 比赛改到下周六了): Chinese leaves out whose it is, and in a speaker's
+    own turn a date is theirs — not a person (nr), a place (ns) or a pronoun, nor a
+    report (天气预报说…)."""
+    if len(tagged) < 3 or tagged[0][1] not in ("n", "vn", "nz", "nw"):
+        return False
+    verb = next(((w, i) for i, (w, f) in enumerate(tagged) if _verb(f)), None)
+    return verb is not None and verb[0] not in _ZH_SAYING and any(
+        f == "t" for _, f in tagged[verb[1]:])
 
 
 def _subjectless(tagged: list[tuple[str, str]]) -> bool:
