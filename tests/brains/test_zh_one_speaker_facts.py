@@ -186,3 +186,32 @@ def test_a_dated_thing_with_no_owner_named_is_the_speakers():
             "小林：航班改到下周四了，邮件里日期要改\n")
     plans, _ = plans_of(chat)
     assert any("航班" in p.name and p.bucket == "personal" for p in plans), [p.name for p in plans]
+
+
+def test_every_line_of_notes_to_oneself_is_the_users_whatever_its_form():
+    notes = ("**Dana:** Kitchen shelves: need 3 brackets, oak not pine.\n"
+             "**Dana:** Book club moved to Thursday the 9th.\n"
+             "**Dana:** Remember to call the landlord about the boiler.\n"
+             "Dana: Pottery class every Wednesday now.\n")
+    plans, _ = plans_of(notes)
+    names = [p.name for p in plans]
+    assert {p.bucket for p in plans} == {"personal"}
+    for topic in ("kitchen shelves", "book club", "landlord", "pottery class"):
+        assert f"Dana's {topic}" in names, names
+    zh = ("[07:40] 周敏：读书会改到周五晚上\n"
+          "[08:10] 周敏：给房东打电话说热水器的事\n")
+    names = [p.name for p in plans_of(zh)[0]]
+    assert "周敏的读书会" in names and "周敏的热水器" in names, names
+
+
+def test_a_yes_to_a_question_naming_a_thing_of_the_users_is_theirs():
+    chat = ("user: big news today\nassistant: Tell me! Your piano exam?\n"
+            "user: yes!! distinction, I still can't believe it\n"
+            "assistant: Is everything ready for the trip?\nuser: yes\n")
+    plans, _ = plans_of(chat)
+    assert [p.name for p in plans] == ["The user's piano exam"], [p.name for p in plans]
+    assert 'confirming the assistant\'s "Your piano exam?"' in " ".join(plans[0].said)
+    assert plans[0].bucket == "personal"
+    offer = ("user: can you fix my cv\nassistant: Should I add a paragraph on your Excel skills?\n"
+             "user: yes\n")
+    assert not [p for p in plans_of(offer)[0] if "Excel" in p.name]

@@ -386,16 +386,28 @@ def _read_english(sent, names: frozenset[str]) -> _Reading | None:
     return _Reading(tuple(topics))
 
 
-def _read_chinese(sentence: str, names: frozenset[str]) -> list[_Reading]:
+def _read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> list[_Reading]:
     """A Chinese sentence read by `zh_statements.read_chinese` (jieba's parts of speech):
     a reading per clause about the speaker that names a thing — one sentence may tell two
-    (我刚搬到成都，在一家医院上班: where one lives, where one works)."""
-    read = read_chinese(sentence, names)
+    (我刚搬到成都，在一家医院上班: where one lives, where one works); `own`: the user's
+    notes to themselves, where every clause is theirs."""
+    read = read_chinese(sentence, names, own=own)
     if read is None:
         return []
     if not read.groups:
         return [_Reading((), context=read.context)]
     return [_Reading(tuple(Topic(t, (t,)) for t in g)) for g in read.groups]
+
+
+def _own_line(sent, names: frozenset[str], reading: _Reading | None) -> _Reading | None:
+    """A line of the user's notes to themselves: theirs, whatever its form — a to-do
+    ("Remember to call the landlord"), a line with no verb ("Mum's hip replacement on 2
+    June"): its noun phrases are its topics, in order, when the parse found no statement."""
+    if reading is not None and reading.topics or sent.text.rstrip().endswith("?"):
+        return reading
+    found = [t for c in sent.noun_chunks if not _first_person(c.root)
+             and (t := _topic_from_chunk(c, names, any_role=True))]
+    return _Reading(tuple(dict.fromkeys(found))) if found else reading
 
 
 def topic_of(text: str) -> Topic | None:
@@ -574,11 +586,14 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     said: list[_Said] = []
     group, last = -1, None
     asked = False
+    # the user's notes to themselves (one speaker, no assistant): every line is theirs and
+    # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
+    own = assistant_chat and not any(b.role == "assistant" for b in turns)
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
             asked = texts[i].rstrip().endswith("?")  # "What does she like?" — "pottery"
             continue
-        if block.speaker != last and not (asked and block.speaker == said_by(said)):
+        if own or (block.speaker != last and not (asked and block.speaker == said_by(said))):
             group = group + 1
         last, asked = block.speaker, False
         confirmed = ""
@@ -586,8 +601,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
         for text, span in sentences:
-            readings = (_read_chinese(span, names) if isinstance(span, str)
+            readings = (_read_chinese(span, names, own=own) if isinstance(span, str)
                         else [_read_english(span, names)])
+            if own and not isinstance(span, str):
+                readings = [_own_line(span, names, readings[0])]
             for reading in (r for r in readings if r is not None):
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
@@ -608,10 +625,12 @@ def said_by(said: list[_Said]) -> str:
 
 def _confirmed(sentences: list[tuple[str, object]], names: frozenset[str]) -> str:
     """The assistant's question about the user that a "yes" confirms ("So you're allergic
-    to peanuts?"): its sentence whose subject is "you" and that names a topic."""
+    to peanuts?", "Your driving test?"): its sentence whose subject is "you", or a
+    question that names a thing of theirs, and that names a topic."""
     for text, span in reversed(sentences):
-        if (isinstance(span, str) or any(_second_person(t) and t.dep_ in ("nsubj", "nsubjpass")
-                                         for t in span)) and _you_topics(span, names):
+        if (isinstance(span, str) or span.text.rstrip().endswith("?") or any(
+                _second_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in span)) \
+                and _you_topics(span, names):
             return text
     return ""
 
@@ -625,6 +644,12 @@ def _you_topics(span, names: frozenset[str]) -> tuple[Topic, ...]:
         domain = {t.i for t in _domain(head, names)}
         found += [tp for c in span.noun_chunks if c.root.i in domain and not _second_person(c.root)
                   and (tp := _topic_from_chunk(c, names))]
+    if not found and span.text.rstrip().endswith("?") and not any(
+            _first_person(t) and t.dep_ == "nsubj" for t in span):  # "Your driving test?":
+        # the thing of the user's a question names is what their "yes" is about (not an
+        # offer: "Should I add a paragraph on your Excel skills?")
+        found = [tp for c in span.noun_chunks if len(c) > 1 and _second_person(c[0])
+                 and c[0].dep_ == "poss" and (tp := _topic_from_chunk(c[1:], names, any_role=True))]
     return tuple(found)
 
 

@@ -221,10 +221,12 @@ def _verb(flag: str) -> bool:
     return flag.startswith("v") and flag != "vn"  # 教练/vn: a noun the dictionary links to a verb
 
 
-def read_chinese(sentence: str, names: frozenset[str]) -> ZhReading | None:
+def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> ZhReading | None:
     """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
     topics; a question clause states nothing, unless it names a thing of the speaker's
-    (我的猫, 我妈); a sentence with no such clause but a noun or a time is context."""
+    (我的猫, 我妈); a sentence with no such clause but a noun or a time is context.
+    `own`: the user's notes to themselves — every clause that is no question is theirs
+    (给房东打电话说热水器的事: a to-do)."""
     text = sentence.strip()
     if not text:
         return None
@@ -246,7 +248,7 @@ def read_chinese(sentence: str, names: frozenset[str]) -> ZhReading | None:
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
         # request on its own is read as before: what the user is working on)
         carried = about and _subjectless(tagged) and not _asks_for_me(tagged)
-        about = not question and (owned or _zh_self(tagged) or carried)
+        about = not question and (own or owned or _zh_self(tagged) or carried)
         if (question and not owned) or not (owned or about):
             continue
         if not topics:
