@@ -215,3 +215,9 @@ def test_a_yes_to_a_question_naming_a_thing_of_the_users_is_theirs():
     offer = ("user: can you fix my cv\nassistant: Should I add a paragraph on your Excel skills?\n"
              "user: yes\n")
     assert not [p for p in plans_of(offer)[0] if "Excel" in p.name]
+
+
+def test_a_clause_that_opens_on_its_verb_goes_on_about_the_thing_before_it():
+    # what the dog is called is the dog, not a second note (guards the split above)
+    read = read_chinese("我上个月养了一只柴犬，叫年糕，两个月大", frozenset())
+    assert read is not None and len(read.groups) == 1 and read.groups[0][:2] == ("柴犬", "年糕")

@@ -189,6 +189,12 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
         f == "t" for _, f in tagged[verb[1]:])
 
 
+def _set_apart(tagged: list[tuple[str, str]]) -> bool:
+    """A clause that opens on a preposition or a time (在…, 从…, 下周…) and has a verb
+    after it: a predicate with a setting of its own."""
+    return bool(tagged) and tagged[0][1] in ("p", "t") and any(_verb(f) for _, f in tagged[1:])
+
+
 def _subjectless(tagged: list[tuple[str, str]]) -> bool:
     """A clause with no subject of its own — it opens on a verb, an adverb or a
     preposition (在一家医院上班), or it has no verb at all (一辆电车: what the clause
@@ -254,10 +260,12 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
         if not topics:
             continue
         ranked = tuple(dict.fromkeys(t for _, t in sorted(topics, key=lambda f: f[0])))
-        # a clause of its own subject-less predicate (在一家银行上班, after 我刚搬到北京)
-        # tells one more thing; a clause with a subject again (我一做饭它就…), or
-        # without a verb, goes on about the thing before it
-        if groups and not (_subjectless(tagged) and any(_verb(f) for _, f in tagged)):
+        # a subject-less predicate with a setting of its own — where or when, before its
+        # verb (在一家银行上班, after 我刚搬到北京) — tells one more thing; one that opens on
+        # its verb (叫豆豆, 做服务器开发: what the thing before it is called, what the job
+        # is), a clause with a subject again (我一做饭它就…) or one without a verb goes on
+        # about the thing before it
+        if groups and not (_subjectless(tagged) and _set_apart(tagged)):
             groups[-1] = tuple(dict.fromkeys([*groups[-1], *ranked]))
         else:
             groups.append(ranked)
