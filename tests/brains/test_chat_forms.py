@@ -211,12 +211,12 @@ def test_a_one_speaker_log_is_a_chat():
     log = ("Emily: Went to the farmers market this morning.\n"
            "Emily: Bought sourdough from the new bakery stall.\n"
            "Emily: Signed up for the pottery workshop in May.\n")
-    assert turns(log) == [
-        ("Emily", "person", "Went to the farmers market this morning."),
-        ("Emily", "person", "Bought sourdough from the new bakery stall."),
-        ("Emily", "person", "Signed up for the pottery workshop in May."),
+    assert turns(log) == [  # one person's notes to themselves: the vault's user's
+        ("Emily", "user", "Went to the farmers market this morning."),
+        ("Emily", "user", "Bought sourdough from the new bakery stall."),
+        ("Emily", "user", "Signed up for the pottery workshop in May."),
     ]
-    assert kind(log) == "people"
+    assert kind(log) == "assistant"
     mine = "me: started learning Portuguese\nme: lesson two done, verbs are hard\n"
     assert [(s, r) for s, r, _ in turns(mine)] == [("me", "user"), ("me", "user")]
     assert kind(mine) == "assistant"  # the vault's user's own lines: read as the user's

@@ -105,13 +105,17 @@ def is_user(label: str) -> bool:
 def speaker_role(label: str, speakers: Iterable[str], agent_names: Iterable[str] = ()) -> Role:
     """The role of a chat's speaker: the assistant by its label (or the agent's own name);
     the user by theirs (`user`, `human`, `me`, `用户`, `我`); any other name in a chat that
-    has an assistant is the user; in a chat without one, everyone is a person."""
+    has an assistant is the user, and so is the only speaker of a session — a person's
+    notes to themselves (`**Owen:** …`, `[07:52] 陈静：…`) in their own vault are the
+    vault's user's; in a chat of several people without an assistant, everyone is a
+    person."""
     names = tuple(agent_names)
     if is_assistant(label, names):
         return "assistant"
     if is_user(label):
         return "user"
-    return "user" if any(is_assistant(s, names) for s in speakers) else "person"
+    alone = set(speakers) <= {label}
+    return "user" if alone or any(is_assistant(s, names) for s in speakers) else "person"
 
 
 class _Spoken(Protocol):
@@ -121,9 +125,10 @@ class _Spoken(Protocol):
 
 def chat_kind(blocks: Sequence[_Spoken]) -> ChatKind | None:
     """What a segmented chat is: `"assistant"` when an assistant speaks in it, or when its
-    only speaker is the vault's user (their own log: `me: …`) — the user's words are read
-    as the user's; `"people"` when its speakers are people (two friends, a group, one
-    person's log under their name); None when the material is no chat."""
+    only speaker is the vault's user (their own log: `me: …`, or one person's notes under
+    their name, `speaker_role`) — the user's words are read as the user's; `"people"`
+    when its speakers are people (two friends, a group); None when the material is no
+    chat."""
     roles = {b.speaker: b.role for b in blocks if b.speaker}
     if not roles:
         return None

@@ -41,11 +41,12 @@ from datetime import date, timedelta
 from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
-from ...textrules.nlp import chinese_tagged, english_docs
+from ...textrules.nlp import english_docs
 from ...vault.links import is_provenance, parse_links
 from .chat import chat_kind, is_user
 from .statements import Block, Statement
 from .units import UnitPlan
+from .zh_statements import asked_of_listener, read_chinese
 
 __all__ = [
     "CONVERSATION_UNITS", "plan_conversation", "ConversationSkip", "Topic", "topic_of",
@@ -101,10 +102,6 @@ _LIGHT = frozenset(
 _LIGHT_VERBS = frozenset(
     "be have do go get make take come try look think feel keep start give put say see know "
     "want need let move happen seem".split())
-_ZH_LIGHT = frozenset(
-    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
-    "人 试试".split())
-_ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _NOT_TOPIC_ENTS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
 _ARGUMENTS = frozenset({"dobj", "pobj", "attr", "oprd", "dative", "appos", "conj", "nsubj",
                         "nsubjpass", "acomp", "ROOT", "compound"})
@@ -389,120 +386,28 @@ def _read_english(sent, names: frozenset[str]) -> _Reading | None:
     return _Reading(tuple(topics))
 
 
-_ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
+def _read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> list[_Reading]:
+    """A Chinese sentence read by `zh_statements.read_chinese` (jieba's parts of speech):
+    a reading per clause about the speaker that names a thing — one sentence may tell two
+    (我刚搬到成都，在一家医院上班: where one lives, where one works); `own`: the user's
+    notes to themselves, where every clause is theirs."""
+    read = read_chinese(sentence, names, own=own)
+    if read is None:
+        return []
+    if not read.groups:
+        return [_Reading((), context=read.context)]
+    return [_Reading(tuple(Topic(t, (t,)) for t in g)) for g in read.groups]
 
 
-_ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]")
-_ZH_QUESTION = ("?", "？", "吗", "呢", "么")
-_ZH_KIN = ("妈", "爸", "哥", "姐", "弟", "妹", "老公", "老婆", "女儿", "儿子", "孩子", "家", "男朋友",
-           "女朋友", "爷爷", "奶奶", "外婆", "外公")  # 我妈, 我女儿: the speaker's own, no 的
-
-
-_ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
-# kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
-_ZH_KIN_WORDS = frozenset(("儿子", "女儿", "老公", "老婆", "妈妈", "爸爸", "我妈", "我爸", "孩子",
-                           "男朋友", "女朋友", "对象", "爷爷", "奶奶", "外婆", "外公", "哥哥",
-                           "姐姐", "弟弟", "妹妹"))
-
-
-def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tuple[int, Topic]]:
-    """The noun phrases of a clause, ranked: the one after a numeral and classifier first
-    ("一家诊所": jieba's dictionary lists 诊所 as a verb, the classifier says it is a thing),
-    then longer before a one-character "noun" (often a verb the dictionary mislabels:
-    "报", "学"); never the listener's (你的画)."""
-    found: list[tuple[int, Topic]] = []
-    run: list[str] = []
-    listener = counted = after_count = after_verb = False
-    run_flag = ""
-    for word, flag in [*tagged, ("。", "x")]:
-        noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a"))) \
-            and word not in names and word not in _ZH_LIGHT
-        if noun and not listener:
-            after_count = after_count or (counted and not run)
-            run.append(word)
-            run_flag = flag
-            counted = False
-            continue
-        counted = flag in ("m", "q", "mq")
-        if run:
-            phrase = "".join(run)
-            lone = len(phrase) == 1 and not after_count and run_flag != "n"
-            if phrase not in names and not lone:  # what the verb takes before where or
-                # when (在深圳做程序员); one character tagged other than a plain noun ("管")
-                # is no topic unless a classifier says it is a thing
-                rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2)
-                found.append((rank, Topic(phrase, (phrase,))))
-            run, after_count = [], False
-        after_verb = after_verb or flag.startswith("v")
-        listener = word in ("你", "您", "你们") or (listener and word == "的")
-    return found
-
-
-def _zh_self(tagged: list[tuple[str, str]]) -> bool:
-    """A clause about its speaker: 我 / 我们 before its first verb (我养了一只猫), or no
-    subject at all before it — Chinese leaves the speaker out (上周刚提了车)."""
-    seen_verb = prep = False
-    for i, (word, flag) in enumerate(tagged):
-        if word in _ZH_SELF or (word.startswith("我") and word[1:] in _ZH_KIN):
-            # 我 as the subject: not the object of a verb or a preposition before it (帮我,
-            # 给我), and a verb after it (说起来我最近开始学游泳: a discourse verb first)
-            before = tagged[i - 1] if i else ("", "")
-            later = any(f.startswith("v") for _, f in tagged[i + 1:])
-            governed = len(before[0]) == 1 and before[1].startswith(("v", "p"))
-            if i == 0 or (not governed and later):  # a clause opening on 我 is about me,
-                return True  # whatever the dictionary tags its verb (我对花生过敏: 过敏 "nr")
-        elif not seen_verb and word in _ZH_KIN_WORDS:
-            return True  # 儿子今天第一天上幼儿园: a kin word as subject is the speaker's own
-        elif not seen_verb and not prep and (flag in _ZH_NOUNS or flag == "r"):
-            return False  # another subject first: 她下周五有…, 这个… (在苏州: a place)
-        seen_verb = seen_verb or flag.startswith("v")
-        prep = flag == "p" or (prep and flag in _ZH_NOUNS)
-    # no subject before the first verb: Chinese leaves the speaker out (上周刚提了车)
-    # — when the clause says when (上周, 十月), what the speaker means to do (想, 打算) or
-    # what they did (提了车); a remark on the weather (难得出太阳) has none of these
-    after_prep = False
-    for i, (word, flag) in enumerate(tagged):
-        if word in _ZH_SELF:
-            return False
-        if flag.startswith("v"):
-            done = i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")
-            return done or word in _ZH_INTENT or any(f == "t" for _, f in tagged)
-        determiner = flag == "r" and i + 1 < len(tagged) and tagged[i + 1][1] in ("t", "m", "q")
-        if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not determiner:
-            return False  # a subject of its own (这 before 周六 is "this", no subject)
-        after_prep = flag == "p" or (after_prep and flag in _ZH_NOUNS)
-    return False
-
-
-def _read_chinese(sentence: str, names: frozenset[str]) -> _Reading | None:
-    """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
-    topics; a question clause states nothing, unless it names a thing of the speaker's
-    (我的猫, 我妈); a sentence with no such clause but a noun is context."""
-    text = sentence.strip()
-    if not text:
-        return None
-    found: list[tuple[int, int, Topic]] = []
-    things = False
-    clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
-    for n, clause in enumerate(clauses):
-        tagged = chinese_tagged(clause.strip())
-        words = [w for w, _ in tagged]
-        question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
-            n == len(clauses) - 1 and text.rstrip().endswith(("?", "？")))
-        owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
-                    for i, w in enumerate(words)) or any(
-            w.startswith("我") and w[1:] in _ZH_KIN for w in words)
-        topics = _zh_topics(tagged, names)
-        things = things or bool(topics)
-        if (question and not owned) or not (owned or _zh_self(tagged)):
-            continue
-        found += [(rank, n, t) for rank, t in topics]
-    if not found:  # a thing or a time named (周四上午十点): context for the statement beside it
-        when = any(f == "t" for c in clauses for _, f in chinese_tagged(c.strip()))
-        return (_Reading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
-                else None)
-    found.sort(key=lambda f: (f[1], f[0]))
-    return _Reading(tuple(dict.fromkeys(t for _, _, t in found)))
+def _own_line(sent, names: frozenset[str], reading: _Reading | None) -> _Reading | None:
+    """A line of the user's notes to themselves: theirs, whatever its form — a to-do
+    ("Remember to call the landlord"), a line with no verb ("Mum's hip replacement on 2
+    June"): its noun phrases are its topics, in order, when the parse found no statement."""
+    if reading is not None and reading.topics or sent.text.rstrip().endswith("?"):
+        return reading
+    found = [t for c in sent.noun_chunks if not _first_person(c.root)
+             and (t := _topic_from_chunk(c, names, any_role=True))]
+    return _Reading(tuple(dict.fromkeys(found))) if found else reading
 
 
 def topic_of(text: str) -> Topic | None:
@@ -681,11 +586,14 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     said: list[_Said] = []
     group, last = -1, None
     asked = False
+    # the user's notes to themselves (one speaker, no assistant): every line is theirs and
+    # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
+    own = assistant_chat and not any(b.role == "assistant" for b in turns)
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
             asked = texts[i].rstrip().endswith("?")  # "What does she like?" — "pottery"
             continue
-        if block.speaker != last and not (asked and block.speaker == said_by(said)):
+        if own or (block.speaker != last and not (asked and block.speaker == said_by(said))):
             group = group + 1
         last, asked = block.speaker, False
         confirmed = ""
@@ -693,13 +601,14 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
         for text, span in sentences:
-            reading = (_read_chinese(span, names) if isinstance(span, str)
-                       else _read_english(span, names))
-            if reading is None:
-                continue
-            said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
-                              group, first[block.index], context=reading.context,
-                              order=len(said), label=block.speaker))
+            readings = (_read_chinese(span, names, own=own) if isinstance(span, str)
+                        else [_read_english(span, names)])
+            if own and not isinstance(span, str):
+                readings = [_own_line(span, names, readings[0])]
+            for reading in (r for r in readings if r is not None):
+                said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
+                                  group, first[block.index], context=reading.context,
+                                  order=len(said), label=block.speaker))
         if confirmed:  # the "yes" itself, quoted with the question it answers
             topics = _confirmed_topics(split[i - 1], names)
             yes = sentences[0][0] if sentences else texts[i]
@@ -716,27 +625,37 @@ def said_by(said: list[_Said]) -> str:
 
 def _confirmed(sentences: list[tuple[str, object]], names: frozenset[str]) -> str:
     """The assistant's question about the user that a "yes" confirms ("So you're allergic
-    to peanuts?"): its sentence whose subject is "you" and that names a topic."""
+    to peanuts?", "Your driving test?"): its sentence whose subject is "you", or a
+    question that names a thing of theirs, and that names a topic."""
     for text, span in reversed(sentences):
-        if not isinstance(span, str) and any(_second_person(t) and t.dep_ in ("nsubj", "nsubjpass")
-                                    for t in span) and _you_topics(span, names):
+        if (isinstance(span, str) or span.text.rstrip().endswith("?") or any(
+                _second_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in span)) \
+                and _you_topics(span, names):
             return text
     return ""
 
 
 def _you_topics(span, names: frozenset[str]) -> tuple[Topic, ...]:
+    if isinstance(span, str):  # Chinese (你是在深圳工作吗？): jieba's parts of speech
+        return tuple(Topic(t, (t,)) for t in asked_of_listener(span, names))
     heads = [t.head for t in span if _second_person(t) and t.dep_ in ("nsubj", "nsubjpass")]
     found = []
     for head in heads:
         domain = {t.i for t in _domain(head, names)}
         found += [tp for c in span.noun_chunks if c.root.i in domain and not _second_person(c.root)
                   and (tp := _topic_from_chunk(c, names))]
+    if not found and span.text.rstrip().endswith("?") and not any(
+            _first_person(t) and t.dep_ == "nsubj" for t in span):  # "Your driving test?":
+        # the thing of the user's a question names is what their "yes" is about (not an
+        # offer: "Should I add a paragraph on your Excel skills?")
+        found = [tp for c in span.noun_chunks if len(c) > 1 and _second_person(c[0])
+                 and c[0].dep_ == "poss" and (tp := _topic_from_chunk(c[1:], names, any_role=True))]
     return tuple(found)
 
 
 def _confirmed_topics(sentences: list[tuple[str, object]], names: frozenset[str]) -> tuple[Topic, ...]:
     for _, span in reversed(sentences):
-        if not isinstance(span, str) and (found := _you_topics(span, names)):
+        if found := _you_topics(span, names):
             return found
     return ()
 
@@ -792,6 +711,8 @@ def plan_conversation(
 
 def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     person, topic = unit.person, unit.topic.text
+    if person == "the user" and any(map(is_cjk, topic)):  # a role label ("User:", a JSON
+        person = "用户"  # role) in a Chinese chat: the user is named in Chinese
     cjk = is_cjk(topic[:1]) or is_cjk(person[:1])
     name = f"{person}的{topic}" if cjk else f"{person}'s {topic}"
     if name[:1].islower():

@@ -1,0 +1,300 @@
+"""What a Chinese sentence of a chat states about its speaker, read from jieba's parts of
+speech (`textrules.nlp.chinese_tagged`), docs/spec.md §5.2.8: the Chinese half of the
+conversation rules (conversation.py reads English with spaCy).
+
+* A clause is *about its speaker* when 我 / 我们 is its subject (我养了一只猫; also after
+  a connective, an adverb or a time: 另外我最近在学二胡, even where the dictionary tags the
+  verb as something else), when a thing of the speaker's is (我的猫, 我妈, 家里的狗; a kin
+  word alone: 儿子今天…), or when it has no subject and says when, what the speaker did
+  (了, 过), means to do (想, 打算) or has just done or is doing (刚, 已经, 正在) — Chinese
+  leaves the speaker out (上周刚换了工作, 刚下夜班, 这周六去试礼服).
+* A clause with no subject of its own right after such a clause goes on about the
+  speaker (我刚搬到成都，在一家医院上班; 上周换了车，一辆电车): the subject is carried
+  over, as Chinese writes a chain of clauses.
+* Its topics are the noun phrases of those clauses (a phrase after 的 whole, where the
+  dictionary cuts an unknown noun into a name and an adjective); never the listener's
+  (你的画); a question clause states nothing unless it names a thing of the speaker's.
+
+Short statements count ("我养了一只猫"); thanks and greetings name no thing and state
+nothing. The readings are grouped by clause, so that one sentence telling two things
+(where one lives, where one works) gives a statement on each.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...textrules.nlp import chinese_tagged
+
+__all__ = ["ZhReading", "read_chinese", "asked_of_listener"]
+
+_ZH_LIGHT = frozenset(
+    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
+    "人 试试".split())
+_ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
+_ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
+# clause breaks: punctuation, and a space between Chinese words (texted: "好的 这周六去…")
+_ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+_ZH_QUESTION = ("?", "？", "吗", "呢", "么")
+# interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗
+_ZH_ASKING = frozenset(("什么", "怎么", "怎么办", "怎样", "怎么样", "为什么", "哪", "哪里", "哪儿",
+                        "哪个", "多少", "几", "如何", "是否", "能不能", "可不可以", "要不要"))
+_ZH_KIN = ("妈", "爸", "哥", "姐", "弟", "妹", "老公", "老婆", "女儿", "儿子", "孩子", "家", "男朋友",
+           "女朋友", "爷爷", "奶奶", "外婆", "外公")  # 我妈, 我女儿: the speaker's own, no 的
+_ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
+# kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
+_ZH_KIN_WORDS = frozenset(("儿子", "女儿", "老公", "老婆", "妈妈", "爸爸", "我妈", "我爸", "孩子",
+                           "男朋友", "女朋友", "对象", "爷爷", "奶奶", "外婆", "外公", "哥哥",
+                           "姐姐", "弟弟", "妹妹"))
+# one's home before 的 is the speaker's, as 我家 is: 家里的狗 (a closed class of words for home)
+_ZH_HOME = frozenset(("家里", "家中", "家", "屋里"))
+# aspect adverbs: an act just done, done already or going on (刚下夜班, 已经报名了, 正在学) —
+# with no subject before them, the speaker's own (a closed class of grammar words)
+_ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "正", "在", "才", "一直", "还在"))
+# "then" opening a decision (那就…): a closed class of connectives jieba tags as pronouns
+_ZH_THEN = frozenset(("那", "那么", "那样"))
+# what may stand before 我 when it is the subject: connectives, adverbs, times, places of
+# time (方位), modal particles and interjections (另外我…, 最近我…, 哎我…)
+_OPENING = ("c", "d", "t", "f", "y", "e", "o")
+# words that continue a noun phrase after 的 where the dictionary cuts an unknown noun
+# into pieces (柯/nr 基/a): names, adjectives, morphemes
+_AFTER_DE = ("a", "ag", "zg", "ng", "b", "j", "nr", "nz", "eng")
+
+
+@dataclass(frozen=True)
+class ZhReading:
+    """What a Chinese sentence says about its speaker: the topic phrases of each clause
+    about the speaker that names one (`groups`, in order; the first phrase of a clause
+    is what its verb takes) — none when it only joins the unit its turn is on; `context`
+    when it states nothing about the speaker but names a thing or a time."""
+
+    groups: tuple[tuple[str, ...], ...]
+    context: bool = False
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t for g in self.groups for t in g))
+
+
+def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tuple[int, str]]:
+    """The noun phrases of a clause, ranked: the one after a numeral and classifier first
+    ("一家诊所": jieba's dictionary lists 诊所 as a verb, the classifier says it is a thing),
+    then longer before a one-character "noun" (often a verb the dictionary mislabels:
+    "报", "学"); never the listener's (你的画). A phrase right after 的 runs on through
+    names and adjectives (家里的柯/nr 基/a: an unknown noun cut in two)."""
+    found: list[tuple[int, str]] = []
+    run: list[str] = []
+    listener = counted = after_count = after_verb = after_de = False
+    run_flag = ""
+    for word, flag in [*tagged, ("。", "x")]:
+        noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a"))
+                or (after_de and flag in _AFTER_DE)) \
+            and word not in names and word not in _ZH_LIGHT
+        if noun and not listener:
+            after_count = after_count or (counted and not run)
+            run.append(word)
+            run_flag = "n" if after_de and len(run) > 1 else flag
+            counted = False
+            continue
+        counted = flag in ("m", "q", "mq")
+        if run:
+            phrase = "".join(run)
+            lone = len(phrase) == 1 and not after_count and run_flag != "n"
+            if phrase not in names and not lone:  # what the verb takes before where or
+                # when (在深圳做程序员); one character tagged other than a plain noun ("管")
+                # is no topic unless a classifier says it is a thing
+                rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2)
+                found.append((rank, phrase))
+            run, after_count = [], False
+        after_verb = after_verb or flag.startswith("v")
+        listener = word in ("你", "您", "你们") or (listener and word == "的")
+        after_de = word == "的"
+    return found
+
+
+def _in_phrase(flag: str) -> bool:
+    """A word that goes on with the noun phrase a preposition takes (在金融街的一家银行):
+    a noun, 的, a numeral, a classifier or an adjective."""
+    return flag in _ZH_NOUNS or flag in ("uj", "m", "q", "mq", "a", "b", "s", "f")
+
+
+def _determiner(tagged: list[tuple[str, str]], i: int) -> bool:
+    """这 / 那 before a time, a number or a classifier ("这周六", "那两天"): "this", no subject."""
+    return tagged[i][1] == "r" and i + 1 < len(tagged) and tagged[i + 1][1] in ("t", "m", "q")
+
+
+def _zh_self(tagged: list[tuple[str, str]]) -> bool:
+    """A clause about its speaker (see the module doc)."""
+    if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] == "就":
+        return True  # 那就先报周末班: the speaker decides (on what the assistant proposed)
+    if _dated_thing(tagged):
+        return True
+    seen_verb = prep = False
+    for i, (word, flag) in enumerate(tagged):
+        if word in _ZH_SELF or (word.startswith("我") and word[1:] in _ZH_KIN):
+            # 我 as the subject: not the object of a verb or a preposition before it (帮我,
+            # 给我), and a verb after it (说起来我最近开始学游泳: a discourse verb first)
+            before = tagged[i - 1] if i else ("", "")
+            later = any(f.startswith("v") for _, f in tagged[i + 1:])
+            governed = len(before[0]) == 1 and before[1].startswith(("v", "p"))
+            opening = all(f.startswith(_OPENING) for _, f in tagged[:i])
+            if i == 0 or (not governed and later) or (opening and i + 1 < len(tagged)):
+                # a clause opening on 我 (after a connective or an adverb: 另外我…) is
+                # about me, whatever the dictionary tags its verb (我对花生过敏: 过敏 "nr")
+                return True
+        elif not seen_verb and not prep and flag == "d" and word in _ZH_ASPECT:
+            return True  # 刚下夜班: an act just done, no subject before it
+        elif not seen_verb and word in _ZH_KIN_WORDS:
+            return True  # 儿子今天第一天上幼儿园: a kin word as subject is the speaker's own
+        elif not seen_verb and word in _ZH_HOME and i + 1 < len(tagged) and tagged[i + 1][0] == "的":
+            return True  # 家里的狗最近…: the speaker's home
+        elif not seen_verb and not prep and not _determiner(tagged, i) and (
+                flag in _ZH_NOUNS or flag == "r"):
+            return False  # another subject first: 她下周五有…, 这个… (在苏州: a place)
+        seen_verb = seen_verb or flag.startswith("v")
+        prep = flag == "p" or (prep and flag in _ZH_NOUNS)
+    # no subject before the first verb: Chinese leaves the speaker out (上周刚提了车)
+    # — when the clause says when (上周, 十月), what the speaker means to do (想, 打算),
+    # what they did (提了车) or have just done (刚下夜班); a remark on the weather
+    # (难得出太阳) has none of these
+    after_prep = False
+    for i, (word, flag) in enumerate(tagged):
+        if word in _ZH_SELF:
+            return False
+        if flag == "d" and word in _ZH_ASPECT and not after_prep:
+            return True
+        if flag.startswith("v"):
+            done = i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")
+            return done or word in _ZH_INTENT or any(f == "t" for _, f in tagged)
+        if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
+            return False  # a subject of its own (这 before 周六 is "this", no subject)
+        after_prep = flag == "p" or (after_prep and _in_phrase(flag))
+    return False
+
+
+# verbs of saying and showing: "天气预报说明天…" reports, it tells no plan of the speaker's
+_ZH_SAYING = frozenset(("说", "讲", "显示", "表示", "报道", "提到", "认为", "写", "通知"))
+
+
+def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
+    """A thing with no owner named, as the subject of a clause that says when (婚礼是十月,
+    手术定在下周三, 比赛改到下周六了): Chinese leaves out whose it is, and in a speaker's
+    own turn a date is theirs — not a person (nr), a place (ns) or a pronoun, nor a
+    report (天气预报说…)."""
+    if len(tagged) < 3 or tagged[0][1] not in ("n", "vn", "nz", "nw"):
+        return False
+    verb = next(((w, i) for i, (w, f) in enumerate(tagged) if _verb(f)), None)
+    return verb is not None and verb[0] not in _ZH_SAYING and any(
+        f == "t" for _, f in tagged[verb[1]:])
+
+
+def _set_apart(tagged: list[tuple[str, str]]) -> bool:
+    """A clause that opens on a preposition or a time (在…, 从…, 下周…) and has a verb
+    after it: a predicate with a setting of its own."""
+    return bool(tagged) and tagged[0][1] in ("p", "t") and any(_verb(f) for _, f in tagged[1:])
+
+
+def _subjectless(tagged: list[tuple[str, str]]) -> bool:
+    """A clause with no subject of its own — it opens on a verb, an adverb or a
+    preposition (在一家医院上班), or it has no verb at all (一辆电车: what the clause
+    before it named, said again): in a chain of clauses it carries on the subject of the
+    one before it."""
+    verbs = [i for i, (_, f) in enumerate(tagged) if _verb(f)]
+    if not verbs:
+        return bool(tagged)
+    after_prep = False
+    for i, (word, flag) in enumerate(tagged[: verbs[0]]):
+        if word in _ZH_SELF or word in _ZH_KIN_WORDS or (flag == "m" and not after_prep):
+            return False  # 一只叫花生: "one (of them)", a subject
+        if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
+            return False
+        after_prep = flag == "p" or (after_prep and _in_phrase(flag))
+    return True
+
+
+def _asks_for_me(tagged: list[tuple[str, str]]) -> bool:
+    """A request to the listener: the clause's first verb takes 我 (帮我…, 给我…, 告诉我…)."""
+    for i, (word, flag) in enumerate(tagged[:-1]):
+        if _verb(flag) or word == "请":
+            return tagged[i + 1][0] in _ZH_SELF or word == "请"
+        if flag not in ("d", "c", "y", "e"):
+            return False  # 下周六是我妈妈生日: a time first, a statement
+    return False
+
+
+def _verb(flag: str) -> bool:
+    return flag.startswith("v") and flag != "vn"  # 教练/vn: a noun the dictionary links to a verb
+
+
+def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> ZhReading | None:
+    """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
+    topics; a question clause states nothing, unless it names a thing of the speaker's
+    (我的猫, 我妈); a sentence with no such clause but a noun or a time is context.
+    `own`: the user's notes to themselves — every clause that is no question is theirs
+    (给房东打电话说热水器的事: a to-do)."""
+    text = sentence.strip()
+    if not text:
+        return None
+    groups: list[tuple[str, ...]] = []
+    things = about = False
+    clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
+    for n, clause in enumerate(clauses):
+        tagged = [(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()]
+        words = [w for w, _ in tagged]
+        question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
+            n == len(clauses) - 1 and text.rstrip().endswith(("?", "？"))) or any(
+            w in _ZH_ASKING for w in words)
+        owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
+                    for i, w in enumerate(words)) or any(
+            w.startswith("我") and w[1:] in _ZH_KIN for w in words)
+        topics = _zh_topics(tagged, names)
+        things = things or bool(topics)
+        # a clause with no subject right after one about the speaker carries it on
+        # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
+        # request on its own is read as before: what the user is working on)
+        carried = about and _subjectless(tagged) and not _asks_for_me(tagged)
+        about = not question and (own or owned or _zh_self(tagged) or carried)
+        if (question and not owned) or not (owned or about):
+            continue
+        if not topics:
+            continue
+        ranked = tuple(dict.fromkeys(t for _, t in sorted(topics, key=lambda f: f[0])))
+        # a subject-less predicate with a setting of its own — where or when, before its
+        # verb (在一家银行上班, after 我刚搬到北京) — tells one more thing; one that opens on
+        # its verb (叫豆豆, 做服务器开发: what the thing before it is called, what the job
+        # is), a clause with a subject again (我一做饭它就…) or one without a verb goes on
+        # about the thing before it
+        if groups and not (_subjectless(tagged) and _set_apart(tagged)):
+            groups[-1] = tuple(dict.fromkeys([*groups[-1], *ranked]))
+        else:
+            groups.append(ranked)
+    if not groups:  # a thing or a time named (周四上午十点): context for the statement beside it
+        when = any(f == "t" for c in clauses for _, f in chinese_tagged(c.strip()))
+        return (ZhReading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
+                else None)
+    return ZhReading(tuple(groups))
+
+
+_ZH_LISTENER = ("你", "您", "你们")
+
+
+def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
+    """The things an assistant's question asks the user about themselves (你是在深圳工作吗？
+    你家的猫几岁了？): a question whose subject is 你 / 您 (before its first verb, or a thing
+    of theirs: 你家, 你的) — what a "对" / "是的" after it confirms of the user. () for any
+    other sentence."""
+    text = sentence.strip()
+    tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
+    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
+        return ()
+    first_verb = next((i for i, (_, f) in enumerate(tagged) if _verb(f)), len(tagged))
+    if not any(w in _ZH_LISTENER or (w.startswith("你") and w[1:] in _ZH_KIN)
+               for w, _ in tagged[:first_verb]):
+        return ()
+    # the listener's things are what is asked: 你 and its 的 out, the rest read as a clause
+    kept = [(w, f) for i, (w, f) in enumerate(tagged) if w not in _ZH_LISTENER
+            and not (w == "的" and i and tagged[i - 1][0] in _ZH_LISTENER)]
+    kept = [(w[1:], "n") if w.startswith("你") and w[1:] in _ZH_KIN else (w, f) for w, f in kept
+            if w != "你家"]  # 你家的猫: the cat
+    return tuple(dict.fromkeys(t for _, t in sorted(_zh_topics(kept, names), key=lambda f: f[0])))
