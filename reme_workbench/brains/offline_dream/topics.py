@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...textrules import is_cjk
 from ...textrules.nlp import chinese_tagged, english_docs
@@ -108,8 +109,23 @@ def same_topic(a: Topic, b: Topic) -> bool:
         return False
     if a.key <= b.key or b.key <= a.key:
         return True
+    if _cut_short(a.words, b.words):
+        return True
     short, long_ = sorted((a, b), key=lambda t: len("".join(t.words)))
     return "".join(short.words) in _runs(long_.words)
+
+
+def _cut_short(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two phrases of the same words but one, written whole in one and cut short in the
+    other ("dance comp" / "dance competition"): the shared words make the clipping one
+    word, where a word alone ("art" / "artist") may be a word of its own."""
+    if len(a) != len(b) or len(a) < 2:
+        return False
+    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if len(differ) != 1:
+        return False
+    short, long_ = sorted(differ[0], key=len)
+    return len(short) >= 3 and long_.startswith(short)
 
 
 def _first_person(tok) -> bool:
@@ -122,7 +138,7 @@ _TEXTED_YOU = frozenset({"u", "ur", "ya", "yall", "y'all", "ye"})  # "u'd", "ur 
 def second_person(tok) -> bool:
     # "happy for u. these …": the small pipeline reads "u." as one token, an abbreviation
     return (tok.pos_ == "PRON" and "2" in tok.morph.get("Person")) \
-        or tok.lower_.rstrip(".") in _TEXTED_YOU
+        or re.split(r"['’]", tok.lower_.rstrip("."))[0] in _TEXTED_YOU
 
 
 def _subject(head):
@@ -134,6 +150,68 @@ def _owned_by_speaker(tok) -> bool:
     """A noun the speaker owns: "my sister", "our dog", "my gf jess"."""
     return any(c.dep_ == "poss" and _first_person(c) for c in tok.children) or any(
         c.dep_ == "compound" and _owned_by_speaker(c) for c in tok.children)
+
+
+def _someone_elses(tok) -> bool:
+    """A noun another owns: "your willingness", "its nice" (a texted "it's"), "her
+    studio", "each other's backs" — a possessor that is no noun and not the speaker."""
+    return any(c.dep_ == "poss" and not _first_person(c) and c.pos_ not in ("NOUN", "PROPN")
+               for c in tok.children)
+
+
+def _under_anothers(tok, head) -> bool:
+    """Whether `tok` hangs below a noun someone else owns, up to its clause's `head`
+    ("your willingness to take risks": the risks are the listener's)."""
+    while tok.i != head.i and tok.head.i != tok.i:
+        tok = tok.head
+        if tok.pos_ in ("NOUN", "PROPN") and _someone_elses(tok):
+            return True
+    return False
+
+
+def _anothers_act(tok) -> bool:
+    """Whether the speaker's thing is what someone else does something to: "you having my
+    back", "they always have my back", "thanks for having my back" (a gerund under a
+    reaction has the listener as its subject) — the sentence is about them."""
+    verb = tok.head
+    while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+        verb = verb.head
+    if verb.pos_ not in ("VERB", "AUX"):
+        return False
+    subject = _subject(verb)
+    if subject is not None:
+        return subject.i != tok.i and not _first_person(subject) and not _owned_by_speaker(subject)
+    over = verb.head.head if verb.dep_ == "pcomp" else verb
+    return verb.tag_ == "VBG" and over.pos_ not in ("VERB", "AUX")
+
+
+def _names_a_speaker(tok, names: frozenset[str]) -> bool:
+    """A person of the chat, as written or texted: "nate", "John", "mel" for Melanie (a
+    name cut short is how people address each other)."""
+    word = re.split(r"['’]", tok.lower_)[0]
+    if not word:
+        return False
+    lowered = {n.lower() for n in names}
+    return word in lowered or (len(word) >= 3 and (tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON")
+                               and any(n.startswith(word) for n in lowered))
+
+
+@lru_cache(maxsize=4096)
+def _reads_as_modifier(word: str) -> bool:
+    """Whether the tagger reads `word` as an adjective or an adverb where a thing could
+    stand too ("It was very good.", "… very back."): a bare "good" or "nice" it tagged a
+    noun in a reaction ("Doing good!", "its nice …") names no thing."""
+    tok = english_docs([f"It was very {word}."])[0][3]
+    return tok.pos_ in ("ADJ", "ADV")
+
+
+def _verb_read_as_noun(tok) -> bool:
+    """A bare noun with a clause of its own whose subject is a pronoun, as in "- hope you
+    are too": the tagger read the verb of a clause as a noun."""
+    return not any(c.dep_ in ("det", "poss") for c in tok.children) and any(
+        c.dep_ in ("acl", "relcl", "ccomp") and (s := _subject(c)) is not None and s.pos_ == "PRON"
+        and not any(m.dep_ in ("mark", "relcl") or m.tag_ in ("WDT", "WP") for m in c.children)
+        for c in tok.children)
 
 
 def _depth(tok, head) -> int:
@@ -201,7 +279,11 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) ->
                       for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
         shown = " ".join(t.lower_ for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
         return Topic(shown, tuple(w for w in words if w))
-    if any(second_person(t) for t in chunk):  # "your paintings": the listener's
+    if any(second_person(t) for t in chunk) or _someone_elses(root):
+        return None  # "your paintings": the listener's; "her studio": someone else's
+    if any(_names_a_speaker(t, names) for t in chunk):
+        return None  # a person of the chat, addressed or named ("thanks nate", "mel")
+    if _verb_read_as_noun(root):
         return None
     entity = next((e for e in chunk.doc.ents if e.start <= root.i < e.end
                    and e.label_ not in _NOT_TOPIC_ENTS and len(e) > 1
@@ -229,8 +311,10 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) ->
     while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
             toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)):
         toks.pop(0)
-    if _norm(toks[0].lemma_) in _LIGHT and len(toks) == 1:
-        return None
+    if len(toks) == 1 and (_norm(toks[0].lemma_) in _LIGHT or (
+            toks[0].tag_ == "NN" and toks[0].is_lower and not list(root.children)
+            and _reads_as_modifier(toks[0].lower_))):
+        return None  # "a great time"; a bare "good" read as a noun ("Doing good!")
     cut = next((i for i, t in enumerate(toks) if t.pos_ in ("PUNCT", "SYM") and not (
         t.text in ("'", "’") or (t.text == "-" and not t.whitespace_
                                  and not t.doc[t.i - 1].whitespace_))), len(toks))
@@ -314,7 +398,7 @@ def read_english(sent, names: frozenset[str]) -> Reading | None:
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
         # "just me and my sister Claire" — what the sentence says is about it
         for tok in sent:
-            if tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):
+            if tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok) and not _anothers_act(tok):
                 phrase = sent.doc[tok.left_edge.i: tok.i + 1]  # "my gf jess", however it hangs
                 topic = topic_from_chunk(phrase, names, any_role=True)
                 owned += [topic] if topic else []
@@ -338,7 +422,8 @@ def read_english(sent, names: frozenset[str]) -> Reading | None:
             domain.add(head.head.i)
         for chunk in sent.noun_chunks:
             if chunk.root.i in domain and not _first_person(chunk.root) \
-                    and not _aside(chunk.root, head) and chunk.root.i not in of_head.values():
+                    and not _aside(chunk.root, head) and chunk.root.i not in of_head.values() \
+                    and not _under_anothers(chunk.root, head):
                 topic = topic_from_chunk(chunk, names)
                 if topic:  # what the verb takes is what it is about, nearest first; an
                     # opening adverbial ("since our last chat, …") after what follows it
