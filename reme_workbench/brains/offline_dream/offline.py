@@ -93,7 +93,7 @@ from .statements import (
     segment,
 )
 from .units import UnitPlan, body_description, dated_name, referred_steps, spelled_out
-from .user_rules import tells_a_rule
+from .user_rules import said_text, tells_a_rule
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
@@ -385,8 +385,16 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
         # rules read into a statement the facts hold already gives way
         # (the log rules keep what the user states as a rule or a preference, and steps)
         facts, _ = plan_conversation(blocks, statements, day=_day(material))
-        told = {s.index for f in facts for s in f.statements}
-        plans = [p for p in plans if not told & {s.index for s in p.statements} and (
+        # held: the sentences the facts quote (a fact's statements are the turns it
+        # starts in, so a turn's second sentence is found by its words)
+        held = " ".join(" ".join(q.strip('"“”').split()) for f in facts for q in f.said)
+        starts = {s.index for f in facts for s in f.statements}
+
+        def told(s: Statement) -> bool:
+            said = " ".join(said_text(s).split())
+            return s.index in starts or (bool(said) and said in held)
+
+        plans = [p for p in plans if not any(map(told, p.statements)) and (
             p.bucket == "procedure" or any(tells_a_rule(s) for s in p.statements))] + facts
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order

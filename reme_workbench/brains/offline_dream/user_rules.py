@@ -10,12 +10,17 @@ pipeline, `textrules.nlp`):
 * an **instruction** — the sentence's head is a verb in the base form with no subject of
   its own ("Always answer in French", "Don't use bullet points", "Please keep it short"),
   carrying a negation or a rule word (`always`, `never`, `only`, `please`, "make sure");
-  a bare imperative ("get a couch") is advice, not a rule;
+  a bare imperative ("get a couch") is advice, not a rule; so is one about the listener's
+  own life — the listener among its words ("Don't give up on your dreams", "don't let it
+  get you down", "make sure yours stands out") or, without "please", no thing named at
+  all ("Don't ever quit", "don't be scared to reach out");
 * a **preference** — the user (I, we) as the subject of a verb in the present: `prefer`
   or `'d rather` by themselves; `like`, `love`, `hate`, `want`, `need` only with a rule
   word or a negation ("I always want the short version", "I don't like emoji"); any other
-  verb only with a negation ("I never eat meat", "we don't work on Fridays") — an
-  affirmative habit in the perfect ("I've always had a love for horses") is a fact.
+  verb only with a negation and a thing it is about ("I never eat meat", "we don't work on
+  Fridays") — an affirmative habit in the perfect ("I've always had a love for horses") is
+  a fact, and so is a negation with no thing ("I don't expect to win big") or with a modal
+  ("I'll never forget seeing …": what they will feel).
 
 Questions state no rule. A Chinese sentence is read by the log rules' own rule words
 (`statements.has_rule_words_zh`: 不要, 别, 总是, 一律, 必须 …).
@@ -27,8 +32,9 @@ from ...textrules import is_cjk, plain
 from ...textrules.nlp import english_docs
 from .chat import read_turn
 from .statements import Statement, has_rule_words_zh
+from .topics import second_person
 
-__all__ = ["tells_a_rule"]
+__all__ = ["tells_a_rule", "said_text"]
 
 _RULE_WORDS = frozenset({"always", "never", "only", "please", "ever"})
 _PREFERENCE = frozenset({"like", "love", "hate", "want", "need", "enjoy", "dislike"})
@@ -36,7 +42,7 @@ _PREFER = frozenset({"prefer"})
 _FIRST_PERSON = frozenset({"i", "we"})
 
 
-def _said(statement: Statement) -> str:
+def said_text(statement: Statement) -> str:
     """The statement's words without the speaker's label a turn opens with."""
     text = statement.text.strip()
     turn = read_turn(text)
@@ -46,7 +52,7 @@ def _said(statement: Statement) -> str:
 def tells_a_rule(statement: Statement) -> bool:
     """Whether the user's sentence states a rule or a preference for the assistant (see
     the module doc)."""
-    text = _said(statement)
+    text = said_text(statement)
     if not text or text.rstrip().endswith(("?", "？")):
         return False
     if sum(map(is_cjk, text)) * 3 >= len(text):
@@ -62,11 +68,19 @@ def _marked(head) -> bool:
         head.lemma_.lower() == "make" and any(c.lower_ == "sure" for c in head.children))
 
 
+def _names_a_thing(head) -> bool:
+    """A noun among what the verb takes ("use bullet points", "eat meat")."""
+    return any(t.pos_ in ("NOUN", "PROPN") for t in head.subtree if t.i != head.i)
+
+
 def _instruction(sent) -> bool:
     head = sent.root
     if head.tag_ != "VB" or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in head.children):
         return False
-    return _marked(head)
+    if any(second_person(t) or t.lower_ in ("yours", "yourself") for t in head.subtree):
+        return False  # the listener's own life: "don't give up on your dreams"
+    please = any(t.lower_ == "please" for t in sent)
+    return _marked(head) and (please or _names_a_thing(head))
 
 
 def _preference(sent) -> bool:
@@ -84,6 +98,8 @@ def _preference(sent) -> bool:
             return True
         if lemma in _PREFERENCE and _marked(verb):
             return True
-        if any(c.dep_ == "neg" or c.lower_ == "never" for c in verb.children):
+        modal = any(c.tag_ == "MD" for c in verb.children)  # "I'll never forget …"
+        if any(c.dep_ == "neg" or c.lower_ == "never" for c in verb.children) \
+                and not modal and _names_a_thing(verb):
             return True
     return False
