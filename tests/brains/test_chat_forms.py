@@ -117,6 +117,33 @@ def test_the_agents_own_name_makes_it_the_assistant():
     assert kind(chat) == "people"
 
 
+NAMED_ASSISTANT = """Rosa: Juno, how long do I boil an egg for a soft yolk?
+Juno: Six minutes from boiling water, then straight into cold water. Let me know how it turns out.
+Rosa: ok! I keep chickens now, three hens in the garden
+Juno: Lovely! Fresh eggs make a difference. What breed are they?
+Rosa: two Sussex and a Pekin, my daughter named them
+Juno: Sussex hens are good layers; a Pekin lays fewer, smaller eggs.
+"""
+
+
+def test_an_assistant_called_by_its_own_name_is_the_assistant_by_what_it_says():
+    # Juno never says I or my in three turns, Rosa does: Juno answers, Rosa is the user
+    # (was: two people, and Juno's replies read as facts about Juno)
+    assert {speaker: role for speaker, role, _ in turns(NAMED_ASSISTANT)} == {
+        "Rosa": "user", "Juno": "assistant"}
+    assert kind(NAMED_ASSISTANT) == "assistant"
+
+
+def test_two_people_who_both_speak_of_themselves_stay_people():
+    chat = ("Tom: How was the trip?\nKate: Great, I finally saw the fjords.\n"
+            "Tom: Nice! What next?\nKate: My sister visits next week.\n"
+            "Tom: I am off to Lisbon myself.\nKate: Enjoy!\n")
+    assert kind(chat) == "people"
+    quiet = ("Tom: How was the trip?\nKate: Great, I finally saw the fjords.\n"
+             "Tom: Nice! What next?\nKate: My sister visits next week.\n")
+    assert kind(quiet) == "people"  # two turns of Tom's say too little
+
+
 @pytest.mark.parametrize("label", [
     "assistant", "Assistant", "AI", "ai", "bot", "Agent", "ChatGPT", "chatgpt", "Claude",
     "GPT", "GPT-4o", "Gemini", "Copilot", "AI Assistant", "助手", "助理", "机器人", "智能体",

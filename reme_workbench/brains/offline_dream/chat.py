@@ -35,6 +35,7 @@ from typing import Literal, Protocol
 __all__ = [
     "TurnLine", "read_turn", "chat_speakers", "speaker_role", "chat_kind", "is_assistant",
     "is_user", "normalise_transcript", "system_notice", "breaks_turn", "Role", "ChatKind",
+    "answering_speaker",
 ]
 
 Role = Literal["assistant", "user", "person"]
@@ -130,6 +131,39 @@ def chat_kind(blocks: Sequence[_Spoken]) -> ChatKind | None:
     if "assistant" in roles.values() or set(roles.values()) == {"user"}:
         return "assistant"
     return "people"
+
+
+# An assistant called by its own name ("Aria: …") has no life to tell: over a whole chat it
+# never says I or my, where a person speaks of themselves in almost every turn. The
+# singular first person is a closed class of pronouns (as typed: "im", "i've", "我").
+_SELF = re.compile(r"(?<![\w'’])(?:i|me|my|mine|myself|im|i['’](?:m|ve|d|ll))(?![\w'’])"
+                   r"|我(?!们)", re.I)
+_SELF_OBJECT = re.compile(r"(?<![\w'’])me(?![\w'’])", re.I)  # "let me know": a helper says it
+ANSWERING_TURNS = 3  # a speaker's turns, at least, before their silence about themselves counts
+
+
+def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | None:
+    """In a chat of two speakers neither of whose labels names a role, the one who is an
+    assistant by what it says: in ANSWERING_TURNS turns or more it never speaks of itself
+    (no I, my, mine — "let me know" is a helper's), while the other does (docs/spec.md
+    §5.2.9)."""
+    pair = [s for s in speakers]
+    if len(pair) != 2 or any(is_assistant(s) or is_user(s) for s in pair):
+        return None
+    turns: dict[str, list[str]] = {s: [] for s in pair}
+    for line in lines:
+        turn = read_turn(line)
+        if turn is not None and turn.label in turns and turn.text:
+            turns[turn.label].append(turn.text)
+
+    def speaks_of_self(texts: list[str]) -> bool:
+        return any(_SELF.search(_SELF_OBJECT.sub(" ", t)) for t in texts)
+
+    silent = [s for s in pair if len(turns[s]) >= ANSWERING_TURNS and not speaks_of_self(turns[s])]
+    if len(silent) != 1:
+        return None
+    other = next(s for s in pair if s != silent[0])
+    return silent[0] if speaks_of_self(turns[other]) else None
 
 
 # -- the speaker-line grammar -----------------------------------------------------------------

@@ -25,6 +25,7 @@ from ...dream.markdown import CALLOUT, neutralise
 from ...textrules import is_cjk, plain, split_sentences, tokens
 from ...vault.frontmatter import find_frontmatter
 from .chat import (
+    answering_speaker,
     breaks_turn,
     chat_speakers,
     is_assistant,
@@ -311,6 +312,10 @@ def segment(
         text = neutralise(text)  # same line count: `original[i]` is line i before it
     text_lines = text.splitlines()
     speakers = chat_speakers(text_lines, agent_names)
+    answering = answering_speaker(text_lines, speakers)
+    if answering is not None:  # an assistant by its own name ("Aria: …")
+        agent_names = (*agent_names, answering)
+        speakers = chat_speakers(text_lines, agent_names)
     roles = {s: speaker_role(s, speakers, agent_names) for s in speakers}
     # in a chat with an assistant a turn runs to the next one (its replies have paragraphs
     # and lists); between people, a turn is its line and the lines right below it
