@@ -309,7 +309,8 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) ->
     # "amazing young folks" folks; an adjective that is part of a name stays ("Italian",
     # "LGBTQ") — and the judgement is still in the quote
     while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
-            toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)):
+            toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)
+            or (toks[1].tag_ == "HYPH" and not toks[0].whitespace_)):  # "upside-down poses"
         toks.pop(0)
     if len(toks) == 1 and (_norm(toks[0].lemma_) in _LIGHT or (
             toks[0].tag_ == "NN" and toks[0].is_lower and not list(root.children)
