@@ -142,6 +142,10 @@ def test_two_people_who_both_speak_of_themselves_stay_people():
     quiet = ("Tom: How was the trip?\nKate: Great, I finally saw the fjords.\n"
              "Tom: Nice! What next?\nKate: My sister visits next week.\n")
     assert kind(quiet) == "people"  # two turns of Tom's say too little
+    texted = ("Kate: hey tom! whats up?\nTom: I got the job!!\n"
+              "Kate: been busy volunteering at the shelter\nTom: nice, I start monday\n"
+              "Kate: just started doing aerial yoga, its great\nTom: my back could never\n")
+    assert kind(texted) == "people"  # Kate tells of herself with the subject left out
 
 
 @pytest.mark.parametrize("label", [

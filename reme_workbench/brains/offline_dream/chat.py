@@ -32,6 +32,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, Protocol
 
+from ...textrules import is_cjk
+from ...textrules.nlp import english_docs
+
 __all__ = [
     "TurnLine", "read_turn", "chat_speakers", "speaker_role", "chat_kind", "is_assistant",
     "is_user", "normalise_transcript", "system_notice", "breaks_turn", "Role", "ChatKind",
@@ -163,7 +166,21 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
     if len(silent) != 1:
         return None
     other = next(s for s in pair if s != silent[0])
-    return silent[0] if speaks_of_self(turns[other]) else None
+    if not speaks_of_self(turns[other]) or _leaves_self_out(turns[silent[0]]):
+        return None
+    return silent[0]
+
+
+def _leaves_self_out(texts: list[str]) -> bool:
+    """Whether a turn tells of its speaker with the subject left out, as people text
+    ("been busy volunteering", "just started doing aerial yoga"): a sentence whose head is
+    a past or -ing verb with no subject and no "you" in it (read from the parse,
+    `textrules.nlp`)."""
+    english = [t for t in texts if not sum(map(is_cjk, t)) * 3 > len(t)]
+    return any(sent.root.tag_ in ("VBD", "VBN", "VBG") and not sent.text.rstrip().endswith("?")
+               and not any(c.dep_.startswith(("nsubj", "csubj", "expl")) for c in sent.root.children)
+               and not any("2" in t.morph.get("Person") for t in sent)  # "so put your …"
+               for doc in english_docs(english) for sent in doc.sents)
 
 
 # -- the speaker-line grammar -----------------------------------------------------------------
