@@ -168,13 +168,6 @@ def test_user_labels(label):
     assert speaker_role("Kate", frozenset({label, "Kate"})) == "person"  # no assistant here
 
 
-def test_is_agent_is_still_importable_from_statements():
-    from reme_workbench.brains.offline_dream.statements import is_agent
-
-    assert is_agent("ChatGPT") and is_agent("agent") and is_agent("助手")
-    assert not is_agent("Lin") and not is_agent("林晓")
-
-
 # -- JSON and YAML role transcripts ----------------------------------------------------------
 
 

@@ -28,7 +28,6 @@ from .chat import (
     answering_speaker,
     breaks_turn,
     chat_speakers,
-    is_assistant,
     normalise_transcript,
     read_turn,
     speaker_role,
@@ -38,7 +37,7 @@ from .chat import (
 __all__ = [
     "Block", "Statement", "Scores", "segment",
     "score", "score_all", "has_reason", "GENERIC_HEADINGS", "PROC_HEADING",
-    "TOO_SHORT", "chat_speakers", "is_agent", "ENTRY_HEADING", "has_rule_words_zh",
+    "TOO_SHORT", "chat_speakers", "ENTRY_HEADING", "has_rule_words_zh",
 ]
 
 BlockKind = Literal["step", "item", "para", "row"]
@@ -429,13 +428,6 @@ def segment(
         for i, sentence in enumerate(split_sentences(block.text)):
             statements.append(Statement(len(statements), sentence, block, i == 0))
     return blocks, statements
-
-
-def is_agent(speaker: str) -> bool:
-    """The agent's own chat lines: it echoes and confirms, it does not state the user's
-    rules. The label alone decides (`chat.is_assistant`); a block's `role` also knows the
-    agent's own names."""
-    return is_assistant(speaker)
 
 
 def _cells(row: str) -> list[str]:
