@@ -88,3 +88,35 @@ def test_a_sentence_a_fact_holds_is_not_kept_again_as_a_rule_and_names_no_note(t
     texts = "\n".join(notes(root).values())
     assert "don't underestimate the difficulties" in texts  # the fact keeps it
     assert "metric units" in texts  # the rule is kept
+
+
+def test_a_users_rule_is_described_in_their_words_attributed_never_in_the_first_person(tmp_path):
+    # was: the sentence itself ("I never eat meat, …"), a description in the first person
+    chat = AFTER_A_FACT + "**AI:** Noted.\n**Jon:** I never eat meat, so no beef recipes.\n"
+    root = vault_with(tmp_path, {"daily/2024-03-04/chat.md": chat})
+    dream(root)
+    rules = {path: text for path, text in notes(root).items()
+             if "metric units" in text or "never eat meat" in text}
+    assert rules
+    for path, text in rules.items():
+        description = text.split("description:", 1)[1].split("\n", 1)[0].strip().strip("'")
+        assert description.startswith('Jon: "'), (path, description)
+
+
+def test_a_rule_about_the_assistants_replies_is_a_rule():
+    assert said("Don't use bullet points in your replies.")
+
+
+def test_a_users_rule_alone_in_its_turn_is_described_attributed(tmp_path):
+    # was: described by the sentence alone ("Always answer me in metric units, please."),
+    # whose "me" speaks in the first person
+    chat = ("**Jon:** Always answer me in metric units, please.\n**AI:** Noted.\n"
+            "**Jon:** Don't use bullet points in your replies.\n**AI:** Sure.\n")
+    root = vault_with(tmp_path, {"daily/2024-03-04/chat.md": chat})
+    dream(root)
+    found = {path: text for path, text in notes(root).items()
+             if "metric units" in text or "bullet points" in text}
+    assert len(found) == 2, sorted(notes(root))
+    for path, text in found.items():
+        description = text.split("description:", 1)[1].split("\n", 1)[0].strip().strip("'")
+        assert description.startswith('Jon: "'), (path, description)

@@ -48,7 +48,7 @@ from .units import UnitPlan
 __all__ = [
     "CONVERSATION_UNITS", "plan_conversation", "ConversationSkip", "Topic", "topic_of",
     "same_topic", "said_about", "render_bullet", "person_topic_match", "conversation_decision",
-    "resolve_dates", "clean_turn",
+    "resolve_dates", "clean_turn", "attributed",
 ]
 
 CONVERSATION_UNITS = 12  # units of one session at most: the topics with most said of them
@@ -358,6 +358,14 @@ def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     plan.description = _shorten(f"{person}：{_quote(lead, True)}" if cjk
                                 else f"{person}: {_quote(lead, False)}")
     return plan
+
+
+def attributed(label: str, said: str) -> str:
+    """What a speaker of a chat with an assistant said, as a description: who said it
+    (their name, or "the user" for a bare label) and their words in quotation marks."""
+    person = _person(label, True)
+    cjk = is_cjk(person[:1]) or is_cjk(said.strip()[:1])
+    return _shorten(f"{person}：“{said.strip()}”" if cjk else f'{person}: "{said.strip()}"')
 
 
 def _shorten(text: str, limit: int = 200) -> str:

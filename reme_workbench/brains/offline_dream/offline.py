@@ -60,7 +60,12 @@ from ...textrules import STOPWORDS, is_cjk, overlap, plain, split_sentences, tok
 from ...vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ...vault.slug import slugify
 from .chat import chat_kind
-from .conversation import CONVERSATION_UNITS, conversation_decision, plan_conversation
+from .conversation import (
+    CONVERSATION_UNITS,
+    attributed,
+    conversation_decision,
+    plan_conversation,
+)
 from .coverage import (
     MIN_SHARED_TOKENS,
     changed_fact,
@@ -395,7 +400,12 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
             return s.index in starts or (bool(said) and said in held)
 
         plans = [p for p in plans if not any(map(told, p.statements)) and (
-            p.bucket == "procedure" or any(tells_a_rule(s) for s in p.statements))] + facts
+            p.bucket == "procedure" or any(tells_a_rule(s) for s in p.statements))]
+        for p in plans:  # a rule in the user's words, attributed: never "I …" alone
+            head = p.head or p.statements[0]
+            if p.bucket != "procedure" and head.block.speaker:
+                p.description = attributed(head.block.speaker, said_text(head))
+        plans += facts
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
     topic = _topic(material)

@@ -11,9 +11,9 @@ pipeline, `textrules.nlp`):
   its own ("Always answer in French", "Don't use bullet points", "Please keep it short"),
   carrying a negation or a rule word (`always`, `never`, `only`, `please`, "make sure");
   a bare imperative ("get a couch") is advice, not a rule; so is one about the listener's
-  own life — the listener among its words ("Don't give up on your dreams", "don't let it
-  get you down", "make sure yours stands out") or, without "please", no thing named at
-  all ("Don't ever quit", "don't be scared to reach out");
+  own life: without "please", one that names no thing but the listener's ("Don't give up
+  on your dreams", "Don't ever quit", "don't be scared to reach out", "make sure yours
+  stands out") — "Don't use bullet points in your replies" names one;
 * a **preference** — the user (I, we) as the subject of a verb in the present: `prefer`
   or `'d rather` by themselves; `like`, `love`, `hate`, `want`, `need` only with a rule
   word or a negation ("I always want the short version", "I don't like emoji"); any other
@@ -69,16 +69,17 @@ def _marked(head) -> bool:
 
 
 def _names_a_thing(head) -> bool:
-    """A noun among what the verb takes ("use bullet points", "eat meat")."""
-    return any(t.pos_ in ("NOUN", "PROPN") for t in head.subtree if t.i != head.i)
+    """A noun among what the verb takes, not the listener's own ("use bullet points in
+    your replies", "eat meat"; "give up on your dreams" names only the listener's)."""
+    return any(t.pos_ in ("NOUN", "PROPN") and not any(
+        c.dep_ == "poss" and second_person(c) for c in t.children)
+        for t in head.subtree if t.i != head.i)
 
 
 def _instruction(sent) -> bool:
     head = sent.root
     if head.tag_ != "VB" or any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in head.children):
         return False
-    if any(second_person(t) or t.lower_ in ("yours", "yourself") for t in head.subtree):
-        return False  # the listener's own life: "don't give up on your dreams"
     please = any(t.lower_ == "please" for t in sent)
     return _marked(head) and (please or _names_a_thing(head))
 
