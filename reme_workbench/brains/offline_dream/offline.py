@@ -60,12 +60,7 @@ from ...textrules import STOPWORDS, is_cjk, overlap, plain, split_sentences, tok
 from ...vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ...vault.slug import slugify
 from .chat import chat_kind
-from .conversation import (
-    CONVERSATION_UNITS,
-    attributed,
-    conversation_decision,
-    plan_conversation,
-)
+from .conversation import CONVERSATION_UNITS, conversation_decision, plan_conversation
 from .coverage import (
     MIN_SHARED_TOKENS,
     changed_fact,
@@ -98,7 +93,7 @@ from .statements import (
     segment,
 )
 from .units import UnitPlan, body_description, dated_name, referred_steps, spelled_out
-from .user_rules import said_text, tells_a_rule
+from .user_rules import rules_beside
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
@@ -385,27 +380,10 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
     plans += _wiki(kept, scores, used)
     plans += _entries(kept, scores, plans)
     plans += how_to_entries(kept, plans)
-    if kind == "assistant":  # the user, talking to an assistant: what they say of
-        # themselves is theirs (§5.2.9), beside the rules they state — a rule the log
-        # rules read into a statement the facts hold already gives way
-        # (the log rules keep what the user states as a rule or a preference, and steps)
+    if kind == "assistant":  # the user, talking to an assistant: their facts (§5.2.9),
+        # and of what the log rules read only the rules they tell it, and steps
         facts, _ = plan_conversation(blocks, statements, day=_day(material))
-        # held: the sentences the facts quote (a fact's statements are the turns it
-        # starts in, so a turn's second sentence is found by its words)
-        held = " ".join(" ".join(q.strip('"“”').split()) for f in facts for q in f.said)
-        starts = {s.index for f in facts for s in f.statements}
-
-        def told(s: Statement) -> bool:
-            said = " ".join(said_text(s).split())
-            return s.index in starts or (bool(said) and said in held)
-
-        plans = [p for p in plans if not any(map(told, p.statements)) and (
-            p.bucket == "procedure" or any(tells_a_rule(s) for s in p.statements))]
-        for p in plans:  # a rule in the user's words, attributed: never "I …" alone
-            head = p.head or p.statements[0]
-            if p.bucket != "procedure" and head.block.speaker:
-                p.description = attributed(head.block.speaker, said_text(head))
-        plans += facts
+        plans = rules_beside(plans, facts) + facts
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
     topic = _topic(material)

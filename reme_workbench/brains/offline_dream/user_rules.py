@@ -31,10 +31,12 @@ from __future__ import annotations
 from ...textrules import is_cjk, plain
 from ...textrules.nlp import english_docs
 from .chat import read_turn
+from .conversation import attributed
 from .statements import Statement, has_rule_words_zh
 from .topics import second_person
+from .units import UnitPlan
 
-__all__ = ["tells_a_rule", "said_text"]
+__all__ = ["tells_a_rule", "said_text", "rules_beside"]
 
 _RULE_WORDS = frozenset({"always", "never", "only", "please", "ever"})
 _PREFERENCE = frozenset({"like", "love", "hate", "want", "need", "enjoy", "dislike"})
@@ -47,6 +49,28 @@ def said_text(statement: Statement) -> str:
     text = statement.text.strip()
     turn = read_turn(text)
     return plain(turn.text if turn is not None and turn.text else text)
+
+
+def rules_beside(plans: list[UnitPlan], facts: list[UnitPlan]) -> list[UnitPlan]:
+    """Of the log rules' `plans` for a user's chat with an assistant, those to keep beside
+    the chat's `facts`: steps, and the rules and preferences the user tells it — never a
+    sentence a fact already quotes (a fact's statements are the turns it starts in, so a
+    turn's second sentence is found by its words) — each described in the user's words,
+    attributed (`conversation.attributed`), never as a bare "I …"."""
+    held = " ".join(" ".join(q.strip('"“”').split()) for f in facts for q in f.said)
+    starts = {s.index for f in facts for s in f.statements}
+
+    def told(s: Statement) -> bool:
+        said = " ".join(said_text(s).split())
+        return s.index in starts or (bool(said) and said in held)
+
+    kept = [p for p in plans if not any(map(told, p.statements)) and (
+        p.bucket == "procedure" or any(tells_a_rule(s) for s in p.statements))]
+    for p in kept:
+        head = p.head or p.statements[0]
+        if p.bucket != "procedure" and head.block.speaker:
+            p.description = attributed(head.block.speaker, said_text(head))
+    return kept
 
 
 def tells_a_rule(statement: Statement) -> bool:
