@@ -123,11 +123,14 @@ Rosa: ok! I keep chickens now, three hens in the garden
 Juno: Lovely! Fresh eggs make a difference. What breed are they?
 Rosa: two Sussex and a Pekin, my daughter named them
 Juno: Sussex hens are good layers; a Pekin lays fewer, smaller eggs.
+Rosa: what do they eat in winter?
+Juno: Layers pellets as the main feed, some mixed corn in the afternoon, and fresh water that does not freeze.
 """
 
 
 def test_an_assistant_called_by_its_own_name_is_the_assistant_by_what_it_says():
-    # Juno never says I or my in three turns, Rosa does: Juno answers, Rosa is the user
+    # Juno never says I or my in four turns, Rosa does, and Juno answers at length: Juno
+    # is the assistant, Rosa the user
     # (was: two people, and Juno's replies read as facts about Juno)
     assert {speaker: role for speaker, role, _ in turns(NAMED_ASSISTANT)} == {
         "Rosa": "user", "Juno": "assistant"}
@@ -142,6 +145,11 @@ def test_two_people_who_both_speak_of_themselves_stay_people():
     quiet = ("Tom: How was the trip?\nKate: Great, I finally saw the fjords.\n"
              "Tom: Nice! What next?\nKate: My sister visits next week.\n")
     assert kind(quiet) == "people"  # two turns of Tom's say too little
+    friend = ("Ben: How's the pottery going?\nAda: I glazed my bowls on Tuesday and one cracked.\n"
+              "Ben: Oh no, sorry!\nAda: I'll make another one next week, I think.\n"
+              "Ben: Comet sleeps all day.\nAda: Haha, cute! My cat does too.\n"
+              "Ben: See you Friday?\nAda: Yes! I'll bring the bowls.\n")
+    assert kind(friend) == "people"  # Ben's few words back are a friend's
     texted = ("Kate: hey tom! whats up?\nTom: I got the job!!\n"
               "Kate: been busy volunteering at the shelter\nTom: nice, I start monday\n"
               "Kate: just started doing aerial yoga, its great\nTom: my back could never\n")

@@ -142,14 +142,16 @@ def chat_kind(blocks: Sequence[_Spoken]) -> ChatKind | None:
 _SELF = re.compile(r"(?<![\w'’])(?:i|me|my|mine|myself|im|i['’](?:m|ve|d|ll))(?![\w'’])"
                    r"|我(?!们)", re.I)
 _SELF_OBJECT = re.compile(r"(?<![\w'’])me(?![\w'’])", re.I)  # "let me know": a helper says it
-ANSWERING_TURNS = 3  # a speaker's turns, at least, before their silence about themselves counts
+ANSWERING_TURNS = 4  # a speaker's turns, at least, before their silence about themselves counts
 
 
 def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | None:
     """In a chat of two speakers neither of whose labels names a role, the one who is an
     assistant by what it says: in ANSWERING_TURNS turns or more it never speaks of itself
-    (no I, my, mine — "let me know" is a helper's), while the other does (docs/spec.md
-    §5.2.9)."""
+    (no I, my, mine — "let me know" is a helper's), while the other does, and it answers
+    at more length than it is asked (its turns no shorter than the other's, on average) —
+    a friend's few words back ("How's the pottery going?", "Oh no, sorry!") are no
+    assistant's (docs/spec.md §5.2.11)."""
     pair = [s for s in speakers]
     if len(pair) != 2 or any(is_assistant(s) or is_user(s) for s in pair):
         return None
@@ -166,7 +168,11 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
     if len(silent) != 1:
         return None
     other = next(s for s in pair if s != silent[0])
-    if not speaks_of_self(turns[other]) or _leaves_self_out(turns[silent[0]]):
+    def words(texts: list[str]) -> float:
+        return sum(len(t.split()) for t in texts) / max(1, len(texts))
+
+    if not speaks_of_self(turns[other]) or words(turns[silent[0]]) < words(turns[other]) \
+            or _leaves_self_out(turns[silent[0]]):
         return None
     return silent[0]
 
