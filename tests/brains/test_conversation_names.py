@@ -43,6 +43,9 @@ def topics_of(speaker: str, text: str) -> list[str]:
     ("John", "Even when times are hard, they always have my back.", "back"),
     ("John", "I'm glad we have each other's backs and can work towards a shared goal.",
      "'s backs"),
+    # a hyphen the tagger reads as a noun: was a note named "Melanie's -" (melanie-s.md)
+    ("Jon", "I've been running farther to de-stress, which has been great for my headspace.",
+     "-"),
     # what the listener is willing to do is the listener's
     ("Jon", "I'm impressed by your willingness to take risks - it's really inspiring.", "risks"),
 ])

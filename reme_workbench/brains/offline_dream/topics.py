@@ -278,7 +278,7 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) ->
         words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_)
                       for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
         shown = " ".join(t.lower_ for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
-        return Topic(shown, tuple(w for w in words if w))
+        return _topic(shown, words)
     if any(second_person(t) for t in chunk) or _someone_elses(root):
         return None  # "your paintings": the listener's; "her studio": someone else's
     if any(_names_a_speaker(t, names) for t in chunk):
@@ -297,7 +297,7 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) ->
         words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
                       if t.pos_ not in ("PUNCT", "PART", "DET"))
         shown = "".join(t.text_with_ws for t in toks).strip()
-        return Topic(shown, tuple(w for w in words if w)) if words else None
+        return _topic(shown, words)
     toks = list(chunk)
     while toks and (toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM", "ADP",
                                      "SCONJ", "CCONJ")
@@ -327,7 +327,14 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) ->
                      else t.lower_) + t.whitespace_ for t in toks).strip()
     words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
                   if t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "X") and t.dep_ != "case")
-    return Topic(shown, tuple(w for w in words if w)) if words else None
+    return _topic(shown, words)
+
+
+def _topic(shown: str, words: Sequence[str]) -> Topic | None:
+    """A topic of the words that name it, when any does: a hyphen the tagger read as a
+    noun ("to de-stress": "de", "-", "stress") names nothing."""
+    kept = tuple(w for w in words if w and any(ch.isalnum() for ch in w))
+    return Topic(shown, kept) if kept and any(ch.isalnum() for ch in shown) else None
 
 
 def _activity(tok) -> Topic | None:
