@@ -35,6 +35,10 @@ def topics_of(speaker: str, text: str) -> list[str]:
     ("Joanna", "woohoo, thanks nate! Every day on set is awesome.", "nate"),
     # a name addressed by its short form: Melanie is "mel"
     ("Caroline", "im always here for you, mel!", "mel"),
+    # a name addressed that is no label of the chat (the assistant form's "AI" was Caroline)
+    ("Tim", "Hey Caroline, since we last chatted, I've had a lot of things happening to me.",
+     "Caroline"),
+    ("Tim", "I appreciate our friendship too, Caroline.", "Caroline"),
     # "you'd" texted with a curly apostrophe is the listener
     ("John", "awesome, maria! i knew u’d be on board", "u’d"),
     # what the listener (or someone else) does for the speaker is theirs to say
@@ -60,6 +64,7 @@ def test_a_reaction_a_name_addressed_or_the_listeners_doing_names_no_note(speake
      "shared goal"),
     ("Maria", "I adopted a puppy named Shadow last week.", "puppy"),
     ("Caroline", "Mel, I joined a pottery class yesterday!", "pottery class"),
+    ("Tim", "I visited Caroline in Paris, it was lovely.", "Caroline"),  # named, not addressed
     # a word joined by a hyphen stays with it (was "down poses": "upside" dropped as an
     # adjective before the noun)
     ("Maria", "It's tough to pick just one, but I really enjoy the upside-down poses.",

@@ -196,6 +196,21 @@ def _names_a_speaker(tok, names: frozenset[str]) -> bool:
                                and any(n.startswith(word) for n in lowered))
 
 
+def _addressed(tok) -> bool:
+    """A capitalised name standing alone between a comma and the edge of its sentence or
+    a greeting ("Hey Caroline, …", "…, Caroline.", "Caroline, I …"): the listener
+    addressed, whoever they are (in a chat with an assistant its label is no name)."""
+    if not tok.is_title or tok.pos_ not in ("PROPN", "NOUN"):
+        return False
+    sent = tok.sent
+    before = tok.doc[tok.i - 1] if tok.i > sent.start else None
+    after = tok.doc[tok.i + 1] if tok.i + 1 < sent.end else None
+    opens = before is None or before.pos_ == "INTJ" or before.text == ","
+    closes = after is None or after.text in (",", ".", "!", "?", "…")
+    return opens and closes and "," in (before.text if before is not None else "",
+                                        after.text if after is not None else "")
+
+
 @lru_cache(maxsize=4096)
 def _reads_as_modifier(word: str) -> bool:
     """Whether the tagger reads `word` as an adjective or an adverb where a thing could
@@ -281,7 +296,7 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) ->
         return _topic(shown, words)
     if any(second_person(t) for t in chunk) or _someone_elses(root):
         return None  # "your paintings": the listener's; "her studio": someone else's
-    if any(_names_a_speaker(t, names) for t in chunk):
+    if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
         return None  # a person of the chat, addressed or named ("thanks nate", "mel")
     if _verb_read_as_noun(root):
         return None
