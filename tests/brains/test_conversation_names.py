@@ -50,6 +50,11 @@ def topics_of(speaker: str, text: str) -> list[str]:
     # a hyphen the tagger reads as a noun: was a note named "Melanie's -" (melanie-s.md)
     ("Jon", "I've been running farther to de-stress, which has been great for my headspace.",
      "-"),
+    # the listener's doing, said to them (the texting run's caroline-s-art,
+    # melanie-s-awareness, caroline-s-many-happy-years)
+    ("Tim", "wow, mel, im so stoked for u that art is helping you express yourself!", "art"),
+    ("Tim", "i’m so proud of u for spreading awareness in the community haha", "awareness"),
+    ("Tim", "wishing you many happy years together!", "many happy years"),
     # what the listener is willing to do is the listener's
     ("Jon", "I'm impressed by your willingness to take risks - it's really inspiring.", "risks"),
 ])

@@ -261,8 +261,27 @@ def clause_of(head, names: frozenset[str]) -> list:
                         subj is not None and not _first_person(subj) and (
                             subj.pos_ in ("PRON", "VERB", "AUX") or subj.dep_.startswith("csubj"))):
                     continue
+            if _the_listeners(child):
+                continue
             todo.append(child)
     return out
+
+
+def _takes_the_listener(tok) -> bool:
+    return any(second_person(c) and c.dep_ in ("dobj", "dative") for c in tok.children)
+
+
+def _the_listeners(child) -> bool:
+    """A part of a clause about the listener: a clause that takes them as its object
+    ("… is helping you") or hangs from them ("stoked for u that art is …"), or what a word that takes them says they did ("proud of
+    u for spreading awareness": the gerund's doer is the one it is proud of)."""
+    if child.dep_ in _CLAUSES and (_takes_the_listener(child) or second_person(child.head)):
+        return True  # "… helping you", "stoked for u that art is helping …"
+    if child.dep_ != "prep" or not any(c.dep_ == "pcomp" and c.tag_ == "VBG" and _subject(c) is None
+                                       for c in child.children):
+        return False
+    return any(s.dep_ == "prep" and s.i != child.i and any(
+        o.dep_ == "pobj" and second_person(o) for o in s.children) for s in child.head.children)
 
 
 _ASIDES = frozenset({"npadvmod", "intj", "discourse", "vocative", "dep", "meta"})
@@ -415,7 +434,8 @@ def read_english(sent, names: frozenset[str]) -> Reading | None:
         heads = [h for h in heads if h.i != root.i]
         if not heads and not owned:
             return Reading((), context=True) if _content_chunks(sent, names) else None
-    if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None:
+    if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None \
+            and not _takes_the_listener(root):  # "wishing you many happy years": theirs
         heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
         # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
