@@ -70,6 +70,9 @@ def test_a_reaction_a_name_addressed_or_the_listeners_doing_names_no_note(speake
     ("Maria", "I adopted a puppy named Shadow last week.", "puppy"),
     ("Caroline", "Mel, I joined a pottery class yesterday!", "pottery class"),
     ("Tim", "I visited Caroline in Paris, it was lovely.", "Caroline"),  # named, not addressed
+    # said of the speaker's thing, not done to it by someone else
+    ("Maria", "They were an important part of my wedding decor.", "wedding decor"),
+    ("Maria", "This has been great for my mental health.", "health"),
     # a word joined by a hyphen stays with it (was "down poses": "upside" dropped as an
     # adjective before the noun)
     ("Maria", "It's tough to pick just one, but I really enjoy the upside-down poses.",

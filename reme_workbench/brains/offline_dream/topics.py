@@ -173,6 +173,8 @@ def _anothers_act(tok) -> bool:
     """Whether the speaker's thing is what someone else does something to: "you having my
     back", "they always have my back", "thanks for having my back" (a gerund under a
     reaction has the listener as its subject) — the sentence is about them."""
+    if tok.dep_ != "dobj":  # "part of my wedding decor", "great for my mental health":
+        return False  # said of the speaker's thing, not done to it
     verb = tok.head
     while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
         verb = verb.head
