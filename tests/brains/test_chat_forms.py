@@ -117,6 +117,45 @@ def test_the_agents_own_name_makes_it_the_assistant():
     assert kind(chat) == "people"
 
 
+NAMED_ASSISTANT = """Rosa: Juno, how long do I boil an egg for a soft yolk?
+Juno: Six minutes from boiling water, then straight into cold water. Let me know how it turns out.
+Rosa: ok! I keep chickens now, three hens in the garden
+Juno: Lovely! Fresh eggs make a difference. What breed are they?
+Rosa: two Sussex and a Pekin, my daughter named them
+Juno: Sussex hens are good layers; a Pekin lays fewer, smaller eggs.
+Rosa: what do they eat in winter?
+Juno: Layers pellets as the main feed, some mixed corn in the afternoon, and fresh water that does not freeze.
+"""
+
+
+def test_an_assistant_called_by_its_own_name_is_the_assistant_by_what_it_says():
+    # Juno never says I or my in four turns, Rosa does, and Juno answers at length: Juno
+    # is the assistant, Rosa the user
+    # (was: two people, and Juno's replies read as facts about Juno)
+    assert {speaker: role for speaker, role, _ in turns(NAMED_ASSISTANT)} == {
+        "Rosa": "user", "Juno": "assistant"}
+    assert kind(NAMED_ASSISTANT) == "assistant"
+
+
+def test_two_people_who_both_speak_of_themselves_stay_people():
+    chat = ("Tom: How was the trip?\nKate: Great, I finally saw the fjords.\n"
+            "Tom: Nice! What next?\nKate: My sister visits next week.\n"
+            "Tom: I am off to Lisbon myself.\nKate: Enjoy!\n")
+    assert kind(chat) == "people"
+    quiet = ("Tom: How was the trip?\nKate: Great, I finally saw the fjords.\n"
+             "Tom: Nice! What next?\nKate: My sister visits next week.\n")
+    assert kind(quiet) == "people"  # two turns of Tom's say too little
+    friend = ("Ben: How's the pottery going?\nAda: I glazed my bowls on Tuesday and one cracked.\n"
+              "Ben: Oh no, sorry!\nAda: I'll make another one next week, I think.\n"
+              "Ben: Comet sleeps all day.\nAda: Haha, cute! My cat does too.\n"
+              "Ben: See you Friday?\nAda: Yes! I'll bring the bowls.\n")
+    assert kind(friend) == "people"  # Ben's few words back are a friend's
+    texted = ("Kate: hey tom! whats up?\nTom: I got the job!!\n"
+              "Kate: been busy volunteering at the shelter\nTom: nice, I start monday\n"
+              "Kate: just started doing aerial yoga, its great\nTom: my back could never\n")
+    assert kind(texted) == "people"  # Kate tells of herself with the subject left out
+
+
 @pytest.mark.parametrize("label", [
     "assistant", "Assistant", "AI", "ai", "bot", "Agent", "ChatGPT", "chatgpt", "Claude",
     "GPT", "GPT-4o", "Gemini", "Copilot", "AI Assistant", "助手", "助理", "机器人", "智能体",
@@ -135,13 +174,6 @@ def test_user_labels(label):
 
     assert speaker_role(label, frozenset({label, "Kate"})) == "user"
     assert speaker_role("Kate", frozenset({label, "Kate"})) == "person"  # no assistant here
-
-
-def test_is_agent_is_still_importable_from_statements():
-    from reme_workbench.brains.offline_dream.statements import is_agent
-
-    assert is_agent("ChatGPT") and is_agent("agent") and is_agent("助手")
-    assert not is_agent("Lin") and not is_agent("林晓")
 
 
 # -- JSON and YAML role transcripts ----------------------------------------------------------

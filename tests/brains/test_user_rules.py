@@ -56,3 +56,67 @@ def test_a_chat_with_an_assistant_keeps_the_users_rule_and_names_no_note_by_a_se
     assert not [n for n in names if "sounds-like" in n or "always-had" in n], names
     texts = "\n".join(notes(root).values())
     assert "metric units" in texts  # the rule is kept
+
+
+@pytest.mark.parametrize("text", [
+    # encouragement: what the listener should do with their own life, not a rule for replies
+    "Don't give up on your dreams!", "Don't ever quit.", "Don't be scared to reach out.",
+    "Don't hesitate to reach out.", "Don't let it get you down.", "Make sure yours stands out.",
+    # what the user did or will feel, negated: a fact or a memory, not how they want things
+    "I'll never forget seeing all of the characters and dialogue I wrote being acted out.",
+    "I don't expect to win big here, I just like playing for fun!",
+])
+def test_encouragement_and_negated_facts_are_no_rule(text):
+    assert not said(text)
+
+
+AFTER_A_FACT = """**Jon:** Hey! Long week.
+**AI:** Good to hear from you. How's the studio?
+**Jon:** Now, I'm aiming to turn my dancing passion into a business. That being said, I definitely don't underestimate the difficulties - it ain't been a walk in the park.
+**AI:** You can make it work.
+**Jon:** Thanks. Always answer me in metric units, please.
+"""
+
+
+def test_a_sentence_a_fact_holds_is_not_kept_again_as_a_rule_and_names_no_note(tmp_path):
+    # the second sentence of a turn was not seen as held by the facts, which quote it: the
+    # log rules kept it as a rule, named `said` and described as "I: That being said, …"
+    root = vault_with(tmp_path, {"daily/2024-03-04/chat.md": AFTER_A_FACT})
+    dream(root)
+    names = sorted(notes(root))
+    assert not [n for n in names if n.endswith(("/said.md", "being-said.md"))], names
+    texts = "\n".join(notes(root).values())
+    assert "don't underestimate the difficulties" in texts  # the fact keeps it
+    assert "metric units" in texts  # the rule is kept
+
+
+def test_a_users_rule_is_described_in_their_words_attributed_never_in_the_first_person(tmp_path):
+    # was: the sentence itself ("I never eat meat, …"), a description in the first person
+    chat = AFTER_A_FACT + "**AI:** Noted.\n**Jon:** I never eat meat, so no beef recipes.\n"
+    root = vault_with(tmp_path, {"daily/2024-03-04/chat.md": chat})
+    dream(root)
+    rules = {path: text for path, text in notes(root).items()
+             if "metric units" in text or "never eat meat" in text}
+    assert rules
+    for path, text in rules.items():
+        description = text.split("description:", 1)[1].split("\n", 1)[0].strip().strip("'")
+        assert description.startswith('Jon: "'), (path, description)
+
+
+def test_a_rule_about_the_assistants_replies_is_a_rule():
+    assert said("Don't use bullet points in your replies.")
+
+
+def test_a_users_rule_alone_in_its_turn_is_described_attributed(tmp_path):
+    # was: described by the sentence alone ("Always answer me in metric units, please."),
+    # whose "me" speaks in the first person
+    chat = ("**Jon:** Always answer me in metric units, please.\n**AI:** Noted.\n"
+            "**Jon:** Don't use bullet points in your replies.\n**AI:** Sure.\n")
+    root = vault_with(tmp_path, {"daily/2024-03-04/chat.md": chat})
+    dream(root)
+    found = {path: text for path, text in notes(root).items()
+             if "metric units" in text or "bullet points" in text}
+    assert len(found) == 2, sorted(notes(root))
+    for path, text in found.items():
+        description = text.split("description:", 1)[1].split("\n", 1)[0].strip().strip("'")
+        assert description.startswith('Jon: "'), (path, description)

@@ -32,9 +32,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, Protocol
 
+from ...textrules import is_cjk
+from ...textrules.nlp import english_docs
+
 __all__ = [
     "TurnLine", "read_turn", "chat_speakers", "speaker_role", "chat_kind", "is_assistant",
     "is_user", "normalise_transcript", "system_notice", "breaks_turn", "Role", "ChatKind",
+    "answering_speaker",
 ]
 
 Role = Literal["assistant", "user", "person"]
@@ -135,6 +139,59 @@ def chat_kind(blocks: Sequence[_Spoken]) -> ChatKind | None:
     if "assistant" in roles.values() or set(roles.values()) == {"user"}:
         return "assistant"
     return "people"
+
+
+# An assistant called by its own name ("Aria: …") has no life to tell: over a whole chat it
+# never says I or my, where a person speaks of themselves in almost every turn. The
+# singular first person is a closed class of pronouns (as typed: "im", "i've", "我").
+_SELF = re.compile(r"(?<![\w'’])(?:i|me|my|mine|myself|im|i['’](?:m|ve|d|ll))(?![\w'’])"
+                   r"|我(?!们)", re.I)
+_SELF_OBJECT = re.compile(r"(?<![\w'’])me(?![\w'’])", re.I)  # "let me know": a helper says it
+ANSWERING_TURNS = 4  # a speaker's turns, at least, before their silence about themselves counts
+
+
+def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | None:
+    """In a chat of two speakers neither of whose labels names a role, the one who is an
+    assistant by what it says: in ANSWERING_TURNS turns or more it never speaks of itself
+    (no I, my, mine — "let me know" is a helper's), while the other does, and it answers
+    at more length than it is asked (its turns no shorter than the other's, on average) —
+    a friend's few words back ("How's the pottery going?", "Oh no, sorry!") are no
+    assistant's (docs/spec.md §5.2.11)."""
+    pair = [s for s in speakers]
+    if len(pair) != 2 or any(is_assistant(s) or is_user(s) for s in pair):
+        return None
+    turns: dict[str, list[str]] = {s: [] for s in pair}
+    for line in lines:
+        turn = read_turn(line)
+        if turn is not None and turn.label in turns and turn.text:
+            turns[turn.label].append(turn.text)
+
+    def speaks_of_self(texts: list[str]) -> bool:
+        return any(_SELF.search(_SELF_OBJECT.sub(" ", t)) for t in texts)
+
+    silent = [s for s in pair if len(turns[s]) >= ANSWERING_TURNS and not speaks_of_self(turns[s])]
+    if len(silent) != 1:
+        return None
+    other = next(s for s in pair if s != silent[0])
+    def words(texts: list[str]) -> float:
+        return sum(len(t.split()) for t in texts) / max(1, len(texts))
+
+    if not speaks_of_self(turns[other]) or words(turns[silent[0]]) < words(turns[other]) \
+            or _leaves_self_out(turns[silent[0]]):
+        return None
+    return silent[0]
+
+
+def _leaves_self_out(texts: list[str]) -> bool:
+    """Whether a turn tells of its speaker with the subject left out, as people text
+    ("been busy volunteering", "just started doing aerial yoga"): a sentence whose head is
+    a past or -ing verb with no subject and no "you" in it (read from the parse,
+    `textrules.nlp`)."""
+    english = [t for t in texts if not sum(map(is_cjk, t)) * 3 > len(t)]
+    return any(sent.root.tag_ in ("VBD", "VBN", "VBG") and not sent.text.rstrip().endswith("?")
+               and not any(c.dep_.startswith(("nsubj", "csubj", "expl")) for c in sent.root.children)
+               and not any("2" in t.morph.get("Person") for t in sent)  # "so put your …"
+               for doc in english_docs(english) for sent in doc.sents)
 
 
 # -- the speaker-line grammar -----------------------------------------------------------------

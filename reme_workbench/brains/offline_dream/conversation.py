@@ -1,23 +1,10 @@
 """Conversations (docs/spec.md §5.2.8–5.2.10): what each person states about themselves
 becomes a unit about them, named by person and topic; the rest of the talk is left out.
 
-People are read with a trained pipeline, not word lists (`textrules/nlp.py`: spaCy's small
-English pipeline, jieba's parts of speech for Chinese):
+What a sentence states and its topics are read from the parse (`topics.py`). Here:
 
-* a sentence *states something about its speaker* when a clause of it has a first-person
-  subject ("I work in a clinic!", "im making mac and cheese", "我养了一只猫"), a subject
-  the speaker owns ("My sister moved to Denver"), or says what is the speaker's ("Painting
-  landscapes is my favorite"); a question, and a clause whose subject is someone else
-  ("that's great", "sounds like a plan", "I hope *you* have fun") state nothing about them;
-* its *topics* are the noun phrases and activities that are arguments of such a clause:
-  noun chunks whose head is a noun — never a pronoun, a date or a number, never the
-  listener's ("your paintings"), never a light noun ("a great time") — and activities
-  ("I love painting"). A statement with no topic ("I'm doing great, thanks for asking",
-  "I love them so much") is a reaction: it names nothing to remember;
 * a speaker's statements of one session on one topic are one unit, named by person and
-  topic ("Kate's Italian cooking class", "林晓的猫"); two phrases name one topic when the
-  content lemmas of one are among the other's ("spiderman" / "Spider-Man movies"), never
-  when only their head is shared ("activist group" / "support group");
+  topic ("Kate's Italian cooking class", "林晓的猫");
 * nothing is rewritten: the note keeps what was said as a dated, attributed quote, one
   bullet per session (`- **2024-01-11** Kate: "I started an Italian cooking class."`),
   with the relative dates it names resolved beside it ("yesterday = 2024-01-10") and
@@ -45,13 +32,26 @@ from ...textrules.nlp import english_docs
 from ...vault.links import is_provenance, parse_links
 from .chat import chat_kind, is_user
 from .statements import Block, Statement
+from .topics import (
+    Topic,
+    clause_of,
+    first_person,
+    masked,
+    own_line,
+    read_chinese,
+    read_english,
+    same_topic,
+    second_person,
+    topic_from_chunk,
+    topic_of,
+)
 from .units import UnitPlan
-from .zh_statements import asked_of_listener, read_chinese
+from .zh_statements import asked_of_listener
 
 __all__ = [
     "CONVERSATION_UNITS", "plan_conversation", "ConversationSkip", "Topic", "topic_of",
     "same_topic", "said_about", "render_bullet", "person_topic_match", "conversation_decision",
-    "resolve_dates", "clean_turn",
+    "resolve_dates", "clean_turn", "attributed",
 ]
 
 CONVERSATION_UNITS = 12  # units of one session at most: the topics with most said of them
@@ -62,366 +62,12 @@ CONVERSATION_UNITS = 12  # units of one session at most: the topics with most sa
 _CAPTION = re.compile(
     r"\s*[\[(](?:image|img|photo|picture|pic|sticker|gif|video|link|shares?|sent|图片|照片|表情|视频)"
     r"\b[^\])]*[\])]|\s*!\[[^\]]*\]\([^)]*\)|\s*\[(?:图片|照片|表情)[^\]]*\]", re.I)
-_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
-# laughter and chat acronyms are the typed form of an emoji or a shrug: a tagger trained on
-# written English reads "lol" or "ok" as a noun, so they never name a topic (a closed class
-# of chat signals, not grammar); they stay in the quote, as said
-_CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he)+|xd|omg|ok|okay|k|tbh|idk|imo|"
-                          r"imho|ngl|btw|ty|thx|pls|plz|rn|nvm|tho|[哈嘿呵]{2,})", re.I)
-
-
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group(0))
-
-
 def clean_turn(text: str) -> str:
     """A turn's words as said: image captions and ids taken out (emoji and "lol" stay:
     they are the speaker's)."""
     text = _CAPTION.sub(" ", plain(text))
     text = re.sub(r"(?<=\w)-(?=\s)", " -", text)  # "books- classics": a dash, not a hyphen
     return " ".join(text.split()).strip(" ,")
-
-
-def _masked(text: str) -> str:
-    """`text` with emoji and chat signals blanked, character for character: what the
-    pipelines read (a tagger trained on written English parses "italian cooking class lol"
-    as a class of lols), while quotes are cut from `text` at the same offsets."""
-    masked = _EMOJI.sub(_blank, text)
-    return re.sub(rf"(?<![\w'’])(?:{_CHAT_SIGNAL.pattern})(?![\w'’])", _blank, masked, flags=re.I)
-
-
-# -- topics ------------------------------------------------------------------------------------
-
-# nouns that name no thing of their own: "a great time", "the whole thing", "a lot"
-_LIGHT = frozenset(
-    "thing stuff time way lot bit kind sort type one something anything everything nothing "
-    "someone anyone everyone day moment while part piece bunch couple number deal fun people "
-    "person guy guys folks look self place shot try chance break sense favorite favourite fave "
-    "best worst".split())
-# verbs that name no activity of their own: "keep going", "I'm doing it", "get started"
-_LIGHT_VERBS = frozenset(
-    "be have do go get make take come try look think feel keep start give put say see know "
-    "want need let move happen seem".split())
-_NOT_TOPIC_ENTS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
-_ARGUMENTS = frozenset({"dobj", "pobj", "attr", "oprd", "dative", "appos", "conj", "nsubj",
-                        "nsubjpass", "acomp", "ROOT", "compound"})
-
-
-@dataclass(frozen=True)
-class Topic:
-    """A noun phrase a statement is about: as written (without its determiner) and its
-    key, the content lemmas (lowercased, hyphens and apostrophes dropped)."""
-
-    text: str
-    words: tuple[str, ...]  # the key's lemmas in order
-
-    @property
-    def key(self) -> frozenset[str]:
-        return frozenset(self.words)
-
-
-def _norm(word: str) -> str:
-    return re.sub(r"[-'’_]", "", word.lower())
-
-
-def _runs(words: Sequence[str]) -> set[str]:
-    return {"".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
-
-
-def same_topic(a: Topic, b: Topic) -> bool:
-    """One topic: the content lemmas of one are among the other's ("support group" /
-    "LGBTQ support group"), or one is the other written without spaces or hyphens
-    ("spiderman" / "Spider-Man movies"). Sharing only a head is not enough ("activist
-    group" / "support group")."""
-    if not a.words or not b.words:
-        return False
-    if a.key <= b.key or b.key <= a.key:
-        return True
-    short, long_ = sorted((a, b), key=lambda t: len("".join(t.words)))
-    return "".join(short.words) in _runs(long_.words)
-
-
-def _first_person(tok) -> bool:
-    return tok.pos_ == "PRON" and "1" in tok.morph.get("Person")
-
-
-_TEXTED_YOU = frozenset({"u", "ur", "ya", "yall", "y'all", "ye"})  # "u'd", "ur paintings"
-
-
-def _second_person(tok) -> bool:
-    # "happy for u. these …": the small pipeline reads "u." as one token, an abbreviation
-    return (tok.pos_ == "PRON" and "2" in tok.morph.get("Person")) \
-        or tok.lower_.rstrip(".") in _TEXTED_YOU
-
-
-def _subject(head):
-    return next((c for c in head.children
-                 if c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj", "csubjpass")), None)
-
-
-def _owned_by_speaker(tok) -> bool:
-    """A noun the speaker owns: "my sister", "our dog", "my gf jess"."""
-    return any(c.dep_ == "poss" and _first_person(c) for c in tok.children) or any(
-        c.dep_ == "compound" and _owned_by_speaker(c) for c in tok.children)
-
-
-def _depth(tok, head) -> int:
-    """How many dependency steps `tok` hangs below `head` (the verb's own object first)."""
-    steps = 0
-    while tok.i != head.i and tok.head.i != tok.i and steps < 20:
-        tok, steps = tok.head, steps + 1
-    return steps
-
-
-_CLAUSES = frozenset({"ccomp", "advcl", "conj", "parataxis", "relcl", "csubj", "csubjpass",
-                      "acl"})
-
-
-def _domain(head, names: frozenset[str]) -> list:
-    """The tokens of `head`'s clause: its subtree without the clauses inside it that are
-    someone else's ("I hope [you have a great time]", "[making a difference] is
-    rewarding") — a clause with a subject of its own other than the speaker, a clausal
-    subject, or a loose clause after a dash."""
-    out = []
-    todo = [head]
-    while todo:
-        tok = todo.pop()
-        out.append(tok)
-        for child in tok.children:
-            if child.dep_ in _CLAUSES:
-                subj = _subject(child)
-                # someone else's clause: a pronoun that is not the speaker ("you have fun",
-                # "that's great"), a clause as subject; a thing as subject stays what the
-                # speaker says of it ("I realise that self-care is important")
-                if child.dep_ in ("csubj", "csubjpass", "parataxis") or (
-                        subj is not None and not _first_person(subj) and (
-                            subj.pos_ in ("PRON", "VERB", "AUX") or subj.dep_.startswith("csubj"))):
-                    continue
-            todo.append(child)
-    return out
-
-
-_ASIDES = frozenset({"npadvmod", "intj", "discourse", "vocative", "dep", "meta"})
-
-
-def _aside(tok, head) -> bool:
-    """Whether `tok` hangs from its clause through an aside — "thanks for asking", a
-    vocative, "last week" — rather than being what the clause is about."""
-    while tok.i != head.i and tok.head.i != tok.i:  # spaCy makes a new Token per access
-        if tok.dep_ in _ASIDES:
-            return True
-        tok = tok.head
-    return False
-
-
-def _topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) -> Topic | None:
-    root = chunk.root
-    if root.pos_ not in ("NOUN", "PROPN") or _norm(root.lemma_) in _LIGHT \
-            or _CHAT_SIGNAL.fullmatch(root.text):
-        return None
-    if root.dep_ not in _ARGUMENTS and not any_role:
-        return None
-    if root.ent_type_ in _NOT_TOPIC_ENTS:
-        # a date is no topic, unless a word outside it says what it is: "vegan january"
-        kept = [t for t in chunk if not t.ent_type_ and t.pos_ in ("ADJ", "NOUN", "PROPN")]
-        if not kept:
-            return None
-        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_)
-                      for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
-        shown = " ".join(t.lower_ for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
-        return Topic(shown, tuple(w for w in words if w))
-    if any(_second_person(t) for t in chunk):  # "your paintings": the listener's
-        return None
-    entity = next((e for e in chunk.doc.ents if e.start <= root.i < e.end
-                   and e.label_ not in _NOT_TOPIC_ENTS and len(e) > 1
-                   and any(t.pos_ == "PROPN" or t.is_title for t in e)), None)
-    if entity is not None:  # a name stays whole: "Charlotte's Web", "New York City"
-        toks = [t for t in entity]
-        while toks and toks[0].pos_ in ("DET", "PRON"):
-            toks.pop(0)
-        while toks and toks[-1].pos_ in ("CCONJ", "PUNCT", "PART", "ADP"):
-            toks.pop()
-        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
-                      if t.pos_ not in ("PUNCT", "PART", "DET"))
-        shown = "".join(t.text_with_ws for t in toks).strip()
-        return Topic(shown, tuple(w for w in words if w)) if words else None
-    toks = list(chunk)
-    while toks and (toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM", "ADP",
-                                     "SCONJ", "CCONJ")
-                    or toks[0].ent_type_ in _NOT_TOPIC_ENTS  # "last week's scrimmage"
-                    or toks[0].dep_ in ("case", "nummod", "predet")
-                    or (toks[0].dep_ == "poss" and toks[0].pos_ == "PRON")):
-        toks.pop(0)
-    # a phrase names a thing by its nouns: "a great support system" is the support system,
-    # "amazing young folks" folks; an adjective that is part of a name stays ("Italian",
-    # "LGBTQ") — and the judgement is still in the quote
-    while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
-            toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)):
-        toks.pop(0)
-    if _norm(toks[0].lemma_) in _LIGHT and len(toks) == 1:
-        return None
-    cut = next((i for i, t in enumerate(toks) if t.pos_ in ("PUNCT", "SYM") and not (
-        t.text in ("'", "’") or (t.text == "-" and not t.whitespace_
-                                 and not t.doc[t.i - 1].whitespace_))), len(toks))
-    toks = toks[:cut]  # "kids' books - classics, stories …": the phrase ends at the dash
-    if not toks or " ".join(t.text for t in toks) in names or toks[-1].text in names:
-        return None
-    shown = "".join((t.text if (t.pos_ == "PROPN" or t.ent_type_ or (t.is_upper and len(t) > 1)
-                     or t.dep_ == "case" or (t.is_title and t.i > t.sent.start))
-                     else t.lower_) + t.whitespace_ for t in toks).strip()
-    words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
-                  if t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "X") and t.dep_ != "case")
-    return Topic(shown, tuple(w for w in words if w)) if words else None
-
-
-def _activity(tok) -> Topic | None:
-    """An activity as a verb in -ing with nothing of its own ("I love painting", "went
-    hiking"): "thinking of going back to school" is about the school."""
-    if tok.tag_ != "VBG" or tok.lemma_.lower() in _LIGHT_VERBS \
-            or tok.dep_ not in ("dobj", "xcomp", "pcomp", "advcl", "conj") \
-            or any(c.dep_ not in ("advmod", "npadvmod", "punct", "conj", "cc") or c.pos_ == "VERB"
-                   for c in tok.children) \
-            or _CHAT_SIGNAL.fullmatch(tok.text):
-        return None  # "bouldering twice a week" is one; "going back to school" is about school
-    return Topic(tok.lower_, (_norm(tok.lower_),))
-
-
-@dataclass(frozen=True)
-class _Reading:
-    """What a sentence says about its speaker: its topics, best first (none: it only
-    joins the unit its turn is on). `context`: it states nothing about the speaker but
-    says something of a thing ("the new commute is 40 minutes by train", "she's really
-    into pottery"): it goes with the statement next to it in the same turn."""
-
-    topics: tuple[Topic, ...]
-    context: bool = False
-
-
-def _content_chunks(sent, names: frozenset[str]) -> bool:
-    """Whether a sentence names a thing — a noun phrase that is no pronoun, number or
-    light word and not the listener's — or a time ("Thursday at 10", the answer to
-    "When is it?")."""
-    return any(e.label_ in ("DATE", "TIME") for e in sent.ents) or any(
-        _topic_from_chunk(c, names) for c in sent.noun_chunks
-        if c.root.dep_ not in _ASIDES and not _first_person(c.root))
-
-
-def _read_english(sent, names: frozenset[str]) -> _Reading | None:
-    text = sent.text.strip()
-    if not text:
-        return None
-    question = text.endswith("?")  # states nothing about the speaker — but a clause before
-    # the question may ("I'm allergic to shellfish, is that a problem there?")
-    owned: list[Topic] = []
-    found: list[tuple[int, int, Topic]] = []
-    heads = []
-    for tok in sent:
-        if tok.dep_ not in ("nsubj", "nsubjpass"):
-            continue
-        if _first_person(tok):
-            heads.append(tok.head)
-        elif tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):  # "My sister moved"
-            heads.append(tok.head)
-            chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
-            topic = _topic_from_chunk(chunk, names) if chunk is not None else None
-            owned += [topic] if topic else []
-        elif tok.head.lemma_ == "be" and tok.pos_ in ("NOUN", "PROPN") and any(
-                _first_person(t) and t.dep_ == "poss" for c in tok.head.children
-                if c.dep_ in ("attr", "acomp") for t in c.subtree):  # "Painting is my favorite"
-            heads.append(tok.head)
-            chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
-            topic = _topic_from_chunk(chunk, names) if chunk is not None else None
-            owned += [topic] if topic else []
-    root = sent.root
-    if question:  # only a clause that is not the question itself
-        heads = [h for h in heads if h.i != root.i]
-        if not heads and not owned:
-            return _Reading((), context=True) if _content_chunks(sent, names) else None
-    if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None:
-        heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
-        # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
-    if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
-        # "just me and my sister Claire" — what the sentence says is about it
-        for tok in sent:
-            if tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):
-                phrase = sent.doc[tok.left_edge.i: tok.i + 1]  # "my gf jess", however it hangs
-                topic = _topic_from_chunk(phrase, names, any_role=True)
-                owned += [topic] if topic else []
-        if owned:
-            others = [t for c in sent.noun_chunks if not _owned_by_speaker(c.root)
-                      and not _first_person(c.root) and (t := _topic_from_chunk(c, names))]
-            return _Reading(tuple(dict.fromkeys([*owned, *others])))
-        return _Reading((), context=True) if _content_chunks(sent, names) else None
-    priority = {"dobj": 0, "attr": 1, "oprd": 1, "pobj": 2, "appos": 3, "conj": 3}
-    of_head: dict[int, int] = {}  # "a small group of dancers": the dancers, in the group's rank
-    for chunk in sent.noun_chunks:
-        for prep in chunk.root.children:
-            if prep.dep_ == "prep" and prep.lower_ == "of" and chunk.root.pos_ == "NOUN":
-                obj = next((c for c in prep.children if c.dep_ == "pobj"), None)
-                if obj is not None and obj.pos_ in ("NOUN", "PROPN") and not obj.ent_type_ \
-                        and not _first_person(obj):
-                    of_head[obj.i] = chunk.root.i
-    for order, head in enumerate(heads):
-        domain = {t.i for t in _domain(head, names)}
-        if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
-            domain.add(head.head.i)
-        for chunk in sent.noun_chunks:
-            if chunk.root.i in domain and not _first_person(chunk.root) \
-                    and not _aside(chunk.root, head) and chunk.root.i not in of_head.values():
-                topic = _topic_from_chunk(chunk, names)
-                if topic:  # what the verb takes is what it is about, nearest first; an
-                    # opening adverbial ("since our last chat, …") after what follows it
-                    ranked = sent.doc[of_head.get(chunk.root.i, chunk.root.i)]
-                    rank = (order, _depth(ranked, head) + (5 if ranked.i < head.i else 0),
-                            priority.get(ranked.dep_, 4))
-                    found.append((rank, ranked.i, topic))
-        for tok in sent:
-            if tok.i in domain and not _aside(tok, head) and (topic := _activity(tok)):
-                found.append(((order, _depth(tok, head), 1), tok.i, topic))
-    found.sort(key=lambda f: (f[0], f[1]))
-    topics: list[Topic] = []
-    for topic in [*owned, *(t for _, _, t in found)]:
-        if not any(t.key == topic.key for t in topics):
-            topics.append(topic)
-    return _Reading(tuple(topics))
-
-
-def _read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> list[_Reading]:
-    """A Chinese sentence read by `zh_statements.read_chinese` (jieba's parts of speech):
-    a reading per clause about the speaker that names a thing — one sentence may tell two
-    (我刚搬到成都，在一家医院上班: where one lives, where one works); `own`: the user's
-    notes to themselves, where every clause is theirs."""
-    read = read_chinese(sentence, names, own=own)
-    if read is None:
-        return []
-    if not read.groups:
-        return [_Reading((), context=read.context)]
-    return [_Reading(tuple(Topic(t, (t,)) for t in g)) for g in read.groups]
-
-
-def _own_line(sent, names: frozenset[str], reading: _Reading | None) -> _Reading | None:
-    """A line of the user's notes to themselves: theirs, whatever its form — a to-do
-    ("Remember to call the landlord"), a line with no verb ("Mum's hip replacement on 2
-    June"): its noun phrases are its topics, in order, when the parse found no statement."""
-    if reading is not None and reading.topics or sent.text.rstrip().endswith("?"):
-        return reading
-    found = [t for c in sent.noun_chunks if not _first_person(c.root)
-             and (t := _topic_from_chunk(c, names, any_role=True))]
-    return _Reading(tuple(dict.fromkeys(found))) if found else reading
-
-
-def topic_of(text: str) -> Topic | None:
-    """The topic a phrase names ("Italian cooking class", "ceramics-class", "陶艺课"): how
-    a note's name is compared with what a session is about."""
-    text = re.sub(r"[-_]+", " ", text).strip()
-    if not text:
-        return None
-    if sum(map(is_cjk, text)) > len(text) / 3:
-        return Topic(text, (text.replace(" ", ""),))
-    doc = english_docs([text])[0]
-    words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in doc
-                  if t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "X") or t.tag_ == "VBG")
-    return Topic(text, tuple(w for w in words if w)) if words else None
 
 
 # -- when --------------------------------------------------------------------------------------
@@ -547,11 +193,11 @@ def _person(label: str, assistant_chat: bool) -> str:
 def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
     """Each text cut into sentences: (the sentence as said, the spaCy span the English
     pipeline read of it — None for Chinese, read by jieba)."""
-    masked = [_masked(t) for t in texts]
-    english = [m for m in masked if not sum(map(is_cjk, m)) > len(m) / 3]
+    read = [masked(t) for t in texts]
+    english = [m for m in read if not sum(map(is_cjk, m)) > len(m) / 3]
     docs = dict(zip(english, english_docs(english), strict=True))
     out = []
-    for text, m in zip(texts, masked, strict=True):
+    for text, m in zip(texts, read, strict=True):
         found = []
         if m in docs:
             for span in docs[m].sents:
@@ -601,10 +247,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
         for text, span in sentences:
-            readings = (_read_chinese(span, names, own=own) if isinstance(span, str)
-                        else [_read_english(span, names)])
+            readings = (read_chinese(span, names, own=own) if isinstance(span, str)
+                        else [read_english(span, names)])
             if own and not isinstance(span, str):
-                readings = [_own_line(span, names, readings[0])]
+                readings = [own_line(span, names, readings[0])]
             for reading in (r for r in readings if r is not None):
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
@@ -629,7 +275,7 @@ def _confirmed(sentences: list[tuple[str, object]], names: frozenset[str]) -> st
     question that names a thing of theirs, and that names a topic."""
     for text, span in reversed(sentences):
         if (isinstance(span, str) or span.text.rstrip().endswith("?") or any(
-                _second_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in span)) \
+                second_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in span)) \
                 and _you_topics(span, names):
             return text
     return ""
@@ -638,18 +284,18 @@ def _confirmed(sentences: list[tuple[str, object]], names: frozenset[str]) -> st
 def _you_topics(span, names: frozenset[str]) -> tuple[Topic, ...]:
     if isinstance(span, str):  # Chinese (你是在深圳工作吗？): jieba's parts of speech
         return tuple(Topic(t, (t,)) for t in asked_of_listener(span, names))
-    heads = [t.head for t in span if _second_person(t) and t.dep_ in ("nsubj", "nsubjpass")]
+    heads = [t.head for t in span if second_person(t) and t.dep_ in ("nsubj", "nsubjpass")]
     found = []
     for head in heads:
-        domain = {t.i for t in _domain(head, names)}
-        found += [tp for c in span.noun_chunks if c.root.i in domain and not _second_person(c.root)
-                  and (tp := _topic_from_chunk(c, names))]
+        domain = {t.i for t in clause_of(head, names)}
+        found += [tp for c in span.noun_chunks if c.root.i in domain and not second_person(c.root)
+                  and (tp := topic_from_chunk(c, names))]
     if not found and span.text.rstrip().endswith("?") and not any(
-            _first_person(t) and t.dep_ == "nsubj" for t in span):  # "Your driving test?":
+            first_person(t) and t.dep_ == "nsubj" for t in span):  # "Your driving test?":
         # the thing of the user's a question names is what their "yes" is about (not an
         # offer: "Should I add a paragraph on your Excel skills?")
-        found = [tp for c in span.noun_chunks if len(c) > 1 and _second_person(c[0])
-                 and c[0].dep_ == "poss" and (tp := _topic_from_chunk(c[1:], names, any_role=True))]
+        found = [tp for c in span.noun_chunks if len(c) > 1 and second_person(c[0])
+                 and c[0].dep_ == "poss" and (tp := topic_from_chunk(c[1:], names, any_role=True))]
     return tuple(found)
 
 
@@ -731,6 +377,14 @@ def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     plan.description = _shorten(f"{person}：{_quote(lead, True)}" if cjk
                                 else f"{person}: {_quote(lead, False)}")
     return plan
+
+
+def attributed(label: str, said: str) -> str:
+    """What a speaker of a chat with an assistant said, as a description: who said it
+    (their name, or "the user" for a bare label) and their words in quotation marks."""
+    person = _person(label, True)
+    cjk = is_cjk(person[:1]) or is_cjk(said.strip()[:1])
+    return _shorten(f"{person}：“{said.strip()}”" if cjk else f'{person}: "{said.strip()}"')
 
 
 def _shorten(text: str, limit: int = 200) -> str:

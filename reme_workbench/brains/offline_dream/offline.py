@@ -93,7 +93,7 @@ from .statements import (
     segment,
 )
 from .units import UnitPlan, body_description, dated_name, referred_steps, spelled_out
-from .user_rules import tells_a_rule
+from .user_rules import rules_beside
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section
 
 __all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
@@ -380,14 +380,10 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
     plans += _wiki(kept, scores, used)
     plans += _entries(kept, scores, plans)
     plans += how_to_entries(kept, plans)
-    if kind == "assistant":  # the user, talking to an assistant: what they say of
-        # themselves is theirs (§5.2.9), beside the rules they state — a rule the log
-        # rules read into a statement the facts hold already gives way
-        # (the log rules keep what the user states as a rule or a preference, and steps)
+    if kind == "assistant":  # the user, talking to an assistant: their facts (§5.2.9),
+        # and of what the log rules read only the rules they tell it, and steps
         facts, _ = plan_conversation(blocks, statements, day=_day(material))
-        told = {s.index for f in facts for s in f.statements}
-        plans = [p for p in plans if not told & {s.index for s in p.statements} and (
-            p.bucket == "procedure" or any(tells_a_rule(s) for s in p.statements))] + facts
+        plans = rules_beside(plans, facts) + facts
     chosen = sorted(plans, key=lambda p: (-p.score, p.position))[:max_units]
     chosen.sort(key=lambda p: p.position)  # in the material's order
     topic = _topic(material)

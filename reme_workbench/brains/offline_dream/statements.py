@@ -25,9 +25,9 @@ from ...dream.markdown import CALLOUT, neutralise
 from ...textrules import is_cjk, plain, split_sentences, tokens
 from ...vault.frontmatter import find_frontmatter
 from .chat import (
+    answering_speaker,
     breaks_turn,
     chat_speakers,
-    is_assistant,
     normalise_transcript,
     read_turn,
     speaker_role,
@@ -37,7 +37,7 @@ from .chat import (
 __all__ = [
     "Block", "Statement", "Scores", "segment",
     "score", "score_all", "has_reason", "GENERIC_HEADINGS", "PROC_HEADING",
-    "TOO_SHORT", "chat_speakers", "is_agent", "ENTRY_HEADING", "has_rule_words_zh",
+    "TOO_SHORT", "chat_speakers", "ENTRY_HEADING", "has_rule_words_zh",
 ]
 
 BlockKind = Literal["step", "item", "para", "row"]
@@ -311,6 +311,10 @@ def segment(
         text = neutralise(text)  # same line count: `original[i]` is line i before it
     text_lines = text.splitlines()
     speakers = chat_speakers(text_lines, agent_names)
+    answering = answering_speaker(text_lines, speakers)
+    if answering is not None:  # an assistant by its own name ("Aria: …")
+        agent_names = (*agent_names, answering)
+        speakers = chat_speakers(text_lines, agent_names)
     roles = {s: speaker_role(s, speakers, agent_names) for s in speakers}
     # in a chat with an assistant a turn runs to the next one (its replies have paragraphs
     # and lists); between people, a turn is its line and the lines right below it
@@ -424,13 +428,6 @@ def segment(
         for i, sentence in enumerate(split_sentences(block.text)):
             statements.append(Statement(len(statements), sentence, block, i == 0))
     return blocks, statements
-
-
-def is_agent(speaker: str) -> bool:
-    """The agent's own chat lines: it echoes and confirms, it does not state the user's
-    rules. The label alone decides (`chat.is_assistant`); a block's `role` also knows the
-    agent's own names."""
-    return is_assistant(speaker)
 
 
 def _cells(row: str) -> list[str]:

@@ -1,0 +1,523 @@
+"""What a sentence says about its speaker, read from the parse (docs/spec.md §5.2.8): the
+reading half of `conversation.py`, which plans units from it.
+
+People are read with a trained pipeline, not word lists (`textrules/nlp.py`: spaCy's small
+English pipeline, jieba's parts of speech for Chinese):
+
+* a sentence *states something about its speaker* when a clause of it has a first-person
+  subject ("I work in a clinic!", "im making mac and cheese", "我养了一只猫"), a subject
+  the speaker owns ("My sister moved to Denver"), or says what is the speaker's ("Painting
+  landscapes is my favorite"); a question, and a clause whose subject is someone else
+  ("that's great", "sounds like a plan", "I hope *you* have fun", "they always have my
+  back") state nothing about them;
+* its *topics* are the noun phrases and activities that are arguments of such a clause:
+  noun chunks whose head is a noun — never a pronoun, a date or a number, never the
+  listener's or another's ("your paintings", "its …", what hangs under "your
+  willingness"), never a person of the chat addressed or named ("thanks nate", "mel" for
+  Melanie), never a light noun ("a great time"), never a word the tagger calls a noun
+  bare that it reads as an adjective or adverb in a predicate ("doing good", "its nice")
+  or a verb with a subject of its own ("hope you are too") — and activities ("I love
+  painting"). A statement with no topic ("I'm doing great, thanks for asking", "I love
+  them so much") is a reaction: it names nothing to remember;
+* two phrases name one topic when the content lemmas of one are among the other's
+  ("spiderman" / "Spider-Man movies"), or a word of one is the other's cut short ("dance
+  comp" / "dance competition"), never when only their head is shared ("activist group" /
+  "support group").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...textrules import is_cjk
+from ...textrules.nlp import english_docs
+from .zh_statements import read_chinese as zh_read_chinese
+
+__all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english",
+           "read_chinese", "own_line", "topic_from_chunk", "first_person", "second_person",
+           "clause_of"]
+
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
+# laughter and chat acronyms are the typed form of an emoji or a shrug: a tagger trained on
+# written English reads "lol" or "ok" as a noun, so they never name a topic (a closed class
+# of chat signals, not grammar); they stay in the quote, as said
+_CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he)+|xd|omg|ok|okay|k|tbh|idk|imo|"
+                          r"imho|ngl|btw|ty|thx|pls|plz|rn|nvm|tho|[哈嘿呵]{2,})", re.I)
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+def masked(text: str) -> str:
+    """`text` with emoji and chat signals blanked, character for character: what the
+    pipelines read (a tagger trained on written English parses "italian cooking class lol"
+    as a class of lols), while quotes are cut from `text` at the same offsets."""
+    out = _EMOJI.sub(_blank, text)
+    return re.sub(rf"(?<![\w'’])(?:{_CHAT_SIGNAL.pattern})(?![\w'’])", _blank, out, flags=re.I)
+
+
+# -- topics ------------------------------------------------------------------------------------
+
+# nouns that name no thing of their own: "a great time", "the whole thing", "a lot"
+_LIGHT = frozenset(
+    "thing stuff time way lot bit kind sort type one something anything everything nothing "
+    "someone anyone everyone day moment while part piece bunch couple number deal fun people "
+    "person guy guys folks look self place shot try chance break sense favorite favourite fave "
+    "best worst".split())
+# verbs that name no activity of their own: "keep going", "I'm doing it", "get started"
+_LIGHT_VERBS = frozenset(
+    "be have do go get make take come try look think feel keep start give put say see know "
+    "want need let move happen seem".split())
+_NOT_TOPIC_ENTS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
+_ARGUMENTS = frozenset({"dobj", "pobj", "attr", "oprd", "dative", "appos", "conj", "nsubj",
+                        "nsubjpass", "acomp", "ROOT", "compound"})
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A noun phrase a statement is about: as written (without its determiner) and its
+    key, the content lemmas (lowercased, hyphens and apostrophes dropped)."""
+
+    text: str
+    words: tuple[str, ...]  # the key's lemmas in order
+
+    @property
+    def key(self) -> frozenset[str]:
+        return frozenset(self.words)
+
+
+def _norm(word: str) -> str:
+    return re.sub(r"[-'’_]", "", word.lower())
+
+
+def _runs(words: Sequence[str]) -> set[str]:
+    return {"".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
+
+
+def same_topic(a: Topic, b: Topic) -> bool:
+    """One topic: the content lemmas of one are among the other's ("support group" /
+    "LGBTQ support group"), or one is the other written without spaces or hyphens
+    ("spiderman" / "Spider-Man movies"). Sharing only a head is not enough ("activist
+    group" / "support group")."""
+    if not a.words or not b.words:
+        return False
+    if a.key <= b.key or b.key <= a.key:
+        return True
+    if _cut_short(a.words, b.words):
+        return True
+    short, long_ = sorted((a, b), key=lambda t: len("".join(t.words)))
+    return "".join(short.words) in _runs(long_.words)
+
+
+def _cut_short(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two phrases of the same words but one, written whole in one and cut short in the
+    other ("dance comp" / "dance competition"): the shared words make the clipping one
+    word, where a word alone ("art" / "artist") may be a word of its own."""
+    if len(a) != len(b) or len(a) < 2:
+        return False
+    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if len(differ) != 1:
+        return False
+    short, long_ = sorted(differ[0], key=len)
+    return len(short) >= 3 and long_.startswith(short)
+
+
+def first_person(tok) -> bool:
+    return tok.pos_ == "PRON" and "1" in tok.morph.get("Person")
+
+
+_TEXTED_YOU = frozenset({"u", "ur", "ya", "yall", "y'all", "ye"})  # "u'd", "ur paintings"
+
+
+def second_person(tok) -> bool:
+    # "happy for u. these …": the small pipeline reads "u." as one token, an abbreviation
+    return (tok.pos_ == "PRON" and "2" in tok.morph.get("Person")) \
+        or re.split(r"['’]", tok.lower_.rstrip("."))[0] in _TEXTED_YOU
+
+
+def _subject(head):
+    return next((c for c in head.children
+                 if c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj", "csubjpass")), None)
+
+
+def _owned_by_speaker(tok) -> bool:
+    """A noun the speaker owns: "my sister", "our dog", "my gf jess"."""
+    return any(c.dep_ == "poss" and first_person(c) for c in tok.children) or any(
+        c.dep_ == "compound" and _owned_by_speaker(c) for c in tok.children)
+
+
+def _someone_elses(tok) -> bool:
+    """A noun another owns: "your willingness", "its nice" (a texted "it's"), "her
+    studio", "each other's backs" — a possessor that is no noun and not the speaker."""
+    return any(c.dep_ == "poss" and not first_person(c) and c.pos_ not in ("NOUN", "PROPN")
+               for c in tok.children)
+
+
+def _under_anothers(tok, head) -> bool:
+    """Whether `tok` hangs below a noun someone else owns, up to its clause's `head`
+    ("your willingness to take risks": the risks are the listener's)."""
+    while tok.i != head.i and tok.head.i != tok.i:
+        tok = tok.head
+        if tok.pos_ in ("NOUN", "PROPN") and _someone_elses(tok):
+            return True
+    return False
+
+
+def _anothers_act(tok) -> bool:
+    """Whether the speaker's thing is what someone else does something to: "you having my
+    back", "they always have my back", "thanks for having my back" (a gerund under a
+    reaction has the listener as its subject) — the sentence is about them."""
+    if tok.dep_ != "dobj":  # "part of my wedding decor", "great for my mental health":
+        return False  # said of the speaker's thing, not done to it
+    verb = tok.head
+    while verb.pos_ not in ("VERB", "AUX") and verb.head.i != verb.i:
+        verb = verb.head
+    if verb.pos_ not in ("VERB", "AUX"):
+        return False
+    subject = _subject(verb)
+    if subject is not None:
+        return subject.i != tok.i and not first_person(subject) and not _owned_by_speaker(subject)
+    over = verb.head.head if verb.dep_ == "pcomp" else verb
+    return verb.tag_ == "VBG" and over.pos_ not in ("VERB", "AUX")
+
+
+def _names_a_speaker(tok, names: frozenset[str]) -> bool:
+    """A person of the chat, as written or texted: "nate", "John", "mel" for Melanie (a
+    name cut short is how people address each other)."""
+    word = re.split(r"['’]", tok.lower_)[0]
+    if not word:
+        return False
+    lowered = {n.lower() for n in names}
+    return word in lowered or (len(word) >= 3 and (tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON")
+                               and any(n.startswith(word) for n in lowered))
+
+
+def _addressed(tok) -> bool:
+    """A capitalised name standing alone between a comma and the edge of its sentence or
+    a greeting ("Hey Caroline, …", "…, Caroline.", "Caroline, I …"): the listener
+    addressed, whoever they are (in a chat with an assistant its label is no name)."""
+    if not tok.is_title or tok.pos_ not in ("PROPN", "NOUN"):
+        return False
+    sent = tok.sent
+    before = tok.doc[tok.i - 1] if tok.i > sent.start else None
+    after = tok.doc[tok.i + 1] if tok.i + 1 < sent.end else None
+    opens = before is None or before.pos_ == "INTJ" or before.text == ","
+    closes = after is None or after.text in (",", ".", "!", "?", "…")
+    return opens and closes and "," in (before.text if before is not None else "",
+                                        after.text if after is not None else "")
+
+
+@lru_cache(maxsize=4096)
+def _reads_as_modifier(word: str) -> bool:
+    """Whether the tagger reads `word` as an adjective or an adverb where a thing could
+    stand too ("It was very good.", "… very back."): a bare "good" or "nice" it tagged a
+    noun in a reaction ("Doing good!", "its nice …") names no thing."""
+    tok = english_docs([f"It was very {word}."])[0][3]
+    return tok.pos_ in ("ADJ", "ADV")
+
+
+def _verb_read_as_noun(tok) -> bool:
+    """A bare noun with a clause of its own whose subject is a pronoun, as in "- hope you
+    are too": the tagger read the verb of a clause as a noun."""
+    return not any(c.dep_ in ("det", "poss") for c in tok.children) and any(
+        c.dep_ in ("acl", "relcl", "ccomp") and (s := _subject(c)) is not None and s.pos_ == "PRON"
+        and not any(m.dep_ in ("mark", "relcl") or m.tag_ in ("WDT", "WP") for m in c.children)
+        for c in tok.children)
+
+
+def _depth(tok, head) -> int:
+    """How many dependency steps `tok` hangs below `head` (the verb's own object first)."""
+    steps = 0
+    while tok.i != head.i and tok.head.i != tok.i and steps < 20:
+        tok, steps = tok.head, steps + 1
+    return steps
+
+
+_CLAUSES = frozenset({"ccomp", "advcl", "conj", "parataxis", "relcl", "csubj", "csubjpass",
+                      "acl"})
+
+
+def clause_of(head, names: frozenset[str]) -> list:
+    """The tokens of `head`'s clause: its subtree without the clauses inside it that are
+    someone else's ("I hope [you have a great time]", "[making a difference] is
+    rewarding") — a clause with a subject of its own other than the speaker, a clausal
+    subject, or a loose clause after a dash."""
+    out = []
+    todo = [head]
+    while todo:
+        tok = todo.pop()
+        out.append(tok)
+        for child in tok.children:
+            if child.dep_ in _CLAUSES:
+                subj = _subject(child)
+                # someone else's clause: a pronoun that is not the speaker ("you have fun",
+                # "that's great"), a clause as subject; a thing as subject stays what the
+                # speaker says of it ("I realise that self-care is important")
+                if child.dep_ in ("csubj", "csubjpass", "parataxis") or (
+                        subj is not None and not first_person(subj) and (
+                            subj.pos_ in ("PRON", "VERB", "AUX") or subj.dep_.startswith("csubj"))):
+                    continue
+            if _the_listeners(child):
+                continue
+            todo.append(child)
+    return out
+
+
+def _takes_the_listener(tok) -> bool:
+    return any(second_person(c) and c.dep_ in ("dobj", "dative") for c in tok.children)
+
+
+def _the_listeners(child) -> bool:
+    """A part of a clause about the listener: a clause that takes them as its object
+    ("… is helping you") or hangs from them ("stoked for u that art is …"), or what a word that takes them says they did ("proud of
+    u for spreading awareness": the gerund's doer is the one it is proud of)."""
+    if child.dep_ in _CLAUSES and (_takes_the_listener(child) or second_person(child.head)):
+        return True  # "… helping you", "stoked for u that art is helping …"
+    if child.dep_ != "prep" or not any(c.dep_ == "pcomp" and c.tag_ == "VBG" and _subject(c) is None
+                                       for c in child.children):
+        return False
+    return any(s.dep_ == "prep" and s.i != child.i and any(
+        o.dep_ == "pobj" and second_person(o) for o in s.children) for s in child.head.children)
+
+
+_ASIDES = frozenset({"npadvmod", "intj", "discourse", "vocative", "dep", "meta"})
+
+
+def _aside(tok, head) -> bool:
+    """Whether `tok` hangs from its clause through an aside — "thanks for asking", a
+    vocative, "last week" — rather than being what the clause is about."""
+    while tok.i != head.i and tok.head.i != tok.i:  # spaCy makes a new Token per access
+        if tok.dep_ in _ASIDES:
+            return True
+        tok = tok.head
+    return False
+
+
+def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) -> Topic | None:
+    root = chunk.root
+    if root.pos_ not in ("NOUN", "PROPN") or _norm(root.lemma_) in _LIGHT \
+            or _CHAT_SIGNAL.fullmatch(root.text):
+        return None
+    if root.dep_ not in _ARGUMENTS and not any_role:
+        return None
+    if root.ent_type_ in _NOT_TOPIC_ENTS:
+        # a date is no topic, unless a word outside it says what it is: "vegan january"
+        kept = [t for t in chunk if not t.ent_type_ and t.pos_ in ("ADJ", "NOUN", "PROPN")]
+        if not kept:
+            return None
+        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_)
+                      for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
+        shown = " ".join(t.lower_ for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
+        return _topic(shown, words)
+    if any(second_person(t) for t in chunk) or _someone_elses(root):
+        return None  # "your paintings": the listener's; "her studio": someone else's
+    if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
+        return None  # a person of the chat, addressed or named ("thanks nate", "mel")
+    if _verb_read_as_noun(root):
+        return None
+    entity = next((e for e in chunk.doc.ents if e.start <= root.i < e.end
+                   and e.label_ not in _NOT_TOPIC_ENTS and len(e) > 1
+                   and any(t.pos_ == "PROPN" or t.is_title for t in e)), None)
+    if entity is not None:  # a name stays whole: "Charlotte's Web", "New York City"
+        toks = [t for t in entity]
+        while toks and toks[0].pos_ in ("DET", "PRON"):
+            toks.pop(0)
+        while toks and toks[-1].pos_ in ("CCONJ", "PUNCT", "PART", "ADP"):
+            toks.pop()
+        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
+                      if t.pos_ not in ("PUNCT", "PART", "DET"))
+        shown = "".join(t.text_with_ws for t in toks).strip()
+        return _topic(shown, words)
+    toks = list(chunk)
+    while toks and (toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM", "ADP",
+                                     "SCONJ", "CCONJ")
+                    or toks[0].ent_type_ in _NOT_TOPIC_ENTS  # "last week's scrimmage"
+                    or toks[0].dep_ in ("case", "nummod", "predet")
+                    or (toks[0].dep_ == "poss" and toks[0].pos_ == "PRON")):
+        toks.pop(0)
+    # a phrase names a thing by its nouns: "a great support system" is the support system,
+    # "amazing young folks" folks; an adjective that is part of a name stays ("Italian",
+    # "LGBTQ") — and the judgement is still in the quote
+    while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
+            toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)
+            or (toks[1].tag_ == "HYPH" and not toks[0].whitespace_)):  # "upside-down poses"
+        toks.pop(0)
+    if len(toks) == 1 and (_norm(toks[0].lemma_) in _LIGHT or (
+            toks[0].tag_ == "NN" and toks[0].is_lower and not list(root.children)
+            and _reads_as_modifier(toks[0].lower_))):
+        return None  # "a great time"; a bare "good" read as a noun ("Doing good!")
+    cut = next((i for i, t in enumerate(toks) if t.pos_ in ("PUNCT", "SYM") and not (
+        t.text in ("'", "’") or (t.text == "-" and not t.whitespace_
+                                 and not t.doc[t.i - 1].whitespace_))), len(toks))
+    toks = toks[:cut]  # "kids' books - classics, stories …": the phrase ends at the dash
+    if not toks or " ".join(t.text for t in toks) in names or toks[-1].text in names:
+        return None
+    shown = "".join((t.text if (t.pos_ == "PROPN" or t.ent_type_ or (t.is_upper and len(t) > 1)
+                     or t.dep_ == "case" or (t.is_title and t.i > t.sent.start))
+                     else t.lower_) + t.whitespace_ for t in toks).strip()
+    words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
+                  if t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "X") and t.dep_ != "case")
+    return _topic(shown, words)
+
+
+def _topic(shown: str, words: Sequence[str]) -> Topic | None:
+    """A topic of the words that name it, when any does: a hyphen the tagger read as a
+    noun ("to de-stress": "de", "-", "stress") names nothing."""
+    kept = tuple(w for w in words if w and any(ch.isalnum() for ch in w))
+    return Topic(shown, kept) if kept and any(ch.isalnum() for ch in shown) else None
+
+
+def _activity(tok) -> Topic | None:
+    """An activity as a verb in -ing with nothing of its own ("I love painting", "went
+    hiking"): "thinking of going back to school" is about the school."""
+    if tok.tag_ != "VBG" or tok.lemma_.lower() in _LIGHT_VERBS \
+            or tok.dep_ not in ("dobj", "xcomp", "pcomp", "advcl", "conj") \
+            or any(c.dep_ not in ("advmod", "npadvmod", "punct", "conj", "cc") or c.pos_ == "VERB"
+                   for c in tok.children) \
+            or _CHAT_SIGNAL.fullmatch(tok.text):
+        return None  # "bouldering twice a week" is one; "going back to school" is about school
+    return Topic(tok.lower_, (_norm(tok.lower_),))
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a sentence says about its speaker: its topics, best first (none: it only
+    joins the unit its turn is on). `context`: it states nothing about the speaker but
+    says something of a thing ("the new commute is 40 minutes by train", "she's really
+    into pottery"): it goes with the statement next to it in the same turn."""
+
+    topics: tuple[Topic, ...]
+    context: bool = False
+
+
+def _content_chunks(sent, names: frozenset[str]) -> bool:
+    """Whether a sentence names a thing — a noun phrase that is no pronoun, number or
+    light word and not the listener's — or a time ("Thursday at 10", the answer to
+    "When is it?")."""
+    return any(e.label_ in ("DATE", "TIME") for e in sent.ents) or any(
+        topic_from_chunk(c, names) for c in sent.noun_chunks
+        if c.root.dep_ not in _ASIDES and not first_person(c.root))
+
+
+def read_english(sent, names: frozenset[str]) -> Reading | None:
+    text = sent.text.strip()
+    if not text:
+        return None
+    question = text.endswith("?")  # states nothing about the speaker — but a clause before
+    # the question may ("I'm allergic to shellfish, is that a problem there?")
+    owned: list[Topic] = []
+    found: list[tuple[int, int, Topic]] = []
+    heads = []
+    for tok in sent:
+        if tok.dep_ not in ("nsubj", "nsubjpass"):
+            continue
+        if first_person(tok):
+            heads.append(tok.head)
+        elif tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):  # "My sister moved"
+            heads.append(tok.head)
+            chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
+            topic = topic_from_chunk(chunk, names) if chunk is not None else None
+            owned += [topic] if topic else []
+        elif tok.head.lemma_ == "be" and tok.pos_ in ("NOUN", "PROPN") and any(
+                first_person(t) and t.dep_ == "poss" for c in tok.head.children
+                if c.dep_ in ("attr", "acomp") for t in c.subtree):  # "Painting is my favorite"
+            heads.append(tok.head)
+            chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
+            topic = topic_from_chunk(chunk, names) if chunk is not None else None
+            owned += [topic] if topic else []
+    root = sent.root
+    if question:  # only a clause that is not the question itself
+        heads = [h for h in heads if h.i != root.i]
+        if not heads and not owned:
+            return Reading((), context=True) if _content_chunks(sent, names) else None
+    if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None \
+            and not _takes_the_listener(root):  # "wishing you many happy years": theirs
+        heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
+        # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
+    if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
+        # "just me and my sister Claire" — what the sentence says is about it
+        for tok in sent:
+            if tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok) and not _anothers_act(tok):
+                phrase = sent.doc[tok.left_edge.i: tok.i + 1]  # "my gf jess", however it hangs
+                topic = topic_from_chunk(phrase, names, any_role=True)
+                owned += [topic] if topic else []
+        if owned:
+            others = [t for c in sent.noun_chunks if not _owned_by_speaker(c.root)
+                      and not first_person(c.root) and (t := topic_from_chunk(c, names))]
+            return Reading(tuple(dict.fromkeys([*owned, *others])))
+        return Reading((), context=True) if _content_chunks(sent, names) else None
+    priority = {"dobj": 0, "attr": 1, "oprd": 1, "pobj": 2, "appos": 3, "conj": 3}
+    of_head: dict[int, int] = {}  # "a small group of dancers": the dancers, in the group's rank
+    for chunk in sent.noun_chunks:
+        for prep in chunk.root.children:
+            if prep.dep_ == "prep" and prep.lower_ == "of" and chunk.root.pos_ == "NOUN":
+                obj = next((c for c in prep.children if c.dep_ == "pobj"), None)
+                if obj is not None and obj.pos_ in ("NOUN", "PROPN") and not obj.ent_type_ \
+                        and not first_person(obj):
+                    of_head[obj.i] = chunk.root.i
+    for order, head in enumerate(heads):
+        domain = {t.i for t in clause_of(head, names)}
+        if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
+            domain.add(head.head.i)
+        for chunk in sent.noun_chunks:
+            if chunk.root.i in domain and not first_person(chunk.root) \
+                    and not _aside(chunk.root, head) and chunk.root.i not in of_head.values() \
+                    and not _under_anothers(chunk.root, head):
+                topic = topic_from_chunk(chunk, names)
+                if topic:  # what the verb takes is what it is about, nearest first; an
+                    # opening adverbial ("since our last chat, …") after what follows it
+                    ranked = sent.doc[of_head.get(chunk.root.i, chunk.root.i)]
+                    rank = (order, _depth(ranked, head) + (5 if ranked.i < head.i else 0),
+                            priority.get(ranked.dep_, 4))
+                    found.append((rank, ranked.i, topic))
+        for tok in sent:
+            if tok.i in domain and not _aside(tok, head) and (topic := _activity(tok)):
+                found.append(((order, _depth(tok, head), 1), tok.i, topic))
+    found.sort(key=lambda f: (f[0], f[1]))
+    topics: list[Topic] = []
+    for topic in [*owned, *(t for _, _, t in found)]:
+        if not any(t.key == topic.key for t in topics):
+            topics.append(topic)
+    return Reading(tuple(topics))
+
+
+def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> list[Reading]:
+    """A Chinese sentence read by `zh_statements.read_chinese` (jieba's parts of speech):
+    a reading per clause about the speaker that names a thing — one sentence may tell two
+    (我刚搬到成都，在一家医院上班: where one lives, where one works); `own`: the user's
+    notes to themselves, where every clause is theirs."""
+    read = zh_read_chinese(sentence, names, own=own)
+    if read is None:
+        return []
+    if not read.groups:
+        return [Reading((), context=read.context)]
+    return [Reading(tuple(Topic(t, (t,)) for t in g)) for g in read.groups]
+
+
+def own_line(sent, names: frozenset[str], reading: Reading | None) -> Reading | None:
+    """A line of the user's notes to themselves: theirs, whatever its form — a to-do
+    ("Remember to call the landlord"), a line with no verb ("Mum's hip replacement on 2
+    June"): its noun phrases are its topics, in order, when the parse found no statement."""
+    if reading is not None and reading.topics or sent.text.rstrip().endswith("?"):
+        return reading
+    found = [t for c in sent.noun_chunks if not first_person(c.root)
+             and (t := topic_from_chunk(c, names, any_role=True))]
+    return Reading(tuple(dict.fromkeys(found))) if found else reading
+
+
+def topic_of(text: str) -> Topic | None:
+    """The topic a phrase names ("Italian cooking class", "ceramics-class", "陶艺课"): how
+    a note's name is compared with what a session is about."""
+    text = re.sub(r"[-_]+", " ", text).strip()
+    if not text:
+        return None
+    if sum(map(is_cjk, text)) > len(text) / 3:
+        return Topic(text, (text.replace(" ", ""),))
+    doc = english_docs([text])[0]
+    words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in doc
+                  if t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "X") or t.tag_ == "VBG")
+    return Topic(text, tuple(w for w in words if w)) if words else None

@@ -1,0 +1,91 @@
+"""What a conversation's notes are named by: a thing the speaker states about themselves,
+read from the parse (offline_dream/topics.py, docs/spec.md §5.2.8) — never a reaction, a
+greeting, a name addressed, or what the listener did. Each chat below is a sentence shape
+the LoCoMo runs named notes by (`tim-s-good`, `maria-s-hope`, `caroline-s-mel`,
+`jon-s-risks`, `jon-s-back`); the rules are the parse's, not these phrases'."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.brains.test_dream_conversations import plans_of
+
+PARTNER = {"Tim": "John", "Gina": "Jon", "Maria": "John", "Joanna": "Nate", "John": "Maria",
+           "Jon": "Gina", "Caroline": "Melanie"}
+
+
+def topics_of(speaker: str, text: str) -> list[str]:
+    """The topics of the notes `speaker`'s turn gives, in a chat with their partner."""
+    other = PARTNER[speaker]
+    chat = (f"**{other}:** Hi there, how are you?\n**{speaker}:** {text}\n"
+            f"**{other}:** Cool.\n**{speaker}:** Yes.\n")
+    plans, _ = plans_of(chat)
+    return [p.topic for p in plans if p.person == speaker]
+
+
+@pytest.mark.parametrize(("speaker", "text", "wrong"), [
+    # a reaction read as a noun: the small pipeline tags "good" and "nice" NN
+    ("Tim", "Doing good! Busy with studies but finding time to relax.", "good"),
+    ("Gina", "yep! were both on different paths, but its nice to have someone to root for us.",
+     "nice"),
+    # a verb read as a noun after a dash: "hope you are too"
+    ("Maria", "Hey John, I'm doing ok - hope you are too.", "hope"),
+    # thanks, and the listener addressed by name, in lower case as texted
+    ("Joanna", "woohoo, thanks nate! Every day on set is awesome.", "thanks nate"),
+    ("Joanna", "woohoo, thanks nate! Every day on set is awesome.", "nate"),
+    # a name addressed by its short form: Melanie is "mel"
+    ("Caroline", "im always here for you, mel!", "mel"),
+    # a name addressed that is no label of the chat (the assistant form's "AI" was Caroline)
+    ("Tim", "Hey Caroline, since we last chatted, I've had a lot of things happening to me.",
+     "Caroline"),
+    ("Tim", "I appreciate our friendship too, Caroline.", "Caroline"),
+    # "you'd" texted with a curly apostrophe is the listener
+    ("John", "awesome, maria! i knew u’d be on board", "u’d"),
+    # what the listener (or someone else) does for the speaker is theirs to say
+    ("Jon", "Thanks! Appreciate you having my back!", "back"),
+    ("Jon", "Thanks for always having my back.", "back"),
+    ("John", "Even when times are hard, they always have my back.", "back"),
+    ("John", "I'm glad we have each other's backs and can work towards a shared goal.",
+     "'s backs"),
+    # a hyphen the tagger reads as a noun: was a note named "Melanie's -" (melanie-s.md)
+    ("Jon", "I've been running farther to de-stress, which has been great for my headspace.",
+     "-"),
+    # the listener's doing, said to them (the texting run's caroline-s-art,
+    # melanie-s-awareness, caroline-s-many-happy-years)
+    ("Tim", "wow, mel, im so stoked for u that art is helping you express yourself!", "art"),
+    ("Tim", "i’m so proud of u for spreading awareness in the community haha", "awareness"),
+    ("Tim", "wishing you many happy years together!", "many happy years"),
+    # what the listener is willing to do is the listener's
+    ("Jon", "I'm impressed by your willingness to take risks - it's really inspiring.", "risks"),
+])
+def test_a_reaction_a_name_addressed_or_the_listeners_doing_names_no_note(speaker, text, wrong):
+    assert wrong not in topics_of(speaker, text)
+
+
+@pytest.mark.parametrize(("speaker", "text", "topic"), [
+    ("Jon", "I'm back! Started a dance class at the studio.", "dance class"),
+    ("Tim", "My back hurts after the marathon.", "back"),  # the speaker's own back is theirs
+    ("John", "I'm glad we have each other's backs and can work towards a shared goal.",
+     "shared goal"),
+    ("Maria", "I adopted a puppy named Shadow last week.", "puppy"),
+    ("Caroline", "Mel, I joined a pottery class yesterday!", "pottery class"),
+    ("Tim", "I visited Caroline in Paris, it was lovely.", "Caroline"),  # named, not addressed
+    # said of the speaker's thing, not done to it by someone else
+    ("Maria", "They were an important part of my wedding decor.", "wedding decor"),
+    ("Maria", "This has been great for my mental health.", "health"),
+    # a word joined by a hyphen stays with it (was "down poses": "upside" dropped as an
+    # adjective before the noun)
+    ("Maria", "It's tough to pick just one, but I really enjoy the upside-down poses.",
+     "upside-down poses"),
+])
+def test_what_the_speaker_states_still_names_a_note(speaker, text, topic):
+    assert topic in topics_of(speaker, text)
+
+
+def test_a_word_cut_short_is_the_same_topic():
+    from reme_workbench.brains.offline_dream.conversation import same_topic, topic_of
+
+    assert same_topic(topic_of("dance comp"), topic_of("dance competition"))
+    assert same_topic(topic_of("dance comps"), topic_of("dance competition"))
+    assert not same_topic(topic_of("dance comp"), topic_of("dance company studio"))
+    assert not same_topic(topic_of("art"), topic_of("artist residency"))  # a word of its own
