@@ -295,7 +295,8 @@ def _you_topics(span, names: frozenset[str]) -> tuple[Topic, ...]:
         # the thing of the user's a question names is what their "yes" is about (not an
         # offer: "Should I add a paragraph on your Excel skills?")
         found = [tp for c in span.noun_chunks if len(c) > 1 and second_person(c[0])
-                 and c[0].dep_ == "poss" and (tp := topic_from_chunk(c[1:], names, any_role=True))]
+                 and c[0].dep_ == "poss"
+                 and (tp := topic_from_chunk(c[1:], names, any_role=True, yours=True))]
     return tuple(found)
 
 

@@ -297,7 +297,11 @@ def _aside(tok, head) -> bool:
     return False
 
 
-def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) -> Topic | None:
+def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
+                     yours: bool = False) -> Topic | None:
+    """The topic a noun phrase names, if any. `yours`: the phrase is the assistant's question
+    to the user ("Your piano exam?"), where the listener's thing is the user's — the one place
+    a "your" is kept."""
     root = chunk.root
     if root.pos_ not in ("NOUN", "PROPN") or _norm(root.lemma_) in _LIGHT \
             or _CHAT_SIGNAL.fullmatch(root.text):
@@ -313,7 +317,9 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False) ->
                       for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
         shown = " ".join(t.lower_ for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
         return _topic(shown, words)
-    if any(second_person(t) for t in chunk) or _someone_elses(root):
+    owner = next((c for c in root.children if c.dep_ == "poss"), None)
+    asked_of_user = yours and owner is not None and second_person(owner)
+    if not asked_of_user and (any(second_person(t) for t in chunk) or _someone_elses(root)):
         return None  # "your paintings": the listener's; "her studio": someone else's
     if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
         return None  # a person of the chat, addressed or named ("thanks nate", "mel")
