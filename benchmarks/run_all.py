@@ -17,8 +17,14 @@ QUICK_ARGS = {
     "bench_vault.py": ["--sizes", "1000"],
     "bench_large_notes.py": ["--sizes", "1K,100K,5M", "--kinds", "log,long"],
 }
-QUICK_ARGS["bench_dream_quality.py"] = ["--embedder", "hashing"]  # the tune + holdout set, ~30 s
-QUICK_ARGS["bench_recall_zh.py"] = ["--split", "holdout"]  # 14 files, MiniLM and e5, ~40 s
+QUICK_ARGS["bench_dream_quality.py"] = ["--embedder", "hashing"]  # the tune + holdout set, ~1 min
+QUICK_ARGS["bench_recall_zh.py"] = ["--split", "holdout"]  # the holdout's files, MiniLM and e5
+# issue #32's targets on small sizes against the baseline commit, ~5 min on 2 idle cores
+QUICK_ARGS["bench_vectors_targets.py"] = ["--notes", "200", "--course-notes", "100",
+                                          "--conversations", "0"]
+QUICK_ARGS["bench_encoders.py"] = ["--texts", "40"]  # each encoder on 40 chunks of each corpus
+QUICK_ARGS["bench_access_log.py"] = ["--lines", "30000"]  # compaction of a smaller log
+QUICK_ARGS["bench_plugin_related.py"] = ["--notes", "5"]  # the plugin's related panel
 QUICK_ARGS["bench_consolidate.py"] = ["--sizes", "1000"]  # communities + health, ~3 s
 QUICK_ARGS["bench_interrupt.py"] = ["--repeat", "1"]  # four interrupts of the real program, ~60 s
 QUICK_ARGS["bench_first_answer.py"] = ["--sizes", "1000", "--watch", "10", "--conversations", "0"]  # ~1 min
