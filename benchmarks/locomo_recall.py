@@ -54,8 +54,7 @@ from embed_rules import EmbeddedTokens, add_rule_flags, embedded_tokens, rules_f
 from reme_workbench.experiments import locomo  # noqa: E402
 from reme_workbench.index.chunking import DEFAULT_RULES, ChunkRules  # noqa: E402
 from reme_workbench.index.factory import get_embedder  # noqa: E402
-from reme_workbench.index.recall import MODES, recall_batch  # noqa: E402
-from reme_workbench.index.store import VaultIndex  # noqa: E402
+from reme_workbench.index.recall import MODES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo10_conv0-4.json"
@@ -92,33 +91,12 @@ def run_conversation(sample, root: Path, embedder, modes, *, rebuild: bool, fusi
                      rules: ChunkRules = DEFAULT_RULES
                      ) -> tuple[locomo.ConversationRun, EmbeddedTokens]:
     """`locomo.run_conversation` with the index under `rules`, and what its index embeds."""
-    locomo.write_vault(root, sample)
-    qs = locomo.questions(sample)
-    rankings: dict[str, dict[str, list[int]]] = {}
-    latency: dict[str, list[float]] = {}
-    with VaultIndex(Path(root), embedder, rules=rules) as index:
-        t0 = time.perf_counter()
-        index.refresh(rebuild=rebuild)
-        index_s = time.perf_counter() - t0
-        stats = index.stats()
-        tokens = embedded_tokens(index, embedder)
-        for mode in modes:
-            ranked: dict[str, list[int]] = {}
-            times: list[float] = []
-            batch = recall_batch(index, ((q.qid, q.text) for q in qs), k=K, scope="sources",
-                                 mode=mode, log_access=False, fusion=fusion)
-            while True:
-                start = time.perf_counter()
-                try:
-                    qid, hits = next(batch)
-                except StopIteration:
-                    break
-                times.append((time.perf_counter() - start) * 1000)
-                ranked[qid] = [n for h in hits if (n := locomo.session_of_path(h.path)) is not None]
-            rankings[mode], latency[mode] = ranked, times
-    run = locomo.ConversationRun(str(sample.get("sample_id") or "conv"), qs, rankings, latency,
-                                 index_s, stats["files"], stats["chunks"])
-    return run, tokens
+    embedded: list[EmbeddedTokens] = []
+    run = locomo.run_conversation(sample, root, embedder, modes, k=K, rebuild=rebuild,
+                                  fusion=fusion, rules=rules,
+                                  on_index=lambda index: embedded.append(
+                                      embedded_tokens(index, embedder)))
+    return run, embedded[0]
 
 
 def percentile(values: list[float], q: float) -> float:

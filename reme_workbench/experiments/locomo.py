@@ -358,12 +358,14 @@ class ConversationRun:
 
 def run_conversation(
     sample: Mapping, root: str | Path, embedder, modes: Sequence[str] = ("fused",), *,
-    k: int = 10, rebuild: bool = False, fusion: str = "rrf",
+    k: int = 10, rebuild: bool = False, fusion: str = "rrf", rules=None, on_index=None,
 ) -> ConversationRun:
     """Write the sample's vault under `root`, index it, and rank every question.
 
     Each question goes through `recall_batch` (scope "sources", no access log); the
-    ranking is the session numbers of the returned files, best first.
+    ranking is the session numbers of the returned files, best first. `rules`: the index's
+    chunk rules (`chunking.ChunkRules`; default the index's own); `on_index(index)` is
+    called once the index is refreshed (a benchmark reads what it embedded).
     """
     from ..index.recall import recall_batch  # lazy: the pure helpers above need no index
     from ..index.store import VaultIndex
@@ -372,11 +374,13 @@ def run_conversation(
     qs = questions(sample)
     rankings: dict[str, dict[str, list[int]]] = {}
     latency: dict[str, list[float]] = {}
-    with VaultIndex(Path(root), embedder) as index:
+    with VaultIndex(Path(root), embedder, **({"rules": rules} if rules is not None else {})) as index:
         t0 = time.perf_counter()
         index.refresh(rebuild=rebuild)
         index_s = time.perf_counter() - t0
         stats = index.stats()
+        if on_index is not None:
+            on_index(index)
         for mode in modes:
             ranked: dict[str, list[int]] = {}
             times: list[float] = []
