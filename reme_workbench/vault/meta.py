@@ -111,7 +111,14 @@ def write_meta(
     doc: dict[str, Any] = {"version": version, "computed_at": iso_utc(now)}
     doc.update((k, v) for k, v in payload.items() if k not in _RESERVED)
     data = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    tmp = folder / f".{path.stem}.json.{uuid.uuid4().hex[:8]}.tmp"
+    _replace_atomically(path, folder / f".{path.stem}.json.{uuid.uuid4().hex[:8]}.tmp", data)
+    return path
+
+
+def _replace_atomically(path: Path, tmp: Path, data: bytes) -> None:
+    """`path` holds `data`, written whole to `tmp` (created new, never through a link),
+    synced, renamed over `path` and its folder synced: readers see the old file or the new
+    one, never half; on any failure `tmp` is gone and `path` untouched."""
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
         try:
@@ -121,19 +128,18 @@ def write_meta(
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.replace(tmp, path)  # readers see the old file or the new one, never half
+        os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
-    dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    dfd = os.open(tmp.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(dfd)
     finally:
         os.close(dfd)
-    return path
 
 
 # the derived signals that name notes by path (docs/spec.md §8.2); history — proposals,
@@ -314,28 +320,7 @@ def rewrite_jsonl(root: Path, name: str, rewrite: Callable[[bytes], bytes | None
         data = rewrite(b"".join(chunks))
         if data is None:
             return False
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(out, view) :]
-                os.fsync(out)
-            finally:
-                os.close(out)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
-        dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+        _replace_atomically(path, path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"), data)
         return True
     finally:
         os.close(fd)  # and with it the lock: waiting appenders find the new file
