@@ -124,7 +124,7 @@ class RecallSettings(_Section):
     @classmethod
     def _known_embedder(cls, value: str) -> str:
         # a misspelt embedder fails when reme.toml is read, not at the first embedding
-        from .index.factory import check_spec
+        from .index.specs import check_spec  # no model code: reading reme.toml stays cheap
 
         try:
             return check_spec(value)

@@ -16,6 +16,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from .specs import AUTO
+
 __all__ = [
     "Embedder", "HashingEmbedder", "normalize_rows", "embed_query", "MAX_QUERY_CHARS", "AUTO",
 ]
@@ -38,7 +40,6 @@ class Embedder(Protocol):
 MAX_QUERY_CHARS = 8192
 
 # The spec meaning "the index's own embedder, else the best installed" (factory.auto_spec).
-AUTO = "auto"
 
 
 def embed_query(embedder: Embedder, query: str) -> np.ndarray:

