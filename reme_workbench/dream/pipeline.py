@@ -10,6 +10,7 @@ A dry run is the run itself on a scratch copy of the vault (`rehearsal.py`).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -38,6 +39,7 @@ from ..vault.slug import free_slug, note_path, slugify
 from ..vault.store import Changeset, CheckContext, Create, Edit
 from ..vault.tokens import content_tokens
 from ..vault.vault import Vault
+from .keys import owner_prefix, relation, topic_key
 from .material import DreamtRecord, select_material
 from .meaning import Meaning
 
@@ -134,6 +136,8 @@ class DreamReport:
             "set_aside": [{"material": m, "part": p, "reason": r} for m, p, r in self.set_aside],
         }
 
+
+KEYED_CANDIDATES = 3  # notes on the unit's person and topic shown first, at most
 
 # "../x", "/etc/x", "a\\..\\b": a name that tries to be a path is refused, not repaired
 _PATH_LIKE = re.compile(r"(^|[/\\])\.\.([/\\]|$)|^[/\\]|^[A-Za-z]:[/\\]")
@@ -486,6 +490,8 @@ class Dreamer:
             named = None
         if named is not None and named not in paths:
             paths.append(named)
+        keyed = self._keyed(bucket, name, [h.path for h in hits])
+        paths = keyed + [p for p in paths if p not in keyed]
         out = []
         for path in paths:
             current = self.vault.store.read(path)
@@ -497,6 +503,35 @@ class Dreamer:
                 continue
             out.append(CandidateNote(path, note.name or "", note.description or "", note.body))
         return out
+
+    def _keyed(self, bucket: str, name: str, recalled: list[str]) -> list[str]:
+        """The notes of `bucket` on the person and topic the unit's `name` names, in
+        other words (`dream/keys.py`: a lemma, a spelling, a phrase inside another, a word
+        cut short), best first: the same phrase, then one sharing its head, then one it is
+        the modifier of, each kind in recall's order. They lead the candidates, recalled or
+        not — a person's notes crowd recall's top with notes on their other topics, and a
+        create would then write a second note on one topic (docs/spec.md §4.3.2)."""
+        prefix = owner_prefix(name)
+        if prefix is None:
+            return []
+        folder = self.vault.root / "digest" / bucket
+        try:
+            stems = sorted(e.name[:-3] for e in os.scandir(folder)
+                           if e.name.startswith(prefix) and e.name.endswith(".md") and e.is_file())
+        except OSError:  # no such bucket folder yet: no note of theirs
+            return []
+        mine = topic_key(name, prefix) if stems else None
+        if mine is None:
+            return []
+        order = {p: i for i, p in enumerate(recalled)}
+        ranked = []
+        for stem in stems:
+            theirs = topic_key(stem, prefix)
+            rank = relation(mine, theirs) if theirs is not None else None
+            if rank is not None:
+                path = f"digest/{bucket}/{stem}.md"
+                ranked.append((rank, order.get(path, len(order)), path))
+        return [path for *_, path in sorted(ranked)[:KEYED_CANDIDATES]]
 
     def _plan(
         self, material: Material, unit: MemoryUnit, decision: IntegrateDecision, candidates

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from ...dream.keys import one_key
 from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
@@ -443,8 +444,9 @@ def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNo
         if not cand.path.startswith(f"digest/{plan.bucket}/"):
             continue
         theirs = _topic_of_name(cand.name, plan.person)
-        if theirs is not None and mine and same_topic(mine[0], theirs):
-            return cand
+        if theirs is not None and mine and (same_topic(mine[0], theirs)
+                                            or one_key(plan.name, cand.name)):
+            return cand  # one_key: the name's words read as a noun ("dreams"), dream/keys.py
     return None
 
 
