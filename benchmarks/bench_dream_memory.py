@@ -37,8 +37,9 @@ item 6):
    CPU seconds per 1,000 of the dataset's turns (a texted turn is several messages);
 5. over every note written, the measures of `experiments/people_notes.py`: names with no
    topic, descriptions in first person, broken contractions / agreement errors, notes
-   mixing two topics; the flagged notes are written to `--flagged` (default
-   `flagged-notes.md` in the work folder) for a person to review;
+   mixing two topics, pairs of a person's notes on one topic (`dream/keys.py`); the flagged
+   notes are written to `--flagged` (default `flagged-notes.md` in the work folder) for a
+   person to review;
 6. (clean form) how far the digest can lift the raw logs at all: `digest` and `sources`
    asked again with `-k 30`, each digest hit traced to its matched lines' sessions alone,
    and the two session rankings fused — weighted reciprocal rank fusion over a grid (the
@@ -69,6 +70,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from reme_workbench.dream.keys import near_duplicates  # noqa: E402
 from reme_workbench.experiments.dream_quality import reaction_name  # noqa: E402
 from reme_workbench.experiments.locomo import (  # noqa: E402
     HEADLINE,
@@ -211,6 +213,7 @@ def conversation(sample: dict, work: Path, embedder: str, form: Form, *,
         "turns": sum(len(sample["conversation"][f"session_{n}"])
                      for n in session_numbers(sample["conversation"])),
         "reaction_names": [n for n in names if reaction_name(n)],
+        "near_duplicates": near_duplicates(names),
         "voice": measure_notes(read_notes(root, digest)),
         "units": len(outcomes),
         "created": sum(o["action"] == "CREATE" for o in outcomes),
@@ -342,6 +345,10 @@ def print_form(form: Form, runs: list[dict], show: int) -> dict:
           f"dream {dream_s:.0f} s, {dream_cpu:.0f} CPU s: per 1,000 messages "
           f"{1000 * dream_s / messages:.1f} s, {1000 * dream_cpu / messages:.1f} CPU s; per "
           f"1,000 of the dataset's turns ({turns:,}) {1000 * dream_cpu / turns:.1f} CPU s")
+    twins = [f"{r['sample_id']}/{a} ~ {b}" for r in runs for a, b in r["near_duplicates"]]
+    print(f"  pairs of a person's notes on one topic (dream/keys.py: a lemma, a spelling, a "
+          f"phrase inside another, a word cut short): {len(twins)}"
+          + (f": {', '.join(twins[:6])}" if twins else ""))
     voice = pooled_voice(runs)
     for what, label in VOICE_LABELS.items():
         limit = VOICE_TARGETS[what]
@@ -354,6 +361,7 @@ def print_form(form: Form, runs: list[dict], show: int) -> dict:
         "form": form.name, "layout": form.layout, "user": form.user, "seed": form.seed,
         "figures": figures, "headline_recall5": headline(runs, form), "notes": notes,
         "sessions": sessions, "messages": messages, "reaction_names": reactions,
+        "near_duplicates": twins,
         "units_per_session": sum(r["units"] for r in runs) / sessions,
         "digest_tokens": digest, "material_tokens": material, "dream_s": dream_s,
         "dream_cpu_s": dream_cpu, "dream_s_per_1k_messages": 1000 * dream_s / messages,

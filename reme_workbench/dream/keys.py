@@ -24,7 +24,7 @@ from ..errors import RemeError
 from ..textrules import is_cjk
 from ..vault.slug import slugify
 
-__all__ = ["TopicKey", "topic_key", "relation", "owner_prefix", "one_key"]
+__all__ = ["TopicKey", "topic_key", "relation", "owner_prefix", "one_key", "near_duplicates"]
 
 # a possessive between the person and the topic, as written or as a slug writes it
 _POSSESSIVE = re.compile(r"['’]s\b|的")
@@ -131,3 +131,16 @@ def one_key(unit_name: str, note_name: str) -> bool:
         return False
     mine, theirs = topic_key(unit_name, prefix), topic_key(note_name, prefix)
     return mine is not None and theirs is not None and relation(mine, theirs) is not None
+
+
+def near_duplicates(slugs: list[str]) -> list[tuple[str, str]]:
+    """The pairs of note slugs on one person's one topic (`relation` not None), each once,
+    in the order given: what a vault's notes on people should not hold."""
+    keyed: list[tuple[str, TopicKey]] = []
+    for slug in slugs:
+        cut = min((i + len(p) for p in ("-s-", "的") if (i := slug.find(p)) > 0), default=0)
+        key = topic_key(slug, slug[:cut]) if cut else None
+        if key is not None:
+            keyed.append((slug, key))
+    return [(a, b) for i, (a, ka) in enumerate(keyed) for b, kb in keyed[i + 1:]
+            if relation(ka, kb) is not None]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from reme_workbench.brains.scripted import ScriptedBrain
 from reme_workbench.cli import cli
-from reme_workbench.dream.keys import one_key, owner_prefix, relation, topic_key
+from reme_workbench.dream.keys import near_duplicates, one_key, owner_prefix, relation, topic_key
 from reme_workbench.dream.pipeline import Dreamer
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.store import VaultIndex
@@ -162,3 +162,9 @@ def test_the_persons_note_on_the_topic_is_a_candidate_however_recall_ranks_it(ma
     assert story["candidates"][0] == "digest/wiki/caroline-s-community.md"
     assert "digest/wiki/melanie-s-community.md" not in story["candidates"]
     assert "digest/wiki/caroline-s-dance-community-hall.md" not in story["candidates"]
+
+
+def test_near_duplicates_are_the_pairs_of_one_persons_notes_on_one_topic():
+    slugs = ["jon-s-dream", "jon-s-dreams", "jon-s-dance-studio", "jon-s-salsa-dance-class",
+             "gina-s-dream", "deploy-payments-api", "林晓的猫", "林晓的狗"]
+    assert near_duplicates(slugs) == [("jon-s-dream", "jon-s-dreams")]
