@@ -516,8 +516,9 @@ class Dreamer:
             return []
         folder = self.vault.root / "digest" / bucket
         try:
-            stems = sorted(e.name[:-3] for e in os.scandir(folder)
-                           if e.name.startswith(prefix) and e.name.endswith(".md") and e.is_file())
+            stems = sorted(e.name[:-3] for e in os.scandir(folder)  # a person's file may
+                           if e.name.lower().startswith(prefix)  # be named "Jon-s-…"
+                           and e.name.endswith(".md") and e.is_file())
         except OSError:  # no such bucket folder yet: no note of theirs
             return []
         mine = topic_key(name, prefix) if stems else None
