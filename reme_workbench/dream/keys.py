@@ -3,12 +3,14 @@ about the topic a unit names, however the two were written.
 
 A note on what a person said is named by the person and a topic ("Jon's dance studio",
 `jon-s-dance-studio`, "林晓的猫"). A later session names the same topic in its own words:
-a plural or a verb form ("dream" / `jon-s-dreams`), another spelling ("spiderman" /
-"Spider-Man movies"), a phrase inside another ("LGBTQ community" / `caroline-s-community`)
-or one word cut short ("dance comp" / "dance competition"). Those are one key; two
-phrases of one person that share only a word ("dance studio" / "dance class": the same
-modifier, other heads; "activist group" / "support group": the same head, other
-modifiers) are two, and so are the same words of two people.
+a plural or a verb form ("dream" / `jon-s-dreams`), another spelling ("spiderman movies"
+/ "Spider-Man movies"), a phrase inside another with the same head ("LGBTQ community" /
+`caroline-s-community`) or one word cut short ("dance comp" / "dance competition"). Those
+are one key. The head decides what a phrase names: a phrase that is only the other's
+modifier names another thing ("art" / "LGBTQ art show", "dance" / "dance studio", "life"
+/ "life's challenges"), and two phrases of one person that share only a word are two
+topics ("dance studio" / "dance class": the same modifier, other heads; "activist group"
+/ "support group": the same head, other modifiers); so are the same words of two people.
 
 The words are the topic's lemmas, read by the trained English pipeline in a possessive
 frame ("Kim's dreams": a noun; a bare "dreams" reads as a verb), lowercased, with the
@@ -92,19 +94,20 @@ def relation(unit: TopicKey, note: TopicKey) -> int | None:
 
     0 one phrase (the same lemmas, or the same letters spaced or hyphenated otherwise);
     1 a phrase inside the other with the same head ("support group" / "LGBTQ support
-    group", "spiderman movies" / "MCU Spider-Man movies"); 2 a phrase inside the other
-    as its modifier ("dance" / "dance studio"); 3 the same words but one, cut short in one
-    of them ("dance comp" / "dance competition": a word alone, "art" / "artist", may be a
-    word of its own)."""
+    group", "spiderman movies" / "MCU Spider-Man movies"); 2 the same words but one, cut
+    short in one of them ("dance comp" / "dance competition": a word alone, "art" /
+    "artist", may be a word of its own). A phrase inside the other as its modifier only
+    ("dance" / "dance studio") is another topic."""
     if unit.owner != note.owner or not unit.words or not note.words:
         return None
     if unit.joined == note.joined:
         return 0
     short, long_ = sorted((unit, note), key=lambda k: len(k.joined))
-    if set(short.words) <= set(long_.words) or short.joined in _runs(long_.words):
-        return 1 if long_.joined.endswith(short.head) else 2
+    inside = set(short.words) <= set(long_.words) or short.joined in _runs(long_.words)
+    if inside and long_.joined.endswith(short.head):
+        return 1
     if _cut_short(unit.words, note.words):
-        return 3
+        return 2
     return None
 
 

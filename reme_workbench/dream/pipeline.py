@@ -506,11 +506,12 @@ class Dreamer:
 
     def _keyed(self, bucket: str, name: str, recalled: list[str]) -> list[str]:
         """The notes of `bucket` on the person and topic the unit's `name` names, in
-        other words (`dream/keys.py`: a lemma, a spelling, a phrase inside another, a word
-        cut short), best first: the same phrase, then one sharing its head, then one it is
-        the modifier of, each kind in recall's order. They lead the candidates, recalled or
-        not — a person's notes crowd recall's top with notes on their other topics, and a
-        create would then write a second note on one topic (docs/spec.md §4.3.2)."""
+        other words (`dream/keys.py`: a lemma, a spelling, a phrase inside another with
+        the same head, a word cut short), best first: the same phrase, then one inside the
+        other, then one cut short, each kind in recall's order. They lead the candidates,
+        recalled or not — a person's notes crowd recall's top with notes on their other
+        topics, and a create would then write a second note on one topic (docs/spec.md
+        §4.3.2)."""
         prefix = owner_prefix(name)
         if prefix is None:
             return []
