@@ -225,3 +225,31 @@ def test_reme_lab_is_the_harness_s_own_command_and_the_product_s_has_no_sweep():
     assert shown.returncode == 0 and "--grid" in shown.stdout and "--replay" in shown.stdout
     gone = CliRunner().invoke(product_cli, ["experiment", "sweep", "--help"])
     assert gone.exit_code != 0 and "No such command 'experiment'" in gone.output
+
+
+def test_keep_leaves_the_generated_vault_and_every_copy(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[vault]\nnotes = 80\nduplicates = 2\nnear_misses = 2\nstale = 6\nseed = 3\n\n'
+                    '[grid]\n"archive.threshold" = [0.05, 0.15]\n', encoding="utf-8")
+    keep = tmp_path / "kept"
+    result = CliRunner().invoke(cli, ["sweep", "--grid", str(grid), "--out", str(tmp_path / "r.csv"),
+                                      "--embedder", "hashing", "--only", "archive",
+                                      "--keep", str(keep)])
+    assert result.exit_code == 0, result.output
+    assert "[0/2] archive.threshold=0.05" in result.output  # progress, one line a point
+    assert (keep / "template" / "digest").is_dir() and (keep / "template.planted.json").is_file()
+    assert sorted(p.name for p in keep.glob("point-*")) == ["point-000", "point-001"]
+
+
+def test_ctrl_c_is_one_line_and_status_130(tmp_path, monkeypatch):
+    from reme_lab import grid_sweep
+
+    def interrupted(request, progress=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(grid_sweep, "sweep_generated_vault", interrupted)
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[grid]\n"merge.min_agree" = [1]\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["sweep", "--grid", str(grid), "--out", str(tmp_path / "r.csv")])
+    assert result.exit_code == 130 and "Stopped (Ctrl-C)" in result.output
+    assert "Traceback" not in result.output
