@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reme_workbench.experiments.dream_quality import (  # noqa: E402
+from reme_lab.dream_quality import (  # noqa: E402
     TARGETS,
     DreamRun,
     MaterialLabel,

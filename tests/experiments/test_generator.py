@@ -9,15 +9,15 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from reme_workbench.consolidate.communities import update_communities
-from reme_workbench.errors import RemeError
-from reme_workbench.experiments.generator import (
+from reme_lab.generator import (
     VaultSpec,
     generate_vault,
     plan_vault,
     read_truth,
     truth_path_for,
 )
+from reme_workbench.consolidate.communities import update_communities
+from reme_workbench.errors import RemeError
 from reme_workbench.index.chunking import estimate_tokens
 from reme_workbench.vault.links import parse_links
 from reme_workbench.vault.note import parse
@@ -116,7 +116,7 @@ def test_asking_for_more_than_fits_says_what_to_change():
 def test_thousands_of_communities_get_distinct_code_names():
     import random
 
-    from reme_workbench.experiments.generator import _codenames
+    from reme_lab.generator import _codenames
 
     names = _codenames(random.Random(3), 3000)  # a 50k-note vault has ~2,200 communities
     assert len(set(names)) == 3000

@@ -85,11 +85,11 @@ from dataclasses import asdict, replace
 from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
-from ..errors import RemeError
-from ..vault.meta import iso_utc
+from reme_workbench.errors import RemeError
+from reme_workbench.vault.meta import iso_utc
 
 # The text tables and the planning live in two modules of their own; every name is
-# re-exported here, so `reme_workbench.experiments.generator` stays the one entry point.
+# re-exported here, so `reme_lab.generator` stays the one entry point.
 from .note_kinds import _LABELS, KINDS, Topic
 from .note_kinds import SYNONYMS as SYNONYMS
 from .note_kinds import Fact as Fact
@@ -255,7 +255,7 @@ def read_truth(path: Path) -> dict:
             or doc.get("generator") != __name__):
         raise RemeError(
             f"{path} is not a version {TRUTH_VERSION} duplicate-pairs truth file; generate the "
-            "vault again with reme_workbench.experiments.generator.generate_vault."
+            "vault again with reme_lab.generator.generate_vault."
         )
     for pair in doc.get("planted", {}).get("duplicates", []):
         pair.setdefault("across", False)  # version 2 placed every twin beside its original

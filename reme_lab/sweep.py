@@ -41,11 +41,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ..config import Settings
-from ..errors import RemeError
-from ..llm.base import Usage
-from ..llm.consolidate import ConsolidateBrain
-from ..vault.vault import Vault
+from reme_workbench.config import Settings
+from reme_workbench.errors import RemeError
+from reme_workbench.llm.base import Usage
+from reme_workbench.llm.consolidate import ConsolidateBrain
+from reme_workbench.vault.vault import Vault
 
 __all__ = ["PlantedTruth", "SweepRow", "grid_points", "settings_at", "CountingBrain", "run_point",
            "sweep", "write_csv", "read_csv", "SECTIONS"]
@@ -147,10 +147,10 @@ def _ratio(hit: int, total: int) -> float | None:
 
 def _queue_overloaded(vault: Vault, threshold: int, now: datetime) -> int:
     """Queue every digest note over the split threshold, as dream's writes would have."""
-    from ..vault.layout import is_digest_note
-    from ..vault.note import parse
-    from ..vault.split_queue import enqueue_splits
-    from ..vault.tokens import content_tokens
+    from reme_workbench.vault.layout import is_digest_note
+    from reme_workbench.vault.note import parse
+    from reme_workbench.vault.split_queue import enqueue_splits
+    from reme_workbench.vault.tokens import content_tokens
 
     over = []
     for path, rec in vault.scan.records.items():
@@ -176,7 +176,7 @@ def _communities_a_week_before(vault_root: Path, truth: PlantedTruth, settings: 
                                embedder, open_vault: VaultOpener = plain_vault) -> None:
     """The previous weekly communities run, on the vault as it was: the notes written
     this week (the forming communities') are moved out of it for the run, then back."""
-    from ..consolidate.run import Consolidator
+    from reme_workbench.consolidate.run import Consolidator
 
     week_before = truth.now - timedelta(days=7)
     new = sorted(p for paths in truth.forming.values() for p in paths)
@@ -199,8 +199,9 @@ def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brai
     """Consolidate the vault at `vault_root` (a copy: it is written) with `settings`, and
     score it against `truth` (see the module doc). `only` names the phases to run (all by
     default); the measures of a phase not run are left out."""
-    from ..consolidate.run import Consolidator, parse_only
-    from ..proposals import ProposalQueue
+    from reme_workbench.consolidate.run import Consolidator, parse_only
+    from reme_workbench.proposals import ProposalQueue
+
     from .generator import normalized_mutual_info
 
     started = time.monotonic()
@@ -218,7 +219,7 @@ def run_point(vault_root: Path, truth: PlantedTruth, settings: Settings, *, brai
     queue = {p.id: p for p in ProposalQueue(vault).list()}
     out: dict[str, Any] = {}
 
-    from ..consolidate.abstract import load_communities
+    from reme_workbench.consolidate.abstract import load_communities
 
     communities, _, _ = load_communities(vault_root)  # this run's, or the week before's
     out["communities"] = len(set(communities.values())) if communities else 0
@@ -294,8 +295,8 @@ def _split_measures(split: dict, truth: PlantedTruth, queued: int) -> dict[str, 
 
 
 def _archive_measures(vault_root: Path, truth: PlantedTruth) -> dict[str, Any]:
-    from ..consolidate.archive import ARCHIVED_META, META_VERSION
-    from ..vault.meta import read_meta
+    from reme_workbench.consolidate.archive import ARCHIVED_META, META_VERSION
+    from reme_workbench.vault.meta import read_meta
 
     archived = set((read_meta(vault_root, ARCHIVED_META, version=META_VERSION).data or {})
                    .get("archived") or [])
@@ -308,7 +309,7 @@ def _archive_measures(vault_root: Path, truth: PlantedTruth) -> dict[str, Any]:
 
 def _offline(embedder, settings: Settings) -> ConsolidateBrain:
     """The offline brain as consolidate builds it from `settings` (its split cut is one)."""
-    from ..brains.factory import offline_consolidate_brain
+    from reme_workbench.brains.factory import offline_consolidate_brain
 
     return offline_consolidate_brain(embedder, settings)
 
@@ -322,11 +323,11 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
     """One row per grid point (see the module doc). `embedder` is a spec ("auto": e5 when
     installed, else MiniLM) or an embedder; `only` the consolidate phases to run (all by
     default: the archive cut needs no merge votes); `workdir` keeps the copies (else a
-    temporary folder, removed at the end); `open_vault` opens each copy (`ops.sweep` passes
+    temporary folder, removed at the end); `open_vault` opens each copy (`grid_sweep.py` passes
     the workspace's, so [vault] limits act)."""
-    from ..consolidate.run import parse_only
-    from ..index.factory import get_embedder
-    from ..index.store import VaultIndex
+    from reme_workbench.consolidate.run import parse_only
+    from reme_workbench.index.factory import get_embedder
+    from reme_workbench.index.store import VaultIndex
 
     points = grid_points(grid)
     phases = parse_only(only)  # refused before any work when a name is wrong

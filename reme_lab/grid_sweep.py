@@ -1,7 +1,11 @@
-"""The threshold sweep as an operation: generate a vault with a planted truth, consolidate a
-copy of it at every point of a grid, score each (`experiments.sweep`). Every copy is opened
-through a `Workspace` with the point's settings, so `[vault]` limits act as they do for
-every command; the brain comes from the workspace as well."""
+"""The threshold sweep as a person asks for it — from a grid file (`reme-lab sweep`,
+`cli.py`) or the threshold-experiments notebook: generate a vault with a planted truth,
+consolidate a copy of it at every point of a grid, score each (`sweep.py`). Every copy is
+opened through the product's `Workspace` with the point's settings, so `[vault]` limits act
+as they do for every command; the brain comes from the workspace as well.
+
+The request is pydantic: it is what a grid file or a notebook cell says, checked before any
+work (unknown fields refused)."""
 
 from __future__ import annotations
 
@@ -10,16 +14,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import RemeError
-from .models import _Request, _Response
-from .workspace import Workspace
+from reme_workbench.errors import RemeError
 
-__all__ = ["SweepRequest", "SweepPoint", "SweepResponse", "sweep"]
+__all__ = ["SweepRequest", "SweepPoint", "SweepResponse", "sweep_generated_vault"]
 
 
-class SweepRequest(_Request):
+class SweepRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     vault: dict[str, Any] = Field(default_factory=dict,
                                   description="The generated vault (VaultSpec fields: notes, duplicates, …).")
     grid: dict[str, list[Any]] = Field(description='"section.key" -> the values to try.')
@@ -31,7 +35,9 @@ class SweepRequest(_Request):
     replay: str | None = Field(None, description="Answer the model brain from this cassette.")
 
 
-class SweepPoint(_Response):
+class SweepPoint(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     point: dict[str, Any] = Field(description="The grid point: \"section.key\" -> value.")
     metrics: dict[str, Any] = Field(description="Its scores against the planted truth.")
 
@@ -40,18 +46,22 @@ class SweepPoint(_Response):
         return {**self.point, **self.metrics}
 
 
-class SweepResponse(_Response):
+class SweepResponse(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     out: str | None
     rows: list[SweepPoint] = Field(description="One per grid point.")
 
 
-def sweep(request: SweepRequest, progress: Callable[[int, int, dict], None] | None = None
-          ) -> SweepResponse:
+def sweep_generated_vault(request: SweepRequest,
+                          progress: Callable[[int, int, dict], None] | None = None) -> SweepResponse:
     """Run the sweep the request describes (see the module doc) and write its CSV."""
-    from ..consolidate.run import parse_only
-    from ..experiments.generator import VaultSpec, generate_vault
-    from ..experiments.sweep import sweep as run_sweep
-    from ..experiments.sweep import write_csv
+    from reme_workbench.consolidate.run import parse_only
+    from reme_workbench.ops import Workspace
+
+    from .generator import VaultSpec, generate_vault
+    from .sweep import sweep as run_sweep
+    from .sweep import write_csv
 
     fields = set(VaultSpec.__dataclass_fields__)
     bad = set(request.vault) - fields

@@ -1,6 +1,6 @@
 """The plan of a generated vault: its spec, the planned notes, and how they are drawn.
 
-The planning half of `reme_workbench.experiments.generator` (its module doc describes the
+The planning half of `reme_lab.generator` (its module doc describes the
 vault): `VaultSpec`, the planned values (`Content`, `GeneratedNote`, `DuplicatePair`,
 `NearMissPair`, `DailyLog`, `GeneratedVault`), a content rendered to name, description and
 body, fresh notes, near misses and paraphrased twins, and `plan_vault`, which lays out
@@ -16,8 +16,9 @@ from dataclasses import asdict, dataclass, replace
 from datetime import date, timedelta
 from pathlib import Path
 
-from ..errors import RemeError
-from ..vault.slug import slugify
+from reme_workbench.errors import RemeError
+from reme_workbench.vault.slug import slugify
+
 from .note_kinds import (
     _KIND,
     _LABELS,

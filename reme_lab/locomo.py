@@ -367,8 +367,10 @@ def run_conversation(
     chunk rules (`chunking.ChunkRules`; default the index's own); `on_index(index)` is
     called once the index is refreshed (a benchmark reads what it embedded).
     """
-    from ..index.recall import recall_batch  # lazy: the pure helpers above need no index
-    from ..index.store import VaultIndex
+    from reme_workbench.index.recall import (
+        recall_batch,  # lazy: the pure helpers above need no index
+    )
+    from reme_workbench.index.store import VaultIndex
 
     write_vault(root, sample)
     qs = questions(sample)

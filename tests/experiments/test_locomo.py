@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reme_workbench.experiments import locomo
+from reme_lab import locomo
 from reme_workbench.index.embeddings import HashingEmbedder
 from tests.conftest import SHARED_DATA
 
@@ -160,7 +160,7 @@ def test_real_conversation_keyword_smoke(tmp_path):
 
 
 def test_chat_layout_and_tracing_hits_to_sessions():
-    from reme_workbench.experiments.locomo import ranked_sessions, session_markdown, trace_sessions
+    from reme_lab.locomo import ranked_sessions, session_markdown, trace_sessions
 
     turns = [{"speaker": "Ada", "dia_id": "D1:1", "text": "I joined a choir.",
               "blip_caption": "a photo of a choir"}]
@@ -177,7 +177,7 @@ def test_chat_layout_and_tracing_hits_to_sessions():
 
 
 def test_tracing_a_note_to_its_matched_lines_alone():
-    from reme_workbench.experiments.locomo import ranked_sessions, trace_sessions
+    from reme_lab.locomo import ranked_sessions, trace_sessions
 
     note = ("- **2023-05-08**: Ada joined a choir. (derived_from:: [[daily/2023-05-08/c-session-1.md]])\n"
             "- **2023-06-01**: Ada sang a solo. (derived_from:: [[daily/2023-06-01/c-session-4.md]])\n")
@@ -189,7 +189,7 @@ def test_tracing_a_note_to_its_matched_lines_alone():
 
 
 def test_fusing_two_session_rankings():
-    from reme_workbench.experiments.locomo import fuse_rrf, one_slot_for
+    from reme_lab.locomo import fuse_rrf, one_slot_for
 
     raw, digest = [1, 2, 3, 4, 5, 6], [9, 3, 1]
     # a light second list only reorders near-ties; an equal one lifts its shared sessions

@@ -1,6 +1,6 @@
 """What the generated notes say: note kinds, their phrasings, and the topics' values.
 
-The text tables of `reme_workbench.experiments.generator` (its module doc describes the
+The text tables of `reme_lab.generator` (its module doc describes the
 vault): the 13 note kinds (`KINDS`, each a `Kind` of `Fact` statements in " | "-separated
 English and Chinese phrasings), the synonyms a paraphrase may swap, the section labels,
 the helpers that pick and fill a phrasing (`phrasings`, `slots_of`, `_phrase`), and the
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from ..errors import RemeError
+from reme_workbench.errors import RemeError
 
 # --- what notes say ------------------------------------------------------------------------
 # A phrasing line is "english 1 | english 2 | … | 中文": the variants containing CJK are

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..textrules.nlp import chinese_tagged, english, english_docs
+from reme_workbench.textrules.nlp import chinese_tagged, english, english_docs
 
 __all__ = [
     "TARGETS", "person_and_topic", "no_topic_name", "first_person_description",

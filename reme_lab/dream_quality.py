@@ -15,7 +15,7 @@ dream run over that material this module measures the notes it wrote:
 
 Notes about people have four more measures (issue #30: names with no topic, descriptions
 in first person, broken contractions / agreement errors, notes mixing two topics), decided
-with the spaCy and jieba pipelines in `experiments/people_notes.py` (kept apart: this
+with the spaCy and jieba pipelines in `reme_lab/people_notes.py` (kept apart: this
 module is near the size a file should stay under).
 
 Every rule is mechanical and documented where it is defined, so a figure can be
@@ -37,10 +37,10 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import RemeError
-from ..vault.layout import BUCKETS, bucket_of, is_digest_note
-from ..vault.links import is_provenance, parse_links
-from ..vault.note import parse
+from reme_workbench.errors import RemeError
+from reme_workbench.vault.layout import BUCKETS, bucket_of, is_digest_note
+from reme_workbench.vault.links import is_provenance, parse_links
+from reme_workbench.vault.note import parse
 
 __all__ = [
     "MAX_NAME_WORDS", "MAX_NAME_CJK", "THIN_WORDS", "TARGETS",
@@ -720,11 +720,11 @@ def dream_material(
     of it) in, dream it with the brain `brain_spec` names, and collect what it wrote."""
     import time
 
-    from ..brains.factory import build_brain
-    from ..config import Settings
-    from ..dream.run import dream_vault
-    from ..index.store import VaultIndex
-    from ..vault.vault import Vault, init_vault
+    from reme_workbench.brains.factory import build_brain
+    from reme_workbench.config import Settings
+    from reme_workbench.dream.run import dream_vault
+    from reme_workbench.index.store import VaultIndex
+    from reme_workbench.vault.vault import Vault, init_vault
 
     folder, vault_root = Path(folder), Path(vault_root)
     chosen = list(files) if files is not None else material_files(folder)

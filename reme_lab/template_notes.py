@@ -30,8 +30,8 @@ import random
 from dataclasses import dataclass
 from datetime import date
 
-from ..errors import RemeError
-from ..vault.slug import slugify
+from reme_workbench.errors import RemeError
+from reme_workbench.vault.slug import slugify
 
 __all__ = ["Plugin", "TemplatedPlan", "plan_templated", "plugin_page", "pages_for"]
 

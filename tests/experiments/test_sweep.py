@@ -1,5 +1,5 @@
-"""Threshold sweeps (reme_workbench.experiments.sweep) and `experiment sweep`: consolidate
-on copies of a generated vault, one per grid point, scored against the planted truth."""
+"""Threshold sweeps (reme_lab.sweep) and `reme-lab sweep`: consolidate on copies of a
+generated vault, one per grid point, scored against the planted truth."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from reme_workbench.cli import cli
+from reme_lab.cli import cli
+from reme_lab.generator import VaultSpec, generate_vault
+from reme_lab.sweep import grid_points, read_csv, settings_at, sweep, write_csv
 from reme_workbench.config import Settings
 from reme_workbench.errors import RemeError
-from reme_workbench.experiments.generator import VaultSpec, generate_vault
-from reme_workbench.experiments.sweep import grid_points, read_csv, settings_at, sweep, write_csv
 
 SPEC = VaultSpec(notes=160, duplicates=6, near_misses=6, stale=12, hubs=2, overloaded=1, seed=5)
 
@@ -83,12 +83,12 @@ def test_fewer_agreeing_votes_propose_more_merges(rows):
     assert two["brain_calls"] > 0 and two["prompt_tokens"] == 0  # the offline brain
 
 
-def test_the_experiment_command_writes_a_csv(tmp_path):
+def test_the_sweep_command_writes_a_csv(tmp_path):
     grid = tmp_path / "grid.toml"
     grid.write_text('[vault]\nnotes = 120\nduplicates = 4\nnear_misses = 4\nstale = 8\nseed = 3\n\n'
                     '[grid]\n"merge.min_description_similarity" = [0.5, 0.7]\n', encoding="utf-8")
     out = tmp_path / "results.csv"
-    result = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(grid), "--out", str(out),
+    result = CliRunner().invoke(cli, ["sweep", "--grid", str(grid), "--out", str(out),
                                       "--embedder", "hashing", "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -97,22 +97,22 @@ def test_the_experiment_command_writes_a_csv(tmp_path):
         table = list(csv.DictReader(fh))
     assert [row["merge.min_description_similarity"] for row in table] == ["0.5", "0.7"]
     assert int(table[0]["merge_candidates"]) >= int(table[1]["merge_candidates"])
-    text = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(grid), "--out", str(out),
-                                    "--embedder", "hashing", "--only", "archive", "--text"])
+    text = CliRunner().invoke(cli, ["sweep", "--grid", str(grid), "--out", str(out),
+                                    "--embedder", "hashing", "--only", "archive"])
     assert text.exit_code == 0, text.output
     assert "merge.min_description_similarity=0.5: communities" in text.output and "archived" in text.output
     assert "merge P" not in text.output  # merge did not run
     with out.open() as fh:
         assert "merge_candidates" not in next(csv.reader(fh))
-    wrong = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(grid), "--out", str(out),
+    wrong = CliRunner().invoke(cli, ["sweep", "--grid", str(grid), "--out", str(out),
                                      "--only", "merges"])
     assert wrong.exit_code != 0 and "Unknown consolidate phase merges" in wrong.output
     bad = tmp_path / "bad.toml"
     bad.write_text("[vault]\nnotez = 3\n[grid]\n\"merge.min_agree\" = [1]\n", encoding="utf-8")
-    refused = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(bad), "--out", str(out)])
+    refused = CliRunner().invoke(cli, ["sweep", "--grid", str(bad), "--out", str(out)])
     assert refused.exit_code != 0 and "names notez" in refused.output
     bad.write_text('[vault]\nnotes = "many"\n[grid]\n"merge.min_agree" = [1]\n', encoding="utf-8")
-    refused = CliRunner().invoke(cli, ["experiment", "sweep", "--grid", str(bad), "--out", str(out)])
+    refused = CliRunner().invoke(cli, ["sweep", "--grid", str(bad), "--out", str(out)])
     assert refused.exit_code != 0 and "notes must be int (like 1000), not 'many'" in refused.output
     assert not isinstance(refused.exception, TypeError)
 
@@ -189,3 +189,67 @@ def test_the_stability_gate_keeps_hubs_from_communities_still_forming(tmp_path):
     for paths in truth["forming"].values():
         for p in paths:
             assert (tmp_path / "point-000" / p).stat().st_mtime == (tmp_path / "template" / p).stat().st_mtime
+
+
+def test_a_grid_file_that_is_no_sweep_is_one_clear_line(tmp_path):
+    """A grid value that is not a list, or a [vault] that is not a table: the request is
+    refused with what was wrong and how a grid file looks, before anything is generated."""
+    out = tmp_path / "results.csv"
+    bad = tmp_path / "bad.toml"
+    for text, said in (('[grid]\n"merge.min_agree" = 2\n', "grid.merge.min_agree"),
+                       ('vault = 3\n[grid]\n"merge.min_agree" = [1]\n', "vault:"),
+                       ('[vault]\nnotes = 10\n', "needs a [grid] table"),
+                       ('[grid\n', "is not valid TOML")):
+        bad.write_text(text, encoding="utf-8")
+        refused = CliRunner().invoke(cli, ["sweep", "--grid", str(bad), "--out", str(out),
+                                           "--embedder", "hashing"])
+        assert refused.exit_code == 1, refused.output
+        assert refused.output.startswith("Error: ") and said in refused.output
+        assert "Traceback" not in refused.output and not out.exists()
+
+
+def test_reme_lab_is_the_harness_s_own_command_and_the_product_s_has_no_sweep():
+    import importlib.metadata
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from reme_workbench.cli import cli as product_cli
+
+    declared = importlib.metadata.entry_points(group="console_scripts", name="reme-lab")
+    assert [ep.value for ep in declared] == ["reme_lab.cli:main"]
+    script = shutil.which("reme-lab", path=str(Path(sys.executable).parent))
+    assert script, "reme-lab is not installed beside this Python; pip install -e ."
+    shown = subprocess.run([script, "sweep", "--help"], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0 and "--grid" in shown.stdout and "--replay" in shown.stdout
+    gone = CliRunner().invoke(product_cli, ["experiment", "sweep", "--help"])
+    assert gone.exit_code != 0 and "No such command 'experiment'" in gone.output
+
+
+def test_keep_leaves_the_generated_vault_and_every_copy(tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[vault]\nnotes = 80\nduplicates = 2\nnear_misses = 2\nstale = 6\nseed = 3\n\n'
+                    '[grid]\n"archive.threshold" = [0.05, 0.15]\n', encoding="utf-8")
+    keep = tmp_path / "kept"
+    result = CliRunner().invoke(cli, ["sweep", "--grid", str(grid), "--out", str(tmp_path / "r.csv"),
+                                      "--embedder", "hashing", "--only", "archive",
+                                      "--keep", str(keep)])
+    assert result.exit_code == 0, result.output
+    assert "[0/2] archive.threshold=0.05" in result.output  # progress, one line a point
+    assert (keep / "template" / "digest").is_dir() and (keep / "template.planted.json").is_file()
+    assert sorted(p.name for p in keep.glob("point-*")) == ["point-000", "point-001"]
+
+
+def test_ctrl_c_is_one_line_and_status_130(tmp_path, monkeypatch):
+    from reme_lab import grid_sweep
+
+    def interrupted(request, progress=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(grid_sweep, "sweep_generated_vault", interrupted)
+    grid = tmp_path / "grid.toml"
+    grid.write_text('[grid]\n"merge.min_agree" = [1]\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["sweep", "--grid", str(grid), "--out", str(tmp_path / "r.csv")])
+    assert result.exit_code == 130 and "Stopped (Ctrl-C)" in result.output
+    assert "Traceback" not in result.output

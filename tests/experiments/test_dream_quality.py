@@ -1,4 +1,4 @@
-"""The dream-quality metrics (reme_workbench/experiments/dream_quality.py), the labelled set
+"""The dream-quality metrics (reme_lab/dream_quality.py), the labelled set
 in tests/data/dream_eval/, and the benchmark's pipeline on a few files of it."""
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from reme_workbench.errors import RemeError
-from reme_workbench.experiments.dream_quality import (
+from reme_lab.dream_quality import (
     ExpectedUnit,
     ProducedNote,
     description_repeats_name,
@@ -27,6 +26,7 @@ from reme_workbench.experiments.dream_quality import (
     match_units,
     material_files,
 )
+from reme_workbench.errors import RemeError
 
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "data" / "dream_eval"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reme_workbench.experiments.people_notes import (
+from reme_lab.people_notes import (
     broken_agreement,
     dated_bullets,
     first_person_description,

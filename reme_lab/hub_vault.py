@@ -286,6 +286,6 @@ def write_hub_vault(root: Path, *, plugins: int = 240, themes: int = 24, seed: i
 
 
 def _count_links(text: str) -> int:
-    from ..vault.links import parse_links
+    from reme_workbench.vault.links import parse_links
 
     return len(parse_links(text))
