@@ -53,8 +53,11 @@ from .models import (
     LinkModel,
     LinksRequest,
     NoteContext,
+    NoteOpenedRequest,
+    NoteOpenedResponse,
     NoteRequest,
     ProposalDetail,
+    ProposalFiles,
     ProposalRef,
     ProposalsRequest,
     ProposalSummary,
@@ -65,6 +68,8 @@ from .models import (
     RecoverRequest,
     RecoverResponse,
     RejectRequest,
+    RelatedRequest,
+    RelatedResponse,
     RenameRequest,
     RenameResponse,
     StatusRequest,
@@ -178,7 +183,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "note was opened, so an archived note is found by recall again at once.",
         writes=False, routes=(Route("POST", "/note"),), cli=Command(("note",), arguments=("path",))),
     Operation(
-        "related", reading.related, reading.RelatedRequest, reading.RelatedResponse,
+        "related", reading.related, RelatedRequest, RelatedResponse,
         "The notes related to a note (its own text as the query, itself left out)",
         "Find the notes related to one note of the memory, by its vault path: its "
         "description and body are the query and the note itself is left out. Returns each "
@@ -186,14 +191,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "nothing.",
         writes=False, routes=(Route("POST", "/related"),)),
     Operation(
-        "proposal_files", reading.proposal_files, ProposalRef, reading.ProposalFiles,
+        "proposal_files", reading.proposal_files, ProposalRef, ProposalFiles,
         "What a proposal would write, file by file",
         "Show the full text each file of a proposal would have once applied (by id or a "
         "unique prefix): what a person edits before accepting it with 'edited'. Changes "
         "nothing.",
         writes=False, routes=(Route("GET", "/proposals/{id}/files", "path"),), mcp=False),
     Operation(
-        "note_opened", reading.note_opened, reading.NoteOpenedRequest, reading.NoteOpenedResponse,
+        "note_opened", reading.note_opened, NoteOpenedRequest, NoteOpenedResponse,
         "Report that a person opened a digest note (reading is use)",
         "Record that the user opened a digest note, so the archive counts it as used: an "
         "'open' line in the access log, at most one per note per hour. For a plugin that "

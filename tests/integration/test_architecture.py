@@ -328,10 +328,6 @@ PHASE_FACES = {
     "reme_workbench.consolidate.archive": {"OPEN_EVENT", "thaw"},
     "reme_workbench.consolidate.abstract": {"load_communities", "hub_coverage"},
 }
-# models.py's private names are the parts every request and response model is built of
-# (the bases, the path validator), which the models of ops/reading.py are built of too:
-# shared on purpose, not a helper reached into
-SHARED_PRIVATE_MODULES = {"reme_workbench.ops.models"}
 
 
 def _imported_names(source: str, package: str) -> list[tuple[str, str | None]]:
@@ -359,8 +355,7 @@ def _phase_logic_in(source: str, package: str = "reme_workbench.ops") -> list[st
             continue
         shown = f"{module}{'' if name is None else ' import ' + name}"
         if any(p.startswith("_") for p in parts[1:]) or (name or "").startswith("_"):
-            if module not in SHARED_PRIVATE_MODULES:
-                bad.append(shown)
+            bad.append(shown)
         elif len(parts) > 1 and parts[1] in ("dream", "consolidate") and (
                 name not in PHASE_FACES.get(module, set())):
             bad.append(shown)
