@@ -70,9 +70,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reme_workbench.dream.keys import near_duplicates  # noqa: E402
-from reme_workbench.experiments.dream_quality import reaction_name  # noqa: E402
-from reme_workbench.experiments.locomo import (  # noqa: E402
+from reme_lab.dream_quality import reaction_name  # noqa: E402
+from reme_lab.locomo import (  # noqa: E402
     HEADLINE,
     fuse_rrf,
     load_conversations,
@@ -86,8 +85,9 @@ from reme_workbench.experiments.locomo import (  # noqa: E402
     user_questions,
     write_vault,
 )
-from reme_workbench.experiments.people_notes import TARGETS as VOICE_TARGETS  # noqa: E402
-from reme_workbench.experiments.people_notes import NoteVoice, measure_notes  # noqa: E402
+from reme_lab.people_notes import TARGETS as VOICE_TARGETS  # noqa: E402
+from reme_lab.people_notes import NoteVoice, measure_notes  # noqa: E402
+from reme_workbench.dream.keys import near_duplicates  # noqa: E402
 from reme_workbench.index.chunking import estimate_tokens  # noqa: E402
 from reme_workbench.vault.note import parse  # noqa: E402
 from reme_workbench.vault.vault import init_vault  # noqa: E402
@@ -347,7 +347,7 @@ def print_form(form: Form, runs: list[dict], show: int) -> dict:
           f"1,000 of the dataset's turns ({turns:,}) {1000 * dream_cpu / turns:.1f} CPU s")
     twins = [f"{r['sample_id']}/{a} ~ {b}" for r in runs for a, b in r["near_duplicates"]]
     print(f"  pairs of a person's notes on one topic (dream/keys.py: a lemma, a spelling, a "
-          f"phrase inside another, a word cut short): {len(twins)}"
+          f"phrase inside another with its head, a word cut short): {len(twins)}"
           + (f": {', '.join(twins[:6])}" if twins else ""))
     voice = pooled_voice(runs)
     for what, label in VOICE_LABELS.items():

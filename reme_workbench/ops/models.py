@@ -23,7 +23,9 @@ __all__ = [
     # a note, the proposals
     "NoteRequest", "LinkRef", "NoteContext",
     "ProposalsRequest", "ProposalSummary", "ProposalDetail", "ProposalRef", "AcceptRequest",
-    "RejectRequest",
+    "RejectRequest", "ProposalFiles",
+    # what the Obsidian plugin asks as a person reads
+    "RelatedRequest", "RelatedResponse", "NoteOpenedRequest", "NoteOpenedResponse",
     # health
     "HealthRequest", "HealthResponse", "BrokenLinkModel", "ResolvedLinkModel", "UnlinkModel",
     "NormalizeModel",
@@ -664,3 +666,52 @@ class JobStatus(_Response):
     progress: JobProgress
     result: dict[str, Any] | None = Field(None, description="The operation's report, when done.")
     error: str | None = Field(None, description="Why it failed, when it did.")
+
+
+# -- what the Obsidian plugin asks as a person reads (ops/reading.py) ------------------------
+
+class RelatedRequest(_Request):
+    """The notes related to one note of the vault."""
+
+    path: str = Field(max_length=1000, description="A Markdown note, vault-relative: its "
+                      "description and body are the query, and it is left out of the answer.")
+    k: int = Field(8, ge=1, le=50, description="How many related files to return.")
+    scope: Literal["digest", "sources", "all"] = Field(
+        "digest", description="digest: the notes; sources: daily/ and resource/; all: both.")
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return _vault_path(value)
+
+
+class RelatedResponse(_Response):
+    path: str
+    hits: list[RecallHitModel]
+    vectors: str = ""
+    note: str | None = None
+
+
+class NoteOpenedRequest(_Request):
+    """A person opened a note (in Obsidian)."""
+
+    path: str = Field(max_length=1000, description="The digest note opened, vault-relative.")
+
+    @field_validator("path")
+    @classmethod
+    def _inside(cls, value: str) -> str:
+        return _vault_path(value)
+
+
+class NoteOpenedResponse(_Response):
+    path: str
+    logged: bool = Field(description="Whether an `open` line was written now.")
+    last_open: str | None = Field(None, description="When not: the open of the last hour that "
+                                  "already counts (ISO 8601 UTC).")
+    reason: str | None = Field(None, description="Why nothing was written, when nothing was.")
+
+
+class ProposalFiles(_Response):
+    id: str
+    files: dict[str, str] = Field(description="{path: the text the proposal would write} for "
+                                  "each file it creates or edits (a deletion has none).")

@@ -23,70 +23,26 @@ import json
 import os
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal
-
-from pydantic import Field, field_validator
 
 from ..errors import NotFoundError, RemeError
 from .models import (
     MAX_QUERY_CHARS,
+    NoteOpenedRequest,
+    NoteOpenedResponse,
+    ProposalFiles,
     ProposalRef,
-    RecallHitModel,
     RecallRequest,
-    _Request,
-    _Response,
-    _vault_path,
+    RelatedRequest,
+    RelatedResponse,
 )
 from .workspace import Workspace
 
-__all__ = ["RelatedRequest", "RelatedResponse", "NoteOpenedRequest", "NoteOpenedResponse",
-           "ProposalFiles", "related", "note_opened", "proposal_files", "related_query",
-           "OPEN_EVERY", "PLUGIN_VIA"]
+__all__ = ["related", "note_opened", "proposal_files", "related_query", "OPEN_EVERY",
+           "PLUGIN_VIA"]
 
 OPEN_EVERY = timedelta(hours=1)  # one `open` line per note per hour at most
 PLUGIN_VIA = "plugin"  # the access log's `via` of an open the plugin reported
 _TAIL_BLOCK = 64 * 1024  # the access log is read backwards in blocks of this size
-
-
-class RelatedRequest(_Request):
-    """The notes related to one note of the vault."""
-
-    path: str = Field(max_length=1000, description="A Markdown note, vault-relative: its "
-                      "description and body are the query, and it is left out of the answer.")
-    k: int = Field(8, ge=1, le=50, description="How many related files to return.")
-    scope: Literal["digest", "sources", "all"] = Field(
-        "digest", description="digest: the notes; sources: daily/ and resource/; all: both.")
-
-    @field_validator("path")
-    @classmethod
-    def _inside(cls, value: str) -> str:
-        return _vault_path(value)
-
-
-class RelatedResponse(_Response):
-    path: str
-    hits: list[RecallHitModel]
-    vectors: str = ""
-    note: str | None = None
-
-
-class NoteOpenedRequest(_Request):
-    """A person opened a note (in Obsidian)."""
-
-    path: str = Field(max_length=1000, description="The digest note opened, vault-relative.")
-
-    @field_validator("path")
-    @classmethod
-    def _inside(cls, value: str) -> str:
-        return _vault_path(value)
-
-
-class NoteOpenedResponse(_Response):
-    path: str
-    logged: bool = Field(description="Whether an `open` line was written now.")
-    last_open: str | None = Field(None, description="When not: the open of the last hour that "
-                                  "already counts (ISO 8601 UTC).")
-    reason: str | None = Field(None, description="Why nothing was written, when nothing was.")
 
 
 # -- related ----------------------------------------------------------------------------------
@@ -150,12 +106,6 @@ def related(ws: Workspace, request: RelatedRequest) -> RelatedResponse:
 
 
 # -- a proposal's files ------------------------------------------------------------------------
-
-class ProposalFiles(_Response):
-    id: str
-    files: dict[str, str] = Field(description="{path: the text the proposal would write} for "
-                                  "each file it creates or edits (a deletion has none).")
-
 
 def proposal_files(ws: Workspace, request: ProposalRef) -> ProposalFiles:
     """What a proposal would write, file by file: what a person edits before accepting

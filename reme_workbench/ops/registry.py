@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from . import experiments, indexing, jobs, operations, reading, vault_ops
+from . import indexing, jobs, operations, reading, vault_ops
 from .models import (
     AcceptRequest,
     BridgeRequest,
@@ -53,8 +53,11 @@ from .models import (
     LinkModel,
     LinksRequest,
     NoteContext,
+    NoteOpenedRequest,
+    NoteOpenedResponse,
     NoteRequest,
     ProposalDetail,
+    ProposalFiles,
     ProposalRef,
     ProposalsRequest,
     ProposalSummary,
@@ -65,6 +68,8 @@ from .models import (
     RecoverRequest,
     RecoverResponse,
     RejectRequest,
+    RelatedRequest,
+    RelatedResponse,
     RenameRequest,
     RenameResponse,
     StatusRequest,
@@ -178,7 +183,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "note was opened, so an archived note is found by recall again at once.",
         writes=False, routes=(Route("POST", "/note"),), cli=Command(("note",), arguments=("path",))),
     Operation(
-        "related", reading.related, reading.RelatedRequest, reading.RelatedResponse,
+        "related", reading.related, RelatedRequest, RelatedResponse,
         "The notes related to a note (its own text as the query, itself left out)",
         "Find the notes related to one note of the memory, by its vault path: its "
         "description and body are the query and the note itself is left out. Returns each "
@@ -186,14 +191,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "nothing.",
         writes=False, routes=(Route("POST", "/related"),)),
     Operation(
-        "proposal_files", reading.proposal_files, ProposalRef, reading.ProposalFiles,
+        "proposal_files", reading.proposal_files, ProposalRef, ProposalFiles,
         "What a proposal would write, file by file",
         "Show the full text each file of a proposal would have once applied (by id or a "
         "unique prefix): what a person edits before accepting it with 'edited'. Changes "
         "nothing.",
         writes=False, routes=(Route("GET", "/proposals/{id}/files", "path"),), mcp=False),
     Operation(
-        "note_opened", reading.note_opened, reading.NoteOpenedRequest, reading.NoteOpenedResponse,
+        "note_opened", reading.note_opened, NoteOpenedRequest, NoteOpenedResponse,
         "Report that a person opened a digest note (reading is use)",
         "Record that the user opened a digest note, so the archive counts it as used: an "
         "'open' line in the access log, at most one per note per hour. For a plugin that "
@@ -349,15 +354,6 @@ OPERATIONS: tuple[Operation, ...] = (
         "with their originals kept in resource/. Reads a folder a client names: the "
         "command line's only.",
         writes=True, mcp=False, cli=Command(("import",), arguments=("source",))),
-    Operation(
-        "sweep", experiments.sweep, experiments.SweepRequest, experiments.SweepResponse,
-        "Consolidate a generated vault at every point of a threshold grid",
-        "Generate a vault with a planted truth, run consolidate on a copy of it for every "
-        "point of a grid of thresholds and score each against the truth; writes a CSV. "
-        "Works on vaults of its own, in local folders: the command line's only.",
-        writes=True, mcp=False, progress=True, on_vault=False,
-        cli=Command(("experiment", "sweep"), names={"brain_spec": "--brain"},
-                    hand=("vault", "grid", "out", "only"))),  # --grid FILE.toml, --only a,b
 )
 
 # Commands made by hand, each with why it cannot be made from an operation: they run until
