@@ -8,7 +8,7 @@ dev/ (user ↔ assistant chats for developing the Chinese rules, issue #30) runs
 with `--split dev`. Each split is dreamt in a fresh vault of its own (`init_vault`, the
 material copied in, `dream_vault` with the brain `--brain` names — the offline brain by
 default — and recall over `--embedder`), then the digest notes it wrote are measured
-with reme_workbench/experiments/dream_quality.py. Printed per split, for both splits
+with reme_lab/dream_quality.py. Printed per split, for both splits
 pooled ("all"), and per language (the material's label, else detected):
 
 * bucket accuracy (matched units whose note is in the expected bucket)  target >= 0.85
