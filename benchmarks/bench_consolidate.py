@@ -84,7 +84,7 @@ def run_whole(root: Path) -> dict:
     cold(root)
     # as the CLI builds them: split asks the brain only about a note over the threshold
     ws = Workspace(root, settings=Settings())
-    brain = ws.consolidate_brain()
+    brain = ws.get_consolidate_brain()
     t0 = time.perf_counter()
     vault = Vault.open(root, clock=lambda: NOW)
     report = consolidate_vault(vault, ws.settings, only=phases(), force=True, brain=brain,

@@ -79,7 +79,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
     settings = ws.settings
     vault = ws.keep_vault()
     emb = ws.get_embedder()
-    brain, _ = ws.dream_brain()
+    brain, _ = ws.get_dream_brain()
     weeks = material_weeks(path)
     steps = 2 * len(weeks) + 1
     created: Counter = Counter()
@@ -109,7 +109,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
             if progress:
                 progress(f"week of {first:%b %d}: consolidate", 2 * k + 1, steps)
             run = consolidate_vault(vault, settings, force=True, embedder=emb, index=index,
-                                    brain=ws.consolidate_brain())
+                                    brain=ws.get_consolidate_brain())
             lines = "; ".join(f"{o.phase}: {o.summary}" for o in run.phases
                               if o.ran and o.phase in ("abstract", "merge", "split"))
             week = DemoWeek(first, last, len(report.materials), week_created.total(),

@@ -19,7 +19,7 @@ from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.consolidate.decisions import read_decisions
 from reme_workbench.consolidate.merge import MergeContext, plan_merges
 from reme_workbench.errors import RemeError
-from reme_workbench.ops import decide, hand_to_dream, keep_both, merge_anyway, thaw
+from reme_workbench.ops import Workspace, decide, hand_to_dream, keep_both, merge_anyway, thaw
 from reme_workbench.proposals import ProposalQueue
 from reme_workbench.review.archive import archive_overview
 from reme_workbench.review.communities import communities_overview, community_drawing
@@ -195,7 +195,7 @@ def test_merge_anyway_proposes_the_merge_whatever_the_votes(make_vault):
     brain.enqueue_merge({"description": "How to deploy the payments API",
                          "body": (vault.root / A).read_text().split("---\n", 2)[2]
                          + "Watch the dashboard.\n\nderived_from:: [[daily/2026-10-12/payments.md]]\n"})
-    (pid,) = merge_anyway(vault, entry, brain=brain)
+    (pid,) = merge_anyway(_with_brain(vault, brain), entry)
     proposal = ProposalQueue(vault).load(pid)
     assert proposal.state == "pending" and proposal.story["decided_by_person"] is True
     assert proposal.summary.endswith("(1 of 3 votes; a person decided to merge)")
@@ -238,6 +238,11 @@ def test_settings_thresholds_reach_the_gates(make_vault):
     assert (gate.threshold, gate.passed) == (7, False)
 
 
+def _with_brain(vault: Vault, brain) -> Workspace:
+    """The vault's workspace with a scripted consolidate brain (as a test hands it in)."""
+    return Workspace(vault.root, vault=vault, clock=vault.clock, consolidate_brain=brain)
+
+
 def _one_of_three(brain: ScriptedBrain, vault: Vault, extra: str) -> ScriptedBrain:
     for judge, same in ((0, False), (1, True), (2, False)):
         brain.enqueue_vote({"is_same": same, "confidence": 0.9, "reason": f"judge {judge}"}, judge=judge)
@@ -255,11 +260,12 @@ def test_a_stale_merge_a_person_decided_is_planned_again_as_theirs(make_vault):
 
     vault = pair_vault(make_vault)
     (entry,) = uncertain_entries(vault)
-    (pid,) = merge_anyway(vault, entry, brain=_one_of_three(ScriptedBrain(), vault, "Watch it."))
+    (pid,) = merge_anyway(_with_brain(vault, _one_of_three(ScriptedBrain(), vault, "Watch it.")),
+                          entry)
     with open(vault.root / A, "a", encoding="utf-8") as fh:
         fh.write("A person's line.\n")  # changed since planned: the merge is stale
     assert decide(vault, pid, "accept").state == "stale"
-    again = replan(vault, pid, consolidate_brain=_one_of_three(ScriptedBrain(), vault, "Again."))
+    again = replan(_with_brain(vault, _one_of_three(ScriptedBrain(), vault, "Again.")), pid)
     assert len(again.new_ids) == 1, again.message
     fresh = ProposalQueue(vault).load(again.new_ids[0])
     assert fresh.action == "consolidate.merge" and fresh.state == "pending"
@@ -272,7 +278,8 @@ def test_a_merge_story_without_its_pair_is_refused_with_what_to_do(make_vault):
 
     vault = pair_vault(make_vault)
     (entry,) = uncertain_entries(vault)
-    (pid,) = merge_anyway(vault, entry, brain=_one_of_three(ScriptedBrain(), vault, "Watch it."))
+    (pid,) = merge_anyway(_with_brain(vault, _one_of_three(ScriptedBrain(), vault, "Watch it.")),
+                          entry)
     queue = ProposalQueue(vault)
     old = queue.load(pid)
     queue.save(replace(old, story={**old.story, "candidate": {
@@ -281,4 +288,4 @@ def test_a_merge_story_without_its_pair_is_refused_with_what_to_do(make_vault):
         fh.write("A person's line.\n")
     assert decide(vault, pid, "accept").state == "stale"
     with pytest.raises(RemeError, match="does not name its pair.*--only communities,merge"):
-        replan(vault, pid, consolidate_brain=ScriptedBrain())
+        replan(_with_brain(vault, ScriptedBrain()), pid)
