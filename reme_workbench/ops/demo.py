@@ -44,8 +44,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
 
     from ..consolidate.run import consolidate_vault
     from ..dream.run import dream_vault
-    from ..index.factory import embedder_spec, get_embedder
-    from ..index.store import choose_embedder
+    from ..index.factory import embedder_spec
     from ..proposals import ProposalQueue
     from ..vault.layout import BUCKETS, bucket_of, is_digest_note
     from ..vault.vault import init_vault
@@ -66,7 +65,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
         raise RemeError(f"The demo in {path} was started with the {state['embedder']} embedder; "
                         f"run it again without --embedder (or with --embedder {state['embedder']}) "
                         "to go on, or give the demo a new folder.")
-    get_embedder(choose_embedder(spec, path))  # a spec it does not know stops here, before any file
+    Workspace.check_embedder(spec, path)  # a spec it does not know stops here, before any file
     if state is None or not state["sample"]:
         if state is not None:  # stopped while the sample was copied: a file may be cut short
             _clear_but_marker(path)

@@ -91,6 +91,16 @@ class Workspace:
         place it is read; `init` checks a new vault's file with it before making anything)."""
         return load_settings(Path(root))
 
+    @staticmethod
+    def check_embedder(spec: str, root: Path | str) -> None:
+        """Build (and drop) the embedder `spec` names for the folder `root`, which need not
+        be a vault yet (`auto`: its index's, else a new index's): an unknown spec or a
+        missing model package stops a front end before it writes a file."""
+        from ..index.factory import get_embedder
+        from ..index.store import choose_embedder
+
+        get_embedder(choose_embedder(spec, root))
+
     def with_settings(self, settings: Settings) -> Workspace:
         """This workspace with `settings` instead (a screen's or a sweep's own): the same
         vault, flags and ready-made embedder and brains; the embedder built here is kept

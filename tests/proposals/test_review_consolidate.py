@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reme_workbench.brains.scripted import ScriptedBrain
-from reme_workbench.config import ArchiveSettings, MergeSettings, Settings
+from reme_workbench.config import ArchiveSettings, CommunitySettings, MergeSettings, Settings
 from reme_workbench.consolidate.archive import update_archive
 from reme_workbench.consolidate.candidates import MergeCandidate
 from reme_workbench.consolidate.communities import update_communities
@@ -62,13 +62,13 @@ def dreamt(vault: Vault) -> ArchiveSettings:
 
 def test_communities_overview_sizes_stability_hub_and_gates(make_vault):
     vault = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    empty = communities_overview(vault)
+    empty = communities_overview(vault, Settings())
     assert empty.communities == () and "No communities yet" in empty.warnings[0]
-    update_communities(vault, now=FIXED_NOW - timedelta(days=7))
-    update_communities(vault, now=FIXED_NOW)  # the second run has a stability
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW - timedelta(days=7))
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)  # the second run has a stability
     for p in ("digest/wiki/a0.md", "digest/wiki/a1.md", "digest/wiki/a2.md"):
         log_access(vault.root, p, FIXED_NOW - timedelta(days=1), "recall")
-    overview = communities_overview(vault)
+    overview = communities_overview(vault, Settings())
     big, small = overview.communities  # largest first
     assert (big.size, small.size) == (6, 3)
     assert big.stability == 1.0 and overview.previous is not None
@@ -89,9 +89,9 @@ def test_a_drawing_of_one_community_marks_hub_and_archived(make_vault):
     hub_links = [f"a{i}" for i in range(1, 6)]
     files["digest/wiki/a0.md"] = note("a0", "The hub of group a.", hub_links)
     vault = Vault.open(make_vault(files), clock=lambda: FIXED_NOW)
-    update_communities(vault, now=FIXED_NOW)
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)
     update_archive(vault, dreamt(vault), now=FIXED_NOW + timedelta(days=400))  # all cold by then
-    overview = communities_overview(vault)
+    overview = communities_overview(vault, Settings())
     big = overview.communities[0]
     assert big.hub == "digest/wiki/a0.md" and big.hub_share == 1.0
     drawing = community_drawing(vault, big)
@@ -231,7 +231,7 @@ def test_hand_to_dream_lists_the_other_note_as_an_instance(make_vault):
 
 def test_settings_thresholds_reach_the_gates(make_vault):
     vault = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    update_communities(vault, now=FIXED_NOW)
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)
     strict = Settings.model_validate({"abstract": {"min_nodes": 7}})
     big = communities_overview(vault, strict).communities[0]
     gate = {g.name: g for g in big.gates.gates}["min_nodes"]

@@ -12,7 +12,7 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 from reme_workbench.brains.scripted import ScriptedBrain  # noqa: E402
-from reme_workbench.config import ArchiveSettings  # noqa: E402
+from reme_workbench.config import ArchiveSettings, CommunitySettings  # noqa: E402
 from reme_workbench.consolidate.archive import recency_score, update_archive  # noqa: E402
 from reme_workbench.consolidate.communities import update_communities  # noqa: E402
 from reme_workbench.index.embeddings import HashingEmbedder  # noqa: E402
@@ -138,8 +138,8 @@ def test_communities_view_plots_gates_and_a_drawing(make_vault):
     empty = CommunitiesView(v)
     assert "No communities yet" in empty.status.value and empty.community.options == ()
     assert empty.plots.children == ()
-    update_communities(v, now=FIXED_NOW - timedelta(days=7))
-    update_communities(v, now=FIXED_NOW)
+    update_communities(v, CommunitySettings(), now=FIXED_NOW - timedelta(days=7))
+    update_communities(v, CommunitySettings(), now=FIXED_NOW)
     view = CommunitiesView(v)
     assert len(view.community.options) == 2
     assert len(view.plots.children) == 2  # sizes and stability
@@ -154,8 +154,8 @@ def test_communities_view_plots_gates_and_a_drawing(make_vault):
 
 def test_a_community_whose_hub_waits_says_so(make_vault):
     v = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    update_communities(v, now=FIXED_NOW - timedelta(days=7))
-    update_communities(v, now=FIXED_NOW)
+    update_communities(v, CommunitySettings(), now=FIXED_NOW - timedelta(days=7))
+    update_communities(v, CommunitySettings(), now=FIXED_NOW)
     view = CommunitiesView(v)
     big = view.overview.communities[0]
     queue = ProposalQueue(v)
@@ -274,7 +274,7 @@ def test_the_archive_screen_of_a_fresh_vault_says_when_the_first_note_goes(make_
     untouched note has (τ · ln(score / cut)), from its raw score: the stored one is
     clipped at 1 and gave only a lower bound ("at least 114 days")."""
     v = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    update_archive(v, now=FIXED_NOW)
+    update_archive(v, ArchiveSettings(), now=FIXED_NOW)
     view = ArchiveView(v)
     ov = view.overview
     assert view.archived.options == ()
