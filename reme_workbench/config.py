@@ -24,9 +24,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import RemeError
 
-__all__ = ["Settings", "load_settings", "CONFIG_FILE"]
+__all__ = ["Settings", "load_settings", "CONFIG_FILE", "litellm_model"]
 
 CONFIG_FILE = "reme.toml"
+
+
+def litellm_model(spec: str | None) -> str | None:
+    """The model a `litellm:<model>` spec names — `[llm] brain` and `[recall] embedder`
+    alike, e.g. "litellm:openai/gpt-4o-mini" -> "openai/gpt-4o-mini" — or None for any
+    other spec and for one that names no model. The one reader of the prefix: the brain
+    factory and the embedder specs both ask it."""
+    kind, sep, model = (spec or "").strip().partition(":")
+    if sep and kind.lower() == "litellm" and model.strip():
+        return model.strip()
+    return None
 
 
 class _Section(BaseModel):

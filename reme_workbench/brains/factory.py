@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..config import Settings
+from ..config import Settings, litellm_model
 from ..errors import RemeError
 from ..llm.base import Brain
 from ..llm.cassette import Cassette
@@ -51,10 +51,10 @@ def brain_from_spec(
                 'model with brain = "litellm:<model>".'
             )
         return offline_factory()
-    prefix, _, model = text.partition(":")
-    if prefix == "litellm" and model.strip():
+    model = litellm_model(text)
+    if model is not None:
         return LLMBrain(
-            model.strip(),
+            model,
             api_base=api_base or None,
             api_key=api_key or None,
             language=language,

@@ -99,3 +99,24 @@ def test_a_screen_with_its_own_settings_leaves_the_shared_workspace_alone(make_v
         view = screen(ws, settings=strict)
         assert view.settings is strict and view.ws.settings is strict
         assert ws.settings is shared, f"{screen.__name__} changed the shared workspace's settings"
+
+
+def test_one_reader_of_the_litellm_prefix_for_brains_and_embedders():
+    """`config.litellm_model` reads `litellm:<model>` for the brain factory and the embedder
+    specs alike: the same spare spaces and capitals are read the same by both."""
+    from reme_workbench.brains.factory import brain_from_spec
+    from reme_workbench.config import litellm_model
+    from reme_workbench.errors import RemeError
+    from reme_workbench.index.factory import get_embedder
+    from reme_workbench.index.specs import check_spec
+
+    assert litellm_model(" LiteLLM: openai/x ") == "openai/x"
+    assert [litellm_model(s) for s in ("litellm:", "litellm: ", "openai/x", "offline", None)] == \
+        [None] * 5
+    assert brain_from_spec(" LiteLLM: openai/x ").model == "openai/x"
+    assert get_embedder(" LiteLLM: openai/emb ").name == "litellm:openai/emb"
+    for empty in ("litellm:", "litellm:  "):
+        with pytest.raises(RemeError, match="litellm:<model>"):
+            brain_from_spec(empty)
+        with pytest.raises(RemeError, match="name the model"):
+            check_spec(empty)
