@@ -3,7 +3,7 @@
     python benchmarks/bench_consolidate.py [--sizes 1000,10000,50000] [--mixing 0.1]
 
 For each size N a vault of N digest notes in planted communities is generated untimed
-(`reme_workbench.experiments.generator`, the one generator of benchmarks and experiments:
+(`reme_lab.generator`, the one generator of benchmarks and experiments:
 topical communities of 5-40 notes, ~6 links a note, `--mixing` of them leaving the
 community, notes as dream writes them). Then two subprocesses run on
 it, each from a cold scan cache (no `.reme/scan.db`; files in the OS page cache), so
@@ -95,6 +95,7 @@ def run_whole(root: Path) -> dict:
 
 
 def run_parts(root: Path, truth: Path) -> dict:
+    from reme_lab.generator import normalized_mutual_info, read_truth
     from reme_workbench.config import ArchiveSettings, CommunitySettings
     from reme_workbench.consolidate.communities import (
         digest_graph,
@@ -102,7 +103,6 @@ def run_parts(root: Path, truth: Path) -> dict:
         stability,
         update_communities,
     )
-    from reme_workbench.experiments.generator import normalized_mutual_info, read_truth
     from reme_workbench.vault.vault import Vault
 
     planted = {p: f"p{c}" for p, c in
@@ -144,7 +144,7 @@ def child(mode: str, root: Path, truth: Path, timeout: float) -> dict:
 
 
 def bench(n: int, mixing: float, timeout: float) -> tuple[dict, dict, float]:
-    from reme_workbench.experiments.generator import VaultSpec, generate_vault
+    from reme_lab.generator import VaultSpec, generate_vault
 
     with tempfile.TemporaryDirectory(prefix=f"reme-bench-consolidate-{n}-") as tmp:
         t0 = time.perf_counter()

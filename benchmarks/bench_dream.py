@@ -3,7 +3,7 @@
     python benchmarks/bench_dream.py [--locomo-conversations 0-4] [--no-locomo] [--json FILE]
 
 Dreams the bundled sample vault, then the LoCoMo conversations (each session a daily
-log, the recall benchmark's conversion in reme_workbench/experiments/locomo.py), with a
+log, the recall benchmark's conversion in reme_lab/locomo.py), with a
 *counting fake* brain: the real `LLMBrain` builds every request (prompt files, message
 layout, the validation retry) and hands it to its cassette seam; the fake stands where
 a replay cassette would, so no model and no litellm are involved. It
@@ -45,10 +45,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from reme_lab import locomo  # noqa: E402
 from reme_workbench.brains.model import LLMBrain  # noqa: E402
 from reme_workbench.config import Settings  # noqa: E402
 from reme_workbench.dream.run import dream_vault  # noqa: E402
-from reme_workbench.experiments import locomo  # noqa: E402
 from reme_workbench.index.embeddings import HashingEmbedder  # noqa: E402
 from reme_workbench.index.store import VaultIndex  # noqa: E402
 from reme_workbench.llm.base import Usage  # noqa: E402

@@ -69,8 +69,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reme_workbench.experiments.dream_quality import reaction_name  # noqa: E402
-from reme_workbench.experiments.locomo import (  # noqa: E402
+from reme_lab.dream_quality import reaction_name  # noqa: E402
+from reme_lab.locomo import (  # noqa: E402
     HEADLINE,
     fuse_rrf,
     load_conversations,
@@ -84,8 +84,8 @@ from reme_workbench.experiments.locomo import (  # noqa: E402
     user_questions,
     write_vault,
 )
-from reme_workbench.experiments.people_notes import TARGETS as VOICE_TARGETS  # noqa: E402
-from reme_workbench.experiments.people_notes import NoteVoice, measure_notes  # noqa: E402
+from reme_lab.people_notes import TARGETS as VOICE_TARGETS  # noqa: E402
+from reme_lab.people_notes import NoteVoice, measure_notes  # noqa: E402
 from reme_workbench.index.chunking import estimate_tokens  # noqa: E402
 from reme_workbench.vault.note import parse  # noqa: E402
 from reme_workbench.vault.vault import init_vault  # noqa: E402

@@ -8,7 +8,7 @@ every text passed to the embedder's `embed` (and its estimated tokens) by the re
 after the change (the first index, for the import):
 
 a. rename: a folder of 100 digest notes moved to another folder name;
-b. import: a 200-note course vault (`experiments.course_vault`) brought in with
+b. import: a 200-note course vault (`reme_lab.course_vault`) brought in with
    `reme-workbench import` (its originals kept under resource/), then indexed;
 c. schema: the index's tables rebuilt (its schema marked as an older one), chunk text
    the same;
@@ -109,7 +109,7 @@ def run_scenarios(spec: str, only: list[str]) -> dict:
                 folder.rename(root / "digest/wiki/course-2025")
                 counted = _counted(root, make, estimate_tokens)
             elif name == "import":
-                from reme_workbench.experiments.course_vault import write_course_vault
+                from reme_lab.course_vault import write_course_vault
 
                 source = tmp / "course"
                 write_course_vault(source, notes=200)

@@ -6,7 +6,7 @@
 The texts are what an index embeds (each chunk's context line and text, chunking.py's
 plan) of three real corpora:
 
-* LoCoMo: conversations 0 and 1 written as daily session files (experiments/locomo.py),
+* LoCoMo: conversations 0 and 1 written as daily session files (reme_lab/locomo.py),
   from ../shared/data/locomo/ (skipped when it is absent);
 * the labelled Chinese / English set the recall benchmark uses (tests/data/dream_eval/,
   its material files: 44 % Chinese);
@@ -66,8 +66,8 @@ def chunk_texts(files: dict[str, str]) -> list[str]:
 
 
 def corpora() -> dict[str, list[str]]:
-    from reme_workbench.experiments.dream_quality import material_files
-    from reme_workbench.experiments.locomo import conversation_files, load_conversations
+    from reme_lab.dream_quality import material_files
+    from reme_lab.locomo import conversation_files, load_conversations
     from reme_workbench.vault.vault import init_vault
 
     found: dict[str, list[str]] = {}

@@ -115,7 +115,7 @@ def first_answer(n: int, embedder: str, watch: float) -> dict:
 
 def partial_vectors(conversations: list[int], embedder_spec: str) -> list[tuple[float, float, float, int]]:
     """(share of chunks with vectors, recall@5, MRR, questions) over the conversations."""
-    from reme_workbench.experiments import locomo
+    from reme_lab import locomo
     from reme_workbench.index.factory import get_embedder
     from reme_workbench.index.recall import recall_batch
     from reme_workbench.index.store import VaultIndex

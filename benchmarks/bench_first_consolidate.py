@@ -4,7 +4,7 @@
                                                  [--keep] [--json FILE]
 
 A student's vault of `--notes` notes is written the way public course vaults are
-(`reme_workbench.experiments.course_vault`: Portuguese and English course notes with
+(`reme_lab.course_vault`: Portuguese and English course notes with
 index notes, long lectures with maths, code and embeds, journal pages, links to notes
 not yet written, a templates folder, 2023 file times). Then the real program runs on
 it, each command in its own process as a person runs them:
@@ -69,7 +69,7 @@ def run_step(args: list[str]) -> tuple[float, float, dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from reme_workbench.experiments.course_vault import write_course_vault
+    from reme_lab.course_vault import write_course_vault
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--notes", type=int, default=1000)

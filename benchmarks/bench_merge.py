@@ -3,7 +3,7 @@
     python benchmarks/bench_merge.py [--sizes 1000,10000] [--vaults planted,template]
                                      [--embedder minilm] [--pairs 0.05]
 
-Two vaults per size N (`reme_workbench.experiments.generator`), generated untimed:
+Two vaults per size N (`reme_lab.generator`), generated untimed:
 
 * **planted** — the vault the merge figures were first measured on: topical communities
   of 8-30 notes linked inside, N × `--pairs` duplicate pairs (the same facts
@@ -97,9 +97,9 @@ class TimedEmbedder:
 # -- the child process ----------------------------------------------------------------------
 
 def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
+    from reme_lab.generator import read_truth
     from reme_workbench.config import CommunitySettings
     from reme_workbench.consolidate.communities import update_communities
-    from reme_workbench.experiments.generator import read_truth
     from reme_workbench.index.factory import get_embedder
     from reme_workbench.vault.vault import Vault
 
@@ -121,7 +121,7 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     out["together"] = sum(communities.get(p["a"]) == communities.get(p["b"])
                           for p in planted["duplicates"])
     out["found_communities"] = len(set(communities.values()))
-    from reme_workbench.experiments.generator import normalized_mutual_info
+    from reme_lab.generator import normalized_mutual_info
 
     out["nmi"] = normalized_mutual_info(planted["communities"]["notes"], communities)
     out["planted_communities"] = len(planted["communities"]["sizes"])
@@ -221,8 +221,8 @@ def by_kind(duplicates: list[dict], mined: set, proposed: set, reported: set) ->
 
 def spec_for(kind: str, n: int, share: float):
     """The VaultSpec of a `kind` vault ("planted" or "template") of `n` files."""
-    from reme_workbench.experiments.generator import VaultSpec
-    from reme_workbench.experiments.template_notes import pages_for
+    from reme_lab.generator import VaultSpec
+    from reme_lab.template_notes import pages_for
 
     if kind == "planted":
         pairs = max(1, int(n * share))
@@ -236,7 +236,7 @@ def spec_for(kind: str, n: int, share: float):
 
 
 def bench(kind: str, n: int, share: float, embedder: str, timeout: float) -> tuple[dict, float]:
-    from reme_workbench.experiments.generator import generate_vault
+    from reme_lab.generator import generate_vault
 
     with tempfile.TemporaryDirectory(prefix=f"reme-bench-merge-{kind}-{n}-") as tmp:
         t0 = time.perf_counter()

@@ -48,13 +48,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # embed_rules
 
 from embed_rules import add_rule_flags, embedded_tokens, rules_from  # noqa: E402
 
-from reme_workbench.errors import RemeError  # noqa: E402
-from reme_workbench.experiments.dream_quality import (  # noqa: E402
+from reme_lab.dream_quality import (  # noqa: E402
     Query,
     load_queries,
     material_files,
 )
-from reme_workbench.experiments.locomo import hit_at, recall_at, reciprocal_rank  # noqa: E402
+from reme_lab.locomo import hit_at, recall_at, reciprocal_rank  # noqa: E402
+from reme_workbench.errors import RemeError  # noqa: E402
 from reme_workbench.index.chunking import DEFAULT_RULES, ChunkRules  # noqa: E402
 from reme_workbench.index.factory import get_embedder  # noqa: E402
 from reme_workbench.index.recall import MODES, recall_batch  # noqa: E402

@@ -18,9 +18,9 @@ those sections:
   (no embedder).
 
 Beside them whether a person would split the note, and whether the brain does at the
-defaults. Notes measured: the planted ones of `reme_workbench.experiments.sectioned_notes`
+defaults. Notes measured: the planted ones of `reme_lab.sectioned_notes`
 (written as people write them), `--generated` overloaded notes and hubs of a generated
-vault (`experiments.generator`), and the FILEs given — real notes a person keeps whole:
+vault (`reme_lab.generator`), and the FILEs given — real notes a person keeps whole:
 a package's README (a wheel's METADATA), a help or documentation page.
 """
 
@@ -35,6 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from reme_lab.sectioned_notes import NOTES  # noqa: E402
 from reme_workbench.brains.offline_consolidate.offline import OfflineConsolidateBrain  # noqa: E402
 from reme_workbench.brains.offline_consolidate.split import (  # noqa: E402
     DISJOINT_SHARE,
@@ -43,7 +44,6 @@ from reme_workbench.brains.offline_consolidate.split import (  # noqa: E402
     shared_words,
 )
 from reme_workbench.config import Settings  # noqa: E402
-from reme_workbench.experiments.sectioned_notes import NOTES  # noqa: E402
 from reme_workbench.index.chunking import estimate_tokens  # noqa: E402
 from reme_workbench.index.factory import get_embedder  # noqa: E402
 from reme_workbench.llm.consolidate import NoteView  # noqa: E402
@@ -60,7 +60,7 @@ def _body(path: Path) -> str:
 def _generated(count: int) -> dict[str, tuple[str, bool]]:
     """The generator's overloaded notes (four communities' statements: split) and its
     hub notes (overviews of one community: not split), `count` of each."""
-    from reme_workbench.experiments.generator import VaultSpec, generate_vault
+    from reme_lab.generator import VaultSpec, generate_vault
 
     out: dict[str, tuple[str, bool]] = {}
     with tempfile.TemporaryDirectory() as tmp:

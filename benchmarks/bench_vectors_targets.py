@@ -23,7 +23,7 @@ whether now meets the target:
    set-up: a vault per conversation, recall scope sources, k 10, fused), session
    recall@5 and MRR. Target: within 0.005 of the baseline's; skipped, and said so,
    without the data in ../shared/data/locomo/;
-4. consolidate — a `--course-notes` course vault (experiments/course_vault.py), through
+4. consolidate — a `--course-notes` course vault (reme_lab/course_vault.py), through
    the CLI as a person runs it: `init`, `import`, `index` (the vectors) and the first
    `consolidate`. Target: the vectors of a 1,000-note imported vault (its `index`)
    <= 120 s (scaled to `--course-notes`); `consolidate` is printed beside it.
@@ -137,7 +137,7 @@ def step_cold_and_rename(spec: str, notes: int, work: Path) -> tuple[dict, dict]
 def step_locomo(spec: str, conversations: list[int], work: Path) -> dict:
     if not LOCOMO.is_file():
         return {"skipped": f"no LoCoMo data at {LOCOMO}"}
-    from reme_workbench.experiments import locomo
+    from reme_lab import locomo
     from reme_workbench.index.factory import get_embedder
 
     embedder = get_embedder(spec)
@@ -171,7 +171,7 @@ def _cli(args: list[str]) -> tuple[float, float]:
 
 
 def step_consolidate(spec: str, notes: int, work: Path) -> dict:
-    from reme_workbench.experiments.course_vault import write_course_vault
+    from reme_lab.course_vault import write_course_vault
 
     source, vault = work / "course-vault", work / "reme"
     made = write_course_vault(source, notes=notes)

@@ -4,14 +4,14 @@ consolidate threshold, a CSV and a plot for each.
     python benchmarks/experiments.py [--notes 1000] [--embedder minilm] [--out docs/experiments]
                                      [--only merge_similarity,archive_cut,…] [--replot]
 
-The vault (`reme_workbench.experiments.generator`, seed 7): `--notes` digest notes in
+The vault (`reme_lab.generator`, seed 7): `--notes` digest notes in
 planted communities of 8-30, 5% of the pairs planted duplicates (paraphrased, renamed,
 some with a statement in the other language) and as many near misses (one kind, other
 values), 6% stale notes (150+ days old, never recalled), hubs in 8 communities, 6
 overloaded notes (four communities' topics in one note, over 2,000 tokens), 5 communities
 still forming (20 %, 40 % … 100 % of their notes written this week). It is generated and
 indexed once; every sweep copies it. Each point runs consolidate with the offline brain
-(`reme_workbench.experiments.sweep`) and is scored against the planted truth. Only the
+(`reme_lab.sweep`) and is scored against the planted truth. Only the
 phases a threshold acts on run (the archive cut needs no merge votes).
 
 Writes `<out>/<sweep>-<embedder>.csv` and `.png` per sweep, and prints each table.
@@ -31,8 +31,8 @@ from pathlib import Path
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reme_workbench.experiments.generator import VaultSpec, generate_vault, truth_path_for  # noqa: E402
-from reme_workbench.experiments.sweep import read_csv, sweep, write_csv  # noqa: E402
+from reme_lab.generator import VaultSpec, generate_vault, truth_path_for  # noqa: E402
+from reme_lab.sweep import read_csv, sweep, write_csv  # noqa: E402
 from reme_workbench.widgets.plots import figure_png, sweep_figure  # noqa: E402
 
 MERGE = {"candidate_recall": "candidate recall", "merge_precision": "proposal precision",

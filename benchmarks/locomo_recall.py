@@ -6,7 +6,7 @@
                                        [--window-lines 3] [--window-step 1] [--max-tokens 256]
 
 Each LoCoMo conversation becomes its own vault (one daily file per session, see
-reme_workbench/experiments/locomo.py); the vault is indexed with VaultIndex and every
+reme_lab/locomo.py); the vault is indexed with VaultIndex and every
 question with evidence runs through `recall_batch` (scope "sources", k=10, no access
 log). A question's ground truth is the set of sessions its evidence ids name.
 
@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # embed_rules
 
 from embed_rules import EmbeddedTokens, add_rule_flags, embedded_tokens, rules_from  # noqa: E402
 
-from reme_workbench.experiments import locomo  # noqa: E402
+from reme_lab import locomo  # noqa: E402
 from reme_workbench.index.chunking import DEFAULT_RULES, ChunkRules  # noqa: E402
 from reme_workbench.index.factory import get_embedder  # noqa: E402
 from reme_workbench.index.recall import MODES  # noqa: E402

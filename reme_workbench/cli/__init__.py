@@ -13,7 +13,6 @@ from . import (  # noqa: F401  (register commands)
     bridge_cmd,
     consolidate_cmd,
     dream_cmd,
-    experiment_cmd,
     import_cmd,
     index_cmds,
     obsidian_cmd,

@@ -15,7 +15,6 @@ calls the function and serialises or prints the answer; it adds no rule of its o
 from ..vault.layout import CACHE_DIR  # where a front end keeps its own files (.reme/)
 from . import registry, review_ops
 from .demo import build_demo, fresh_demo_copy, notebook_vault, notebook_workspace
-from .experiments import SweepPoint, SweepRequest, SweepResponse, sweep
 from .indexing import index_status, start_background_index, stop_background_index
 from .job_runner import JobRunner
 from .jobs import bridge, consolidate, consolidate_phases, dream
@@ -143,7 +142,7 @@ __all__ = [
     "review_ops", "ArchiveOverview", "CommunitiesOverview", "CommunityView", "Drawing",
     "FileDiff", "MergeReview", "ReviewFilter", "Section", "UncertainEntry", "file_diffs",
     "story_sections",
-    "CACHE_DIR", "consolidate_phases", "place_notebooks", "sweep", "SweepRequest", "SweepResponse", "SweepPoint",
+    "CACHE_DIR", "consolidate_phases", "place_notebooks",
     "build_demo", "fresh_demo_copy", "notebook_workspace", "notebook_vault",
     "init_vault", "status", "links", "graph", "graph_preview", "check_graph_preview", "rename",
     "revert_proposal",

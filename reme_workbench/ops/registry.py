@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from . import experiments, indexing, jobs, operations, reading, vault_ops
+from . import indexing, jobs, operations, reading, vault_ops
 from .models import (
     AcceptRequest,
     BridgeRequest,
@@ -349,15 +349,6 @@ OPERATIONS: tuple[Operation, ...] = (
         "with their originals kept in resource/. Reads a folder a client names: the "
         "command line's only.",
         writes=True, mcp=False, cli=Command(("import",), arguments=("source",))),
-    Operation(
-        "sweep", experiments.sweep, experiments.SweepRequest, experiments.SweepResponse,
-        "Consolidate a generated vault at every point of a threshold grid",
-        "Generate a vault with a planted truth, run consolidate on a copy of it for every "
-        "point of a grid of thresholds and score each against the truth; writes a CSV. "
-        "Works on vaults of its own, in local folders: the command line's only.",
-        writes=True, mcp=False, progress=True, on_vault=False,
-        cli=Command(("experiment", "sweep"), names={"brain_spec": "--brain"},
-                    hand=("vault", "grid", "out", "only"))),  # --grid FILE.toml, --only a,b
 )
 
 # Commands made by hand, each with why it cannot be made from an operation: they run until

@@ -8,8 +8,8 @@ import re
 
 from click.testing import CliRunner
 
+from reme_lab.dream_quality import reaction_name
 from reme_workbench.cli import cli
-from reme_workbench.experiments.dream_quality import reaction_name
 
 
 def run(*args):

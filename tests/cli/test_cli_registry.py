@@ -100,7 +100,7 @@ def vault(make_vault):
     })
 
 
-# every operation command, as a person runs it with --json (sweep's is tests/consolidate's)
+# every operation command, as a person runs it with --json
 JSON_RUNS = {
     "status": ["status"],
     "links": ["links", "digest/wiki/alpha.md"],

@@ -1,1 +1,1 @@
-"""Tests of consolidate: communities, archive, cooldowns, hubs, merge, split, the sweep."""
+"""Tests of consolidate: communities, archive, cooldowns, hubs, merge, split."""

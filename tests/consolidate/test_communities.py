@@ -10,6 +10,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from reme_lab.generator import normalized_mutual_info
 from reme_workbench.config import CommunitySettings
 from reme_workbench.consolidate.communities import (
     ALGORITHM,
@@ -20,7 +21,6 @@ from reme_workbench.consolidate.communities import (
     stability,
     update_communities,
 )
-from reme_workbench.experiments.generator import normalized_mutual_info
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.recall import recall
 from reme_workbench.index.store import VaultIndex

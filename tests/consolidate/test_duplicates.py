@@ -10,11 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from click.testing import CliRunner
 
-from reme_workbench.cli import cli
-from reme_workbench.config import CommunitySettings
-from reme_workbench.consolidate.communities import update_communities
-from reme_workbench.errors import RemeError
-from reme_workbench.experiments.generator import (
+from reme_lab.generator import (
     KINDS,
     VaultSpec,
     generate_vault,
@@ -25,6 +21,10 @@ from reme_workbench.experiments.generator import (
     slots_of,
     truth_path_for,
 )
+from reme_workbench.cli import cli
+from reme_workbench.config import CommunitySettings
+from reme_workbench.consolidate.communities import update_communities
+from reme_workbench.errors import RemeError
 from reme_workbench.vault.layout import is_digest_note
 from reme_workbench.vault.links import is_provenance, parse_links
 from reme_workbench.vault.note import parse

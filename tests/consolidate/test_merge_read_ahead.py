@@ -11,11 +11,11 @@ import threading
 import numpy as np
 from click.testing import CliRunner
 
+from reme_lab.course_vault import write_course_vault
 from reme_workbench.brains.offline_consolidate import OfflineConsolidateBrain
 from reme_workbench.cli import cli
 from reme_workbench.config import MergeSettings, Settings
 from reme_workbench.consolidate.merge import MergeContext, plan_merges
-from reme_workbench.experiments.course_vault import write_course_vault
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.metered import MeteredEmbedder
 from reme_workbench.vault.vault import Vault

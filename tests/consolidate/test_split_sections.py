@@ -1,7 +1,7 @@
 """Notes whose `##` sections are about different things are split (issue #31; docs/spec.md
 §7.8, §7.9.4; the measurements in docs/experiments.md, "Sections of real notes").
 
-The notes are `experiments.sectioned_notes`: written as people write them, in one voice,
+The notes are `reme_lab.sectioned_notes`: written as people write them, in one voice,
 not from the generator's sentence forms. Driven as a user drives it, through the CLI
 (`consolidate --only split --force`) with the offline brain on the hashing embedder, and
 the split brain's rule checked on the real embedders (MiniLM, e5) where installed.
@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from reme_lab.sectioned_notes import HOMELAB, MISC, ONE_TOPIC, folder_note
 from reme_workbench.brains.offline_consolidate.offline import OfflineConsolidateBrain
 from reme_workbench.cli import cli
 from reme_workbench.config import Settings
-from reme_workbench.experiments.sectioned_notes import HOMELAB, MISC, ONE_TOPIC, folder_note
 from reme_workbench.llm.consolidate import NoteView
 
 LOG = "daily/2026-10-05/notes.md"

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from reme_lab.hub_vault import write_hub_vault
 from reme_workbench.brains.offline_dream.offline import OfflineBrain
 from reme_workbench.cli import cli
 from reme_workbench.dream.boilerplate import shared_phrases
-from reme_workbench.experiments.hub_vault import write_hub_vault
 from reme_workbench.llm import CandidateNote, IntegrateRequest, Material
 from reme_workbench.vault.links import parse_links
 from reme_workbench.vault.note import parse

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from reme_lab.dream_quality import Query, material_files
 from reme_workbench.errors import RemeError
-from reme_workbench.experiments.dream_quality import Query, material_files
 from reme_workbench.index.factory import get_embedder
 from reme_workbench.index.recall import recall
 from reme_workbench.index.store import VaultIndex

@@ -1,1 +1,1 @@
-"""Tests of whole-program tests: real vaults, LoCoMo, the README and docs, the layer rules, Ctrl-C, concurrency."""
+"""Tests of whole-program tests: real vaults, the README and docs, the layer rules, Ctrl-C, concurrency."""

@@ -22,7 +22,7 @@ FORBIDDEN_FOR_VAULT = {
     "reme_workbench.dream",
     "reme_workbench.consolidate",
     "reme_workbench.proposals",
-    "reme_workbench.experiments",
+    "reme_lab",
     "litellm",
     "faiss",
     "ipywidgets",
@@ -122,10 +122,10 @@ LAYER_RULES = {
     "workbench": {"vault", "index", "llm", "proposals", "dream", "consolidate", "workbench"},
     # the review screens are a front end: the operations and nothing below them
     "widgets": {"ops", "widgets"},
-    # the operations every client calls: over the library (the demo, the notebooks' vault and
-    # the sweeps included), under every front end, so it never imports one
+    # the operations every client calls: over the library (the demo and the notebooks' vault
+    # included), under every front end, so it never imports one
     "ops": {"vault", "index", "llm", "brains", "proposals", "dream", "consolidate", "review",
-            "workbench", "experiments", "ops"},
+            "workbench", "ops"},
     # the front ends call the operations and nothing below them (the CLI also starts the
     # servers, the other front ends)
     "server": {"ops", "server"},
@@ -329,8 +329,8 @@ PHASE_FACES = {
     "reme_workbench.consolidate.abstract": {"load_communities", "hub_coverage"},
 }
 # models.py's private names are the parts every request and response model is built of
-# (the bases, the path validator), which the models of ops/experiments.py and
-# ops/reading.py are built of too: shared on purpose, not a helper reached into
+# (the bases, the path validator), which the models of ops/reading.py are built of too:
+# shared on purpose, not a helper reached into
 SHARED_PRIVATE_MODULES = {"reme_workbench.ops.models"}
 
 
@@ -410,6 +410,73 @@ def test_ops_modules_import_each_other_without_a_cycle():
         "into the module below them (as job_runner.py reads the registry, which imports jobs)")
 
 
+# --- the product never imports the harness (issue #33.5) ---------------------------------
+
+# The benchmark and sweep harness, a package beside reme_workbench (and its old place
+# inside it): benchmarks/, the tests and the threshold-experiments notebook import it; a
+# module of the product never does, so the product runs without it.
+HARNESS = ("reme_lab", "reme_workbench.experiments")
+# the one master notebook that is a screen of the harness (docs/experiments.md)
+HARNESS_NOTEBOOKS = {"06_threshold_experiments.ipynb"}
+
+
+def _harness_imports(names: list[str]) -> list[str]:
+    return [n for n in names if any(n == h or n.startswith(h + ".") for h in HARNESS)]
+
+
+def test_the_harness_finder_finds_it(tmp_path):
+    # guard the guard: a lazy import counts, and so does a relative one inside the package
+    probe = tmp_path / "probe.py"
+    probe.write_text("import reme_lab\n"
+                     "def f():\n    from reme_lab.sweep import sweep\n"
+                     "    from ..experiments.generator import VaultSpec\n"
+                     "from ..vault.layout import CACHE_DIR\n", encoding="utf-8")
+    assert _harness_imports(_imports(probe, "reme_workbench.ops")) == [
+        "reme_lab", "reme_lab.sweep", "reme_workbench.experiments.generator"]
+
+
+def test_the_product_never_imports_the_harness():
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] == "experiments":
+            bad.append(f"{path.relative_to(PACKAGE.parent)}: the harness inside the product")
+            continue
+        package = ".".join(path.relative_to(PACKAGE.parent).parent.parts)
+        bad += [f"{path.relative_to(PACKAGE.parent)}: {name}"
+                for name in _harness_imports(_imports(path, package))]
+    assert not bad, (
+        f"the product imports the benchmark and sweep harness: {sorted(set(bad))}; what the "
+        "product needs belongs in it under its own name, the rest in reme_lab/, which only "
+        "benchmarks, tests and the threshold-experiments notebook import")
+
+
+def test_only_the_experiments_notebook_imports_the_harness():
+    import json
+
+    for path in sorted((PACKAGE / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        names = []
+        for cell in cells:
+            if cell["cell_type"] == "code":
+                names += _imports_of_source("".join(cell["source"]))
+        found = _harness_imports(names)
+        if path.name in HARNESS_NOTEBOOKS:
+            assert found, f"{path.name} is the harness's screen but imports none of it"
+        else:
+            assert not found, f"{path.name}, a review screen, imports the harness: {found}"
+
+
+def _imports_of_source(source: str) -> list[str]:
+    """The absolute modules a notebook cell imports (a cell has no package)."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names.append(node.module or "")
+    return names
+
+
 # --- the picture in docs/architecture.md is the code ---------------------------------------
 
 NOT_CODE = {"prompts", "samples", "notebooks"}  # data folders of the package
@@ -479,8 +546,6 @@ MAY_READ_ENVIRONMENT = {
     "reme_workbench/ops/demo.py": "the notebooks' front end: which vault ($REME_VAULT), the "
                                   "demo's embedder and the cache folder",
 }
-# the benchmark and sweep harness, not the product (issue #33.5 moves it out of the package)
-HARNESS = "reme_workbench/experiments/"
 
 
 def _builder_names(tree: ast.AST, package: str) -> tuple[dict[str, str], dict[str, str]]:
@@ -581,8 +646,6 @@ def test_only_the_composition_root_reads_the_configuration_and_builds_embedders_
     bad = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE.parent).as_posix()
-        if rel.startswith(HARNESS):
-            continue
         package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
         for leak in _composition_leaks(path.read_text(encoding="utf-8"), package):
             kind = leak.split(":", 1)[0]

@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-from reme_workbench.experiments.course_vault import write_course_vault
+from reme_lab.course_vault import write_course_vault
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from reme_lab.hub_vault import write_hub_vault
 from reme_workbench.cli import cli
-from reme_workbench.experiments.hub_vault import write_hub_vault
 from reme_workbench.vault.links import parse_links
 
 
@@ -82,7 +82,7 @@ def test_the_report_is_one_line_per_phase(adopted):
 
 
 def test_communities_follow_the_wikis_own_categories(adopted):
-    from reme_workbench.experiments.generator import normalized_mutual_info
+    from reme_lab.generator import normalized_mutual_info
 
     vault, truth, imported, _, _, _ = adopted
     member_of = json.loads((vault / "meta/communities.json").read_text())["communities"]

@@ -1,1 +1,0 @@
-"""Evaluation harnesses that run the product on public data sets (benchmarks import them)."""
