@@ -84,7 +84,7 @@ def run_whole(root: Path) -> dict:
     cold(root)
     # as the CLI builds them: split asks the brain only about a note over the threshold
     ws = Workspace(root, settings=Settings())
-    brain = ws.consolidate_brain()
+    brain = ws.get_consolidate_brain()
     t0 = time.perf_counter()
     vault = Vault.open(root, clock=lambda: NOW)
     report = consolidate_vault(vault, ws.settings, only=phases(), force=True, brain=brain,
@@ -96,6 +96,7 @@ def run_whole(root: Path) -> dict:
 
 def run_parts(root: Path, truth: Path) -> dict:
     from reme_lab.generator import normalized_mutual_info, read_truth
+    from reme_workbench.config import ArchiveSettings, CommunitySettings
     from reme_workbench.consolidate.communities import (
         digest_graph,
         leiden,
@@ -114,12 +115,12 @@ def run_parts(root: Path, truth: Path) -> dict:
     out["edges"] = graph.number_of_edges()
     out["leiden"], partition = timed(lambda: leiden(graph))
     out["stability"], stable = timed(lambda: stability(partition.communities, planted))
-    out["update_first"], _ = timed(lambda: update_communities(vault, now=NOW))
-    out["update_second"], second = timed(lambda: update_communities(vault, now=NOW))
+    out["update_first"], _ = timed(lambda: update_communities(vault, CommunitySettings(), now=NOW))
+    out["update_second"], second = timed(lambda: update_communities(vault, CommunitySettings(), now=NOW))
     assert set(second.stability.values()) == {1.0}, "the same vault must give the same sets"
     from reme_workbench.consolidate.archive import update_archive
 
-    out["recency"], _ = timed(lambda: update_archive(vault, now=NOW))
+    out["recency"], _ = timed(lambda: update_archive(vault, ArchiveSettings(), now=NOW))
     values = sorted(stable.values())
     out.update(
         communities=len(set(partition.communities.values())),

@@ -98,6 +98,7 @@ class TimedEmbedder:
 
 def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     from reme_lab.generator import read_truth
+    from reme_workbench.config import CommunitySettings
     from reme_workbench.consolidate.communities import update_communities
     from reme_workbench.index.factory import get_embedder
     from reme_workbench.vault.vault import Vault
@@ -112,7 +113,7 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     vault.graph  # noqa: B018 - the scan and the link graph, timed here
     out["scan"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    communities = dict(update_communities(vault, now=NOW).partition.communities)
+    communities = dict(update_communities(vault, CommunitySettings(), now=NOW).partition.communities)
     out["communities"] = time.perf_counter() - t0
     duplicates = {frozenset((p["a"], p["b"])): p for p in planted["duplicates"]}
     near = {frozenset((p["a"], p["b"])) for p in planted["near_misses"]}
@@ -127,6 +128,7 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     if missing(CANDIDATES):
         out["missing"].append(CANDIDATES)
         return out
+    from reme_workbench.config import MergeSettings
     from reme_workbench.consolidate.candidates import chance_level, mine_candidates
     from reme_workbench.index.store import VaultIndex
 
@@ -142,7 +144,7 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
     out["index_build"], out["index_texts"] = time.perf_counter() - t0, embedder.texts
     embedder.seconds = embedder.texts = 0
     t0, cpu = time.perf_counter(), time.process_time()
-    mined = mine_candidates(vault, communities, embedder, now=NOW, index=index)
+    mined = mine_candidates(vault, communities, embedder, MergeSettings(), now=NOW, index=index)
     out["mining"], out["mining_cpu"] = time.perf_counter() - t0, time.process_time() - cpu
     out["mining_embed"], out["mining_texts"] = embedder.seconds, embedder.texts
     index.close()
@@ -162,10 +164,10 @@ def run(root: Path, truth_file: Path, embedder_spec: str) -> dict:
         out["missing"].append(OFFLINE)
         return out
     from reme_workbench.brains.offline_consolidate import OfflineConsolidateBrain
-    from reme_workbench.config import MergeSettings
+    from reme_workbench.config import MergeSettings, Settings
     from reme_workbench.consolidate.merge import MergeContext, plan_merges
 
-    brain = OfflineConsolidateBrain(embedder.inner)
+    brain = OfflineConsolidateBrain(embedder.inner, Settings())
     t0 = time.perf_counter()
     merged = plan_merges(vault, brain, live, MergeSettings(),
                          MergeContext(now=NOW, parallel_votes=False, audit=False, dry_run=True))

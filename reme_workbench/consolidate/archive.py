@@ -317,7 +317,7 @@ def _log_uses(root: Path, uses: Iterable[tuple[str, str]], now: datetime) -> Non
 
 def update_archive(
     vault: Vault,
-    cfg: ArchiveSettings | None = None,
+    cfg: ArchiveSettings,
     *,
     now: datetime,
     dry_run: bool = False,
@@ -332,7 +332,6 @@ def update_archive(
     The caller refreshes the vault first. `dry_run` computes the same report and
     writes nothing.
     """
-    cfg = cfg or _DEFAULTS
     tau_days, scale = cfg.tau_update_days, cfg.centrality_scale
     threshold, window_days = cfg.threshold, cfg.hit_window_days
     now = as_utc(now)

@@ -544,7 +544,7 @@ def mine_candidates(
     vault: Vault,
     communities: Mapping[str, str],
     embedder: Embedder,
-    cfg: MergeSettings | None = None,
+    cfg: MergeSettings,
     *,
     cooldowns: Cooldowns | None = None,
     now: datetime | None = None,
@@ -552,8 +552,8 @@ def mine_candidates(
     index: VaultIndex | None = None,
     neighbours: int = NEIGHBOURS,
 ) -> list[MergeCandidate]:
-    """Every pair of the digest passing both gates of the `[merge]` settings `cfg` (the
-    defaults when None), best first (see the module doc).
+    """Every pair of the digest passing both gates of the `[merge]` settings `cfg`, best
+    first (see the module doc).
 
     `communities` is `meta/communities.json`'s `{path: id}`: the notes it names that are
     still readable digest notes are mined, and each pair records both its notes'
@@ -564,7 +564,6 @@ def mine_candidates(
     `cache=False` (a dry run, a read-only vault) neither reads nor writes the
     description-vector cache (`embed_descriptions`).
     """
-    cfg = cfg or MergeSettings()
     records = vault.scan.records
     notes = sorted(
         p for p, cid in communities.items()

@@ -439,7 +439,7 @@ def _member_hubs(vault: Vault, communities: Mapping[str, str],
 
 def update_communities(
     vault: Vault,
-    cfg: CommunitySettings | None = None,
+    cfg: CommunitySettings,
     *,
     now: datetime,
     dry_run: bool = False,
@@ -459,7 +459,6 @@ def update_communities(
     same report and writes nothing.
     """
     previous, previous_at, issued = _previous(vault.root)
-    cfg = cfg or _DEFAULTS
     found = leiden(digest_graph(vault.graph), resolution=cfg.resolution, seed=cfg.seed,
                    trials=cfg.trials)
     communities, issued = keep_ids(found.communities, previous, issued)

@@ -3,7 +3,7 @@
 `Consolidator` takes everything injected — vault, settings, clock, and for the phases
 that need them the brain (abstract, merge, split), the embedder and the index (merge) —
 and runs the phases in a fixed order. The brain and the embedder come from the
-composition root (`ops.Workspace`: `consolidate_brain()`, `get_embedder()`); this module
+composition root (`ops.Workspace`: `get_consolidate_brain()`, `get_embedder()`); this module
 imports no brain:
 
 | phase | due | what it does |
@@ -276,7 +276,7 @@ class Consolidator:
     def _brain(self):
         if self.brain is None:
             raise RemeError("consolidate's abstract, merge and split phases need a brain: pass "
-                            "one (Workspace.consolidate_brain(), the offline one by default) as "
+                            "one (Workspace.get_consolidate_brain(), the offline one by default) as "
                             "brain=, or leave them out (--only).")
         return self.brain
 

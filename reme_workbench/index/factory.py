@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from ..config import litellm_model
 from .e5 import MODEL_NAME as E5_NAME
 from .e5 import E5SmallEmbedder
 from .embeddings import AUTO, Embedder, HashingEmbedder
@@ -87,4 +88,5 @@ def get_embedder(
         return E5SmallEmbedder()
     if kind == "hashing":
         return HashingEmbedder(int(arg)) if arg else HashingEmbedder()
-    return LiteLLMEmbedder(arg, api_base=api_base, api_key=api_key)  # check_spec: litellm:<model>
+    # check_spec let through nothing else: a litellm:<model> spec
+    return LiteLLMEmbedder(litellm_model(spec), api_base=api_base, api_key=api_key)

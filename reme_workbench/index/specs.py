@@ -4,6 +4,7 @@ reading it must stay cheap (numpy and the encoders load only when something embe
 
 from __future__ import annotations
 
+from ..config import litellm_model
 from ..errors import RemeError
 
 __all__ = ["EMBEDDER_SPECS", "check_spec", "AUTO"]
@@ -40,7 +41,7 @@ def check_spec(spec: str) -> str:
             f"Bad embedder spec {spec!r}: the hashing dim must be a positive int, e.g. hashing:256."
         )
     if kind == "litellm":
-        if arg.strip():
+        if litellm_model(spec) is not None:
             return spec
         raise RemeError(
             f"Bad embedder spec {spec!r}: name the model, e.g. litellm:openai/text-embedding-3-small."

@@ -44,8 +44,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
 
     from ..consolidate.run import consolidate_vault
     from ..dream.run import dream_vault
-    from ..index.factory import embedder_spec, get_embedder
-    from ..index.store import choose_embedder
+    from ..index.factory import embedder_spec
     from ..proposals import ProposalQueue
     from ..vault.layout import BUCKETS, bucket_of, is_digest_note
     from ..vault.vault import init_vault
@@ -66,7 +65,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
         raise RemeError(f"The demo in {path} was started with the {state['embedder']} embedder; "
                         f"run it again without --embedder (or with --embedder {state['embedder']}) "
                         "to go on, or give the demo a new folder.")
-    get_embedder(choose_embedder(spec, path))  # a spec it does not know stops here, before any file
+    Workspace.check_embedder(spec, path)  # a spec it does not know stops here, before any file
     if state is None or not state["sample"]:
         if state is not None:  # stopped while the sample was copied: a file may be cut short
             _clear_but_marker(path)
@@ -79,7 +78,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
     settings = ws.settings
     vault = ws.keep_vault()
     emb = ws.get_embedder()
-    brain, _ = ws.dream_brain()
+    brain, _ = ws.get_dream_brain()
     weeks = material_weeks(path)
     steps = 2 * len(weeks) + 1
     created: Counter = Counter()
@@ -109,7 +108,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
             if progress:
                 progress(f"week of {first:%b %d}: consolidate", 2 * k + 1, steps)
             run = consolidate_vault(vault, settings, force=True, embedder=emb, index=index,
-                                    brain=ws.consolidate_brain())
+                                    brain=ws.get_consolidate_brain())
             lines = "; ".join(f"{o.phase}: {o.summary}" for o in run.phases
                               if o.ran and o.phase in ("abstract", "merge", "split"))
             week = DemoWeek(first, last, len(report.materials), week_created.total(),

@@ -69,11 +69,10 @@ def open_unread_index(ws: Workspace, embedder=None):
 def start_background_index(ws: Workspace, *, rescan_every: float | None = None):
     """Start (once) the background indexer of `ws` and return it."""
     from ..index.background import RESCAN_EVERY_S, BackgroundIndexer
-    from ..index.factory import get_embedder
 
     if ws.background_index is not None and ws.background_index.running:
         return ws.background_index
-    embedder = get_embedder(ws.embedder_name(), api_base=ws.api_base, api_key=ws.api_key)
+    embedder = ws.new_embedder()  # its own: it embeds beside the requests' one
 
     ws.background_index = BackgroundIndexer(
         lambda: open_unread_index(ws, embedder), rescan_every=RESCAN_EVERY_S if rescan_every is None else rescan_every).start()

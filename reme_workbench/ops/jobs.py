@@ -44,7 +44,7 @@ def dream(ws: Workspace, request: DreamRequest, progress: Progress = _quiet) -> 
     if request.review:  # the policy comes from the settings: hold every action for a person
         held = settings.proposals.model_copy(update={"auto_apply": ()})
         settings = settings.model_copy(update={"proposals": held})
-    brain, ledger = ws.dream_brain(settings)
+    brain, ledger = ws.get_dream_brain()
     with ws.index(vault) as index:
         index.refresh(progress=indexing_progress(progress), embedding=embedding_progress(progress))
         report = dream_vault(vault, brain, index, settings, targets=list(request.files),
@@ -100,7 +100,7 @@ def consolidate(ws: Workspace, request: ConsolidateRequest,
 
     # counted, so each phase reports its embedding apart from the rest of its work
     embedder = MeteredEmbedder(ws.get_embedder(), on_embed=embedded)
-    brain = ws.consolidate_brain(embedder=embedder)  # the offline one, unless a model is named
+    brain = ws.get_consolidate_brain(embedder=embedder)  # the offline one, unless a model is named
     report = consolidate_vault(vault, ws.settings, only=request.only, dry_run=request.dry_run,
                                force=request.force, brain=brain, embedder=embedder,
                                progress=tell)

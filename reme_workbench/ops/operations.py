@@ -385,12 +385,11 @@ class Replanned:
                 f"proposal.{told}")
 
 
-def replan_stale(ws: Workspace, proposal_id: str, *, dream_brain=None, consolidate_brain=None,
-                 index=None) -> Replanned:
+def replan_stale(ws: Workspace, proposal_id: str) -> Replanned:
     """Plan a stale proposal again from the files as they are now, by the phase that made
     it (`dream.run.replan_unit`, `consolidate.planning.replan_proposal`); the new proposal
     waits for the person (whatever `[proposals] auto_apply` says) and the stale one is
-    rejected as superseded. Brains and index default to the workspace's.
+    rejected as superseded. The brains and the index are the workspace's.
 
     A person's edits kept in the stale proposal (given with `accept`) are carried into the
     new one when it creates the note they wrote, else `note` says why not and where they
@@ -415,15 +414,11 @@ def replan_stale(ws: Workspace, proposal_id: str, *, dream_brain=None, consolida
                  only_if=("stale",))
     policy = Policy.hold_everything()
     if old.action.startswith("dream."):
-        brain = dream_brain if dream_brain is not None else ws.dream_brain()[0]
-        if index is not None:
+        brain, _ = ws.get_dream_brain()
+        with ws.index(vault) as index:
             new = replan_unit(vault, brain, index, ws.settings, old, policy=policy)
-        else:
-            with ws.index(vault) as own:
-                new = replan_unit(vault, brain, own, ws.settings, old, policy=policy)
     else:
-        new = replan_proposal(vault, consolidate_brain or ws.consolidate_brain(), ws.settings,
-                              old, policy=policy)
+        new = replan_proposal(vault, ws.get_consolidate_brain(), ws.settings, old, policy=policy)
     return Replanned(old.id, tuple(new), carry_person_edits(queue, old, new))
 
 

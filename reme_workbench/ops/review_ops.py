@@ -186,16 +186,14 @@ def accept_many(ws: Workspace, proposal_ids: Sequence[str]) -> list[Decision]:
     return out
 
 
-def replan(ws: Workspace, proposal_id: str, *, dream_brain=None, consolidate_brain=None,
-           index=None) -> Decision:
+def replan(ws: Workspace, proposal_id: str) -> Decision:
     """Plan a stale proposal again from the files as they are now (`operations.replan_stale`:
     dream proposals re-run Phase 2 for their unit; merge, split and hub proposals re-run
     that one action); the new proposal waits for the person and the stale one is rejected
-    as superseded, a person's edits kept in it carried when they can be. Brains and index
-    default to the workspace's (the offline brains on the vault's embedder)."""
+    as superseded, a person's edits kept in it carried when they can be. The brains and
+    the index are the workspace's (a test hands its own to `Workspace`)."""
     ws = workspace_of(ws)
-    done = replan_stale(ws, proposal_id, dream_brain=dream_brain,
-                        consolidate_brain=consolidate_brain, index=index)
+    done = replan_stale(ws, proposal_id)
     return Decision(done.old_id, "rejected", done.message, done.new_ids, note=done.note)
 
 
@@ -216,7 +214,7 @@ def thaw(ws: Workspace, path: str, *, now: datetime | None = None) -> ArchiveOve
 
 # -- the three routes of an uncertain duplicate (docs/spec.md §7.7.3) ---------------------------
 
-def merge_anyway(ws: Workspace, entry: UncertainEntry, *, brain=None) -> list[str]:
+def merge_anyway(ws: Workspace, entry: UncertainEntry) -> list[str]:
     """A `consolidate.merge` proposal for the pair as a person's decision: the three votes
     are asked and recorded as always, the proposal is made whatever they say, and it
     waits for the person; returns its id (the reason raised when the notes cannot be
@@ -231,7 +229,7 @@ def merge_anyway(ws: Workspace, entry: UncertainEntry, *, brain=None) -> list[st
     a, b = sorted((entry.a, entry.b))
     pair = MergeCandidate(a, b, entry.community or "?", entry.description_similarity,
                           entry.body_overlap)
-    run = plan_merge_pair(vault, brain or ws.consolidate_brain(), ws.settings, pair,
+    run = plan_merge_pair(vault, ws.get_consolidate_brain(), ws.settings, pair,
                           policy=Policy.hold_everything(), decided_by_person=True)
     if not run.proposals:
         why = "; ".join(p.reason for p in (*run.skipped, *run.rejected)) or "nothing to merge"

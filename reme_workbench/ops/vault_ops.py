@@ -40,13 +40,12 @@ def init_vault(request: InitRequest) -> InitResponse:
     """Make a vault at `path` (or add the missing layers to a folder): the layers, the review
     notebooks in workbench/ and a .gitignore entry for .reme/. Existing files are never
     overwritten; an existing folder's reme.toml is checked first, as every command does."""
-    from ..config import load_settings
     from ..vault.vault import init_vault as make
     from ..workbench.notebooks import place_notebooks
 
     path = Path(request.path).expanduser()
     if path.is_dir():
-        load_settings(path)  # a typo in reme.toml is refused before anything is made
+        Workspace.settings_of(path)  # a typo in reme.toml is refused before anything is made
     created = make(path, sample=request.sample)
     placed = place_notebooks(path)  # the review notebooks (Obsidian ignores workbench/)
     return InitResponse(vault=str(path), created=[*created, *(f"workbench/{n}" for n in placed.placed)])

@@ -102,10 +102,10 @@ class CommunitiesOverview:
                        f"{', '.join(c.id for c in self.communities) or 'none yet'}")
 
 
-def communities_overview(vault: Vault, settings: Settings | None = None, *,
+def communities_overview(vault: Vault, settings: Settings, *,
                          now: datetime | None = None) -> CommunitiesOverview:
-    """Every community of the last communities run, with its gates as of `now`."""
-    settings = settings or Settings()
+    """Every community of the last communities run, with its gates (by `settings`, the
+    workspace's) as of `now`."""
     vault.refresh()
     communities, stability, warnings = load_communities(vault.root)
     meta = read_meta(vault.root, "community_changes", version=1).data or {}

@@ -18,10 +18,10 @@ __all__ = ["CommunitiesView"]
 class CommunitiesView(w.VBox):
     def __init__(self, where, *, settings=None) -> None:
         """`where`: a Workspace, an open Vault or a vault's path; `settings` replace the
-        vault's reme.toml for this screen."""
+        workspace's for this screen only."""
         self.ws = workspace_of(where)
         if settings is not None:
-            self.ws.settings = settings
+            self.ws = self.ws.with_settings(settings)
         self.vault, self.settings = self.ws.open_vault(), self.ws.settings
         self.plots = w.VBox()
         self.misfiled = w.HTML()

@@ -35,18 +35,14 @@ STATES = (("pending", "pending"), ("stale", "stale"), ("applied", "applied"),
 
 
 class ProposalQueueView(w.VBox):
-    def __init__(self, where, *, settings=None, actions: str = "", state: str = "pending",
-                 dream_brain=None, consolidate_brain=None, index=None, embedder=None) -> None:
-        """`where`: a Workspace, an open Vault or a vault's path; `settings`, the brains,
-        `index` and `embedder` replace the workspace's for re-planning (a test's fakes)."""
+    def __init__(self, where, *, settings=None, actions: str = "", state: str = "pending") -> None:
+        """`where`: a Workspace (with the brains and embedder re-planning uses: a test's
+        are handed to it), an open Vault or a vault's path; `settings` replace the
+        workspace's for this screen only."""
         self.ws = workspace_of(where)
         if settings is not None:
-            self.ws.settings = settings
-        if embedder is not None:
-            self.ws.embedder = embedder
+            self.ws = self.ws.with_settings(settings)
         self.vault, self.settings = self.ws.open_vault(), self.ws.settings
-        self._replan_kw = {"dream_brain": dream_brain, "consolidate_brain": consolidate_brain,
-                           "index": index}
         self.action = w.Dropdown(options=ACTIONS, value=actions, description="action")
         self.bucket = w.Dropdown(options=[("every bucket", "")] + [(b, b) for b in rv.BUCKETS],
                                  value="", description="bucket")
@@ -192,7 +188,7 @@ class ProposalQueueView(w.VBox):
     def replan(self) -> rv.Decision | None:
         if self.state.value == "stale":  # the re-planned proposal is pending: show it
             self.state.value = ""
-        return self._decide(rv.replan, **self._replan_kw)
+        return self._decide(rv.replan)
 
     def start_edit(self) -> None:
         """One text box per file the proposal writes, holding what it would write."""

@@ -26,16 +26,14 @@ __all__ = ["UncertainView"]
 
 
 class UncertainView(w.VBox):
-    def __init__(self, where, *, settings=None, brain=None, embedder=None) -> None:
-        """`where`: a Workspace, an open Vault or a vault's path; `settings`, `brain` and
-        `embedder` replace the workspace's for this screen (a notebook's experiment)."""
+    def __init__(self, where, *, settings=None) -> None:
+        """`where`: a Workspace (with the consolidate brain "merge anyway" asks: a
+        notebook's experiment hands its own to it), an open Vault or a vault's path;
+        `settings` replace the workspace's for this screen only."""
         self.ws = workspace_of(where)
         if settings is not None:
-            self.ws.settings = settings
-        if embedder is not None:
-            self.ws.embedder = embedder
+            self.ws = self.ws.with_settings(settings)
         self.vault, self.settings = self.ws.open_vault(), self.ws.settings
-        self._brain = brain
         self.list = w.Select(options=[], rows=6, layout=w.Layout(width="100%"))
         self.detail = w.HTML()
         self.status = w.HTML()
@@ -125,7 +123,7 @@ class UncertainView(w.VBox):
 
     def merge_anyway(self) -> str | None:
         def run(e):
-            (pid,) = merge_anyway(self.ws, e, brain=self._brain)[:1]
+            (pid,) = merge_anyway(self.ws, e)[:1]
             return f"Merge proposal {pid} made for {e.a} and {e.b}; accept it below or in the merge screen.", pid
         return self._route(run)
 

@@ -16,6 +16,7 @@ import pytest
 from reme_workbench import textrules
 from reme_workbench.brains.offline_consolidate import Anchors, OfflineConsolidateBrain
 from reme_workbench.brains.offline_consolidate import text as tx
+from reme_workbench.config import Settings
 from reme_workbench.index.chunking import estimate_tokens
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.llm.consolidate import (
@@ -275,7 +276,7 @@ derived_from:: [[daily/2026-10-05/weekly-report-w40.md]]
 
 @pytest.fixture(scope="module")
 def brain() -> OfflineConsolidateBrain:
-    return OfflineConsolidateBrain(HashingEmbedder())
+    return OfflineConsolidateBrain(HashingEmbedder(), Settings())
 
 
 DUPLICATES = [(POOL_MODES, POOLING_DUP), (ROTATE, ROTATE_DUP), (REPORT_FORMAT, REPORT_FORMAT_DUP)]
@@ -513,7 +514,7 @@ def _real_embedder(name: str):
 
 @pytest.fixture(scope="module", params=["e5", "minilm"])
 def real_brain(request) -> OfflineConsolidateBrain:
-    return OfflineConsolidateBrain(_real_embedder(request.param))
+    return OfflineConsolidateBrain(_real_embedder(request.param), Settings())
 
 
 # === text helpers ============================================================================

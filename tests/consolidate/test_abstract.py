@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from pydantic import ValidationError
 
-from reme_workbench.config import AbstractSettings
+from reme_workbench.config import AbstractSettings, CommunitySettings
 from reme_workbench.consolidate.abstract import (
     ACTION,
     GATES,
@@ -179,8 +179,8 @@ def test_all_gates_pass_from_real_meta_files_and_the_hub_links_pillars_members_p
     root = make_vault(payments_files(DENSE) | home_files())
     touch(root, [DEPLOY, CANARY, INCIDENT, HOME[0], HOME[1]])
     vault = open_vault(root)
-    update_communities(vault, now=FIXED_NOW - timedelta(days=7))
-    update_communities(vault, now=FIXED_NOW)  # a second run: the community is known and stable
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW - timedelta(days=7))
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)  # a second run: the community is known and stable
     communities, stability, warnings = load_communities(root)
     assert warnings == [] and set(communities) == set(PAYMENTS) | set(HOME)
     cid, home = communities[DEPLOY], communities[HOME[0]]
@@ -188,7 +188,7 @@ def test_all_gates_pass_from_real_meta_files_and_the_hub_links_pillars_members_p
     assert stability == {cid: 1.0, home: 1.0}
 
     brain = HubBrain()
-    result = plan_abstracts(vault, brain, communities=communities, stability=stability,
+    result = plan_abstracts(vault, brain, AbstractSettings(), communities=communities, stability=stability,
                             now=FIXED_NOW)
     gates, chinese = sorted(result.considered, key=lambda c: c.community != cid)
     assert chinese.failed.name == "active_members" and chinese.failed.value == 2
@@ -232,9 +232,9 @@ def test_all_gates_pass_from_real_meta_files_and_the_hub_links_pillars_members_p
     # accepted, the hub is a plain note; next week's communities see it as the hub (gate 1)
     assert ProposalQueue(vault).accept(proposal.id).state == "applied"
     assert (root / path).is_file()
-    update_communities(vault, now=FIXED_NOW + timedelta(days=7))
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW + timedelta(days=7))
     communities, stability, _ = load_communities(root)
-    again = plan_abstracts(vault, HubBrain(), communities=communities, stability=stability,
+    again = plan_abstracts(vault, HubBrain(), AbstractSettings(), communities=communities, stability=stability,
                            now=FIXED_NOW + timedelta(days=7))
     mine = [c for c in again.considered if path in c.members]
     assert mine and mine[0].failed.name == "no_hub"
@@ -322,11 +322,11 @@ def test_gate_3_first_communities_run_means_stability_unknown(make_vault):
     root = make_vault(payments_files(DENSE) | home_files())
     touch(root, [*PAYMENTS, *HOME])
     vault = open_vault(root)
-    update_communities(vault, now=FIXED_NOW)  # no previous run
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)  # no previous run
     communities, stability, _ = load_communities(root)
     assert len(stability) == 2 and set(stability.values()) == {None}
     brain = HubBrain()
-    result = plan_abstracts(vault, brain, communities=communities, stability=stability,
+    result = plan_abstracts(vault, brain, AbstractSettings(), communities=communities, stability=stability,
                             now=FIXED_NOW)
     for community in result.considered:
         assert [g.reason for g in community.gates if not g.passed] == [
@@ -577,7 +577,7 @@ def test_two_hubs_named_alike_get_two_free_slugs_and_a_hostile_name_stays_in_its
         return hub.model_copy(update={"name": "../../Payments API overview"})
 
     communities = {p: "c_00" for p in PAYMENTS} | {p: "c_01" for p in HOME}
-    result = plan_abstracts(vault, HubBrain(named), communities=communities,
+    result = plan_abstracts(vault, HubBrain(named), AbstractSettings(), communities=communities,
                             stability={"c_00": 1.0, "c_01": 1.0}, now=FIXED_NOW)
     assert [(o.state, o.path) for o in result.outcomes] == [
         ("pending", "digest/wiki/payments-api-overview-2.md"),  # the person's file is kept
@@ -585,7 +585,7 @@ def test_two_hubs_named_alike_get_two_free_slugs_and_a_hostile_name_stays_in_its
     ]
     # a community holding most of a waiting hub's members gets no second hub (§7.6.1) ...
     most = {p: "c_05" for p in [*PAYMENTS[:3], *HOME[:2]]}  # 3 of the 6 payments: 3 > 5 / 2
-    (skipped,) = plan_abstracts(vault, HubBrain(named), communities=most,
+    (skipped,) = plan_abstracts(vault, HubBrain(named), AbstractSettings(), communities=most,
                                 stability={"c_05": 1.0}, now=FIXED_NOW).outcomes
     assert skipped.state == "already-pending" and "holds 3 of these 5 members" in skipped.error
     # ... and a later run does not reuse a slug a waiting proposal holds

@@ -123,7 +123,7 @@ def test_mine_finds_the_duplicates_across_communities_and_not_the_lookalike(vaul
     another community is paired too, and the pair says which communities it joins."""
     A, B = "digest/procedure/deploy-payments-api.md", "digest/procedure/payments-api-deploy.md"
     COPY = "digest/wiki/copy-elsewhere.md"
-    found = mine_candidates(vault, COMMUNITIES, HashingEmbedder())
+    found = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), MergeSettings())
     assert {(c.a, c.b) for c in found} == {(A, B), (A, COPY), (B, COPY)}
     by_pair = {(c.a, c.b): c for c in found}
     same = by_pair[(A, B)]
@@ -157,13 +157,13 @@ def test_mine_is_deterministic_and_sorted_best_first(vault):
 def test_a_pair_under_a_merge_cooldown_is_reported_as_skipped(vault):
     cooldowns = Cooldowns(root=vault.root)
     cooldowns.start("digest/procedure/payments-api-deploy.md", "split", FIXED_NOW - timedelta(days=3))
-    found = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), cooldowns=cooldowns, now=FIXED_NOW)
+    found = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), MergeSettings(), cooldowns=cooldowns, now=FIXED_NOW)
     cooled = [c for c in found if "payments-api-deploy" in c.a + c.b]
     assert len(cooled) == 2 and all(c.skipped is not None for c in cooled)
     assert all("split" in c.skipped and "split_to_merge_days" in c.skipped for c in cooled)
     assert [c.skipped for c in found if c not in cooled] == [None]  # the other pair is free
     # once the window passed it is a candidate again
-    later = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), cooldowns=cooldowns,
+    later = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), MergeSettings(), cooldowns=cooldowns,
                             now=FIXED_NOW + timedelta(days=20))
     assert all(c.skipped is None for c in later)
 
@@ -172,7 +172,7 @@ def test_notes_gone_or_unreadable_since_the_communities_are_left_out(vault):
     (vault.root / "digest/procedure/payments-api-deploy.md").unlink()
     vault.refresh()
     stale = {**COMMUNITIES, "digest/wiki/not-there.md": "c_00"}
-    found = mine_candidates(vault, stale, HashingEmbedder())
+    found = mine_candidates(vault, stale, HashingEmbedder(), MergeSettings())
     # the note gone and the one never there are in no pair; the copy across is still found
     assert [(c.a, c.b) for c in found] == [("digest/procedure/deploy-payments-api.md",
                                              "digest/wiki/copy-elsewhere.md")]
@@ -188,7 +188,7 @@ def test_a_chinese_duplicate_pair_is_found(make_vault):
     v = Vault.open(root, clock=lambda: FIXED_NOW)
     found = mine_candidates(v, {"digest/procedure/支付接口部署.md": "c_00",
                                 "digest/procedure/生产环境部署支付接口.md": "c_00"},
-                            HashingEmbedder())
+                            HashingEmbedder(), MergeSettings())
     assert len(found) == 1 and found[0].body_overlap >= 0.5
 
 
@@ -202,7 +202,7 @@ def test_embedding_is_batched_once_per_note(vault, monkeypatch):
 
     monkeypatch.setattr("reme_workbench.consolidate.candidates.EMBED_BATCH", 2)
     monkeypatch.setattr("reme_workbench.consolidate.candidates._CHANCE", {})
-    mine_candidates(vault, COMMUNITIES, Counting())
+    mine_candidates(vault, COMMUNITIES, Counting(), MergeSettings())
     # five notes, each embedded once, then the chance level's ten sentences per language
     assert calls == [2, 2, 1, 10, 10]
 
@@ -212,9 +212,9 @@ def test_an_unnormalised_embedder_still_gives_cosines(vault):
         def embed(self, texts):
             return super().embed(texts) * 7.0
 
-    assert [c.description_similarity for c in mine_candidates(vault, COMMUNITIES, Loud())] == \
+    assert [c.description_similarity for c in mine_candidates(vault, COMMUNITIES, Loud(), MergeSettings())] == \
         pytest.approx([c.description_similarity
-                       for c in mine_candidates(vault, COMMUNITIES, HashingEmbedder())])
+                       for c in mine_candidates(vault, COMMUNITIES, HashingEmbedder(), MergeSettings())])
 
 
 def test_candidate_json_rounds_its_figures():
@@ -243,19 +243,19 @@ class Counting(HashingEmbedder):
 def test_description_vectors_are_cached_per_embedder_and_text(vault):
     cache = vault.root / ".reme" / "merge_description_vectors-hashing-256.npz"
     first = Counting()
-    found = mine_candidates(vault, COMMUNITIES, first)
+    found = mine_candidates(vault, COMMUNITIES, first, MergeSettings())
     assert len(first.texts) == 5 and cache.is_file()
     warm = Counting()
-    assert mine_candidates(vault, COMMUNITIES, warm) == found
+    assert mine_candidates(vault, COMMUNITIES, warm, MergeSettings()) == found
     assert warm.texts == []  # nothing changed: nothing embedded
     path = vault.root / "digest/wiki/canary-rollout.md"
     path.write_text(CANARY.replace("shifts traffic", "moves traffic"), encoding="utf-8")
     vault.refresh()
     changed = Counting()
-    mine_candidates(vault, COMMUNITIES, changed)
+    mine_candidates(vault, COMMUNITIES, changed, MergeSettings())
     assert changed.texts == ["canary-rollout: How the canary rollout script moves traffic"]
     other = Counting("litellm:openai/text-embedding-3-small")  # never mixed with another's
-    mine_candidates(vault, COMMUNITIES, other)
+    mine_candidates(vault, COMMUNITIES, other, MergeSettings())
     assert len(other.texts) == 5
     assert (vault.root / ".reme/merge_description_vectors-litellm_openai_text-embedding-3-small.npz"
             ).is_file() and cache.is_file()  # each embedder keeps its own
@@ -266,11 +266,11 @@ def test_a_damaged_cache_is_embedded_around_and_no_cache_writes_nothing(vault):
     cache.parent.mkdir(exist_ok=True)
     cache.write_bytes(b"not a zip file")
     emb = Counting()
-    found = mine_candidates(vault, COMMUNITIES, emb)
+    found = mine_candidates(vault, COMMUNITIES, emb, MergeSettings())
     assert len(emb.texts) == 5 and found
     cache.unlink()
     emb = Counting()
-    assert mine_candidates(vault, COMMUNITIES, emb, cache=False) == found
+    assert mine_candidates(vault, COMMUNITIES, emb, MergeSettings(), cache=False) == found
     assert not cache.exists()
 
 
@@ -300,8 +300,8 @@ def test_description_similarity_is_measured_above_the_embedders_chance_level(vau
             return np.hstack([base, super().embed(texts)])
 
     monkeypatch.setattr("reme_workbench.consolidate.candidates._CHANCE", {})
-    plain = mine_candidates(vault, COMMUNITIES, HashingEmbedder())
-    crowded = mine_candidates(vault, COMMUNITIES, Crowded())
+    plain = mine_candidates(vault, COMMUNITIES, HashingEmbedder(), MergeSettings())
+    crowded = mine_candidates(vault, COMMUNITIES, Crowded(), MergeSettings())
     assert all(c.description_cosine > 0.8 for c in crowded)  # raw cosines are all high
     # measured above chance the same pairs come out, not every pair of the community
     assert [(c.a, c.b) for c in crowded] == [(c.a, c.b) for c in plain]
@@ -347,15 +347,15 @@ def test_mining_reads_the_description_vectors_from_the_index(vault):
     with VaultIndex(vault.root, HashingEmbedder()) as idx:
         idx.refresh()
         emb = Counting()
-        with_index = mine_candidates(vault, COMMUNITIES, emb, index=idx, cache=False)
+        with_index = mine_candidates(vault, COMMUNITIES, emb, MergeSettings(), index=idx, cache=False)
         assert emb.texts == []  # nothing embedded: the index had every description
-        assert with_index == mine_candidates(vault, COMMUNITIES, Counting(), cache=False)
+        assert with_index == mine_candidates(vault, COMMUNITIES, Counting(), MergeSettings(), cache=False)
         # a note edited after the index's last refresh is embedded here, the rest not
         path = "digest/procedure/payments-api-deploy.md"
         (vault.root / path).write_text(DEPLOY_B.replace("Deploying the", "Rolling out the"))
         vault.refresh()
         emb = Counting()
-        mine_candidates(vault, COMMUNITIES, emb, index=idx, cache=False)
+        mine_candidates(vault, COMMUNITIES, emb, MergeSettings(), index=idx, cache=False)
         assert emb.texts == ["payments-api-deploy: Rolling out the payments API to production"]
 
 
@@ -374,11 +374,11 @@ def test_a_pair_of_two_communities_must_share_its_values(make_vault):
     v = Vault.open(root, clock=lambda: FIXED_NOW)
     apart = {"digest/procedure/deploy-payments-api.md": "c_00",
              "digest/procedure/deploy-orders-api.md": "c_01", "digest/wiki/copy-elsewhere.md": "c_01"}
-    found = {(c.a, c.b) for c in mine_candidates(v, apart, HashingEmbedder())}
+    found = {(c.a, c.b) for c in mine_candidates(v, apart, HashingEmbedder(), MergeSettings())}
     assert ("digest/procedure/deploy-payments-api.md", "digest/wiki/copy-elsewhere.md") in found
     assert ("digest/procedure/deploy-orders-api.md",
             "digest/procedure/deploy-payments-api.md") not in found
     together = dict.fromkeys(apart, "c_00")  # in one community the judges decide, as before
-    found = {(c.a, c.b) for c in mine_candidates(v, together, HashingEmbedder())}
+    found = {(c.a, c.b) for c in mine_candidates(v, together, HashingEmbedder(), MergeSettings())}
     assert ("digest/procedure/deploy-orders-api.md",
             "digest/procedure/deploy-payments-api.md") in found

@@ -11,6 +11,7 @@ import networkx as nx
 import pytest
 
 from reme_lab.generator import normalized_mutual_info
+from reme_workbench.config import CommunitySettings
 from reme_workbench.consolidate.communities import (
     ALGORITHM,
     Partition,
@@ -265,7 +266,7 @@ def two_groups(extra: str = "") -> dict[str, str]:
 
 def test_meta_files_shape_and_second_run_stability(make_vault):
     vault = Vault.open(make_vault(two_groups()))
-    first = update_communities(vault, now=FIXED_NOW)
+    first = update_communities(vault, CommunitySettings(), now=FIXED_NOW)
     assert first.paths == ("meta/communities.json", "meta/community_changes.json",
                            "meta/misfiled.json")
     doc = json.loads((vault.root / "meta/communities.json").read_text(encoding="utf-8"))
@@ -285,7 +286,7 @@ def test_meta_files_shape_and_second_run_stability(make_vault):
     assert first.previous_computed_at is None
 
     later = FIXED_NOW.replace(day=9)
-    second = update_communities(vault, now=later)
+    second = update_communities(vault, CommunitySettings(), now=later)
     assert second.previous_computed_at == "2026-11-02T09:30:00Z"
     assert second.stability == {"c_00": 1.0, "c_01": 1.0}
     changes = read_meta(vault.root, "community_changes", version=1).data
@@ -300,17 +301,17 @@ def test_a_wrong_version_previous_is_no_previous(make_vault):
     vault = Vault.open(make_vault(two_groups()))
     write_meta(vault.root, "communities", {"communities": {"digest/wiki/a0.md": "c_00"}},
                version=2, now=FIXED_NOW)
-    report = update_communities(vault, now=FIXED_NOW)
+    report = update_communities(vault, CommunitySettings(), now=FIXED_NOW)
     assert report.previous_computed_at is None
     assert set(report.stability.values()) == {None}
     (vault.root / "meta/communities.json").write_text("{broken", encoding="utf-8")
-    assert set(update_communities(vault, now=FIXED_NOW).stability.values()) == {None}
+    assert set(update_communities(vault, CommunitySettings(), now=FIXED_NOW).stability.values()) == {None}
 
 
 def test_dry_run_writes_nothing(make_vault):
     vault = Vault.open(make_vault(two_groups()))
     before = snapshot(vault.root)
-    report = update_communities(vault, now=FIXED_NOW, dry_run=True)
+    report = update_communities(vault, CommunitySettings(), now=FIXED_NOW, dry_run=True)
     assert report.paths == () and report.stats["n_communities"] == 2
     assert snapshot(vault.root) == before
 
@@ -325,7 +326,7 @@ def test_recall_boosts_the_top_hits_community_from_the_written_file(make_vault):
                                                      traverse_depth=0, log_access=False)}
 
         base = scores()
-        update_communities(Vault.open(root), now=FIXED_NOW)
+        update_communities(Vault.open(root), CommunitySettings(), now=FIXED_NOW)
         boosted = scores()
     communities = read_meta(root, "communities", version=1).data["communities"]
     top = max(base, key=lambda p: (base[p], p))

@@ -237,7 +237,7 @@ def test_the_brain_phases_take_their_brain_and_embedder_from_the_caller(vault):
     assert consolidate_vault(v, Settings(), only="communities,archive,cooldowns").ran == (
         "communities", "archive", "cooldowns")
     for phase in ("abstract", "merge", "split"):
-        with pytest.raises(RemeError, match="need a brain.*Workspace.consolidate_brain"):
+        with pytest.raises(RemeError, match="need a brain.*Workspace.get_consolidate_brain"):
             consolidate_vault(v, Settings(), only=phase, force=True, embedder=HashingEmbedder())
     brain = offline_consolidate_brain(HashingEmbedder(), Settings())
     with pytest.raises(RemeError, match="needs an embedder.*Workspace.get_embedder"):

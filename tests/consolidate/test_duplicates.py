@@ -22,6 +22,7 @@ from reme_lab.generator import (
     truth_path_for,
 )
 from reme_workbench.cli import cli
+from reme_workbench.config import CommunitySettings
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.errors import RemeError
 from reme_workbench.vault.layout import is_digest_note
@@ -176,7 +177,7 @@ def test_every_note_has_provenance_to_a_daily_log_and_no_link_is_broken(made):
 
 def test_leiden_finds_the_communities_and_pairs_stay_in_theirs(made):
     vault = Vault.open(made.root)
-    found = update_communities(vault, now=datetime(2026, 12, 1, tzinfo=UTC), dry_run=True)
+    found = update_communities(vault, CommunitySettings(), now=datetime(2026, 12, 1, tzinfo=UTC), dry_run=True)
     found = found.partition.communities
     assert normalized_mutual_info(made.planted(), found) >= 0.9
     together = sum(found[p.a] == found[p.b] for p in made.duplicates)

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from reme_lab.course_vault import write_course_vault
 from reme_workbench.brains.offline_consolidate import OfflineConsolidateBrain
 from reme_workbench.cli import cli
-from reme_workbench.config import MergeSettings
+from reme_workbench.config import MergeSettings, Settings
 from reme_workbench.consolidate.merge import MergeContext, plan_merges
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.metered import MeteredEmbedder
@@ -51,7 +51,7 @@ def test_the_offline_brain_embeds_the_pairs_notes_in_one_batch_and_votes_in_turn
     pairs = [cand(A, B), cand(A, C), cand(B, C)]
     ctx = MergeContext(now=FIXED_NOW, dry_run=True)
     seen = Recording()
-    brain = OfflineConsolidateBrain(seen)
+    brain = OfflineConsolidateBrain(seen, Settings())
     ahead = plan_merges(Vault.open(root, clock=lambda: FIXED_NOW), brain, pairs, MergeSettings(), ctx)
     main = threading.main_thread().name
     assert all(thread == main for thread, _ in seen.calls)  # no thread per vote
@@ -61,7 +61,7 @@ def test_the_offline_brain_embeds_the_pairs_notes_in_one_batch_and_votes_in_turn
     later = [t for _, texts in seen.calls[seen.calls.index((main, batches[0])) + 1:] for t in texts]
     assert not gists & set(later)  # never embedded again while voting
 
-    plain = NoReadAhead(Recording())
+    plain = NoReadAhead(Recording(), Settings())
     without = plan_merges(Vault.open(root, clock=lambda: FIXED_NOW), plain, pairs, MergeSettings(), ctx)
     assert votes_of(ahead) == votes_of(without) != ([], [], 0)
     assert [p.summary for p in ahead.proposals] == [p.summary for p in without.proposals]

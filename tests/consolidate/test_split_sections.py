@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from reme_lab.sectioned_notes import HOMELAB, MISC, ONE_TOPIC, folder_note
 from reme_workbench.brains.offline_consolidate.offline import OfflineConsolidateBrain
 from reme_workbench.cli import cli
+from reme_workbench.config import Settings
 from reme_workbench.llm.consolidate import NoteView
 
 LOG = "daily/2026-10-05/notes.md"
@@ -97,7 +98,7 @@ def _real_brain(name: str) -> OfflineConsolidateBrain:
         embedder.embed(["probe"])
     except Exception as exc:  # the model package is an extra
         pytest.skip(f"{name} embedder not installed: {exc}")
-    return OfflineConsolidateBrain(embedder)
+    return OfflineConsolidateBrain(embedder, Settings())
 
 
 @pytest.mark.parametrize("embedder", ["e5", "minilm"])

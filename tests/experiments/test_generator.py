@@ -16,6 +16,7 @@ from reme_lab.generator import (
     read_truth,
     truth_path_for,
 )
+from reme_workbench.config import CommunitySettings
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.errors import RemeError
 from reme_workbench.index.chunking import estimate_tokens
@@ -240,7 +241,7 @@ def test_twins_placed_across_link_another_community_and_leiden_finds_them_there(
                    if any(t == twin.path for t, _ in n.links)]
         # two of its new community link it, none of its old one (others: the mixing links)
         assert linking.count(there) >= 2 and planted[d["a"]] not in linking
-    found = update_communities(Vault.open(templated.root),
+    found = update_communities(Vault.open(templated.root), CommunitySettings(),
                                now=datetime(2026, 12, 1, tzinfo=UTC), dry_run=True)
     found = found.partition.communities
     apart = sum(found[d["a"]] != found[d["b"]] for d in moved)

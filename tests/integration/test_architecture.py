@@ -505,6 +505,157 @@ def test_the_architecture_picture_is_the_code():
         f"misses {sorted(actual - drawn)}; draw the arrows `python tests/integration/test_architecture.py` prints")
 
 
+# --- the composition root: only ops/workspace.py reads the configuration and builds -------
+# (issue #33.3: Workspace reads reme.toml and the environment and builds the embedder, the
+# brains and the settings; nothing below it builds its own or reads them again)
+
+COMPOSITION_ROOT = "reme_workbench/ops/workspace.py"
+# what builds an embedder or a brain: the factories' functions and the concrete classes
+BUILDERS = {
+    "reme_workbench.index.factory": {"get_embedder"},
+    "reme_workbench.index.minilm": {"MiniLMEmbedder"},
+    "reme_workbench.index.minilm_onnx": {"MiniLMOnnxEmbedder"},
+    "reme_workbench.index.e5": {"E5SmallEmbedder"},
+    "reme_workbench.index.providers": {"LiteLLMEmbedder"},
+    "reme_workbench.brains.factory": {"build_brain", "build_consolidate_brain", "brain_from_spec",
+                                      "offline_consolidate_brain"},
+    "reme_workbench.brains.model": {"LLMBrain"},
+    "reme_workbench.brains.offline_dream": {"OfflineBrain"},
+    "reme_workbench.brains.offline_dream.offline": {"OfflineBrain"},
+    "reme_workbench.brains.offline_consolidate": {"OfflineConsolidateBrain"},
+    "reme_workbench.brains.offline_consolidate.offline": {"OfflineConsolidateBrain"},
+}
+# the factories themselves, beside the root
+MAY_BUILD = {COMPOSITION_ROOT, "reme_workbench/index/factory.py", "reme_workbench/brains/factory.py"}
+SETTINGS_READERS = {"load_settings"}  # and tomllib's load / loads: reme.toml read by hand
+MAY_READ_SETTINGS = {
+    COMPOSITION_ROOT: "the composition root: Workspace.settings_of",
+    "reme_workbench/config.py": "load_settings itself",
+    "reme_workbench/cli/experiment_cmd.py": "a threshold sweep's grid file, not reme.toml",
+}
+# os.environ read for something that is no setting of the vault, each with why
+MAY_READ_ENVIRONMENT = {
+    COMPOSITION_ROOT: "the composition root: $REME_LLM_API_BASE / $REME_LLM_API_KEY",
+    "reme_workbench/index/location.py": "where the OS keeps a user's caches (XDG_CACHE_HOME)",
+    "reme_workbench/vault/journal.py": "the crash-injection hook the crash tests set",
+    "reme_workbench/ops/demo.py": "the notebooks' front end: which vault ($REME_VAULT), the "
+                                  "demo's embedder and the cache folder",
+}
+
+
+def _builder_names(tree: ast.AST, package: str) -> tuple[dict[str, str], dict[str, str]]:
+    """({local name: builder} imported by name, {local module alias: module}) of `tree`."""
+    names, modules = {}, {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in BUILDERS:
+                        modules[alias.asname or alias.name] = alias.name
+            continue
+        base = node.module or ""
+        if node.level:
+            parts = package.split(".")
+            base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+        for alias in node.names:
+            if alias.name in BUILDERS.get(base, ()):
+                names[alias.asname or alias.name] = f"{base}.{alias.name}"
+            elif f"{base}.{alias.name}" in BUILDERS:  # `from ..index import factory`
+                modules[alias.asname or alias.name] = f"{base}.{alias.name}"
+    return names, modules
+
+
+def _rebuilds_settings(node: ast.AST) -> bool:
+    """`Settings()`, `MergeSettings()`, a module's `_DEFAULTS`: the defaults made again."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        return name.endswith("Settings")
+    return isinstance(node, ast.Name) and node.id == "_DEFAULTS"
+
+
+def _composition_leaks(source: str, package: str) -> list[str]:
+    """What `source` (a module of `package`) does that only the composition root may: build
+    an embedder or a brain (call a factory or a concrete class), read reme.toml, read the
+    environment; and what no module may: stand in for settings not passed with their
+    defaults (`cfg or MergeSettings()`: a caller that forgot them runs on the defaults)."""
+    tree = ast.parse(source)
+    names, modules = _builder_names(tree, package)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in names:
+                found.append(f"builds: {names[func.id]}")
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                module = modules.get(func.value.id)
+                if module and func.attr in BUILDERS[module]:
+                    found.append(f"builds: {module}.{func.attr}")
+                elif func.value.id == "tomllib" and func.attr in ("load", "loads"):
+                    found.append("reads settings: tomllib." + func.attr)
+                elif func.value.id == "os" and func.attr == "getenv":
+                    found.append("reads the environment: os.getenv")
+            if isinstance(func, ast.Name) and func.id in SETTINGS_READERS or \
+                    isinstance(func, ast.Attribute) and func.attr in SETTINGS_READERS:
+                found.append("reads settings: load_settings")
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and \
+                _rebuilds_settings(node.values[-1]):
+            found.append(f"falls back to defaults: {ast.unparse(node)}")
+        elif isinstance(node, ast.Attribute) and node.attr == "environ" and \
+                isinstance(node.value, ast.Name) and node.value.id == "os":
+            use = parents.get(node)
+            if isinstance(use, ast.Attribute) and use.attr == "setdefault":
+                continue  # a default set for a library (litellm's cost map), nothing read
+            found.append("reads the environment: os.environ")
+    return found
+
+
+def test_composition_leak_finder_finds_them():
+    # guard the guard: each form is caught, a method of the workspace is not
+    source = (
+        "import os, tomllib\n"
+        "from ..index.factory import get_embedder as ge\n"
+        "from ..brains import factory\n"
+        "from ..brains.offline_consolidate import OfflineConsolidateBrain\n"
+        "from ..config import load_settings\n"
+        "def f(ws, root):\n"
+        "    ws.get_embedder(); ws.get_dream_brain(); os.environ.setdefault('X', '1')\n"
+        "    ge('minilm'); factory.build_brain(None); OfflineConsolidateBrain(None, None)\n"
+        "    load_settings(root); tomllib.loads(''); os.environ.get('REME_X'); os.getenv('Y')\n"
+        "    cfg = cfg or MergeSettings(); s = s or _DEFAULTS; t = t or Settings(x=1)\n"
+    )
+    assert sorted(_composition_leaks(source, "reme_workbench.ops")) == sorted([
+        "builds: reme_workbench.index.factory.get_embedder",
+        "builds: reme_workbench.brains.factory.build_brain",
+        "builds: reme_workbench.brains.offline_consolidate.OfflineConsolidateBrain",
+        "reads settings: load_settings",
+        "reads settings: tomllib.loads",
+        "reads the environment: os.environ",
+        "reads the environment: os.getenv",
+        "falls back to defaults: cfg or MergeSettings()",
+        "falls back to defaults: s or _DEFAULTS",
+    ])
+
+
+def test_only_the_composition_root_reads_the_configuration_and_builds_embedders_and_brains():
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).as_posix()
+        package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+        for leak in _composition_leaks(path.read_text(encoding="utf-8"), package):
+            kind = leak.split(":", 1)[0]
+            allowed = {"builds": MAY_BUILD, "reads settings": MAY_READ_SETTINGS,
+                       "reads the environment": MAY_READ_ENVIRONMENT}.get(kind, ())
+            if rel not in allowed:
+                bad.append(f"{rel}: {leak}")
+    assert not bad, (
+        f"{bad}: only ops/workspace.py (`Workspace`) reads reme.toml and the environment and "
+        "builds the embedder and the brains; take them from the workspace "
+        "(ws.settings, ws.get_embedder(), ws.get_dream_brain(), ws.get_consolidate_brain()), "
+        "or hand a ready-made one to Workspace(..., embedder=, dream_brain=, consolidate_brain=); "
+        "a phase takes its settings as a required argument")
+
+
 if __name__ == "__main__":  # print the arrows of the picture, as the code has them now
     for a, b in sorted(package_edges()):
         print(f"  {a} --> {b}")

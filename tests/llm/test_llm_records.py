@@ -138,9 +138,13 @@ def test_brain_from_spec(monkeypatch):
         with pytest.raises(RemeError, match="litellm:<model>"):
             brain_from_spec(spec)
 
-    monkeypatch.setenv("REME_LLM_API_BASE", "http://127.0.0.1:9/v1")
-    monkeypatch.setenv("REME_LLM_API_KEY", "sk-from-env-secret")
-    brain = brain_from_spec("litellm:ollama/qwen2.5", language="zh")
+    # the environment is the workspace's to read (tests/ops/test_workspace.py), not the factory's
+    monkeypatch.setenv("REME_LLM_API_BASE", "http://env:1/v1")
+    monkeypatch.setenv("REME_LLM_API_KEY", "sk-env-not-read")
+    unkeyed = brain_from_spec("litellm:ollama/qwen2.5")
+    assert unkeyed.api_base is None and "sk-env-not-read" not in repr(vars(unkeyed))
+    brain = brain_from_spec("litellm:ollama/qwen2.5", language="zh", api_base="http://127.0.0.1:9/v1",
+                            api_key="sk-from-env-secret")
     assert isinstance(brain, LLMBrain)
     assert (brain.model, brain.api_base, brain.language) == (
         "ollama/qwen2.5",

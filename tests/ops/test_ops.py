@@ -223,8 +223,8 @@ def test_health_fixes_digest_links_and_writes_the_report_when_asked(ws):
     assert "[[digest/wiki/missing-note.md]]" in (ws.root / HUB).read_text()  # waits for a person
     # a workspace whose policy trusts the unlink still waits for a person: it rewrites a
     # line (docs/spec.md §3.7.3); the person accepts it
-    ws.settings = ws.settings.model_copy(update={"proposals": ws.settings.proposals.model_copy(
-        update={"auto_apply": ["health.unlink"]})})
+    ws = ws.with_settings(ws.settings.model_copy(update={"proposals": ws.settings.proposals.model_copy(
+        update={"auto_apply": ["health.unlink"]})}))
     trusted = health(ws, HealthRequest(fix=True))
     assert trusted.fixed == 0 and trusted.unlink.state == "already pending"
     assert "[[digest/wiki/missing-note.md]]" in (ws.root / HUB).read_text()
@@ -459,12 +459,12 @@ def test_the_workspace_hands_consolidate_its_brain_on_the_workspace_s_embedder(w
 
     (ws.root / "reme.toml").write_text('[split]\ndispersed_under = 0.3\n[abstract]\nmax_tokens = 1200\n')
     settings = load_settings(ws.root)
-    brain = Workspace(ws.root, embedder=ws.embedder).consolidate_brain()
+    brain = Workspace(ws.root, embedder=ws.embedder).get_consolidate_brain()
     assert isinstance(brain, OfflineConsolidateBrain) and brain.embedder is ws.embedder
     assert brain.splitter.dispersed_under == 0.3 and brain.hub_max_tokens == 1200
-    assert ws.consolidate_brain(settings).splitter.dispersed_under == 0.3
+    assert ws.with_settings(settings).get_consolidate_brain().splitter.dispersed_under == 0.3
     named = Workspace(ws.root, embedder=ws.embedder, brain_spec="litellm:openai/x")
-    assert isinstance(named.consolidate_brain(), LLMBrain)
+    assert isinstance(named.get_consolidate_brain(), LLMBrain)
 
 
 def test_the_model_server_is_the_flag_s_then_the_environment_s_then_reme_toml_s(ws, monkeypatch):

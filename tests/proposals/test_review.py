@@ -13,7 +13,7 @@ from reme_workbench.dream.pipeline import Dreamer
 from reme_workbench.errors import RemeError
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.index.store import VaultIndex
-from reme_workbench.ops import accept_many, decide, replan
+from reme_workbench.ops import Workspace, accept_many, decide, replan
 from reme_workbench.proposals import Policy, ProposalQueue
 from reme_workbench.review import (
     ReviewFilter,
@@ -170,8 +170,8 @@ def test_a_stale_dream_proposal_is_planned_again_from_the_file_as_it_is(vault, p
         "action": "UPDATE", "flavor": "REFINE", "target_path": EXISTING,
         "description": "How to deploy payments-api with a 15 minute canary.",
         "body": body + f"derived_from:: [[{LOG2}]]\n"})
-    with VaultIndex(vault.root, HashingEmbedder(), scan=vault.scan) as idx:
-        again = replan(vault, refine, dream_brain=brain, index=idx)
+    again = replan(Workspace(vault.root, vault=vault, embedder=HashingEmbedder(), dream_brain=brain),
+                   refine)
     assert again.state == "rejected" and len(again.new_ids) == 1
     queue = ProposalQueue(vault)
     assert "superseded" in queue.load(refine).error
@@ -198,6 +198,6 @@ def test_a_dream_story_edited_out_of_shape_is_refused_with_what_to_do(vault, pen
     queue = ProposalQueue(vault)
     old = queue.load(refine)
     queue.save(replace(old, story={**old.story, "unit": {"name": 5, "bucket": "nowhere"}}))
-    with VaultIndex(vault.root, HashingEmbedder(), scan=vault.scan) as idx, \
-            pytest.raises(RemeError, match="does not say which material and unit.*reme-workbench dream"):
-        replan(vault, refine, dream_brain=ScriptedBrain(), index=idx)
+    ws = Workspace(vault.root, vault=vault, embedder=HashingEmbedder(), dream_brain=ScriptedBrain())
+    with pytest.raises(RemeError, match="does not say which material and unit.*reme-workbench dream"):
+        replan(ws, refine)

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from reme_workbench.brains.scripted import ScriptedBrain
-from reme_workbench.config import ArchiveSettings, MergeSettings, Settings
+from reme_workbench.config import ArchiveSettings, CommunitySettings, MergeSettings, Settings
 from reme_workbench.consolidate.archive import update_archive
 from reme_workbench.consolidate.candidates import MergeCandidate
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.consolidate.decisions import read_decisions
 from reme_workbench.consolidate.merge import MergeContext, plan_merges
 from reme_workbench.errors import RemeError
-from reme_workbench.ops import decide, hand_to_dream, keep_both, merge_anyway, thaw
+from reme_workbench.ops import Workspace, decide, hand_to_dream, keep_both, merge_anyway, thaw
 from reme_workbench.proposals import ProposalQueue
 from reme_workbench.review.archive import archive_overview
 from reme_workbench.review.communities import communities_overview, community_drawing
@@ -62,13 +62,13 @@ def dreamt(vault: Vault) -> ArchiveSettings:
 
 def test_communities_overview_sizes_stability_hub_and_gates(make_vault):
     vault = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    empty = communities_overview(vault)
+    empty = communities_overview(vault, Settings())
     assert empty.communities == () and "No communities yet" in empty.warnings[0]
-    update_communities(vault, now=FIXED_NOW - timedelta(days=7))
-    update_communities(vault, now=FIXED_NOW)  # the second run has a stability
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW - timedelta(days=7))
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)  # the second run has a stability
     for p in ("digest/wiki/a0.md", "digest/wiki/a1.md", "digest/wiki/a2.md"):
         log_access(vault.root, p, FIXED_NOW - timedelta(days=1), "recall")
-    overview = communities_overview(vault)
+    overview = communities_overview(vault, Settings())
     big, small = overview.communities  # largest first
     assert (big.size, small.size) == (6, 3)
     assert big.stability == 1.0 and overview.previous is not None
@@ -89,9 +89,9 @@ def test_a_drawing_of_one_community_marks_hub_and_archived(make_vault):
     hub_links = [f"a{i}" for i in range(1, 6)]
     files["digest/wiki/a0.md"] = note("a0", "The hub of group a.", hub_links)
     vault = Vault.open(make_vault(files), clock=lambda: FIXED_NOW)
-    update_communities(vault, now=FIXED_NOW)
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)
     update_archive(vault, dreamt(vault), now=FIXED_NOW + timedelta(days=400))  # all cold by then
-    overview = communities_overview(vault)
+    overview = communities_overview(vault, Settings())
     big = overview.communities[0]
     assert big.hub == "digest/wiki/a0.md" and big.hub_share == 1.0
     drawing = community_drawing(vault, big)
@@ -195,7 +195,7 @@ def test_merge_anyway_proposes_the_merge_whatever_the_votes(make_vault):
     brain.enqueue_merge({"description": "How to deploy the payments API",
                          "body": (vault.root / A).read_text().split("---\n", 2)[2]
                          + "Watch the dashboard.\n\nderived_from:: [[daily/2026-10-12/payments.md]]\n"})
-    (pid,) = merge_anyway(vault, entry, brain=brain)
+    (pid,) = merge_anyway(_with_brain(vault, brain), entry)
     proposal = ProposalQueue(vault).load(pid)
     assert proposal.state == "pending" and proposal.story["decided_by_person"] is True
     assert proposal.summary.endswith("(1 of 3 votes; a person decided to merge)")
@@ -231,11 +231,16 @@ def test_hand_to_dream_lists_the_other_note_as_an_instance(make_vault):
 
 def test_settings_thresholds_reach_the_gates(make_vault):
     vault = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    update_communities(vault, now=FIXED_NOW)
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)
     strict = Settings.model_validate({"abstract": {"min_nodes": 7}})
     big = communities_overview(vault, strict).communities[0]
     gate = {g.name: g for g in big.gates.gates}["min_nodes"]
     assert (gate.threshold, gate.passed) == (7, False)
+
+
+def _with_brain(vault: Vault, brain) -> Workspace:
+    """The vault's workspace with a scripted consolidate brain (as a test hands it in)."""
+    return Workspace(vault.root, vault=vault, clock=vault.clock, consolidate_brain=brain)
 
 
 def _one_of_three(brain: ScriptedBrain, vault: Vault, extra: str) -> ScriptedBrain:
@@ -255,11 +260,12 @@ def test_a_stale_merge_a_person_decided_is_planned_again_as_theirs(make_vault):
 
     vault = pair_vault(make_vault)
     (entry,) = uncertain_entries(vault)
-    (pid,) = merge_anyway(vault, entry, brain=_one_of_three(ScriptedBrain(), vault, "Watch it."))
+    (pid,) = merge_anyway(_with_brain(vault, _one_of_three(ScriptedBrain(), vault, "Watch it.")),
+                          entry)
     with open(vault.root / A, "a", encoding="utf-8") as fh:
         fh.write("A person's line.\n")  # changed since planned: the merge is stale
     assert decide(vault, pid, "accept").state == "stale"
-    again = replan(vault, pid, consolidate_brain=_one_of_three(ScriptedBrain(), vault, "Again."))
+    again = replan(_with_brain(vault, _one_of_three(ScriptedBrain(), vault, "Again.")), pid)
     assert len(again.new_ids) == 1, again.message
     fresh = ProposalQueue(vault).load(again.new_ids[0])
     assert fresh.action == "consolidate.merge" and fresh.state == "pending"
@@ -272,7 +278,8 @@ def test_a_merge_story_without_its_pair_is_refused_with_what_to_do(make_vault):
 
     vault = pair_vault(make_vault)
     (entry,) = uncertain_entries(vault)
-    (pid,) = merge_anyway(vault, entry, brain=_one_of_three(ScriptedBrain(), vault, "Watch it."))
+    (pid,) = merge_anyway(_with_brain(vault, _one_of_three(ScriptedBrain(), vault, "Watch it.")),
+                          entry)
     queue = ProposalQueue(vault)
     old = queue.load(pid)
     queue.save(replace(old, story={**old.story, "candidate": {
@@ -281,4 +288,4 @@ def test_a_merge_story_without_its_pair_is_refused_with_what_to_do(make_vault):
         fh.write("A person's line.\n")
     assert decide(vault, pid, "accept").state == "stale"
     with pytest.raises(RemeError, match="does not name its pair.*--only communities,merge"):
-        replan(vault, pid, consolidate_brain=ScriptedBrain())
+        replan(_with_brain(vault, ScriptedBrain()), pid)

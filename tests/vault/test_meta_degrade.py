@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 
 from reme_workbench.brains.factory import offline_consolidate_brain
-from reme_workbench.config import ArchiveSettings, Settings
+from reme_workbench.config import ArchiveSettings, CommunitySettings, Settings
 from reme_workbench.consolidate.archive import update_archive
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.consolidate.cooldowns import Cooldowns
@@ -111,9 +111,9 @@ def test_archive_without_a_usable_previous_batch_has_no_thaw_reference(make_vaul
 def test_communities_without_a_usable_previous_run_have_unknown_stability(make_vault, state):
     root = _aged_vault(make_vault)
     vault = Vault.open(root, clock=lambda: FIXED_NOW)
-    update_communities(vault, now=FIXED_NOW)
+    update_communities(vault, CommunitySettings(), now=FIXED_NOW)
     _put(root, "communities", state)
-    report = update_communities(vault, now=FIXED_NOW)
+    report = update_communities(vault, CommunitySettings(), now=FIXED_NOW)
     assert report.previous_computed_at is None
     assert set(report.stability.values()) == {None}
 

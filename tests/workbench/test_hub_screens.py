@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
+from reme_workbench.config import CommunitySettings
 from reme_workbench.consolidate.communities import update_communities  # noqa: E402
 from reme_workbench.proposals import ProposalQueue  # noqa: E402
 from reme_workbench.vault.meta import log_access  # noqa: E402
@@ -57,8 +58,8 @@ def test_the_demos_hubs_are_named_and_described_in_words_one_community_each(demo
 def gated_vault(make_vault):
     """The six notes of group a, a communities run a week apart (stability 1.0)."""
     v = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    update_communities(v, now=FIXED_NOW - timedelta(days=7))
-    update_communities(v, now=FIXED_NOW)
+    update_communities(v, CommunitySettings(), now=FIXED_NOW - timedelta(days=7))
+    update_communities(v, CommunitySettings(), now=FIXED_NOW)
     return v
 
 

@@ -12,9 +12,11 @@ pytest.importorskip("ipywidgets")
 pytest.importorskip("matplotlib")
 
 from reme_workbench.brains.scripted import ScriptedBrain  # noqa: E402
-from reme_workbench.config import ArchiveSettings  # noqa: E402
+from reme_workbench.config import ArchiveSettings, CommunitySettings  # noqa: E402
 from reme_workbench.consolidate.archive import recency_score, update_archive  # noqa: E402
 from reme_workbench.consolidate.communities import update_communities  # noqa: E402
+from reme_workbench.index.embeddings import HashingEmbedder  # noqa: E402
+from reme_workbench.ops import Workspace  # noqa: E402
 from reme_workbench.proposals import ProposalQueue  # noqa: E402
 from reme_workbench.vault.meta import log_access  # noqa: E402
 from reme_workbench.vault.vault import Vault  # noqa: E402
@@ -115,7 +117,8 @@ def test_a_stale_proposal_says_so_and_replans(vault, pending):  # noqa: F811
         "description": "How to deploy payments-api with a canary.",
         "body": EXISTING_TEXT.split("---\n", 2)[2] + "A person's line.\n"
                 + "derived_from:: [[daily/2026-10-13/deploy-again.md]]\n"})
-    view = ProposalQueueView(vault, dream_brain=brain)
+    view = ProposalQueueView(Workspace(vault.root, vault=vault, embedder=HashingEmbedder(),
+                                       dream_brain=brain))
     view.select(refine)
     view.accept_button.click()
     assert "stale" in view.status.value and "Re-plan" in view.status.value
@@ -135,8 +138,8 @@ def test_communities_view_plots_gates_and_a_drawing(make_vault):
     empty = CommunitiesView(v)
     assert "No communities yet" in empty.status.value and empty.community.options == ()
     assert empty.plots.children == ()
-    update_communities(v, now=FIXED_NOW - timedelta(days=7))
-    update_communities(v, now=FIXED_NOW)
+    update_communities(v, CommunitySettings(), now=FIXED_NOW - timedelta(days=7))
+    update_communities(v, CommunitySettings(), now=FIXED_NOW)
     view = CommunitiesView(v)
     assert len(view.community.options) == 2
     assert len(view.plots.children) == 2  # sizes and stability
@@ -151,8 +154,8 @@ def test_communities_view_plots_gates_and_a_drawing(make_vault):
 
 def test_a_community_whose_hub_waits_says_so(make_vault):
     v = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    update_communities(v, now=FIXED_NOW - timedelta(days=7))
-    update_communities(v, now=FIXED_NOW)
+    update_communities(v, CommunitySettings(), now=FIXED_NOW - timedelta(days=7))
+    update_communities(v, CommunitySettings(), now=FIXED_NOW)
     view = CommunitiesView(v)
     big = view.overview.communities[0]
     queue = ProposalQueue(v)
@@ -196,7 +199,7 @@ def test_uncertain_view_routes_each_pair(make_vault):
     brain.enqueue_merge({"description": "How to deploy the payments API",
                          "body": (vault2.root / A).read_text().split("---\n", 2)[2]
                          + "Watch the dashboard.\n\nderived_from:: [[daily/2026-10-12/payments.md]]\n"})
-    view2 = UncertainView(vault2, brain=brain)
+    view2 = UncertainView(Workspace(vault2.root, vault=vault2, consolidate_brain=brain))
     view2.merge_button.click()
     assert "Merge proposal" in view2.status.value and view2.made_id
     assert view2.accept_made_button.layout.display == ""
@@ -246,7 +249,8 @@ def test_a_screen_works_from_a_replayed_cassette_with_no_model(make_vault, monke
     tape = make_vault({}, name="tapes") / "merge.jsonl"
     recorder = LLMBrain(MODEL, api_base=server.api_base, api_key=KEY, max_retries=0,
                         cassette=Cassette(tape, mode="record"))
-    recorded = UncertainView(pair_vault(make_vault, name="recorded"), brain=recorder)
+    first = pair_vault(make_vault, name="recorded")
+    recorded = UncertainView(Workspace(first.root, vault=first, consolidate_brain=recorder))
     recorded.merge_button.click()
     server.stop()
     assert recorded.made_id, recorded.status.value
@@ -257,7 +261,7 @@ def test_a_screen_works_from_a_replayed_cassette_with_no_model(make_vault, monke
     monkeypatch.setattr(litellm_brain, "import_litellm", no_litellm)
     player = LLMBrain(MODEL, api_base="http://127.0.0.1:9/v1", cassette=Cassette(tape))
     v = pair_vault(make_vault, name="replayed")
-    view = UncertainView(v, brain=player)
+    view = UncertainView(Workspace(v.root, vault=v, consolidate_brain=player))
     view.merge_button.click()
     proposal = ProposalQueue(v).load(view.made_id)
     assert [vote["reason"] for vote in proposal.story["votes"]] == ["judge 0", "judge 1", "judge 2"]
@@ -270,7 +274,7 @@ def test_the_archive_screen_of_a_fresh_vault_says_when_the_first_note_goes(make_
     untouched note has (τ · ln(score / cut)), from its raw score: the stored one is
     clipped at 1 and gave only a lower bound ("at least 114 days")."""
     v = Vault.open(make_vault(clusters()), clock=lambda: FIXED_NOW)
-    update_archive(v, now=FIXED_NOW)
+    update_archive(v, ArchiveSettings(), now=FIXED_NOW)
     view = ArchiveView(v)
     ov = view.overview
     assert view.archived.options == ()

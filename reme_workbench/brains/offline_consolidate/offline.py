@@ -180,7 +180,7 @@ class OfflineConsolidateBrain(ConsolidateBrain):
     def __init__(
         self,
         embedder: Embedder,
-        settings: Settings | None = None,
+        settings: Settings,
         *,
         description: Anchors = DESCRIPTION,
         statement_overlap: Anchors = STATEMENTS,
@@ -188,7 +188,6 @@ class OfflineConsolidateBrain(ConsolidateBrain):
         join_sim: float = JOIN_SIM,
         min_section_tokens: int = MIN_SECTION_TOKENS,
     ) -> None:
-        settings = settings or Settings()
         language = settings.llm.language
         if language not in (*LANGUAGES, "auto"):
             raise ValueError(f"language must be 'en', 'zh' or 'auto', got {language!r}")
