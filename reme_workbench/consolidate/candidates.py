@@ -79,10 +79,10 @@ import numpy as np
 
 from ..config import MergeSettings
 from ..errors import RemeError, UnsafePathError
-from ..index.chunking import CJK_CHARS, description_text
+from ..index.chunking import description_text
 from ..index.embeddings import normalize_rows
 from ..index.keyword import STOPWORDS
-from ..textrules import cjk_share
+from ..textrules import CJK_CHARS, chinese_words, language_of
 from ..textrules import stem as _text_stem
 from ..vault.frontmatter import find_frontmatter
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
@@ -241,16 +241,6 @@ _CJK_STOP = frozenset(
 )
 
 
-@lru_cache(maxsize=1)
-def _jieba():
-    import logging
-
-    import jieba  # dictionary-based Chinese word segmenter; imported only for Chinese text
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
-
-
 # the offline judges' stemmer (plural and tense endings only, so "merges" meets "merge"),
 # memoised: mining stems every word of every note of a community
 _stem = lru_cache(maxsize=1 << 16)(_text_stem)
@@ -282,9 +272,8 @@ def topic_words(text: str, links: Sequence[Link] | None = None) -> frozenset[str
     text = "".join(parts)
     text = _URL.sub(" ", _CALLOUT.sub(" ", _PREDICATE.sub(" ", text)))
     if _CJK_RUN.search(text):
-        cut = _jieba().cut
-        for run in _CJK_RUN.findall(text):
-            words.update(w for w in cut(run) if len(w) >= 2 and w not in _CJK_STOP)
+        for run in _CJK_RUN.findall(text):  # jieba, imported only for Chinese text
+            words.update(w for w in chinese_words(run) if len(w) >= 2 and w not in _CJK_STOP)
         text = _CJK_RUN.sub(" ", text)
     for word in _LATIN_WORD.findall(text.lower()):
         word = word.replace("’", "'").split("'", 1)[0]
@@ -411,7 +400,6 @@ def description_vectors(paths: Sequence[str], texts: Sequence[str], embedder: Em
 
 
 _CHANCE: dict[tuple[str, str], float] = {}
-CJK_SHARE_FOR_ZH = 0.30  # a pair is Chinese when both texts are (as the offline judges)
 
 
 def chance_level(embedder: Embedder, language: str) -> float:
@@ -580,7 +568,8 @@ def mine_candidates(
     lowest = min(chance.values())
     # no pair under it passes
     raw_floor = lowest + cfg.min_description_similarity * (1.0 - lowest)
-    chinese = [bool(_CJK_RUN.search(t)) and cjk_share(t) >= CJK_SHARE_FOR_ZH for t in texts]
+    # a pair is Chinese when both texts are (as the offline judges read a text's language)
+    chinese = [language_of(t) == "zh" for t in texts]
     digest = digest_text(vault)
     groups: dict[str, list[int]] = {}
     for i, path in enumerate(notes):

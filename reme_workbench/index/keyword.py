@@ -30,7 +30,8 @@ import sqlite3
 import warnings
 from collections.abc import Iterable
 
-from .chunking import CJK_CHARS, Chunk
+from ..textrules.cjk import CJK_CHARS
+from .chunking import Chunk
 
 __all__ = [
     "TOKENIZE", "FTS_SCHEMA", "STOPWORDS", "segment", "query_terms", "match_expression",

@@ -1,10 +1,13 @@
-"""The text rules both offline brains and the pipelines share: where a sentence ends,
-which words count and how they are stemmed, CJK characters and Chinese words, a line
-without its Markdown. Pure functions on strings; nothing here imports another package of
-ours (tests/integration/test_architecture.py holds it to that), so dream, consolidate and the brains
-all read text by the same rules.
+"""The text rules every layer shares: where a sentence ends, which words count and how
+they are stemmed, CJK characters and Chinese words, a line without its Markdown. The
+ground floor: pure functions on strings that import the standard library, text libraries
+(jieba, spaCy) and `errors`, nothing else of ours — so every layer may import them, the
+vault core's token estimate and the index's keyword search included, and each rule is
+written once (tests/integration/test_architecture.py holds both; docs/architecture.md).
 
-* `cjk.py` — `is_cjk`, `is_cjk_or_kana`, `cjk_share`, `chinese_segmenter`, `chinese_words`;
+* `cjk.py` — the one definition of CJK characters and its three named variants
+  (`is_cjk` / `HAN_CHARS`, `is_cjk_or_kana` / `CJK_OR_KANA_CHARS`, `CJK_CHARS`),
+  `cjk_share`, `language_of`, `chinese_segmenter`, `chinese_words`;
 * `markup.py` — `plain` (material), `reader_text` (a note: links by their names);
 * `sentences.py` — `split_sentences` (material), `split_note_line` (a line of a note);
 * `words.py` — `stem`, `STOPWORDS`, `tokens`, `overlap` (dream's content tokens),
@@ -20,7 +23,18 @@ Where dream and consolidate read differently, each rule has one name per reading
 side in its module, and the module says why both exist.
 """
 
-from .cjk import chinese_segmenter, chinese_words, cjk_share, is_cjk, is_cjk_or_kana
+from .cjk import (
+    CHINESE_SHARE,
+    CJK_CHARS,
+    CJK_OR_KANA_CHARS,
+    HAN_CHARS,
+    chinese_segmenter,
+    chinese_words,
+    cjk_share,
+    is_cjk,
+    is_cjk_or_kana,
+    language_of,
+)
 from .markup import WIKILINK, link_name, plain, reader_text
 from .sentences import split_note_line, split_sentences
 from .values import statement_values
@@ -37,7 +51,8 @@ from .words import (
 )
 
 __all__ = [
-    "is_cjk", "is_cjk_or_kana", "cjk_share", "chinese_segmenter", "chinese_words",
+    "is_cjk", "is_cjk_or_kana", "HAN_CHARS", "CJK_OR_KANA_CHARS", "CJK_CHARS", "cjk_share",
+    "CHINESE_SHARE", "language_of", "chinese_segmenter", "chinese_words",
     "plain", "reader_text", "WIKILINK", "link_name",
     "split_sentences", "split_note_line",
     "stem", "STOPWORDS", "tokens", "overlap", "COMPARISON_STOPWORDS", "CJK_FUNCTION_CHARS",
