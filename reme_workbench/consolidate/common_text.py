@@ -18,7 +18,7 @@ Over the digest's notes (`DigestText.build`):
   every footer) likewise: it identifies no note; so is a **value** a body names
   (`value_words`: an identifier, a number, a name — the staging env, a team everyone
   mentions);
-* a **topic word** (`candidates.topic_words`) when `max(COMMON_MIN_NOTES,
+* a **topic word** (`candidates.body_topic_words`) when `max(COMMON_MIN_NOTES,
   COMMON_WORD_SHARE × n)` notes hold it (10 %: words recur far more than lines; a lower
   share would leave a paraphrase too few words to compare).
 

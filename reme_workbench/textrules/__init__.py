@@ -10,9 +10,11 @@ written once (tests/integration/test_architecture.py holds both; docs/architectu
   `cjk_share`, `language_of`, `chinese_segmenter`, `chinese_words`;
 * `markup.py` — `plain` (material), `reader_text` (a note: links by their names);
 * `sentences.py` — `split_sentences` (material), `split_note_line` (a line of a note);
-* `words.py` — `stem`, `STOPWORDS`, `tokens`, `overlap` (dream's content tokens),
-  `COMPARISON_STOPWORDS`, `word_spans`, `content_words` (consolidate's words),
-  `CJK_FUNCTION_CHARS`, `GENERIC_HEADING`;
+* `words.py` — `stem`; one stopword list per language (`ENGLISH_STOPWORDS`,
+  `CHINESE_STOPWORDS` and `CJK_FUNCTION_CHARS`, `FUNCTION_WORDS`) and the lists derived
+  from it, each named for its reader (`STOPWORDS`, `SEARCH_STOPWORDS`,
+  `COMPARISON_STOPWORDS`, `TOPIC_STOPWORDS`); `tokens`, `overlap` (dream's content
+  tokens), `word_spans`, `content_words` (consolidate's words), `GENERIC_HEADING`;
 * `values.py` — `statement_values` (the numbers, identifiers, names, commands and dates a
   note's statements give: what a merge must keep);
 * `nlp.py` — the trained pipelines people's words are read with: spaCy's small English
@@ -39,10 +41,14 @@ from .markup import WIKILINK, link_name, plain, reader_text
 from .sentences import split_note_line, split_sentences
 from .values import statement_values
 from .words import (
+    CHINESE_STOPWORDS,
     CJK_FUNCTION_CHARS,
     COMPARISON_STOPWORDS,
+    ENGLISH_STOPWORDS,
     GENERIC_HEADING,
+    SEARCH_STOPWORDS,
     STOPWORDS,
+    TOPIC_STOPWORDS,
     content_words,
     overlap,
     stem,
@@ -55,6 +61,7 @@ __all__ = [
     "CHINESE_SHARE", "language_of", "chinese_segmenter", "chinese_words",
     "plain", "reader_text", "WIKILINK", "link_name",
     "split_sentences", "split_note_line",
-    "stem", "STOPWORDS", "tokens", "overlap", "COMPARISON_STOPWORDS", "CJK_FUNCTION_CHARS",
+    "stem", "ENGLISH_STOPWORDS", "STOPWORDS", "SEARCH_STOPWORDS", "COMPARISON_STOPWORDS",
+    "TOPIC_STOPWORDS", "CHINESE_STOPWORDS", "CJK_FUNCTION_CHARS", "tokens", "overlap",
     "word_spans", "content_words", "GENERIC_HEADING", "statement_values",
 ]
