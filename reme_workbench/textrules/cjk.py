@@ -17,7 +17,7 @@ because the rules mean three different things:
   count by it: one token, one bigram piece a character.
 
 The variants differ on kana (あ, カ: not `is_cjk`) and hangul (한: `CJK_CHARS` only);
-tests/brains/test_nlp.py shows the texts they part on.
+tests/textrules/test_cjk.py shows the texts they part on.
 
 * `cjk_share(text)` — the share of a text's letters that are CJK (`is_cjk_or_kana`);
   `language_of(text)` — "zh" from `CHINESE_SHARE` of them, else "en".
