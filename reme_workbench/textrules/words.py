@@ -40,7 +40,8 @@ from .cjk import chinese_words, is_cjk, is_cjk_or_kana
 from .markup import plain, reader_text
 
 __all__ = [
-    "stem", "ENGLISH_FUNCTION_WORDS", "ENGLISH_VAGUE_WORDS", "ENGLISH_STOPWORDS", "STOPWORDS",
+    "stem", "ENGLISH_FUNCTION_WORDS", "ENGLISH_VAGUE_WORDS", "ENGLISH_STOPWORDS", "KEPT_IN_DREAM",
+    "STOPWORDS",
     "SEARCH_STOPWORDS", "KEPT_IN_COMPARISON", "COMPARISON_STOPWORDS", "NOTE_FORMAT_WORDS",
     "TOPIC_STOPWORDS", "CHINESE_STOPWORDS", "FUNCTION_WORDS", "CJK_FUNCTION_CHARS",
     "tokens", "overlap", "word_spans", "content_words", "GENERIC_HEADING",
@@ -69,7 +70,8 @@ def stem(word: str) -> str:
 # rule that drops stopwords reads this list, or a list derived from it by a named set,
 # for the reason written beside it:
 #
-# * `STOPWORDS` — dream's content tokens (`tokens`): the whole list.
+# * `STOPWORDS` — dream's content tokens (`tokens`): the list less `KEPT_IN_DREAM`,
+#   the prepositions and pronouns its offline brain was tuned counting.
 # * `SEARCH_STOPWORDS` — the keyword search's query (index/keyword.py): the function
 #   words only. A question asks about the vague words ("what did she do *last week*",
 #   "when did he *first* *say* it") and bm25's idf weighs them by how rare they are in
@@ -105,7 +107,16 @@ ENGLISH_VAGUE_WORDS = frozenset(
 )
 ENGLISH_STOPWORDS = ENGLISH_FUNCTION_WORDS | ENGLISH_VAGUE_WORDS
 
-STOPWORDS = ENGLISH_STOPWORDS
+# Dream counts these function words (and contraction pieces) as content tokens, as its
+# list always did: the offline dream brain is tuned on them, and dropping them changes
+# what the sample vault dreams ("during" alone: digest/procedure/database-migrations.md
+# is no longer written).
+KEPT_IN_DREAM = frozenset(
+    """above against below between during further through hers herself himself itself
+    myself ours ourselves theirs themselves yours yourself yourselves ain couldn hadn hasn
+    haven ll ma mightn mustn needn re shan shouldn ve weren d m o y""".split()
+)
+STOPWORDS = ENGLISH_STOPWORDS - KEPT_IN_DREAM
 
 SEARCH_STOPWORDS = ENGLISH_FUNCTION_WORDS
 
