@@ -67,6 +67,7 @@ from ..llm.consolidate import ConsolidateBrain, HubRequest, NoteView
 from ..llm.planning import PlanRefused, plan_with_feedback
 from ..llm.schema import HubNote
 from ..proposals import Policy, ProposalQueue
+from ..textrules import CJK_FUNCTION_CHARS
 from ..vault.checks import CheckSpec, build_checks
 from ..vault.layout import is_digest_note, normalize_rel
 from ..vault.links import is_provenance, parse_links
@@ -129,9 +130,9 @@ _SUFFIXES = (
     ("ing", ""), ("ions", ""), ("ion", ""), ("ies", "y"), ("ed", ""), ("es", ""),
     ("s", ""), ("e", ""),
 )
-# Chinese function characters dropped from a name before its bigrams are taken, so
-# 用户的偏好 and 用户偏好 are the same name.
-_CJK_FUNCTION_CHARS = str.maketrans("", "", "的之了与及和或")
+# Chinese function characters (textrules' one list) dropped from a name before its
+# bigrams are taken, so 用户的偏好 and 用户偏好 are the same name.
+_CJK_FUNCTION_CHARS = str.maketrans(dict.fromkeys(CJK_FUNCTION_CHARS))
 
 
 # -- the gates -----------------------------------------------------------------------

@@ -21,7 +21,8 @@ Two gates, cheap one first, both computed mechanically (no brain):
    words lower-cased and crudely stemmed (`deploys`, `deployed`, `deploying` meet),
    numbers of three digits or more, jieba words of two characters or more for Chinese,
    and each wikilink reduced to one token for its target (two notes linking the same
-   note share that token; the alias wording does not count). Dropped: stop words, dates,
+   note share that token; the alias wording does not count). Dropped: stop words
+   (`textrules.TOPIC_STOPWORDS`, `CHINESE_STOPWORDS`), dates,
    provenance (`derived_from::` links into daily/ or resource/, and the lines holding
    only them — every dream note has them, so they would make unrelated notes alike),
    predicates (`related_to::`), callout markers and Markdown punctuation. The overlap
@@ -79,10 +80,15 @@ import numpy as np
 
 from ..config import MergeSettings
 from ..errors import RemeError, UnsafePathError
-from ..index.chunking import CJK_CHARS, description_text
+from ..index.chunking import description_text
 from ..index.embeddings import normalize_rows
-from ..index.keyword import STOPWORDS
-from ..textrules import cjk_share
+from ..textrules import (
+    CHINESE_STOPWORDS,
+    CJK_CHARS,
+    TOPIC_STOPWORDS,
+    chinese_words,
+    language_of,
+)
 from ..textrules import stem as _text_stem
 from ..vault.frontmatter import find_frontmatter
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
@@ -102,7 +108,7 @@ __all__ = [
     "MergeCandidate",
     "mine_candidates",
     "description_text",
-    "topic_words",
+    "body_topic_words",
     "topic_overlap",
     "MIN_TOPIC_WORDS",
     "EMBED_BATCH",
@@ -227,28 +233,6 @@ _CALLOUT = re.compile(r"\[![A-Za-z-]+\][+-]?")
 _URL = re.compile(r"https?://\S+")
 # days, months and years say when, not what (a port such as 8080 stays a topic word)
 _DATE_LIKE = re.compile(r"^(?:\d{1,2}|(?:19|20)\d{2}(?:\d{4})?)$")
-# Markdown and note-format words that say nothing about a topic.
-_EXTRA_STOP = frozenset(
-    "md also may might must could would shall one two use used using via per like get got "
-    "make made see new note notes etc e g ie eg since every never always".split()
-)
-_STOP = STOPWORDS | _EXTRA_STOP
-# Chinese function words jieba keeps as words of two characters.
-_CJK_STOP = frozenset(
-    "我们 你们 他们 她们 它们 这个 那个 这些 那些 一个 一些 可以 没有 因为 所以 但是 如果 "
-    "就是 还是 已经 然后 或者 以及 并且 而且 不是 什么 怎么 这样 那样 时候 进行 需要 通过 "
-    "对于 关于 其中 之后 之前 以后 以前 为了 由于 虽然 只要 即使 例如 比如 另外 此外 同时".split()
-)
-
-
-@lru_cache(maxsize=1)
-def _jieba():
-    import logging
-
-    import jieba  # dictionary-based Chinese word segmenter; imported only for Chinese text
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
 
 
 # the offline judges' stemmer (plural and tense endings only, so "merges" meets "merge"),
@@ -261,9 +245,11 @@ def _link_token(target: str) -> str:
     return "[[" + (target[:-3] if target.endswith(".md") else target) + "]]"
 
 
-def topic_words(text: str, links: Sequence[Link] | None = None) -> frozenset[str]:
-    """The topic words of a note (see the module doc for what counts). `text` is the
-    whole file or its body: frontmatter is skipped. `links` are `parse_links(text)` when
+def body_topic_words(text: str, links: Sequence[Link] | None = None) -> frozenset[str]:
+    """The topic words of a note's body, which pairs are gated on (see the module doc for
+    what counts; `hub_rules.topic_words` are the words of a note's name, description and
+    headings, which a hub is named by). `text` is the whole file or its body: frontmatter
+    is skipped. `links` are `parse_links(text)` when
     the caller has them already (the scan's record of an unchanged file)."""
     fm = find_frontmatter(text)
     start = fm.end if fm is not None else 0
@@ -282,13 +268,12 @@ def topic_words(text: str, links: Sequence[Link] | None = None) -> frozenset[str
     text = "".join(parts)
     text = _URL.sub(" ", _CALLOUT.sub(" ", _PREDICATE.sub(" ", text)))
     if _CJK_RUN.search(text):
-        cut = _jieba().cut
-        for run in _CJK_RUN.findall(text):
-            words.update(w for w in cut(run) if len(w) >= 2 and w not in _CJK_STOP)
+        for run in _CJK_RUN.findall(text):  # jieba, imported only for Chinese text
+            words.update(w for w in chinese_words(run) if len(w) >= 2 and w not in CHINESE_STOPWORDS)
         text = _CJK_RUN.sub(" ", text)
     for word in _LATIN_WORD.findall(text.lower()):
         word = word.replace("’", "'").split("'", 1)[0]
-        if len(word) < 2 or word in _STOP:
+        if len(word) < 2 or word in TOPIC_STOPWORDS:
             continue
         if word.isdigit():
             if not _DATE_LIKE.match(word) and len(word) >= 3:
@@ -411,7 +396,6 @@ def description_vectors(paths: Sequence[str], texts: Sequence[str], embedder: Em
 
 
 _CHANCE: dict[tuple[str, str], float] = {}
-CJK_SHARE_FOR_ZH = 0.30  # a pair is Chinese when both texts are (as the offline judges)
 
 
 def chance_level(embedder: Embedder, language: str) -> float:
@@ -579,7 +563,8 @@ def mine_candidates(
     lowest = min(chance.values())
     # no pair under it passes
     raw_floor = lowest + cfg.min_description_similarity * (1.0 - lowest)
-    chinese = [bool(_CJK_RUN.search(t)) and cjk_share(t) >= CJK_SHARE_FOR_ZH for t in texts]
+    # a pair is Chinese when both texts are (as the offline judges read a text's language)
+    chinese = [language_of(t) == "zh" for t in texts]
     digest = digest_text(vault)
     groups: dict[str, list[int]] = {}
     for i, path in enumerate(notes):
@@ -668,7 +653,7 @@ def _read_note_text(vault: Vault, path: str, safe_folders: set[str]) -> NoteText
     rec = vault.scan.records.get(path)
     # the scan parsed this file's links already; reuse them while its bytes are the same
     same = rec is not None and rec.sha256 == hashlib.sha256(data).hexdigest()
-    return NoteText(topic_words(text, rec.links if same else None), identifiers_of(text),
+    return NoteText(body_topic_words(text, rec.links if same else None), identifiers_of(text),
                     line_keys(text), value_words(text))
 
 

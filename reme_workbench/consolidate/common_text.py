@@ -18,7 +18,7 @@ Over the digest's notes (`DigestText.build`):
   every footer) likewise: it identifies no note; so is a **value** a body names
   (`value_words`: an identifier, a number, a name — the staging env, a team everyone
   mentions);
-* a **topic word** (`candidates.topic_words`) when `max(COMMON_MIN_NOTES,
+* a **topic word** (`candidates.body_topic_words`) when `max(COMMON_MIN_NOTES,
   COMMON_WORD_SHARE × n)` notes hold it (10 %: words recur far more than lines; a lower
   share would leave a paraphrase too few words to compare).
 
@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from ..textrules import CJK_OR_KANA_CHARS
 from ..vault.frontmatter import find_frontmatter
 from .identity import Identifier, identity_conflict
 
@@ -68,7 +69,7 @@ _IDENT = re.compile(r"\b[A-Za-z0-9]+(?:(?:[-_/]|\.(?=[A-Za-z0-9]))[A-Za-z0-9]+)+
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?![\w])")
 _PROPER = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+\b")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK = re.compile(f"[{CJK_OR_KANA_CHARS}]")  # a line of Chinese (or Japanese)
 
 
 def value_words(text: str) -> frozenset[str]:

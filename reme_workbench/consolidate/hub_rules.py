@@ -20,7 +20,8 @@ The abstract planner, the communities run, the screens and every brain that writ
   `TEMPLATE_HEADING_SHARE` of the digest hold ("Plugins" on every author page).
 * **Topic words** (`topic_words`): the content words of a note's name, description (else
   its lead sentence, `lead_sentence`: an imported note has no description) and own
-  headings — what a hub may be named by, and what the planner counts the vault on.
+  headings — what a hub may be named by, and what the planner counts the vault on (a
+  body's words, which pairs are gated on, are `candidates.body_topic_words`).
 * **Provenance** (`provenance_lines`): a hub's sources on grouped `derived_from::` lines,
   `PROVENANCE_PER_LINE` links a line.
 * **The least a hub holds** (`hub_floor_tokens`): its provenance lines and a bare link to

@@ -31,12 +31,11 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import RemeError, UnsafePathError
-from ..index.chunking import estimate_tokens
 from ..vault.layout import CACHE_DIR, is_digest_note, resolve_inside
 from ..vault.meta import iso_utc
 from ..vault.note import decode_note_bytes, parse
 from ..vault.split_queue import QueuedSplit
-from ..vault.tokens import content_tokens
+from ..vault.tokens import content_tokens, estimate_tokens
 from ..vault.vault import Vault
 
 __all__ = ["SCAN", "TOKEN_CACHE", "find_over_threshold"]

@@ -12,7 +12,7 @@ a unit, not as the sentence a note opens with.
 What is boilerplate is derived from the material itself, never from a list of strings:
 
 * a file's **phrases** are its lines — their words, lowercase, read as prose (the
-  Markdown taken out as `markdown.neutralise` and `statements.plain` do: comments, HTML
+  Markdown taken out as `markdown.neutralise` and `textrules.plain` do: comments, HTML
   and embeds gone, a link read as its text) — and its **field labels**, the words before
   a colon that opens a line ("Plugin ID: `x`" -> "plugin id"), of at most
   `MAX_LABEL_WORDS` words; a phrase has at least `MIN_PHRASE_WORDS` words (one word in
@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..textrules import is_cjk, plain
+from ..textrules import HAN_CHARS, is_cjk, plain
 from .markdown import neutralise
 
 __all__ = [
@@ -61,24 +61,7 @@ _LABEL = re.compile(r"^([^:：]{1,60}?)\s*[:：]\s*\S")
 _PRED_LINE = re.compile(r"^\s*[A-Za-z]\w*::\s")
 _LINK_ONLY = re.compile(r"^\s*(?:[-*+]\s+)?(?:!?\[\[[^\]]*\]\][\s,;]*)+$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-
-
-def _char_class(test: Callable[[str], bool]) -> str:
-    """A regex character class of the characters `test` accepts in the Basic Multilingual
-    Plane, as ranges: `textrules.is_cjk` read once, so this search and the rule never
-    differ."""
-    ranges, start = [], None
-    for code in range(0x10000 + 1):
-        hit = code < 0x10000 and test(chr(code))
-        if hit and start is None:
-            start = code
-        elif not hit and start is not None:
-            ranges.append(f"\\u{start:04x}-\\u{code - 1:04x}")
-            start = None
-    return "".join(ranges)
-
-
-_CJK = re.compile(f"[{_char_class(is_cjk)}]")  # a text with a CJK character at all (fast path)
+_CJK = re.compile(f"[{HAN_CHARS}]")  # a text with a CJK character at all (fast path: is_cjk's)
 
 
 def words(text: str) -> list[str]:

@@ -59,15 +59,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import NoteError
+from ..textrules.cjk import CJK_CHARS
 from ..vault.frontmatter import field_text, find_frontmatter, load_frontmatter
-from ..vault.tokens import CJK_CHARS, estimate_tokens
 from ..vault.tokens import ascii_tokens as _ascii_tokens
+from ..vault.tokens import estimate_tokens
 
 __all__ = [
     "Chunk", "FilePlan", "ChunkRules", "DEFAULT_RULES", "EMBED_WINDOWS", "EMBED_CONTEXTS",
-    "estimate_tokens", "chunk_file", "plan_file", "embedded_ordinals", "embed_text",
+    "chunk_file", "plan_file", "embedded_ordinals", "embed_text",
     "description_text",
-    "is_indexable", "CJK_CHARS", "MAX_CHUNK_CHARS", "MAX_CONTEXT_CHARS", "LONG_LINE_CHARS",
+    "is_indexable", "MAX_CHUNK_CHARS", "MAX_CONTEXT_CHARS", "LONG_LINE_CHARS",
     "EMBED_TOKEN_BUDGET",
 ]
 

@@ -37,7 +37,9 @@ __all__ = [
 ]
 
 INDEX_DB = "index.db"
-SCHEMA = "7"  # bump when a table or the chunk/segment rules change: the cache rebuilds
+SCHEMA = "8"  # bump when a table or the chunk/segment rules change: the cache rebuilds
+# (8: textrules' one CJK range: ideographs past U+20000 are CJK for the chunk scan and
+# the keyword segmentation too)
 SQL_BATCH = 500
 
 

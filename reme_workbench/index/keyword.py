@@ -16,7 +16,8 @@ or `NEAR(x` are plain words (or nothing). bm25 ranks chunks that match more, rar
 terms first. The scope is a filter on the indexed `layer` column inside the MATCH.
 
 Stop words. English function words ("what", "did", "her", "the", ...) are dropped from
-a query before it is OR-ed (`STOPWORDS`, the usual ~180-word list): in an OR query
+a query before it is OR-ed (`STOPWORDS`: textrules' `SEARCH_STOPWORDS`, the usual
+~150-word list of function words): in an OR query
 every chunk that says "did" or "her" would otherwise score, and in a small index such
 a word is not rare enough for bm25's idf to silence it. They stay in the index (a
 query made only of stop words still searches for them), and CJK is untouched.
@@ -30,7 +31,9 @@ import sqlite3
 import warnings
 from collections.abc import Iterable
 
-from .chunking import CJK_CHARS, Chunk
+from ..textrules.cjk import CJK_CHARS
+from ..textrules.words import SEARCH_STOPWORDS
+from .chunking import Chunk
 
 __all__ = [
     "TOKENIZE", "FTS_SCHEMA", "STOPWORDS", "segment", "query_terms", "match_expression",
@@ -47,19 +50,9 @@ COMMON_MIN_CHUNKS = 1000  # from this size on, terms in more than half the chunk
 # from this size on, the vector query leaves out words found in more than half the chunks
 VECTOR_COMMON_MIN_CHUNKS = 50
 
-# English function words (the common NLTK-style list, with the pieces unicode61 leaves of
-# contractions: "don't" -> "don" + "t"). Lower case, as query_terms() yields them.
-STOPWORDS = frozenset("""
-a about above after again against ain all am an and any are aren as at be because been
-before being below between both but by can couldn d did didn do does doesn doing don down
-during each few for from further had hadn has hasn have haven having he her here hers
-herself him himself his how i if in into is isn it its itself just ll m ma me mightn more
-most mustn my myself needn no nor not now o of off on once only or other our ours
-ourselves out over own re s same shan she should shouldn so some such t than that the
-their theirs them themselves then there these they this those through to too under until
-up ve very was wasn we were weren what when where which while who whom why will with won
-would wouldn y you your yours yourself yourselves
-""".split())
+# English function words: textrules' one English list less its vague words ("last",
+# "time", "first", "said"), which questions ask about (textrules/words.py says why).
+STOPWORDS = SEARCH_STOPWORDS
 
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _QUERY_TOKEN = re.compile(rf"[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import EmbedderMismatchError
+from ..textrules.cjk import CJK_CHARS
 from ..vault.layout import is_digest_note
 from .chunking import description_text, embed_text
 from .indexdb import batched, write_descriptions, write_meta
@@ -33,7 +34,7 @@ EMBED_BATCH = 256
 # transaction, so an interrupt loses at most this many texts' work (~1-2 s of MiniLM on 2
 # cores), and the progress line moves this often.
 COMMIT_BATCH = 64
-_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|\w+|[^\w\s]")
+_WORD = re.compile(rf"[{CJK_CHARS}]|\w+|[^\w\s]")
 _PENDING_SAVE_S = 5.0  # embed_pending writes vectors.faiss this often (or 20x its write time)
 PENDING_KEY = "vectors_pending"  # meta: "1" while chunks wait for a vector
 SAVED_KEY = "vectors_generation"  # meta: the generation vectors.faiss was last written for

@@ -44,6 +44,7 @@ from functools import cache
 from importlib import resources
 
 from ..errors import RemeError
+from ..textrules.cjk import is_cjk_or_kana, language_of
 from ..vault.layout import BUCKETS
 from ..vault.links import PROVENANCE_PREDICATE, outbound_keys
 from .base import IntegrateRequest, Material
@@ -96,7 +97,6 @@ PROMPT_NAMES = (
     *CONSOLIDATE_PROMPTS,
 )
 SCHEMA_PLACEHOLDER = "{{json_schema}}"
-CJK_SHARE_FOR_ZH = 0.30  # "auto": Chinese prompts when >= 30 % of the letters are CJK
 
 # The prompts that end with their reply's JSON Schema; a bucket prompt has none (the
 # schema is the same for every bucket, so it sits in the shared common prompt).
@@ -204,25 +204,11 @@ def system_prompt(name: str, language: str) -> str:
     return text.replace(SCHEMA_PLACEHOLDER, schema)
 
 
-def _is_cjk(ch: str) -> bool:
-    cp = ord(ch)
-    return (
-        0x4E00 <= cp <= 0x9FFF  # unified ideographs
-        or 0x3400 <= cp <= 0x4DBF  # extension A
-        or 0xF900 <= cp <= 0xFAFF  # compatibility ideographs
-        or 0x20000 <= cp <= 0x2FFFF  # extensions B and later
-        or 0x3040 <= cp <= 0x30FF  # kana: Japanese text is closer to zh than to en here
-    )
-
-
-def detect_language(text: str) -> str:
-    """ "zh" when at least 30 % of the letters in `text` are CJK, else "en"."""
-    letters = cjk = 0
-    for ch in text:
-        if ch.isalpha():
-            letters += 1
-            cjk += _is_cjk(ch)
-    return "zh" if letters and cjk / letters >= CJK_SHARE_FOR_ZH else "en"
+# "auto" picks the prompts of the material's language: "zh" when at least
+# `CHINESE_SHARE` (30 %) of its letters are CJK, kana counted (Japanese text is closer
+# to the Chinese prompts than to the English), else "en" — textrules' one reading of a
+# text's language, which the offline brains read by too.
+detect_language = language_of
 
 
 def resolve_language(setting: str, material: Material) -> str:
@@ -433,7 +419,7 @@ def retry_message(language: str, error: str) -> dict:
 
 def approx_tokens(text: str) -> int:
     """A tokenizer-free estimate: one token per CJK character, one per 4 other characters."""
-    cjk = sum(1 for ch in text if _is_cjk(ch))
+    cjk = sum(1 for ch in text if is_cjk_or_kana(ch))
     return cjk + -(-(len(text) - cjk) // 4)
 
 

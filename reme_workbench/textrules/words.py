@@ -2,14 +2,21 @@
 
 * `stem(word)` — plural and tense endings off, so "merges", "merged", "merging" and
   "merge" meet (both offline brains, and merge's topic words).
-* `STOPWORDS` and `tokens(text)` — material's content tokens as dream counts them:
-  stemmed Latin words, numbers of three or more digits, CJK character bigrams; dates,
-  small numbers and markup dropped. `overlap(a, b)` is their overlap coefficient.
-* `COMPARISON_STOPWORDS`, `word_spans(text)` and `content_words(text)` — a note's words as
-  consolidate compares and names them: a trimmed copy of `STOPWORDS` that keeps what
-  changes a fact ("not", "only", "first", "before", every number), Chinese cut into
-  jieba's words. A variant of `STOPWORDS`, because a statement that drops "not" is
-  another statement. Words are whole in any script ("Autômatos", "funções", "Straße").
+* The stopwords: one list per language — `ENGLISH_STOPWORDS` (its function words and
+  its vague words), `CHINESE_STOPWORDS` with `CJK_FUNCTION_CHARS`, `FUNCTION_WORDS` for
+  Portuguese, Spanish, French and German — and the lists derived from the English one
+  by a named set, each for a reason written beside it: `STOPWORDS` (dream),
+  `SEARCH_STOPWORDS` (the keyword search), `COMPARISON_STOPWORDS` (consolidate's
+  comparisons), `TOPIC_STOPWORDS` (consolidate's topic words).
+* `tokens(text)` — material's content tokens as dream counts them: stemmed Latin words,
+  numbers of three or more digits, CJK character bigrams; `STOPWORDS`, dates, small
+  numbers and markup dropped. `overlap(a, b)` is their overlap coefficient.
+* `word_spans(text)` and `content_words(text)` — a note's words as consolidate compares
+  and names them: `COMPARISON_STOPWORDS` keeps what changes a fact ("not", "only",
+  "first", "before", every number), Chinese cut into jieba's words (a word made only of
+  `CJK_FUNCTION_CHARS` dropped; not `CHINESE_STOPWORDS`, which holds the negations and
+  conditions a statement turns on: 没有, 不是, 如果, 之前). Words are whole in any
+  script ("Autômatos", "funções", "Straße").
 * `FUNCTION_WORDS` — the function words of Portuguese, Spanish, French and German
   (articles, prepositions and their contractions, pronouns, conjunctions, the commonest
   forms of "be" and "have"): `word_spans` reads them as stopwords, so no hub is named
@@ -33,8 +40,11 @@ from .cjk import chinese_words, is_cjk, is_cjk_or_kana
 from .markup import plain, reader_text
 
 __all__ = [
-    "stem", "STOPWORDS", "tokens", "overlap", "COMPARISON_STOPWORDS", "FUNCTION_WORDS",
-    "CJK_FUNCTION_CHARS", "word_spans", "content_words", "GENERIC_HEADING",
+    "stem", "ENGLISH_FUNCTION_WORDS", "ENGLISH_VAGUE_WORDS", "ENGLISH_STOPWORDS", "KEPT_IN_DREAM",
+    "STOPWORDS",
+    "SEARCH_STOPWORDS", "KEPT_IN_COMPARISON", "COMPARISON_STOPWORDS", "NOTE_FORMAT_WORDS",
+    "TOPIC_STOPWORDS", "CHINESE_STOPWORDS", "FUNCTION_WORDS", "CJK_FUNCTION_CHARS",
+    "tokens", "overlap", "word_spans", "content_words", "GENERIC_HEADING",
 ]
 
 
@@ -51,29 +61,101 @@ def stem(word: str) -> str:
     return word
 
 
-CJK_FUNCTION_CHARS = frozenset("的了是在我你她他它们就都也和与及把被很再又还这那个吧呢吗啊呀哦嗯着过给让")
+# --- stopwords: one list per language, and the lists derived from it ----------------------
+#
+# English has one list, `ENGLISH_STOPWORDS`, written in two parts: the function words
+# (the common NLTK-style list, with the pieces a tokenizer leaves of contractions:
+# "don't" -> "don" + "t") and the vague words — open-class words and fillers that say
+# nothing about what a text is about ("time", "said", "get", "first", "okay"). Each
+# rule that drops stopwords reads this list, or a list derived from it by a named set,
+# for the reason written beside it:
+#
+# * `STOPWORDS` — dream's content tokens (`tokens`): the list less `KEPT_IN_DREAM`,
+#   the prepositions and pronouns its offline brain was tuned counting.
+# * `SEARCH_STOPWORDS` — the keyword search's query (index/keyword.py): the function
+#   words only. A question asks about the vague words ("what did she do *last week*",
+#   "when did he *first* *say* it") and bm25's idf weighs them by how rare they are in
+#   the vault; LoCoMo's keyword recall was measured with this list.
+# * `COMPARISON_STOPWORDS` — the list less `KEPT_IN_COMPARISON`: consolidate compares
+#   and names notes by their words, and a statement that drops "not", "before", "only"
+#   or "two" is another statement.
+# * `TOPIC_STOPWORDS` — the list and `NOTE_FORMAT_WORDS`: a note's topic words, the
+#   words consolidate pairs notes by (consolidate/candidates.py).
+#
+# Chinese has one list of function words, `CHINESE_STOPWORDS` (of two characters; jieba
+# keeps them as words), and its characters, `CJK_FUNCTION_CHARS`, dropped before
+# bigrams and words are taken. The other languages' function words are `FUNCTION_WORDS`.
+
+ENGLISH_FUNCTION_WORDS = frozenset(
+    """a about above after again against ain all am an and any are aren as at be because
+    been before being below between both but by can couldn d did didn do does doesn doing
+    don down during each few for from further had hadn has hasn have haven having he her
+    here hers herself him himself his how i if in into is isn it its itself just ll m ma me
+    mightn more most mustn my myself needn no nor not now o of off on once only or other
+    our ours ourselves out over own re s same shan she should shouldn so some such t than
+    that the their theirs them themselves then there these they this those through to too
+    under until up ve very was wasn we were weren what when where which while who whom why
+    will with won would wouldn y you your yours yourself yourselves""".split()
+)
+ENGLISH_VAGUE_WORDS = frozenset(
+    """already also although ask asked asks back bit came come could day days done else
+    even ever every first get gets go going gone got including instead it's last let lets
+    like lot made make many may might much must new next ok okay old one onto per plus put
+    rather really repeated restated said saw say says see seen shall since still take tell
+    thing things though three time times today told tomorrow took two unless use used uses
+    using via vs want wants way week weeks well went whether whose yes yesterday yet""".split()
+)
+ENGLISH_STOPWORDS = ENGLISH_FUNCTION_WORDS | ENGLISH_VAGUE_WORDS
+
+# Dream counts these function words (and contraction pieces) as content tokens, as its
+# list always did: the offline dream brain is tuned on them, and dropping them changes
+# what the sample vault dreams ("during" alone: digest/procedure/database-migrations.md
+# is no longer written).
+KEPT_IN_DREAM = frozenset(
+    """above against below between during further through hers herself himself itself
+    myself ours ourselves theirs themselves yours yourself yourselves ain couldn hadn hasn
+    haven ll ma mightn mustn needn re shan shouldn ve weren d m o y""".split()
+)
+STOPWORDS = ENGLISH_STOPWORDS - KEPT_IN_DREAM
+
+SEARCH_STOPWORDS = ENGLISH_FUNCTION_WORDS
+
+# What changes a fact, kept as a word when notes are compared: negations (and the
+# negative contraction pieces: "didn't" -> "didn"), limits and sameness, order and time,
+# counts, relations of place, cause, whose it is, and reported speech and acts.
+KEPT_IN_COMPARISON = frozenset(
+    """no nor not ain aren couldn didn doesn don hadn hasn haven isn mightn mustn needn
+    shan shouldn wasn weren won wouldn
+    only own same every instead rather including unless whether though although vs
+    before after until while during since first last next new old back today tomorrow
+    yesterday day days week weeks time times
+    one two three
+    above below between through against further
+    because
+    hers herself himself itself myself ours ourselves theirs themselves yours yourself
+    yourselves
+    ask asked asks said say says tell told saw seen come came go going gone went take took
+    put let lets want wants repeated restated""".split()
+)
+COMPARISON_STOPWORDS = ENGLISH_STOPWORDS - KEPT_IN_COMPARISON
+
+# Words of notes' format and prose that name no topic: the Markdown extension, "note",
+# the abbreviations ("e.g." -> "e", "g"), and the adverbs of frequency.
+NOTE_FORMAT_WORDS = frozenset("md note notes etc e g ie eg always never".split())
+TOPIC_STOPWORDS = ENGLISH_STOPWORDS | NOTE_FORMAT_WORDS
+
+CHINESE_STOPWORDS = frozenset(
+    "我们 你们 他们 她们 它们 这个 那个 这些 那些 一个 一些 可以 没有 因为 所以 但是 如果 "
+    "就是 还是 已经 然后 或者 以及 并且 而且 不是 什么 怎么 这样 那样 时候 进行 需要 通过 "
+    "对于 关于 其中 之后 之前 以后 以前 为了 由于 虽然 只要 即使 例如 比如 另外 此外 同时".split()
+)
+CJK_FUNCTION_CHARS = frozenset("的之了是在我你她他它们就都也和与及或把被很再又还这那个吧呢吗啊呀哦嗯着过给让")
 
 # --- material's tokens --------------------------------------------------------------------
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-_'][a-z0-9]+)*")
 _PREFIXED = re.compile(r"^(non|auto|re|pre|un|multi|sub|self|anti|co)-([a-z]{3,})$")
 _DATE_LIKE = re.compile(r"^(\d{1,2}|\d{1,4}(-\d{1,2}){1,2})$")
-
-STOPWORDS = frozenset(
-    """a an the and or but if then else of to in on at by for with from into onto over under
-    about as is are was were be been being am do does did done doing have has had having it its
-    it's this that these those there here i me my we our you your he him his she her they them
-    their what which who whom whose when where why how all any each every both few more most
-    other some such no nor not only own same so than too very can will just should would could
-    may might must shall also still yet again once one two three up down out off now today
-    yesterday tomorrow s t don didn doesn isn wasn aren won wouldn let lets get got gets make made
-    via per like use used using uses said says say ask asked asks told tell want wants go went
-    going gone come came take took put see saw seen time times day days week weeks first last
-    next new old back before after while because since until unless though although whether
-    thing things way lot much many bit just really even ever already including
-    instead rather well ok okay yes restated repeated plus vs""".split()
-)
-
 
 def tokens(text: str, *, split: bool = False) -> frozenset[str]:
     """Content tokens: stemmed Latin words, numbers of three or more digits, CJK character
@@ -115,17 +197,6 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 # --- a note's words, as consolidate compares and names them ------------------------------
-
-COMPARISON_STOPWORDS = frozenset(
-    """a an the and or but if then else of to in on at by for with from into onto over under
-    about as is are was were be been being am do does did done doing have has had having it its
-    this that these those there here i me my we our you your he him his she her they them their
-    what which who whom whose when where why how all any each both few more most other some such
-    so than too very can will just should would could may might must shall also still yet again
-    once up down out off now via per like use used using uses get gets got make made see thing
-    things way lot much many bit really even ever already well ok okay yes plus""".split()
-)
-
 
 # Function words of other languages a vault is written in (module doc). A word that is
 # also an English content word is left out ("war", "son", "car", "sin", "era", "hat",

@@ -6,7 +6,7 @@ docs/spec.md §7.8.1 / §7.8.4: after any write (dream or consolidate) whose bod
 digest note over the threshold (an imported, hand-written or accepted note). The queue
 lives in `vault/` so that dream and consolidate, which may not import each other, share
 one reader and writer. It is pure file I/O: the caller counts the tokens
-(`index.chunking.estimate_tokens` on the body after the frontmatter, the one documented
+(`vault.tokens.estimate_tokens` on the body after the frontmatter, the one documented
 counter) and passes them in.
 
 `meta/split_queue.json`, version 1::

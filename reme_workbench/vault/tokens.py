@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CJK_CHARS", "estimate_tokens", "ascii_tokens", "content_tokens"]
-
 # Han, kana and hangul: scripts written without spaces between words (or, for hangul,
-# with a subword tokenizer cost of about one token per syllable).
-CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+# with a subword tokenizer cost of about one token per syllable). textrules is the ground
+# floor under the vault core (docs/architecture.md), so the ranges are written once.
+from ..textrules.cjk import CJK_CHARS
+
+__all__ = ["estimate_tokens", "ascii_tokens", "content_tokens"]
 
 # The token estimator (why not a real tokenizer: it must be free, and the bound is a
 # budget, not an exact count). One token per CJK character, per run of other letters

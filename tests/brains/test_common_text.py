@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reme_workbench.consolidate.candidates import digest_text, topic_overlap, topic_words
+from reme_workbench.consolidate.candidates import body_topic_words, digest_text, topic_overlap
 from reme_workbench.consolidate.common_text import (
     COMMON_MIN_NOTES,
     DigestText,
@@ -51,7 +51,7 @@ def page(k: int) -> str:
 
 
 def note_text(text: str) -> NoteText:
-    return NoteText(topic_words(text), identifiers_of(text), line_keys(text))
+    return NoteText(body_topic_words(text), identifiers_of(text), line_keys(text))
 
 
 def test_lines_held_by_enough_notes_are_common_and_predicates_never():

@@ -17,7 +17,6 @@ from reme_workbench import textrules
 from reme_workbench.brains.offline_consolidate import Anchors, OfflineConsolidateBrain
 from reme_workbench.brains.offline_consolidate import text as tx
 from reme_workbench.config import Settings
-from reme_workbench.index.chunking import estimate_tokens
 from reme_workbench.index.embeddings import HashingEmbedder
 from reme_workbench.llm.consolidate import (
     HubRequest,
@@ -28,7 +27,7 @@ from reme_workbench.llm.consolidate import (
 )
 from reme_workbench.vault.links import outbound_keys, parse_links
 from reme_workbench.vault.slug import note_path, slugify
-from reme_workbench.vault.tokens import content_tokens
+from reme_workbench.vault.tokens import content_tokens, estimate_tokens
 
 
 def note(path: str, name: str, description: str, body: str) -> NoteView:

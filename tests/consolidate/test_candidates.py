@@ -10,11 +10,11 @@ import pytest
 from reme_workbench.config import MergeSettings
 from reme_workbench.consolidate.candidates import (
     MergeCandidate,
+    body_topic_words,
     chance_level,
     description_text,
     mine_candidates,
     topic_overlap,
-    topic_words,
 )
 from reme_workbench.consolidate.cooldowns import Cooldowns
 from reme_workbench.index.embeddings import HashingEmbedder
@@ -82,21 +82,21 @@ COMMUNITIES = {
 }
 
 
-def test_topic_words_drop_provenance_dates_and_markup_and_keep_link_targets():
+def test_body_topic_words_drop_provenance_dates_and_markup_and_keep_link_targets():
     body = (
         "# Deploy the payments API\n"
         "derived_from:: [[daily/2026-10-05/log.md]]\n"
         "We deploy on port 8080 since 2026-10-05. related_to:: [[digest/wiki/Kubernetes.md|k8s]]\n"
         "> [!note] Deploys happen on Fridays.\n"
     )
-    words = topic_words(body)
+    words = body_topic_words(body)
     assert {"deploy", "payment", "api", "port", "8080", "friday", "[[digest/wiki/kubernetes]]"} <= words
     assert not {w for w in words if "daily" in w or "2026" in w or "derived" in w}
     assert not {"related_to", "note", "the", "on", "k8s", "05"} & words  # alias, callout, stop words
 
 
-def test_topic_words_cut_chinese_with_jieba():
-    words = topic_words("部署支付接口之前需要先检查数据库迁移。\n")
+def test_body_topic_words_cut_chinese_with_jieba():
+    words = body_topic_words("部署支付接口之前需要先检查数据库迁移。\n")
     assert {"部署", "支付", "接口", "数据库", "迁移"} <= words
     assert not {w for w in words if len(w) < 2}
     assert "需要" not in words  # a function word

@@ -7,8 +7,9 @@ import random
 import pytest
 
 from reme_workbench.index import chunking
-from reme_workbench.index.chunking import chunk_file, estimate_tokens
+from reme_workbench.index.chunking import chunk_file
 from reme_workbench.vault import tokens
+from reme_workbench.vault.tokens import estimate_tokens
 
 NOTE = """\
 ---

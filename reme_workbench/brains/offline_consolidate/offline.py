@@ -122,7 +122,7 @@ from ...llm.schema import (
     PairVote,
     SplitPlan,
 )
-from ...textrules import cjk_share, reader_text, statement_values
+from ...textrules import language_of, reader_text, statement_values
 from ...vault.checks import missing_values, value_key
 from ...vault.layout import BUCKETS, FALLBACK_BUCKET
 from ...vault.links import parse_links, replace_link
@@ -133,7 +133,7 @@ from .split import JOIN_SIM, MIN_SECTION_TOKENS, SplitPlanner
 __all__ = ["OfflineConsolidateBrain", "Anchors", "common_topic"]
 
 LANGUAGES = ("en", "zh")
-CJK_SHARE_FOR_ZH = 0.30  # as llm/prompts.py: Chinese from this share of CJK letters
+
 
 @dataclass(frozen=True)
 class Anchors:
@@ -234,7 +234,7 @@ class OfflineConsolidateBrain(ConsolidateBrain):
             return self.language
         if hint in LANGUAGES:
             return hint
-        return "zh" if cjk_share(text) >= CJK_SHARE_FOR_ZH else "en"
+        return language_of(text)
 
     # -- vote ------------------------------------------------------------------------------
 

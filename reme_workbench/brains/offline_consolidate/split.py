@@ -58,12 +58,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...config import SplitSettings
-from ...index.chunking import estimate_tokens
 from ...llm.consolidate import NoteView
 from ...llm.schema import MAX_BODY, MAX_SPLIT_CHILDREN
 from ...textrules import GENERIC_HEADING, content_words, reader_text, word_spans
 from ...vault.links import parse_links
 from ...vault.slug import note_path
+from ...vault.tokens import estimate_tokens
 from . import text as tx
 
 __all__ = ["SplitPlanner", "JOIN_SIM", "MIN_SECTION_TOKENS", "MIN_STEPS", "LIST_SHARE",

@@ -36,8 +36,8 @@ from ...textrules import (
     CJK_FUNCTION_CHARS,
     COMPARISON_STOPWORDS,
     WIKILINK,
-    cjk_share,
     is_cjk_or_kana,
+    language_of,
     link_name,
     reader_text,
     split_note_line,
@@ -436,7 +436,6 @@ _PROPER = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+\b")
 # identifiers joined by - _ / or .: payments-api, eu-west, pg-staging-01, junlo_audit_app_b,
 # payments/staging/db, payments.refund-webhooks.dlq
 _IDENT = re.compile(r"\b[A-Za-z0-9]+(?:(?:[-_/]|\.(?=[A-Za-z0-9]))[A-Za-z0-9]+)+\b")
-CJK_STATEMENT = 0.3  # a statement with this share of CJK letters is Chinese
 
 
 def fact_tokens(text: str, tokens: frozenset[str] | None = None) -> frozenset[str]:
@@ -453,7 +452,7 @@ def fact_tokens(text: str, tokens: frozenset[str] | None = None) -> frozenset[st
     named = {stem(w.lower()) for w in _PROPER.findall(text)} & tokens
     for ident in _IDENT.findall(text):  # service, region, role and repository names
         named |= match_tokens(ident) & tokens
-    if cjk_share(text) >= CJK_STATEMENT:  # 用 helm 不用 jsonnet: the Latin words say which
+    if language_of(text) == "zh":  # 用 helm 不用 jsonnet: the Latin words say which
         named |= {t for t in tokens if t.isascii()}
     days = {t for t in tokens if t in _WEEKDAYS or stem(t) in {stem(d) for d in _WEEKDAYS}}
     days |= set(_CJK_DAYS.findall(text))
