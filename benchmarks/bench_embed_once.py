@@ -86,8 +86,8 @@ def _counted(root: Path, make, estimate) -> CountingEmbedder:
 
 def run_scenarios(spec: str, only: list[str]) -> dict:
     """Each scenario's counts, with the reme_workbench importable from sys.path."""
-    from reme_workbench.index.chunking import estimate_tokens
     from reme_workbench.index.factory import get_embedder
+    from reme_workbench.vault.tokens import estimate_tokens
 
     def make():
         return get_embedder(spec)

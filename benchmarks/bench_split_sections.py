@@ -44,10 +44,10 @@ from reme_workbench.brains.offline_consolidate.split import (  # noqa: E402
     shared_words,
 )
 from reme_workbench.config import Settings  # noqa: E402
-from reme_workbench.index.chunking import estimate_tokens  # noqa: E402
 from reme_workbench.index.factory import get_embedder  # noqa: E402
 from reme_workbench.llm.consolidate import NoteView  # noqa: E402
 from reme_workbench.vault.note import parse  # noqa: E402
+from reme_workbench.vault.tokens import estimate_tokens  # noqa: E402
 
 
 def _body(path: Path) -> str:

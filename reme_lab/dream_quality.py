@@ -38,6 +38,7 @@ from pathlib import Path
 import yaml
 
 from reme_workbench.errors import RemeError
+from reme_workbench.textrules.cjk import CJK_CHARS, HAN_CHARS
 from reme_workbench.vault.layout import BUCKETS, bucket_of, is_digest_note
 from reme_workbench.vault.links import is_provenance, parse_links
 from reme_workbench.vault.note import parse
@@ -116,9 +117,9 @@ ZH_END = ("的", "了", "着", "和", "与", "或", "及", "把", "被", "是", 
 ZH_END_WORDS_OK = ("目的", "以及", "普及", "提及", "涉及", "波及", "总和", "成就", "实时", "定时", "超时", "及时", "同时",
                    "临时", "小时", "按时", "准时", "总是", "但是", "于是", "或是", "就是")
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK_CHARS}]")
 _LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9'’+.]*", re.I)
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9'’+.]*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", re.I)
+_TOKEN = re.compile(f"[a-z0-9][a-z0-9'’+.]*|[{HAN_CHARS}]+", re.I)
 _MARKUP_IN_NAME = re.compile(
     r"\[\[|\]\]|\]\(|\*\*|__|`|!\[|%%|\$|</?[a-z][a-z0-9]*[^>]*>|^#|\s#\w|\||\^[a-z0-9-]{4,}",
     re.I,

@@ -597,8 +597,8 @@ def test_dream_queues_a_note_whose_body_is_over_the_threshold_once(vault, index)
 
 
 def test_dream_counts_the_body_not_a_long_frontmatter(vault, index):
-    from reme_workbench.index.chunking import estimate_tokens
     from reme_workbench.vault.split_queue import read_split_queue
+    from reme_workbench.vault.tokens import estimate_tokens
 
     heavy = EXISTING_TEXT.replace("---\n1.", "notes: " + "a person's long remark " * 800
                                   + "\n---\n1.", 1)

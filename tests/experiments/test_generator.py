@@ -19,9 +19,9 @@ from reme_lab.generator import (
 from reme_workbench.config import CommunitySettings
 from reme_workbench.consolidate.communities import update_communities
 from reme_workbench.errors import RemeError
-from reme_workbench.index.chunking import estimate_tokens
 from reme_workbench.vault.links import parse_links
 from reme_workbench.vault.note import parse
+from reme_workbench.vault.tokens import estimate_tokens
 from reme_workbench.vault.vault import Vault
 
 
