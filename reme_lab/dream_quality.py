@@ -721,10 +721,9 @@ def dream_material(
     of it) in, dream it with the brain `brain_spec` names, and collect what it wrote."""
     import time
 
-    from reme_workbench.brains.factory import build_brain
-    from reme_workbench.config import Settings
     from reme_workbench.dream.run import dream_vault
     from reme_workbench.index.store import VaultIndex
+    from reme_workbench.ops import Workspace
     from reme_workbench.vault.vault import Vault, init_vault
 
     folder, vault_root = Path(folder), Path(vault_root)
@@ -739,8 +738,9 @@ def dream_material(
         target = vault_root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(folder / rel, target)
-    settings = settings or Settings()
-    brain, _ = build_brain(settings, brain_spec=brain_spec)
+    # the workspace builds the brain as `dream` would (reme.toml's defaults for a new vault)
+    ws = Workspace(vault_root, settings=settings, brain_spec=brain_spec, embedder=embedder)
+    settings, (brain, _) = ws.settings, ws.get_dream_brain()
     vault = Vault.open(vault_root)
     t0 = time.perf_counter()
     with VaultIndex(vault.root, embedder, scan=vault.scan) as index:

@@ -307,11 +307,13 @@ def _archive_measures(vault_root: Path, truth: PlantedTruth) -> dict[str, Any]:
     }
 
 
-def _offline(embedder, settings: Settings) -> ConsolidateBrain:
-    """The offline brain as consolidate builds it from `settings` (its split cut is one)."""
-    from reme_workbench.brains.factory import offline_consolidate_brain
+def _offline(vault_root: Path, embedder, settings: Settings) -> ConsolidateBrain:
+    """The offline brain as consolidate builds it from `settings` (its split cut is one):
+    the workspace's, the one place brains are built."""
+    from reme_workbench.ops import Workspace
 
-    return offline_consolidate_brain(embedder, settings)
+    ws = Workspace(vault_root, settings=settings, embedder=embedder, brain_spec="offline")
+    return ws.get_consolidate_brain()
 
 
 def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any]], *,
@@ -320,8 +322,8 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
           only: str | Iterable[str] | None = None,
           progress: Callable[[int, int, dict], None] | None = None,
           open_vault: VaultOpener = plain_vault) -> list[SweepRow]:
-    """One row per grid point (see the module doc). `embedder` is a spec ("auto": e5 when
-    installed, else MiniLM) or an embedder; `only` the consolidate phases to run (all by
+    """One row per grid point (see the module doc). `embedder` is a spec ("auto": as for a
+    new index, docs/benchmarks.md) or an embedder; `only` the consolidate phases to run (all by
     default: the archive cut needs no merge votes); `workdir` keeps the copies (else a
     temporary folder, removed at the end); `open_vault` opens each copy (`grid_sweep.py` passes
     the workspace's, so [vault] limits act)."""
@@ -353,7 +355,7 @@ def sweep(vault_factory: Callable[[Path], Path], grid: Mapping[str, Sequence[Any
             shutil.copytree(template, copy)
             settings = settings_at(base, point)
             rows.append(SweepRow(point, run_point(copy, truth, settings, embedder=emb, only=phases,
-                                                  brain=brain or _offline(emb, settings),
+                                                  brain=brain or _offline(copy, emb, settings),
                                                   open_vault=open_vault)))
             if scratch is not None:
                 shutil.rmtree(copy, ignore_errors=True)
