@@ -201,7 +201,9 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
         found = []
         if m in docs:
             for span in docs[m].sents:
-                said = " ".join(text[span.start_char:span.end_char].split())
+                # a chat signal blanked before a comma ("BTW, recently …") leaves the
+                # comma: a sentence is quoted from its first word
+                said = " ".join(text[span.start_char:span.end_char].split()).lstrip(",;: ")
                 if span.text.strip():
                     found.append((said, span))
         else:
