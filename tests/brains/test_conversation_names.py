@@ -131,6 +131,9 @@ def test_a_light_verb_with_a_bare_indefinite_noun_names_after_what_it_is_about()
     the dog (a light verb's object is kept when nothing else is named)."""
     assert topics_of("Caroline", "We had a blast last year at the Pride fest.")[0] != "blast"
     assert topics_of("Maria", "I have a dog.") == ["dog"]
+    assert topics_of("Maria", "I have a dog at home.")[0] == "dog"
+    # another light verb's object stays first: "make a family for kids" is about the family
+    assert topics_of("Caroline", "I'm thrilled to make a family for kids who need one.")[0] == "family"
 
 
 def test_a_quoted_title_is_one_topic():

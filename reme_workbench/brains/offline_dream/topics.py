@@ -269,12 +269,14 @@ def _between_prepositions(root) -> bool:
 
 
 def _light_object(tok) -> bool:
-    """An indefinite noun with nothing of its own that a light verb takes ("we had a blast
-    at the fest", "took a walk by the lake"): what the sentence is about is what else it
-    names; alone ("I have a dog") it is still the topic."""
-    return tok.dep_ == "dobj" and tok.head.lemma_.lower() in _LIGHT_VERBS and all(
-        c.dep_ == "det" and "Ind" in c.morph.get("Definite")
-        for c in tok.children if c.dep_ in _MODIFIERS) and any(c.dep_ == "det" for c in tok.children)
+    """An indefinite noun with nothing of its own that "have" takes while the verb says
+    where or with what ("we had a blast at the fest", "had a blast on our camping trip"):
+    what the sentence is about is what the verb's phrase names. "I have a dog at home"
+    (the place is the dog's) and "I have a dog" keep the dog."""
+    verb = tok.head
+    return tok.dep_ == "dobj" and verb.lemma_.lower() == "have" and all(
+        c.dep_ == "det" and "Ind" in c.morph.get("Definite") for c in tok.children) \
+        and any(c.dep_ == "det" for c in tok.children) and any(c.dep_ == "prep" for c in verb.children)
 
 
 def _quoted(tok) -> tuple | None:
