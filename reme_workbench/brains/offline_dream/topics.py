@@ -212,21 +212,21 @@ def _addressed(tok) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def _frame_reading(word: str) -> tuple[str, str, str]:
+    """The parts of speech the tagger gives `word` where a thing could stand too ("It was
+    very good.", "It was no.", "They yours often."): a bare "good" or "nice" it tagged a
+    noun in a reaction ("Doing good!", "its nice …") reads as an adjective or adverb, a
+    "yours" or "a no" as a pronoun, an interjection or a determiner — none names a thing."""
+    docs = english_docs([f"It was very {word}.", f"It was {word}.", f"They {word} often."])
+    return docs[0][3].pos_, docs[1][2].pos_, docs[2][1].pos_
+
+
 def _reads_as_modifier(word: str) -> bool:
-    """Whether the tagger reads `word` as an adjective or an adverb where a thing could
-    stand too ("It was very good.", "… very back."): a bare "good" or "nice" it tagged a
-    noun in a reaction ("Doing good!", "its nice …") names no thing."""
-    tok = english_docs([f"It was very {word}."])[0][3]
-    return tok.pos_ in ("ADJ", "ADV")
+    return _frame_reading(word)[0] in ("ADJ", "ADV")
 
 
-@lru_cache(maxsize=4096)
 def _function_word(word: str) -> bool:
-    """Whether the tagger reads `word` as a pronoun, an interjection or a determiner where
-    a noun could stand ("It was no.", "They yours often."): a "yours" or "a no" it tagged a
-    noun in context names no thing."""
-    docs = english_docs([f"It was {word}.", f"They {word} often."])
-    return any(doc[i].pos_ in ("PRON", "INTJ", "DET") for doc, i in zip(docs, (2, 1), strict=True))
+    return any(pos in ("PRON", "INTJ", "DET") for pos in _frame_reading(word)[1:])
 
 
 _MODIFIERS = frozenset({"det", "poss", "amod", "compound", "nummod", "nmod", "quantmod", "predet"})
