@@ -130,6 +130,8 @@ def test_a_light_verb_with_a_bare_indefinite_noun_names_after_what_it_is_about()
     """"we had a blast at the pride fest": the fest, not the blast; "I have a dog" keeps
     the dog (a light verb's object is kept when nothing else is named)."""
     assert topics_of("Caroline", "We had a blast last year at the Pride fest.")[0] != "blast"
+    assert topics_of("Caroline", "We went camping with the kids a few weeks ago, had a blast "
+                                 "exploring the forest and hiking.")[0] != "blast"
     assert topics_of("Maria", "I have a dog.") == ["dog"]
     assert topics_of("Maria", "I have a dog at home.")[0] == "dog"
     # another light verb's object stays first: "make a family for kids" is about the family

@@ -270,13 +270,14 @@ def _between_prepositions(root) -> bool:
 
 def _light_object(tok) -> bool:
     """An indefinite noun with nothing of its own that "have" takes while the verb says
-    where or with what ("we had a blast at the fest", "had a blast on our camping trip"):
-    what the sentence is about is what the verb's phrase names. "I have a dog at home"
-    (the place is the dog's) and "I have a dog" keep the dog."""
-    verb = tok.head
+    where or with what, or a gerund says doing what ("we had a blast at the fest", "had a
+    blast exploring the forest"): what the sentence is about is what those name. "I have
+    a dog at home" (the place is the dog's) and "I have a dog" keep the dog."""
+    verb, doing = tok.head, [c for c in tok.children if c.dep_ == "acl" and c.tag_ == "VBG"]
     return tok.dep_ == "dobj" and verb.lemma_.lower() == "have" and all(
-        c.dep_ == "det" and "Ind" in c.morph.get("Definite") for c in tok.children) \
-        and any(c.dep_ == "det" for c in tok.children) and any(c.dep_ == "prep" for c in verb.children)
+        c.dep_ == "det" and "Ind" in c.morph.get("Definite") for c in tok.children if c not in doing) \
+        and any(c.dep_ == "det" for c in tok.children) \
+        and bool(doing or any(c.dep_ == "prep" for c in verb.children))
 
 
 def _quoted(tok) -> tuple | None:
