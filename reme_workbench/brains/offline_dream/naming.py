@@ -712,7 +712,8 @@ def is_imperative(heading: str) -> bool:
     # verb that takes nothing ("Canvas", "Display") is no instruction
     verb = english_doc(f"Please {text[:1].lower()}{text[1:]}.")[1]
     return verb.tag_ == "VB" and verb.dep_ == "ROOT" and any(
-        c.dep_ in ("dobj", "prep", "prt", "advmod", "dative", "xcomp", "ccomp") for c in verb.children)
+        c.dep_ in ("dobj", "prep", "prt", "advmod", "npadvmod", "dative", "xcomp", "ccomp")
+        for c in verb.children)
 
 
 # --- descriptions -------------------------------------------------------------------------
