@@ -696,6 +696,14 @@ _ZH_VERB_HEAD = re.compile(
 )
 
 
+def imperative_frame(text: str) -> str:
+    """What `is_imperative` parses: after "Please" the tagger reads a title-case verb as one
+    ("Mount the snapshot"); the first six words tell, and a parse costs by the word.
+    `statements.score_all` parses a log's frames in one batch."""
+    head = " ".join(_clean(text).split()[:6])
+    return f"Please {head[:1].lower()}{head[1:]}."
+
+
 def is_imperative(heading: str) -> bool:
     """A heading or sentence that says what to do: an English verb first that takes
     something, as the parse reads it ("Take a snapshot", "How to …"), or a Chinese verb first ("挂载快照", "先试运行"; "设置" alone is a noun)."""
@@ -708,9 +716,7 @@ def is_imperative(heading: str) -> bool:
         return True
     from ...textrules.nlp import english_doc
 
-    # after "Please" the tagger reads a title-case verb as one ("Mount the snapshot"); a
-    # verb that takes nothing ("Canvas", "Display") is no instruction
-    verb = english_doc(f"Please {text[:1].lower()}{text[1:]}.")[1]
+    verb = english_doc(imperative_frame(text))[1]
     return verb.tag_ == "VB" and verb.dep_ == "ROOT" and any(
         c.dep_ in ("dobj", "prep", "prt", "advmod", "npadvmod", "dative", "xcomp", "ccomp")
         for c in verb.children)

@@ -33,7 +33,8 @@ from .chat import (
     speaker_role,
     system_notice,
 )
-from .naming import is_imperative
+from .naming import imperative_frame, is_imperative
+from .standalone import parse_ahead
 
 __all__ = [
     "Block", "Statement", "Scores", "segment",
@@ -605,8 +606,9 @@ def score(
         else TOO_SHORT if size < 3 else None
     )
     unlabeled = re.sub(r"^\**[\w ]{1,20}[:：]\**\s*", "", text)  # "So: ", "Fix: " labels
-    imperative = any(_IMPERATIVE_ZH.search(t) if is_cjk(t[:1]) else is_imperative(t)
-                     for t in (text, unlabeled) if t)  # English: a verb first, as parsed
+    imperative = block.role != "assistant" and any(  # the agent's lines are noise: not asked
+        _IMPERATIVE_ZH.search(t) if is_cjk(t[:1]) else is_imperative(t)  # English: parsed
+        for t in (text, unlabeled) if t)
     chain = text.count("→") >= 2 or text.count("->") >= 2  # "a → b → c" is a compact runbook
     proc = (2.0 * (block.kind == "step" and block.depth == 0) + 1.0 * imperative
             + 0.5 * bool(block.code) + 2.5 * chain + 0.5 * bool(PROC_HEADING.search(heading)))
@@ -649,6 +651,8 @@ def has_rule_words_zh(text: str) -> bool:
 
 def score_all(statements: list[Statement], *, resource: bool = False) -> list[Scores]:
     """Scores for every statement, carrying chit-chat forward within a block."""
+    parse_ahead([imperative_frame(t) for st in statements if st.block.role != "assistant"
+                 and (t := plain(st.text)) and not is_cjk(t[:1])])  # each asks is_imperative
     out: list[Scores] = []
     noisy_block = -1
     for st in statements:
