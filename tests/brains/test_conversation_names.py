@@ -6,6 +6,8 @@ the LoCoMo runs named notes by (`tim-s-good`, `maria-s-hope`, `caroline-s-mel`,
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.brains.test_dream_conversations import plans_of
@@ -89,3 +91,61 @@ def test_a_word_cut_short_is_the_same_topic():
     assert same_topic(topic_of("dance comps"), topic_of("dance competition"))
     assert not same_topic(topic_of("dance comp"), topic_of("dance company studio"))
     assert not same_topic(topic_of("art"), topic_of("artist residency"))  # a word of its own
+
+
+# Sentence shapes that named notes in the LoCoMo runs of all forms (`melanie-s-yours`,
+# `john-s-info`, `tim-s-hope`, `tim-s-no`, `joanna-s-sounds`, `nate-s-thanks`,
+# `melanie-s-touch`, `melanie-s-eye`, `caroline-s-blast`, `melanie-s-chat`,
+# `caroline-s-nicole`): each is refused by a rule on the parse, not by its phrase.
+@pytest.mark.parametrize(("speaker", "text", "wrong"), [
+    # a possessive pronoun or an interjection the tagger read as a noun
+    ("Caroline", "I'd love to see another painting of yours!", "yours"),
+    ("Tim", "I got a no for a summer job I wanted which wasn't great", "no"),
+    # a bare noun joined to a verb: an exclamation, not a thing ("but thanks for …")
+    ("Joanna", "Already doing that, but thanks for the advice!", "thanks"),
+    # a bare mass noun with only "more": no particular thing
+    ("John", "I'll make a list of the ones that suit what I believe in and reach out for "
+             "more info.", "info"),
+    # a bare noun held by a verb with an object predicate: "keep hope alive"
+    ("Tim", "That's how I keep hope alive during tough times.", "hope"),
+    # a bare noun between two prepositions: "in touch with"
+    ("Caroline", "Art's awesome for showing us who we really are and getting in touch with "
+                 "ourselves.", "touch"),
+    # what a clause says of a thing left unnamed ("something to catch the eye")
+    ("Caroline", "I'm obsessed with those, so I made something to catch the eye and make "
+                 "people smile.", "eye"),
+    # the object of a subordinating "since" is a time, not a topic
+    ("Caroline", "Been running longer since our last chat - a great way to destress.", "chat"),
+    # a texted "its" hanging from the verb is its subject ("its so calming"): the
+    # sentence is not the speaker's with the subject left out
+    ("Joanna", "walking in it, feeling it, hearing the sounds - its so calming", "sounds"),
+    # a noun inside a quoted title is the title's, whole
+    ("Caroline", 'i loved "becoming nicole" by amy ellis nutt', "nicole"),
+])
+def test_a_pronoun_an_interjection_or_an_idiom_names_no_note(speaker, text, wrong):
+    assert wrong not in topics_of(speaker, text)
+
+
+def test_a_light_verb_with_a_bare_indefinite_noun_names_after_what_it_is_about():
+    """"we had a blast at the pride fest": the fest, not the blast; "I have a dog" keeps
+    the dog (a light verb's object is kept when nothing else is named)."""
+    assert topics_of("Caroline", "We had a blast last year at the Pride fest.")[0] != "blast"
+    assert topics_of("Caroline", "We went camping with the kids a few weeks ago, had a blast "
+                                 "exploring the forest and hiking.")[0] != "blast"
+    assert topics_of("Maria", "I have a dog.") == ["dog"]
+    assert topics_of("Maria", "I have a dog at home.")[0] == "dog"
+    # another light verb's object stays first: "make a family for kids" is about the family
+    assert topics_of("Caroline", "I'm thrilled to make a family for kids who need one.")[0] == "family"
+
+
+def test_a_quoted_title_is_one_topic():
+    assert "becoming nicole" in topics_of("Caroline", 'i loved "becoming nicole" by amy ellis nutt')
+
+
+def test_a_sentence_after_a_chat_signal_is_quoted_without_a_stray_comma():
+    plans, _ = plans_of("**Caroline:** How are you?\n**Melanie:** Thanks for the tip, Caroline. "
+                        "I'll do that. BTW, recently I had a setback. Last month I got hurt "
+                        "and had to take a break from pottery.\n**Caroline:** Oh no.\n")
+    quoted = [q for p in plans for q in re.findall(r'"([^"]*)"', " ".join([p.description, *p.said]))]
+    assert any(q.startswith("recently I had a setback") for q in quoted)
+    assert not any(q.startswith((",", ";", ":")) for q in quoted)

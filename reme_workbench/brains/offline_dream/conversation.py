@@ -30,7 +30,6 @@ from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
 from ...textrules.nlp import english_docs
-from ...vault.links import is_provenance, parse_links
 from .chat import chat_kind, is_user
 from .statements import Block, Statement
 from .topics import (
@@ -47,6 +46,7 @@ from .topics import (
     topic_of,
 )
 from .units import UnitPlan
+from .weave import cites
 from .zh_statements import asked_of_listener
 
 __all__ = [
@@ -202,7 +202,9 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
         found = []
         if m in docs:
             for span in docs[m].sents:
-                said = " ".join(text[span.start_char:span.end_char].split())
+                # a chat signal blanked before a comma ("BTW, recently …") leaves the
+                # comma: a sentence is quoted from its first word
+                said = " ".join(text[span.start_char:span.end_char].split()).lstrip(",;: ")
                 if span.text.strip():
                     found.append((said, span))
         else:
@@ -432,10 +434,6 @@ def _topic_of_name(name: str, person: str) -> Topic | None:
     return None
 
 
-def _cites(body: str, material: str) -> bool:
-    return any(is_provenance(lk, material) for lk in parse_links(body))
-
-
 def person_topic_match(request: IntegrateRequest, plan: UnitPlan) -> CandidateNote | None:
     """The note about the same person and topic (docs/spec.md §5.5.4): of the unit's
     bucket, named by the person and a topic that is the unit's (`same_topic`)."""
@@ -460,7 +458,7 @@ def conversation_decision(request: IntegrateRequest, plan: UnitPlan, day: date |
     match = person_topic_match(request, plan)
     if match is not None:
         body = match.body
-        if not _cites(body, material) or not all(said in body for said in plan.said):
+        if not cites(body, material) or not all(said in body for said in plan.said):
             # after the old body as it is, blank lines too: a corroborate only adds lines
             # (docs/spec.md §3.7.3), else it waits for a person
             body += ("" if not body or body.endswith("\n") else "\n") + bullet + "\n"

@@ -16,7 +16,7 @@ import re
 
 from ...llm.base import SetAside
 from ...textrules import plain
-from .naming import statement_name
+from .naming import is_imperative, statement_name
 from .statements import TOO_SHORT, Scores, Statement
 from .units import UnitPlan
 
@@ -24,11 +24,6 @@ __all__ = ["how_to_entries", "set_aside", "HOW_TO_SCORE"]
 
 HOW_TO_SCORE = 3.0  # a how-to entry ranks with a log's procedures
 _HOW_TO = re.compile(r"^To ([a-z][^,;:]{3,100}),\s+(.+)$")
-_STEP_VERB = re.compile(
-    r"^(?:run|use|restart|open|set|add|remove|check|call|send|update|rotate|copy|paste|"
-    r"deploy|redeploy|reload|re-run|rerun|create|delete|enable|disable|wait|log in|sign in|"
-    r"go to|click|press|type|edit|save|push|pull|merge|tag|install|upgrade|apply|verify|"
-    r"confirm|revoke|generate|store|put|export|import|stop|start|kill|scale)\b", re.I)
 _THEN = re.compile(r",?\s+(?:and then|then|and)\s+(?=[a-z])|;\s*|,\s+then\s+")
 
 
@@ -40,7 +35,7 @@ def how_to_entries(kept: list[Statement], plans: list[UnitPlan]) -> list[UnitPla
         if not s.block.entry or s.block.section in covered:
             continue
         m = _HOW_TO.match(plain(s.text))
-        if not m or not _STEP_VERB.match(m.group(2)):
+        if not m or not is_imperative(m.group(2)):  # instructions: a verb first, parsed
             continue
         steps = [p.strip(" .。") for p in _THEN.split(s.text.split(",", 1)[1].strip())]
         steps = [p[:1].upper() + p[1:] for p in steps if p]

@@ -549,33 +549,36 @@ def _predicate_at(words: list[str]) -> int:
     return len(text[:root.idx].split())
 
 
-def _verb_like(words: list[str], i: int) -> bool:
-    """words[i] reads as the clause's verb: a modal, or an -s/-ed word right after the
-    subject and before a preposition, article or number ("goes from", "listens on")."""
-    w = words[i].lower()
-    if w in _MODALS:
-        return True
-    lead = words[0].lower().strip("*`")
-    if lead in _VERBS or lead in ("never", "always", "don't", "do", "please", "only"):
-        return False  # an imperative's verb is its first word: "Keep file names as …"
-    if words[i - 1].lower() in _CUT_BEFORE:
-        return False  # "on weekends": a noun after a preposition
-    nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-    return (i >= 1 and (w.endswith("s") and not w.endswith("ss") or w.endswith("ed"))
-            and (nxt in _CUT_BEFORE or nxt in ("a", "an", "the") or nxt[:1].isdigit()))
+def _verb_at(words: list[str]) -> tuple[int, int]:
+    """The first and last index of the words holding the verb of a clause with a subject
+    before it (auxiliaries to the main verb: "X can exceed", "Prod rotation is scheduled"),
+    or (-1, -1): no verb, or an imperative's (no subject: "Keep file names as …")."""
+    from ...textrules.nlp import english_doc
+
+    text = " ".join(words)
+    root = next(iter(english_doc(text).sents)).root
+    if root.pos_ not in ("VERB", "AUX") or not any(
+            c.dep_ in ("nsubj", "nsubjpass") and c.i < root.i for c in root.children):
+        return -1, -1
+    first = min([root, *(c for c in root.children if c.dep_ in ("aux", "auxpass"))], key=lambda t: t.i)
+    # "X is 40 connections": a copula with a noun states X's value; all that follows is it
+    value = root.lemma_ == "be" and any(c.dep_ == "attr" for c in root.children)
+    last = len(words) if value else len(text[:root.idx].split())
+    return len(text[:first.idx].split()), last
 
 
 def _verb_cut(candidate: list[str], words: list[str]) -> bool:
-    """A cut that ends on the clause's verb ("Canary window goes")."""
+    """A cut that ends on the clause's verb ("Canary window goes"), or on what a copula
+    says of its subject ("payments-api pool is 40 connections")."""
     n = len(candidate)
-    return n < len(words) and words[:n] == candidate and _verb_like(words, n - 1)
+    first, last = _verb_at(words)
+    return n < len(words) and words[:n] == candidate and first <= n - 1 <= last
 
 
 def _subject(words: list[str]) -> list[str]:
-    for i in range(1, min(len(words), MAX_WORDS + 1)):
-        if _verb_like(words, i):
-            return words[:i] if i >= 2 else []
-    return []
+    """The words before the clause's verb, when there are two or more of them."""
+    at = _verb_at(words)[0]
+    return words[:at] if 2 <= at <= MAX_WORDS else []
 
 
 def _capitalise(name: str) -> str:
@@ -685,22 +688,6 @@ _PLACE_END = frozenset(("中", "里", "上", "下", "时", "时候", "内", "之
 
 # --- imperatives -------------------------------------------------------------------------
 
-# Verbs a how-to heading starts with ("Link to a heading", "Take a snapshot").
-_VERBS = frozenset(
-    """add adjust allow apply archive assign attach avoid back block build bulk calculate cancel
-    change check choose clean clear clone close collapse combine compare configure confirm
-    connect convert copy create customise customize cut define delete deploy detect disable
-    display download drag duplicate edit embed enable encrypt enter exclude expand export
-    filter find fix fold format generate get give group hide highlight import include insert
-    install invite join keep label launch link list load lock log make manage mark merge
-    migrate mount move name navigate open organise organize paste pin plan play preview
-    print prune publish read rebuild recover redo refresh reindex reload remove rename
-    reorder repair replace request reset resize resolve restore restrict retry return
-    review revert rotate run save schedule search select send set share show sign skip sort
-    split start stop store submit switch sync tag take test toggle track transfer translate
-    trigger troubleshoot try turn type undo unlock unpin update upgrade upload use verify
-    view watch write zoom""".split()
-)
 _ZH_VERB_HEAD = re.compile(
     r"^(先|再|请)?(链接|创建|新建|修改|更改|挂载|检查|恢复|添加|删除|移除|使用|启用|禁用|打开|关闭|"
     r"插入|嵌入|搜索|查找|排序|导入|导出|安装|升级|更新|切换|管理|编辑|查看|显示|隐藏|同步|发布|"
@@ -709,16 +696,30 @@ _ZH_VERB_HEAD = re.compile(
 )
 
 
+def imperative_frame(text: str) -> str:
+    """What `is_imperative` parses: after "Please" the tagger reads a title-case verb as one
+    ("Mount the snapshot"); the first six words tell, and a parse costs by the word.
+    `statements.score_all` parses a log's frames in one batch."""
+    head = " ".join(_clean(text).split()[:6])
+    return f"Please {head[:1].lower()}{head[1:]}."
+
+
 def is_imperative(heading: str) -> bool:
-    """A heading that says what to do: English verb first ("Take a snapshot", "How to
-    …"), or a Chinese verb first ("挂载快照", "先试运行"; "设置" alone is a noun)."""
+    """A heading or sentence that says what to do: an English verb first that takes
+    something, as the parse reads it ("Take a snapshot", "How to …"), or a Chinese verb first ("挂载快照", "先试运行"; "设置" alone is a noun)."""
     text = _clean(heading)
     if not text:
         return False
     if _is_cjk_text(text):
         return bool(_ZH_VERB_HEAD.match(text)) and cjk_count(text) >= 2 and text != "设置"
-    first = text.split(" ", 1)[0].lower()
-    return first in _VERBS or text.lower().startswith("how to ")
+    if text.lower().startswith("how to "):
+        return True
+    from ...textrules.nlp import english_doc
+
+    verb = english_doc(imperative_frame(text))[1]
+    return verb.tag_ == "VB" and verb.dep_ == "ROOT" and any(
+        c.dep_ in ("dobj", "prep", "prt", "advmod", "npadvmod", "dative", "xcomp", "ccomp")
+        for c in verb.children)
 
 
 # --- descriptions -------------------------------------------------------------------------

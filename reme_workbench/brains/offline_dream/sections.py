@@ -322,10 +322,10 @@ def _how_to(text: str) -> bool:
     "要……，……"."""
     if _HOW_TO.search(text):
         return True
-    first = text.split(" ", 1)[0].lower().strip("*`")
-    return is_imperative(first) and " to " in f" {text.lower()} " or bool(
-        re.match(r"^you can (\w+)\b.*\b(with|using|by)\b", text, re.I) and
-        is_imperative(re.match(r"^you can (\w+)", text, re.I).group(1)))
+    if " to " in f" {text.lower()} " and is_imperative(text):
+        return True
+    can = re.match(r"^you can (\w+\b.*\b(?:with|using|by)\b.*)", text, re.I)
+    return bool(can and is_imperative(can.group(1)))
 
 
 def _steps_have_substance(steps: list[Block]) -> bool:

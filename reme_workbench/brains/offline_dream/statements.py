@@ -33,6 +33,8 @@ from .chat import (
     speaker_role,
     system_notice,
 )
+from .naming import imperative_frame, is_imperative
+from .standalone import parse_ahead
 
 __all__ = [
     "Block", "Statement", "Scores", "segment",
@@ -505,13 +507,6 @@ _NOISE_TOPIC = _rx(
     r"pun|joke|jokes|lunch|dinner|breakfast|coffee|weather|rain|hiking|podcast|quiz|birthday|"
     r"movie|holiday plans|cups? of)\b|你好|谢谢|天气|午饭|晚饭|咖啡|笑话|爬山|照片|心情"
 )
-_IMPERATIVE = _rx(
-    r"^(run|check|restart|take|set|add|use|install|create|deploy|verify|record|update|write|"
-    r"open|post|watch|promote|test|announce|disable|enable|remove|reinstall|confirm|start|stop|"
-    r"apply|back ?up|snapshot|export|import|merge|rebuild|rotate|roll ?back|restore|drop|call|"
-    r"ensure|make sure|keep|save|send|ask|wait|grep|ssh|login|log in|switch|point|move|copy|"
-    r"upgrade|downgrade|build|configure|pin|sync|tag|release|review|clear|delete)\b"
-)
 _IMPERATIVE_ZH = re.compile(
     r"^(先|然后|再|运行|执行|检查|确认|改|建|打开|安装|备份|恢复|验证|记录|导出|重启|切换)"
 )
@@ -611,8 +606,9 @@ def score(
         else TOO_SHORT if size < 3 else None
     )
     unlabeled = re.sub(r"^\**[\w ]{1,20}[:：]\**\s*", "", text)  # "So: ", "Fix: " labels
-    imperative = any(rx.search(t) for rx in (_IMPERATIVE, _IMPERATIVE_ZH)
-                     for t in (text, unlabeled))
+    imperative = block.role != "assistant" and any(  # the agent's lines are noise: not asked
+        _IMPERATIVE_ZH.search(t) if is_cjk(t[:1]) else is_imperative(t)  # English: parsed
+        for t in (text, unlabeled) if t)
     chain = text.count("→") >= 2 or text.count("->") >= 2  # "a → b → c" is a compact runbook
     proc = (2.0 * (block.kind == "step" and block.depth == 0) + 1.0 * imperative
             + 0.5 * bool(block.code) + 2.5 * chain + 0.5 * bool(PROC_HEADING.search(heading)))
@@ -655,6 +651,8 @@ def has_rule_words_zh(text: str) -> bool:
 
 def score_all(statements: list[Statement], *, resource: bool = False) -> list[Scores]:
     """Scores for every statement, carrying chit-chat forward within a block."""
+    parse_ahead([imperative_frame(t) for st in statements if st.block.role != "assistant"
+                 and (t := plain(st.text)) and not is_cjk(t[:1])])  # each asks is_imperative
     out: list[Scores] = []
     noisy_block = -1
     for st in statements:

@@ -212,12 +212,83 @@ def _addressed(tok) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def _frame_reading(word: str) -> tuple[str, str, str]:
+    """The parts of speech the tagger gives `word` where a thing could stand too ("It was
+    very good.", "It was no.", "They yours often."): a bare "good" or "nice" it tagged a
+    noun in a reaction ("Doing good!", "its nice …") reads as an adjective or adverb, a
+    "yours" or "a no" as a pronoun, an interjection or a determiner — none names a thing."""
+    docs = english_docs([f"It was very {word}.", f"It was {word}.", f"They {word} often."])
+    return docs[0][3].pos_, docs[1][2].pos_, docs[2][1].pos_
+
+
 def _reads_as_modifier(word: str) -> bool:
-    """Whether the tagger reads `word` as an adjective or an adverb where a thing could
-    stand too ("It was very good.", "… very back."): a bare "good" or "nice" it tagged a
-    noun in a reaction ("Doing good!", "its nice …") names no thing."""
-    tok = english_docs([f"It was very {word}."])[0][3]
-    return tok.pos_ in ("ADJ", "ADV")
+    return _frame_reading(word)[0] in ("ADJ", "ADV")
+
+
+def _function_word(word: str) -> bool:
+    return any(pos in ("PRON", "INTJ", "DET") for pos in _frame_reading(word)[1:])
+
+
+_MODIFIERS = frozenset({"det", "poss", "amod", "compound", "nummod", "nmod", "quantmod", "predet"})
+
+
+def _bare(tok) -> bool:
+    return not any(c.dep_ in _MODIFIERS for c in tok.children)
+
+
+def _idiom(root) -> bool:
+    """A noun that is part of a fixed frame rather than a thing of its own, told by its
+    place in the parse: between two prepositions ("in touch with"), held by a verb with an
+    object predicate ("keep hope alive"), a time after a subordinating "since" ("since our
+    last chat"), joined to a verb as an exclamation ("…, but thanks for the advice"), or a
+    mass noun with nothing but a comparative ("more info")."""
+    if root.pos_ != "NOUN":
+        return False
+    if root.dep_ == "pobj" and root.head.pos_ == "SCONJ":
+        return True
+    if _bare(root) and root.dep_ == "pobj" and _between_prepositions(root):
+        return True
+    if _bare(root) and root.dep_ == "dobj" and any(c.dep_ == "oprd" for c in root.head.children):
+        return True
+    if _bare(root) and root.dep_ == "conj" and root.head.pos_ in ("VERB", "AUX"):
+        return True
+    mods = [c for c in root.children if c.dep_ in _MODIFIERS]
+    return root.tag_ == "NN" and len(mods) == 1 and mods[0].tag_ == "JJR"
+
+
+def _between_prepositions(root) -> bool:
+    """A bare noun that a preposition before it and one after it frame into one ("in touch
+    with", "in charge of"): the next word is a preposition, of the noun or of the light
+    verb the first one hangs from. A goal after "to" is a place ("went to school with
+    friends")."""
+    prep, after = root.head, root.doc[root.i + 1] if root.i + 1 < len(root.doc) else None
+    if after is None or after.dep_ != "prep" or prep.lower_ == "to":
+        return False
+    return after.head.i == root.i or (after.head.i == prep.head.i
+                                      and prep.head.lemma_.lower() in _LIGHT_VERBS)
+
+
+def _light_object(tok) -> bool:
+    """An indefinite noun with nothing of its own that "have" takes while the verb says
+    where or with what, or a gerund says doing what ("we had a blast at the fest", "had a
+    blast exploring the forest"): what the sentence is about is what those name. "I have
+    a dog at home" (the place is the dog's) and "I have a dog" keep the dog."""
+    verb, doing = tok.head, [c for c in tok.children if c.dep_ == "acl" and c.tag_ == "VBG"]
+    return tok.dep_ == "dobj" and verb.lemma_.lower() == "have" and all(
+        c.dep_ == "det" and "Ind" in c.morph.get("Definite") for c in tok.children if c not in doing) \
+        and any(c.dep_ == "det" for c in tok.children) \
+        and bool(doing or any(c.dep_ == "prep" for c in verb.children))
+
+
+def _quoted(tok) -> tuple | None:
+    """The quoted span `tok` stands in, as (first, last) token, when its sentence puts it
+    between a pair of quotation marks: a title ("becoming nicole") is named whole."""
+    sent = tok.sent
+    marks = [t.i for t in sent if t.text in ('"', "“", "”")]
+    for a, b in zip(marks[::2], marks[1::2], strict=False):
+        if a < tok.i < b and b - a <= 10:
+            return a + 1, b - 1
+    return None
 
 
 def _verb_read_as_noun(tok) -> bool:
@@ -263,6 +334,8 @@ def clause_of(head, names: frozenset[str]) -> list:
                     continue
             if _the_listeners(child):
                 continue
+            if child.dep_ in ("relcl", "acl") and tok.pos_ == "PRON":
+                continue  # "I made something [to catch the eye]": a thing left unnamed
             todo.append(child)
     return out
 
@@ -323,8 +396,13 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
         return None  # "your paintings": the listener's; "her studio": someone else's
     if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
         return None  # a person of the chat, addressed or named ("thanks nate", "mel")
-    if _verb_read_as_noun(root):
+    if _verb_read_as_noun(root) or _idiom(root):
         return None
+    quoted = _quoted(root)
+    if quoted is not None:  # a title, whole: "becoming nicole", not its last word
+        toks = [t for t in root.doc[quoted[0]: quoted[1] + 1] if not t.is_punct]
+        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks)
+        return _topic(" ".join(t.text for t in toks), words)
     entity = next((e for e in chunk.doc.ents if e.start <= root.i < e.end
                    and e.label_ not in _NOT_TOPIC_ENTS and len(e) > 1
                    and any(t.pos_ == "PROPN" or t.is_title for t in e)), None)
@@ -352,10 +430,10 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
             toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)
             or (toks[1].tag_ == "HYPH" and not toks[0].whitespace_)):  # "upside-down poses"
         toks.pop(0)
-    if len(toks) == 1 and (_norm(toks[0].lemma_) in _LIGHT or (
+    if len(toks) == 1 and (_norm(toks[0].lemma_) in _LIGHT or _function_word(toks[0].lower_) or (
             toks[0].tag_ == "NN" and toks[0].is_lower and not list(root.children)
             and _reads_as_modifier(toks[0].lower_))):
-        return None  # "a great time"; a bare "good" read as a noun ("Doing good!")
+        return None  # "a great time"; "a no", "yours"; a bare "good" read as a noun ("Doing good!")
     cut = next((i for i, t in enumerate(toks) if t.pos_ in ("PUNCT", "SYM") and not (
         t.text in ("'", "’") or (t.text == "-" and not t.whitespace_
                                  and not t.doc[t.i - 1].whitespace_))), len(toks))
@@ -441,7 +519,8 @@ def read_english(sent, names: frozenset[str]) -> Reading | None:
         if not heads and not owned:
             return Reading((), context=True) if _content_chunks(sent, names) else None
     if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None \
-            and not _takes_the_listener(root):  # "wishing you many happy years": theirs
+            and not any(c.dep_ == "poss" for c in root.children) \
+            and not _takes_the_listener(root):  # a verb's "its" is a texted "it's", its subject  # "wishing you many happy years": theirs
         heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
         # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
@@ -477,8 +556,8 @@ def read_english(sent, names: frozenset[str]) -> Reading | None:
                 if topic:  # what the verb takes is what it is about, nearest first; an
                     # opening adverbial ("since our last chat, …") after what follows it
                     ranked = sent.doc[of_head.get(chunk.root.i, chunk.root.i)]
-                    rank = (order, _depth(ranked, head) + (5 if ranked.i < head.i else 0),
-                            priority.get(ranked.dep_, 4))
+                    rank = (order, _depth(ranked, head) + (5 if ranked.i < head.i else 0)
+                            + (10 if _light_object(ranked) else 0), priority.get(ranked.dep_, 4))
                     found.append((rank, ranked.i, topic))
         for tok in sent:
             if tok.i in domain and not _aside(tok, head) and (topic := _activity(tok)):

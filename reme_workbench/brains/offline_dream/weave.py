@@ -52,7 +52,7 @@ from ...vault.links import format_link, is_provenance, parse_links
 
 __all__ = [
     "RELATED_MIN", "SIBLING_MIN", "MAX_RELATED", "MAX_SIBLINGS", "RELATED_HEADINGS",
-    "Related", "content_tokens", "related_notes", "related_section", "strip_related",
+    "Related", "cites", "content_tokens", "related_notes", "related_section", "strip_related",
 ]
 
 RELATED_MIN = 0.18  # cosine for an unrelated-material candidate
@@ -108,7 +108,8 @@ def content_tokens(text: str, noise: frozenset[str] = frozenset()) -> frozenset[
     return tokens(_BARE_LINK.sub(" ", "\n".join(lines))) - noise
 
 
-def _cites(body: str, material: str) -> bool:
+def cites(body: str, material: str) -> bool:
+    """Whether a note's body cites `material` as its provenance."""
     return any(is_provenance(lk, material) for lk in parse_links(body))
 
 
@@ -137,7 +138,7 @@ def related_notes(
         if not shared:
             continue
         cosine = shared / math.sqrt(len(unit_toks) * len(cand_toks))
-        sibling = _cites(cand.body, material)
+        sibling = cites(cand.body, material)
         need, floor = (SIBLING_SHARED, SIBLING_MIN) if sibling else (RELATED_SHARED, RELATED_MIN)
         if shared < need or cosine < floor:
             continue
