@@ -11,7 +11,7 @@ item 6):
 
 * **clean**: each session a daily file as a person would keep a chat
   (`daily/<session date>/<id>-session-<n>.md`, `**Name:** text` lines, image captions in
-  brackets; `experiments/locomo.py`, layout "chat");
+  brackets; `reme_lab/locomo.py`, layout "chat");
 * **texting**: the same turns as people text them (layout "texting": mostly lowercase,
   apostrophes dropped or curly, "u", "lol", emoji, long turns sent as bursts of short
   messages; deterministic for `--seed`);
@@ -35,7 +35,7 @@ item 6):
    reaction (`dream_quality.reaction_name`), digest tokens per material token, units per
    session, dream time and CPU seconds per 1,000 messages (the `**Name:**` lines) and the
    CPU seconds per 1,000 of the dataset's turns (a texted turn is several messages);
-5. over every note written, the measures of `experiments/people_notes.py`: names with no
+5. over every note written, the measures of `reme_lab/people_notes.py`: names with no
    topic, descriptions in first person, broken contractions / agreement errors, notes
    mixing two topics, pairs of a person's notes on one topic (`dream/keys.py`); the flagged
    notes are written to `--flagged` (default `flagged-notes.md` in the work folder) for a
@@ -88,8 +88,8 @@ from reme_lab.locomo import (  # noqa: E402
 from reme_lab.people_notes import TARGETS as VOICE_TARGETS  # noqa: E402
 from reme_lab.people_notes import NoteVoice, measure_notes  # noqa: E402
 from reme_workbench.dream.keys import near_duplicates  # noqa: E402
-from reme_workbench.index.chunking import estimate_tokens  # noqa: E402
 from reme_workbench.vault.note import parse  # noqa: E402
+from reme_workbench.vault.tokens import estimate_tokens  # noqa: E402
 from reme_workbench.vault.vault import init_vault  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo10_conv0-4.json"
@@ -104,7 +104,7 @@ VOICE_LABELS = {"no_topic": "names with no topic", "first_person": "descriptions
 @dataclass(frozen=True)
 class Form:
     """One rendering of the conversations (issue #30 item 6): `layout` of
-    `experiments/locomo.py`, the texting `seed`, the assistant form's `user` side."""
+    `reme_lab/locomo.py`, the texting `seed`, the assistant form's `user` side."""
 
     name: str
     layout: str
