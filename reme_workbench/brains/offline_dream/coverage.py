@@ -31,7 +31,7 @@ from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import MemoryUnit
 from ...textrules import plain, split_sentences, tokens
 from ...vault.links import PROVENANCE_PREDICATE, parse_links
-from .values import Values, agree, conflict, new_values, old_values, value_words, values
+from .values import Values, agree, conflict, new_values, old_values, values, without_values
 from .weave import content_tokens, strip_related
 
 __all__ = [
@@ -193,7 +193,7 @@ def meaning_cover(request: IntegrateRequest, said: str) -> tuple[CandidateNote |
 
 
 def _subject_shared(said: str, cand: CandidateNote) -> int:
-    return len(tokens(value_words(said)) & name_tokens(value_words(gist(cand))))
+    return len(tokens(without_values(said)) & name_tokens(without_values(gist(cand))))
 
 
 def _changed_from(request: IntegrateRequest, cand: CandidateNote, before: Values) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["Values", "values", "new_values", "old_values", "agree", "conflict", "value_words"]
+__all__ = ["Values", "values", "new_values", "old_values", "agree", "conflict", "without_values"]
 
 Values = Mapping[str, frozenset[str]]
 
@@ -125,7 +125,7 @@ def conflict(new: Values, old: Values) -> list[str]:
     return out
 
 
-def value_words(text: str) -> str:
+def without_values(text: str) -> str:
     """The text without its values, so two statements are compared on their subject."""
     text = _EN.sub(" ", text)
     text = _ZH.sub(" ", text)
