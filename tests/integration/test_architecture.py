@@ -195,9 +195,8 @@ def test_textrules_is_the_ground_floor(path: Path):
 _CJK_BLOCK_START = re.compile(r"\\u(?:3040|3400|4e00|ac00|f900)|0x(?:3040|3400|4e00|ac00|f900)\b", re.I)
 SPELL_A_CJK_BLOCK = {
     **dict.fromkeys(
-        ["brains/offline_dream/naming.py", "brains/offline_dream/zh_statements.py",
-         "brains/offline_dream/statements.py", "brains/offline_dream/chat.py",
-         "brains/offline_dream/standalone.py", "brains/offline_dream/offline.py"],
+        ["brains/offline_dream/zh_statements.py", "brains/offline_dream/chat.py",
+         "brains/offline_dream/standalone.py"],
         "Chinese-name and clause patterns of issue #30's offline dream work, changed by two "
         "engineers at once in session 5 (the text rules' change took import lines only)"),
     **dict.fromkeys(

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ...textrules import chinese_segmenter, is_cjk, plain
+from ...textrules import HAN_CHARS, chinese_segmenter, is_cjk, plain
 from .standalone import (
     carries_on,
     is_fragment,
@@ -101,7 +101,7 @@ _CUT_BEFORE = frozenset(
     if unless although though so and or but which who whom whose where that than via per
     without within between through during after before until""".split()
 )
-_LABEL = re.compile(r"^\**([A-Za-z][\w' -]{0,24}|[\u4e00-\u9fff]{1,8})\**(?::\**\s+|：\**\s*)(?=\S)")
+_LABEL = re.compile(rf"^\**([A-Za-z][\w' -]{{0,24}}|[{HAN_CHARS}]{{1,8}})\**(?::\**\s+|：\**\s*)(?=\S)")
 _LABEL_FILLER = re.compile(
     r"^(note|notes|tip|tips|important|warning|caution|info|so|also|then|fix|update|reminder|"
     r"example|e\.g|nb|ps|备注|注意|提示|提醒|更新|警告)$",

@@ -56,7 +56,7 @@ from ...llm.base import (
 )
 from ...llm.prompts import detect_language
 from ...llm.schema import ExtractedUnits, IntegrateDecision, MemoryUnit
-from ...textrules import STOPWORDS, is_cjk, overlap, plain, split_sentences, tokens
+from ...textrules import HAN_CHARS, STOPWORDS, is_cjk, overlap, plain, split_sentences, tokens
 from ...vault.links import PROVENANCE_PREDICATE, format_predicate_link, parse_links
 from ...vault.slug import slugify
 from .chat import chat_kind
@@ -651,7 +651,7 @@ def _key_words(text: str, block: Block | None = None, *, personal: bool = False)
                   and (len(tokens(c)) >= 4 or not is_cjk(c[0]))), 0)
         joined = f"{clauses[0]}{'，' if is_cjk(clauses[0][-1]) else ', '}{clauses[k]}"
         clause = joined if k == 1 and len(joined) <= 40 else clauses[k]
-    if len(clause.split()) < 3 and not re.search(r"[\u4e00-\u9fff]{4}", clause):
+    if len(clause.split()) < 3 and not re.search(f"[{HAN_CHARS}]{{4}}", clause):
         if not (personal and _RULE_WORD.search(clause) and len(clause.split()) == 2):
             clause = core  # "uv" says nothing; "Always uv" does
     label = _LABEL.match(plain(text))

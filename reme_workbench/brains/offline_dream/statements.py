@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...dream.markdown import CALLOUT, neutralise
-from ...textrules import is_cjk, plain, split_sentences, tokens
+from ...textrules import HAN_CHARS, is_cjk, plain, split_sentences, tokens
 from ...vault.frontmatter import find_frontmatter
 from .chat import (
     answering_speaker,
@@ -537,8 +537,8 @@ _USER = _rx(
 )
 # She said / asked / stressed; a speaker (any 1-4 CJK characters) quoted: 某某："……"
 _USER_ZH = re.compile(
-    r"[她他]说|她要|她用|她提醒|要求|强调|她的习惯|她的规矩|我用中文|^[\u4e00-\u9fff]{1,4}[：:]\s*[“\"]"
-    r"|^[\u4e00-\u9fff]{1,4}说"
+    rf"[她他]说|她要|她用|她提醒|要求|强调|她的习惯|她的规矩|我用中文|^[{HAN_CHARS}]{{1,4}}[：:]\s*[“\"]"
+    rf"|^[{HAN_CHARS}]{{1,4}}说"
 )
 _REASON = _rx(
     r"\bbecause\b|\bso that\b|\botherwise\b|\bif it breaks\b|\bthe reason\b|\bsince it\b|"
