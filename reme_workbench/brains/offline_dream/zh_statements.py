@@ -39,19 +39,30 @@ _ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[\
 _ZH_QUESTION = ("?", "？", "吗", "呢", "么")
 # interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗
 _ZH_ASKING = frozenset(("什么", "怎么", "怎么办", "怎样", "怎么样", "为什么", "哪", "哪里", "哪儿",
-                        "哪个", "多少", "几", "如何", "是否", "能不能", "可不可以", "要不要"))
+                        "哪个", "哪些", "多少", "多久", "几", "如何", "是否", "能不能", "可不可以",
+                        "要不要", "咋", "咋办"))
 _ZH_KIN = ("妈", "爸", "哥", "姐", "弟", "妹", "老公", "老婆", "女儿", "儿子", "孩子", "家", "男朋友",
            "女朋友", "爷爷", "奶奶", "外婆", "外公")  # 我妈, 我女儿: the speaker's own, no 的
 _ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
 # kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
-_ZH_KIN_WORDS = frozenset(("儿子", "女儿", "老公", "老婆", "妈妈", "爸爸", "我妈", "我爸", "孩子",
-                           "男朋友", "女朋友", "对象", "爷爷", "奶奶", "外婆", "外公", "哥哥",
-                           "姐姐", "弟弟", "妹妹"))
+_ZH_KIN_WORDS = frozenset((
+    "儿子", "女儿", "闺女", "孩子", "老公", "老婆", "丈夫", "妻子", "媳妇", "爱人", "老伴",
+    "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "我妈", "我爸", "老妈", "老爸",
+    "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
+    "外孙", "外孙女", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
+    "儿媳", "儿媳妇", "叔叔", "阿姨", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
 # one's home before 的 is the speaker's, as 我家 is: 家里的狗 (a closed class of words for home)
 _ZH_HOME = frozenset(("家里", "家中", "家", "屋里"))
 # aspect adverbs: an act just done, done already or going on (刚下夜班, 已经报名了, 正在学) —
 # with no subject before them, the speaker's own (a closed class of grammar words)
 _ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "正", "在", "才", "一直", "还在"))
+# adverbs of how often (每天都去, 经常加班): a habit, with no subject before them the
+# speaker's own (a closed class of grammar words)
+_ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "老是", "一直", "天天", "每天",
+                       "平时", "通常", "偶尔", "有时", "有时候", "每周", "每晚"))
+# the aspect particles: the word before one is a verb, whatever the dictionary tags it
+# (换/nz 了份兼职)
+_ZH_PARTICLES = ("了", "过", "着")
 # "then" opening a decision (那就…): a closed class of connectives jieba tags as pronouns
 _ZH_THEN = frozenset(("那", "那么", "那样"))
 # what may stand before 我 when it is the subject: connectives, adverbs, times, places of
@@ -89,7 +100,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     run_flag = ""
     for word, flag in [*tagged, ("。", "x")]:
         noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a"))
-                or (after_de and flag in _AFTER_DE)) \
+                or (after_de and (flag in _AFTER_DE or (not run and flag.startswith("v"))))) \
             and word not in names and word not in _ZH_LIGHT
         if noun and not listener:
             after_count = after_count or (counted and not run)
@@ -143,8 +154,8 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
                 # a clause opening on 我 (after a connective or an adverb: 另外我…) is
                 # about me, whatever the dictionary tags its verb (我对花生过敏: 过敏 "nr")
                 return True
-        elif not seen_verb and not prep and flag == "d" and word in _ZH_ASPECT:
-            return True  # 刚下夜班: an act just done, no subject before it
+        elif not seen_verb and not prep and flag == "d" and (word in _ZH_ASPECT or word in _ZH_HABIT):
+            return True  # 刚下夜班, 每天都去…: an act just done or a habit, no subject before it
         elif not seen_verb and word in _ZH_KIN_WORDS:
             return True  # 儿子今天第一天上幼儿园: a kin word as subject is the speaker's own
         elif not seen_verb and word in _ZH_HOME and i + 1 < len(tagged) and tagged[i + 1][0] == "的":
@@ -153,7 +164,7 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
                 flag in _ZH_NOUNS or flag == "r"):
             return False  # another subject first: 她下周五有…, 这个… (在苏州: a place)
         seen_verb = seen_verb or flag.startswith("v")
-        prep = flag == "p" or (prep and flag in _ZH_NOUNS)
+        prep = flag == "p" or (prep and _in_phrase(flag))  # 在一家书店: the place, no subject
     # no subject before the first verb: Chinese leaves the speaker out (上周刚提了车)
     # — when the clause says when (上周, 十月), what the speaker means to do (想, 打算),
     # what they did (提了车) or have just done (刚下夜班); a remark on the weather
@@ -166,10 +177,29 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             return True
         if flag.startswith("v"):
             done = i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")
-            return done or word in _ZH_INTENT or any(f == "t" for _, f in tagged)
+            return done or word in _ZH_INTENT or _timed(tagged) or _placed(tagged[:i])
         if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
+    return False
+
+
+def _timed(tagged: list[tuple[str, str]]) -> bool:
+    """The clause says when: a time word, or a locative of two characters or more opening
+    it (最近/f, 之前/f, 后来/f: jieba tags these times as places)."""
+    return any(f == "t" for _, f in tagged) or (
+        bool(tagged) and tagged[0][1] == "f" and len(tagged[0][0]) > 1)
+
+
+def _placed(before: list[tuple[str, str]]) -> bool:
+    """A preposition's phrase before the verb names a place (在杭州, 在一家书店): the
+    predicate says where one does something — a place name, a place word, or a counted
+    thing (一家/m), not a thing's inside (在文档里加一段: a request)."""
+    for i, (_, flag) in enumerate(before):
+        if flag == "p":
+            phrase = before[i + 1:]
+            return bool(phrase) and all(_in_phrase(f) for _, f in phrase) and any(
+                f in ("ns", "s", "nt", "m", "mq") for _, f in phrase)
     return False
 
 
@@ -182,9 +212,10 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
     手术定在下周三, 比赛改到下周六了): Chinese leaves out whose it is, and in a speaker's
     own turn a date is theirs — not a person (nr), a place (ns) or a pronoun, nor a
     report (天气预报说…)."""
-    if len(tagged) < 3 or tagged[0][1] not in ("n", "vn", "nz", "nw"):
-        return False
-    verb = next(((w, i) for i, (w, f) in enumerate(tagged) if _verb(f)), None)
+    start = next((i for i, (_, f) in enumerate(tagged) if f != "t"), len(tagged))
+    if len(tagged) - start < 3 or tagged[start][1] not in ("n", "vn", "nz", "nw"):
+        return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim)
+    verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and _verb(f)), None)
     return verb is not None and verb[0] not in _ZH_SAYING and any(
         f == "t" for _, f in tagged[verb[1]:])
 
@@ -240,14 +271,14 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
     things = about = False
     clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
     for n, clause in enumerate(clauses):
-        tagged = [(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()]
+        tagged = _as_verbs([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
         words = [w for w, _ in tagged]
         question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
             n == len(clauses) - 1 and text.rstrip().endswith(("?", "？"))) or any(
             w in _ZH_ASKING for w in words)
         owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
                     for i, w in enumerate(words)) or any(
-            w.startswith("我") and w[1:] in _ZH_KIN for w in words)
+            w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
         topics = _zh_topics(tagged, names)
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
@@ -274,6 +305,47 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
         return (ZhReading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
                 else None)
     return ZhReading(tuple(groups))
+
+
+def _as_verbs(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Verbs the dictionary tags as nouns: one character right before an aspect particle
+    (换/nz 了份兼职: 了, 过, 着 follow verbs), and in the subject's place — first, after
+    times and adverbs only — a word the dictionary lists whole as a noun that is a verb and
+    its object (打网球/n: 打/v + 网球/n), the act the clause goes on about (最近打网球手腕疼)."""
+    out: list[tuple[str, str]] = []
+    opening = True
+    for i, (word, flag) in enumerate(tagged):
+        if len(word) == 1 and flag in _ZH_NOUNS and i + 1 < len(tagged) \
+                and tagged[i + 1][0] in _ZH_PARTICLES:
+            out.append((word, "v"))
+        elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
+            out += [(word[0], "v"), (word[1:], "n")]
+        else:
+            out.append((word, flag))
+        opening = opening and flag.startswith(_OPENING)
+    return out
+
+
+def _verb_object(word: str) -> bool:
+    """`word` is a verb of one character and a noun the dictionary knows (打 + 网球)."""
+    head, rest = chinese_tagged(word[0]), chinese_tagged(word[1:])
+    return (len(head) == 1 and _verb(head[0][1]) and len(rest) == 1
+            and rest[0][1] in ("n", "nz"))
+
+
+def _kept_by_speaker(tagged: list[tuple[str, str]]) -> bool:
+    """A thing named by what the speaker does with it — 我 + verb + 的 + noun (我养的仓鼠,
+    我报的班, 我们开的店): a relative clause that makes it the speaker's, in a question too."""
+    for i, (word, _) in enumerate(tagged):
+        if word not in _ZH_SELF:
+            continue
+        j = i + 1
+        while j < len(tagged) and tagged[j][1][:1] in ("d", "v"):
+            j += 1
+        verbs = any(_verb(f) for _, f in tagged[i + 1:j])
+        if verbs and j + 1 < len(tagged) and tagged[j][0] == "的" and tagged[j + 1][1] in _ZH_NOUNS:
+            return True
+    return False
 
 
 _ZH_LISTENER = ("你", "您", "你们")
