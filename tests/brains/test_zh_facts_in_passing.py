@@ -91,3 +91,87 @@ def test_the_facts_of_a_chinese_chat_in_passing_reach_a_plan():
     said = " ".join(s for p in plans_of(chat) for s in p.said)
     for fact in ("仓鼠", "钢琴八级", "星空", "书店"):
         assert fact in said, (fact, said)
+
+
+def test_the_users_answer_to_a_chinese_question_about_them_is_theirs():
+    # the assistant asks the user about themselves (你…？, a full-width question mark);
+    # the reply names what was asked, with no subject and often no verb
+    chat = ("阿静：帮我排一个复习计划\n"
+            "助手：好的。你考哪个学校、哪个专业？\n"
+            "阿静：复旦大学的金融学，还有半年\n"
+            "助手：明白了。\n")
+    plans = plans_of(chat)
+    assert any("复旦大学" in p.name or "金融学" in p.name for p in plans), [p.name for p in plans]
+    # a reply to a question that asks nothing of the user stays context
+    chat = ("阿静：帮我排一个复习计划\n"
+            "助手：好的。这样安排可以吗？\n"
+            "阿静：复旦大学的金融学资料多吗\n")
+    assert not plans_of(chat)
+
+
+def test_a_subjectless_clause_ending_on_le_tells_of_the_speaker():
+    # 了 at the clause's end: a new state of the speaker's (the plan changed)
+    assert topics("改坐高铁了") == ("高铁",)
+    assert topics("开始学吉他了") == ("学吉他",)
+    assert topics("天气变冷了") == ()  # a subject of its own
+
+
+def test_a_thing_the_user_approves_is_taken_up():
+    # 名词 + 这个 + 好/可以: the user takes up the thing (the assistant's suggestion)
+    assert topics("烘焙课这个可以") == ("烘焙课",)
+    assert "读书笔记" in topics("读书笔记这个好，我就每周写一篇")
+    # an approval of no thing, or a thing asked about, is no statement
+    assert topics("这个可以") == ()
+    assert topics("烘焙课这个可以吗？") == ()
+
+
+def test_a_proposal_ending_on_ba_is_the_speakers_decision():
+    assert topics("送去宠物店吧") == ("宠物店",)
+    assert topics("好吧") == () and topics("你试试吧") == ()
+
+
+def test_a_named_assistant_in_chinese_is_found_by_what_it_says():
+    # 小芽 never says 我 and answers at length; the user texts in short bursts — the
+    # assistant's turns are no shorter in characters, though they have fewer spaces
+    chat = ("阿梨：救命😭\n阿梨：面包又塌了\n阿梨：我最近迷上做面包了 天天做\n"
+            "小芽：别急，塌陷多半是发酵过头，下次缩短二次发酵的时间试试。\n"
+            "阿梨：好 我下次试试\n阿梨：对了 我下个月搬去厦门 新工作在一家设计公司\n"
+            "小芽：恭喜！搬家前可以先把烤箱的尺寸量好，新家的厨房放不放得下。\n"
+            "阿梨：哈哈 好\n"
+            "小芽：厦门湿度大，面粉开封后要密封保存，不然容易受潮结块。\n"
+            "阿梨：嗯嗯 我男朋友也在厦门\n"
+            "小芽：那太好了，周末可以一起去逛逛。\n")
+    from reme_workbench.brains.offline_dream.statements import segment
+
+    blocks, _ = segment(chat)
+    assert {b.speaker: b.role for b in blocks} == {"阿梨": "user", "小芽": "assistant"}
+    plans = plans_of(chat)
+    assert plans and {p.bucket for p in plans} == {"personal"}, [(p.name, p.bucket) for p in plans]
+    assert not [p for p in plans if p.name.startswith("小芽")], [p.name for p in plans]
+
+
+def test_a_good_night_after_a_statement_is_no_topic():
+    assert topics("先去睡了 晚安") == ()
+    assert topics("好的谢谢") == ()
+
+
+def test_an_assistant_that_says_it_advises_is_still_the_assistant():
+    # 我建议, 我觉得, 我来帮你, 找我: the helper's own acts of helping, not a life it tells
+    chat = ("赵磊：我在深圳做产品经理，想问问要不要读在职研究生\n"
+            "小智：我建议先想清楚读研的目的。你是想转行还是升职？\n"
+            "赵磊：想升职，公司里的总监基本都有硕士\n"
+            "小智：明白了。我觉得在职读的话时间会很紧张，周末基本都要上课。\n"
+            "赵磊：周末还要陪我家两只猫 哈哈\n"
+            "小智：那可以把复习安排在工作日的晚上，周末留半天给自己。\n"
+            "赵磊：好的，谢谢你\n"
+            "小智：不客气，有问题随时找我，我来帮你整理报考材料。\n")
+    from reme_workbench.brains.offline_dream.statements import segment
+
+    blocks, _ = segment(chat)
+    assert {b.speaker: b.role for b in blocks} == {"赵磊": "user", "小智": "assistant"}
+    # a friend who tells of themselves is a person still
+    friends = ("小林：我下个月去成都出差\n小周：我也要去成都，我表姐在那边开了家火锅店\n"
+               "小林：真巧，我住春熙路\n小周：我住得离那不远，我周末去找你\n"
+               "小林：好啊\n小周：我到时候带你去我表姐的店\n小林：好\n小周：我先去忙了\n")
+    blocks, _ = segment(friends)
+    assert {b.role for b in blocks} == {"person"}

@@ -33,7 +33,7 @@ from functools import lru_cache
 from typing import Literal, Protocol
 
 from ...textrules import is_cjk
-from ...textrules.nlp import english_docs
+from ...textrules.nlp import chinese_tagged, english_docs
 
 __all__ = [
     "TurnLine", "read_turn", "chat_speakers", "speaker_role", "chat_kind", "is_assistant",
@@ -167,19 +167,53 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
             turns[turn.label].append(turn.text)
 
     def speaks_of_self(texts: list[str]) -> bool:
-        return any(_SELF.search(_SELF_OBJECT.sub(" ", t)) for t in texts)
+        return any(_SELF.search(_SELF_OBJECT.sub(" ", t.replace("我", " "))) or _tells_of_self_zh(t)
+                   for t in texts)
 
     silent = [s for s in pair if len(turns[s]) >= ANSWERING_TURNS and not speaks_of_self(turns[s])]
     if len(silent) != 1:
         return None
     other = next(s for s in pair if s != silent[0])
     def words(texts: list[str]) -> float:
-        return sum(len(t.split()) for t in texts) / max(1, len(texts))
+        return sum(_length(t) for t in texts) / max(1, len(texts))
 
     if not speaks_of_self(turns[other]) or words(turns[silent[0]]) < words(turns[other]) \
             or _leaves_self_out(turns[silent[0]]):
         return None
     return silent[0]
+
+
+# what a helper says it does as it helps (我建议, 我觉得, 我来帮你, 我可以…): a closed class of
+# verbs of advising, judging and helping, and the modals before them
+_HELPING = frozenset(("建议", "觉得", "认为", "推荐", "来", "帮", "帮你", "可以", "能", "会", "理解",
+                      "明白", "猜", "给", "给你", "陪你", "查", "整理", "列", "写", "算"))
+
+
+def _tells_of_self_zh(text: str) -> bool:
+    """A Chinese turn whose speaker speaks of themselves: 我 as a subject of anything but
+    the helper's own acts of helping (我建议…, 我来帮你…), and not the object of a verb or a
+    preposition (找我, 告诉我, 给我: "let me know")."""
+    if "我" not in text:
+        return False
+    tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
+    for i, (word, _) in enumerate(tagged):
+        if not word.startswith("我") or word.startswith("我们"):
+            continue
+        if word != "我":
+            return True  # 我家, 我妈: a life of one's own
+        if i and tagged[i - 1][1][:1] in ("v", "p"):
+            continue  # the object: 找我, 给我
+        after = next((w for w, f in tagged[i + 1:] if not f.startswith("d")), "")
+        if after not in _HELPING:
+            return True
+    return False
+
+
+def _length(text: str) -> int:
+    """How long a turn is: its words, each Chinese character one (Chinese writes no spaces:
+    a long answer is one "word" by spaces, a texted burst "好 我下次试试" two)."""
+    cjk = sum(map(is_cjk, text))
+    return cjk + len("".join(" " if is_cjk(c) else c for c in text).split())
 
 
 def _leaves_self_out(texts: list[str]) -> bool:

@@ -31,7 +31,9 @@ __all__ = ["ZhReading", "read_chinese", "asked_of_listener"]
 
 _ZH_LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
-    "人 试试".split())
+    "人 试试".split()) | frozenset(
+    # greetings and thanks the dictionary tags as nouns (晚安/n, 谢谢/nr): no thing named
+    "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
 # clause breaks: punctuation, and a space between Chinese words (texted: "好的 这周六去…")
@@ -63,6 +65,9 @@ _ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "老�
 # the aspect particles: the word before one is a verb, whatever the dictionary tags it
 # (换/nz 了份兼职)
 _ZH_PARTICLES = ("了", "过", "着")
+# words of approval: "X 这个好" takes X up (a closed class of evaluative predicates)
+_ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "挺好", "很好", "靠谱", "合适", "好主意"))
+_ZH_THIS = frozenset(("这个", "这", "那个", "这样"))
 # "then" opening a decision (那就…): a closed class of connectives jieba tags as pronouns
 _ZH_THEN = frozenset(("那", "那么", "那样"))
 # what may stand before 我 when it is the subject: connectives, adverbs, times, places of
@@ -124,6 +129,21 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     return found
 
 
+def _approved(tagged: list[tuple[str, str]]) -> str:
+    """The thing a clause takes up: a phrase set before it and taken up again by 这个, then
+    a word of approval (烘焙课这个可以, 修复日志这个好) — what the speaker adopts, often what
+    the assistant proposed. The phrase as written (jieba cuts such phrases into verbs and
+    nouns: 修复/v 日志/ns); "" for any other clause."""
+    at = next((i for i, (w, _) in enumerate(tagged) if w in _ZH_THIS), -1)
+    head = tagged[:at]
+    rest = [w for w, f in tagged[at + 1:] if not f.startswith(("d", "y", "uj"))]
+    if at < 1 or rest[:1] != rest[-1:] or len(rest) != 1 or rest[0] not in _ZH_APPROVE:
+        return ""
+    if not any(f in _ZH_NOUNS for _, f in head) or any(f == "r" for _, f in head):
+        return ""  # a phrase with a noun, no pronoun (你说的这个好: the listener's words)
+    return "".join(w for w, _ in head)
+
+
 def _in_phrase(flag: str) -> bool:
     """A word that goes on with the noun phrase a preposition takes (在金融街的一家银行):
     a noun, 的, a numeral, a classifier or an adjective."""
@@ -176,7 +196,10 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
         if flag == "d" and word in _ZH_ASPECT and not after_prep:
             return True
         if flag.startswith("v"):
-            done = i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")
+            # 了 after the verb or at the clause's end (改坐高铁了: a new state of things);
+            # 吧 at its end proposes what the speaker will do (送去宠物店吧)
+            done = (i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")) or \
+                tagged[-1][0] in ("了", "吧")
             return done or word in _ZH_INTENT or _timed(tagged) or _placed(tagged[:i])
         if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
@@ -280,12 +303,15 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
                     for i, w in enumerate(words)) or any(
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
         topics = _zh_topics(tagged, names)
+        taken = "" if question else _approved(tagged)
+        if taken:  # 修复日志这个好: the phrase is the thing, whole
+            topics = [(0, taken)]
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
         # request on its own is read as before: what the user is working on)
         carried = about and _subjectless(tagged) and not _asks_for_me(tagged)
-        about = not question and (own or owned or _zh_self(tagged) or carried)
+        about = not question and (own or owned or bool(taken) or _zh_self(tagged) or carried)
         if (question and not owned) or not (owned or about):
             continue
         if not topics:
