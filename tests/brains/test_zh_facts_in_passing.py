@@ -175,3 +175,34 @@ def test_an_assistant_that_says_it_advises_is_still_the_assistant():
                "小林：好啊\n小周：我到时候带你去我表姐的店\n小林：好\n小周：我先去忙了\n")
     blocks, _ = segment(friends)
     assert {b.role for b in blocks} == {"person"}
+
+
+def test_an_exam_or_title_in_latin_letters_is_a_thing():
+    # N2, CPA: jieba tags Latin words "eng"; an acronym or a word with a digit names a thing
+    assert topics("七月份考N2，已经报上名了") == ("N2",)
+    assert topics("ok的") == ()
+
+
+def test_something_done_with_the_speaker_is_theirs():
+    # 跟我求婚了: another's act with the speaker, done — the speaker's news too; a nickname
+    # jieba cuts in two (阿/j 凯/nr) is one name
+    assert topics("阿凯昨天跟我求婚了！！") == ("阿凯",)
+    assert topics("他跟我说明天下雨") == ()
+
+
+def test_the_speakers_home_opening_a_clause_is_theirs():
+    assert topics("家里两只猫，大黄和煤球")[:1] == ("猫",)
+    assert topics("家里有一只柯基")[:1] == ("柯基",)
+
+
+def test_a_dated_thing_after_its_time_and_de_is_the_speakers():
+    assert topics("周三的游泳课改到周四了")[:1] == ("游泳课",)
+
+
+def test_requests_and_asides_name_no_thing_of_the_speakers():
+    # a request ending on 吧 asks; an A-not-A question asks; a character after an adverb or
+    # 想 is a verb (问/n), not the head of a thing
+    assert topics("帮我写个家长会的发言稿吧") == ()
+    assert topics("会不会生病了") == ()
+    assert topics("终于不用每顿都问老板了") == ("老板",)
+    assert topics("想问一下，学区房值不值得买？") == ()

@@ -42,7 +42,8 @@ _ZH_QUESTION = ("?", "？", "吗", "呢", "么")
 # interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗
 _ZH_ASKING = frozenset(("什么", "怎么", "怎么办", "怎样", "怎么样", "为什么", "哪", "哪里", "哪儿",
                         "哪个", "哪些", "多少", "多久", "几", "如何", "是否", "能不能", "可不可以",
-                        "要不要", "咋", "咋办"))
+                        "要不要", "咋", "咋办", "会不会", "是不是", "有没有", "对不对", "好不好",
+                        "行不行"))
 _ZH_KIN = ("妈", "爸", "哥", "姐", "弟", "妹", "老公", "老婆", "女儿", "儿子", "孩子", "家", "男朋友",
            "女朋友", "爷爷", "奶奶", "外婆", "外公")  # 我妈, 我女儿: the speaker's own, no 的
 _ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
@@ -52,7 +53,7 @@ _ZH_KIN_WORDS = frozenset((
     "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "我妈", "我爸", "老妈", "老爸",
     "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
     "外孙", "外孙女", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
-    "儿媳", "儿媳妇", "叔叔", "阿姨", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
+    "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
 # one's home before 的 is the speaker's, as 我家 is: 家里的狗 (a closed class of words for home)
 _ZH_HOME = frozenset(("家里", "家中", "家", "屋里"))
 # aspect adverbs: an act just done, done already or going on (刚下夜班, 已经报名了, 正在学) —
@@ -65,6 +66,8 @@ _ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "老�
 # the aspect particles: the word before one is a verb, whatever the dictionary tags it
 # (换/nz 了份兼职)
 _ZH_PARTICLES = ("了", "过", "着")
+# a month, a day of the month, a year by its number (七月份, 15号, 三月): a time by its form
+_DATE_WORD = re.compile(r"^[0-9０-９一二三四五六七八九十两]+(?:月份?|号|日|年)$")
 # words of approval: "X 这个好" takes X up (a closed class of evaluative predicates)
 _ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "挺好", "很好", "靠谱", "合适", "好主意"))
 _ZH_THIS = frozenset(("这个", "这", "那个", "这样"))
@@ -104,7 +107,8 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     listener = counted = after_count = after_verb = after_de = False
     run_flag = ""
     for word, flag in [*tagged, ("。", "x")]:
-        noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a"))
+        noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a")) or _latin_thing(word, flag)
+                or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (not run and flag.startswith("v"))))) \
             and word not in names and word not in _ZH_LIGHT
         if noun and not listener:
@@ -144,6 +148,12 @@ def _approved(tagged: list[tuple[str, str]]) -> str:
     return "".join(w for w, _ in head)
 
 
+def _latin_thing(word: str, flag: str) -> bool:
+    """A Latin word in a Chinese clause that names a thing by its form: an acronym or a
+    word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol"."""
+    return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
+
+
 def _in_phrase(flag: str) -> bool:
     """A word that goes on with the noun phrase a preposition takes (在金融街的一家银行):
     a noun, 的, a numeral, a classifier or an adjective."""
@@ -159,7 +169,7 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     """A clause about its speaker (see the module doc)."""
     if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] == "就":
         return True  # 那就先报周末班: the speaker decides (on what the assistant proposed)
-    if _dated_thing(tagged):
+    if _dated_thing(tagged) or _done_with_speaker(tagged):
         return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
@@ -178,8 +188,9 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             return True  # 刚下夜班, 每天都去…: an act just done or a habit, no subject before it
         elif not seen_verb and word in _ZH_KIN_WORDS:
             return True  # 儿子今天第一天上幼儿园: a kin word as subject is the speaker's own
-        elif not seen_verb and word in _ZH_HOME and i + 1 < len(tagged) and tagged[i + 1][0] == "的":
-            return True  # 家里的狗最近…: the speaker's home
+        elif not seen_verb and word in _ZH_HOME and (i == 0 or (
+                i + 1 < len(tagged) and tagged[i + 1][0] == "的")):
+            return True  # 家里的狗最近…, 家里两只猫: the speaker's home
         elif not seen_verb and not prep and not _determiner(tagged, i) and (
                 flag in _ZH_NOUNS or flag == "r"):
             return False  # another subject first: 她下周五有…, 这个… (在苏州: a place)
@@ -199,11 +210,23 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             # 了 after the verb or at the clause's end (改坐高铁了: a new state of things);
             # 吧 at its end proposes what the speaker will do (送去宠物店吧)
             done = (i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")) or \
-                tagged[-1][0] in ("了", "吧")
+                tagged[-1][0] == "了" or (tagged[-1][0] == "吧" and not any(
+                    w in _ZH_SELF or w in _ZH_LISTENER for w, _ in tagged))  # 帮我写个…吧: a request
             return done or word in _ZH_INTENT or _timed(tagged) or _placed(tagged[:i])
         if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
+    return False
+
+
+def _done_with_speaker(tagged: list[tuple[str, str]]) -> bool:
+    """Another's act done with or to the speaker (阿凯昨天跟我求婚了, 公司给我加薪了): 我 after a
+    preposition and a verb done (了, 过) after it — the speaker's news too; not a report
+    (他跟我说…)."""
+    for i, (word, _) in enumerate(tagged):
+        if word in _ZH_SELF and i and tagged[i - 1][1] == "p":
+            after = [w for w, _ in tagged[i + 1:]]
+            return any(w in ("了", "过") for w in after) and not any(w in _ZH_SAYING for w in after)
     return False
 
 
@@ -236,6 +259,8 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
     own turn a date is theirs — not a person (nr), a place (ns) or a pronoun, nor a
     report (天气预报说…)."""
     start = next((i for i, (_, f) in enumerate(tagged) if f != "t"), len(tagged))
+    if start and start < len(tagged) and tagged[start][0] == "的":
+        start += 1  # 周三的游泳课: the time's thing
     if len(tagged) - start < 3 or tagged[start][1] not in ("n", "vn", "nz", "nw"):
         return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim)
     verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and _verb(f)), None)
@@ -294,11 +319,12 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
     things = about = False
     clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
     for n, clause in enumerate(clauses):
-        tagged = _as_verbs([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
+        tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
         words = [w for w, _ in tagged]
         question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
             n == len(clauses) - 1 and text.rstrip().endswith(("?", "？"))) or any(
-            w in _ZH_ASKING for w in words)
+            w in _ZH_ASKING for w in words) or any(  # 会/v 不会/v: the A-not-A question
+            b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False))
         owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
                     for i, w in enumerate(words)) or any(
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
@@ -333,17 +359,24 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
     return ZhReading(tuple(groups))
 
 
-def _as_verbs(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Verbs the dictionary tags as nouns: one character right before an aspect particle
-    (换/nz 了份兼职: 了, 过, 着 follow verbs), and in the subject's place — first, after
-    times and adverbs only — a word the dictionary lists whole as a noun that is a verb and
-    its object (打网球/n: 打/v + 网球/n), the act the clause goes on about (最近打网球手腕疼)."""
+def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The dictionary's tags mended where the form says otherwise: a month or a day
+    (七月份/nz, 十五号) is a time; a nickname cut in two (阿/j 凯/nr) is one name; one
+    character tagged as a noun right before an aspect particle is a verb (换/nz 了份兼职:
+    了, 过, 着 follow verbs); and in the subject's place — first, after times and adverbs
+    only — a word the dictionary lists whole as a noun that is a verb and its object
+    (打网球/n: 打/v + 网球/n) is the act the clause goes on about (最近打网球手腕疼)."""
     out: list[tuple[str, str]] = []
     opening = True
     for i, (word, flag) in enumerate(tagged):
-        if len(word) == 1 and flag in _ZH_NOUNS and i + 1 < len(tagged) \
-                and tagged[i + 1][0] in _ZH_PARTICLES:
-            out.append((word, "v"))
+        if _DATE_WORD.match(word):
+            out.append((word, "t"))
+        elif out and out[-1][1] in ("j", "h") and len(out[-1][0]) == 1 and flag == "nr":
+            out[-1] = (out[-1][0] + word, "nr")
+        elif len(word) == 1 and flag in _ZH_NOUNS and (
+                (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_PARTICLES)
+                or (out and (out[-1][1] == "d" or out[-1][0] in _ZH_INTENT))):
+            out.append((word, "v"))  # 都/d 问/n 老板, 想问/n 一下: an adverb or 想 before a verb
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
         else:
