@@ -206,3 +206,21 @@ def test_requests_and_asides_name_no_thing_of_the_speakers():
     assert topics("会不会生病了") == ()
     assert topics("终于不用每顿都问老板了") == ("老板",)
     assert topics("想问一下，学区房值不值得买？") == ()
+
+
+def test_json_like_role_lines_with_chinese_roles_or_single_quotes_are_turns():
+    from reme_workbench.brains.offline_dream.statements import segment
+
+    chinese_roles = ('{"role": "用户", "content": "我在苏州开了一家面包店，想定一下月饼的价格"}\n'
+                     '{"role": "助手", "content": "好的，可以先算一下每盒的成本。"}\n'
+                     '{"role": "用户", "content": "老公下个月去上海出差"}\n')
+    single_quotes = ("{'role': 'user', 'content': '我在苏州开了一家面包店'}\n"
+                     "{'role': 'assistant', 'content': '好的，可以先算一下每盒的成本。'}\n"
+                     "{'role': 'user', 'content': '老公下个月去上海出差'}\n")
+    for chat in (chinese_roles, single_quotes):
+        blocks, _ = segment(chat)
+        assert [b.role for b in blocks] == ["user", "assistant", "user"], chat
+        assert any("面包店" in p.name for p in plans_of(chat)), chat
+    # a line that only looks like one stays text
+    blocks, _ = segment("{'role': owner, 'content': 'x'}\n{'role': 'user'\n")
+    assert all(b.role != "user" for b in blocks)

@@ -25,6 +25,7 @@ is for the rules that read them (conversation.py, the log rules in statements.py
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -408,7 +409,8 @@ def _turn_lines(lines: Sequence[str], read: Sequence[TurnLine | None], speakers:
 
 # -- role transcripts -------------------------------------------------------------------------
 
-_ROLE_LINE = re.compile(r'^\s*\{.*"(?:role|from)"\s*:.*\}\s*,?\s*$')
+# a message on one line: JSON, or the same written with single quotes (a Python dict)
+_ROLE_LINE = re.compile(r'^\s*\{.*["\'](?:role|from)["\']\s*:.*\}\s*,?\s*$')
 _YAML_ROLE = re.compile(r"^(?P<indent>\s*)(?:-\s+)?role:\s*(?P<role>[\w-]+)\s*$")
 _YAML_FIELD = re.compile(r"^(?P<indent>\s*)(?:-\s+)?(?P<key>content|name|text):\s?(?P<value>.*)$")
 _USER_ROLES = {"user", "human"}
@@ -442,7 +444,7 @@ def normalise_transcript(text: str) -> str:
                 out.append(line)  # a heading ("# Chat with Nova, 12 May") or a blank
                 continue
             try:
-                messages = _messages([json.loads(line.strip().rstrip(","))])
+                messages = _messages([_load_line(line)])
             except (ValueError, RecursionError):
                 return text
             if messages is None and not _is_role_message(line):
@@ -454,11 +456,24 @@ def normalise_transcript(text: str) -> str:
     return turns or text
 
 
+def _load_line(line: str) -> object:
+    """One message line: JSON, or a Python literal with single quotes ({'role': 'user', …});
+    ValueError when it is neither."""
+    text = line.strip().rstrip(",")
+    try:
+        return json.loads(text)
+    except ValueError:
+        try:
+            return ast.literal_eval(text)
+        except (SyntaxError, TypeError, MemoryError) as exc:
+            raise ValueError(str(exc)) from exc
+
+
 def _is_role_message(line: str) -> bool:
     """A JSON line of one message whose role is neither the user's nor the assistant's
     (system, tool): a message all the same, left out."""
     try:
-        value = json.loads(line.strip().rstrip(","))
+        value = _load_line(line)
     except (ValueError, RecursionError):
         return False
     return isinstance(value, dict) and isinstance(value.get("role", value.get("from")), str)
@@ -487,6 +502,8 @@ def _messages(value: object) -> list[tuple[str, str, str]] | None:
             return None  # not a message: a list of something else
         name = item.get("name")
         name = name if isinstance(name, str) else ""
+        if role.lower() not in _KNOWN_ROLES and (is_user(role) or is_assistant(role)):
+            role = "user" if is_user(role) else "assistant"  # a role in the user's language: 用户, 助手
         if "role" not in item and role.lower() not in _KNOWN_ROLES:
             role, name = "person", role  # an app's export names the sender: {"from": "Kate"}
         out.append((role.lower(), name, content))
