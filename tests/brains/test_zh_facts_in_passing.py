@@ -224,3 +224,29 @@ def test_json_like_role_lines_with_chinese_roles_or_single_quotes_are_turns():
     # a line that only looks like one stays text
     blocks, _ = segment("{'role': owner, 'content': 'x'}\n{'role': 'user'\n")
     assert all(b.role != "user" for b in blocks)
+
+
+def test_news_of_someone_in_the_speakers_life_is_told_by_them():
+    # 她/他 or a name as the subject of something done, dated or placed: the speaker's
+    # news of their own people (the user's partner, a child) — not what they said or think
+    assert topics("她在电视台做剪辑")[:1] == ("电视台",) or "剪辑" in topics("她在电视台做剪辑")
+    assert topics("阿凯求婚了！！") == ("阿凯",)
+    assert topics("她下周五有个面试") == ("面试",)
+    assert topics("他肯定说十一点睡不够") == ()
+    assert topics("他觉得不好") == ()
+
+
+def test_a_decision_opening_on_na_and_a_connective_is_the_speakers():
+    # 那还是…, 那先…: "then" and a connective or an adverb — the speaker decides
+    assert "妈" in "".join(topics("那还是放我妈那里"))
+    # "then you could": a suggestion, not a decision
+    assert topics("那可以在地铁上听播客") == ()
+
+
+def test_an_activity_the_speaker_took_up_is_the_topic():
+    # a verb after a verb, at the clause's end (迷上烘焙了, 开始健身了): the activity is the
+    # thing — jieba tags it a verb; not after 想/要/去 (a wish, a going), nor a complement
+    assert topics("我最近迷上烘焙了🍰 每周末都在家烤") == ("烘焙",)
+    assert topics("上个月开始健身了") == ("健身",)
+    assert topics("提前面试过了！！") == ("面试",)
+    assert topics("我想出去") == () and topics("终于坚持下来了") == ()

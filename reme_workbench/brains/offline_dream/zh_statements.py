@@ -15,6 +15,12 @@ conversation rules (conversation.py reads English with spaCy).
   dictionary cuts an unknown noun into a name and an adjective); never the listener's
   (你的画); a question clause states nothing unless it names a thing of the speaker's.
 
+* Facts said in passing (issue #30): a thing named by what the speaker does with it, in
+  a question too (我养的仓鼠…怎么办); news of the speaker's people (她在电视台做剪辑, 阿凯求婚
+  了); a decision (那就…, 送去宠物店吧) or a thing taken up (修复日志这个好); an activity named
+  by a verb after a verb (迷上烘焙了). Where a word's form contradicts jieba's tag the
+  form wins (`_retagged`: 七月份/nz a time, 打网球/n a verb and its object, 阿/j 凯/nr a name).
+
 Short statements count ("我养了一只猫"); thanks and greetings name no thing and state
 nothing. The readings are grouped by clause, so that one sentence telling two things
 (where one lives, where one works) gives a statement on each.
@@ -36,8 +42,10 @@ _ZH_LIGHT = frozenset(
     "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
-# clause breaks: punctuation, and a space between Chinese words (texted: "好的 这周六去…")
-_ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+# clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
+# emoji, which texting puts where punctuation goes ("迷上烘焙了🍰 每周末都在家烤")
+_ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+                        r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
 _ZH_QUESTION = ("?", "？", "吗", "呢", "么")
 # interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗
 _ZH_ASKING = frozenset(("什么", "怎么", "怎么办", "怎样", "怎么样", "为什么", "哪", "哪里", "哪儿",
@@ -68,6 +76,9 @@ _ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "老�
 _ZH_PARTICLES = ("了", "过", "着")
 # a month, a day of the month, a year by its number (七月份, 15号, 三月): a time by its form
 _DATE_WORD = re.compile(r"^[0-9０-９一二三四五六七八九十两]+(?:月份?|号|日|年)$")
+# what follows "then" in a decision (那就…, 那还是…, 那先…): a closed class of adverbs and
+# connectives — not 那可以… ("then you could": a suggestion)
+_ZH_DECIDING = frozenset(("就", "还是", "先", "干脆", "索性", "只好", "只能", "直接"))
 # words of approval: "X 这个好" takes X up (a closed class of evaluative predicates)
 _ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "挺好", "很好", "靠谱", "合适", "好主意"))
 _ZH_THIS = frozenset(("这个", "这", "那个", "这样"))
@@ -154,6 +165,32 @@ def _latin_thing(word: str, flag: str) -> bool:
     return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
 
 
+# what may come before a verb and make it no activity taken up: a wish, a plan, a modal, a
+# going or coming, a causative (想出去, 要去, 让他来) — a closed class of auxiliary verbs
+_ZH_AUX = frozenset(("会", "能", "能够", "可以", "应该", "需要", "得", "去", "来", "让", "叫", "帮",
+                     "敢", "肯", "该", "必须", "不用", "不想", "不要"))
+# directional and resultative complements written as verbs (坚持下来, 拿出来)
+_ZH_COMPLEMENT = frozenset(("起来", "下来", "下去", "出来", "出去", "回来", "回去", "过来", "过去",
+                            "上去", "进来", "进去"))
+
+
+def _activity(tagged: list[tuple[str, str]]) -> str:
+    """An activity named by a verb as the object of another, at the clause's end (迷/v 上
+    烘焙/v 了, 开始/v 健身/v 了, 提前/v 面试/v 过了): what the speaker took up or did; ""
+    when the first verb is auxiliary (想出去) or the second a complement (坚持下来)."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "ul", "ug", "uz", "y", "w")]
+    if len(words) < 2:
+        return ""
+    (first, f1), (last, f2) = words[-2], words[-1]
+    if f1 == "f" and len(words) > 2:  # 迷/v 上/f: a verb and its direction
+        first, f1 = words[-3]
+    if not (_verb(f1) and _verb(f2)) or len(last) < 2 or last in _ZH_COMPLEMENT:
+        return ""
+    if first in _ZH_INTENT or first in _ZH_AUX or last[:1] == last[1:2]:
+        return ""  # 想出去; 看看: reduplicated, a try
+    return last
+
+
 def _in_phrase(flag: str) -> bool:
     """A word that goes on with the noun phrase a preposition takes (在金融街的一家银行):
     a noun, 的, a numeral, a classifier or an adjective."""
@@ -167,9 +204,9 @@ def _determiner(tagged: list[tuple[str, str]], i: int) -> bool:
 
 def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     """A clause about its speaker (see the module doc)."""
-    if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] == "就":
-        return True  # 那就先报周末班: the speaker decides (on what the assistant proposed)
-    if _dated_thing(tagged) or _done_with_speaker(tagged):
+    if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING:
+        return True  # 那就先报周末班, 那还是放…: the speaker decides (on what the assistant proposed)
+    if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged):
         return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
@@ -217,6 +254,27 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
     return False
+
+
+_ZH_THIRD = frozenset(("他", "她", "他们", "她们"))
+# verbs of saying, thinking and feeling: what another says or thinks is no news of them
+_ZH_OPINION = frozenset(("觉得", "认为", "肯定", "想", "希望", "担心", "怕", "以为", "感觉", "嫌"))
+
+
+def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
+    """Someone of the speaker's life as the subject — 他 / 她, or a person's name (阿凯,
+    小林) — of something done (了, 过), dated, placed or done to a thing: the speaker's news
+    of their own people (她在电视台做剪辑, 阿凯求婚了, 她下周五有个面试); not what they say
+    or think (他肯定说…, 他觉得…)."""
+    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING)]
+    if len(rest) < 2 or not (rest[0][0] in _ZH_THIRD or (rest[0][1] == "nr" and len(rest[0][0]) > 1)):
+        return False
+    verb = next((i for i, (_, f) in enumerate(rest) if _verb(f)), None)
+    if verb is None or any(w in _ZH_SAYING or w in _ZH_OPINION for w, _ in rest[:verb + 1]):
+        return False
+    after = rest[verb + 1:]
+    return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in rest) or any(
+        f == "p" for _, f in rest[:verb]) or any(f in _ZH_NOUNS or f in ("m", "q") for _, f in after)
 
 
 def _done_with_speaker(tagged: list[tuple[str, str]]) -> bool:
@@ -332,6 +390,8 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
         taken = "" if question else _approved(tagged)
         if taken:  # 修复日志这个好: the phrase is the thing, whole
             topics = [(0, taken)]
+        elif not topics and (act := _activity(tagged)):
+            topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
