@@ -250,3 +250,17 @@ def test_an_activity_the_speaker_took_up_is_the_topic():
     assert topics("上个月开始健身了") == ("健身",)
     assert topics("提前面试过了！！") == ("面试",)
     assert topics("我想出去") == () and topics("终于坚持下来了") == ()
+
+
+def test_a_measure_is_no_thing():
+    # 三个小时, 一个小时小楷: a unit of time or distance counts how much, it names no thing
+    assert topics("想穿得好看点但是要站三个小时") == ()
+    assert topics("最近每天晚上练一个小时小楷") == ("小楷",)
+
+
+def test_jiebas_cuts_mended_by_the_form():
+    # 小/a 周/nr: a name with its prefix; 挪/ns 到: a verb before its complement; 的 提前/v
+    # 面试/v: the verbs after 的 are one noun phrase
+    assert topics("小周昨晚求婚了") == ("小周",)
+    assert topics("周二的羽毛球课挪到周五") == ("羽毛球课",)
+    assert topics("上个月中大的提前面试过了") == ("提前面试",)

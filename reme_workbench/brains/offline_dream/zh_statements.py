@@ -39,7 +39,9 @@ _ZH_LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
     "人 试试".split()) | frozenset(
     # greetings and thanks the dictionary tags as nouns (晚安/n, 谢谢/nr): no thing named
-    "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦".split())
+    "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦".split()) | frozenset(
+    # units of measure the dictionary tags as nouns (三个小时): how much, no thing
+    "小时 分钟 秒钟 公里 千米 公斤 厘米 毫米 星期 礼拜".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
 # clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
@@ -72,8 +74,11 @@ _ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "�
 _ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "老是", "一直", "天天", "每天",
                        "平时", "通常", "偶尔", "有时", "有时候", "每周", "每晚"))
 # the aspect particles: the word before one is a verb, whatever the dictionary tags it
-# (换/nz 了份兼职)
+# (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
 _ZH_PARTICLES = ("了", "过", "着")
+_ZH_RESULT = ("到", "给", "成", "完")
+# the prefixes of a nickname (小周, 老李, 阿凯): a closed class
+_ZH_NAME_PREFIX = frozenset(("小", "老", "阿"))
 # a month, a day of the month, a year by its number (七月份, 15号, 三月): a time by its form
 _DATE_WORD = re.compile(r"^[0-9０-９一二三四五六七八九十两]+(?:月份?|号|日|年)$")
 # what follows "then" in a decision (那就…, 那还是…, 那先…): a closed class of adverbs and
@@ -116,17 +121,19 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     found: list[tuple[int, str]] = []
     run: list[str] = []
     listener = counted = after_count = after_verb = after_de = False
+    de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
     run_flag = ""
     for word, flag in [*tagged, ("。", "x")]:
         noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a")) or _latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
-                or (after_de and (flag in _AFTER_DE or (not run and flag.startswith("v"))))) \
+                or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in _ZH_LIGHT
         if noun and not listener:
             after_count = after_count or (counted and not run)
             run.append(word)
             run_flag = "n" if after_de and len(run) > 1 else flag
             counted = False
+            de_verbs = de_verbs and flag.startswith("v")
             continue
         counted = flag in ("m", "q", "mq")
         if run:
@@ -141,6 +148,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         after_verb = after_verb or flag.startswith("v")
         listener = word in ("你", "您", "你们") or (listener and word == "的")
         after_de = word == "的"
+        de_verbs = after_de
     return found
 
 
@@ -431,10 +439,11 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     for i, (word, flag) in enumerate(tagged):
         if _DATE_WORD.match(word):
             out.append((word, "t"))
-        elif out and out[-1][1] in ("j", "h") and len(out[-1][0]) == 1 and flag == "nr":
-            out[-1] = (out[-1][0] + word, "nr")
+        elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
+                and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
+            out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
         elif len(word) == 1 and flag in _ZH_NOUNS and (
-                (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_PARTICLES)
+                (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_PARTICLES + _ZH_RESULT)
                 or (out and (out[-1][1] == "d" or out[-1][0] in _ZH_INTENT))):
             out.append((word, "v"))  # 都/d 问/n 老板, 想问/n 一下: an adverb or 想 before a verb
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
