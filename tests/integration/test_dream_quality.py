@@ -7,6 +7,7 @@ import importlib.util
 import json
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -30,6 +31,7 @@ from reme_workbench.experiments.dream_quality import (
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")
+LABELLED_SPLITS = (*SPLITS, "dev")  # dev/: user ↔ assistant chats read while developing
 PROV = "\n\nderived_from:: [[{}]]\n"
 
 # --- fragment names ---------------------------------------------------------------------------
@@ -102,7 +104,7 @@ def test_fragment_reasons_name_the_rule():
 
 
 def test_every_reference_name_in_the_labels_is_a_good_name():
-    for split in SPLITS:
+    for split in LABELLED_SPLITS:
         for label in load_labels(EVAL / split / "labels.yaml").values():
             for unit in label.units:
                 for name in (unit.name, *unit.also):
@@ -165,7 +167,7 @@ def test_description_repeats_name():
 
 
 def test_labels_cover_every_material_file_and_nothing_else():
-    for split in SPLITS:
+    for split in LABELLED_SPLITS:
         folder = EVAL / split
         labels = load_labels(folder / "labels.yaml")
         assert set(labels) == set(material_files(folder)), split
@@ -200,9 +202,31 @@ def test_the_set_is_mixed_and_split_as_documented():
             assert 1 <= len(unit.key) <= 5, unit.name
 
 
+def test_the_dev_split_is_user_assistant_chats_over_several_days():
+    """dev/ (issue #30, README "The dev split"): 30 chats, 20 Chinese and 10 English, dated
+    May 2027, every unit a fact about the user, and the facts a later day repeats, moves or
+    corrects grouped across days — for every user who has more than one day."""
+    labels = load_labels(EVAL / "dev" / "labels.yaml")
+    assert len(labels) == 30
+    assert sum(lb.language == "zh" for lb in labels.values()) == 20
+    assert {lb.kind for lb in labels.values()} == {"assistant_chat"}
+    assert all(rel.startswith("daily/2027-05-") for rel in labels)
+    assert all(1 <= len(lb.units) <= 5 and not lb.nothing for lb in labels.values())
+    units = [u for lb in labels.values() for u in lb.units]
+    assert {u.bucket for u in units} == {"personal"}
+    assert all(1 <= len(u.key) <= 5 for u in units)
+    days: dict[str, set[str]] = {}
+    for u in units:
+        if u.group:
+            days.setdefault(u.group, set()).add(u.material.split("/")[1])
+    assert len(days) >= 8 and all(len(d) >= 2 for d in days.values()), days
+    basenames = [rel.rsplit("/", 1)[1] for rel in labels]
+    assert len(set(basenames)) == len(basenames)  # the speaker test keys files by basename
+
+
 def test_every_key_phrase_occurs_in_its_material():
     """A note that carried the unit's material word for word would match it."""
-    for split in SPLITS:
+    for split in LABELLED_SPLITS:
         for label in load_labels(EVAL / split / "labels.yaml").values():
             text = " ".join((EVAL / split / label.path).read_text("utf-8").casefold().split())
             for unit in label.units:
@@ -429,6 +453,33 @@ def test_the_benchmark_refuses_a_missing_material_folder(tmp_path, capsys):
         _bench().main(["--material", str(tmp_path / "nope")])
     assert exc.value.code == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("split", "dreamt"), [
+    ("dev", ["dev"]), ("all", ["tune", "holdout"]), ("holdout", ["holdout"]),
+])
+def test_the_benchmark_dreams_dev_alone_and_all_stays_tune_and_holdout(
+        split, dreamt, monkeypatch, capsys):
+    """`--split dev` dreams tests/data/dream_eval/dev/ with its own labels; `all` pools
+    tune/ and holdout/ only, as every figure before dev/ existed did. (run_split is
+    replaced by one that records what it was given and dreams nothing: this is about
+    which splits run, not their figures.)"""
+    bench = _bench()
+    planned = []
+
+    def record(name, folder, labels, work, **kwargs):
+        planned.append((name, folder, labels))
+        run = SimpleNamespace(notes=[], materials=[], broken_links=[], seconds=0.0, outcomes={})
+        return {"name": name, "run": run, "report": evaluate([], [], [], labels),
+                "by_language": {}, "folder": folder, "labels": labels, "chat_facts": {}}
+
+    monkeypatch.setattr(bench, "run_split", record)
+    bench.main(["--split", split, "--embedder", "hashing"])
+    assert [name for name, _, _ in planned] == dreamt
+    for name, folder, labels in planned:
+        assert folder == EVAL / name
+        assert labels == load_labels(EVAL / name / "labels.yaml")
+    assert f"[{dreamt[0]}]" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("split", ["tune", "holdout"])
