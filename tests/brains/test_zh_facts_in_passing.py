@@ -153,6 +153,8 @@ def test_a_named_assistant_in_chinese_is_found_by_what_it_says():
 def test_a_good_night_after_a_statement_is_no_topic():
     assert topics("先去睡了 晚安") == ()
     assert topics("好的谢谢") == ()
+    read = read_chinese("明白，写好了发你看", frozenset(), own=True)  # an answer's "got it"
+    assert read is None or not read.topics
 
 
 def test_an_assistant_that_says_it_advises_is_still_the_assistant():
@@ -295,3 +297,16 @@ def test_a_texted_chinese_chat_with_a_named_assistant_reaches_notes_through_the_
     for fact in ("迷上烘焙", "小周昨晚求婚", "仓鼠"):
         assert fact in personal, (fact, list(notes))
     assert not [p for p in notes if "小芽" in p], list(notes)  # the assistant is no person
+
+
+def test_the_reply_to_any_chinese_question_about_the_user_is_theirs():
+    # the question names no thing (你平时有什么爱好？, 您退休前是做什么的？) or asks after
+    # the user's family with no owner said (孩子多大了？)
+    for question, reply, fact in (("你平时有什么爱好？", "羽毛球，每周三晚上打", "羽毛球"),
+                                  ("您退休前是做什么的？", "小学语文老师，教了三十年", "语文老师"),
+                                  ("孩子多大了？", "三岁半，九月上幼儿园", "幼儿园")):
+        chat = f"阿静：帮我安排一下周末\n助手：好的。{question}\n阿静：{reply}\n"
+        assert any(fact in p.name for p in plans_of(chat)), (question, [p.name for p in plans_of(chat)])
+    # an offer to the user is no question about them
+    chat = "阿静：帮我安排一下周末\n助手：需要我帮你列个清单吗？\n阿静：清单就不用了\n"
+    assert not plans_of(chat)

@@ -46,7 +46,7 @@ from .topics import (
     topic_of,
 )
 from .units import UnitPlan
-from .zh_statements import asked_of_listener
+from .zh_statements import asked_of_listener, asks_about_listener
 
 __all__ = [
     "CONVERSATION_UNITS", "plan_conversation", "ConversationSkip", "Topic", "topic_of",
@@ -241,7 +241,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
             # is theirs, though it has no subject and often no verb (read as their own words)
             asked_you = assistant_chat and any(
-                isinstance(span, str) and asked_of_listener(span, names) for _, span in sentences)
+                isinstance(span, str) and asks_about_listener(span) for _, span in sentences)
             continue
         if own or (block.speaker != last and not (asked and block.speaker == said_by(said))):
             group = group + 1

@@ -33,13 +33,14 @@ from dataclasses import dataclass
 
 from ...textrules.nlp import chinese_tagged
 
-__all__ = ["ZhReading", "read_chinese", "asked_of_listener"]
+__all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener"]
 
 _ZH_LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
     "人 试试".split()) | frozenset(
-    # greetings and thanks the dictionary tags as nouns (晚安/n, 谢谢/nr): no thing named
-    "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦".split()) | frozenset(
+    # greetings, thanks and acknowledgments the dictionary tags as nouns (晚安/n, 谢谢/nr,
+    # 明白): no thing named
+    "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
     # units of measure the dictionary tags as nouns (三个小时): how much, no thing
     "小时 分钟 秒钟 公里 千米 公斤 厘米 毫米 星期 礼拜".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
@@ -477,6 +478,24 @@ def _kept_by_speaker(tagged: list[tuple[str, str]]) -> bool:
 
 
 _ZH_LISTENER = ("你", "您", "你们")
+
+
+def asks_about_listener(sentence: str) -> bool:
+    """A question about the user (你平时有什么爱好？, 您退休前是做什么的？, 你考哪个学校？): the
+    listener as its subject or owner — 你 / 您 not after a verb or a preposition (需要我帮你…吗？
+    is an offer) — or a family member with no owner said (孩子多大了？: the user's own). What
+    the user answers to it is theirs, though the answer has no subject."""
+    text = sentence.strip()
+    tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
+    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
+        return False
+    for i, (word, _) in enumerate(tagged):
+        listener = word in _ZH_LISTENER or (word[:1] in ("你", "您") and word[1:] in _ZH_KIN)
+        governed = i > 0 and tagged[i - 1][1][:1] in ("v", "p")
+        if (listener and not governed) or (word in _ZH_KIN_WORDS and not governed and not any(
+                w in _ZH_SELF or w in _ZH_THIRD for w, _ in tagged[:i])):
+            return True
+    return False
 
 
 def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
