@@ -310,3 +310,11 @@ def test_the_reply_to_any_chinese_question_about_the_user_is_theirs():
     # an offer to the user is no question about them
     chat = "阿静：帮我安排一下周末\n助手：需要我帮你列个清单吗？\n阿静：清单就不用了\n"
     assert not plans_of(chat)
+
+
+def test_the_outcome_of_a_named_thing_is_the_speakers_news():
+    # X的Y + a verb done, with no owner said: the speaker's (岭南学院的提前面试过了); not a
+    # plain thing's change (天气变冷了) nor a time's (今天的天气变冷了)
+    assert "提前面试" in topics("岭南学院的提前面试过了！")
+    assert topics("天气变冷了") == ()
+    assert topics("今天的天气变冷了") == ()

@@ -215,7 +215,8 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     """A clause about its speaker (see the module doc)."""
     if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING:
         return True  # 那就先报周末班, 那还是放…: the speaker decides (on what the assistant proposed)
-    if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged):
+    if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged) \
+            or _outcome_of_thing(tagged):
         return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
@@ -284,6 +285,21 @@ def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
     after = rest[verb + 1:]
     return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in rest) or any(
         f == "p" for _, f in rest[:verb]) or any(f in _ZH_NOUNS or f in ("m", "q") for _, f in after)
+
+
+def _outcome_of_thing(tagged: list[tuple[str, str]]) -> bool:
+    """A thing named by what it belongs to (X 的 Y: 岭南学院的提前面试, 朵朵的签证) as the
+    subject of a verb done (过了, 下来了), no owner said: in a speaker's own turn, their news
+    — as a dated thing is (`_dated_thing`). Not a time's thing (今天的天气), nor a report."""
+    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING)]
+    de = next((i for i, (w, _) in enumerate(rest) if w == "的"), None)
+    verb = next((i for i, (_, f) in enumerate(rest) if _verb(f) and (de is None or i > de + 1)), None)
+    if de is None or verb is None or de == 0 or rest[de - 1][1] not in _ZH_NOUNS:
+        return False
+    if any(f == "r" or w in _ZH_SAYING for w, f in rest[:verb + 1]) or any(
+            _verb(f) for _, f in rest[:de]):
+        return False
+    return any(w in ("了", "过") for w, _ in rest[verb + 1:])
 
 
 def _done_with_speaker(tagged: list[tuple[str, str]]) -> bool:
