@@ -318,3 +318,11 @@ def test_the_outcome_of_a_named_thing_is_the_speakers_news():
     assert "提前面试" in topics("岭南学院的提前面试过了！")
     assert topics("天气变冷了") == ()
     assert topics("今天的天气变冷了") == ()
+
+
+def test_a_doubled_nickname_is_a_name():
+    # 朵朵/q, 乐乐/a: a child's or a pet's doubled name, whatever the dictionary tags it
+    assert topics("朵朵被录取了") == ("朵朵",)
+    assert "疫苗" in topics("豆豆今天打疫苗")
+    # doubled adverbs and kin words stay what they are
+    assert topics("天天加班") == () and topics("星星很亮") == ()

@@ -63,7 +63,7 @@ _ZH_KIN_WORDS = frozenset((
     "儿子", "女儿", "闺女", "孩子", "老公", "老婆", "丈夫", "妻子", "媳妇", "爱人", "老伴",
     "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "我妈", "我爸", "老妈", "老爸",
     "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
-    "外孙", "外孙女", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
+    "外孙", "外孙女", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
     "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
 # one's home before 的 is the speaker's, as 我家 is: 家里的狗 (a closed class of words for home)
 _ZH_HOME = frozenset(("家里", "家中", "家", "屋里"))
@@ -446,7 +446,8 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
 
 def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The dictionary's tags mended where the form says otherwise: a month or a day
-    (七月份/nz, 十五号) is a time; a nickname cut in two (阿/j 凯/nr) is one name; one
+    (七月份/nz, 十五号) is a time; a nickname cut in two (阿/j 凯/nr) or doubled (朵朵/q)
+    is a name; one
     character tagged as a noun right before an aspect particle is a verb (换/nz 了份兼职:
     了, 过, 着 follow verbs); and in the subject's place — first, after times and adverbs
     only — a word the dictionary lists whole as a noun that is a verb and its object
@@ -456,6 +457,9 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     for i, (word, flag) in enumerate(tagged):
         if _DATE_WORD.match(word):
             out.append((word, "t"))
+        elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
+                and word not in _ZH_KIN_WORDS and word not in _ZH_LIGHT:
+            out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
         elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
                 and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
             out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
