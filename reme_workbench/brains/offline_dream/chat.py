@@ -25,6 +25,7 @@ is for the rules that read them (conversation.py, the log rules in statements.py
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -33,7 +34,7 @@ from functools import lru_cache
 from typing import Literal, Protocol
 
 from ...textrules import is_cjk
-from ...textrules.nlp import english_docs
+from ...textrules.nlp import chinese_tagged, english_docs
 
 __all__ = [
     "TurnLine", "read_turn", "chat_speakers", "speaker_role", "chat_kind", "is_assistant",
@@ -167,19 +168,53 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
             turns[turn.label].append(turn.text)
 
     def speaks_of_self(texts: list[str]) -> bool:
-        return any(_SELF.search(_SELF_OBJECT.sub(" ", t)) for t in texts)
+        return any(_SELF.search(_SELF_OBJECT.sub(" ", t.replace("我", " "))) or _tells_of_self_zh(t)
+                   for t in texts)
 
     silent = [s for s in pair if len(turns[s]) >= ANSWERING_TURNS and not speaks_of_self(turns[s])]
     if len(silent) != 1:
         return None
     other = next(s for s in pair if s != silent[0])
     def words(texts: list[str]) -> float:
-        return sum(len(t.split()) for t in texts) / max(1, len(texts))
+        return sum(_length(t) for t in texts) / max(1, len(texts))
 
     if not speaks_of_self(turns[other]) or words(turns[silent[0]]) < words(turns[other]) \
             or _leaves_self_out(turns[silent[0]]):
         return None
     return silent[0]
+
+
+# what a helper says it does as it helps (我建议, 我觉得, 我来帮你, 我可以…): a closed class of
+# verbs of advising, judging and helping, and the modals before them
+_HELPING = frozenset(("建议", "觉得", "认为", "推荐", "来", "帮", "帮你", "可以", "能", "会", "理解",
+                      "明白", "猜", "给", "给你", "陪你", "查", "整理", "列", "写", "算"))
+
+
+def _tells_of_self_zh(text: str) -> bool:
+    """A Chinese turn whose speaker speaks of themselves: 我 as a subject of anything but
+    the helper's own acts of helping (我建议…, 我来帮你…), and not the object of a verb or a
+    preposition (找我, 告诉我, 给我: "let me know")."""
+    if "我" not in text:
+        return False
+    tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
+    for i, (word, _) in enumerate(tagged):
+        if not word.startswith("我") or word.startswith("我们"):
+            continue
+        if word != "我":
+            return True  # 我家, 我妈: a life of one's own
+        if i and tagged[i - 1][1][:1] in ("v", "p"):
+            continue  # the object: 找我, 给我
+        after = next((w for w, f in tagged[i + 1:] if not f.startswith("d")), "")
+        if after not in _HELPING:
+            return True
+    return False
+
+
+def _length(text: str) -> int:
+    """How long a turn is: its words, each Chinese character one (Chinese writes no spaces:
+    a long answer is one "word" by spaces, a texted burst "好 我下次试试" two)."""
+    cjk = sum(map(is_cjk, text))
+    return cjk + len("".join(" " if is_cjk(c) else c for c in text).split())
 
 
 def _leaves_self_out(texts: list[str]) -> bool:
@@ -374,7 +409,8 @@ def _turn_lines(lines: Sequence[str], read: Sequence[TurnLine | None], speakers:
 
 # -- role transcripts -------------------------------------------------------------------------
 
-_ROLE_LINE = re.compile(r'^\s*\{.*"(?:role|from)"\s*:.*\}\s*,?\s*$')
+# a message on one line: JSON, or the same written with single quotes (a Python dict)
+_ROLE_LINE = re.compile(r'^\s*\{.*["\'](?:role|from)["\']\s*:.*\}\s*,?\s*$')
 _YAML_ROLE = re.compile(r"^(?P<indent>\s*)(?:-\s+)?role:\s*(?P<role>[\w-]+)\s*$")
 _YAML_FIELD = re.compile(r"^(?P<indent>\s*)(?:-\s+)?(?P<key>content|name|text):\s?(?P<value>.*)$")
 _USER_ROLES = {"user", "human"}
@@ -408,7 +444,7 @@ def normalise_transcript(text: str) -> str:
                 out.append(line)  # a heading ("# Chat with Nova, 12 May") or a blank
                 continue
             try:
-                messages = _messages([json.loads(line.strip().rstrip(","))])
+                messages = _messages([_load_line(line)])
             except (ValueError, RecursionError):
                 return text
             if messages is None and not _is_role_message(line):
@@ -420,11 +456,24 @@ def normalise_transcript(text: str) -> str:
     return turns or text
 
 
+def _load_line(line: str) -> object:
+    """One message line: JSON, or a Python literal with single quotes ({'role': 'user', …});
+    ValueError when it is neither."""
+    text = line.strip().rstrip(",")
+    try:
+        return json.loads(text)
+    except ValueError:
+        try:
+            return ast.literal_eval(text)
+        except (SyntaxError, TypeError, MemoryError) as exc:
+            raise ValueError(str(exc)) from exc
+
+
 def _is_role_message(line: str) -> bool:
     """A JSON line of one message whose role is neither the user's nor the assistant's
     (system, tool): a message all the same, left out."""
     try:
-        value = json.loads(line.strip().rstrip(","))
+        value = _load_line(line)
     except (ValueError, RecursionError):
         return False
     return isinstance(value, dict) and isinstance(value.get("role", value.get("from")), str)
@@ -453,6 +502,8 @@ def _messages(value: object) -> list[tuple[str, str, str]] | None:
             return None  # not a message: a list of something else
         name = item.get("name")
         name = name if isinstance(name, str) else ""
+        if role.lower() not in _KNOWN_ROLES and (is_user(role) or is_assistant(role)):
+            role = "user" if is_user(role) else "assistant"  # a role in the user's language: 用户, 助手
         if "role" not in item and role.lower() not in _KNOWN_ROLES:
             role, name = "person", role  # an app's export names the sender: {"from": "Kate"}
         out.append((role.lower(), name, content))

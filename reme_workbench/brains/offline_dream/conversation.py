@@ -47,7 +47,7 @@ from .topics import (
 )
 from .units import UnitPlan
 from .weave import cites
-from .zh_statements import asked_of_listener
+from .zh_statements import asked_of_listener, asks_about_listener
 
 __all__ = [
     "CONVERSATION_UNITS", "plan_conversation", "ConversationSkip", "Topic", "topic_of",
@@ -234,23 +234,28 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     split = _sentences(texts)
     said: list[_Said] = []
     group, last = -1, None
-    asked = False
+    asked = asked_you = False
     # the user's notes to themselves (one speaker, no assistant): every line is theirs and
     # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
     own = assistant_chat and not any(b.role == "assistant" for b in turns)
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
-            asked = texts[i].rstrip().endswith("?")  # "What does she like?" — "pottery"
+            asked = texts[i].rstrip().endswith(("?", "？"))  # "What does she like?" — "pottery"
+            # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
+            # is theirs, though it has no subject and often no verb (read as their own words)
+            asked_you = assistant_chat and any(
+                isinstance(span, str) and asks_about_listener(span) for _, span in sentences)
             continue
         if own or (block.speaker != last and not (asked and block.speaker == said_by(said))):
             group = group + 1
+        answer, asked_you = asked_you, False
         last, asked = block.speaker, False
         confirmed = ""
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
         for text, span in sentences:
-            readings = (read_chinese(span, names, own=own) if isinstance(span, str)
+            readings = (read_chinese(span, names, own=own or answer) if isinstance(span, str)
                         else [read_english(span, names)])
             if own and not isinstance(span, str):
                 readings = [own_line(span, names, readings[0])]

@@ -15,6 +15,12 @@ conversation rules (conversation.py reads English with spaCy).
   dictionary cuts an unknown noun into a name and an adjective); never the listener's
   (你的画); a question clause states nothing unless it names a thing of the speaker's.
 
+* Facts said in passing (issue #30): a thing named by what the speaker does with it, in
+  a question too (我养的仓鼠…怎么办); news of the speaker's people (她在电视台做剪辑, 阿凯求婚
+  了); a decision (那就…, 送去宠物店吧) or a thing taken up (修复日志这个好); an activity named
+  by a verb after a verb (迷上烘焙了). Where a word's form contradicts jieba's tag the
+  form wins (`_retagged`: 七月份/nz a time, 打网球/n a verb and its object, 阿/j 凯/nr a name).
+
 Short statements count ("我养了一只猫"); thanks and greetings name no thing and state
 nothing. The readings are grouped by clause, so that one sentence telling two things
 (where one lives, where one works) gives a statement on each.
@@ -27,31 +33,61 @@ from dataclasses import dataclass
 
 from ...textrules.nlp import chinese_tagged
 
-__all__ = ["ZhReading", "read_chinese", "asked_of_listener"]
+__all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener"]
 
 _ZH_LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
-    "人 试试".split())
+    "人 试试".split()) | frozenset(
+    # greetings, thanks and acknowledgments the dictionary tags as nouns (晚安/n, 谢谢/nr,
+    # 明白): no thing named
+    "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
+    # units of measure the dictionary tags as nouns (三个小时): how much, no thing
+    "小时 分钟 秒钟 公里 千米 公斤 厘米 毫米 星期 礼拜".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
-# clause breaks: punctuation, and a space between Chinese words (texted: "好的 这周六去…")
-_ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+# clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
+# emoji, which texting puts where punctuation goes ("迷上烘焙了🍰 每周末都在家烤")
+_ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+                        r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
 _ZH_QUESTION = ("?", "？", "吗", "呢", "么")
 # interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗
 _ZH_ASKING = frozenset(("什么", "怎么", "怎么办", "怎样", "怎么样", "为什么", "哪", "哪里", "哪儿",
-                        "哪个", "多少", "几", "如何", "是否", "能不能", "可不可以", "要不要"))
+                        "哪个", "哪些", "多少", "多久", "几", "如何", "是否", "能不能", "可不可以",
+                        "要不要", "咋", "咋办", "会不会", "是不是", "有没有", "对不对", "好不好",
+                        "行不行"))
 _ZH_KIN = ("妈", "爸", "哥", "姐", "弟", "妹", "老公", "老婆", "女儿", "儿子", "孩子", "家", "男朋友",
            "女朋友", "爷爷", "奶奶", "外婆", "外公")  # 我妈, 我女儿: the speaker's own, no 的
 _ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
 # kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
-_ZH_KIN_WORDS = frozenset(("儿子", "女儿", "老公", "老婆", "妈妈", "爸爸", "我妈", "我爸", "孩子",
-                           "男朋友", "女朋友", "对象", "爷爷", "奶奶", "外婆", "外公", "哥哥",
-                           "姐姐", "弟弟", "妹妹"))
+_ZH_KIN_WORDS = frozenset((
+    "儿子", "女儿", "闺女", "孩子", "老公", "老婆", "丈夫", "妻子", "媳妇", "爱人", "老伴",
+    "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "我妈", "我爸", "老妈", "老爸",
+    "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
+    "外孙", "外孙女", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
+    "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
 # one's home before 的 is the speaker's, as 我家 is: 家里的狗 (a closed class of words for home)
 _ZH_HOME = frozenset(("家里", "家中", "家", "屋里"))
 # aspect adverbs: an act just done, done already or going on (刚下夜班, 已经报名了, 正在学) —
 # with no subject before them, the speaker's own (a closed class of grammar words)
 _ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "正", "在", "才", "一直", "还在"))
+# adverbs of how often (每天都去, 经常加班): a habit, with no subject before them the
+# speaker's own (a closed class of grammar words)
+_ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "老是", "一直", "天天", "每天",
+                       "平时", "通常", "偶尔", "有时", "有时候", "每周", "每晚"))
+# the aspect particles: the word before one is a verb, whatever the dictionary tags it
+# (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
+_ZH_PARTICLES = ("了", "过", "着")
+_ZH_RESULT = ("到", "给", "成", "完")
+# the prefixes of a nickname (小周, 老李, 阿凯): a closed class
+_ZH_NAME_PREFIX = frozenset(("小", "老", "阿"))
+# a month, a day of the month, a year by its number (七月份, 15号, 三月): a time by its form
+_DATE_WORD = re.compile(r"^[0-9０-９一二三四五六七八九十两]+(?:月份?|号|日|年)$")
+# what follows "then" in a decision (那就…, 那还是…, 那先…): a closed class of adverbs and
+# connectives — not 那可以… ("then you could": a suggestion)
+_ZH_DECIDING = frozenset(("就", "还是", "先", "干脆", "索性", "只好", "只能", "直接"))
+# words of approval: "X 这个好" takes X up (a closed class of evaluative predicates)
+_ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "挺好", "很好", "靠谱", "合适", "好主意"))
+_ZH_THIS = frozenset(("这个", "这", "那个", "这样"))
 # "then" opening a decision (那就…): a closed class of connectives jieba tags as pronouns
 _ZH_THEN = frozenset(("那", "那么", "那样"))
 # what may stand before 我 when it is the subject: connectives, adverbs, times, places of
@@ -86,16 +122,19 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     found: list[tuple[int, str]] = []
     run: list[str] = []
     listener = counted = after_count = after_verb = after_de = False
+    de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
     run_flag = ""
     for word, flag in [*tagged, ("。", "x")]:
-        noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a"))
-                or (after_de and flag in _AFTER_DE)) \
+        noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a")) or _latin_thing(word, flag)
+                or ((after_de or after_count) and run and flag in _AFTER_DE)
+                or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in _ZH_LIGHT
         if noun and not listener:
             after_count = after_count or (counted and not run)
             run.append(word)
             run_flag = "n" if after_de and len(run) > 1 else flag
             counted = False
+            de_verbs = de_verbs and flag.startswith("v")
             continue
         counted = flag in ("m", "q", "mq")
         if run:
@@ -110,7 +149,55 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         after_verb = after_verb or flag.startswith("v")
         listener = word in ("你", "您", "你们") or (listener and word == "的")
         after_de = word == "的"
+        de_verbs = after_de
     return found
+
+
+def _approved(tagged: list[tuple[str, str]]) -> str:
+    """The thing a clause takes up: a phrase set before it and taken up again by 这个, then
+    a word of approval (烘焙课这个可以, 修复日志这个好) — what the speaker adopts, often what
+    the assistant proposed. The phrase as written (jieba cuts such phrases into verbs and
+    nouns: 修复/v 日志/ns); "" for any other clause."""
+    at = next((i for i, (w, _) in enumerate(tagged) if w in _ZH_THIS), -1)
+    head = tagged[:at]
+    rest = [w for w, f in tagged[at + 1:] if not f.startswith(("d", "y", "uj"))]
+    if at < 1 or rest[:1] != rest[-1:] or len(rest) != 1 or rest[0] not in _ZH_APPROVE:
+        return ""
+    if not any(f in _ZH_NOUNS for _, f in head) or any(f == "r" for _, f in head):
+        return ""  # a phrase with a noun, no pronoun (你说的这个好: the listener's words)
+    return "".join(w for w, _ in head)
+
+
+def _latin_thing(word: str, flag: str) -> bool:
+    """A Latin word in a Chinese clause that names a thing by its form: an acronym or a
+    word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol"."""
+    return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
+
+
+# what may come before a verb and make it no activity taken up: a wish, a plan, a modal, a
+# going or coming, a causative (想出去, 要去, 让他来) — a closed class of auxiliary verbs
+_ZH_AUX = frozenset(("会", "能", "能够", "可以", "应该", "需要", "得", "去", "来", "让", "叫", "帮",
+                     "敢", "肯", "该", "必须", "不用", "不想", "不要"))
+# directional and resultative complements written as verbs (坚持下来, 拿出来)
+_ZH_COMPLEMENT = frozenset(("起来", "下来", "下去", "出来", "出去", "回来", "回去", "过来", "过去",
+                            "上去", "进来", "进去"))
+
+
+def _activity(tagged: list[tuple[str, str]]) -> str:
+    """An activity named by a verb as the object of another, at the clause's end (迷/v 上
+    烘焙/v 了, 开始/v 健身/v 了, 提前/v 面试/v 过了): what the speaker took up or did; ""
+    when the first verb is auxiliary (想出去) or the second a complement (坚持下来)."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "ul", "ug", "uz", "y", "w")]
+    if len(words) < 2:
+        return ""
+    (first, f1), (last, f2) = words[-2], words[-1]
+    if f1 == "f" and len(words) > 2:  # 迷/v 上/f: a verb and its direction
+        first, f1 = words[-3]
+    if not (_verb(f1) and _verb(f2)) or len(last) < 2 or last in _ZH_COMPLEMENT:
+        return ""
+    if first in _ZH_INTENT or first in _ZH_AUX or last[:1] == last[1:2]:
+        return ""  # 想出去; 看看: reduplicated, a try
+    return last
 
 
 def _in_phrase(flag: str) -> bool:
@@ -126,9 +213,10 @@ def _determiner(tagged: list[tuple[str, str]], i: int) -> bool:
 
 def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     """A clause about its speaker (see the module doc)."""
-    if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] == "就":
-        return True  # 那就先报周末班: the speaker decides (on what the assistant proposed)
-    if _dated_thing(tagged):
+    if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING:
+        return True  # 那就先报周末班, 那还是放…: the speaker decides (on what the assistant proposed)
+    if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged) \
+            or _outcome_of_thing(tagged):
         return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
@@ -143,17 +231,18 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
                 # a clause opening on 我 (after a connective or an adverb: 另外我…) is
                 # about me, whatever the dictionary tags its verb (我对花生过敏: 过敏 "nr")
                 return True
-        elif not seen_verb and not prep and flag == "d" and word in _ZH_ASPECT:
-            return True  # 刚下夜班: an act just done, no subject before it
+        elif not seen_verb and not prep and flag == "d" and (word in _ZH_ASPECT or word in _ZH_HABIT):
+            return True  # 刚下夜班, 每天都去…: an act just done or a habit, no subject before it
         elif not seen_verb and word in _ZH_KIN_WORDS:
             return True  # 儿子今天第一天上幼儿园: a kin word as subject is the speaker's own
-        elif not seen_verb and word in _ZH_HOME and i + 1 < len(tagged) and tagged[i + 1][0] == "的":
-            return True  # 家里的狗最近…: the speaker's home
+        elif not seen_verb and word in _ZH_HOME and (i == 0 or (
+                i + 1 < len(tagged) and tagged[i + 1][0] == "的")):
+            return True  # 家里的狗最近…, 家里两只猫: the speaker's home
         elif not seen_verb and not prep and not _determiner(tagged, i) and (
                 flag in _ZH_NOUNS or flag == "r"):
             return False  # another subject first: 她下周五有…, 这个… (在苏州: a place)
         seen_verb = seen_verb or flag.startswith("v")
-        prep = flag == "p" or (prep and flag in _ZH_NOUNS)
+        prep = flag == "p" or (prep and _in_phrase(flag))  # 在一家书店: the place, no subject
     # no subject before the first verb: Chinese leaves the speaker out (上周刚提了车)
     # — when the clause says when (上周, 十月), what the speaker means to do (想, 打算),
     # what they did (提了车) or have just done (刚下夜班); a remark on the weather
@@ -165,11 +254,81 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
         if flag == "d" and word in _ZH_ASPECT and not after_prep:
             return True
         if flag.startswith("v"):
-            done = i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")
-            return done or word in _ZH_INTENT or any(f == "t" for _, f in tagged)
+            # 了 after the verb or at the clause's end (改坐高铁了: a new state of things);
+            # 吧 at its end proposes what the speaker will do (送去宠物店吧)
+            done = (i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")) or \
+                tagged[-1][0] == "了" or (tagged[-1][0] == "吧" and not any(
+                    w in _ZH_SELF or w in _ZH_LISTENER for w, _ in tagged))  # 帮我写个…吧: a request
+            return done or word in _ZH_INTENT or _timed(tagged) or _placed(tagged[:i])
         if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
+    return False
+
+
+_ZH_THIRD = frozenset(("他", "她", "他们", "她们"))
+# verbs of saying, thinking and feeling: what another says or thinks is no news of them
+_ZH_OPINION = frozenset(("觉得", "认为", "肯定", "想", "希望", "担心", "怕", "以为", "感觉", "嫌"))
+
+
+def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
+    """Someone of the speaker's life as the subject — 他 / 她, or a person's name (阿凯,
+    小林) — of something done (了, 过), dated, placed or done to a thing: the speaker's news
+    of their own people (她在电视台做剪辑, 阿凯求婚了, 她下周五有个面试); not what they say
+    or think (他肯定说…, 他觉得…)."""
+    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING)]
+    if len(rest) < 2 or not (rest[0][0] in _ZH_THIRD or (rest[0][1] == "nr" and len(rest[0][0]) > 1)):
+        return False
+    verb = next((i for i, (_, f) in enumerate(rest) if _verb(f)), None)
+    if verb is None or any(w in _ZH_SAYING or w in _ZH_OPINION for w, _ in rest[:verb + 1]):
+        return False
+    after = rest[verb + 1:]
+    return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in rest) or any(
+        f == "p" for _, f in rest[:verb]) or any(f in _ZH_NOUNS or f in ("m", "q") for _, f in after)
+
+
+def _outcome_of_thing(tagged: list[tuple[str, str]]) -> bool:
+    """A thing named by what it belongs to (X 的 Y: 岭南学院的提前面试, 朵朵的签证) as the
+    subject of a verb done (过了, 下来了), no owner said: in a speaker's own turn, their news
+    — as a dated thing is (`_dated_thing`). Not a time's thing (今天的天气), nor a report."""
+    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING)]
+    de = next((i for i, (w, _) in enumerate(rest) if w == "的"), None)
+    verb = next((i for i, (_, f) in enumerate(rest) if _verb(f) and (de is None or i > de + 1)), None)
+    if de is None or verb is None or de == 0 or rest[de - 1][1] not in _ZH_NOUNS:
+        return False
+    if any(f == "r" or w in _ZH_SAYING for w, f in rest[:verb + 1]) or any(
+            _verb(f) for _, f in rest[:de]):
+        return False
+    return any(w in ("了", "过") for w, _ in rest[verb + 1:])
+
+
+def _done_with_speaker(tagged: list[tuple[str, str]]) -> bool:
+    """Another's act done with or to the speaker (阿凯昨天跟我求婚了, 公司给我加薪了): 我 after a
+    preposition and a verb done (了, 过) after it — the speaker's news too; not a report
+    (他跟我说…)."""
+    for i, (word, _) in enumerate(tagged):
+        if word in _ZH_SELF and i and tagged[i - 1][1] == "p":
+            after = [w for w, _ in tagged[i + 1:]]
+            return any(w in ("了", "过") for w in after) and not any(w in _ZH_SAYING for w in after)
+    return False
+
+
+def _timed(tagged: list[tuple[str, str]]) -> bool:
+    """The clause says when: a time word, or a locative of two characters or more opening
+    it (最近/f, 之前/f, 后来/f: jieba tags these times as places)."""
+    return any(f == "t" for _, f in tagged) or (
+        bool(tagged) and tagged[0][1] == "f" and len(tagged[0][0]) > 1)
+
+
+def _placed(before: list[tuple[str, str]]) -> bool:
+    """A preposition's phrase before the verb names a place (在杭州, 在一家书店): the
+    predicate says where one does something — a place name, a place word, or a counted
+    thing (一家/m), not a thing's inside (在文档里加一段: a request)."""
+    for i, (_, flag) in enumerate(before):
+        if flag == "p":
+            phrase = before[i + 1:]
+            return bool(phrase) and all(_in_phrase(f) for _, f in phrase) and any(
+                f in ("ns", "s", "nt", "m", "mq") for _, f in phrase)
     return False
 
 
@@ -182,9 +341,12 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
     手术定在下周三, 比赛改到下周六了): Chinese leaves out whose it is, and in a speaker's
     own turn a date is theirs — not a person (nr), a place (ns) or a pronoun, nor a
     report (天气预报说…)."""
-    if len(tagged) < 3 or tagged[0][1] not in ("n", "vn", "nz", "nw"):
-        return False
-    verb = next(((w, i) for i, (w, f) in enumerate(tagged) if _verb(f)), None)
+    start = next((i for i, (_, f) in enumerate(tagged) if f != "t"), len(tagged))
+    if start and start < len(tagged) and tagged[start][0] == "的":
+        start += 1  # 周三的游泳课: the time's thing
+    if len(tagged) - start < 3 or tagged[start][1] not in ("n", "vn", "nz", "nw"):
+        return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim)
+    verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and _verb(f)), None)
     return verb is not None and verb[0] not in _ZH_SAYING and any(
         f == "t" for _, f in tagged[verb[1]:])
 
@@ -240,21 +402,27 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
     things = about = False
     clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
     for n, clause in enumerate(clauses):
-        tagged = [(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()]
+        tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
         words = [w for w, _ in tagged]
         question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
             n == len(clauses) - 1 and text.rstrip().endswith(("?", "？"))) or any(
-            w in _ZH_ASKING for w in words)
+            w in _ZH_ASKING for w in words) or any(  # 会/v 不会/v: the A-not-A question
+            b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False))
         owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
                     for i, w in enumerate(words)) or any(
-            w.startswith("我") and w[1:] in _ZH_KIN for w in words)
+            w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
         topics = _zh_topics(tagged, names)
+        taken = "" if question else _approved(tagged)
+        if taken:  # 修复日志这个好: the phrase is the thing, whole
+            topics = [(0, taken)]
+        elif not topics and (act := _activity(tagged)):
+            topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
         # request on its own is read as before: what the user is working on)
         carried = about and _subjectless(tagged) and not _asks_for_me(tagged)
-        about = not question and (own or owned or _zh_self(tagged) or carried)
+        about = not question and (own or owned or bool(taken) or _zh_self(tagged) or carried)
         if (question and not owned) or not (owned or about):
             continue
         if not topics:
@@ -276,7 +444,78 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
     return ZhReading(tuple(groups))
 
 
+def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The dictionary's tags mended where the form says otherwise: a month or a day
+    (七月份/nz, 十五号) is a time; a nickname cut in two (阿/j 凯/nr) or doubled (朵朵/q)
+    is a name; one
+    character tagged as a noun right before an aspect particle is a verb (换/nz 了份兼职:
+    了, 过, 着 follow verbs); and in the subject's place — first, after times and adverbs
+    only — a word the dictionary lists whole as a noun that is a verb and its object
+    (打网球/n: 打/v + 网球/n) is the act the clause goes on about (最近打网球手腕疼)."""
+    out: list[tuple[str, str]] = []
+    opening = True
+    for i, (word, flag) in enumerate(tagged):
+        if _DATE_WORD.match(word):
+            out.append((word, "t"))
+        elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
+                and word not in _ZH_KIN_WORDS and word not in _ZH_LIGHT:
+            out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
+        elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
+                and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
+            out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
+        elif len(word) == 1 and flag in _ZH_NOUNS and (
+                (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_PARTICLES + _ZH_RESULT)
+                or (out and (out[-1][1] == "d" or out[-1][0] in _ZH_INTENT))):
+            out.append((word, "v"))  # 都/d 问/n 老板, 想问/n 一下: an adverb or 想 before a verb
+        elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
+            out += [(word[0], "v"), (word[1:], "n")]
+        else:
+            out.append((word, flag))
+        opening = opening and flag.startswith(_OPENING)
+    return out
+
+
+def _verb_object(word: str) -> bool:
+    """`word` is a verb of one character and a noun the dictionary knows (打 + 网球)."""
+    head, rest = chinese_tagged(word[0]), chinese_tagged(word[1:])
+    return (len(head) == 1 and _verb(head[0][1]) and len(rest) == 1
+            and rest[0][1] in ("n", "nz"))
+
+
+def _kept_by_speaker(tagged: list[tuple[str, str]]) -> bool:
+    """A thing named by what the speaker does with it — 我 + verb + 的 + noun (我养的仓鼠,
+    我报的班, 我们开的店): a relative clause that makes it the speaker's, in a question too."""
+    for i, (word, _) in enumerate(tagged):
+        if word not in _ZH_SELF:
+            continue
+        j = i + 1
+        while j < len(tagged) and tagged[j][1][:1] in ("d", "v"):
+            j += 1
+        verbs = any(_verb(f) for _, f in tagged[i + 1:j])
+        if verbs and j + 1 < len(tagged) and tagged[j][0] == "的" and tagged[j + 1][1] in _ZH_NOUNS:
+            return True
+    return False
+
+
 _ZH_LISTENER = ("你", "您", "你们")
+
+
+def asks_about_listener(sentence: str) -> bool:
+    """A question about the user (你平时有什么爱好？, 您退休前是做什么的？, 你考哪个学校？): the
+    listener as its subject or owner — 你 / 您 not after a verb or a preposition (需要我帮你…吗？
+    is an offer) — or a family member with no owner said (孩子多大了？: the user's own). What
+    the user answers to it is theirs, though the answer has no subject."""
+    text = sentence.strip()
+    tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
+    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
+        return False
+    for i, (word, _) in enumerate(tagged):
+        listener = word in _ZH_LISTENER or (word[:1] in ("你", "您") and word[1:] in _ZH_KIN)
+        governed = i > 0 and tagged[i - 1][1][:1] in ("v", "p")
+        if (listener and not governed) or (word in _ZH_KIN_WORDS and not governed and not any(
+                w in _ZH_SELF or w in _ZH_THIRD for w, _ in tagged[:i])):
+            return True
+    return False
 
 
 def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
