@@ -38,7 +38,7 @@ from pathlib import Path
 import yaml
 
 from reme_workbench.errors import RemeError
-from reme_workbench.textrules.cjk import CJK_CHARS, HAN_CHARS
+from reme_workbench.textrules import CJK_CHARS, HAN_CHARS
 from reme_workbench.vault.layout import BUCKETS, bucket_of, is_digest_note
 from reme_workbench.vault.links import is_provenance, parse_links
 from reme_workbench.vault.note import parse
@@ -226,7 +226,7 @@ def reaction_name(name: str) -> bool:
     about ("Caroline's …", de-slugged "caroline s …") the name opens with a reaction
     (`_REACTION_NAME`) or has no content word left."""
     text = deslug(name).casefold().replace("’", "'")
-    text = re.sub(r"^[a-z]+(?:'s| s)\s+|^[\u4e00-\u9fff]{2,4}的", "", text).strip()
+    text = re.sub(rf"^[a-z]+(?:'s| s)\s+|^[{HAN_CHARS}]{{2,4}}的", "", text).strip()
     if _REACTION_NAME.match(text):
         return True
     return not _name_tokens(text) - {w for w in _LATIN_WORD.findall(text) if w in START_WORDS}

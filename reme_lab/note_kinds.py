@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from reme_workbench.errors import RemeError
+from reme_workbench.textrules import HAN_CHARS
 
 # --- what notes say ------------------------------------------------------------------------
 # A phrasing line is "english 1 | english 2 | … | 中文": the variants containing CJK are
@@ -183,7 +184,7 @@ SYNONYMS = {
 _SYNONYM_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, SYNONYMS), key=len, reverse=True))
                          + r")\b", re.IGNORECASE)
 _SLOT_RE = re.compile(r"(\{[a-z_0-9]+\})")
-_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+_CJK_RE = re.compile(f"[{HAN_CHARS}]")
 _LABELS = {
     "en": {"when": "When", "steps": "Steps", "watch": "Watch out", "why": "Why",
            "how": "How to apply", "related": "Related"},

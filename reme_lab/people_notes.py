@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from reme_workbench.textrules import HAN_CHARS
 from reme_workbench.textrules.nlp import chinese_tagged, english, english_docs
 
 __all__ = [
@@ -31,11 +32,11 @@ __all__ = [
 
 TARGETS = {"no_topic": 0.03, "first_person": 0.0, "mixing": 0.03, "agreement": 0.0}
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{HAN_CHARS}]")
 # "caroline-s-pottery-class" (a slug) or "Caroline's pottery class" (a display name)
 _PERSON_SLUG = re.compile(r"^([^\W\d_]+)-s-(.+)$")
 _PERSON_NAME = re.compile(r"^([^\W\d_][\w.-]*)['’]s\s+(.+)$")
-_PERSON_ZH = re.compile(r"^([\u4e00-\u9fff]{1,4}?)的(.+)$")
+_PERSON_ZH = re.compile(rf"^([{HAN_CHARS}]{{1,4}}?)的(.+)$")
 # quoted words are someone's own: first person and "I'm" are right inside them
 _QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|「[^」]*」|『[^』]*』|(?<!\w)‘[^’]*’(?!\w)")
 _PREDICATE = re.compile(r"\(\s*[\w-]+::[^)]*\)|\[[\w-]+::[^\]]*\]|^\s*[\w-]+::.*$", re.M)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, Protocol
 
-from ...textrules import is_cjk
+from ...textrules import HAN_CHARS, is_cjk
 from ...textrules.nlp import chinese_tagged, english_docs
 
 __all__ = [
@@ -239,9 +239,9 @@ _STAMP = rf"(?:{_DATE}(?:,?\s*|T){_CLOCK}|{_DATE}|{_CLOCK})"
 # a name: a CJK one of 1-6 characters, or a word of letters with up to two capitalised words
 # after it ("Kate", "kate", "Kate Miller", "GPT-4o", "Zoë", "AI Assistant")
 _LETTER = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
-_NAME = (rf"(?:[\u4e00-\u9fff\u3400-\u4dbf][\u4e00-\u9fff\u3400-\u4dbf·]{{0,5}}|"
+_NAME = (rf"(?:[{HAN_CHARS}][{HAN_CHARS}·]{{0,5}}|"
          rf"[{_LETTER}][{_LETTER}0-9_.'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{_LETTER}0-9_.'’-]{{0,24}}){{0,2}}"
-         rf"(?:\s?[\u4e00-\u9fff]{{1,3}})?)")
+         rf"(?:\s?[{HAN_CHARS}]{{1,3}})?)")
 _BOLD = r"(?:\*\*|__)"
 # a turn id in brackets after the name ("**Caroline** (D1:3):"); a time there is a stamp
 _AFTER = r"\s*[(\[][\w:.#-]{1,16}[)\]]"

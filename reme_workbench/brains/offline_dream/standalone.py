@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...textrules import is_cjk
+from ...textrules import HAN_CHARS, is_cjk
 
 __all__ = ["parse_ahead", "qualifiers", "leans_back", "carries_on", "points_outside", "is_fragment",
            "names_a_time", "needs_topic", "references", "Reference"]
@@ -69,7 +69,7 @@ _ZH_COPULAS = frozenset("是 会 要 有 能 就 也 还 都".split())
 
 
 def _en(text: str) -> str:
-    return re.sub(r"[\u4e00-\u9fff]+", " ", text)
+    return re.sub(f"[{HAN_CHARS}]+", " ", text)
 
 
 def _has_cjk(text: str) -> bool:

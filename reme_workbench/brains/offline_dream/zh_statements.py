@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...textrules import HAN_CHARS
 from ...textrules.nlp import chinese_tagged
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener"]
@@ -47,7 +48,7 @@ _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
 # clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
 # emoji, which texting puts where punctuation goes ("迷上烘焙了🍰 每周末都在家烤")
-_ZH_CLAUSE = re.compile(r"[，,；;：:。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])"
+_ZH_CLAUSE = re.compile(rf"[，,；;：:。！？!?]|(?<=[{HAN_CHARS}])\s+(?=[{HAN_CHARS}])"
                         r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
 _ZH_QUESTION = ("?", "？", "吗", "呢", "么")
 # interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗
