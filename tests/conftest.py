@@ -38,6 +38,29 @@ def clean_environ(monkeypatch, tmp_path_factory):
     _isolate(monkeypatch, tmp_path_factory)
 
 
+@pytest.fixture(scope="session")
+def embedder_cache(tmp_path_factory) -> Path:
+    """The session's folder of built MiniLM graphs (index/minilm_onnx.py: the int8 graph
+    costs about 2 CPU-s to build), shared by every test's user cache; never the user's."""
+    return tmp_path_factory.mktemp("embedder-cache")
+
+
+@pytest.fixture(autouse=True)
+def shared_embedder_cache(clean_environ, embedder_cache) -> None:
+    """The `models` folder of this test's user cache (in its own HOME) is a link to the
+    session's, so a command it runs — in process or as a subprocess with its HOME —
+    builds the graph only when no test before it did. The rest of the user cache stays
+    the test's own, and a test that moves the cache (XDG_CACHE_HOME, HOME: one about the
+    cache itself) has its own, empty one."""
+    from reme_workbench.index.minilm_onnx import model_cache_dir
+
+    models = model_cache_dir()
+    if not models.is_relative_to(Path.home()):  # an XDG_CACHE_HOME outside: not ours to link
+        return
+    models.parent.mkdir(parents=True, exist_ok=True)
+    models.symlink_to(embedder_cache, target_is_directory=True)
+
+
 @pytest.fixture
 def clock():
     return lambda: FIXED_NOW

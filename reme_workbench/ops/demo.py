@@ -6,9 +6,11 @@ an agent and a schedule would have: for each week (Monday to Sunday, by the fold
 of the material), dream that week's material with the offline brain, then consolidate
 as the weekly schedule would at the week's end (every phase, `force`). Then it places the
 review notebooks, writes what Obsidian reads natively and counts what there is to look
-at. The vault, settings (`[vault]` limits included), embedder, index and brain come from
-the vault's `Workspace`, as for every operation. The demo indexes with MiniLM unless told
-otherwise (`workbench.demo.demo_embedder`).
+at. Stopped (Ctrl-C) and run again, it keeps the weeks it finished and replays the week
+it stopped in from a copy of the vault taken when that week began: the vault is then the
+one a demo never stopped builds. The vault, settings (`[vault]` limits included),
+embedder, index and brain come from the vault's `Workspace`, as for every operation. The
+demo indexes with MiniLM unless told otherwise (`workbench.demo.demo_embedder`).
 
 `fresh_demo_copy(dest)` gives a notebook opened outside a vault a vault to work on: the
 demo is built once per embedder and package version into the user's cache folder
@@ -29,6 +31,7 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import RemeError
 from ..vault.layout import CACHE_DIR
+from ..vault.scan import SCAN_DB
 from ..workbench.demo import DemoReport, DemoWeek, Progress, demo_embedder, material_weeks
 from .workspace import Workspace
 
@@ -39,7 +42,9 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
                progress: Progress | None = None, notebooks: bool = True) -> DemoReport:
     """Copy the sample to `path` (which must not exist, or be an empty folder) and replay
     its weeks (see the module doc). A `path` holding a demo that was stopped (its
-    DEMO_MARKER) is gone on with: the weeks it finished are kept, the rest replayed."""
+    DEMO_MARKER) is gone on with: the weeks it finished are kept, the week it stopped in
+    is put back to how it began (WEEK_START) and replayed whole, the rest replayed — the
+    vault a demo never stopped has."""
     import time
 
     from ..consolidate.run import consolidate_vault
@@ -74,6 +79,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
         init_vault(path, sample=True)
         state["sample"] = True
         _write_marker(marker, state)
+    _back_to_week_start(path, len(state["weeks"]))  # a week stopped half-way is replayed whole
     ws = Workspace.from_environment(path, settings=settings, embedder_spec=spec)
     settings = ws.settings
     vault = ws.keep_vault()
@@ -91,6 +97,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
         for k, (first, last, files) in enumerate(weeks):
             if k < len(done_weeks):
                 continue
+            _keep_week_start(path, k)
             if progress:
                 progress(f"week of {first:%b %d}: dream {len(files)} files", 2 * k, steps)
             report = dream_vault(vault, brain, index, settings, targets=files)
@@ -130,6 +137,7 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
     from ..consolidate.abstract import load_communities
 
     communities, _, _ = load_communities(path)
+    _drop_week_starts(path)
     marker.unlink(missing_ok=True)  # the demo is whole: a second one into it is refused
     if progress:
         progress("done", steps, steps)
@@ -175,6 +183,81 @@ def _clear_but_marker(path: Path) -> None:
             shutil.rmtree(item)
         else:
             item.unlink()
+
+
+# `.reme/demo-week-<k>`: the vault as it was when week k began, kept while that week is
+# replayed. A demo stopped inside a week is put back to it before the week is replayed
+# again: stopped half-way, a week has written part of its notes, proposals, dreamt record
+# and consolidation state, and replaying the week on top of them is not the week replayed
+# once (material whose notes are written but which is not yet marked dreamt is dreamt a
+# second time, against its own notes).
+WEEK_START = "demo-week-"
+
+
+def _not_restored(name: str) -> bool:
+    """A name in `.reme/` that a week start neither keeps nor puts back: the demo's own
+    files, the run locks (another process may hold one), and the index and scan databases
+    — caches of the files that their next refresh brings up to date from the files as
+    they are (keeping them spares the demo embedding its notes again)."""
+    from ..index.indexdb import INDEX_DB  # numpy and the encoders: the demo has them loaded
+
+    return (name == DEMO_MARKER or name.startswith(WEEK_START) or name == "lock"
+            or name.endswith(".lock") or name.startswith((INDEX_DB, SCAN_DB, "vectors.")))
+
+
+def _week_start_copy_ignores(path: Path):
+    inner = path / CACHE_DIR
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return {n for n in names if _not_restored(n)} if Path(folder) == inner else set()
+
+    return ignore
+
+
+def _keep_week_start(path: Path, week: int) -> None:
+    """Copy the vault to `.reme/demo-week-<week>`, whole or not at all (copied under a
+    temporary name, then renamed), and drop the copies of earlier weeks. A copy that is
+    there already is the one the vault was just put back to."""
+    keep = path / CACHE_DIR / f"{WEEK_START}{week}"
+    if not keep.is_dir():
+        part = keep.with_name(keep.name + ".tmp")
+        shutil.rmtree(part, ignore_errors=True)
+        shutil.copytree(path, part, symlinks=True, ignore=_week_start_copy_ignores(path))
+        os.replace(part, keep)
+    _drop_week_starts(path, but=keep.name)
+
+
+def _drop_week_starts(path: Path, but: str | None = None) -> None:
+    for item in (path / CACHE_DIR).glob(f"{WEEK_START}*"):
+        if item.name != but:
+            shutil.rmtree(item, ignore_errors=True)
+
+
+def _back_to_week_start(path: Path, week: int) -> None:
+    """Put the vault back to the copy kept when `week` began, if there is one: everything
+    but what `_not_restored` names is removed and the copy's files put in its place. The
+    copy itself stays until the week is done, so a demo stopped while this runs is put
+    back again the next time. No copy: the demo stopped before the week wrote anything."""
+    keep = path / CACHE_DIR / f"{WEEK_START}{week}"
+    if not keep.is_dir():
+        return
+    for item in path.iterdir():
+        if item.name == CACHE_DIR:
+            for inner in item.iterdir():
+                if not _not_restored(inner.name):
+                    _remove(inner)
+        else:
+            _remove(item)
+    for item in keep.iterdir():
+        dest = path / item.name
+        if item.is_dir() and not item.is_symlink():
+            shutil.copytree(item, dest, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(item, dest, follow_symlinks=False)
+
+
+def _remove(item: Path) -> None:
+    shutil.rmtree(item) if item.is_dir() and not item.is_symlink() else item.unlink()
 
 
 def _week_to_json(week: DemoWeek) -> dict:

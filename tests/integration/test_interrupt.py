@@ -174,10 +174,10 @@ def test_ctrl_c_while_embedding_keeps_the_finished_batches_and_the_next_run_goes
     assert json.loads(done.stdout)["stats"]["files"] == len(material)
 
 
-def test_a_demo_stopped_by_ctrl_c_goes_on_when_run_again(tmp_path):
+def test_a_demo_stopped_by_ctrl_c_goes_on_when_run_again(tmp_path, demo_vault):
     import random
 
-    path = tmp_path / "reme-demo"
+    path = tmp_path / "stopped"  # demo_vault is tmp_path/reme-demo
     marker = path / ".reme" / "demo-unfinished.json"
     args = [*EXE, "demo", str(path), "--embedder", "hashing", "--json"]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -203,13 +203,10 @@ def test_a_demo_stopped_by_ctrl_c_goes_on_when_run_again(tmp_path):
                                                      "2026-10-26"]
     assert report["weeks"][: len(kept)] == [{k: w[k] for k in report["weeks"][0]} for w in kept]
     assert not marker.exists()
-    # the same vault as a demo never stopped
-    whole = tmp_path / "whole"
-    clean = json.loads(subprocess.run([*EXE, "demo", str(whole), "--embedder", "hashing", "--json"],
-                                      capture_output=True, text=True, env=_env(), check=True).stdout)
-    assert report["notes"] == clean["notes"] and report["waiting"] == clean["waiting"]
-    assert sorted(p.relative_to(path).as_posix() for p in (path / "digest").rglob("*.md")) == \
-        sorted(p.relative_to(whole).as_posix() for p in (whole / "digest").rglob("*.md"))
+    # the same vault as a demo never stopped (the session's, built once: tests/conftest.py)
+    got, want = _demo_vault(path), _demo_vault(demo_vault)
+    assert sorted(set(got["notes"]) ^ set(want["notes"])) == []  # none twice, none lost
+    assert got == want
     # a finished demo, and a folder that is not a demo's, are refused and left as they are
     for folder in (path, tmp_path / "mine"):
         folder.mkdir(exist_ok=True)
@@ -219,3 +216,119 @@ def test_a_demo_stopped_by_ctrl_c_goes_on_when_run_again(tmp_path):
                                  text=True, env=_env())
         assert refused.returncode == 1 and "already exists and is not empty" in refused.stderr
         assert snapshot(folder) == before
+
+
+# -- the demo stopped at a chosen write ---------------------------------------------
+# Ctrl-C lands anywhere; what a run leaves on disk changes only at a write. Raising
+# KeyboardInterrupt right after a chosen write, in the command itself (CliRunner), stops
+# the demo at that moment every time. Two weeks of the demo: a week stopped and a week
+# gone on to after one that finished.
+DEMO_WEEKS = 2
+
+
+def _first_weeks(patch) -> None:
+    from reme_workbench.ops import demo
+
+    weeks = demo.material_weeks
+    patch.setattr(demo, "material_weeks", lambda path: weeks(path)[:DEMO_WEEKS])
+
+
+def _run_demo(path: Path) -> tuple[int, str, str]:
+    from click.testing import CliRunner
+
+    from reme_workbench.cli import cli
+
+    result = CliRunner().invoke(cli, ["demo", str(path), "--embedder", "hashing", "--json"])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _demo_vault(path: Path) -> dict:
+    """What the demo leaves to look at: every note (path and bytes: kind, name and text)
+    and the proposals by action and state."""
+    from collections import Counter
+
+    notes = {p.relative_to(path).as_posix(): p.read_bytes() for p in (path / "digest").rglob("*.md")}
+    proposals = Counter()
+    for p in (path / "meta" / "proposals").glob("*.json"):
+        row = json.loads(p.read_text(encoding="utf-8"))
+        proposals[(row["action"], row["state"])] += 1
+    return {"notes": notes, "proposals": dict(proposals)}
+
+
+@pytest.fixture(scope="module")
+def never_stopped(tmp_path_factory) -> dict:
+    from tests.conftest import _isolate
+
+    with pytest.MonkeyPatch.context() as patch:
+        _isolate(patch, tmp_path_factory)
+        _first_weeks(patch)
+        path = tmp_path_factory.mktemp("never-stopped") / "reme-demo"
+        code, out, err = _run_demo(path)
+        assert code == 0, err
+        return {"report": json.loads(out), "vault": _demo_vault(path)}
+
+
+def _stop_after(patch, root: Path, write: str, nth: int) -> list[str]:
+    """KeyboardInterrupt right after the `nth` write under `root` whose path starts with
+    `write`: a note put in place through the vault's changeset (`Vault.apply`), or a file
+    renamed into place (`os.replace`: proposals, meta files, the demo's own state).
+    Returns the writes seen, for a failure message (the last: where it stopped)."""
+    from reme_workbench.vault.vault import Vault
+
+    seen: list[str] = []
+    apply, rename = Vault.apply, os.replace
+
+    def wrote(rel: str) -> None:
+        seen.append(rel)
+        if rel.startswith(write) and sum(s.startswith(write) for s in seen) == nth:
+            seen.append(f"stopped after {len(seen)} writes, the last {rel}")
+            raise KeyboardInterrupt
+
+    def applying(self, changeset):
+        result = apply(self, changeset)
+        if self.root == root:
+            for rel in result.written:
+                if not rel.startswith("audit/"):
+                    wrote(rel)
+        return result
+
+    def renaming(src, dst, *args, **kwargs):
+        rename(src, dst, *args, **kwargs)
+        if Path(dst).is_relative_to(root):
+            wrote(Path(dst).relative_to(root).as_posix())
+
+    patch.setattr(Vault, "apply", applying)
+    patch.setattr(os, "replace", renaming)
+    return seen
+
+
+@pytest.mark.parametrize("write, nth", [
+    ("digest/", 10),  # a note whose proposal is not recorded, its file not marked dreamt
+    ("meta/dreamt.json", 3),  # a file marked dreamt, the next one not begun
+    ("meta/communities.json", 1),  # the first week's consolidation, half done
+    ("digest/", 50),  # a note of the second week
+], ids=lambda v: str(v))
+def test_a_demo_stopped_at_any_write_goes_on_to_the_vault_of_a_demo_never_stopped(
+        tmp_path, monkeypatch, never_stopped, write, nth):
+    _first_weeks(monkeypatch)
+    path = tmp_path / "reme-demo"
+    with pytest.MonkeyPatch.context() as patch:
+        seen = _stop_after(patch, path, write, nth)
+        code, _, err = _run_demo(path)
+    stop = next(s for s in seen if s.startswith("stopped after"))
+    assert code == 130, (stop, err)
+    assert "Run the command again to go on" in err
+    code, out, err = _run_demo(path)
+    assert code == 0, err
+    got, want = _demo_vault(path), never_stopped["vault"]
+    # the same notes: none written twice or under another name, none lost, each as written
+    assert sorted(set(got["notes"]) - set(want["notes"])) == [], stop
+    assert sorted(set(want["notes"]) - set(got["notes"])) == [], stop
+    assert [n for n in want["notes"] if got["notes"][n] != want["notes"][n]] == [], stop
+    assert got["proposals"] == want["proposals"], stop  # none made twice, none lost
+    report = json.loads(out)
+    assert report["weeks"] == never_stopped["report"]["weeks"], stop  # what it says it did
+    assert report["notes"] == never_stopped["report"]["notes"], stop
+    assert not list((path / ".reme").glob("demo-*"))  # the demo's own state is gone
