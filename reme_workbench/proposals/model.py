@@ -21,8 +21,10 @@ from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp, S
 __all__ = ["Proposal", "EdgeRetype", "ProposalState", "STATES", "FORMAT_VERSION", "ops_to_json", "ops_from_json"]
 
 FORMAT_VERSION = 1
-ProposalState = Literal["pending", "applied", "rejected", "stale", "reverted"]
-STATES: tuple[str, ...] = ("pending", "applied", "rejected", "stale", "reverted")
+# `applying`: saved before its changeset is written, settled from the files after a stop
+# (docs/spec.md §3.7.7)
+ProposalState = Literal["pending", "applying", "applied", "rejected", "stale", "reverted"]
+STATES: tuple[str, ...] = ("pending", "applying", "applied", "rejected", "stale", "reverted")
 
 
 def _encode(data: bytes | None) -> dict:
@@ -112,7 +114,7 @@ class _ProposalModel(BaseModel):
     id: str
     action: str
     summary: str
-    state: Literal["pending", "applied", "rejected", "stale", "reverted"]
+    state: ProposalState
     created_at: str
     updated_at: str
     ops: list[_OpModel]

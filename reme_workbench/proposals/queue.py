@@ -6,6 +6,9 @@ every line of every note they edit kept byte for byte; the rest wait in
 as they are now, so a held proposal can never land on top of a changed note. A decision
 (accept, reject, revert) loads, checks the state, applies and saves under
 `.reme/proposals.lock`, so two processes deciding on one proposal decide once (§3.7.4).
+An apply saves the proposal `applying`, with the inverse a revert needs, before it writes
+and `applied` after; an `applying` record a stop left is settled from the files the next
+time it is loaded (§3.7.7, `interrupted.py`).
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ from ..errors import (
 )
 from ..vault.additions import lines_not_kept
 from ..vault.checks import CheckSpec, only_stale
+from ..vault.journal import journal_root
 from ..vault.layout import is_digest_note
 from ..vault.lock import RunLock
 from ..vault.meta import log_access, meta_path, write_meta
 from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp
 from ..vault.vault import Vault
+from .interrupted import planned_inverse, what_landed
 from .model import FORMAT_VERSION, STATES, Proposal, op_kind
 
 __all__ = ["Policy", "ProposalQueue", "Acceptance", "DEFAULT_AUTO_APPLY", "JUDGED_BY_OWN_CHECKS"]
@@ -117,7 +122,8 @@ class ProposalQueue:
             proposal = replace(proposal, story={**proposal.story, "held": held})
             self.save(proposal)
             return proposal
-        return self._apply(proposal)
+        with self.deciding():  # the `applying` window is this process's alone (§3.7.7)
+            return self._apply(proposal, previous=None)
 
     def needs_a_person(self, proposal: Proposal) -> str | None:
         """Why this proposal may not be applied without a person, or None when it only
@@ -166,6 +172,23 @@ class ProposalQueue:
         )
 
     def load(self, proposal_id: str) -> Proposal:
+        """The proposal as stored; one a stopped apply left `applying` is settled from its
+        files first (docs/spec.md §3.7.7), under the decision lock, so an apply still
+        running in another process is waited for, not judged half-way."""
+        proposal = self._read(proposal_id)
+        if proposal.state != "applying":
+            return proposal
+        lock = self.deciding()
+        try:
+            lock.acquire()
+        except RemeError:  # a read-only vault (§3.8), or a lock not had in time: show, save nothing
+            return self._settled(proposal, save=False)
+        try:
+            return self._settled(self._read(proposal.id), save=True)
+        finally:
+            lock.release()
+
+    def _read(self, proposal_id: str) -> Proposal:
         path = meta_path(self.vault.root, f"proposals/{self.resolve(proposal_id)}")
         data = json.loads(path.read_text(encoding="utf-8"))
         return Proposal.from_json(data, source=str(path))
@@ -229,7 +252,7 @@ class ProposalQueue:
         """`accept`, saying whether the proposal was applied already — by another process
         that took the decision first, or an earlier accept: then nothing is written."""
         with self.deciding():
-            proposal = self.load(proposal_id)
+            proposal = self._load_deciding(proposal_id)
             if proposal.state == "applied":
                 return Acceptance(proposal, already_applied=True)
             if proposal.state not in ("pending", "stale"):
@@ -237,16 +260,17 @@ class ProposalQueue:
                     f"{proposal.id} is {proposal.state}; only pending proposals can be accepted"
                     + (f" ({proposal.error})." if proposal.error else ".")
                 )
+            previous = proposal
             if edited:
                 proposal = self._with_edits(proposal, edited)
-            return Acceptance(self._apply(proposal))
+            return Acceptance(self._apply(proposal, previous=previous))
 
     def reject(self, proposal_id: str, reason: str = "", *,
                only_if: tuple[str, ...] = ("pending", "stale")) -> Proposal:
         """Keep a pending (or stale) proposal as rejected, with the reason; nothing in the
         notes changes. `only_if` narrows the states it may be rejected from."""
         with self.deciding():
-            proposal = self.load(proposal_id)
+            proposal = self._load_deciding(proposal_id)
             if proposal.state not in only_if:
                 hint = (f" `reme-workbench proposals revert {proposal.id}` undoes it."
                         if proposal.state == "applied" else "")
@@ -263,7 +287,7 @@ class ProposalQueue:
     def revert(self, proposal_id: str) -> Proposal:
         """Undo an applied proposal, while its files are unchanged since."""
         with self.deciding():
-            proposal = self.load(proposal_id)
+            proposal = self._load_deciding(proposal_id)
             if proposal.state != "applied":
                 raise RemeError(
                     f"{proposal.id} is {proposal.state}; only applied proposals can be reverted."
@@ -315,9 +339,25 @@ class ProposalQueue:
             out.append(op)
         return tuple(out)
 
-    def _apply(self, proposal: Proposal) -> Proposal:
+    def _apply(self, proposal: Proposal, *, previous: Proposal | None) -> Proposal:
+        """Write the proposal's changeset and save what came of it; the caller holds the
+        decision lock. `previous` is its record before this apply (None: it had none), kept
+        again when a stop comes before anything is written.
+
+        docs/spec.md §3.7.7: the record says `applying`, with the inverse, before the first
+        byte is written, so a stop at any instant leaves a record that names the files."""
         now = self._now()
         proposal = replace(proposal, ops=self._restamped(proposal.ops))
+        undo, moved = planned_inverse(proposal.ops, self.vault.store.read)
+        if moved:  # the store would refuse it: nothing to record as being applied
+            return self._finish(proposal.with_state(
+                "stale", now=now,
+                error=f"{', '.join(moved)} changed after planning; re-run the pipeline to re-plan."))
+        applying = proposal.with_state(
+            "applying", now=now, inverse=undo,
+            error="being applied; if no reme-workbench command is running, one was stopped "
+            "while applying it: `reme-workbench proposals list` settles it from its files.")
+        self.save(applying)
         try:
             result = self.vault.apply(proposal.changeset())
         except StaleChangesetError as exc:
@@ -347,12 +387,82 @@ class ProposalQueue:
             )
         except UnsafePathError as exc:  # the store's own rules refused it
             done = proposal.with_state("rejected", now=now, error=str(exc))
+        except (Exception, KeyboardInterrupt, SystemExit):
+            # Ctrl-C, an exit or an error of the write itself: the store has settled its
+            # journal, so the files say whether the change landed; the record says the same
+            # before the stop goes on. A kill skips this; the next load settles it then.
+            self._settle_stopped(applying, previous)
+            raise
         else:
             done = proposal.with_state("applied", now=now, inverse=result.inverse.ops)
+        return self._finish(done)
+
+    def _finish(self, done: Proposal) -> Proposal:
         self.save(done)
         if done.state == "applied":
             self._log_touched(done)
         return done
+
+    def _settle_stopped(self, applying: Proposal, previous: Proposal | None) -> None:
+        """The record after an apply this process stopped: as the files say when the change
+        landed, else as it was before (or none, as before a submit saved it)."""
+        settled = self._settled(applying, save=False)
+        if settled.state == "applying":  # the journal is not settled: the next load will
+            return
+        if settled.state != "pending":
+            self._finish(settled)
+        elif previous is not None:
+            self.save(previous)
+        else:
+            meta_path(self.vault.root, f"proposals/{applying.id}").unlink(missing_ok=True)
+
+    def _load_deciding(self, proposal_id: str) -> Proposal:
+        """`load` for a caller that holds the decision lock already."""
+        return self._settled(self._read(proposal_id), save=True)
+
+    def _settled(self, proposal: Proposal, *, save: bool) -> Proposal:
+        """An `applying` proposal as its files say (docs/spec.md §3.7.7): `applied` when the
+        change landed, `pending` when nothing of it was written, `stale` when its files
+        hold neither what it was planned on nor what it writes. Any other comes back as it
+        is. `save` (with the decision lock held) settles the journal and stores the result."""
+        if proposal.state != "applying":
+            return proposal
+        try:
+            if save:
+                self.vault.store.recover()
+            elif self.vault.recovery_error or self._journal_waiting():
+                raise RemeError(self.vault.recovery_error or "a change waits in .reme/journal")
+        except RemeError as exc:
+            return replace(proposal, error=(
+                f"stopped while being applied, and its change is not settled yet: {exc}. "
+                "Run `reme-workbench recover`, then `reme-workbench proposals list`."))
+        now = self._now()
+        landed = what_landed(proposal.ops, self.vault.store.read)
+        if landed.applied:
+            why = "an apply was stopped after it wrote this change; recorded as applied"
+            if landed.changed:
+                why += f" ({', '.join(landed.changed)} edited since: revert refuses those)"
+            done = proposal.with_state("applied", now=now,
+                                       story={**proposal.story, "interrupted": why})
+        elif landed.changed:
+            done = proposal.with_state(
+                "stale", now=now, inverse=(),
+                error=f"an apply was stopped, and {', '.join(landed.changed)} now "
+                f"{'holds' if len(landed.changed) == 1 else 'hold'} neither what it was "
+                "planned on nor what it writes (edited since); nothing of it can be reverted. "
+                "Re-run the pipeline to re-plan.")
+        else:
+            done = proposal.with_state(
+                "pending", now=now, inverse=(),
+                story={**proposal.story, "interrupted": "an apply was stopped before it wrote "
+                       "anything; accept it to apply it"})
+        if save:
+            return self._finish(done)
+        return done
+
+    def _journal_waiting(self) -> bool:
+        folder = journal_root(self.vault.root)
+        return folder.is_dir() and any(folder.iterdir())
 
     def _log_touched(self, proposal: Proposal) -> None:
         """docs/spec.md §7.3.6: a note a dream or consolidate change touched is in use again —
