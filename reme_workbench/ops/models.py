@@ -50,7 +50,8 @@ MAX_ENTRY_CHARS = 200_000  # one daily entry: a long agent transcript, not a dat
 MAX_BATCH_QUERIES = 50_000  # a benchmark's question set (LoCoMo has ~2,000) with room to spare
 # a vault-relative path: leaves Linux's PATH_MAX (4,096 bytes) room for the vault's own folder
 MAX_PATH_BYTES = 1000
-ProposalState = Literal["pending", "applying", "applied", "rejected", "stale", "reverted"]
+ProposalState = Literal["pending", "applying", "applied", "rejected", "stale", "reverting",
+                        "reverted"]
 
 
 class _Request(BaseModel):

@@ -21,10 +21,12 @@ from ..vault.store import AuditEntry, Changeset, Create, Delete, Edit, FileOp, S
 __all__ = ["Proposal", "EdgeRetype", "ProposalState", "STATES", "FORMAT_VERSION", "ops_to_json", "ops_from_json"]
 
 FORMAT_VERSION = 1
-# `applying`: saved before its changeset is written, settled from the files after a stop
-# (docs/spec.md §3.7.7)
-ProposalState = Literal["pending", "applying", "applied", "rejected", "stale", "reverted"]
-STATES: tuple[str, ...] = ("pending", "applying", "applied", "rejected", "stale", "reverted")
+# `applying` / `reverting`: saved before its changeset (or inverse) is written, settled
+# from the files after a stop (docs/spec.md §3.7.7)
+ProposalState = Literal["pending", "applying", "applied", "rejected", "stale", "reverting",
+                        "reverted"]
+STATES: tuple[str, ...] = ("pending", "applying", "applied", "rejected", "stale", "reverting",
+                           "reverted")
 
 
 def _encode(data: bytes | None) -> dict:

@@ -47,6 +47,8 @@ DEFAULT_AUTO_APPLY = frozenset({"dream.create", "dream.corroborate"})
 # docs/spec.md §3.7.3: a merge removes its loser and rewrites its winner by nature, so it
 # never only adds; what it must keep is ruled by its own checks (§7.7.5)
 JUDGED_BY_OWN_CHECKS = frozenset({"consolidate.merge"})
+# saved before a change is written, settled from the files after a stop (docs/spec.md §3.7.7)
+UNSETTLED = ("applying", "reverting")
 # a decision holds `.reme/proposals.lock` while its changeset waits for the vault lock and
 # is written: this much longer than the vault lock's wait before a waiter gives up
 DECISION_WAIT_S = 30.0
@@ -176,7 +178,7 @@ class ProposalQueue:
         files first (docs/spec.md §3.7.7), under the decision lock, so an apply still
         running in another process is waited for, not judged half-way."""
         proposal = self._read(proposal_id)
-        if proposal.state != "applying":
+        if proposal.state not in UNSETTLED:
             return proposal
         lock = self.deciding()
         try:
@@ -285,13 +287,19 @@ class ProposalQueue:
             return done
 
     def revert(self, proposal_id: str) -> Proposal:
-        """Undo an applied proposal, while its files are unchanged since."""
+        """Undo an applied proposal, while its files are unchanged since. Saved `reverting`
+        before the inverse is written, as an apply is `applying` (docs/spec.md §3.7.7)."""
         with self.deciding():
             proposal = self._load_deciding(proposal_id)
             if proposal.state != "applied":
                 raise RemeError(
                     f"{proposal.id} is {proposal.state}; only applied proposals can be reverted."
                 )
+            reverting = proposal.with_state(
+                "reverting", now=self._now(),
+                error="being reverted; if no reme-workbench command is running, one was "
+                "stopped while reverting it: `reme-workbench proposals list` settles it.")
+            self.save(reverting)
             try:
                 self.vault.apply(
                     Changeset(
@@ -303,10 +311,14 @@ class ProposalQueue:
                     )
                 )
             except StaleChangesetError as exc:
+                self.save(proposal)  # nothing was written: applied, as it was
                 raise RemeError(
                     f"Cannot revert {proposal.id}: {', '.join(exc.paths)} changed since it was "
                     "applied. Undo it by hand, or edit the notes and keep the change."
                 ) from None
+            except (Exception, KeyboardInterrupt, SystemExit):
+                self._settle_stopped(reverting, proposal)
+                raise
             done = proposal.with_state("reverted", now=self._now())
             self.save(done)
             return done
@@ -397,68 +409,87 @@ class ProposalQueue:
             done = proposal.with_state("applied", now=now, inverse=result.inverse.ops)
         return self._finish(done)
 
-    def _finish(self, done: Proposal) -> Proposal:
+    def _finish(self, done: Proposal, *, logged: bool = True) -> Proposal:
+        """Save the outcome; `logged`: an applied one logs the notes it touched (not one
+        that is applied again because its revert wrote nothing)."""
         self.save(done)
-        if done.state == "applied":
+        if done.state == "applied" and logged:
             self._log_touched(done)
         return done
 
-    def _settle_stopped(self, applying: Proposal, previous: Proposal | None) -> None:
-        """The record after an apply this process stopped: as the files say when the change
-        landed, else as it was before (or none, as before a submit saved it)."""
-        settled = self._settled(applying, save=False)
-        if settled.state == "applying":  # the journal is not settled: the next load will
+    def _settle_stopped(self, stopped: Proposal, previous: Proposal | None) -> None:
+        """The record after an apply or revert this process stopped: as the files say when
+        the change landed, else as it was before (or none, as before a submit saved it)."""
+        settled, wrote = self._verdict(stopped)
+        if settled.state in UNSETTLED:  # the journal is not settled: the next load will
             return
-        if settled.state != "pending":
-            self._finish(settled)
+        if wrote:
+            self._finish(settled, logged=stopped.state == "applying")
         elif previous is not None:
             self.save(previous)
         else:
-            meta_path(self.vault.root, f"proposals/{applying.id}").unlink(missing_ok=True)
+            meta_path(self.vault.root, f"proposals/{stopped.id}").unlink(missing_ok=True)
 
     def _load_deciding(self, proposal_id: str) -> Proposal:
         """`load` for a caller that holds the decision lock already."""
         return self._settled(self._read(proposal_id), save=True)
 
     def _settled(self, proposal: Proposal, *, save: bool) -> Proposal:
-        """An `applying` proposal as its files say (docs/spec.md §3.7.7): `applied` when the
-        change landed, `pending` when nothing of it was written, `stale` when its files
-        hold neither what it was planned on nor what it writes. Any other comes back as it
-        is. `save` (with the decision lock held) settles the journal and stores the result."""
-        if proposal.state != "applying":
+        """An `applying` or `reverting` proposal as its files say (docs/spec.md §3.7.7); any
+        other comes back as it is. `save` (with the decision lock held) settles the journal
+        first and stores the result."""
+        if proposal.state not in UNSETTLED:
             return proposal
-        try:
-            if save:
+        if save:
+            try:
                 self.vault.store.recover()
-            elif self.vault.recovery_error or self._journal_waiting():
-                raise RemeError(self.vault.recovery_error or "a change waits in .reme/journal")
-        except RemeError as exc:
-            return replace(proposal, error=(
-                f"stopped while being applied, and its change is not settled yet: {exc}. "
-                "Run `reme-workbench recover`, then `reme-workbench proposals list`."))
+            except RemeError as exc:
+                return self._unsettled(proposal, exc)
+        elif self.vault.recovery_error or self._journal_waiting():
+            return self._unsettled(
+                proposal, self.vault.recovery_error or "a change waits in .reme/journal")
+        done, _ = self._verdict(proposal)
+        if save:
+            return self._finish(done, logged=proposal.state == "applying")
+        return done
+
+    def _unsettled(self, proposal: Proposal, why: object) -> Proposal:
+        doing = "applied" if proposal.state == "applying" else "reverted"
+        return replace(proposal, error=(
+            f"stopped while being {doing}, and its change is not settled yet: {why}. "
+            "Run `reme-workbench recover`, then `reme-workbench proposals list`."))
+
+    def _verdict(self, proposal: Proposal) -> tuple[Proposal, bool]:
+        """What the files say of a stopped apply or revert (the journal settled), and
+        whether it wrote: an apply that landed is `applied`, one that wrote nothing
+        `pending`, one whose files hold neither what it was planned on nor what it writes
+        `stale`; a revert that landed is `reverted`, else `applied` as before."""
         now = self._now()
+        if proposal.state == "reverting":
+            landed = what_landed(proposal.inverse, self.vault.store.read)
+            if landed.applied:
+                return proposal.with_state("reverted", now=now, story={
+                    **proposal.story, "interrupted": "a revert was stopped after it wrote; "
+                    "recorded as reverted"}), True
+            return proposal.with_state("applied", now=now), False
         landed = what_landed(proposal.ops, self.vault.store.read)
         if landed.applied:
             why = "an apply was stopped after it wrote this change; recorded as applied"
             if landed.changed:
                 why += f" ({', '.join(landed.changed)} edited since: revert refuses those)"
-            done = proposal.with_state("applied", now=now,
-                                       story={**proposal.story, "interrupted": why})
-        elif landed.changed:
-            done = proposal.with_state(
+            return proposal.with_state("applied", now=now,
+                                       story={**proposal.story, "interrupted": why}), True
+        if landed.changed:
+            return proposal.with_state(
                 "stale", now=now, inverse=(),
                 error=f"an apply was stopped, and {', '.join(landed.changed)} now "
                 f"{'holds' if len(landed.changed) == 1 else 'hold'} neither what it was "
                 "planned on nor what it writes (edited since); nothing of it can be reverted. "
-                "Re-run the pipeline to re-plan.")
-        else:
-            done = proposal.with_state(
-                "pending", now=now, inverse=(),
-                story={**proposal.story, "interrupted": "an apply was stopped before it wrote "
-                       "anything; accept it to apply it"})
-        if save:
-            return self._finish(done)
-        return done
+                "Re-run the pipeline to re-plan."), False
+        return proposal.with_state(
+            "pending", now=now, inverse=(),
+            story={**proposal.story, "interrupted": "an apply was stopped before it wrote "
+                   "anything; accept it to apply it"}), False
 
     def _journal_waiting(self) -> bool:
         folder = journal_root(self.vault.root)

@@ -233,3 +233,45 @@ def test_an_applying_record_is_listed_in_its_state_while_its_apply_runs(root, cl
     done = queue.submit(made, Policy())
     assert seen == [False, "applying"]
     assert done.state == "applied" and _stored(root, made.id)["state"] == "applied"
+
+
+# -- revert ---------------------------------------------------------------------------------
+
+
+def _applied(root, clock) -> tuple[Vault, ProposalQueue, str]:
+    vault = Vault.open(root, clock=clock)
+    queue = ProposalQueue(vault)
+    held = queue.submit(_refine(queue, vault), Policy())
+    assert queue.accept(held.id).state == "applied"
+    return vault, queue, held.id
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, Crash])
+def test_revert_stopped_after_the_write_is_recorded_as_reverted(root, clock, monkeypatch,
+                                                               error):
+    vault, queue, pid = _applied(root, clock)
+    _die_after_write(monkeypatch, vault, error)
+    with pytest.raises(error):
+        queue.revert(pid)
+
+    assert (root / NOTE).read_text() == OLD  # the revert landed
+    assert [r["state"] for r in _naming(root, NOTE)] == ["reverted"]
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, Crash])
+def test_revert_stopped_before_the_write_is_applied_and_revertible(root, clock, monkeypatch,
+                                                                  error):
+    vault, queue, pid = _applied(root, clock)
+
+    def stopped(changeset):
+        raise error()
+
+    monkeypatch.setattr(vault, "apply", stopped)
+    with pytest.raises(error):
+        queue.revert(pid)
+
+    assert (root / NOTE).read_text() == NEW
+    assert [r["state"] for r in _naming(root, NOTE)] == ["applied"]
+    result = _cli(root, "revert", pid, "--text")
+    assert result.exit_code == 0 and "is now reverted" in result.output, result.output
+    assert (root / NOTE).read_text() == OLD
