@@ -10,9 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from reme_workbench.cli import cli
+from reme_workbench.errors import RemeError
 from reme_workbench.proposals import Policy, ProposalQueue
 from reme_workbench.vault.checks import CheckSpec
-from reme_workbench.vault.store import Create, Edit
+from reme_workbench.vault.lock import RunLock
+from reme_workbench.vault.store import Create, Edit, Store
 from reme_workbench.vault.vault import Vault
 
 MAT = "daily/2026-10-05/log.md"
@@ -275,3 +277,63 @@ def test_revert_stopped_before_the_write_is_applied_and_revertible(root, clock, 
     result = _cli(root, "revert", pid, "--text")
     assert result.exit_code == 0 and "is now reverted" in result.output, result.output
     assert (root / NOTE).read_text() == OLD
+
+
+# -- what a person meets when it cannot be settled yet --------------------------------------
+
+
+def _killed_accept(root, clock, monkeypatch) -> str:
+    vault = Vault.open(root, clock=clock)
+    queue = ProposalQueue(vault)
+    held = queue.submit(_refine(queue, vault), Policy())
+    with monkeypatch.context() as patch:
+        _die_after_write(patch, vault, Crash)
+        with pytest.raises(Crash):
+            queue.accept(held.id)
+    return held.id
+
+
+def test_a_journal_that_cannot_be_settled_keeps_it_applying_and_names_recover(
+        root, clock, monkeypatch):
+    pid = _killed_accept(root, clock, monkeypatch)
+
+    def stuck(self, *, set_aside=False):
+        raise RemeError("change 1 could not be finished: .reme/journal is read-only")
+
+    monkeypatch.setattr(Store, "recover", stuck)
+    listed = _cli(root, "list", "--text")
+    assert f"{pid}  applying" in listed.output, listed.output
+    shown = _cli(root, "show", pid, "--text")
+    assert "note: stopped while being applied, and its change is not settled yet" in shown.output
+    assert "Run `reme-workbench recover`" in shown.output
+    refused = _cli(root, "accept", pid, "--text")
+    assert refused.exit_code != 0 and f"{pid} is applying" in refused.output
+    assert _stored(root, pid)["state"] == "applying"  # nothing decided on a guess
+
+    monkeypatch.undo()  # the cause fixed: the next command settles it
+    assert json.loads(_cli(root, "show", pid, "--json").output)["state"] == "applied"
+
+
+def test_a_reader_that_cannot_take_the_decision_lock_shows_the_files_verdict_and_writes_nothing(
+        root, clock, monkeypatch):
+    """A read-only vault (docs/spec.md §3.8): `proposals list` still says what landed."""
+    pid = _killed_accept(root, clock, monkeypatch)
+    record = (root / "meta" / "proposals" / f"{pid}.json").read_bytes()
+
+    def refused(self, *, blocking=True):
+        raise RemeError("this vault is read-only")
+
+    monkeypatch.setattr(RunLock, "acquire", refused)
+    assert [r["state"] for r in _naming(root, NOTE)] == ["applied"]
+    assert (root / "meta" / "proposals" / f"{pid}.json").read_bytes() == record
+
+
+def test_a_settled_apply_logs_the_notes_it_touched_once(root, clock, monkeypatch):
+    pid = _killed_accept(root, clock, monkeypatch)
+    log = root / "meta" / "access_log.jsonl"
+    assert not log.exists()  # the kill came before the log line
+    ProposalQueue(Vault.open(root, clock=clock)).list()
+    ProposalQueue(Vault.open(root, clock=clock)).list()
+    events = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    assert [(e["path"], e["event"]) for e in events] == [(NOTE, "dream.refine")], events
+    assert ProposalQueue(Vault.open(root, clock=clock)).load(pid).state == "applied"
