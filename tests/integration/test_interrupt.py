@@ -332,3 +332,44 @@ def test_a_demo_stopped_at_any_write_goes_on_to_the_vault_of_a_demo_never_stoppe
     assert report["weeks"] == never_stopped["report"]["weeks"], stop  # what it says it did
     assert report["notes"] == never_stopped["report"]["notes"], stop
     assert not list((path / ".reme").glob("demo-*"))  # the demo's own state is gone
+
+
+def test_a_persons_notes_in_a_stopped_demo_are_kept_when_it_goes_on(tmp_path, monkeypatch,
+                                                                    never_stopped):
+    # the README invites a person to open the demo in Obsidian: one who writes in a demo
+    # stopped inside a week and runs it again finds every word still there
+    _first_weeks(monkeypatch)
+    path = tmp_path / "reme-demo"
+    with pytest.MonkeyPatch.context() as patch:
+        seen = _stop_after(patch, path, "digest/", 50)  # inside the second week
+        code, _, err = _run_demo(path)
+    assert code == 130, (seen[-1], err)
+    start = path / ".reme" / "demo-week-1"  # the vault as the second week began
+    assert start.is_dir()
+    notes = sorted(p.relative_to(path).as_posix() for p in (path / "digest").rglob("*.md"))
+    untouched = next(n for n in notes if (start / n).is_file()
+                     and (start / n).read_bytes() == (path / n).read_bytes())
+    written = next(n for n in notes if not (start / n).is_file()
+                   or (start / n).read_bytes() != (path / n).read_bytes())
+    mine = {"notes/mine.md": "# Mine\n\nWritten by a person in the stopped demo.\n",
+            "digest/wiki/mine.md": "# Also mine\n\nA wiki note of my own.\n"}
+    for rel, text in mine.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_text(text, encoding="utf-8")
+    for rel in (untouched, written):
+        text = (path / rel).read_text(encoding="utf-8")
+        mine[rel] = text + f"\nA line a person added to {rel}.\n"
+        (path / rel).write_text(mine[rel], encoding="utf-8")
+    code, out, err = _run_demo(path)
+    assert code == 0, err
+    on_disk = {p.read_text(encoding="utf-8", errors="replace"): p.relative_to(path).as_posix()
+               for p in path.rglob("*") if p.is_file() and ".reme" not in p.parts}
+    lost = [rel for rel, text in mine.items() if text not in on_disk]
+    assert lost == [], f"lost what a person wrote in {lost}"
+    report = json.loads(out)
+    assert sorted(report["kept"]) == sorted(on_disk[text] for text in mine.values())
+    # the demo itself: the vault of a demo never stopped, the person's files aside
+    got = _demo_vault(path)
+    assert got["notes"] == never_stopped["vault"]["notes"]
+    assert got["proposals"] == never_stopped["vault"]["proposals"]
+    assert report["weeks"] == never_stopped["report"]["weeks"]
