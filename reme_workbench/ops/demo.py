@@ -8,7 +8,8 @@ as the weekly schedule would at the week's end (every phase, `force`). Then it p
 review notebooks, writes what Obsidian reads natively and counts what there is to look
 at. Stopped (Ctrl-C) and run again, it keeps the weeks it finished and replays the week
 it stopped in from a copy of the vault taken when that week began: the vault is then the
-one a demo never stopped builds. The vault, settings (`[vault]` limits included),
+one a demo never stopped builds — but for what a person wrote in it meanwhile, which is
+moved to KEPT_DIR (docs/cli.md, demo). The vault, settings (`[vault]` limits included),
 embedder, index and brain come from the vault's `Workspace`, as for every operation. The
 demo indexes with MiniLM unless told otherwise (`workbench.demo.demo_embedder`).
 
@@ -261,8 +262,8 @@ def _drop_week_starts(path: Path, but: str | None = None) -> None:
 
 # Where the restore puts what a person wrote in a demo stopped inside a week (a note
 # added, a line edited): the vault's root, outside the layers the demo reads, so the
-# replayed week is the week a demo never stopped replays (docs/spec.md: nothing a person
-# wrote is lost). Said in the demo's report (`kept`).
+# replayed week is the week a demo never stopped replays, and nothing a person wrote is
+# lost (docs/cli.md, demo). Said in the demo's report (`kept`).
 KEPT_DIR = "kept-from-stopped-demo"
 # `.reme/demo-week-<k>.written.json`: {path: [sha256, …]} of every file week k had written
 # (added or changed since its start copy) when it stopped — the restore's way to tell the
