@@ -279,9 +279,11 @@ def _vault_files(path: Path):
         if here == path:
             dirs[:] = [d for d in dirs if d not in (CACHE_DIR, KEPT_DIR)]
             names = [n for n in names if n != KEPT_DIR]
-        for name in names:
+        for name in [*names, *dirs]:  # a link to a folder is listed with the folders
             full = here / name
-            yield full.relative_to(path).as_posix(), full
+            # a link is compared by its target; a pipe or socket is not read (it may block)
+            if full.is_symlink() or (name in names and full.is_file()):
+                yield full.relative_to(path).as_posix(), full
 
 
 def _fingerprint(file: Path) -> str:

@@ -362,6 +362,8 @@ def test_a_persons_notes_in_a_stopped_demo_are_kept_when_it_goes_on(tmp_path, mo
         text = (path / rel).read_text(encoding="utf-8")
         mine[rel] = text + f"\nA line a person added to {rel}.\n"
         (path / rel).write_text(mine[rel], encoding="utf-8")
+    (tmp_path / "outside").mkdir()  # a link to a folder of the person's, kept as a link
+    (path / "notes" / "elsewhere").symlink_to(tmp_path / "outside", target_is_directory=True)
     written_record = path / ".reme" / "demo-week-1.written.json"
     assert written_record.is_file()
     if record != "written":
@@ -373,6 +375,8 @@ def test_a_persons_notes_in_a_stopped_demo_are_kept_when_it_goes_on(tmp_path, mo
     lost = [rel for rel, text in mine.items() if text not in on_disk]
     assert lost == [], f"lost what a person wrote in {lost}"
     now = {on_disk[text] for text in mine.values()}
+    assert (path / "kept-from-stopped-demo" / "notes" / "elsewhere").is_symlink()
+    now.add("kept-from-stopped-demo/notes/elsewhere")
     assert all(rel.startswith("kept-from-stopped-demo/") for rel in now), now
     if record == "written":  # only the person's files are kept aside, each said
         report = json.loads(out)
