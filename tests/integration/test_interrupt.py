@@ -203,6 +203,7 @@ def test_a_demo_stopped_by_ctrl_c_goes_on_when_run_again(tmp_path, demo_vault):
                                                      "2026-10-26"]
     assert report["weeks"][: len(kept)] == [{k: w[k] for k in report["weeks"][0]} for w in kept]
     assert not marker.exists()
+    assert report["kept"] == []  # nobody wrote in it: nothing kept aside
     # the same vault as a demo never stopped (the session's, built once: tests/conftest.py)
     got, want = _demo_vault(path), _demo_vault(demo_vault)
     assert sorted(set(got["notes"]) ^ set(want["notes"])) == []  # none twice, none lost
@@ -331,6 +332,8 @@ def test_a_demo_stopped_at_any_write_goes_on_to_the_vault_of_a_demo_never_stoppe
     report = json.loads(out)
     assert report["weeks"] == never_stopped["report"]["weeks"], stop  # what it says it did
     assert report["notes"] == never_stopped["report"]["notes"], stop
+    assert report["kept"] == [], stop  # the week's writes are its own: none kept aside
+    assert not (path / "kept-from-stopped-demo").exists()
     assert not list((path / ".reme").glob("demo-*"))  # the demo's own state is gone
 
 
