@@ -35,6 +35,9 @@ def demo(obj: Ctx, path: Path, embedder, as_json):
         emit_json(report.to_json())
         return
     click.echo(f"Demo vault at {path} ({report.embedder} embedder, {report.seconds:.0f} s).")
+    if report.extra.get("kept"):  # written in the demo while it was stopped: not lost, moved
+        click.echo("Kept aside, not lost (files the stopped week had not written, yours among them): "
+                   + ", ".join(report.extra["kept"]))
     for w in report.weeks:
         click.echo(f"  week {w.first:%m-%d}–{w.last:%m-%d}: {w.materials} files dreamt, "
                    f"{w.created} notes created, {w.updated} updated")

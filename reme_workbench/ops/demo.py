@@ -8,7 +8,8 @@ as the weekly schedule would at the week's end (every phase, `force`). Then it p
 review notebooks, writes what Obsidian reads natively and counts what there is to look
 at. Stopped (Ctrl-C) and run again, it keeps the weeks it finished and replays the week
 it stopped in from a copy of the vault taken when that week began: the vault is then the
-one a demo never stopped builds. The vault, settings (`[vault]` limits included),
+one a demo never stopped builds — but for what a person wrote in it meanwhile, which is
+moved to KEPT_DIR (docs/cli.md, demo). The vault, settings (`[vault]` limits included),
 embedder, index and brain come from the vault's `Workspace`, as for every operation. The
 demo indexes with MiniLM unless told otherwise (`workbench.demo.demo_embedder`).
 
@@ -47,8 +48,6 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
     vault a demo never stopped has."""
     import time
 
-    from ..consolidate.run import consolidate_vault
-    from ..dream.run import dream_vault
     from ..index.factory import embedder_spec
     from ..proposals import ProposalQueue
     from ..vault.layout import BUCKETS, bucket_of, is_digest_note
@@ -79,7 +78,11 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
         init_vault(path, sample=True)
         state["sample"] = True
         _write_marker(marker, state)
-    _back_to_week_start(path, len(state["weeks"]))  # a week stopped half-way is replayed whole
+    # a week stopped half-way is replayed whole; what a person wrote meanwhile is kept aside
+    kept = _back_to_week_start(path, len(state["weeks"]))
+    if kept:
+        state["kept"] = sorted(set(state.get("kept", [])) | set(kept))
+        _write_marker(marker, state)
     ws = Workspace.from_environment(path, settings=settings, embedder_spec=spec)
     settings = ws.settings
     vault = ws.keep_vault()
@@ -98,28 +101,16 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
             if k < len(done_weeks):
                 continue
             _keep_week_start(path, k)
-            if progress:
-                progress(f"week of {first:%b %d}: dream {len(files)} files", 2 * k, steps)
-            report = dream_vault(vault, brain, index, settings, targets=files)
-            failed = [o for o in report.outcomes if o.state == "failed"]
-            if failed:
-                raise RemeError(f"Dream failed on {failed[0].material}: {failed[0].message}")
-            week_created: Counter = Counter()
-            week_updated: Counter = Counter()
-            for o in report.outcomes:
-                if o.state != "applied" or not o.target_path:
-                    continue
-                (week_created if o.action == "CREATE" else week_updated)[bucket_of(o.target_path)] += 1
+            try:
+                week, in_week = _replay_week(k, first, last, files, ws=ws, vault=vault,
+                                             brain=brain, index=index, settings=settings,
+                                             emb=emb, progress=progress, steps=steps)
+            except BaseException:  # Ctrl-C too: the restore must tell its writes from a person's
+                _record_week_writes(path, k)
+                raise
+            week_created, week_updated = in_week
             created.update(week_created)
             updated.update(week_updated)
-            if progress:
-                progress(f"week of {first:%b %d}: consolidate", 2 * k + 1, steps)
-            run = consolidate_vault(vault, settings, force=True, embedder=emb, index=index,
-                                    brain=ws.get_consolidate_brain())
-            lines = "; ".join(f"{o.phase}: {o.summary}" for o in run.phases
-                              if o.ran and o.phase in ("abstract", "merge", "split"))
-            week = DemoWeek(first, last, len(report.materials), week_created.total(),
-                            week_updated.total(), lines)
             done_weeks.append(week)
             state["weeks"].append({**_week_to_json(week), "created_in": dict(week_created),
                                    "updated_in": dict(week_updated)})
@@ -146,7 +137,38 @@ def build_demo(path: Path | str, *, embedder: str | None = None, settings: Setti
         {b: notes[b] for b in BUCKETS}, len(set((communities or {}).values())),
         dict(sorted(waiting.items())), tuple(placed), embedder_spec(emb.name),
         time.monotonic() - started,
-        {"bridge": bridge.to_json()})
+        {"bridge": bridge.to_json(), "kept": state.get("kept", [])})
+
+
+def _replay_week(k: int, first, last, files: list[str], *, ws: Workspace, vault, brain, index,
+                 settings: Settings, emb, progress: Progress | None, steps: int):
+    """Week `k` of the demo: its material dreamt, then consolidated as the weekly schedule
+    would at the week's end. Returns the week and its (created, updated) counts by bucket."""
+    from ..consolidate.run import consolidate_vault
+    from ..dream.run import dream_vault
+    from ..vault.layout import bucket_of
+
+    if progress:
+        progress(f"week of {first:%b %d}: dream {len(files)} files", 2 * k, steps)
+    report = dream_vault(vault, brain, index, settings, targets=files)
+    failed = [o for o in report.outcomes if o.state == "failed"]
+    if failed:
+        raise RemeError(f"Dream failed on {failed[0].material}: {failed[0].message}")
+    week_created: Counter = Counter()
+    week_updated: Counter = Counter()
+    for o in report.outcomes:
+        if o.state != "applied" or not o.target_path:
+            continue
+        (week_created if o.action == "CREATE" else week_updated)[bucket_of(o.target_path)] += 1
+    if progress:
+        progress(f"week of {first:%b %d}: consolidate", 2 * k + 1, steps)
+    run = consolidate_vault(vault, settings, force=True, embedder=emb, index=index,
+                            brain=ws.get_consolidate_brain())
+    lines = "; ".join(f"{o.phase}: {o.summary}" for o in run.phases
+                      if o.ran and o.phase in ("abstract", "merge", "split"))
+    week = DemoWeek(first, last, len(report.materials), week_created.total(),
+                    week_updated.total(), lines)
+    return week, (week_created, week_updated)
 
 
 # Written first into the demo's folder and removed when the demo is whole: a folder with it
@@ -209,6 +231,8 @@ def _week_start_copy_ignores(path: Path):
     inner = path / CACHE_DIR
 
     def ignore(folder: str, names: list[str]) -> set[str]:
+        if Path(folder) == path:
+            return {KEPT_DIR} & set(names)
         return {n for n in names if _not_restored(n)} if Path(folder) == inner else set()
 
     return ignore
@@ -228,25 +252,117 @@ def _keep_week_start(path: Path, week: int) -> None:
 
 
 def _drop_week_starts(path: Path, but: str | None = None) -> None:
-    for item in (path / CACHE_DIR).glob(f"{WEEK_START}*"):
+    for item in (path / CACHE_DIR).glob(f"{WEEK_START}*"):  # the copies and their records
         if item.name != but:
-            shutil.rmtree(item, ignore_errors=True)
+            if item.is_dir() and not item.is_symlink():
+                shutil.rmtree(item, ignore_errors=True)
+            else:
+                item.unlink(missing_ok=True)
 
 
-def _back_to_week_start(path: Path, week: int) -> None:
-    """Put the vault back to the copy kept when `week` began, if there is one: everything
-    but what `_not_restored` names is removed and the copy's files put in its place. The
+# Where the restore puts what a person wrote in a demo stopped inside a week (a note
+# added, a line edited): the vault's root, outside the layers the demo reads, so the
+# replayed week is the week a demo never stopped replays, and nothing a person wrote is
+# lost (docs/cli.md, demo). Said in the demo's report (`kept`).
+KEPT_DIR = "kept-from-stopped-demo"
+# `.reme/demo-week-<k>.written.json`: {path: [sha256, …]} of every file week k had written
+# (added or changed since its start copy) when it stopped — the restore's way to tell the
+# week's own writes from a person's.
+WRITTEN_SUFFIX = ".written.json"
+
+
+def _vault_files(path: Path):
+    """(vault-relative path, file) of every file the week start copy compares: all but
+    `.reme/` and what was kept aside."""
+    for folder, dirs, names in os.walk(path):
+        here = Path(folder)
+        if here == path:
+            dirs[:] = [d for d in dirs if d not in (CACHE_DIR, KEPT_DIR)]
+            names = [n for n in names if n != KEPT_DIR]
+        for name in [*names, *dirs]:  # a link to a folder is listed with the folders
+            full = here / name
+            # a link is compared by its target; a pipe or socket is not read (it may block)
+            if full.is_symlink() or (name in names and full.is_file()):
+                yield full.relative_to(path).as_posix(), full
+
+
+def _fingerprint(file: Path) -> str:
+    digest = hashlib.sha256()
+    if file.is_symlink():
+        digest.update(b"link:" + os.readlink(file).encode())
+    else:
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _as_at_start(keep: Path, rel: str, file: Path) -> bool:
+    """Whether `file` is as the week start copy `keep` has it."""
+    kept = keep / rel
+    return (kept.is_file() or kept.is_symlink()) and _fingerprint(kept) == _fingerprint(file)
+
+
+def _record_week_writes(path: Path, week: int) -> None:
+    """Note what week `week` wrote before it stopped (added to what an earlier stop of the
+    same week noted). Whole or not written; a demo killed before it is written finds no
+    record and keeps every changed file aside — more kept than needed, nothing lost."""
+    keep = path / CACHE_DIR / f"{WEEK_START}{week}"
+    if not keep.is_dir():
+        return  # stopped before the week began: it wrote nothing
+    record = keep.with_name(keep.name + WRITTEN_SUFFIX)
+    written = _read_written(record)
+    for rel, file in _vault_files(path):
+        if not _as_at_start(keep, rel, file):
+            written.setdefault(rel, set()).add(_fingerprint(file))
+    part = record.with_name(record.name + ".tmp")
+    part.write_text(json.dumps({rel: sorted(h) for rel, h in written.items()}), encoding="utf-8")
+    os.replace(part, record)
+
+
+def _read_written(record: Path) -> dict[str, set[str]]:
+    try:
+        rows = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(rows, dict):
+        return {}
+    return {rel: set(h) for rel, h in rows.items() if isinstance(h, list)}
+
+
+def _keep_aside(path: Path, rel: str, file: Path) -> str:
+    """Move a person's `file` to KEPT_DIR under its own path (numbered if that is taken by
+    other content); returns where it is now, vault-relative."""
+    dest = path / KEPT_DIR / rel
+    n = 1
+    while dest.exists() or dest.is_symlink():
+        if _fingerprint(dest) == _fingerprint(file):  # kept already (a restore stopped half-way)
+            file.unlink()
+            return dest.relative_to(path).as_posix()
+        n += 1
+        dest = dest.with_name(f"{Path(rel).stem}.{n}{Path(rel).suffix}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(file, dest)
+    return dest.relative_to(path).as_posix()
+
+
+def _back_to_week_start(path: Path, week: int) -> list[str]:
+    """Put the vault back to the copy kept when `week` began, if there is one: what a
+    person wrote meanwhile is first moved to KEPT_DIR (a file neither as the copy has it
+    nor as the week wrote it), then everything but what `_not_restored` names is removed
+    and the copy's files put in its place. Returns where the person's files are now. The
     copy itself stays until the week is done, so a demo stopped while this runs is put
     back again the next time. No copy: the demo stopped before the week wrote anything."""
     keep = path / CACHE_DIR / f"{WEEK_START}{week}"
     if not keep.is_dir():
-        return
+        return []
+    written = _read_written(keep.with_name(keep.name + WRITTEN_SUFFIX))
+    kept = [_keep_aside(path, rel, file) for rel, file in list(_vault_files(path))
+            if not _as_at_start(keep, rel, file) and _fingerprint(file) not in written.get(rel, ())]
     for item in path.iterdir():
         if item.name == CACHE_DIR:
             for inner in item.iterdir():
                 if not _not_restored(inner.name):
                     _remove(inner)
-        else:
+        elif item.name != KEPT_DIR:
             _remove(item)
     for item in keep.iterdir():
         dest = path / item.name
@@ -254,6 +370,7 @@ def _back_to_week_start(path: Path, week: int) -> None:
             shutil.copytree(item, dest, symlinks=True, dirs_exist_ok=True)
         else:
             shutil.copy2(item, dest, follow_symlinks=False)
+    return kept
 
 
 def _remove(item: Path) -> None:

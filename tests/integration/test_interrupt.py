@@ -203,6 +203,7 @@ def test_a_demo_stopped_by_ctrl_c_goes_on_when_run_again(tmp_path, demo_vault):
                                                      "2026-10-26"]
     assert report["weeks"][: len(kept)] == [{k: w[k] for k in report["weeks"][0]} for w in kept]
     assert not marker.exists()
+    assert report["kept"] == []  # nobody wrote in it: nothing kept aside
     # the same vault as a demo never stopped (the session's, built once: tests/conftest.py)
     got, want = _demo_vault(path), _demo_vault(demo_vault)
     assert sorted(set(got["notes"]) ^ set(want["notes"])) == []  # none twice, none lost
@@ -233,12 +234,12 @@ def _first_weeks(patch) -> None:
     patch.setattr(demo, "material_weeks", lambda path: weeks(path)[:DEMO_WEEKS])
 
 
-def _run_demo(path: Path) -> tuple[int, str, str]:
+def _run_demo(path: Path, output: str = "--json") -> tuple[int, str, str]:
     from click.testing import CliRunner
 
     from reme_workbench.cli import cli
 
-    result = CliRunner().invoke(cli, ["demo", str(path), "--embedder", "hashing", "--json"])
+    result = CliRunner().invoke(cli, ["demo", str(path), "--embedder", "hashing", output])
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result.exit_code, result.stdout, result.stderr
@@ -331,4 +332,65 @@ def test_a_demo_stopped_at_any_write_goes_on_to_the_vault_of_a_demo_never_stoppe
     report = json.loads(out)
     assert report["weeks"] == never_stopped["report"]["weeks"], stop  # what it says it did
     assert report["notes"] == never_stopped["report"]["notes"], stop
+    assert report["kept"] == [], stop  # the week's writes are its own: none kept aside
+    assert not (path / "kept-from-stopped-demo").exists()
     assert not list((path / ".reme").glob("demo-*"))  # the demo's own state is gone
+
+
+@pytest.mark.parametrize("record", ["written", "killed before writing it"])
+def test_a_persons_notes_in_a_stopped_demo_are_kept_when_it_goes_on(tmp_path, monkeypatch,
+                                                                    never_stopped, record):
+    # the README invites a person to open the demo in Obsidian: one who writes in a demo
+    # stopped inside a week and runs it again finds every word still there. Killed (no
+    # record of the week's writes), the week's own half-written files are kept aside too.
+    _first_weeks(monkeypatch)
+    path = tmp_path / "reme-demo"
+    with pytest.MonkeyPatch.context() as patch:
+        seen = _stop_after(patch, path, "digest/", 50)  # inside the second week
+        code, _, err = _run_demo(path)
+    assert code == 130, (seen[-1], err)
+    start = path / ".reme" / "demo-week-1"  # the vault as the second week began
+    assert start.is_dir()
+    notes = sorted(p.relative_to(path).as_posix() for p in (path / "digest").rglob("*.md"))
+    untouched = next(n for n in notes if (start / n).is_file()
+                     and (start / n).read_bytes() == (path / n).read_bytes())
+    written, also_written = [n for n in notes if not (start / n).is_file()
+                             or (start / n).read_bytes() != (path / n).read_bytes()][:2]
+    mine = {"notes/mine.md": "# Mine\n\nWritten by a person in the stopped demo.\n",
+            "digest/wiki/mine.md": "# Also mine\n\nA wiki note of my own.\n"}
+    for rel, text in mine.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_text(text, encoding="utf-8")
+    for rel in (untouched, written):
+        text = (path / rel).read_text(encoding="utf-8")
+        mine[rel] = text + f"\nA line a person added to {rel}.\n"
+        (path / rel).write_text(mine[rel], encoding="utf-8")
+    (tmp_path / "outside").mkdir()  # a link to a folder of the person's, kept as a link
+    (path / "notes" / "elsewhere").symlink_to(tmp_path / "outside", target_is_directory=True)
+    written_record = path / ".reme" / "demo-week-1.written.json"
+    assert written_record.is_file()
+    if record != "written":
+        written_record.unlink()
+    code, out, err = _run_demo(path, "--json" if record == "written" else "--text")
+    assert code == 0, err
+    on_disk = {p.read_text(encoding="utf-8", errors="replace"): p.relative_to(path).as_posix()
+               for p in path.rglob("*") if p.is_file() and ".reme" not in p.parts}
+    lost = [rel for rel, text in mine.items() if text not in on_disk]
+    assert lost == [], f"lost what a person wrote in {lost}"
+    now = {on_disk[text] for text in mine.values()}
+    assert (path / "kept-from-stopped-demo" / "notes" / "elsewhere").is_symlink()
+    now.add("kept-from-stopped-demo/notes/elsewhere")
+    assert all(rel.startswith("kept-from-stopped-demo/") for rel in now), now
+    if record == "written":  # only the person's files are kept aside, each said
+        report = json.loads(out)
+        assert sorted(report["kept"]) == sorted(now)
+        assert report["weeks"] == never_stopped["report"]["weeks"]
+    else:
+        listed = out.split("Kept aside", 1)[1] if "Kept aside" in out else ""
+        assert [rel for rel in now if rel not in listed] == [], out
+        kept = path / "kept-from-stopped-demo" / also_written  # the week's own, too
+        assert kept.is_file() and f"kept-from-stopped-demo/{also_written}" in listed
+    # the demo itself: the vault of a demo never stopped, the person's files aside
+    got = _demo_vault(path)
+    assert got["notes"] == never_stopped["vault"]["notes"]
+    assert got["proposals"] == never_stopped["vault"]["proposals"]
