@@ -33,7 +33,7 @@ def proposals_list(obj: Ctx, call: Call):
     if not rows:
         click.echo("No proposals.")
     for row in rows:
-        click.echo(f"{row['id']}  {row['state']:<8} {row['action']:<18} {row['summary']}")
+        click.echo(f"{row['id']}  {row['state']:<9} {row['action']:<18} {row['summary']}")
 
 
 @proposals.command("show", cls=OperationCommand, operations=("show_proposal",))

@@ -239,8 +239,10 @@ OPERATIONS: tuple[Operation, ...] = (
         "list_proposals", operations.list_proposals, ProposalsRequest, list[ProposalSummary],
         "List proposals",
         "List proposed changes to the notes, oldest first: id, state (pending, applied, "
-        "rejected, stale, reverted), action (e.g. consolidate.merge) and a one-line "
-        "summary. Changes nothing.",
+        "rejected, stale, reverted; applying or reverting while one is written), action "
+        "(e.g. consolidate.merge) and a one-line summary. Changes nothing, except that a "
+        "proposal a stopped process left applying or reverting is settled from its files "
+        "(docs/spec.md §3.7.7), as opening the vault finishes an interrupted write.",
         writes=False, routes=(Route("GET", "/proposals", "query"),),
         cli=Command(("proposals", "list"))),
     Operation(
