@@ -31,6 +31,7 @@ from ..llm.base import (
 from ..llm.planning import PlanRefused, plan_with_feedback
 from ..llm.schema import IntegrateDecision, MemoryUnit
 from ..proposals import Policy, ProposalQueue
+from ..proposals.model import Proposal
 from ..vault.checks import CheckSpec, build_checks
 from ..vault.links import outbound_keys, parse_links
 from ..vault.note import Note, decode_note_bytes, parse, render
@@ -393,7 +394,7 @@ class Dreamer:
                 resumed.append(note)
                 continue
 
-            def about_to_write(plan: _Plan, proposal: str, key: str = key) -> None:
+            def about_to_write(plan: _Plan, proposal: Proposal, key: str = key) -> None:
                 op = plan.ops[0] if len(plan.ops) == 1 else None
                 where.about_to_write(key, proposal, plan.path, getattr(op, "content", None))
 
@@ -403,8 +404,8 @@ class Dreamer:
 
     # -- Phase 2 -------------------------------------------------------------------
     def _integrate(self, material: Material, unit: MemoryUnit, *, replanned: bool = False,
-                   before_write: Callable[[_Plan, str], None] | None = None) -> UnitOutcome:
-        """Phase 2 for one unit. `before_write(plan, proposal id)` is called before the
+                   before_write: Callable[[_Plan, Proposal], None] | None = None) -> UnitOutcome:
+        """Phase 2 for one unit. `before_write(plan, proposal)` is called before the
         unit's proposal is submitted or kept (the resume record, §4.1.8)."""
         hits = self._recall(unit)
         candidates = self._candidates(hits, unit.bucket, unit.name)
@@ -453,7 +454,7 @@ class Dreamer:
             before=plan.before,
         )
         if before_write is not None:
-            before_write(plan, proposal.id)
+            before_write(plan, proposal)
         proposal = self.queue.submit(proposal, self.policy)
         if (proposal.state == "stale" and plan.action == "dream.create" and not replanned
                 and self.vault.store.read(plan.path) is not None):
@@ -475,7 +476,7 @@ class Dreamer:
         )
 
     def _lost_create(self, material: Material, unit: MemoryUnit, lost, path: str,
-                     before_write: Callable[[_Plan, str], None] | None = None) -> UnitOutcome:
+                     before_write: Callable[[_Plan, Proposal], None] | None = None) -> UnitOutcome:
         """docs/spec.md §3.2.5: another writer (another dream, a person) created `path`
         between this unit's planning and its apply, and a create never overwrites. The
         unit is planned again at once against the vault as it is now — its recall finds
@@ -673,7 +674,7 @@ class Dreamer:
 
     def _failed(
         self, material, unit, decision, plan, failures, story, brain_failed=False,
-        before_write: Callable[[_Plan, str], None] | None = None,
+        before_write: Callable[[_Plan, Proposal], None] | None = None,
     ) -> UnitOutcome:
         message = "; ".join(failures) or "no usable decision"
         pid = None
@@ -692,7 +693,7 @@ class Dreamer:
             )
             proposal = proposal.with_state("rejected", now=proposal.created_at, error=message)
             if before_write is not None:
-                before_write(plan, proposal.id)
+                before_write(plan, proposal)
             self.queue.save(proposal)
             pid = proposal.id
         return UnitOutcome(

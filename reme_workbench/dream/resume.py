@@ -26,8 +26,12 @@ from dataclasses import dataclass
 
 from ..errors import RemeError
 from ..llm.schema import MemoryUnit
+from ..proposals import ProposalQueue
 from ..proposals.model import FORMAT_VERSION as PROPOSAL_VERSION
-from ..vault.meta import read_meta, write_meta
+from ..proposals.model import Proposal
+from ..vault.layout import is_digest_note
+from ..vault.meta import log_access, read_meta, write_meta
+from ..vault.store import Create, Delete, Edit, Stamp
 from ..vault.vault import Vault
 
 __all__ = ["ResumeRecord", "FileResume", "piece_key", "unit_key"]
@@ -118,12 +122,17 @@ class FileResume:
         }
         self.record._put(self.path, self.entry)
 
-    def about_to_write(self, unit: str, proposal: str, note: str | None,
+    def about_to_write(self, unit: str, proposal: Proposal, note: str | None,
                        content: bytes | None) -> None:
-        """Before `unit`'s proposal is submitted or saved: what will show it was done."""
+        """Before `unit`'s proposal is submitted or saved: what will show it was done. A
+        pending one (about to be submitted: it may apply) is kept whole, so that a run
+        stopped between its note's write and its record can still record it."""
         self.entry.setdefault("units", {})[unit] = {
-            "proposal": proposal, "path": note,
-            "content": None if content is None else hashlib.sha256(content).hexdigest()}
+            "proposal": proposal.id, "path": note,
+            "content": None if content is None else hashlib.sha256(content).hexdigest(),
+            "submitted": ({**proposal.to_json(), "version": PROPOSAL_VERSION,
+                           "computed_at": proposal.created_at}  # as the queue's file has them
+                          if proposal.state == "pending" else None)}
         self.record._put(self.path, self.entry)
 
     def done(self, unit: str) -> str | None:
@@ -141,8 +150,37 @@ class FileResume:
         if isinstance(note, str) and entry.get("content"):
             current = vault.store.read(note)
             if current is not None and hashlib.sha256(current[0]).hexdigest() == entry["content"]:
+                if state is None:  # applied, and the stop came before its record
+                    _record_applied(vault, entry.get("submitted"), current[1])
                 return note
         return None
+
+
+def _record_applied(vault: Vault, submitted, stamp: Stamp) -> None:
+    """Record the proposal whose change landed as the queue would have: applied, with the
+    inverse of its one op (a create is undone by a delete, an edit by the bytes before),
+    stamped with the note as it is, and its touch in the access log (§7.3.6). Not kept
+    whole (the record predates this) or unreadable: the note stays, unrecorded."""
+    from ..errors import NoteError
+
+    if not isinstance(submitted, dict):
+        return
+    try:
+        proposal = Proposal.from_json(submitted, source="meta/dream_resume.json")
+    except (RemeError, NoteError, ValueError, TypeError, KeyError):
+        return
+    if len(proposal.ops) != 1 or not isinstance(proposal.ops[0], Create | Edit):
+        return
+    op = proposal.ops[0]
+    old = proposal.before.get(op.path)
+    if isinstance(op, Edit) and old is None:
+        return
+    inverse = (Delete(op.path, stamp),) if isinstance(op, Create) else (Edit(op.path, old, stamp),)
+    now = vault.clock()
+    ProposalQueue(vault).save(proposal.with_state("applied", now=now.isoformat(),
+                                                  inverse=inverse))
+    if is_digest_note(op.path):
+        log_access(vault.root, op.path, now, proposal.action)
 
 
 def _proposal_state(vault: Vault, proposal: str) -> str | None:

@@ -53,6 +53,18 @@ def _notes(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in (root / "digest").rglob("*.md")}
 
 
+def _proposals(root: Path) -> list[tuple]:
+    """Each proposal: what it did, where, in which state, and whether it can be undone."""
+    rows = [json.loads(p.read_text(encoding="utf-8")) for p in (root / "meta/proposals").glob("*.json")]
+    return sorted((r["action"], r["state"], [op["path"] for op in r["ops"]], bool(r["inverse"]))
+                  for r in rows)
+
+
+def _touches(root: Path) -> list[str]:
+    """The access log's lines (the clock is fixed: equal runs log equal lines)."""
+    return sorted((root / "meta/access_log.jsonl").read_text(encoding="utf-8").splitlines())
+
+
 def _stop_after_note(patch, root: Path, nth: int) -> list[str]:
     """KeyboardInterrupt right after the `nth` note put in place (`Vault.apply`)."""
     seen: list[str] = []
@@ -80,9 +92,9 @@ def never_stopped(tmp_path_factory) -> dict[str, bytes]:
         root = _sample(tmp_path_factory.mktemp("never-stopped") / "v")
         result = _dream(root)
         assert result.exit_code == 0, result.output
-        notes = _notes(root)
-    assert len(notes) >= 6  # enough notes that a stop lands inside a file
-    return notes
+        vault = {"notes": _notes(root), "proposals": _proposals(root), "touches": _touches(root)}
+    assert len(vault["notes"]) >= 15  # enough notes that a stop lands inside a file
+    return vault
 
 
 @pytest.mark.parametrize("nth", range(1, 16))
@@ -97,11 +109,15 @@ def test_dream_stopped_after_a_note_and_run_again_writes_the_vault_of_a_run_neve
     assert len(seen) == nth
     again = _dream(root)
     assert again.exit_code == 0, again.output
-    got = _notes(root)
+    got, want = _notes(root), never_stopped["notes"]
     where = f"stopped after {seen[-1]}"
-    assert sorted(set(got) - set(never_stopped)) == [], where  # nothing written twice
-    assert sorted(set(never_stopped) - set(got)) == [], where  # nothing lost
-    assert [p for p in got if got[p] != never_stopped[p]] == [], where  # each as written
+    assert sorted(set(got) - set(want)) == [], where  # nothing written twice
+    assert sorted(set(want) - set(got)) == [], where  # nothing lost
+    assert [p for p in got if got[p] != want[p]] == [], where  # each as written
+    # each note's proposal recorded once, applied and undoable: the one whose note was
+    # put in place just before the stop too
+    assert _proposals(root) == never_stopped["proposals"], where
+    assert _touches(root) == never_stopped["touches"], where  # each note's use logged once
     # and a third run finds everything dreamt
     third = json.loads(_dream(root).stdout)
     assert third["materials"] == [] and third["outcomes"] == []
