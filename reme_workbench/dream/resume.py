@@ -74,8 +74,10 @@ class ResumeRecord:
 
     def for_file(self, path: str, sha256: str) -> FileResume:
         entry = self.files.get(path)
-        if not isinstance(entry, dict) or entry.get("sha256") != sha256:
-            entry = {"sha256": sha256, "pieces": {}, "units": {}}  # new, or edited since
+        if (not isinstance(entry, dict) or entry.get("sha256") != sha256
+                or not isinstance(entry.get("pieces"), dict)
+                or not isinstance(entry.get("units"), dict)):  # new, edited since, or mangled
+            entry = {"sha256": sha256, "pieces": {}, "units": {}}
         return FileResume(self, path, entry)
 
     def forget(self, path: str) -> None:
@@ -148,7 +150,10 @@ class FileResume:
         if state is not None and state != "stale":
             return note or ""
         if isinstance(note, str) and entry.get("content"):
-            current = vault.store.read(note)
+            try:
+                current = vault.store.read(note)
+            except RemeError:  # not a path in the vault (the record was edited): not done
+                return None
             if current is not None and hashlib.sha256(current[0]).hexdigest() == entry["content"]:
                 if state is None:  # applied, and the stop came before its record
                     _record_applied(vault, entry.get("submitted"), current[1])

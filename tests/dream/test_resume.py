@@ -218,3 +218,25 @@ def test_an_unreadable_resume_record_is_a_warning_and_counts_as_empty(small):
     report = _run(small, ScriptedBrain().enqueue_extract([]))
     assert any("dream_resume.json" in n for n in report.notices)
     assert json.loads((small.root / "meta/dreamt.json").read_text())["files"][LOG]
+
+
+def test_a_resume_record_edited_out_of_shape_is_not_trusted(small):
+    stopping = _StoppedAtSecondUnit().enqueue_extract(_units()).enqueue_integrate(
+        _create("Canary for ten minutes"))
+    with pytest.raises(KeyboardInterrupt):
+        _run(small, stopping)
+    record = small.root / "meta/dream_resume.json"
+    data = json.loads(record.read_text())
+    (entry,) = data["files"].values()
+    for unit in entry["units"].values():  # a note outside the vault, a proposal id that is no id
+        unit.update(path="../../outside.md", proposal="../x")
+    record.write_text(json.dumps(data))
+    rerun = (ScriptedBrain().enqueue_integrate(_create("Canary for ten minutes"))
+             .enqueue_integrate(_create("Prefer uv")))
+    report = _run(small, rerun)  # the units as extracted are kept; each is planned again
+    assert [(o.unit, o.state) for o in report.outcomes][1:] == [("Prefer uv", "applied")]
+    entry["units"] = ["not", "a", "mapping"]
+    record.write_text(json.dumps(data))
+    (small.root / LOG).write_text("Use uv. Run the canary for ten minutes. Always.\n")
+    again = ScriptedBrain().enqueue_extract([])
+    assert _run(small, again).outcomes == ()  # dreamt from its start, no traceback
