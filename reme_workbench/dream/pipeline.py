@@ -31,6 +31,7 @@ from ..llm.base import (
 from ..llm.planning import PlanRefused, plan_with_feedback
 from ..llm.schema import IntegrateDecision, MemoryUnit
 from ..proposals import Policy, ProposalQueue
+from ..proposals.model import Proposal
 from ..vault.checks import CheckSpec, build_checks
 from ..vault.links import outbound_keys, parse_links
 from ..vault.note import Note, decode_note_bytes, parse, render
@@ -42,6 +43,7 @@ from ..vault.vault import Vault
 from .keys import owner_prefix, relation, topic_key
 from .material import DreamtRecord, select_material
 from .meaning import Meaning
+from .resume import Extracted, FileResume, ResumeRecord, piece_key, unit_key
 
 __all__ = ["Dreamer", "DreamReport", "DreamProgress", "UnitOutcome", "UnitOrigin"]
 
@@ -243,8 +245,9 @@ class Dreamer:
             return self._rehearse(targets, force)
         self._links = LinkResolver(self.vault.scan.records)
         record = DreamtRecord(self.vault)
+        resume = ResumeRecord(self.vault)  # where a stopped run left off (§4.1.8)
         files, skipped = select_material(self.vault, targets, record, force=force)
-        notices = [record.warning] if record.warning else []
+        notices = [w for w in (record.warning, resume.warning) if w]
         outcomes: list[UnitOutcome] = []
         written: list[str] = []
         self._where = (0, len(files), "", 0)
@@ -255,12 +258,18 @@ class Dreamer:
             if len(pieces) > 1:
                 notices.append(f"{mf.path} is long; dreamt in {len(pieces)} pieces.")
             failed = False
+            where = resume.for_file(mf.path, mf.sha256)
+            resumed: list[str] = []  # notes of units a stopped run did
             for material in pieces:
-                for outcome in self._dream_material(material, len(outcomes)):
+                for outcome in self._dream_material(material, len(outcomes), where, resumed):
                     outcomes.append(outcome)
                     failed = failed or outcome.state == "failed"
                     if outcome.state == "applied" and outcome.target_path:
                         written.append(outcome.target_path)
+            written += [path for path in resumed if path]
+            if resumed:
+                notices.append(f"{mf.path}: {len(resumed)} unit(s) done by a run that stopped "
+                               "were not dreamt again.")
             if failed:
                 notices.append(
                     f"{mf.path}: the brain gave no usable answer for some units; it stays "
@@ -268,6 +277,7 @@ class Dreamer:
                 )
             else:
                 record.mark(mf.path, mf.sha256, mf.parts)
+                resume.forget(mf.path)
         set_aside = tuple(dict.fromkeys(self._set_aside))
         notices += [f"{m}: {p} gave no unit ({r})" for m, p, r in set_aside]
         if set_aside:
@@ -343,32 +353,60 @@ class Dreamer:
             done, total, path, in_file = self._where
             self.progress(DreamProgress(done, total, path, units_done, in_file))
 
-    def _dream_material(self, material: Material, units_before: int = 0) -> list[UnitOutcome]:
+    def _extract(self, material: Material, piece: str, where: FileResume) -> Extracted:
+        """Phase 1 for one piece, or what it gave a stopped run (§4.1.8), kept before any
+        unit of it writes. A BrainError passes through: the piece has no units yet."""
+        found = where.extracted(piece)
+        if found is not None:
+            return found
+        reply = self.brain.extract(material)
+        self._count(reply.usage)
+        units = order_units_for_cache(reply.value.units)  # same-bucket calls share a prefix
+        found = Extracted(tuple(units), tuple((s.part, s.reason) for s in reply.set_aside))
+        where.keep_extracted(piece, found)
+        return found
+
+    def _dream_material(self, material: Material, units_before: int, where: FileResume,
+                        resumed: list[str]) -> list[UnitOutcome]:
+        """Phase 1 and 2 for one piece; a unit a stopped run did is not done again, its
+        note goes to `resumed` instead."""
+        piece = piece_key(material.text)
         try:
-            reply = self.brain.extract(material)
+            found = self._extract(material, piece, where)
         except BrainError as exc:
             return [
                 UnitOutcome(material.path, "-", "-", "FAILED", None, None, None, "failed", str(exc))
             ]
-        self._count(reply.usage)
         # Phase 1 is the gate: an empty list means nothing here is worth remembering.
-        units = order_units_for_cache(reply.value.units)  # same-bucket calls share a prefix
-        self._set_aside += [(material.path, s.part, s.reason) for s in reply.set_aside]
-        if not units and not reply.set_aside:
+        units = list(found.units)
+        self._set_aside += [(material.path, part, reason) for part, reason in found.set_aside]
+        if not units and not found.set_aside:
             self._set_aside.append((material.path, "the whole file",
                                     "the brain found nothing worth remembering"))
         done, total, path, in_file = self._where
         self._where = (done, total, path, in_file + len(units))
         self._tell(units_before)
         out = []
-        for unit in units:
-            out.append(self._integrate(material, unit))
+        for place, unit in enumerate(units):
+            key = unit_key(piece, place, unit)
+            note = where.done(key)
+            if note is not None:
+                resumed.append(note)
+                continue
+
+            def about_to_write(plan: _Plan, proposal: Proposal, key: str = key) -> None:
+                op = plan.ops[0] if len(plan.ops) == 1 else None
+                where.about_to_write(key, proposal, plan.path, getattr(op, "content", None))
+
+            out.append(self._integrate(material, unit, before_write=about_to_write))
             self._tell(units_before + len(out))
         return out
 
     # -- Phase 2 -------------------------------------------------------------------
-    def _integrate(self, material: Material, unit: MemoryUnit, *,
-                   replanned: bool = False) -> UnitOutcome:
+    def _integrate(self, material: Material, unit: MemoryUnit, *, replanned: bool = False,
+                   before_write: Callable[[_Plan, Proposal], None] | None = None) -> UnitOutcome:
+        """Phase 2 for one unit. `before_write(plan, proposal)` is called before the
+        unit's proposal is submitted or kept (the resume record, §4.1.8)."""
         hits = self._recall(unit)
         candidates = self._candidates(hits, unit.bucket, unit.name)
         request = IntegrateRequest(material, unit, tuple(candidates),
@@ -400,7 +438,8 @@ class Dreamer:
                 story["predicate_changes"] = [{"target": t, "old": old, "new": new}
                                               for t, old, new in plan.retypes]
         if plan is None or failures:
-            return self._failed(material, unit, decision, plan, failures, story, brain_failed)
+            return self._failed(material, unit, decision, plan, failures, story, brain_failed,
+                                before_write)
         if _unchanged(plan):  # the note already cites this material and says it: no proposal
             return UnitOutcome(material.path, unit.name, unit.bucket, decision.action,
                                decision.flavor, plan.path, None, "unchanged",
@@ -414,10 +453,12 @@ class Dreamer:
             story=story,
             before=plan.before,
         )
+        if before_write is not None:
+            before_write(plan, proposal)
         proposal = self.queue.submit(proposal, self.policy)
         if (proposal.state == "stale" and plan.action == "dream.create" and not replanned
                 and self.vault.store.read(plan.path) is not None):
-            return self._lost_create(material, unit, proposal, plan.path)
+            return self._lost_create(material, unit, proposal, plan.path, before_write)
         state, pid = proposal.state, proposal.id
         if state == "applied":
             self.index.refresh(paths=[plan.path])  # later units must recall this note
@@ -434,7 +475,8 @@ class Dreamer:
             proposal.error or proposal.story.get("held"),  # why a trusted change waits
         )
 
-    def _lost_create(self, material: Material, unit: MemoryUnit, lost, path: str) -> UnitOutcome:
+    def _lost_create(self, material: Material, unit: MemoryUnit, lost, path: str,
+                     before_write: Callable[[_Plan, Proposal], None] | None = None) -> UnitOutcome:
         """docs/spec.md §3.2.5: another writer (another dream, a person) created `path`
         between this unit's planning and its apply, and a create never overwrites. The
         unit is planned again at once against the vault as it is now — its recall finds
@@ -444,7 +486,7 @@ class Dreamer:
         self.vault.refresh()
         self.index.refresh(paths=[path])  # the winner's note is recalled and shown
         self._resolver().add(path)
-        outcome = self._integrate(material, unit, replanned=True)
+        outcome = self._integrate(material, unit, replanned=True, before_write=before_write)
         again = (f"as {outcome.proposal_id} ({outcome.state})" if outcome.proposal_id
                  else f"({outcome.state}: {outcome.message or 'nothing to write'})")
         self.queue.save(lost.with_state(
@@ -631,7 +673,8 @@ class Dreamer:
         return [f"{c.name}: {why}" for c in build_checks(plan.checks) for why in c.fn(ctx)]
 
     def _failed(
-        self, material, unit, decision, plan, failures, story, brain_failed=False
+        self, material, unit, decision, plan, failures, story, brain_failed=False,
+        before_write: Callable[[_Plan, Proposal], None] | None = None,
     ) -> UnitOutcome:
         message = "; ".join(failures) or "no usable decision"
         pid = None
@@ -649,6 +692,8 @@ class Dreamer:
                 before=plan.before,
             )
             proposal = proposal.with_state("rejected", now=proposal.created_at, error=message)
+            if before_write is not None:
+                before_write(plan, proposal)
             self.queue.save(proposal)
             pid = proposal.id
         return UnitOutcome(
