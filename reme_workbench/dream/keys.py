@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import RemeError
-from ..textrules import is_cjk
+from ..textrules import is_cjk, one_word_cut_short
 from ..vault.slug import slugify
 
 __all__ = ["TopicKey", "topic_key", "relation", "owner_prefix", "one_key", "near_duplicates"]
@@ -106,7 +106,7 @@ def relation(unit: TopicKey, note: TopicKey) -> int | None:
     inside = set(short.words) <= set(long_.words) or short.joined in _runs(long_.words)
     if inside and long_.joined.endswith(short.head):
         return 1
-    if _cut_short(unit.words, note.words):
+    if one_word_cut_short(unit.words, note.words):
         return 2
     return None
 
@@ -115,16 +115,6 @@ def _runs(words: tuple[str, ...]) -> set[str]:
     """Every run of consecutive words, written together ("spider man movie" →
     "spiderman", "manmovie", …): a phrase written with other spaces is inside it."""
     return {"".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
-
-
-def _cut_short(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    if len(a) != len(b) or len(a) < 2:
-        return False
-    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
-    if len(differ) != 1:
-        return False
-    short, long_ = sorted(differ[0], key=len)
-    return len(short) >= 3 and long_.startswith(short)
 
 
 def one_key(unit_name: str, note_name: str) -> bool:

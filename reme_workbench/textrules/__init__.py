@@ -50,6 +50,7 @@ from .words import (
     STOPWORDS,
     TOPIC_STOPWORDS,
     content_words,
+    one_word_cut_short,
     overlap,
     stem,
     tokens,
@@ -63,5 +64,5 @@ __all__ = [
     "split_sentences", "split_note_line",
     "stem", "ENGLISH_STOPWORDS", "STOPWORDS", "SEARCH_STOPWORDS", "COMPARISON_STOPWORDS",
     "TOPIC_STOPWORDS", "CHINESE_STOPWORDS", "CJK_FUNCTION_CHARS", "tokens", "overlap",
-    "word_spans", "content_words", "GENERIC_HEADING", "statement_values",
+    "word_spans", "content_words", "GENERIC_HEADING", "statement_values", "one_word_cut_short",
 ]

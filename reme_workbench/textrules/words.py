@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from .cjk import chinese_words, is_cjk, is_cjk_or_kana
 from .markup import plain, reader_text
@@ -44,7 +45,7 @@ __all__ = [
     "STOPWORDS",
     "SEARCH_STOPWORDS", "KEPT_IN_COMPARISON", "COMPARISON_STOPWORDS", "NOTE_FORMAT_WORDS",
     "TOPIC_STOPWORDS", "CHINESE_STOPWORDS", "FUNCTION_WORDS", "CJK_FUNCTION_CHARS",
-    "tokens", "overlap", "word_spans", "content_words", "GENERIC_HEADING",
+    "tokens", "overlap", "word_spans", "content_words", "GENERIC_HEADING", "one_word_cut_short",
 ]
 
 
@@ -283,3 +284,17 @@ GENERIC_HEADING = re.compile(
     r"概述|简介|介绍|概览|示例|例子|用法|注意事项|注意|提示|限制|常见问题|参见|相关|其他|更多|基础|步骤)$",
     re.I,
 )
+
+
+def one_word_cut_short(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two phrases of the same words but one, written whole in one and cut short in the
+    other ("dance comp" / "dance competition"): the shared words make the clipping one
+    word, where a word alone ("art" / "artist") may be a word of its own. Read by the
+    offline brain's topics and by dream's topic keys alike."""
+    if len(a) != len(b) or len(a) < 2:
+        return False
+    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if len(differ) != 1:
+        return False
+    short, long_ = sorted(differ[0], key=len)
+    return len(short) >= 3 and long_.startswith(short)

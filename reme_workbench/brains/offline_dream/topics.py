@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...textrules import is_cjk
+from ...textrules import is_cjk, one_word_cut_short
 from ...textrules.nlp import english_docs
 from .zh_statements import read_chinese as zh_read_chinese
 
@@ -107,23 +107,10 @@ def same_topic(a: Topic, b: Topic) -> bool:
         return False
     if a.key <= b.key or b.key <= a.key:
         return True
-    if _cut_short(a.words, b.words):
+    if one_word_cut_short(a.words, b.words):
         return True
     short, long_ = sorted((a, b), key=lambda t: len("".join(t.words)))
     return "".join(short.words) in _runs(long_.words)
-
-
-def _cut_short(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Two phrases of the same words but one, written whole in one and cut short in the
-    other ("dance comp" / "dance competition"): the shared words make the clipping one
-    word, where a word alone ("art" / "artist") may be a word of its own."""
-    if len(a) != len(b) or len(a) < 2:
-        return False
-    differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
-    if len(differ) != 1:
-        return False
-    short, long_ = sorted(differ[0], key=len)
-    return len(short) >= 3 and long_.startswith(short)
 
 
 def first_person(tok) -> bool:
