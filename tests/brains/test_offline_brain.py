@@ -466,8 +466,11 @@ def test_a_note_created_from_the_same_material_is_a_sibling_unless_it_has_the_un
     rel = "daily/2026-10-06/build-box-python-venv.md"
     u = unit_named(rel, "personal", "uv")
     created = as_note(create(rel, u), "personal")
+    # a sibling unit's note shares the material's words, not every line of the unit (a
+    # note holding all of them is the unit's own, §5.5.2)
+    how = next(ln for ln in created.body.splitlines() if ln.startswith("**How to apply:**"))
     sibling = CandidateNote(created.path, "Python environments on build-02", created.description,
-                            created.body)
+                            created.body.replace(how, "build-02 runs Ubuntu 22.04."))
     request = IntegrateRequest(material(rel), u, (sibling,))
     assert OfflineBrain().integrate(request).value.action == "CREATE"
     redream = OfflineBrain().integrate(IntegrateRequest(material(rel), u, (created,))).value

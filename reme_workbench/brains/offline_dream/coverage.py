@@ -12,6 +12,8 @@ Lexical, and guarded against the ways words lie:
   partly in the unit (`REVERSE_SHARE` × the threshold).
 * A note *created* from this same material (its first provenance) counts only with the
   unit's name (a re-dream), not as a sibling unit's note.
+* Before all that (`own_note`): a note citing this material that already holds every
+  line the brain would write for the unit is the unit's own note, a re-dream adds nothing.
 * A page (or a page's section) must also hold its words in the candidate
   (`SECTION_SAME`) and, on a template's page, every value it filled in the template's
   fields (the id, the author); a whole page every word of its name too (a page is about
@@ -37,7 +39,7 @@ from .weave import content_tokens, strip_related
 __all__ = [
     "MIN_SHARED_TOKENS", "REVERSE_SHARE", "SECTION_SAME", "MEANING_MIN", "most_similar",
     "reports_change", "first_sentence", "note_prose", "unbracket", "name_tokens",
-    "meaning_cover", "changed_fact", "gist",
+    "meaning_cover", "changed_fact", "gist", "own_note",
 ]
 
 MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
@@ -231,3 +233,27 @@ def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | 
         return None, []
     _, cand, changed = max(found, key=lambda f: (f[0], f[1].path))
     return cand, changed
+
+
+def own_note(request: IntegrateRequest, body: str) -> CandidateNote | None:
+    """The unit's own note on a re-dream (§5.5): a candidate of its bucket that cites this
+    material (`derived_from::`) and already holds every line the brain would write for the
+    unit now. Its own words may read as a change ("obsolete", "no longer") or its
+    description as another subject; it is still the note this unit wrote, so nothing is
+    new: never a twin beside it."""
+    said = _lines(body)
+    if not said:
+        return None
+    for cand in request.candidates:
+        if not cand.path.startswith(f"digest/{request.unit.bucket}/"):
+            continue
+        cites = any(lk.predicate == PROVENANCE_PREDICATE and lk.target == request.material.path
+                    for lk in parse_links(cand.body))
+        if cites and said <= _lines(cand.body):
+            return cand
+    return None
+
+
+def _lines(body: str) -> frozenset[str]:
+    """A body's non-blank lines, spaces at their ends dropped (a note on disk is rendered)."""
+    return frozenset(ln.strip() for ln in body.splitlines() if ln.strip())

@@ -67,6 +67,7 @@ from .coverage import (
     first_sentence,
     meaning_cover,
     most_similar,
+    own_note,
     reports_change,
 )
 from .coverage import unbracket as _unbracket
@@ -183,6 +184,10 @@ class OfflineBrain(Brain):
         plan = self._find_plan(material, unit)
         if plan.person:  # a conversation's unit: one note per person and topic, dated bullets
             return _reply(conversation_decision(request, plan, _day(material)))
+        own = own_note(request, _ANCHOR.sub(r"\1", plan.body or _render(plan, LABELS[
+            self._language(material)])))
+        if own is not None:  # a re-dream: the note this unit wrote already says it all
+            return _reply(self._corroborate(request, own, 1.0, provenance, fixes, own=True))
         best, sim, covering = most_similar(
             request, self.similarity_threshold, section_body=plan.body, page=plan.page,
             boilerplate=boilerplate, noise=_NOISE)
@@ -244,7 +249,7 @@ class OfflineBrain(Brain):
             decision = decision.model_copy(update={"rationale": rationale})
         return _reply(decision)
 
-    def _corroborate(self, request, cand, sim, provenance, fixes) -> IntegrateDecision:
+    def _corroborate(self, request, cand, sim, provenance, fixes, own=False) -> IntegrateDecision:
         have = {(lk.target, lk.predicate) for lk in parse_links(cand.body)}
         add = []
         dropped = r"drops the link (?:([A-Za-z]\w*):: )?\[\[([^\]|#]+)"  # what E-1 reports
@@ -264,7 +269,9 @@ class OfflineBrain(Brain):
         return IntegrateDecision(
             action="UPDATE", flavor="CORROBORATE", target_path=cand.path,
             name=cand.name.strip() or None, description=description[:300], body=body,
-            rationale=(f"offline rules: {cand.path} covers the unit ({sim:.2f} >= "
+            rationale=(f"offline rules: {cand.path} cites this material and holds every line "
+                       "of the unit: a re-dream, nothing to add." if own else
+                       f"offline rules: {cand.path} covers the unit ({sim:.2f} >= "
                        f"{self.similarity_threshold}); CORROBORATE: old body kept, "
                        "provenance added."))
 
