@@ -156,6 +156,69 @@ def test_two_people_who_both_speak_of_themselves_stay_people():
     assert kind(texted) == "people"  # Kate tells of herself with the subject left out
 
 
+# An assistant's "I" is the I of offering and advising; a person's tells of their life
+# (docs/spec.md §5.2.11). Orla answers in three turns and says "I'd suggest", "I can draft",
+# "let me": the assistant; Mia asks and tells of herself with the subject left out.
+OFFERING_ASSISTANT = """Mia: Thinking of entering the village show with my dahlias this year
+Orla: Good idea — dahlias do well at shows. I'd suggest picking three blooms of one variety, all the same size, and cutting them the evening before. I can draft a checklist for the day if that helps.
+Mia: Yes please. Entries close on the 2nd of August
+Orla: Then let me put the dates first: entries by 2 August, cut the blooms the evening before, stage them by 9 am. I'd plan a spare bloom in case one bruises on the way.
+Mia: Borrowing my neighbour's vase stand for it
+Orla: Sensible — a stand keeps the stems upright in the car. Good luck with the dahlias.
+"""
+
+
+def test_an_assistant_whose_i_only_offers_and_advises_is_the_assistant():
+    # (was: two people — Orla's "I'd suggest" read as Orla telling of herself)
+    assert {speaker: role for speaker, role, _ in turns(OFFERING_ASSISTANT)} == {
+        "Mia": "user", "Orla": "assistant"}
+    assert kind(OFFERING_ASSISTANT) == "assistant"
+
+
+@pytest.mark.parametrize("life", [
+    "I grew dahlias at my old house for years.",  # a past event
+    "My brother brought me a vase stand.",  # a possession, family
+    "I'll have a go at it on Saturday.",  # a plan of one's own, to nobody
+    "I'd never have known about the show.",  # what would have been, of oneself
+    "I'd love to win a rosette one day.",  # a wish
+])
+def test_an_i_that_tells_of_ones_own_life_makes_a_person(life):
+    # the same chat, one of Orla's turns telling of her own life: two people again
+    chat = OFFERING_ASSISTANT.replace("Sensible — a stand", f"Sensible. {life} A stand")
+    assert kind(chat) == "people"
+
+
+@pytest.mark.parametrize("split, names, files", [
+    ("tune", ("Lena", "Aria"), ("2027-02-04/allotment.md", "2027-02-11/school-forms.md",
+                                "2027-02-18/seedlings.md")),
+    ("dev", ("Tom", "Juno"), ("2027-05-03/vespa-idle.md", "2027-05-10/hen-stopped-laying.md",
+                              "2027-05-17/nc500-plan.md", "2027-05-24/nc500-july.md")),
+])
+def test_the_labelled_chats_with_an_assistant_by_its_own_name(split, names, files):
+    # (was, on dev: hen-stopped-laying, nc500-plan and nc500-july read Tom and Juno as two
+    # people — Juno answers in three turns, says "I'd plan", and Tom never says I in one)
+    user, assistant = names
+    for rel in files:
+        blocks, _ = segment((EVAL / split / "daily" / rel).read_text(encoding="utf-8"))
+        assert {b.speaker: b.role for b in blocks if b.speaker} == {
+            user: "user", assistant: "assistant"}, rel
+
+
+LOCOMO = Path("/work/shared/data/locomo/locomo10_conv0-4.json")
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo is not on this machine")
+@pytest.mark.parametrize("layout", ["chat", "texting"])
+def test_no_locomo_session_is_read_as_a_chat_with_an_assistant(layout):
+    # two people who both tell of their lives, session by session, as written and as texted
+    from reme_lab.locomo import conversation_files, load_conversations
+
+    taken = [path for sample in load_conversations(LOCOMO)
+             for path, text in conversation_files(sample, layout=layout).items()
+             if any(b.role == "assistant" for b in segment(text)[0])]
+    assert taken == []
+
+
 @pytest.mark.parametrize("label", [
     "assistant", "Assistant", "AI", "ai", "bot", "Agent", "ChatGPT", "chatgpt", "Claude",
     "GPT", "GPT-4o", "Gemini", "Copilot", "AI Assistant", "助手", "助理", "机器人", "智能体",

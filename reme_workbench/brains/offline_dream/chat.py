@@ -148,13 +148,15 @@ def chat_kind(blocks: Sequence[_Spoken]) -> ChatKind | None:
 _SELF = re.compile(r"(?<![\w'’])(?:i|me|my|mine|myself|im|i['’](?:m|ve|d|ll))(?![\w'’])"
                    r"|我(?!们)", re.I)
 _SELF_OBJECT = re.compile(r"(?<![\w'’])me(?![\w'’])", re.I)  # "let me know": a helper says it
-ANSWERING_TURNS = 4  # a speaker's turns, at least, before their silence about themselves counts
+ANSWERING_TURNS = 3  # a speaker's turns, at least, before their silence about themselves counts
 
 
 def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | None:
     """In a chat of two speakers neither of whose labels names a role, the one who is an
     assistant by what it says: in ANSWERING_TURNS turns or more it never speaks of itself
-    (no I, my, mine — "let me know" is a helper's), while the other does, and it answers
+    (no my or mine, no I but the I of offering and advising — "I'd suggest", "I can draft
+    it for you"; "let me know" is a helper's), while the other does (or tells of
+    themselves with the subject left out, "Booking the B&B tonight then"), and it answers
     at more length than it is asked (its turns no shorter than the other's, on average) —
     a friend's few words back ("How's the pottery going?", "Oh no, sorry!") are no
     assistant's (docs/spec.md §5.2.11)."""
@@ -167,21 +169,59 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
         if turn is not None and turn.label in turns and turn.text:
             turns[turn.label].append(turn.text)
 
-    def speaks_of_self(texts: list[str]) -> bool:
-        return any(_SELF.search(_SELF_OBJECT.sub(" ", t.replace("我", " "))) or _tells_of_self_zh(t)
-                   for t in texts)
+    def tells_of_self(texts: list[str]) -> bool:
+        return any(_tells_of_self_en(t) or _tells_of_self_zh(t) for t in texts) \
+            or _leaves_self_out(texts)
 
-    silent = [s for s in pair if len(turns[s]) >= ANSWERING_TURNS and not speaks_of_self(turns[s])]
+    silent = [s for s in pair if len(turns[s]) >= ANSWERING_TURNS and not tells_of_self(turns[s])]
     if len(silent) != 1:
         return None
     other = next(s for s in pair if s != silent[0])
     def words(texts: list[str]) -> float:
         return sum(_length(t) for t in texts) / max(1, len(texts))
 
-    if not speaks_of_self(turns[other]) or words(turns[silent[0]]) < words(turns[other]) \
-            or _leaves_self_out(turns[silent[0]]):
+    if not tells_of_self(turns[other]) or words(turns[silent[0]]) < words(turns[other]):
         return None
     return silent[0]
+
+
+# The I of offering and advising, which an assistant says of nothing but its help: a
+# conditional ("I'd suggest", "I'd plan six days", "I wouldn't worry") or a promise or
+# ability to the listener ("I can draft it for you") or of a verb of helping ("I'll check");
+# a wish ("I'd love to") is a person's, and so is what would have been ("I'd never have known").
+_FIRST_SINGULAR = frozenset(("i", "me", "my", "mine", "myself", "im"))
+_CONDITIONAL = frozenset(("would", "'d", "’d", "d", "could", "might", "should"))
+_WISHING = frozenset(("love", "like", "want", "prefer", "hate", "be", "have"))
+_HELPING_EN = frozenset(("help", "draft", "write", "check", "look", "find", "explain", "show",
+                         "list", "sketch", "suggest", "recommend", "advise", "outline", "send",
+                         "remind", "summarise", "summarize", "compare", "walk", "plan"))
+
+
+def _offers(i: object) -> bool:
+    """Whether the pronoun I (a spaCy token) is the subject of an offer or advice."""
+    verb = i.head  # type: ignore[attr-defined]
+    if i.dep_ != "nsubj" or verb.tag_ not in ("VB", "VBP"):  # type: ignore[attr-defined]
+        return False
+    auxes = [c.lower_ for c in verb.children if c.dep_ in ("aux", "auxpass")]
+    if verb.tag_ == "VBP":  # "I suggest you book early", never "I have", "I think"
+        return not auxes and verb.lemma_ in ("suggest", "recommend", "advise")
+    if "have" in auxes or verb.lemma_ in _WISHING or not auxes:
+        return False
+    if any(a in _CONDITIONAL for a in auxes):
+        return True
+    return verb.lemma_ in _HELPING_EN or any(t.lower_ in ("you", "your") for t in verb.subtree)
+
+
+def _tells_of_self_en(text: str) -> bool:
+    """An English turn whose speaker speaks of themselves: my, mine, myself, or I as the
+    subject of anything but an offer or advice (`_offers`, read from the parse,
+    `textrules.nlp`); me as an object is a helper's too ("let me know", "tell me")."""
+    if _SELF.search(_SELF_OBJECT.sub(" ", text.replace("我", " "))) is None:
+        return False
+    pronouns = [t for t in english_docs([text])[0] if t.lower_ in _FIRST_SINGULAR]
+    # a form the tokenizer reads otherwise than as a pronoun counts as one, as typed
+    return not pronouns or any(t.lower_ != "me" and not (t.lower_ == "i" and _offers(t))
+                               for t in pronouns)
 
 
 # what a helper says it does as it helps (我建议, 我觉得, 我来帮你, 我可以…): a closed class of
