@@ -217,7 +217,7 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING:
         return True  # 那就先报周末班, 那还是放…: the speaker decides (on what the assistant proposed)
     if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged) \
-            or _outcome_of_thing(tagged):
+            or _outcome_of_thing(tagged) or _noun_as_act(tagged):
         return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
@@ -286,6 +286,24 @@ def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
     after = rest[verb + 1:]
     return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in rest) or any(
         f == "p" for _, f in rest[:verb]) or any(f in _ZH_NOUNS or f in ("m", "q") for _, f in after)
+
+
+# the prepositions of company: 跟他, 和弟弟, 同她 (a closed class of grammar words)
+_ZH_WITH = frozenset(("跟", "和", "同", "与"))
+
+
+def _noun_as_act(tagged: list[tuple[str, str]]) -> bool:
+    """A clause with no verb and no subject that says when and ends on a noun right after
+    "with someone" (周日晚上跟他视频, 明天和她电话): the noun is its predicate — what the
+    speaker does with that person; Chinese uses such nouns as verbs."""
+    if len(tagged) < 4 or any(_verb(f) for _, f in tagged) or not _timed(tagged):
+        return False
+    (prep, pflag), (person, who), (_, lflag) = tagged[-3], tagged[-2], tagged[-1]
+    if prep not in _ZH_WITH or pflag not in ("p", "c") or lflag not in ("n", "vn"):
+        return False
+    if not (person in _ZH_THIRD or who == "nr" or person in _ZH_KIN_WORDS):
+        return False
+    return all(f.startswith(_OPENING) for _, f in tagged[:-3])  # no subject before it
 
 
 def _outcome_of_thing(tagged: list[tuple[str, str]]) -> bool:
@@ -470,10 +488,29 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             out.append((word, "v"))  # 都/d 问/n 老板, 想问/n 一下: an adverb or 想 before a verb
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
+        elif flag == "f" and len(word) == 1 and _split_verb(word, tagged[i + 1:]):
+            out.append((word, "v"))  # 上/f 网球/n 课/n: 上课 split around what the class is
         else:
             out.append((word, flag))
         opening = opening and flag.startswith(_OPENING)
     return out
+
+
+def _split_verb(head: str, after: list[tuple[str, str]]) -> bool:
+    """A one-character locative (上/f) before a noun phrase whose last character it makes a
+    verb the dictionary knows with (上 + 钢琴课 → 上课/v, 上 + 平静水域课): a verb split around
+    its object, as Chinese writes one (上网球课 "take a tennis class"), not "on"."""
+    run = []
+    for word, flag in after:
+        if flag not in _ZH_NOUNS and flag != "a":
+            break
+        run.append((word, flag))
+    while run and run[-1][1] not in _ZH_NOUNS:
+        run.pop()
+    if not run:
+        return False
+    joined = chinese_tagged(head + run[-1][0][-1])
+    return len(joined) == 1 and _verb(joined[0][1])
 
 
 def _verb_object(word: str) -> bool:
