@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 
 from ...textrules import HAN_CHARS
-from ...textrules.nlp import chinese_tagged
+from ...textrules.nlp import chinese_simplified, chinese_tagged
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener"]
 
@@ -414,9 +414,10 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
     (我的猫, 我妈); a sentence with no such clause but a noun or a time is context.
     `own`: the user's notes to themselves — every clause that is no question is theirs
     (给房东打电话说热水器的事: a to-do)."""
-    text = sentence.strip()
-    if not text:
+    written = sentence.strip()
+    if not written:
         return None
+    text = chinese_simplified(written)  # read in simplified, topics as written (裡 stays 裡)
     groups: list[tuple[str, ...]] = []
     things = about = False
     clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
@@ -460,7 +461,13 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
         when = any(f == "t" for c in clauses for _, f in chinese_tagged(c.strip()))
         return (ZhReading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
                 else None)
-    return ZhReading(tuple(groups))
+    return ZhReading(tuple(tuple(_as_written(t, text, written) for t in g) for g in groups))
+
+
+def _as_written(phrase: str, simplified: str, written: str) -> str:
+    """`phrase` of the simplified text in the characters the person wrote (same places)."""
+    at = simplified.find(phrase)
+    return written[at:at + len(phrase)] if at >= 0 else phrase
 
 
 def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -543,7 +550,7 @@ def asks_about_listener(sentence: str) -> bool:
     listener as its subject or owner — 你 / 您 not after a verb or a preposition (需要我帮你…吗？
     is an offer) — or a family member with no owner said (孩子多大了？: the user's own). What
     the user answers to it is theirs, though the answer has no subject."""
-    text = sentence.strip()
+    text = chinese_simplified(sentence.strip())
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
     if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
         return False
@@ -561,7 +568,8 @@ def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
     你家的猫几岁了？): a question whose subject is 你 / 您 (before its first verb, or a thing
     of theirs: 你家, 你的) — what a "对" / "是的" after it confirms of the user. () for any
     other sentence."""
-    text = sentence.strip()
+    written = sentence.strip()
+    text = chinese_simplified(written)
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
     if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
         return ()
@@ -574,4 +582,5 @@ def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
             and not (w == "的" and i and tagged[i - 1][0] in _ZH_LISTENER)]
     kept = [(w[1:], "n") if w.startswith("你") and w[1:] in _ZH_KIN else (w, f) for w, f in kept
             if w != "你家"]  # 你家的猫: the cat
-    return tuple(dict.fromkeys(t for _, t in sorted(_zh_topics(kept, names), key=lambda f: f[0])))
+    return tuple(dict.fromkeys(_as_written(t, text, written)
+                               for _, t in sorted(_zh_topics(kept, names), key=lambda f: f[0])))
