@@ -408,18 +408,22 @@ def _verb(flag: str) -> bool:
     return flag.startswith("v") and flag != "vn"  # 教练/vn: a noun the dictionary links to a verb
 
 
-def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> ZhReading | None:
+def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
+                 before: str = "") -> ZhReading | None:
     """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
     topics; a question clause states nothing, unless it names a thing of the speaker's
     (我的猫, 我妈); a sentence with no such clause but a noun or a time is context.
     `own`: the user's notes to themselves — every clause that is no question is theirs
-    (给房东打电话说热水器的事: a to-do)."""
+    (给房东打电话说热水器的事: a to-do). `before`: the sentence before it in the same turn,
+    whose last thing named a number with no noun counts (虎皮鹦鹉…？我家两只最近掉毛)."""
     written = sentence.strip()
     if not written:
         return None
     text = chinese_simplified(written)  # read in simplified, topics as written (裡 stays 裡)
     groups: list[tuple[str, ...]] = []
     things = about = False
+    # the thing the last clause named, a question too: what 两只 counts after it
+    named = _first_named(chinese_simplified(before), names) if before.strip() else ""
     clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
     for n, clause in enumerate(clauses):
         tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
@@ -437,6 +441,10 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
             topics = [(0, taken)]
         elif not topics and (act := _activity(tagged)):
             topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
+        elif not topics and named and _headless_count(tagged):
+            topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
+        if topics:
+            named = topics[0][1]  # the first it names, in the order written
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
@@ -462,6 +470,32 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
         return (ZhReading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
                 else None)
     return ZhReading(tuple(tuple(_as_written(t, text, written) for t in g) for g in groups))
+
+
+def _first_named(text: str, names: frozenset[str]) -> str:
+    """The first thing the last clause of `text` that names one names (its noun phrase)."""
+    for clause in reversed([c for c in _ZH_CLAUSE.split(text) if c.strip()]):
+        found = _zh_topics(_retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()]),
+                           names)
+        if found:
+            return found[0][1]
+    return ""
+
+
+_ZH_NUMERALS = frozenset("一二两三四五六七八九十几俩仨0123456789")
+
+
+def _headless_count(tagged: list[tuple[str, str]]) -> bool:
+    """A number and its classifier with no noun after it (我家两只最近…, 养了三个): it counts
+    a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
+    (a little), not a number before its noun (两只猫)."""
+    for i, (word, flag) in enumerate(tagged):
+        if flag != "m" or len(word) < 2 or word[0] not in _ZH_NUMERALS or word in _ZH_LIGHT:
+            continue
+        after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
+        if after not in _ZH_NOUNS and after not in ("a", "q", "m", "uj"):
+            return True
+    return False
 
 
 def _as_written(phrase: str, simplified: str, written: str) -> str:
