@@ -284,7 +284,7 @@ def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
     if verb is None or any(w in _ZH_SAYING or w in _ZH_OPINION for w, _ in rest[:verb + 1]):
         return False
     after = rest[verb + 1:]
-    return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in rest) or any(
+    return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in tagged) or any(
         f == "p" for _, f in rest[:verb]) or any(f in _ZH_NOUNS or f in ("m", "q") for _, f in after)
 
 
@@ -520,6 +520,9 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
                 and word not in _ZH_KIN_WORDS and word not in _ZH_LIGHT:
             out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
+        elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \
+                and len(out[-1][0]) == 1 and out[-1][1] in _ZH_NOUNS:
+            out[-1] = (out[-1][0] + word, "nr")  # 麻/nr 糬/x: a character the dictionary lacks ends a name
         elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
                 and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
             out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
