@@ -532,12 +532,32 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             out.append((word, "v"))  # 都/d 问/n 老板, 想问/n 一下: an adverb or 想 before a verb
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
+        elif flag == "nr" and out and _verb(out[-1][1]) and i + 1 < len(tagged) \
+                and tagged[i + 1][0] in _ZH_PARTICLES and _alone(word[0]) == "d":
+            out.append((word, "a"))  # 坐/v 太久/nr 了: an adverb and what it grades, no name
+        elif (flag in _ZH_NOUNS or flag == "d") and len(word) == 1 and _after_verb(out) \
+                and i + 1 < len(tagged) and (tagged[i + 1][1] in _ZH_NOUNS or tagged[i + 1][1] == "a") \
+                and _alone("一" + word) == "m":
+            out.append((word, "q"))  # 有/v 条/n 蓝裙子, 养了只/d 猫: a classifier, its 一 left out
         elif flag == "f" and len(word) == 1 and _split_verb(word, tagged[i + 1:]):
             out.append((word, "v"))  # 上/f 网球/n 课/n: 上课 split around what the class is
         else:
             out.append((word, flag))
         opening = opening and flag.startswith(_OPENING)
     return out
+
+
+def _after_verb(out: list[tuple[str, str]]) -> bool:
+    """The words so far end on a verb, or a verb and its aspect particle (养了)."""
+    if out and out[-1][0] in _ZH_PARTICLES:
+        out = out[:-1]
+    return bool(out) and _verb(out[-1][1])
+
+
+def _alone(text: str) -> str:
+    """The dictionary's tag of `text` when it reads it as one word, else ""."""
+    pairs = chinese_tagged(text)
+    return pairs[0][1] if len(pairs) == 1 else ""
 
 
 def _split_verb(head: str, after: list[tuple[str, str]]) -> bool:
