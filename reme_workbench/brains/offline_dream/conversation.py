@@ -254,9 +254,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
-        for text, span in sentences:
-            readings = (read_chinese(span, names, own=own or answer) if isinstance(span, str)
-                        else [read_english(span, names)])
+        for k, (text, span) in enumerate(sentences):
+            before = sentences[k - 1][1] if k and isinstance(sentences[k - 1][1], str) else ""
+            readings = (read_chinese(span, names, own=own or answer, before=before)
+                        if isinstance(span, str) else [read_english(span, names)])
             if own and not isinstance(span, str):
                 readings = [own_line(span, names, readings[0])]
             for reading in (r for r in readings if r is not None):

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 
 from ...textrules import HAN_CHARS
-from ...textrules.nlp import chinese_tagged
+from ...textrules.nlp import chinese_simplified, chinese_tagged
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener"]
 
@@ -217,7 +217,7 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING:
         return True  # 那就先报周末班, 那还是放…: the speaker decides (on what the assistant proposed)
     if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged) \
-            or _outcome_of_thing(tagged):
+            or _outcome_of_thing(tagged) or _noun_as_act(tagged):
         return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
@@ -284,8 +284,26 @@ def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
     if verb is None or any(w in _ZH_SAYING or w in _ZH_OPINION for w, _ in rest[:verb + 1]):
         return False
     after = rest[verb + 1:]
-    return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in rest) or any(
+    return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in tagged) or any(
         f == "p" for _, f in rest[:verb]) or any(f in _ZH_NOUNS or f in ("m", "q") for _, f in after)
+
+
+# the prepositions of company: 跟他, 和弟弟, 同她 (a closed class of grammar words)
+_ZH_WITH = frozenset(("跟", "和", "同", "与"))
+
+
+def _noun_as_act(tagged: list[tuple[str, str]]) -> bool:
+    """A clause with no verb and no subject that says when and ends on a noun right after
+    "with someone" (周日晚上跟他视频, 明天和她电话): the noun is its predicate — what the
+    speaker does with that person; Chinese uses such nouns as verbs."""
+    if len(tagged) < 4 or any(_verb(f) for _, f in tagged) or not _timed(tagged):
+        return False
+    (prep, pflag), (person, who), (_, lflag) = tagged[-3], tagged[-2], tagged[-1]
+    if prep not in _ZH_WITH or pflag not in ("p", "c") or lflag not in ("n", "vn"):
+        return False
+    if not (person in _ZH_THIRD or who == "nr" or person in _ZH_KIN_WORDS):
+        return False
+    return all(f.startswith(_OPENING) for _, f in tagged[:-3])  # no subject before it
 
 
 def _outcome_of_thing(tagged: list[tuple[str, str]]) -> bool:
@@ -390,17 +408,22 @@ def _verb(flag: str) -> bool:
     return flag.startswith("v") and flag != "vn"  # 教练/vn: a noun the dictionary links to a verb
 
 
-def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> ZhReading | None:
+def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
+                 before: str = "") -> ZhReading | None:
     """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
     topics; a question clause states nothing, unless it names a thing of the speaker's
     (我的猫, 我妈); a sentence with no such clause but a noun or a time is context.
     `own`: the user's notes to themselves — every clause that is no question is theirs
-    (给房东打电话说热水器的事: a to-do)."""
-    text = sentence.strip()
-    if not text:
+    (给房东打电话说热水器的事: a to-do). `before`: the sentence before it in the same turn,
+    whose last thing named a number with no noun counts (虎皮鹦鹉…？我家两只最近掉毛)."""
+    written = sentence.strip()
+    if not written:
         return None
+    text = chinese_simplified(written)  # read in simplified, topics as written (裡 stays 裡)
     groups: list[tuple[str, ...]] = []
     things = about = False
+    # the thing the last clause named, a question too: what 两只 counts after it
+    named = _first_named(chinese_simplified(before), names) if before.strip() else ""
     clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
     for n, clause in enumerate(clauses):
         tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
@@ -418,6 +441,10 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
             topics = [(0, taken)]
         elif not topics and (act := _activity(tagged)):
             topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
+        elif not topics and named and _headless_count(tagged):
+            topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
+        if topics:
+            named = topics[0][1]  # the first it names, in the order written
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
@@ -442,7 +469,39 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False) -> 
         when = any(f == "t" for c in clauses for _, f in chinese_tagged(c.strip()))
         return (ZhReading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
                 else None)
-    return ZhReading(tuple(groups))
+    return ZhReading(tuple(tuple(_as_written(t, text, written) for t in g) for g in groups))
+
+
+def _first_named(text: str, names: frozenset[str]) -> str:
+    """The first thing the last clause of `text` that names one names (its noun phrase)."""
+    for clause in reversed([c for c in _ZH_CLAUSE.split(text) if c.strip()]):
+        found = _zh_topics(_retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()]),
+                           names)
+        if found:
+            return found[0][1]
+    return ""
+
+
+_ZH_NUMERALS = frozenset("一二两三四五六七八九十几俩仨0123456789")
+
+
+def _headless_count(tagged: list[tuple[str, str]]) -> bool:
+    """A number and its classifier with no noun after it (我家两只最近…, 养了三个): it counts
+    a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
+    (a little), not a number before its noun (两只猫)."""
+    for i, (word, flag) in enumerate(tagged):
+        if flag != "m" or len(word) < 2 or word[0] not in _ZH_NUMERALS or word in _ZH_LIGHT:
+            continue
+        after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
+        if after not in _ZH_NOUNS and after not in ("a", "q", "m", "uj"):
+            return True
+    return False
+
+
+def _as_written(phrase: str, simplified: str, written: str) -> str:
+    """`phrase` of the simplified text in the characters the person wrote (same places)."""
+    at = simplified.find(phrase)
+    return written[at:at + len(phrase)] if at >= 0 else phrase
 
 
 def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -461,6 +520,9 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
                 and word not in _ZH_KIN_WORDS and word not in _ZH_LIGHT:
             out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
+        elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \
+                and len(out[-1][0]) == 1 and out[-1][1] in _ZH_NOUNS:
+            out[-1] = (out[-1][0] + word, "nr")  # 麻/nr 糬/x: a character the dictionary lacks ends a name
         elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
                 and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
             out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
@@ -470,10 +532,49 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             out.append((word, "v"))  # 都/d 问/n 老板, 想问/n 一下: an adverb or 想 before a verb
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
+        elif flag == "nr" and out and _verb(out[-1][1]) and i + 1 < len(tagged) \
+                and tagged[i + 1][0] in _ZH_PARTICLES and _alone(word[0]) == "d":
+            out.append((word, "a"))  # 坐/v 太久/nr 了: an adverb and what it grades, no name
+        elif (flag in _ZH_NOUNS or flag == "d") and len(word) == 1 and _after_verb(out) \
+                and i + 1 < len(tagged) and (tagged[i + 1][1] in _ZH_NOUNS or tagged[i + 1][1] == "a") \
+                and _alone("一" + word) == "m":
+            out.append((word, "q"))  # 有/v 条/n 蓝裙子, 养了只/d 猫: a classifier, its 一 left out
+        elif flag == "f" and len(word) == 1 and _split_verb(word, tagged[i + 1:]):
+            out.append((word, "v"))  # 上/f 网球/n 课/n: 上课 split around what the class is
         else:
             out.append((word, flag))
         opening = opening and flag.startswith(_OPENING)
     return out
+
+
+def _after_verb(out: list[tuple[str, str]]) -> bool:
+    """The words so far end on a verb, or a verb and its aspect particle (养了)."""
+    if out and out[-1][0] in _ZH_PARTICLES:
+        out = out[:-1]
+    return bool(out) and _verb(out[-1][1])
+
+
+def _alone(text: str) -> str:
+    """The dictionary's tag of `text` when it reads it as one word, else ""."""
+    pairs = chinese_tagged(text)
+    return pairs[0][1] if len(pairs) == 1 else ""
+
+
+def _split_verb(head: str, after: list[tuple[str, str]]) -> bool:
+    """A one-character locative (上/f) before a noun phrase whose last character it makes a
+    verb the dictionary knows with (上 + 钢琴课 → 上课/v, 上 + 平静水域课): a verb split around
+    its object, as Chinese writes one (上网球课 "take a tennis class"), not "on"."""
+    run = []
+    for word, flag in after:
+        if flag not in _ZH_NOUNS and flag != "a":
+            break
+        run.append((word, flag))
+    while run and run[-1][1] not in _ZH_NOUNS:
+        run.pop()
+    if not run:
+        return False
+    joined = chinese_tagged(head + run[-1][0][-1])
+    return len(joined) == 1 and _verb(joined[0][1])
 
 
 def _verb_object(word: str) -> bool:
@@ -506,7 +607,7 @@ def asks_about_listener(sentence: str) -> bool:
     listener as its subject or owner — 你 / 您 not after a verb or a preposition (需要我帮你…吗？
     is an offer) — or a family member with no owner said (孩子多大了？: the user's own). What
     the user answers to it is theirs, though the answer has no subject."""
-    text = sentence.strip()
+    text = chinese_simplified(sentence.strip())
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
     if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
         return False
@@ -524,7 +625,8 @@ def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
     你家的猫几岁了？): a question whose subject is 你 / 您 (before its first verb, or a thing
     of theirs: 你家, 你的) — what a "对" / "是的" after it confirms of the user. () for any
     other sentence."""
-    text = sentence.strip()
+    written = sentence.strip()
+    text = chinese_simplified(written)
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
     if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
         return ()
@@ -537,4 +639,5 @@ def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
             and not (w == "的" and i and tagged[i - 1][0] in _ZH_LISTENER)]
     kept = [(w[1:], "n") if w.startswith("你") and w[1:] in _ZH_KIN else (w, f) for w, f in kept
             if w != "你家"]  # 你家的猫: the cat
-    return tuple(dict.fromkeys(t for _, t in sorted(_zh_topics(kept, names), key=lambda f: f[0])))
+    return tuple(dict.fromkeys(_as_written(t, text, written)
+                               for _, t in sorted(_zh_topics(kept, names), key=lambda f: f[0])))
