@@ -150,6 +150,12 @@ def _sorted_keys(keys: Iterable[tuple[str, str | None]]) -> list[list]:
     return sorted(([t, p] for t, p in keys), key=lambda k: (k[0], k[1] or ""))
 
 
+def _change_key(action: str, ops) -> tuple:
+    """A change by what it writes: its action and each file's path and bytes (a deletion by
+    its path). Two proposals with one key make the same change."""
+    return (action, tuple((type(op).__name__, op.path, getattr(op, "content", None)) for op in ops))
+
+
 def _unchanged(plan: _Plan) -> bool:
     """An UPDATE that would write the bytes the note has (a CORROBORATE of a note that
     already cites the material and says what it says)."""
@@ -234,6 +240,7 @@ class Dreamer:
         self._calls = 0
         self._links: LinkResolver | None = None  # the vault's files, for repair_links
         self._set_aside: list[tuple[str, str, str]] = []  # what gave no unit, and why
+        self._pending: dict[tuple, str] | None = None  # _waiting's: pending changes, read once
 
     # -- the run -------------------------------------------------------------------
     def run(
@@ -444,6 +451,11 @@ class Dreamer:
             return UnitOutcome(material.path, unit.name, unit.bucket, decision.action,
                                decision.flavor, plan.path, None, "unchanged",
                                "the note already holds what this material says")
+        waiting = self._waiting(plan)
+        if waiting is not None:  # a re-dream planned a change a person has not decided yet
+            return UnitOutcome(material.path, unit.name, unit.bucket, decision.action,
+                               decision.flavor, plan.path, waiting, "pending",
+                               f"the same change already waits for a person ({waiting})")
         story["checks_passed"] = [c.name for c in plan.checks]
         proposal = self.queue.new(
             plan.action,
@@ -460,6 +472,8 @@ class Dreamer:
                 and self.vault.store.read(plan.path) is not None):
             return self._lost_create(material, unit, proposal, plan.path, before_write)
         state, pid = proposal.state, proposal.id
+        if state == "pending" and self._pending is not None:
+            self._pending[_change_key(plan.action, plan.ops)] = pid
         if state == "applied":
             self.index.refresh(paths=[plan.path])  # later units must recall this note
             self._resolver().add(plan.path)  # ... and may link to it
@@ -474,6 +488,16 @@ class Dreamer:
             state,
             proposal.error or proposal.story.get("held"),  # why a trusted change waits
         )
+
+    def _waiting(self, plan: _Plan) -> str | None:
+        """The id of a pending proposal that makes exactly this change, if one waits: a
+        material dreamt again (`--force`) plans the corrections its first run left for a
+        person once more, and the queue must not hold their twins. The pending proposals
+        are read once per run; the ones this run files are added as it goes."""
+        if self._pending is None:
+            self._pending = {_change_key(p.action, p.ops): p.id
+                             for p in self.queue.list("pending")}
+        return self._pending.get(_change_key(plan.action, plan.ops))
 
     def _lost_create(self, material: Material, unit: MemoryUnit, lost, path: str,
                      before_write: Callable[[_Plan, Proposal], None] | None = None) -> UnitOutcome:

@@ -43,3 +43,30 @@ def test_dreaming_the_sample_again_adds_no_note_and_changes_none(tmp_path, monke
     assert [p for p in before if after[p] != before[p]] == []  # no note rewritten
     created = [o["target_path"] for o in again["outcomes"] if o["action"] == "CREATE"]
     assert created == []
+
+
+def pending_changes(vault: Path) -> list[tuple[str, str]]:
+    """(action, summary) of every pending proposal, from the CLI as a person lists them."""
+    rows = run("--vault", str(vault), "proposals", "list", "--state", "pending", "--json")
+    return sorted((r["action"], r["summary"]) for r in rows)
+
+
+def test_dreaming_again_files_no_second_copy_of_a_change_still_pending(tmp_path, monkeypatch):
+    # the sample's first dream leaves corrections of 周报每周一上午发.md waiting for a person;
+    # a re-dream that plans the same change again points at the waiting proposal instead of
+    # filing its twin (the queue would hold two proposals that write the same bytes)
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    vault = tmp_path / "v"
+    run("init", str(vault), "--sample", "--json")
+    run("--vault", str(vault), "dream", "--embedder", "hashing", "--json")
+    waiting = pending_changes(vault)
+    assert waiting, "the sample's dream leaves changes for a person (the test needs one)"
+
+    again = run("--vault", str(vault), "dream", "--force", "--embedder", "hashing", "--json")
+
+    twice = [o for o in again["outcomes"] if o["state"] == "pending"]
+    assert set(pending_changes(vault)) >= set(waiting)
+    known = {r["id"] for r in run("--vault", str(vault), "proposals", "list", "--json")}
+    assert all(o["proposal_id"] in known for o in twice)
+    now = pending_changes(vault)
+    assert [c for c in set(now) if now.count(c) > 1] == []
