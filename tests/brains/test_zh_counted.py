@@ -26,22 +26,11 @@ def test_a_number_with_no_noun_counts_the_thing_asked_about_before_it():
     assert topics("我家两只最近不爱吃东西") == ()
 
 
-def test_a_pet_counted_after_a_question_reaches_a_note_through_the_cli(tmp_path):
-    from click.testing import CliRunner
-
-    from reme_workbench.cli import cli
-
+def test_a_pet_counted_after_a_question_reaches_a_note_through_the_cli(dream_chat_cli):
     chat = ("用户：仓鼠一般能活几年？我家两只最近不爱吃东西\n"
             "助手：仓鼠一般活两到三年。不爱吃东西要先看看牙齿和笼子温度。\n"
             "用户：好的谢谢\n")
-    runner = CliRunner()
-    root = tmp_path / "v"
-    assert runner.invoke(cli, ["init", str(root), "--json"]).exit_code == 0
-    (root / "daily/2026-05-04").mkdir(parents=True, exist_ok=True)
-    (root / "daily/2026-05-04/仓鼠.md").write_text(chat, encoding="utf-8")
-    result = runner.invoke(cli, ["--vault", str(root), "dream", "--embedder", "hashing", "--json"],
-                           catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    root = dream_chat_cli("仓鼠", chat)
     personal = {p.name: p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md"))}
     assert any("仓鼠" in name for name in personal), list(personal)
     assert any("我家两只最近不爱吃东西" in text for text in personal.values()), personal

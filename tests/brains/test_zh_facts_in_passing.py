@@ -268,13 +268,9 @@ def test_jiebas_cuts_mended_by_the_form():
     assert topics("上个月中大的提前面试过了") == ("提前面试",)
 
 
-def test_a_texted_chinese_chat_with_a_named_assistant_reaches_notes_through_the_cli(tmp_path):
+def test_a_texted_chinese_chat_with_a_named_assistant_reaches_notes_through_the_cli(dream_chat_cli):
     # as a user meets it: `reme-workbench dream` on a vault with a chat texted in bursts with
     # emoji to an assistant called by its own name; the facts said in passing are the user's
-    from click.testing import CliRunner
-
-    from reme_workbench.cli import cli
-
     chat = ("小蓝：救命🆘\n小蓝：我的马卡龙又空心了😭😭\n小蓝：烤了三次了\n"
             "小芽：空心多半是打发过度或者烤温偏高，可以试试把温度降十度再烤一次。\n"
             "小蓝：好 我下次试试\n小蓝：我最近迷上烘焙了🍰 下班就在家做\n"
@@ -283,14 +279,7 @@ def test_a_texted_chinese_chat_with_a_named_assistant_reaches_notes_through_the_
             "小芽：恭喜恭喜！🎉 这是人生大事，祝你们幸福，婚礼的事情有需要随时说。\n"
             "小蓝：我养的仓鼠这两天不吃东西了怎么办\n"
             "小芽：先检查一下牙齿和笼子的温度，如果两天都不吃，最好带去看看异宠医生。\n")
-    runner = CliRunner()
-    root = tmp_path / "v"
-    assert runner.invoke(cli, ["init", str(root), "--json"]).exit_code == 0
-    (root / "daily/2026-05-04").mkdir(parents=True, exist_ok=True)
-    (root / "daily/2026-05-04/马卡龙.md").write_text(chat, encoding="utf-8")
-    result = runner.invoke(cli, ["--vault", str(root), "dream", "--embedder", "hashing", "--json"],
-                           catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    root = dream_chat_cli("马卡龙", chat)
     notes = {p.relative_to(root).as_posix(): p.read_text("utf-8")
              for p in sorted((root / "digest").rglob("*.md"))}
     personal = " ".join(text for path, text in notes.items() if path.startswith("digest/personal/"))

@@ -37,27 +37,16 @@ def test_a_noun_after_with_someone_is_what_the_speaker_does():
     assert topics("跟她视频") == ()
 
 
-def test_both_reach_a_note_through_the_cli(tmp_path):
+def test_both_reach_a_note_through_the_cli(dream_chat_cli):
     # as a user meets it: `reme-workbench dream` on a vault with a chat where these turns
     # are the only facts (no other statement of the user's for them to join)
-    from click.testing import CliRunner
-
-    from reme_workbench.cli import cli
-
     chat = ("用户：游泳课前吃东西好吗\n"
             "助手：课前一小时吃点好消化的，别吃太饱。\n"
             "用户：每周六上午上游泳课\n"
             "助手：那很好，课后可以在家练练憋气。\n"
             "用户：好，周五晚上跟他视频\n"
             "助手：视频的时候多夸夸他的进步。\n")
-    runner = CliRunner()
-    root = tmp_path / "v"
-    assert runner.invoke(cli, ["init", str(root), "--json"]).exit_code == 0
-    (root / "daily/2026-05-04").mkdir(parents=True, exist_ok=True)
-    (root / "daily/2026-05-04/游泳.md").write_text(chat, encoding="utf-8")
-    result = runner.invoke(cli, ["--vault", str(root), "dream", "--embedder", "hashing", "--json"],
-                           catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    root = dream_chat_cli("游泳", chat)
     personal = " ".join(p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md")))
     for fact in ("上游泳课", "周五晚上跟他视频"):
         assert fact in personal, (fact, personal)

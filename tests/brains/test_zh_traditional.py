@@ -34,23 +34,12 @@ def test_a_traditional_statement_is_read_and_its_topics_keep_the_written_charact
     assert topics("貓咪一般吃什麼嗎？") == ()
 
 
-def test_a_traditional_chat_reaches_a_note_in_its_own_characters_through_the_cli(tmp_path):
-    from click.testing import CliRunner
-
-    from reme_workbench.cli import cli
-
+def test_a_traditional_chat_reaches_a_note_in_its_own_characters_through_the_cli(dream_chat_cli):
     chat = ("用戶：籃球賽前一天要吃什麼？\n"
             "助理：前一天多吃點米飯麵條，補充碳水，別吃太油。\n"
             "用戶：我們隊下個月有一場社區籃球賽\n"
             "助理：祝比賽順利！賽前記得好好休息。\n")
-    runner = CliRunner()
-    root = tmp_path / "v"
-    assert runner.invoke(cli, ["init", str(root), "--json"]).exit_code == 0
-    (root / "daily/2026-05-04").mkdir(parents=True, exist_ok=True)
-    (root / "daily/2026-05-04/籃球賽.md").write_text(chat, encoding="utf-8")
-    result = runner.invoke(cli, ["--vault", str(root), "dream", "--embedder", "hashing", "--json"],
-                           catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    root = dream_chat_cli("籃球賽", chat)
     personal = {p.name: p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md"))}
     assert any("社區籃球賽" in name for name in personal), list(personal)
     assert any("我們隊下個月有一場社區籃球賽" in text for text in personal.values())

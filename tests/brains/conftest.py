@@ -1,0 +1,29 @@
+"""What the brain tests share: dreaming one chat as a user would, through the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def dream_chat_cli(tmp_path):
+    """`dream_chat_cli(name, text)`: a new vault with `text` as `daily/2026-05-04/<name>.md`,
+    dreamt by `reme-workbench dream --embedder hashing`; returns the vault's root."""
+    from click.testing import CliRunner
+
+    from reme_workbench.cli import cli
+
+    def dream(name: str, text: str) -> Path:
+        runner = CliRunner()
+        root = tmp_path / "v"
+        assert runner.invoke(cli, ["init", str(root), "--json"]).exit_code == 0
+        (root / "daily/2026-05-04").mkdir(parents=True, exist_ok=True)
+        (root / f"daily/2026-05-04/{name}.md").write_text(text, encoding="utf-8")
+        result = runner.invoke(cli, ["--vault", str(root), "dream", "--embedder", "hashing",
+                                     "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return root
+
+    return dream
