@@ -31,7 +31,8 @@ from reme_workbench.errors import RemeError
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")
-LABELLED_SPLITS = (*SPLITS, "dev")  # dev/: user ↔ assistant chats read while developing
+# dev/: user ↔ assistant chats read while developing; holdout2/: a second blind set of them
+LABELLED_SPLITS = (*SPLITS, "dev", "holdout2")
 PROV = "\n\nderived_from:: [[{}]]\n"
 
 # --- fragment names ---------------------------------------------------------------------------
@@ -457,6 +458,7 @@ def test_the_benchmark_refuses_a_missing_material_folder(tmp_path, capsys):
 
 @pytest.mark.parametrize(("split", "dreamt"), [
     ("dev", ["dev"]), ("all", ["tune", "holdout"]), ("holdout", ["holdout"]),
+    ("holdout2", ["holdout2"]),
 ])
 def test_the_benchmark_dreams_dev_alone_and_all_stays_tune_and_holdout(
         split, dreamt, monkeypatch, capsys):
