@@ -31,7 +31,8 @@ from reme_workbench.errors import RemeError
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")
-LABELLED_SPLITS = (*SPLITS, "dev")  # dev/: user ↔ assistant chats read while developing
+# dev/: user ↔ assistant chats read while developing; holdout2/: a second blind set of them
+LABELLED_SPLITS = (*SPLITS, "dev", "holdout2")
 PROV = "\n\nderived_from:: [[{}]]\n"
 
 # --- fragment names ---------------------------------------------------------------------------
@@ -222,6 +223,32 @@ def test_the_dev_split_is_user_assistant_chats_over_several_days():
     assert len(days) >= 8 and all(len(d) >= 2 for d in days.values()), days
     basenames = [rel.rsplit("/", 1)[1] for rel in labels]
     assert len(set(basenames)) == len(basenames)  # the speaker test keys files by basename
+
+
+def test_the_holdout2_split_is_blind_user_assistant_chats_in_both_languages():
+    """holdout2/ (issue #30, README "The holdout2 split"): 30 chats, 15 Chinese and 15
+    English, dated July 2027, 60–80 facts about the user, and every fact a later day
+    moves or corrects grouped across days; no file shares a name with another split's
+    (the speaker test in tests/brains keys files by basename)."""
+    labels = load_labels(EVAL / "holdout2" / "labels.yaml")
+    assert len(labels) == 30
+    assert sum(lb.language == "zh" for lb in labels.values()) == 15
+    assert {lb.kind for lb in labels.values()} == {"assistant_chat"}
+    assert all(rel.startswith("daily/2027-07-") for rel in labels)
+    assert all(1 <= len(lb.units) <= 5 and not lb.nothing for lb in labels.values())
+    units = [u for lb in labels.values() for u in lb.units]
+    assert 60 <= len(units) <= 80
+    assert {u.bucket for u in units} == {"personal"}
+    assert all(1 <= len(u.key) <= 5 for u in units)
+    days: dict[str, set[str]] = {}
+    for u in units:
+        if u.group:
+            days.setdefault(u.group, set()).add(u.material.split("/")[1])
+    assert len(days) >= 10 and all(len(d) >= 2 for d in days.values()), days
+    others = {p.name for split in LABELLED_SPLITS if split != "holdout2"
+              for p in (EVAL / split / "daily").glob("*/*.md")}
+    basenames = [rel.rsplit("/", 1)[1] for rel in labels]
+    assert len(set(basenames)) == len(basenames) and not others & set(basenames)
 
 
 def test_every_key_phrase_occurs_in_its_material():
@@ -457,6 +484,7 @@ def test_the_benchmark_refuses_a_missing_material_folder(tmp_path, capsys):
 
 @pytest.mark.parametrize(("split", "dreamt"), [
     ("dev", ["dev"]), ("all", ["tune", "holdout"]), ("holdout", ["holdout"]),
+    ("holdout2", ["holdout2"]),
 ])
 def test_the_benchmark_dreams_dev_alone_and_all_stays_tune_and_holdout(
         split, dreamt, monkeypatch, capsys):
