@@ -126,7 +126,10 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
     run_flag = ""
     for word, flag in [*tagged, ("。", "x")]:
-        noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a")) or _latin_thing(word, flag)
+        # after a count, an adjective or a verb of two characters is (part of) a thing
+        # (一家诊所/v, 条红/a 围巾); a verb of one character is one (半个月没/v 人喂)
+        noun = (flag in _ZH_NOUNS or (counted and (flag[:1] == "a" or (flag[:1] == "v" and len(word) > 1)))
+                or _latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in _ZH_LIGHT
@@ -409,13 +412,15 @@ def _verb(flag: str) -> bool:
 
 
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
-                 before: str = "") -> ZhReading | None:
+                 before: str = "", earlier: str = "") -> ZhReading | None:
     """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
     topics; a question clause states nothing, unless it names a thing of the speaker's
     (我的猫, 我妈); a sentence with no such clause but a noun or a time is context.
     `own`: the user's notes to themselves — every clause that is no question is theirs
     (给房东打电话说热水器的事: a to-do). `before`: the sentence before it in the same turn,
-    whose last thing named a number with no noun counts (虎皮鹦鹉…？我家两只最近掉毛)."""
+    whose last thing named a number with no noun counts (虎皮鹦鹉…？我家两只最近掉毛) and
+    它 or a left-out object stands for; `earlier`: the speaker's turn before, for the same
+    where `before` names nothing (乌龟怎么办？— 那还是放我姐那边: the turtle, put there)."""
     written = sentence.strip()
     if not written:
         return None
@@ -423,7 +428,10 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     groups: list[tuple[str, ...]] = []
     things = about = False
     # the thing the last clause named, a question too: what 两只 counts after it
-    named = _first_named(chinese_simplified(before), names) if before.strip() else ""
+    named = _named_in(before, names)
+    # what 它 or a left-out object stands for: the last thing the speaker named, in the
+    # turn before too (a number counts only what this turn named: 我再补一句 counts nothing)
+    referent = named or _named_in(earlier, names, turn=True)
     clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
     for n, clause in enumerate(clauses):
         tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
@@ -443,8 +451,13 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
         elif not topics and named and _headless_count(tagged):
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
+        it = bool(referent) and any(w in _ZH_IT for w in words)
+        if referent and (it or (not taken and _object_left_out(tagged))) and not question:
+            # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它
+            topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
+            owned = owned or it  # 它 is the thing the speaker named: theirs
         if topics:
-            named = topics[0][1]  # the first it names, in the order written
+            named = referent = topics[0][1]  # the first it names, in the order written
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
@@ -472,9 +485,51 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     return ZhReading(tuple(tuple(_as_written(t, text, written) for t in g) for g in groups))
 
 
-def _first_named(text: str, names: frozenset[str]) -> str:
-    """The first thing the last clause of `text` that names one names (its noun phrase)."""
-    for clause in reversed([c for c in _ZH_CLAUSE.split(text) if c.strip()]):
+# the pronouns of place, "there" and "here" (a closed class of grammar words)
+_ZH_THERE = frozenset(("那里", "那儿", "那边", "这里", "这儿", "这边"))
+# the pronouns of a thing or an animal (它, and 牠 as Taiwan writes it for an animal, which
+# OpenCC's t2s keeps)
+_ZH_IT = frozenset(("它", "它们", "牠", "牠们"))
+
+
+def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
+    """The clause's first verb hands over or puts away a thing it does not name: a verb
+    then 给 (托/v 给/p 邻居, 交给/v 我姐) or a person's place (放/v 我/r 爸/n 那边/r: what
+    the verb takes ends on a place pronoun) — Chinese leaves out the object it has just
+    said, the thing named before. Not with a subject of its own before the verb."""
+    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING) and f not in ("x", "y")]
+    at = next((i for i, (_, f) in enumerate(rest) if _verb(f)), None)
+    if at is None or any(f in _ZH_NOUNS or (f == "r" and w not in _ZH_THEN) for w, f in rest[:at]):
+        return False
+    verb, after = rest[at][0], rest[at + 1:]
+    if verb.endswith("给") and len(verb) > 1 or (after[:1] and after[0][0] == "给"):
+        # 交给我姐, 托给邻居 — not 给 before a verb of its own (记得给编辑发发票: "for")
+        person = 0 if verb.endswith("给") else 1
+        return not any(_verb(f) for _, f in after[person + 1:])
+    taken = []
+    for word, flag in after:
+        if flag not in _ZH_NOUNS and flag != "r":
+            break
+        taken.append((word, flag))
+    # 我爸那边, 朋友那儿: a person, then where they are (a pronoun of place after a noun)
+    return len(taken) > 1 and taken[-1][0] in _ZH_THERE and any(f in _ZH_NOUNS for _, f in taken[:-1])
+
+
+def _named_in(text: str, names: frozenset[str], *, turn: bool = False) -> str:
+    """The last thing `text` names (`_first_named`) — with `turn`, a whole turn, the first:
+    what the turn is about (柯基最近老掉毛，有什么办法: the corgi, not the way asked for) —
+    in the characters it is written in."""
+    if not text.strip():
+        return ""
+    simplified = chinese_simplified(text)
+    return _as_written(_first_named(simplified, names, last=not turn), simplified, text)
+
+
+def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
+    """The first thing the last clause of `text` that names one names (its noun phrase);
+    not `last`: of the first such clause."""
+    clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
+    for clause in reversed(clauses) if last else clauses:
         found = _zh_topics(_retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()]),
                            names)
         if found:
@@ -528,8 +583,8 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
         elif len(word) == 1 and flag in _ZH_NOUNS and (
                 (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_PARTICLES + _ZH_RESULT)
-                or (out and (out[-1][1] == "d" or out[-1][0] in _ZH_INTENT))):
-            out.append((word, "v"))  # 都/d 问/n 老板, 想问/n 一下: an adverb or 想 before a verb
+                or (out and (out[-1][1] in ("d", "ad") or out[-1][0] in _ZH_INTENT))):
+            out.append((word, "v"))  # 都/d 问/n 老板, 顺便/ad 问/n, 想问/n 一下: an adverb or 想 before a verb
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
         elif flag == "nr" and out and _verb(out[-1][1]) and i + 1 < len(tagged) \
