@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 
 from ...textrules import HAN_CHARS
+from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_simplified, chinese_tagged
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener"]
@@ -220,7 +221,7 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING:
         return True  # 那就先报周末班, 那还是放…: the speaker decides (on what the assistant proposed)
     if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged) \
-            or _outcome_of_thing(tagged) or _noun_as_act(tagged):
+            or _outcome_of_thing(tagged) or _noun_as_act(tagged) or _kept_doing(tagged):
         return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
@@ -293,6 +294,26 @@ def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
 
 # the prepositions of company: 跟他, 和弟弟, 同她 (a closed class of grammar words)
 _ZH_WITH = frozenset(("跟", "和", "同", "与"))
+
+
+def _kept_doing(tagged: list[tuple[str, str]]) -> str:
+    """A thing with no owner said that keeps doing something to a thing — a noun, an adverb
+    of how often (一直, 老是), a verb and its object (边牧一直咬沙发, 电脑老是弹广告): in a
+    speaker's own turn their own, as Chinese leaves out 我的 — the thing, "" for any other
+    clause. Not a person or a place, and not a state with no object (房价一直涨)."""
+    at = 0
+    while at < len(tagged) and tagged[at][1] in ("c", "t", "f", "e", "y", "o"):
+        at += 1
+    start = at
+    while at < len(tagged) and tagged[at][1] in ("n", "nz", "ng") and tagged[at][0] not in _ZH_LIGHT:
+        at += 1
+    subject, habit = "".join(w for w, _ in tagged[start:at]), False
+    while at < len(tagged) and tagged[at][1] in ("d", "t", "f", "c"):  # 总是/c
+        habit = habit or tagged[at][0] in _ZH_HABIT
+        at += 1
+    if len(subject) < 2 or not habit or at >= len(tagged) or not _verb(tagged[at][1]):
+        return ""
+    return subject if any(f in _ZH_NOUNS and w not in _ZH_LIGHT for w, f in tagged[at + 1:]) else ""
 
 
 def _noun_as_act(tagged: list[tuple[str, str]]) -> bool:
@@ -451,6 +472,8 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
         elif not topics and named and _headless_count(tagged):
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
+        if (doer := _kept_doing(tagged)) and not question:  # 边牧一直咬沙发: about the dog
+            topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
         it = bool(referent) and any(w in _ZH_IT for w in words)
         if referent and (it or (not taken and _object_left_out(tagged))) and not question:
             # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它
@@ -559,6 +582,38 @@ def _as_written(phrase: str, simplified: str, written: str) -> str:
     return written[at:at + len(phrase)] if at >= 0 else phrase
 
 
+# tags of a character that may open a compound noun: a noun, a name, an adjective, a
+# distinguishing word, a morpheme — not an adverb (先/d 学/n is "learn first", as the
+# model's 先学 is not; `_retagged` reads the noun after an adverb as a verb)
+_COMPOUND_HEAD = ("n", "nr", "ng", "nz", "a", "b", "j", "ag", "zg")
+
+
+def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Two one-character words that end on a noun and that jieba's new-word model (its
+    HMM, `chinese_words`) cuts as one word: a compound noun the dictionary lacks (边/d
+    犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫). A verb and a noun (试/v 水/n) only before a noun they
+    name a kind of (试水试验); 挠/v 门/n stays a verb and its object."""
+    pairs = [i for i in range(len(tagged) - 1)
+             if len(tagged[i][0]) == len(tagged[i + 1][0]) == 1 and tagged[i + 1][1] in ("n", "ng")
+             and (tagged[i][1] in _COMPOUND_HEAD or (
+                 tagged[i][1] == "v" and i + 2 < len(tagged) and tagged[i + 2][1] in ("n", "vn")))]
+    if not pairs:
+        return tagged
+    out, skip = [], False
+    for i, (word, flag) in enumerate(tagged):
+        # the model reads from the pair on (what came before may pull its first
+        # character into another word: 做完试/水)
+        if skip:
+            skip = False
+        elif i in pairs and chinese_words("".join(w for w, _ in tagged[i:]))[:1] == (
+                word + tagged[i + 1][0],):
+            out.append((word + tagged[i + 1][0], "n"))
+            skip = True
+        else:
+            out.append((word, flag))
+    return out
+
+
 def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The dictionary's tags mended where the form says otherwise: a month or a day
     (七月份/nz, 十五号) is a time; a nickname cut in two (阿/j 凯/nr) or doubled (朵朵/q)
@@ -569,6 +624,7 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     (打网球/n: 打/v + 网球/n) is the act the clause goes on about (最近打网球手腕疼)."""
     out: list[tuple[str, str]] = []
     opening = True
+    tagged = _compounds(tagged)
     for i, (word, flag) in enumerate(tagged):
         if _DATE_WORD.match(word):
             out.append((word, "t"))
