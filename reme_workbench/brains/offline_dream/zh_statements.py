@@ -123,7 +123,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     names and adjectives (家里的柯/nr 基/a: an unknown noun cut in two)."""
     found: list[tuple[int, str]] = []
     run: list[str] = []
-    listener = counted = after_count = after_verb = after_de = False
+    listener = others = counted = after_count = after_verb = after_de = False
     de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
     run_flag = ""
     for word, flag in [*tagged, ("。", "x")]:
@@ -134,7 +134,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in _ZH_LIGHT
-        if noun and not listener:
+        if noun and not listener and not (others and (word in _ZH_KIN_WORDS or word in _ZH_KIN)):
             after_count = after_count or (counted and not run)
             run.append(word)
             run_flag = "n" if after_de and len(run) > 1 else flag
@@ -153,6 +153,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
             run, after_count = [], False
         after_verb = after_verb or flag.startswith("v")
         listener = word in ("你", "您", "你们") or (listener and word == "的")
+        others = word in _ZH_THIRD  # 他妈, 她老公: another's kin, no thing of the speaker's
         after_de = word == "的"
         de_verbs = after_de
     return found
@@ -591,12 +592,13 @@ _COMPOUND_HEAD = ("n", "nr", "ng", "nz", "a", "b", "j", "ag", "zg")
 def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Two one-character words that end on a noun and that jieba's new-word model (its
     HMM, `chinese_words`) cuts as one word: a compound noun the dictionary lacks (边/d
-    犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫). A verb and a noun (试/v 水/n) only before a noun they
-    name a kind of (试水试验); 挠/v 门/n stays a verb and its object."""
+    犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫). A verb and a noun (试/v 水/n, 减/v 脂/n) only before
+    a noun they name a kind of (试水试验) or ending the clause (想减脂: the activity, not
+    脂); before anything else (吃/v 饭/n 了) they stay a verb and its object."""
     pairs = [i for i in range(len(tagged) - 1)
              if len(tagged[i][0]) == len(tagged[i + 1][0]) == 1 and tagged[i + 1][1] in ("n", "ng")
-             and (tagged[i][1] in _COMPOUND_HEAD or (
-                 tagged[i][1] == "v" and i + 2 < len(tagged) and tagged[i + 2][1] in ("n", "vn")))]
+             and (tagged[i][1] in _COMPOUND_HEAD or (tagged[i][1] == "v" and (
+                 i + 2 == len(tagged) or tagged[i + 2][1] in ("n", "vn"))))]
     if not pairs:
         return tagged
     out, skip = [], False
@@ -626,11 +628,18 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     opening = True
     tagged = _compounds(tagged)
     for i, (word, flag) in enumerate(tagged):
-        if _DATE_WORD.match(word):
+        if out and out[-1][1] == "t" and _DATE_WORD.match(out[-1][0]) and not out[-1][0].endswith(
+                ("月", "月份", "年")) and len(word) == 1 and flag in ("n", "ng"):
+            out[-1] = (out[-1][0] + word, "n")  # 九号/t 线/n: a numbered thing, no date
+        elif _DATE_WORD.match(word):
             out.append((word, "t"))
+        elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
+            out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
                 and word not in _ZH_KIN_WORDS and word not in _ZH_LIGHT:
             out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
+        elif flag == "vn" and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
+            out.append((word, "v"))  # 发给/vn 我: a verb, as it takes a pronoun
         elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \
                 and len(out[-1][0]) == 1 and out[-1][1] in _ZH_NOUNS:
             out[-1] = (out[-1][0] + word, "nr")  # 麻/nr 糬/x: a character the dictionary lacks ends a name
