@@ -48,3 +48,15 @@ def test_it_stands_for_what_the_turn_before_was_about_not_an_aside():
     assert topics("哈哈好，它真的很爱吃", earlier="好的。顺便问一下，我养了一只乌龟")[:1] == ("乌龟",)
     # the turn's first thing, not the way asked for at its end
     assert topics("好，我今晚就给它洗澡", earlier="家里的乌龟最近不爱动，有什么办法")[:1] == ("乌龟",)
+
+
+def test_it_in_a_later_turn_still_stands_for_the_pet_the_chat_began_on(dream_chat_cli):
+    chat = ("用户：我家金鱼这两天不怎么游，老待在缸底\n"
+            "助手：可能是水温低或者水质变差，先测一下水温，换三分之一的水。\n"
+            "用户：它已经养了五年了，会不会是水泵的问题\n"
+            "助手：五年的金鱼不算老。水泵坏了会缺氧，可以看看出水是不是变小了。\n"
+            "用户：好，周六带它去水族店看看\n")
+    root = dream_chat_cli("金鱼", chat)
+    personal = {p.name: p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md"))}
+    assert any("金鱼" in name and "水族店" in text for name, text in personal.items()), personal
+    assert not any("水泵" in name for name in personal), list(personal)

@@ -47,7 +47,7 @@ from .topics import (
 )
 from .units import UnitPlan
 from .weave import cites
-from .zh_statements import asked_of_listener, asks_about_listener
+from .zh_statements import asked_of_listener, asks_about_listener, refers_back
 
 __all__ = [
     "CONVERSATION_UNITS", "plan_conversation", "ConversationSkip", "Topic", "topic_of",
@@ -268,7 +268,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
                                   order=len(said), label=block.speaker))
-        earlier[block.speaker] = texts[i]
+        if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before
+            earlier[block.speaker] = texts[i]
         if confirmed:  # the "yes" itself, quoted with the question it answers
             topics = _confirmed_topics(split[i - 1], names)
             yes = sentences[0][0] if sentences else texts[i]

@@ -35,7 +35,7 @@ from ...textrules import HAN_CHARS
 from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_simplified, chinese_tagged
 
-__all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener"]
+__all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener", "refers_back"]
 
 _ZH_LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
@@ -547,6 +547,19 @@ def _named_in(text: str, names: frozenset[str], *, turn: bool = False) -> str:
         return ""
     simplified = chinese_simplified(text)
     return _as_written(_first_named(simplified, names, last=not turn), simplified, text)
+
+
+def refers_back(turn: str) -> bool:
+    """A turn that speaks of 它 / 牠 before it names a thing of its own (它今年九岁了，会不会
+    是牙的问题): it is still about the thing named before it, which stays what a later 它
+    stands for."""
+    for clause in (c for c in _ZH_CLAUSE.split(chinese_simplified(turn)) if c.strip()):
+        tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
+        if any(w in _ZH_IT for w, _ in tagged):
+            return True
+        if _zh_topics(tagged, frozenset()):
+            return False
+    return False
 
 
 def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
