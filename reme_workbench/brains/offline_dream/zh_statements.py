@@ -37,14 +37,15 @@ from ...textrules.nlp import chinese_simplified, chinese_tagged
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener", "refers_back"]
 
+# words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
+# as nouns there) that name no thing — a word it tags otherwise needs no place here: the
+# pronouns (这个/r), the units of measure (公里/q), the times (星期/t) are never a noun
 _ZH_LIGHT = frozenset(
-    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
-    "人 试试".split()) | frozenset(
-    # greetings, thanks and acknowledgments the dictionary tags as nouns (晚安/n, 谢谢/nr,
-    # 明白): no thing named
-    "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
-    # units of measure the dictionary tags as nouns (三个小时): how much, no thing
-    "小时 分钟 秒钟 公里 千米 公斤 厘米 毫米 星期 礼拜".split())
+    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 主意 人 试试".split()) | frozenset(
+    # greetings, thanks and acknowledgments (晚安/n, 谢谢/nr, 明白/nr): no thing named
+    "晚安 早安 午安 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
+    # units of measure the dictionary tags as nouns (三个小时/n): how much, no thing
+    "小时 秒钟 礼拜".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
 # clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
@@ -52,29 +53,29 @@ _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
 _ZH_CLAUSE = re.compile(rf"[，,；;：:。！？!?]|(?<=[{HAN_CHARS}])\s+(?=[{HAN_CHARS}])"
                         r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
 _ZH_QUESTION = ("?", "？", "吗", "呢", "么")
-# interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗
+# interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗 —
+# the dictionary's words only (会不会 is cut 会/v 不会/v: the A-not-A test reads it)
 _ZH_ASKING = frozenset(("什么", "怎么", "怎么办", "怎样", "怎么样", "为什么", "哪", "哪里", "哪儿",
-                        "哪个", "哪些", "多少", "多久", "几", "如何", "是否", "能不能", "可不可以",
-                        "要不要", "咋", "咋办", "会不会", "是不是", "有没有", "对不对", "好不好",
-                        "行不行"))
-_ZH_KIN = ("妈", "爸", "哥", "姐", "弟", "妹", "老公", "老婆", "女儿", "儿子", "孩子", "家", "男朋友",
-           "女朋友", "爷爷", "奶奶", "外婆", "外公")  # 我妈, 我女儿: the speaker's own, no 的
+                        "哪个", "哪些", "多少", "多久", "几", "如何", "是否", "可不可以", "咋", "咋办",
+                        "是不是", "有没有", "好不好", "行不行"))
 _ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
 # kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
 _ZH_KIN_WORDS = frozenset((
     "儿子", "女儿", "闺女", "孩子", "老公", "老婆", "丈夫", "妻子", "媳妇", "爱人", "老伴",
-    "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "我妈", "我爸", "老妈", "老爸",
+    "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "老妈", "老爸",
     "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
     "外孙", "外孙女", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
     "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
+# what follows 我 / 你 in one word of the dictionary's (我妈, 我家, 你家): kin, home
+_ZH_KIN = frozenset(("妈", "爸", "哥", "姐", "弟", "妹", "家")) | _ZH_KIN_WORDS
 # one's home before 的 is the speaker's, as 我家 is: 家里的狗 (a closed class of words for home)
 _ZH_HOME = frozenset(("家里", "家中", "家", "屋里"))
 # aspect adverbs: an act just done, done already or going on (刚下夜班, 已经报名了, 正在学) —
 # with no subject before them, the speaker's own (a closed class of grammar words)
-_ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "正", "在", "才", "一直", "还在"))
+_ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "正", "在", "才", "一直"))
 # adverbs of how often (每天都去, 经常加班): a habit, with no subject before them the
 # speaker's own (a closed class of grammar words)
-_ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "老是", "一直", "天天", "每天",
+_ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "一直", "天天", "每天",
                        "平时", "通常", "偶尔", "有时", "有时候", "每周", "每晚"))
 # the aspect particles: the word before one is a verb, whatever the dictionary tags it
 # (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
@@ -88,7 +89,8 @@ _DATE_WORD = re.compile(r"^[0-9０-９一二三四五六七八九十两]+(?:月�
 # connectives — not 那可以… ("then you could": a suggestion)
 _ZH_DECIDING = frozenset(("就", "还是", "先", "干脆", "索性", "只好", "只能", "直接"))
 # words of approval: "X 这个好" takes X up (a closed class of evaluative predicates)
-_ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "挺好", "很好", "靠谱", "合适", "好主意"))
+# (挺好, 很好: jieba cuts the adverb off, leaving 好)
+_ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "合适"))
 _ZH_THIS = frozenset(("这个", "这", "那个", "这样"))
 # "then" opening a decision (那就…): a closed class of connectives jieba tags as pronouns
 _ZH_THEN = frozenset(("那", "那么", "那样"))
@@ -134,7 +136,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in _ZH_LIGHT
-        if noun and not listener and not (others and (word in _ZH_KIN_WORDS or word in _ZH_KIN)):
+        if noun and not listener and not (others and word in _ZH_KIN):
             after_count = after_count or (counted and not run)
             run.append(word)
             run_flag = "n" if after_de and len(run) > 1 else flag
@@ -513,7 +515,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
 _ZH_THERE = frozenset(("那里", "那儿", "那边", "这里", "这儿", "这边"))
 # the pronouns of a thing or an animal (它, and 牠 as Taiwan writes it for an animal, which
 # OpenCC's t2s keeps)
-_ZH_IT = frozenset(("它", "它们", "牠", "牠们"))
+_ZH_IT = frozenset(("它", "它们", "牠"))  # 牠们 is cut 牠/zg 们
 
 
 def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
@@ -574,15 +576,13 @@ def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
     return ""
 
 
-_ZH_NUMERALS = frozenset("一二两三四五六七八九十几俩仨0123456789")
-
-
 def _headless_count(tagged: list[tuple[str, str]]) -> bool:
     """A number and its classifier with no noun after it (我家两只最近…, 养了三个): it counts
     a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
     (a little), not a number before its noun (两只猫)."""
     for i, (word, flag) in enumerate(tagged):
-        if flag != "m" or len(word) < 2 or word[0] not in _ZH_NUMERALS or word in _ZH_LIGHT:
+        if flag != "m" or len(word) < 2 or word in _ZH_LIGHT or not (
+                word[0].isdigit() or _alone(word[0]) == "m"):  # 两只, 3个: a number first
             continue
         after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
         if after not in _ZH_NOUNS and after not in ("a", "q", "m", "uj"):
