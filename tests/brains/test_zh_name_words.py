@@ -34,3 +34,9 @@ def test_another_persons_kin_is_no_topic_of_the_speakers():
 
 def test_an_activity_at_the_clause_end_is_named_whole():
     assert topics("我想减脂") == ("减脂",)
+
+
+def test_by_the_way_opens_a_clause_about_the_speaker():
+    # 对/p 了/ul: a preposition takes no aspect particle — "by the way", then 我 the subject
+    assert topics("对了我周末在学韩语，想考TOPIK") != ()
+    assert "韩语" in topics("对了我周末在学韩语，想考TOPIK")[0]

@@ -659,10 +659,20 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
                 and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
             out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
+        elif not out and flag == "p" and len(word) == 1 and i + 1 < len(tagged) \
+                and tagged[i + 1][1] == "ul":
+            out.append((word, "c"))  # 对/p 了/ul opening a clause: "by the way" (a
+            # preposition takes no aspect particle), then 了 as its part
+        elif out and out[-1][1] == "c" and len(out) == 1 and flag == "ul":
+            out[-1] = (out[-1][0] + word, "c")
         elif len(word) == 1 and flag in _ZH_NOUNS and (
                 (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_PARTICLES + _ZH_RESULT)
-                or (out and (out[-1][1] in ("d", "ad") or out[-1][0] in _ZH_INTENT))):
-            out.append((word, "v"))  # 都/d 问/n 老板, 顺便/ad 问/n, 想问/n 一下: an adverb or 想 before a verb
+                or (out and (out[-1][1] in ("d", "ad") or out[-1][0] in _ZH_INTENT))
+                or (out and out[-1] == ("在", "p") and i + 1 < len(tagged)
+                    and tagged[i + 1][1] in _ZH_NOUNS)):
+            # 都/d 问/n 老板, 顺便/ad 问/n, 想问/n 一下: an adverb or 想 before a verb; 在/p
+            # 学/n 日语: 在 of an act going on (a place is not followed by a noun)
+            out.append((word, "v"))
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
         elif flag == "nr" and out and _verb(out[-1][1]) and i + 1 < len(tagged) \
