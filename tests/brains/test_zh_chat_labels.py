@@ -1,4 +1,4 @@
-"""A Chinese chat whose user is called by a nickname ending on Latin letters (阿May, 小K,
+"""A Chinese chat whose user is called by a nickname ending on Latin letters (阿May, 小Ann,
 as Chinese speakers write them) is read as a chat: the labels are the speakers (issue #30
 item 3, docs/spec.md §5.2.11).
 
@@ -13,7 +13,9 @@ from reme_workbench.brains.offline_dream.chat import read_turn
 def test_a_nickname_ending_on_latin_letters_is_a_label():
     turn = read_turn("阿Ken：我在银行上班")
     assert turn is not None and turn.label == "阿Ken" and turn.text == "我在银行上班"
-    assert read_turn("小K: 周末去爬山").label == "小K"
+    assert read_turn("小Ann: 周末去爬山").label == "小Ann"
+    # a document's 方案A： is no speaker
+    assert read_turn("方案A：先迁移数据库") is None
 
 
 def test_a_chat_with_such_a_user_reaches_notes_through_the_cli(dream_chat_cli):
