@@ -245,7 +245,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
             # is theirs, though it has no subject and often no verb (read as their own words)
             asked_you = assistant_chat and any(
-                isinstance(span, str) and asks_about_listener(span) for _, span in sentences)
+                isinstance(span, str) and asks_about_listener(span, earlier.get(last or "", ""))
+                for _, span in sentences)
             continue
         if own or (block.speaker != last and not (asked and block.speaker == said_by(said))):
             group = group + 1

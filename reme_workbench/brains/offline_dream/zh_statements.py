@@ -745,15 +745,23 @@ def _kept_by_speaker(tagged: list[tuple[str, str]]) -> bool:
 _ZH_LISTENER = ("你", "您", "你们")
 
 
-def asks_about_listener(sentence: str) -> bool:
+def asks_about_listener(sentence: str, earlier: str = "") -> bool:
     """A question about the user (你平时有什么爱好？, 您退休前是做什么的？, 你考哪个学校？): the
     listener as its subject or owner — 你 / 您 not after a verb or a preposition (需要我帮你…吗？
-    is an offer) — or a family member with no owner said (孩子多大了？: the user's own). What
-    the user answers to it is theirs, though the answer has no subject."""
+    is an offer) — or a family member with no owner said (孩子多大了？: the user's own), or a
+    thing with no owner said as its subject that the user's turn before named (`earlier`:
+    我的车最近… — 车开了多少公里？). What the user answers to it is theirs, though the
+    answer has no subject."""
     text = chinese_simplified(sentence.strip())
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
     if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
         return False
+    first_verb = next((i for i, (_, f) in enumerate(tagged) if _verb(f)), len(tagged))
+    # (a noun, or a morpheme the dictionary tags alone: 车/zg)
+    subject = [w for w, f in tagged[:first_verb] if (f in _ZH_NOUNS or f == "zg") and w not in _ZH_LIGHT]
+    if earlier and subject and not any(f == "r" for _, f in tagged[:first_verb]) \
+            and subject[0] in chinese_simplified(earlier):
+        return True  # 车开了多少公里？ after 我的车…: the user's car
     for i, (word, _) in enumerate(tagged):
         listener = word in _ZH_LISTENER or (word[:1] in ("你", "您") and word[1:] in _ZH_KIN)
         governed = i > 0 and tagged[i - 1][1][:1] in ("v", "p")
