@@ -24,6 +24,8 @@ def test_single_characters_the_new_word_model_joins_are_one_noun():
     assert topics("刚做完试水试验") == ("试水试验",)
     # a verb and its object stay two words where more follows them (吃/v 饭/n 了)
     assert "挠门" not in topics("我的秋田犬又挠门了")
+    # nor after a verb of wishing: 要/v 学/n 画画 is "will learn to paint", no 要学
+    assert topics("我打算要学画画") == ("画画",)
 
 
 def test_a_thing_that_keeps_doing_something_is_the_speakers():

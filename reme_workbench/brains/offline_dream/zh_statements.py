@@ -607,11 +607,13 @@ def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     HMM, `chinese_words`) cuts as one word: a compound noun the dictionary lacks (边/d
     犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫). A verb and a noun (试/v 水/n, 减/v 脂/n) only before
     a noun they name a kind of (试水试验) or ending the clause (想减脂: the activity, not
-    脂); before anything else (吃/v 饭/n 了) they stay a verb and its object."""
+    脂); before anything else (吃/v 饭/n 了), or after a verb of wishing or going (要/v
+    学/n 游泳: "will learn"), they stay two words."""
     pairs = [i for i in range(len(tagged) - 1)
              if len(tagged[i][0]) == len(tagged[i + 1][0]) == 1 and tagged[i + 1][1] in ("n", "ng")
              and (tagged[i][1] in _COMPOUND_HEAD or (tagged[i][1] == "v" and (
-                 i + 2 == len(tagged) or tagged[i + 2][1] in ("n", "vn"))))]
+                 i + 2 == len(tagged) or tagged[i + 2][1] in ("n", "vn"))
+                 and tagged[i][0] not in _ZH_INTENT and tagged[i][0] not in _ZH_AUX))]
     if not pairs:
         return tagged
     out, skip = [], False
