@@ -47,7 +47,7 @@ from .topics import (
 )
 from .units import UnitPlan
 from .weave import cites
-from .zh_statements import asked_of_listener, asks_about_listener
+from .zh_statements import asked_of_listener, asks_about_listener, refers_back
 
 __all__ = [
     "CONVERSATION_UNITS", "plan_conversation", "ConversationSkip", "Topic", "topic_of",
@@ -235,6 +235,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     said: list[_Said] = []
     group, last = -1, None
     asked = asked_you = False
+    earlier: dict[str, str] = {}  # each speaker's turn before (what 它 may stand for)
     # the user's notes to themselves (one speaker, no assistant): every line is theirs and
     # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
     own = assistant_chat and not any(b.role == "assistant" for b in turns)
@@ -244,7 +245,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
             # is theirs, though it has no subject and often no verb (read as their own words)
             asked_you = assistant_chat and any(
-                isinstance(span, str) and asks_about_listener(span) for _, span in sentences)
+                isinstance(span, str) and asks_about_listener(span, earlier.get(last or "", ""))
+                for _, span in sentences)
             continue
         if own or (block.speaker != last and not (asked and block.speaker == said_by(said))):
             group = group + 1
@@ -255,8 +257,11 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
         for k, (text, span) in enumerate(sentences):
+            # 它 and a left-out object may stand for what the speaker's turn before named
+            # (乌龟怎么办？… 那还是放我姐那边: the turtle)
             before = sentences[k - 1][1] if k and isinstance(sentences[k - 1][1], str) else ""
-            readings = (read_chinese(span, names, own=own or answer, before=before)
+            readings = (read_chinese(span, names, own=own or answer, before=before,
+                                     earlier=earlier.get(block.speaker, ""))
                         if isinstance(span, str) else [read_english(span, names)])
             if own and not isinstance(span, str):
                 readings = [own_line(span, names, readings[0])]
@@ -264,6 +269,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
                                   order=len(said), label=block.speaker))
+        if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before
+            earlier[block.speaker] = texts[i]
         if confirmed:  # the "yes" itself, quoted with the question it answers
             topics = _confirmed_topics(split[i - 1], names)
             yes = sentences[0][0] if sentences else texts[i]

@@ -558,13 +558,14 @@ def read_english(sent, names: frozenset[str]) -> Reading | None:
 
 
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
-                 before: str = "") -> list[Reading]:
+                 before: str = "", earlier: str = "") -> list[Reading]:
     """A Chinese sentence read by `zh_statements.read_chinese` (jieba's parts of speech):
     a reading per clause about the speaker that names a thing — one sentence may tell two
     (我刚搬到成都，在一家医院上班: where one lives, where one works); `own`: the user's
     notes to themselves, where every clause is theirs; `before`: the sentence before it
-    in the same turn (what a number with no noun counts)."""
-    read = zh_read_chinese(sentence, names, own=own, before=before)
+    in the same turn (what a number with no noun counts); `earlier`: the speaker's turn
+    before (what 它 or a left-out object may stand for)."""
+    read = zh_read_chinese(sentence, names, own=own, before=before, earlier=earlier)
     if read is None:
         return []
     if not read.groups:

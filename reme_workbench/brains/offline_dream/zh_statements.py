@@ -32,18 +32,20 @@ import re
 from dataclasses import dataclass
 
 from ...textrules import HAN_CHARS
+from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_simplified, chinese_tagged
 
-__all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener"]
+__all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener", "refers_back"]
 
+# words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
+# as nouns there) that name no thing — a word it tags otherwise needs no place here: the
+# pronouns (这个/r), the units of measure (公里/q), the times (星期/t) are never a noun
 _ZH_LIGHT = frozenset(
-    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 有些 那边 这边 这个 那个 什么 主意 "
-    "人 试试".split()) | frozenset(
-    # greetings, thanks and acknowledgments the dictionary tags as nouns (晚安/n, 谢谢/nr,
-    # 明白): no thing named
-    "晚安 早安 午安 晚上好 早上好 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
-    # units of measure the dictionary tags as nouns (三个小时): how much, no thing
-    "小时 分钟 秒钟 公里 千米 公斤 厘米 毫米 星期 礼拜".split())
+    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 主意 人 试试".split()) | frozenset(
+    # greetings, thanks and acknowledgments (晚安/n, 谢谢/nr, 明白/nr): no thing named
+    "晚安 早安 午安 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
+    # units of measure the dictionary tags as nouns (三个小时/n): how much, no thing
+    "小时 秒钟 礼拜".split())
 _ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
 # clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
@@ -51,29 +53,29 @@ _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
 _ZH_CLAUSE = re.compile(rf"[，,；;：:。！？!?]|(?<=[{HAN_CHARS}])\s+(?=[{HAN_CHARS}])"
                         r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
 _ZH_QUESTION = ("?", "？", "吗", "呢", "么")
-# interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗
+# interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗 —
+# the dictionary's words only (会不会 is cut 会/v 不会/v: the A-not-A test reads it)
 _ZH_ASKING = frozenset(("什么", "怎么", "怎么办", "怎样", "怎么样", "为什么", "哪", "哪里", "哪儿",
-                        "哪个", "哪些", "多少", "多久", "几", "如何", "是否", "能不能", "可不可以",
-                        "要不要", "咋", "咋办", "会不会", "是不是", "有没有", "对不对", "好不好",
-                        "行不行"))
-_ZH_KIN = ("妈", "爸", "哥", "姐", "弟", "妹", "老公", "老婆", "女儿", "儿子", "孩子", "家", "男朋友",
-           "女朋友", "爷爷", "奶奶", "外婆", "外公")  # 我妈, 我女儿: the speaker's own, no 的
+                        "哪个", "哪些", "多少", "多久", "几", "如何", "是否", "可不可以", "咋", "咋办",
+                        "是不是", "有没有", "好不好", "行不行"))
 _ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
 # kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
 _ZH_KIN_WORDS = frozenset((
     "儿子", "女儿", "闺女", "孩子", "老公", "老婆", "丈夫", "妻子", "媳妇", "爱人", "老伴",
-    "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "我妈", "我爸", "老妈", "老爸",
+    "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "老妈", "老爸",
     "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
     "外孙", "外孙女", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
     "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
+# what follows 我 / 你 in one word of the dictionary's (我妈, 我家, 你家): kin, home
+_ZH_KIN = frozenset(("妈", "爸", "哥", "姐", "弟", "妹", "家")) | _ZH_KIN_WORDS
 # one's home before 的 is the speaker's, as 我家 is: 家里的狗 (a closed class of words for home)
 _ZH_HOME = frozenset(("家里", "家中", "家", "屋里"))
 # aspect adverbs: an act just done, done already or going on (刚下夜班, 已经报名了, 正在学) —
 # with no subject before them, the speaker's own (a closed class of grammar words)
-_ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "正", "在", "才", "一直", "还在"))
+_ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "正", "在", "才", "一直"))
 # adverbs of how often (每天都去, 经常加班): a habit, with no subject before them the
 # speaker's own (a closed class of grammar words)
-_ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "老是", "一直", "天天", "每天",
+_ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "一直", "天天", "每天",
                        "平时", "通常", "偶尔", "有时", "有时候", "每周", "每晚"))
 # the aspect particles: the word before one is a verb, whatever the dictionary tags it
 # (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
@@ -87,7 +89,8 @@ _DATE_WORD = re.compile(r"^[0-9０-９一二三四五六七八九十两]+(?:月�
 # connectives — not 那可以… ("then you could": a suggestion)
 _ZH_DECIDING = frozenset(("就", "还是", "先", "干脆", "索性", "只好", "只能", "直接"))
 # words of approval: "X 这个好" takes X up (a closed class of evaluative predicates)
-_ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "挺好", "很好", "靠谱", "合适", "好主意"))
+# (挺好, 很好: jieba cuts the adverb off, leaving 好)
+_ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "合适"))
 _ZH_THIS = frozenset(("这个", "这", "那个", "这样"))
 # "then" opening a decision (那就…): a closed class of connectives jieba tags as pronouns
 _ZH_THEN = frozenset(("那", "那么", "那样"))
@@ -122,15 +125,18 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     names and adjectives (家里的柯/nr 基/a: an unknown noun cut in two)."""
     found: list[tuple[int, str]] = []
     run: list[str] = []
-    listener = counted = after_count = after_verb = after_de = False
+    listener = others = counted = after_count = after_verb = after_de = False
     de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
     run_flag = ""
     for word, flag in [*tagged, ("。", "x")]:
-        noun = (flag in _ZH_NOUNS or (counted and flag[:1] in ("v", "a")) or _latin_thing(word, flag)
+        # after a count, an adjective or a verb of two characters is (part of) a thing
+        # (一家诊所/v, 条红/a 围巾); a verb of one character is one (半个月没/v 人喂)
+        noun = (flag in _ZH_NOUNS or (counted and (flag[:1] == "a" or (flag[:1] == "v" and len(word) > 1)))
+                or _latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in _ZH_LIGHT
-        if noun and not listener:
+        if noun and not listener and not (others and word in _ZH_KIN):
             after_count = after_count or (counted and not run)
             run.append(word)
             run_flag = "n" if after_de and len(run) > 1 else flag
@@ -149,6 +155,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
             run, after_count = [], False
         after_verb = after_verb or flag.startswith("v")
         listener = word in ("你", "您", "你们") or (listener and word == "的")
+        others = word in _ZH_THIRD  # 他妈, 她老公: another's kin, no thing of the speaker's
         after_de = word == "的"
         de_verbs = after_de
     return found
@@ -217,7 +224,7 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING:
         return True  # 那就先报周末班, 那还是放…: the speaker decides (on what the assistant proposed)
     if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged) \
-            or _outcome_of_thing(tagged) or _noun_as_act(tagged):
+            or _outcome_of_thing(tagged) or _noun_as_act(tagged) or _kept_doing(tagged):
         return True
     seen_verb = prep = False
     for i, (word, flag) in enumerate(tagged):
@@ -290,6 +297,26 @@ def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
 
 # the prepositions of company: 跟他, 和弟弟, 同她 (a closed class of grammar words)
 _ZH_WITH = frozenset(("跟", "和", "同", "与"))
+
+
+def _kept_doing(tagged: list[tuple[str, str]]) -> str:
+    """A thing with no owner said that keeps doing something to a thing — a noun, an adverb
+    of how often (一直, 老是), a verb and its object (边牧一直咬沙发, 电脑老是弹广告): in a
+    speaker's own turn their own, as Chinese leaves out 我的 — the thing, "" for any other
+    clause. Not a person or a place, and not a state with no object (房价一直涨)."""
+    at = 0
+    while at < len(tagged) and tagged[at][1] in ("c", "t", "f", "e", "y", "o"):
+        at += 1
+    start = at
+    while at < len(tagged) and tagged[at][1] in ("n", "nz", "ng") and tagged[at][0] not in _ZH_LIGHT:
+        at += 1
+    subject, habit = "".join(w for w, _ in tagged[start:at]), False
+    while at < len(tagged) and tagged[at][1] in ("d", "t", "f", "c"):  # 总是/c
+        habit = habit or tagged[at][0] in _ZH_HABIT
+        at += 1
+    if len(subject) < 2 or not habit or at >= len(tagged) or not _verb(tagged[at][1]):
+        return ""
+    return subject if any(f in _ZH_NOUNS and w not in _ZH_LIGHT for w, f in tagged[at + 1:]) else ""
 
 
 def _noun_as_act(tagged: list[tuple[str, str]]) -> bool:
@@ -409,13 +436,15 @@ def _verb(flag: str) -> bool:
 
 
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
-                 before: str = "") -> ZhReading | None:
+                 before: str = "", earlier: str = "") -> ZhReading | None:
     """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
     topics; a question clause states nothing, unless it names a thing of the speaker's
     (我的猫, 我妈); a sentence with no such clause but a noun or a time is context.
     `own`: the user's notes to themselves — every clause that is no question is theirs
     (给房东打电话说热水器的事: a to-do). `before`: the sentence before it in the same turn,
-    whose last thing named a number with no noun counts (虎皮鹦鹉…？我家两只最近掉毛)."""
+    whose last thing named a number with no noun counts (虎皮鹦鹉…？我家两只最近掉毛) and
+    它 or a left-out object stands for; `earlier`: the speaker's turn before, for the same
+    where `before` names nothing (乌龟怎么办？— 那还是放我姐那边: the turtle, put there)."""
     written = sentence.strip()
     if not written:
         return None
@@ -423,7 +452,10 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     groups: list[tuple[str, ...]] = []
     things = about = False
     # the thing the last clause named, a question too: what 两只 counts after it
-    named = _first_named(chinese_simplified(before), names) if before.strip() else ""
+    named = _named_in(before, names)
+    # what 它 or a left-out object stands for: the last thing the speaker named, in the
+    # turn before too (a number counts only what this turn named: 我再补一句 counts nothing)
+    referent = named or _named_in(earlier, names, turn=True)
     clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
     for n, clause in enumerate(clauses):
         tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
@@ -443,8 +475,15 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
         elif not topics and named and _headless_count(tagged):
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
+        if (doer := _kept_doing(tagged)) and not question:  # 边牧一直咬沙发: about the dog
+            topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
+        it = bool(referent) and any(w in _ZH_IT for w in words)
+        if referent and (it or (not taken and _object_left_out(tagged))) and not question:
+            # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它
+            topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
+            owned = owned or it  # 它 is the thing the speaker named: theirs
         if topics:
-            named = topics[0][1]  # the first it names, in the order written
+            named = referent = topics[0][1]  # the first it names, in the order written
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
@@ -472,9 +511,64 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     return ZhReading(tuple(tuple(_as_written(t, text, written) for t in g) for g in groups))
 
 
-def _first_named(text: str, names: frozenset[str]) -> str:
-    """The first thing the last clause of `text` that names one names (its noun phrase)."""
-    for clause in reversed([c for c in _ZH_CLAUSE.split(text) if c.strip()]):
+# the pronouns of place, "there" and "here" (a closed class of grammar words)
+_ZH_THERE = frozenset(("那里", "那儿", "那边", "这里", "这儿", "这边"))
+# the pronouns of a thing or an animal (它, and 牠 as Taiwan writes it for an animal, which
+# OpenCC's t2s keeps)
+_ZH_IT = frozenset(("它", "它们", "牠"))  # 牠们 is cut 牠/zg 们
+
+
+def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
+    """The clause's first verb hands over or puts away a thing it does not name: a verb
+    then 给 (托/v 给/p 邻居, 交给/v 我姐) or a person's place (放/v 我/r 爸/n 那边/r: what
+    the verb takes ends on a place pronoun) — Chinese leaves out the object it has just
+    said, the thing named before. Not with a subject of its own before the verb."""
+    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING) and f not in ("x", "y")]
+    at = next((i for i, (_, f) in enumerate(rest) if _verb(f)), None)
+    if at is None or any(f in _ZH_NOUNS or (f == "r" and w not in _ZH_THEN) for w, f in rest[:at]):
+        return False
+    verb, after = rest[at][0], rest[at + 1:]
+    if verb.endswith("给") and len(verb) > 1 or (after[:1] and after[0][0] == "给"):
+        # 交给我姐, 托给邻居 — not 给 before a verb of its own (记得给编辑发发票: "for")
+        person = 0 if verb.endswith("给") else 1
+        return not any(_verb(f) for _, f in after[person + 1:])
+    taken = []
+    for word, flag in after:
+        if flag not in _ZH_NOUNS and flag != "r":
+            break
+        taken.append((word, flag))
+    # 我爸那边, 朋友那儿: a person, then where they are (a pronoun of place after a noun)
+    return len(taken) > 1 and taken[-1][0] in _ZH_THERE and any(f in _ZH_NOUNS for _, f in taken[:-1])
+
+
+def _named_in(text: str, names: frozenset[str], *, turn: bool = False) -> str:
+    """The last thing `text` names (`_first_named`) — with `turn`, a whole turn, the first:
+    what the turn is about (柯基最近老掉毛，有什么办法: the corgi, not the way asked for) —
+    in the characters it is written in."""
+    if not text.strip():
+        return ""
+    simplified = chinese_simplified(text)
+    return _as_written(_first_named(simplified, names, last=not turn), simplified, text)
+
+
+def refers_back(turn: str) -> bool:
+    """A turn that speaks of 它 / 牠 before it names a thing of its own (它今年九岁了，会不会
+    是牙的问题): it is still about the thing named before it, which stays what a later 它
+    stands for."""
+    for clause in (c for c in _ZH_CLAUSE.split(chinese_simplified(turn)) if c.strip()):
+        tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
+        if any(w in _ZH_IT for w, _ in tagged):
+            return True
+        if _zh_topics(tagged, frozenset()):
+            return False
+    return False
+
+
+def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
+    """The first thing the last clause of `text` that names one names (its noun phrase);
+    not `last`: of the first such clause."""
+    clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
+    for clause in reversed(clauses) if last else clauses:
         found = _zh_topics(_retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()]),
                            names)
         if found:
@@ -482,15 +576,13 @@ def _first_named(text: str, names: frozenset[str]) -> str:
     return ""
 
 
-_ZH_NUMERALS = frozenset("一二两三四五六七八九十几俩仨0123456789")
-
-
 def _headless_count(tagged: list[tuple[str, str]]) -> bool:
     """A number and its classifier with no noun after it (我家两只最近…, 养了三个): it counts
     a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
     (a little), not a number before its noun (两只猫)."""
     for i, (word, flag) in enumerate(tagged):
-        if flag != "m" or len(word) < 2 or word[0] not in _ZH_NUMERALS or word in _ZH_LIGHT:
+        if flag != "m" or len(word) < 2 or word in _ZH_LIGHT or not (
+                word[0].isdigit() or _alone(word[0]) == "m"):  # 两只, 3个: a number first
             continue
         after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
         if after not in _ZH_NOUNS and after not in ("a", "q", "m", "uj"):
@@ -504,6 +596,41 @@ def _as_written(phrase: str, simplified: str, written: str) -> str:
     return written[at:at + len(phrase)] if at >= 0 else phrase
 
 
+# tags of a character that may open a compound noun: a noun, a name, an adjective, a
+# distinguishing word, a morpheme — not an adverb (先/d 学/n is "learn first", as the
+# model's 先学 is not; `_retagged` reads the noun after an adverb as a verb)
+_COMPOUND_HEAD = ("n", "nr", "ng", "nz", "a", "b", "j", "ag", "zg")
+
+
+def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Two one-character words that end on a noun and that jieba's new-word model (its
+    HMM, `chinese_words`) cuts as one word: a compound noun the dictionary lacks (边/d
+    犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫). A verb and a noun (试/v 水/n, 减/v 脂/n) only before
+    a noun they name a kind of (试水试验) or ending the clause (想减脂: the activity, not
+    脂); before anything else (吃/v 饭/n 了), or after a verb of wishing or going (要/v
+    学/n 游泳: "will learn"), they stay two words."""
+    pairs = [i for i in range(len(tagged) - 1)
+             if len(tagged[i][0]) == len(tagged[i + 1][0]) == 1 and tagged[i + 1][1] in ("n", "ng")
+             and (tagged[i][1] in _COMPOUND_HEAD or (tagged[i][1] == "v" and (
+                 i + 2 == len(tagged) or tagged[i + 2][1] in ("n", "vn"))
+                 and tagged[i][0] not in _ZH_INTENT and tagged[i][0] not in _ZH_AUX))]
+    if not pairs:
+        return tagged
+    out, skip = [], False
+    for i, (word, flag) in enumerate(tagged):
+        # the model reads from the pair on (what came before may pull its first
+        # character into another word: 做完试/水)
+        if skip:
+            skip = False
+        elif i in pairs and chinese_words("".join(w for w, _ in tagged[i:]))[:1] == (
+                word + tagged[i + 1][0],):
+            out.append((word + tagged[i + 1][0], "n"))
+            skip = True
+        else:
+            out.append((word, flag))
+    return out
+
+
 def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The dictionary's tags mended where the form says otherwise: a month or a day
     (七月份/nz, 十五号) is a time; a nickname cut in two (阿/j 凯/nr) or doubled (朵朵/q)
@@ -514,22 +641,40 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     (打网球/n: 打/v + 网球/n) is the act the clause goes on about (最近打网球手腕疼)."""
     out: list[tuple[str, str]] = []
     opening = True
+    tagged = _compounds(tagged)
     for i, (word, flag) in enumerate(tagged):
-        if _DATE_WORD.match(word):
+        if out and out[-1][1] == "t" and _DATE_WORD.match(out[-1][0]) and not out[-1][0].endswith(
+                ("月", "月份", "年")) and len(word) == 1 and flag in ("n", "ng"):
+            out[-1] = (out[-1][0] + word, "n")  # 九号/t 线/n: a numbered thing, no date
+        elif _DATE_WORD.match(word):
             out.append((word, "t"))
+        elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
+            out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
                 and word not in _ZH_KIN_WORDS and word not in _ZH_LIGHT:
             out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
+        elif flag == "vn" and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
+            out.append((word, "v"))  # 发给/vn 我: a verb, as it takes a pronoun
         elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \
                 and len(out[-1][0]) == 1 and out[-1][1] in _ZH_NOUNS:
             out[-1] = (out[-1][0] + word, "nr")  # 麻/nr 糬/x: a character the dictionary lacks ends a name
         elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
                 and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
             out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
+        elif not out and flag == "p" and len(word) == 1 and i + 1 < len(tagged) \
+                and tagged[i + 1][1] == "ul":
+            out.append((word, "c"))  # 对/p 了/ul opening a clause: "by the way" (a
+            # preposition takes no aspect particle), then 了 as its part
+        elif out and out[-1][1] == "c" and len(out) == 1 and flag == "ul":
+            out[-1] = (out[-1][0] + word, "c")
         elif len(word) == 1 and flag in _ZH_NOUNS and (
                 (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_PARTICLES + _ZH_RESULT)
-                or (out and (out[-1][1] == "d" or out[-1][0] in _ZH_INTENT))):
-            out.append((word, "v"))  # 都/d 问/n 老板, 想问/n 一下: an adverb or 想 before a verb
+                or (out and (out[-1][1] in ("d", "ad") or out[-1][0] in _ZH_INTENT))
+                or (out and out[-1] == ("在", "p") and i + 1 < len(tagged)
+                    and tagged[i + 1][1] in _ZH_NOUNS)):
+            # 都/d 问/n 老板, 顺便/ad 问/n, 想问/n 一下: an adverb or 想 before a verb; 在/p
+            # 学/n 日语: 在 of an act going on (a place is not followed by a noun)
+            out.append((word, "v"))
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
         elif flag == "nr" and out and _verb(out[-1][1]) and i + 1 < len(tagged) \
@@ -602,15 +747,23 @@ def _kept_by_speaker(tagged: list[tuple[str, str]]) -> bool:
 _ZH_LISTENER = ("你", "您", "你们")
 
 
-def asks_about_listener(sentence: str) -> bool:
+def asks_about_listener(sentence: str, earlier: str = "") -> bool:
     """A question about the user (你平时有什么爱好？, 您退休前是做什么的？, 你考哪个学校？): the
     listener as its subject or owner — 你 / 您 not after a verb or a preposition (需要我帮你…吗？
-    is an offer) — or a family member with no owner said (孩子多大了？: the user's own). What
-    the user answers to it is theirs, though the answer has no subject."""
+    is an offer) — or a family member with no owner said (孩子多大了？: the user's own), or a
+    thing with no owner said as its subject that the user's turn before named (`earlier`:
+    我的车最近… — 车开了多少公里？). What the user answers to it is theirs, though the
+    answer has no subject."""
     text = chinese_simplified(sentence.strip())
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
     if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
         return False
+    first_verb = next((i for i, (_, f) in enumerate(tagged) if _verb(f)), len(tagged))
+    # (a noun, or a morpheme the dictionary tags alone: 车/zg)
+    subject = [w for w, f in tagged[:first_verb] if (f in _ZH_NOUNS or f == "zg") and w not in _ZH_LIGHT]
+    if earlier and subject and not any(f == "r" for _, f in tagged[:first_verb]) \
+            and subject[0] in chinese_simplified(earlier):
+        return True  # 车开了多少公里？ after 我的车…: the user's car
     for i, (word, _) in enumerate(tagged):
         listener = word in _ZH_LISTENER or (word[:1] in ("你", "您") and word[1:] in _ZH_KIN)
         governed = i > 0 and tagged[i - 1][1][:1] in ("v", "p")
