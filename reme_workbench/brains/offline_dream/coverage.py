@@ -34,13 +34,10 @@ from ...llm.schema import MemoryUnit
 from ...textrules import plain, split_sentences, tokens
 from ...vault.links import PROVENANCE_PREDICATE, parse_links
 from .values import Values, agree, conflict, new_values, old_values, values, without_values
-from .weave import content_tokens, strip_related
+from .weave import FENCED, PRED_LINE, content_tokens, strip_related
 
-__all__ = [
-    "MIN_SHARED_TOKENS", "REVERSE_SHARE", "SECTION_SAME", "MEANING_MIN", "most_similar",
-    "reports_change", "first_sentence", "note_prose", "unbracket", "name_tokens",
-    "meaning_cover", "changed_fact", "gist", "own_note",
-]
+__all__ = ["MIN_SHARED_TOKENS", "most_similar", "reports_change", "first_sentence", "unbracket",
+           "meaning_cover", "changed_fact", "own_note", "STEP_MARK"]
 
 MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
 REVERSE_SHARE = 0.6  # a candidate's name+description must be >= 0.6 x threshold in the unit
@@ -54,7 +51,7 @@ MEANING_MIN = 0.3
 _CHANGE = re.compile(
     r"\b(moved (to|from)|changed|no longer|is now|are now|instead of|supersed\w*|"
     r"obsolete|(is|was) wrong|replaced|corrected)\b|改为|改到|改成|不再|变更|取代|过时|有误", re.I)
-_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+STEP_MARK = re.compile(r"(?:Steps: |; )\d+\) ")  # how a procedure's summary numbers its steps
 _NO_BOILERPLATE = Boilerplate()
 
 
@@ -84,11 +81,9 @@ def _coverage(
     unit, strip = request.unit, boilerplate.strip
     if not cand.path.startswith(f"digest/{unit.bucket}/"):
         return 0.0
-    # what the note is: its name, description and opening sentence (the rule itself)
-    gist = name_tokens(strip(
-        f"{cand.name}\n{cand.description}\n{first_sentence(note_prose(cand.body))}"))
+    core = name_tokens(strip(gist(cand)))  # what the note is: the rule itself
     whole = name_tokens(strip(f"{unit.name}\n{unit.summary}"))
-    if gist and len(gist & whole) / len(gist) < REVERSE_SHARE * threshold:
+    if core and len(core & whole) / len(core) < REVERSE_SHARE * threshold:
         return 0.0
     sibling = _origin(cand.body) == request.material.path
     if sibling and name_tokens(cand.name) != name_tokens(unit.name):
@@ -131,7 +126,7 @@ def reports_change(unit: MemoryUnit, cand: CandidateNote, threshold: float) -> b
     if unit.bucket != "procedure":
         return False
     cand_toks = tokens(f"{cand.description} {strip_related(cand.body)}") | name_tokens(cand.name)
-    steps = [tokens(s) for s in re.split(r"(?:Steps: |; )\d+\) ", unit.summary)[1:]]
+    steps = [tokens(s) for s in STEP_MARK.split(unit.summary)[1:]]
     return any(len(t) >= 3 and len(t & cand_toks) / len(t) < threshold for t in steps)
 
 
@@ -143,8 +138,8 @@ def name_tokens(text: str) -> frozenset[str]:
 
 def note_prose(body: str) -> str:
     """A note body without fenced code and `pred:: [[...]]` lines: what it *says*."""
-    lines = _FENCED.sub("", strip_related(body)).splitlines()
-    return "\n".join(ln for ln in lines if not re.match(r"^\s*[A-Za-z]\w*::\s", ln))
+    lines = FENCED.sub("", strip_related(body)).splitlines()
+    return "\n".join(ln for ln in lines if not PRED_LINE.match(ln))
 
 
 def first_sentence(text: str) -> str:
@@ -172,11 +167,14 @@ def similarity(request: IntegrateRequest, cand: CandidateNote) -> float:
     return (request.meaning(cand) or 0.0) if request.meaning is not None else 0.0
 
 
+def _other_note(request: IntegrateRequest, cand: CandidateNote) -> bool:
+    """A note of the unit's bucket not created from this material (a sibling is another unit)."""
+    return (cand.path.startswith(f"digest/{request.unit.bucket}/")
+            and _origin(cand.body) != request.material.path)
+
+
 def _comparable(request: IntegrateRequest, cand: CandidateNote) -> bool:
-    unit = request.unit
-    return (cand.path.startswith(f"digest/{unit.bucket}/")
-            and _origin(cand.body) != request.material.path  # a sibling is another unit
-            and similarity(request, cand) >= MEANING_MIN)
+    return _other_note(request, cand) and similarity(request, cand) >= MEANING_MIN
 
 
 def meaning_cover(request: IntegrateRequest, said: str) -> tuple[CandidateNote | None, float]:
@@ -206,9 +204,7 @@ def _changed_from(request: IntegrateRequest, cand: CandidateNote, before: Values
     if sum(map(len, before.values())) < 2:
         return False
     theirs = values(gist(cand))
-    return (cand.path.startswith(f"digest/{request.unit.bucket}/")
-            and _origin(cand.body) != request.material.path
-            and all(theirs.get(k) == v for k, v in before.items()))
+    return _other_note(request, cand) and all(theirs.get(k) == v for k, v in before.items())
 
 
 def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | None = None

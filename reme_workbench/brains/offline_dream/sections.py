@@ -49,7 +49,7 @@ from .naming import (
 )
 from .standalone import qualifiers
 from .statements import PROC_HEADING, Block, Scores, Statement
-from .units import UnitPlan
+from .units import UnitPlan, unique_names
 
 __all__ = ["is_document", "plan_document", "MIN_TOKENS", "MIN_CJK"]
 
@@ -249,17 +249,8 @@ def plan_document(
         keep = sorted(plans[1:] if page_plan else plans, key=lambda p: -p.score)[
             : max_units - bool(page_plan)]
         plans = ([page_plan] if page_plan else []) + sorted(keep, key=lambda p: p.position)
-    _unique_names(plans)
+    unique_names(plans)
     return plans
-
-
-def _unique_names(plans: list[UnitPlan]) -> None:
-    seen: dict[str, int] = {}
-    for p in plans:
-        key = p.name.lower()
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] > 1:
-            p.name = f"{p.name} ({seen[key]})"
 
 
 def _page_plan(

@@ -18,7 +18,8 @@ from .naming import cjk_count, describe
 from .standalone import names_a_time, references
 from .statements import Block, Statement
 
-__all__ = ["UnitPlan", "body_description", "dated_name", "referred_steps", "spelled_out"]
+__all__ = ["UnitPlan", "unique_names", "body_description", "dated_name", "referred_steps",
+           "spelled_out"]
 
 
 @dataclass
@@ -56,6 +57,14 @@ class UnitPlan:
         code = [c for b in self.steps for c in b.code]
         texts = [self.name, *self.chain, *(s.text for s in self.statements), *code]
         return tokens(" ".join(texts))
+
+
+def unique_names(plans: list[UnitPlan]) -> None:
+    """A second unit of one name (case aside) becomes "Name (2)", a third "Name (3)"."""
+    seen: dict[str, int] = {}
+    for p in plans:
+        seen[p.name.lower()] = n = seen.get(p.name.lower(), 0) + 1
+        p.name = p.name if n == 1 else f"{p.name} ({n})"
 
 
 def body_description(body: str, name: str = "", topic: str = "") -> str:

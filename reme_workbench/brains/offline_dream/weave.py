@@ -50,10 +50,8 @@ from ...llm.base import CandidateNote
 from ...textrules import tokens
 from ...vault.links import format_link, is_provenance, parse_links
 
-__all__ = [
-    "RELATED_MIN", "SIBLING_MIN", "MAX_RELATED", "MAX_SIBLINGS", "RELATED_HEADINGS",
-    "Related", "cites", "content_tokens", "related_notes", "related_section", "strip_related",
-]
+__all__ = ["MAX_RELATED", "RELATED_HEADINGS", "FENCED", "PRED_LINE", "Related", "cites",
+           "content_tokens", "related_notes", "related_section", "strip_related"]
 
 RELATED_MIN = 0.18  # cosine for an unrelated-material candidate
 RELATED_SHARED = 3  # ... and this many shared content tokens
@@ -64,8 +62,8 @@ MAX_RELATED = 3
 MAX_SIBLINGS = 2
 RELATED_HEADINGS = {"en": "Related", "zh": "相关"}
 
-_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
-_PRED_LINE = re.compile(r"^\s*[A-Za-z]\w*::\s")
+FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+PRED_LINE = re.compile(r"^\s*[A-Za-z]\w*::\s")
 _RELATED_WORDS = "|".join(map(re.escape, RELATED_HEADINGS.values()))
 # "## Related" (another brain, a person) or "**Related:**" (this module)
 _RELATED_HEADING = re.compile(
@@ -102,9 +100,9 @@ def strip_related(body: str) -> str:
 def content_tokens(text: str, noise: frozenset[str] = frozenset()) -> frozenset[str]:
     """The tokens of what a body *says*: no code, `pred::` lines, link-only lines,
     bare link targets or Related section; minus `noise` (the brain's own labels)."""
-    text = _FENCED.sub("", strip_related(text))
+    text = FENCED.sub("", strip_related(text))
     lines = [ln for ln in text.splitlines()
-             if not _PRED_LINE.match(ln) and not _LINK_ONLY.match(ln)]
+             if not PRED_LINE.match(ln) and not _LINK_ONLY.match(ln)]
     return tokens(_BARE_LINK.sub(" ", "\n".join(lines))) - noise
 
 
