@@ -58,6 +58,7 @@ __all__ = [
     "cjk_count",
     "is_imperative",
     "title_name",
+    "trim",
 ]
 
 MAX_WORDS = 6
@@ -538,14 +539,19 @@ def _shorten(text: str, *, heading: bool = False) -> str:
     return " ".join(best).strip(" ,:;")
 
 
-def _predicate_at(words: list[str]) -> int:
-    """The index of the word holding the clause's predicate (spaCy's root: the verb, or
-    the head noun of a phrase without one)."""
+def _root(words: list[str]):
+    """The words joined, and the root of their first sentence as spaCy parses it."""
     from ...textrules.nlp import english_doc
 
     text = " ".join(words)
     doc = english_doc(text)
-    root = next(iter(doc.sents), doc[:]).root
+    return text, next(iter(doc.sents), doc[:]).root
+
+
+def _predicate_at(words: list[str]) -> int:
+    """The index of the word holding the clause's predicate (spaCy's root: the verb, or
+    the head noun of a phrase without one)."""
+    text, root = _root(words)
     return len(text[:root.idx].split())
 
 
@@ -553,10 +559,7 @@ def _verb_at(words: list[str]) -> tuple[int, int]:
     """The first and last index of the words holding the verb of a clause with a subject
     before it (auxiliaries to the main verb: "X can exceed", "Prod rotation is scheduled"),
     or (-1, -1): no verb, or an imperative's (no subject: "Keep file names as …")."""
-    from ...textrules.nlp import english_doc
-
-    text = " ".join(words)
-    root = next(iter(english_doc(text).sents)).root
+    text, root = _root(words)
     if root.pos_ not in ("VERB", "AUX") or not any(
             c.dep_ in ("nsubj", "nsubjpass") and c.i < root.i for c in root.children):
         return -1, -1
@@ -603,13 +606,9 @@ _CJK_CUT = frozenset("或者说 或者 以及 并且 而且 但是 但 所以 �
 
 
 @lru_cache(maxsize=4096)
-def _cjk_words_cached(text: str) -> tuple[str, ...]:
+def _cjk_words(text: str) -> tuple[str, ...]:
     # spaces kept as " " tokens, so "Home Assistant" stays two words when joined back
     return tuple(" " if not w.strip() else w for w in chinese_segmenter().cut(text) if w)
-
-
-def _cjk_words(text: str) -> list[str]:
-    return list(_cjk_words_cached(text))
 
 
 _CJK_CONDITION = ("如果", "假如", "若", "当", "因为", "由于", "为了", "虽然", "即使", "只要")
@@ -766,8 +765,8 @@ def describe(sentences: list[str], name: str, *, limit: int = 200, blocks: list 
             continue
         if topic and not same_text(topic, name) and needs_topic(texts[start]):
             text = f"{topic}{'：' if _is_cjk_text(topic) else ': '}{text}"
-        return _trim(text, limit)
-    return _trim(fallback, limit) if fallback else ""
+        return trim(text, limit)
+    return trim(fallback, limit) if fallback else ""
 
 
 def _sentence_text(raw: str) -> str:
@@ -787,8 +786,10 @@ def _joined(sentences: list[str]) -> str:
     return out
 
 
-def _trim(text: str, limit: int) -> str:
+def trim(text: str, limit: int, ends: str | None = " ,;:") -> str:
+    """`text` within `limit` characters: cut at a space past half of it (`ends` stripped
+    before the "…"), else at the limit."""
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit - 1)
-    return text[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:") + "…"
+    return text[: cut if cut > limit // 2 else limit - 1].rstrip(ends) + "…"

@@ -64,6 +64,7 @@ from .naming import (
     same_text,
     statement_name,
     title_name,
+    trim,
     weak_name,
 )
 from .sections import is_document, plan_document
@@ -79,6 +80,7 @@ from .statements import (
     segment,
 )
 from .units import (
+    LABELS,
     UnitPlan,
     body_description,
     dated_name,
@@ -89,7 +91,7 @@ from .units import (
 from .user_rules import rules_beside
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section
 
-__all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
+__all__ = ["OfflineBrain", "PROVENANCE"]
 
 PROVENANCE = PROVENANCE_PREDICATE  # one definition, in vault/links.py
 DUPLICATE_OVERLAP = 0.5  # two rules say the same thing: one personal unit
@@ -100,14 +102,6 @@ PERSONAL_MIN, WIKI_MIN, CHAIN_MIN, PROCEDURE_MIN = 2.0, 1.8, 2.5, 2.0  # to seed
 # kept: one cue (a fact, an observation, a wish) is enough, where a long log needs more.
 ENTRY_MIN, ENTRY_STATEMENTS = 0.9, 6
 MAX_STEPS, MAX_CODE_LINES, MAX_WATCH = 12, 8, 3
-# Section labels the brain writes; the sentences themselves stay in the material's words.
-LABELS = {
-    "en": {"when": "When", "steps": "Steps", "watch": "Watch out", "why": "Why",
-           "how": "How to apply",
-           "maybe": "this may update {0}; the offline brain does not judge which is current."},
-    "zh": {"when": "适用场景", "steps": "步骤", "watch": "注意", "why": "原因", "how": "做法",
-           "maybe": "这条可能更新了 {0}；离线规则无法判断哪条是现行的。"},
-}
 
 
 # The words of the labels the brain writes are not what a note is about.
@@ -786,8 +780,4 @@ def _summary_sentences(summary: str) -> list[str]:
 
 
 def _trim(text: str, limit: int) -> str:
-    text = text.strip()
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit - 1)
-    return text[: cut if cut > limit // 2 else limit - 1].rstrip() + "…"
+    return trim(text.strip(), limit, None)

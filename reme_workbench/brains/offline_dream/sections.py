@@ -49,7 +49,7 @@ from .naming import (
 )
 from .standalone import qualifiers
 from .statements import PROC_HEADING, Block, Scores, Statement
-from .units import UnitPlan, unique_names
+from .units import LABELS, UnitPlan, unique_names
 
 __all__ = ["is_document", "plan_document", "MIN_TOKENS", "MIN_CJK"]
 
@@ -74,15 +74,11 @@ _HOW_TO = re.compile(
     re.I,
 )
 _EXAMPLE = re.compile(r"^(for example|e\.g\.|example:|例如|比如|举例)", re.I)
-_CALLOUT_LABEL = {
+_CALLOUT_LABEL = {  # any other callout is a note
     "en": {"warning": "Warning", "caution": "Warning", "danger": "Warning", "important": "Important",
-           "tip": "Tip", "hint": "Tip"},
+           "tip": "Tip", "hint": "Tip", "note": "Note"},
     "zh": {"warning": "警告", "caution": "警告", "danger": "警告", "important": "重要", "tip": "提示",
-           "hint": "提示"},
-}
-_LABELS = {
-    "en": {"note": "Note", "when": "When", "steps": "Steps", "watch": "Watch out"},
-    "zh": {"note": "注意", "when": "适用场景", "steps": "步骤", "watch": "注意"},
+           "hint": "提示", "note": "注意"},
 }
 
 
@@ -99,17 +95,14 @@ class _Section:
     statements: list[Statement] = field(default_factory=list)
     children: list[_Section] = field(default_factory=list)
 
+    def _under(self, kind: str) -> list:
+        return [*getattr(self, kind), *(x for c in self.children for x in c._under(kind))]
+
     def all_statements(self) -> list[Statement]:
-        out = list(self.statements)
-        for child in self.children:
-            out += child.all_statements()
-        return sorted(out, key=lambda s: s.index)
+        return sorted(self._under("statements"), key=lambda s: s.index)
 
     def all_blocks(self) -> list[Block]:
-        out = list(self.blocks)
-        for child in self.children:
-            out += child.all_blocks()
-        return sorted(out, key=lambda b: b.index)
+        return sorted(self._under("blocks"), key=lambda b: b.index)
 
 
 def _prose_size(statements: list[Statement]) -> tuple[int, int]:
@@ -272,18 +265,22 @@ def _page_plan(
     description = info.description or _describe(lead, name, page)
     if same_text(description, name):
         description = _describe(lead[1:], name, page)
-    body = _article(intro, _LABELS[lang], lang, page) if lead else ""
+    body = _article(intro, lang, page) if lead else ""
     bullets = [f"- **{label}:** {_md(s.text)}" if label and not same_text(label, name) else
                f"- {_md(s.text)}" for label, s in folded]
     if bullets:
         body = (body.rstrip("\n") + "\n\n" if body.strip() else "") + "\n".join(bullets) + "\n"
     statements = page.own_first(said)
+    gist, summary = _gist(statements, description, page)
+    return UnitPlan("wiki", name, 3.0, statements or intro.statements, head=gist[0] if gist else None,
+                    body=body, description=description or name, summary=summary, page=True)
+
+
+def _gist(statements: list[Statement], description: str, page: _Page) -> tuple[list[Statement], str]:
+    """The page's own statements (the template's when it has none), and the summary of
+    a unit: its description and their first six."""
     gist = [s for s in statements if s.index not in page.template] or statements
-    summary = " ".join([description, *(plain(s.text) for s in gist[:6])]).strip()
-    head = gist[0] if gist else None
-    return UnitPlan("wiki", name, 3.0, statements or intro.statements, head=head,
-                    body=body, description=description or name, summary=summary[:1500],
-                    page=True)
+    return gist, " ".join([description, *(plain(s.text) for s in gist[:6])]).strip()[:1500]
 
 
 def _is_procedure(sec: _Section, scores: dict[int, Scores], page: _Page) -> bool:
@@ -338,17 +335,11 @@ def _section_plan(
     description = _under_heading(sec, _describe(prose or page.own_first(statements), name, page))
     words, cjk = _prose_size(statements)
     score = 2.0 + min(words + cjk / 2, 80) / 20
-    labels = _LABELS[lang]
-    if _is_procedure(sec, scores, page):
-        body = _runbook(sec, labels, lang)
-        bucket = "procedure"
-    else:
-        body = _article(sec, labels, lang, page)
-        bucket = "wiki"
-    gist = [s for s in prose if s.index not in page.template] or prose
-    summary = " ".join([description, *(plain(s.text) for s in gist[:6])]).strip()
+    bucket = "procedure" if _is_procedure(sec, scores, page) else "wiki"
+    body = _runbook(sec, LABELS[lang]) if bucket == "procedure" else _article(sec, lang, page)
+    gist, summary = _gist(prose, description, page)
     return UnitPlan(bucket, name, score, statements, head=gist[0] if gist else statements[0],
-                    body=body, description=description or name, summary=summary[:1500])
+                    body=body, description=description or name, summary=summary)
 
 
 def _dropped(heading: str, text: str) -> frozenset[str]:
@@ -407,8 +398,8 @@ def _lead_lines(statements: list[Statement]) -> list[str]:
     return [_md(" ".join(lead))]
 
 
-def _callout_label(block: Block, labels: dict, lang: str) -> str:
-    label = _CALLOUT_LABEL[lang].get(block.callout, labels["note"])
+def _callout_label(block: Block, lang: str) -> str:
+    label = _CALLOUT_LABEL[lang].get(block.callout, _CALLOUT_LABEL[lang]["note"])
     title = block.callout_title
     return f"{label} — {title}" if title and not same_text(title, label) else label
 
@@ -417,7 +408,7 @@ def _code(block: Block, indent: str = "") -> list[str]:
     return [ln for code in block.code[:1] for ln in fenced(code, indent, MAX_CODE_LINES)]
 
 
-def _article(sec: _Section, labels: dict, lang: str, page: _Page) -> str:
+def _article(sec: _Section, lang: str, page: _Page) -> str:
     statements = [s for s in sec.statements if s.block.kind != "row"] or sec.statements
     lines: list[str] = []
     head_block = None
@@ -438,14 +429,10 @@ def _article(sec: _Section, labels: dict, lang: str, page: _Page) -> str:
         if b.index in seen_blocks or not s.first:
             continue
         seen_blocks.add(b.index)
-        text = _md(s.text)
         if b.callout:
-            bullets.append(f"- **{_callout_label(b, labels, lang)}:** {text}")
-        elif b.kind == "row":
-            bullets.append(f"- {text}")
+            bullets.append(f"- **{_callout_label(b, lang)}:** {_md(s.text)}")
         else:
-            bullets.append(f"- {text}")
-            bullets += _code(b, "  ")
+            bullets += [f"- {_md(s.text)}", *(_code(b, "  ") if b.kind != "row" else [])]
     for child in sec.children:
         sts = [s for s in child.all_statements() if not _EXAMPLE.match(plain(s.text))]
         if not sts:
@@ -470,7 +457,7 @@ def _cap_bullets(bullets: list[str]) -> list[str]:
     return out
 
 
-def _runbook(sec: _Section, labels: dict, lang: str) -> str:
+def _runbook(sec: _Section, labels: dict) -> str:
     """when / steps / watch out. Steps: the numbered list, else the instruction bullets,
     else the section's how-to sentences (a procedure told in prose)."""
     blocks = sec.all_blocks()

@@ -14,12 +14,21 @@ import re
 from dataclasses import dataclass, field
 
 from ...textrules import plain, split_sentences, tokens
-from .naming import cjk_count, describe
+from .naming import cjk_count, describe, trim
 from .standalone import names_a_time, references
 from .statements import Block, Statement
 
-__all__ = ["UnitPlan", "unique_names", "body_description", "dated_name", "referred_steps",
+__all__ = ["LABELS", "UnitPlan", "unique_names", "body_description", "dated_name", "referred_steps",
            "spelled_out"]
+
+# Section labels the brain writes; the sentences themselves stay in the material's words.
+LABELS = {
+    "en": {"when": "When", "steps": "Steps", "watch": "Watch out", "why": "Why",
+           "how": "How to apply",
+           "maybe": "this may update {0}; the offline brain does not judge which is current."},
+    "zh": {"when": "适用场景", "steps": "步骤", "watch": "注意", "why": "原因", "how": "做法",
+           "maybe": "这条可能更新了 {0}；离线规则无法判断哪条是现行的。"},
+}
 
 
 @dataclass
@@ -94,11 +103,7 @@ def body_description(body: str, name: str = "", topic: str = "") -> str:
         return described
     if steps:  # a runbook with no prose: what its first steps do
         sep = "；" if cjk_count(steps[0]) else "; "
-        text = sep.join(steps[:3]) + ("…" if len(steps) > 3 else "")
-        if len(text) > 200:
-            cut = text.rfind(" ", 0, 199)
-            text = text[: cut if cut > 100 else 199].rstrip() + "…"
-        return text
+        return trim(sep.join(steps[:3]) + ("…" if len(steps) > 3 else ""), 200, None)
     return ""
 
 
