@@ -1,27 +1,18 @@
 """The offline brain's coverage judge (docs/spec.md §5.5): does a recalled note already
-cover a unit — then the unit CORROBORATEs it — or not — then the unit is a new note.
+cover a unit (CORROBORATE) or not (a new note)? Lexical, and guarded against the ways
+words lie:
 
-Lexical, and guarded against the ways words lie:
-
-* Similarity = the share of the unit's content tokens found in the candidate (name +
-  description + body without code and `pred::` lines), for the views "name" and "name +
-  first sentence" (asides in brackets dropped; later sentences of a cluster may be about
-  a neighbour); at least `MIN_SHARED_TOKENS` must be shared.
-* Only candidates in the unit's bucket (lexical overlap cannot tell a runbook from the
-  rule it quotes), and the candidate's own name, description and first sentence must be
-  partly in the unit (`REVERSE_SHARE` × the threshold).
-* A note *created* from this same material (its first provenance) counts only with the
-  unit's name (a re-dream), not as a sibling unit's note.
-* Before all that (`own_note`): a note citing this material that already holds every
-  line the brain would write for the unit is the unit's own note, a re-dream adds nothing.
-* A page (or a page's section) must also hold its words in the candidate
-  (`SECTION_SAME`) and, on a template's page, every value it filled in the template's
-  fields (the id, the author); a whole page every word of its name too (a page is about
-  what its title names; a section's heading often names a part: "Decision record").
-* The material's boilerplate — phrases it shares with most material of its folder,
-  layer or run, a template's (`boilerplate.py`, §5.8) — is not counted on either side:
-  two pages of one template are not alike because both say "Plugin ID:" and
-  "Developed by:".
+* similarity: the share of the unit's content tokens (its name, and its name with its
+  first sentence, asides dropped — later sentences of a cluster may be about a neighbour)
+  found in the candidate, with at least MIN_SHARED_TOKENS shared;
+* only the unit's bucket (words cannot tell a runbook from the rule it quotes), and the
+  candidate's own gist must be partly in the unit (REVERSE_SHARE × the threshold);
+* a note created from this same material counts only by the unit's name (a re-dream),
+  not as a sibling unit's note; `own_note` finds a re-dream's note before all that;
+* a page or its section must also hold SECTION_SAME of its words, on a template's page
+  every value it filled in (the id, the author), a whole page every word of its name;
+* the material's boilerplate (`boilerplate.py`, §5.8) is not counted on either side: two
+  pages of one template are not alike because both say "Plugin ID:".
 """
 
 from __future__ import annotations

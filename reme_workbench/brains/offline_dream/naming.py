@@ -42,24 +42,9 @@ from .standalone import (
     qualifiers,
 )
 
-__all__ = [
-    "MAX_WORDS",
-    "MAX_CJK",
-    "MAX_QUALIFIED_WORDS",
-    "MAX_QUALIFIED_CJK",
-    "GENERIC_SECTION",
-    "PART_WORDS",
-    "heading_name",
-    "statement_name",
-    "assigned_name",
-    "weak_name",
-    "describe",
-    "same_text",
-    "cjk_count",
-    "is_imperative",
-    "title_name",
-    "trim",
-]
+__all__ = ["MAX_QUALIFIED_WORDS", "GENERIC_SECTION", "heading_name", "statement_name",
+           "assigned_name", "weak_name", "describe", "same_text", "cjk_count", "is_imperative",
+           "imperative_frame", "title_name", "trim"]
 
 MAX_WORDS = 6
 MAX_CJK = 12
@@ -117,13 +102,9 @@ _TIME_LEAD = re.compile(
     r"afterwards|shortly after(?:wards)?|then|next morning|the next day|this morning|"
     r"at \d{1,2}:\d{2}(?:\s*(?:utc[+-]?\d*|am|pm))?)\s*,?\s+(?=\S)", re.I)
 _PURPOSE = re.compile(r"^to\s+([a-z]+\b.*?)(?:,|$)", re.I)  # "To create a callout, add …"
-_USE_TO = re.compile(
-    r"^(?:you can |you could |you may |just )?(?:use|type|press|select|enter|add|click|drag|run)"
-    r"\b.{1,80}?\bto\s+((?:add|create|make|open|link|insert|show|hide|find|turn|start|stop|"
-    r"change|move|copy|keep|get|set|remove|delete|rename|search|sort|embed|format|write|mark)"
-    r"\b.*)$",
-    re.I,
-)
+# "You can use *** … to add a bar": the purpose, when the parse reads it as an imperative
+_USE_TO = re.compile(r"^(?:you can |you could |you may |just )?(?:use|type|press|select|enter|"
+                     r"add|click|drag|run)\b.{1,80}?\bto\s+([a-z]+\b.*)$", re.I)
 _CONDITION = re.compile(
     r"^(?:if|when|whenever|because|since|while|although|though|once|after|before|unless|"
     r"as long as|by default|in that case|otherwise|for example|for instance)\b[^,]{0,120},\s*(.+)$",
@@ -414,7 +395,7 @@ def _english_candidates(core: str) -> list[str]:
     if m:
         out.append(m.group(1))  # "To create a callout, add [!info]" -> "create a callout"
     m = _USE_TO.match(core)
-    if m:
+    if m and is_imperative(m.group(1)):
         out.append(m.group(1))  # "You can use *** … to add a horizontal bar"
     m = _CONDITION.match(core)
     main = m.group(1) if m else core

@@ -1,32 +1,21 @@
 """Documentation pages planned by their structure: one unit per section worth a note.
 
-A page in `resource/` with headings (a help page, a README, a design note) is already
-organised by its author; the offline brain follows that organisation instead of picking
-sentences by cue words. The rules:
+A page in `resource/` with headings is organised by its author already; the brain follows
+that instead of picking sentences by cue words:
 
-* **The page** is a wiki unit named by its title (frontmatter `title`, first H1, or the
-  file name), described by its own frontmatter `description` (else its first sentence),
-  holding the introduction — when the introduction (or the description) says something.
-* **A section** (the page's top heading level below the title, with everything under
-  it) is a unit when it has substance: at least `MIN_TOKENS` content words (`MIN_CJK`
-  Chinese characters) of prose — links, code, examples' markup and labels do not count.
-  A long section (more than `SPLIT_STATEMENTS` statements) whose sub-sections each have
-  substance becomes one unit per sub-section instead.
-* A section without substance is a **fragment**: it is folded into the page unit (its
-  first sentence becomes a bullet there) or, when there is no page unit, dropped.
-* **Bucket**: procedure when the section teaches steps — at least two numbered steps, or
-  an imperative heading ("Link to a file", "创建仓库") over instructions (imperative
-  bullets or "To X, do Y" sentences); otherwise wiki. A documentation page is never
-  personal: it addresses every reader as "you", not the user.
-* **Name**: the section heading (`naming.heading_name`); a generic heading ("Overview",
-  "示例") takes the page title in front. **Description**: the section's first real
-  sentence, never the name again; a list under a heading that negates or restricts it
-  ("Transaction mode: what does not work") is described, and led in the body, by that
-  heading and its items (docs/spec.md §5.3.5).
-* **Body**, extractive: the lead paragraph, then bullets (later paragraphs' first
-  sentences, list items, table rows, sub-sections as `**Heading:** sentence`, callouts
-  as `**Note:** …` / `**Warning:** …`), at most `MAX_BULLETS`; a procedure is written as
-  a runbook (when / steps / watch out).
+* **the page**: a wiki unit named by its title, described by its own `description` (else
+  its first sentence), holding the introduction — when that says something;
+* **a section** (the top heading level below the title) is a unit when its prose has
+  substance (MIN_TOKENS content words or MIN_CJK characters; links, code and labels do not
+  count); one longer than SPLIT_STATEMENTS whose sub-sections have substance is split into
+  them; a section without substance is folded into the page unit as a bullet;
+* **bucket**: procedure when it teaches steps (two numbered steps, or an imperative
+  heading over instructions), else wiki — never personal: a page addresses every reader;
+* **name**: the heading (`naming.heading_name`); **description**: its first real
+  sentence, and for a list under a heading that negates or restricts it ("Transaction
+  mode: what does not work") that heading and its items (docs/spec.md §5.3.5);
+* **body**, extractive: the lead paragraph, then at most MAX_BULLETS bullets; a procedure
+  as a runbook (when / steps / watch out).
 """
 
 from __future__ import annotations
@@ -67,12 +56,8 @@ _INSTRUCTION = re.compile(
     re.I,
 )
 # The lead of a how-to: "To X, …", "You can X by adding …", "要……，……", "……即可".
-_HOW_TO = re.compile(
-    r"^(to [a-z]+\b[^,]{0,80},|you can [^.]{0,80}\bby (adding|typing|using|selecting|pressing|"
-    r"running|putting|writing|wrapping|placing|clicking|dragging)\b|in order to\b)|"
-    r"^(要|若要|如需|想要)[^，,]{1,30}[，,]|(即可|就可以|就能)[。.]?$",
-    re.I,
-)
+_HOW_TO = re.compile(r"^(to [a-z]+\b[^,]{0,80},|you can [^.]{0,80}\bby \w+ing\b|in order to\b)|"
+                     r"^(要|若要|如需|想要)[^，,]{1,30}[，,]|(即可|就可以|就能)[。.]?$", re.I)
 _EXAMPLE = re.compile(r"^(for example|e\.g\.|example:|例如|比如|举例)", re.I)
 _CALLOUT_LABEL = {  # any other callout is a note
     "en": {"warning": "Warning", "caution": "Warning", "danger": "Warning", "important": "Important",

@@ -3,22 +3,9 @@
 A name or a description is read away from its material — in a list of notes, a search
 result, a link's hover — so it must keep what its source negates or restricts and must
 not lean on a sentence it was cut from (docs/spec.md §5.3.5–§5.3.7). Grammar comes from
-the trained pipelines (`textrules.nlp`): spaCy's parse for English (is there a finite
-verb or an imperative, what is the subject, which words are a date, what "the corrected
-order" is modified by), jieba's parts of speech for Chinese. The word sets below are
-closed classes of grammar (negators, connectives, pronouns), not phrases of any material.
-
-* `qualifiers(text)` — the kinds of qualifier a text states: "not" (not, never, no,
-  without, 不, 别, 没 …), "only" (only, 只, 仅), "unless" (unless, except, 除非, 除了);
-* `leans_back(sentence)` — why the sentence continues another ("Not on staging either.",
-  "Also …", "It starts over.", "That changes …", 也…, 这次…), or "";
-* `points_outside(sentence)` — a demonstrative pointing at its heading or title ("does not
-  use this secret"): the sentence needs the topic beside it (`needs_topic`);
-* `is_fragment(sentence)` — no finite verb and no imperative ("Staging Monday the 19th,
-  10:00.", "No exceptions.");
-* `names_a_time(text)` — a verbless phrase that is mostly a date or a time;
-* `references(sentence)` — definite phrases that point at something said elsewhere
-  ("the corrected order"), with the word a heading of the material would share.
+the trained pipelines (`textrules.nlp`): spaCy's parse for English, jieba's parts of
+speech for Chinese. The word sets below are closed classes of grammar (negators,
+connectives, pronouns), not phrases of any material.
 """
 
 from __future__ import annotations
