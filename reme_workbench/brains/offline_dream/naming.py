@@ -144,9 +144,9 @@ def weak_name(name: str, source: str = "") -> str | None:
     text = name.strip()
     if not text:
         return "empty"
-    if "[!" in text or _MARKUP_CHARS.search(text):
+    if _MARKUP_CHARS.search(text):  # "[!note]" too
         return "carries Markdown"
-    if re.search(r"[.!?。！？;；]$", text) or re.search(r"[.!?。！？;；]\s", text):
+    if re.search(r"[.!?。！？;；](?:\s|$)", text):
         return "is a sentence"
     if _is_cjk_text(text):
         limit = MAX_QUALIFIED_CJK if _needs_length(text, source) else MAX_CJK
@@ -414,9 +414,12 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
+def _clauses(text: str) -> list[str]:
+    return [p.strip() for p in _CLAUSE.split(text) if p.strip()]
+
+
 def _first_clause(text: str) -> str:
-    parts = [p.strip() for p in _CLAUSE.split(text) if p.strip()]
-    return parts[0] if parts else text
+    return (_clauses(text) or [text])[0]
 
 
 _NEGATIONS = frozenset("not no never don't didn't doesn't isn't won't can't cannot".split())
@@ -440,7 +443,7 @@ def _source_clause(text: str, *, heading: bool = False) -> str:
     """What a name is cut from: the first clause, with an exception that restricts it
     ("X, unless Y"); a heading whole when its first clause would drop a negation or
     qualifier ("Transaction mode: what does not work")."""
-    parts = [p.strip() for p in _CLAUSE.split(text) if p.strip()]
+    parts = _clauses(text)
     if not parts:
         return text
     if heading and qualifiers(text) - qualifiers(parts[0]):
@@ -453,12 +456,9 @@ def _source_clause(text: str, *, heading: bool = False) -> str:
 def _cuts(words: list[str], limit: int) -> list[list[str]]:
     """The prefixes of `words` a name may be: all of it, or cut before a preposition,
     conjunction, relative word or modal ("X can exceed" -> "X"), ending well."""
-    candidates = [words]
-    candidates += [words[:i] for i in range(2, min(len(words), limit + 1))
-                   if words[i].lower() in _CUT_BEFORE
-                   and words[i].lower() != "of"]  # "the end | of the month": one phrase
-    candidates += [words[:i] for i in range(2, min(len(words), limit + 1))
-                   if words[i].lower() in _MODALS]
+    candidates = [words] + [words[:i] for i in range(2, min(len(words), limit + 1))
+                            if words[i].lower() in _MODALS or (words[i].lower() in _CUT_BEFORE
+                                and words[i].lower() != "of")]  # "the end of the month": one phrase
     return [c for c in candidates if _ends_well(c, limit) and not _verb_cut(c, words)]
 
 
