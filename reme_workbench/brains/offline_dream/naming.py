@@ -32,6 +32,7 @@ import re
 from functools import lru_cache
 
 from ...textrules import HAN_CHARS, chinese_segmenter, is_cjk, plain
+from ...textrules.nlp import english_doc
 from .standalone import (
     carries_on,
     is_fragment,
@@ -205,8 +206,6 @@ def _compressed(words: list[str], need: frozenset[str]) -> str:
     end well."""
     if len(words) <= MAX_WORDS or not need:
         return ""
-    from ...textrules.nlp import english_doc
-
     doc = english_doc(" ".join(words))
     dropped: set[int] = set()
 
@@ -522,8 +521,6 @@ def _shorten(text: str, *, heading: bool = False) -> str:
 
 def _root(words: list[str]):
     """The words joined, and the root of their first sentence as spaCy parses it."""
-    from ...textrules.nlp import english_doc
-
     text = " ".join(words)
     doc = english_doc(text)
     return text, next(iter(doc.sents), doc[:]).root
@@ -694,8 +691,6 @@ def is_imperative(heading: str) -> bool:
         return bool(_ZH_VERB_HEAD.match(text)) and cjk_count(text) >= 2 and text != "设置"
     if text.lower().startswith("how to "):
         return True
-    from ...textrules.nlp import english_doc
-
     verb = english_doc(imperative_frame(text))[1]
     return verb.tag_ == "VB" and verb.dep_ == "ROOT" and any(
         c.dep_ in ("dobj", "prep", "prt", "advmod", "npadvmod", "dative", "xcomp", "ccomp")

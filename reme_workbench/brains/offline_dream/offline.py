@@ -226,8 +226,7 @@ class OfflineBrain(Brain):
                                        blocks=[s.block.index for s in plan.statements]) or unit.name
             description = spelled_out(description, plan)
             decision = IntegrateDecision(
-                action="CREATE", name=name, description=description,
-                body=body,
+                action="CREATE", name=name, description=description, body=body,
                 rationale=f"offline rules: {why}; extractive {unit.bucket} body{woven}.")
         if feedback:
             done = "; ".join(fixes) or "nothing the offline rules can change, same answer"

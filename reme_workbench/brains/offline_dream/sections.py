@@ -313,9 +313,7 @@ def _section_plan(
     name = _name_of(sec, info, page)
     if not name:
         return None
-    statements = sec.all_statements()
-    if not statements:
-        return None
+    statements = sec.all_statements()  # never empty: a unit's prose has substance
     prose = page.own_first([s for s in statements if not _EXAMPLE.match(plain(s.text))])
     description = _under_heading(sec, _describe(prose or page.own_first(statements), name, page))
     words, cjk = _prose_size(statements)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...textrules import HAN_CHARS, is_cjk
+from ...textrules.nlp import chinese_tagged, english_doc, english_docs
 
 __all__ = ["parse_ahead", "qualifiers", "leans_back", "carries_on", "points_outside", "is_fragment",
            "names_a_time", "needs_topic", "references", "Reference"]
@@ -65,22 +66,12 @@ def _has_cjk(text: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _tagged(text: str) -> tuple[tuple[str, str], ...]:
-    from ...textrules.nlp import chinese_tagged
-
     return tuple(chinese_tagged(text))
-
-
-def _doc(text: str):
-    from ...textrules.nlp import english_doc
-
-    return english_doc(text)
 
 
 def parse_ahead(texts: list[str]) -> None:
     """Parse the English ones of `texts` in one batch (spaCy's `pipe` is several times
     faster on a batch than one text at a time); the checks below then find them parsed."""
-    from ...textrules.nlp import english_docs
-
     latin = [t for t in dict.fromkeys(texts) if t and not _has_cjk(t[:4])]
     if len(latin) > 1:
         english_docs(latin)
@@ -143,7 +134,7 @@ def is_fragment(sentence: str) -> bool:
     Monday the 19th", "No code change, as long as the app doesn't use SET"."""
     if _has_cjk(sentence):
         return not any(tag.startswith("v") for _, tag in _tagged(sentence))
-    span = _first_sentence(_doc(sentence))
+    span = _first_sentence(english_doc(sentence))
     root = span.root
     command = root.tag_ == "VB" and not any(  # "…; use the corrected order"
         c.dep_ in ("nsubj", "nsubjpass", "aux", "mark") for c in root.children) and not (
@@ -157,7 +148,7 @@ def names_a_time(text: str) -> bool:
     thing the date is for: "Staging Monday the 19th, 10:00"."""
     if _has_cjk(text) or not re.search(r"\d", text) or not is_fragment(text):
         return False  # a date a log gives has a number (the 19th, 10:00, 10-28)
-    words = _words(_first_sentence(_doc(text)))
+    words = _words(_first_sentence(english_doc(text)))
     timed = [t for t in words if t.ent_type_ in _DATE_LABELS]
     if not any(t.is_alpha or re.fullmatch(r"\d{1,2}(?::\d{2}|st|nd|rd|th)", t.text) for t in timed):
         return False  # "build-02" read as a date: a day, a month or a clock time says one
@@ -174,7 +165,7 @@ def leans_back(sentence: str) -> str:
         return ""
     if _has_cjk(text[:4]):
         return _zh_leans_back(text)
-    span = _first_sentence(_doc(text))
+    span = _first_sentence(english_doc(text))
     words = _words(span)
     if not words:
         return ""
@@ -220,7 +211,7 @@ def points_outside(sentence: str) -> str:
     not away from it."""
     if _has_cjk(sentence[:4]):
         return ""
-    for t in _words(_first_sentence(_doc(sentence))):
+    for t in _words(_first_sentence(english_doc(sentence))):
         if (t.lower_ in _DEMONSTRATIVES and t.dep_ == "det" and t.ent_type_ not in _DATE_LABELS
                 and t.head.ent_type_ not in _DATE_LABELS):
             return f"{t.text} {t.head.text!r}"
@@ -266,7 +257,7 @@ class Reference:
         """The heading names what the phrase points at: it has the modifier's word."""
         if not heading or _has_cjk(heading):
             return False
-        doc = _doc(heading)
+        doc = english_doc(heading)
         words = {t.lower_ for t in doc} | {t.lemma_.lower() for t in doc}
         return self.modifier.lower() in words or self.lemma in words
 
@@ -278,7 +269,7 @@ def references(sentence: str) -> tuple[Reference, ...]:
     if _has_cjk(sentence) or not _REFERRING.search(sentence):
         return ()
     out = []
-    for chunk in _doc(sentence).noun_chunks:
+    for chunk in english_doc(sentence).noun_chunks:
         if chunk[0].lower_ != "the":
             continue
         for t in chunk:
