@@ -289,7 +289,7 @@ class OfflineBrain(Brain):
                 return plan
         # A unit this brain did not extract (another brain, a person): render its summary.
         block = Block(0, "para", unit.summary, "", 0, -1, 0, -1, 1)
-        sentences = _summary_sentences(unit.summary)
+        sentences = split_sentences(STEP_MARK.sub("\n", unit.summary)) or [unit.summary]
         sts = [Statement(i, s, block, i == 0) for i, s in enumerate(sentences)]
         chain = [s.text for s in sts[1:]] if unit.bucket == "procedure" else []
         return UnitPlan(unit.bucket, unit.name, 0.0, sts, head=sts[0], when=unit.name, chain=chain)
@@ -670,9 +670,9 @@ def _summary(plan: UnitPlan) -> str:
     if plan.bucket == "procedure":
         steps = plan.chain or [_step_text(b) for b in plan.steps]
         numbered = "; ".join(f"{i}) {plain(s)}" for i, s in enumerate(steps, 1))
-        return _trim(f"{plain(plan.when)} Steps: {numbered}", 1500)
+        return trim(f"{plain(plan.when)} Steps: {numbered}".strip(), 1500, None)
     rest = [s for s in plan.statements if s is not plan.head]
-    return _trim(" ".join(plain(s.text) for s in [plan.head, *rest] if s), 1500)
+    return trim(" ".join(plain(s.text) for s in [plan.head, *rest] if s).strip(), 1500, None)
 
 
 def _render(plan: UnitPlan, labels: dict[str, str]) -> str:
@@ -772,11 +772,3 @@ def _step_text(block: Block) -> str:
 def _md(text: str) -> str:
     """Material text as one line of body Markdown, without #anchor links."""
     return _ANCHOR.sub(r"\1", " ".join(text.split()))
-
-
-def _summary_sentences(summary: str) -> list[str]:
-    return split_sentences(STEP_MARK.sub("\n", summary)) or [summary]
-
-
-def _trim(text: str, limit: int) -> str:
-    return trim(text.strip(), limit, None)

@@ -374,13 +374,6 @@ def _md(text: str) -> str:
     return " ".join(text.split())
 
 
-def _lead_lines(statements: list[Statement]) -> list[str]:
-    """The lead paragraph: the first block's sentences (up to MAX_LEAD)."""
-    first = statements[0].block
-    lead = [s.text for s in statements if s.block is first][:MAX_LEAD]
-    return [_md(" ".join(lead))]
-
-
 def _callout_label(block: Block, lang: str) -> str:
     label = _CALLOUT_LABEL[lang].get(block.callout, _CALLOUT_LABEL[lang]["note"])
     title = block.callout_title
@@ -404,7 +397,8 @@ def _article(sec: _Section, lang: str, page: _Page) -> str:
             lines = [f"**{_md(plain(sec.heading))}**"]
             head_block = None
         elif not head_block.callout:
-            lines = _lead_lines([s for s in statements if s.block is head_block]) + _code(head_block)
+            lead = [s.text for s in statements if s.block is head_block][:MAX_LEAD]
+            lines = [_md(" ".join(lead)), *_code(head_block)]
     bullets: list[str] = []
     seen_blocks = {head_block.index} if lines and head_block else set()
     for s in sec.statements:
@@ -430,14 +424,9 @@ def _article(sec: _Section, lang: str, page: _Page) -> str:
 
 
 def _cap_bullets(bullets: list[str]) -> list[str]:
-    out, count = [], 0
-    for line in bullets:
-        if line.startswith("- "):
-            count += 1
-            if count > MAX_BULLETS:
-                break
-        out.append(line)
-    return out
+    """Up to the bullet after MAX_BULLETS (a bullet's code lines stay with it)."""
+    starts = [i for i, line in enumerate(bullets) if line.startswith("- ")]
+    return bullets[:starts[MAX_BULLETS]] if len(starts) > MAX_BULLETS else bullets
 
 
 def _runbook(sec: _Section, labels: dict) -> str:
