@@ -56,10 +56,6 @@ _ZH_PRONOUNS = frozenset("它 他 她 它们 他们 她们 其 其中 此".split
 _ZH_COPULAS = frozenset("是 会 要 有 能 就 也 还 都".split())
 
 
-def _en(text: str) -> str:
-    return re.sub(f"[{HAN_CHARS}]+", " ", text)
-
-
 def _has_cjk(text: str) -> bool:
     return any(is_cjk(ch) for ch in text)
 
@@ -85,7 +81,7 @@ def qualifiers(text: str) -> frozenset[str]:
     says the opposite. A name keeps its source's when `qualifiers(source) <=
     qualifiers(name)`."""
     counts = {"not": 0, "only": 0, "unless": 0}
-    latin = _en(text)
+    latin = re.sub(f"[{HAN_CHARS}]+", " ", text)
     counts["not"] += len(_EN_NOT.findall(latin))
     counts["only"] += len(_EN_ONLY.findall(latin))
     counts["unless"] += len(_EN_UNLESS.findall(latin))
