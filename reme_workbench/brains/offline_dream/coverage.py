@@ -223,11 +223,9 @@ def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | 
 
 
 def own_note(request: IntegrateRequest, body: str) -> CandidateNote | None:
-    """The unit's own note on a re-dream (§5.5): a candidate of its bucket that cites this
-    material (`derived_from::`) and already holds every line the brain would write for the
-    unit now. Its own words may read as a change ("obsolete", "no longer") or its
-    description as another subject; it is still the note this unit wrote, so nothing is
-    new: never a twin beside it."""
+    """The unit's own note on a re-dream (§5.5): a candidate of its bucket citing this
+    material that holds every line the brain would write for the unit now — whatever its
+    words read as ("obsolete", "no longer"), nothing is new: never a twin beside it."""
     said = _lines(body)
     if not said:
         return None

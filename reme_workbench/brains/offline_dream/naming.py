@@ -273,22 +273,18 @@ def heading_name(heading: str, title: str = "", parent: str = "", *, part: bool 
         context = [c for c in (parent_c, title_c) if c and not same_text(c, text)]
         if GENERIC_SECTION.match(text) and not context:
             return ""  # "Overview" of a page with no title to say what of
-        if part and context and not PART_WORDS.match(context[0]):
-            words = [text, context[0]] + ([title_c] if PART_WORDS.match(title_c or "-")
-                                           and len(context) > 1 else [])
-        elif context:
-            words = [text, context[0]]
-        else:
-            words = [text]
+        qualified = part and context and not PART_WORDS.match(context[0])
+        words = [text, *context[:1]]
         if cjk:  # "关系图谱" + "设置" -> 关系图谱设置; "高级" on the page "设置" -> 高级设置
             text = words[0] + words[1] if len(words) > 1 and PART_WORDS.match(words[1]) else (
                 "".join(reversed(words[:2])))
-        elif part and context and not PART_WORDS.match(context[0]):
+        elif qualified:
             # "Settings" of "Graph view" -> "Graph view settings"; "Advanced" of "Files and
             # links" on the Settings page -> "Advanced files and links settings"
             text = (f"{text} {context[0].lower()}" if text.lower() in ("advanced", "general")
                     else f"{context[0]} {text.lower()}")
-            if len(words) > 2 and len(f"{text} {title_c}".split()) <= MAX_WORDS:
+            if (len(context) > 1 and PART_WORDS.match(title_c or "-")
+                    and len(f"{text} {title_c}".split()) <= MAX_WORDS):
                 text = f"{text} {title_c.lower()}"
         else:
             text = f"{text} {context[0].lower()}" if context else text
