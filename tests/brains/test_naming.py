@@ -60,6 +60,8 @@ def test_heading_names(heading, title, parent, name):
     ("To create a callout, add [!info] to the first line of a blockquote.", "Create a callout"),
     ("You can use three or more stars ***, hyphens ---, or underscores ___ on its own line "
      "to add a horizontal bar.", "Add a horizontal bar"),
+    # the purpose is what the parse reads as an imperative, not a word of a verb list
+    ("Use the command palette to pin the current note.", "Pin the current note"),
     ("Because notes are plain text files, you can use other text editors to edit notes.",
      "Use other text editors"),
     ("Symlink targets must be fully disjoint from the vault root.",

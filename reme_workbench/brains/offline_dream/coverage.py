@@ -1,27 +1,18 @@
 """The offline brain's coverage judge (docs/spec.md §5.5): does a recalled note already
-cover a unit — then the unit CORROBORATEs it — or not — then the unit is a new note.
+cover a unit (CORROBORATE) or not (a new note)? Lexical, and guarded against the ways
+words lie:
 
-Lexical, and guarded against the ways words lie:
-
-* Similarity = the share of the unit's content tokens found in the candidate (name +
-  description + body without code and `pred::` lines), for the views "name" and "name +
-  first sentence" (asides in brackets dropped; later sentences of a cluster may be about
-  a neighbour); at least `MIN_SHARED_TOKENS` must be shared.
-* Only candidates in the unit's bucket (lexical overlap cannot tell a runbook from the
-  rule it quotes), and the candidate's own name, description and first sentence must be
-  partly in the unit (`REVERSE_SHARE` × the threshold).
-* A note *created* from this same material (its first provenance) counts only with the
-  unit's name (a re-dream), not as a sibling unit's note.
-* Before all that (`own_note`): a note citing this material that already holds every
-  line the brain would write for the unit is the unit's own note, a re-dream adds nothing.
-* A page (or a page's section) must also hold its words in the candidate
-  (`SECTION_SAME`) and, on a template's page, every value it filled in the template's
-  fields (the id, the author); a whole page every word of its name too (a page is about
-  what its title names; a section's heading often names a part: "Decision record").
-* The material's boilerplate — phrases it shares with most material of its folder,
-  layer or run, a template's (`boilerplate.py`, §5.8) — is not counted on either side:
-  two pages of one template are not alike because both say "Plugin ID:" and
-  "Developed by:".
+* similarity: the share of the unit's content tokens (its name, and its name with its
+  first sentence, asides dropped — later sentences of a cluster may be about a neighbour)
+  found in the candidate, with at least MIN_SHARED_TOKENS shared;
+* only the unit's bucket (words cannot tell a runbook from the rule it quotes), and the
+  candidate's own gist must be partly in the unit (REVERSE_SHARE × the threshold);
+* a note created from this same material counts only by the unit's name (a re-dream),
+  not as a sibling unit's note; `own_note` finds a re-dream's note before all that;
+* a page or its section must also hold SECTION_SAME of its words, on a template's page
+  every value it filled in (the id, the author), a whole page every word of its name;
+* the material's boilerplate (`boilerplate.py`, §5.8) is not counted on either side: two
+  pages of one template are not alike because both say "Plugin ID:".
 """
 
 from __future__ import annotations
@@ -34,13 +25,10 @@ from ...llm.schema import MemoryUnit
 from ...textrules import plain, split_sentences, tokens
 from ...vault.links import PROVENANCE_PREDICATE, parse_links
 from .values import Values, agree, conflict, new_values, old_values, values, without_values
-from .weave import content_tokens, strip_related
+from .weave import FENCED, PRED_LINE, content_tokens, strip_related
 
-__all__ = [
-    "MIN_SHARED_TOKENS", "REVERSE_SHARE", "SECTION_SAME", "MEANING_MIN", "most_similar",
-    "reports_change", "first_sentence", "note_prose", "unbracket", "name_tokens",
-    "meaning_cover", "changed_fact", "gist", "own_note",
-]
+__all__ = ["MIN_SHARED_TOKENS", "most_similar", "reports_change", "first_sentence", "unbracket",
+           "meaning_cover", "changed_fact", "own_note", "STEP_MARK"]
 
 MIN_SHARED_TOKENS = 3  # an overlap of 1.0 on two tokens is luck, not evidence
 REVERSE_SHARE = 0.6  # a candidate's name+description must be >= 0.6 x threshold in the unit
@@ -54,7 +42,7 @@ MEANING_MIN = 0.3
 _CHANGE = re.compile(
     r"\b(moved (to|from)|changed|no longer|is now|are now|instead of|supersed\w*|"
     r"obsolete|(is|was) wrong|replaced|corrected)\b|改为|改到|改成|不再|变更|取代|过时|有误", re.I)
-_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+STEP_MARK = re.compile(r"(?:Steps: |; )\d+\) ")  # how a procedure's summary numbers its steps
 _NO_BOILERPLATE = Boilerplate()
 
 
@@ -84,11 +72,9 @@ def _coverage(
     unit, strip = request.unit, boilerplate.strip
     if not cand.path.startswith(f"digest/{unit.bucket}/"):
         return 0.0
-    # what the note is: its name, description and opening sentence (the rule itself)
-    gist = name_tokens(strip(
-        f"{cand.name}\n{cand.description}\n{first_sentence(note_prose(cand.body))}"))
+    core = name_tokens(strip(gist(cand)))  # what the note is: the rule itself
     whole = name_tokens(strip(f"{unit.name}\n{unit.summary}"))
-    if gist and len(gist & whole) / len(gist) < REVERSE_SHARE * threshold:
+    if core and len(core & whole) / len(core) < REVERSE_SHARE * threshold:
         return 0.0
     sibling = _origin(cand.body) == request.material.path
     if sibling and name_tokens(cand.name) != name_tokens(unit.name):
@@ -131,7 +117,7 @@ def reports_change(unit: MemoryUnit, cand: CandidateNote, threshold: float) -> b
     if unit.bucket != "procedure":
         return False
     cand_toks = tokens(f"{cand.description} {strip_related(cand.body)}") | name_tokens(cand.name)
-    steps = [tokens(s) for s in re.split(r"(?:Steps: |; )\d+\) ", unit.summary)[1:]]
+    steps = [tokens(s) for s in STEP_MARK.split(unit.summary)[1:]]
     return any(len(t) >= 3 and len(t & cand_toks) / len(t) < threshold for t in steps)
 
 
@@ -143,8 +129,8 @@ def name_tokens(text: str) -> frozenset[str]:
 
 def note_prose(body: str) -> str:
     """A note body without fenced code and `pred:: [[...]]` lines: what it *says*."""
-    lines = _FENCED.sub("", strip_related(body)).splitlines()
-    return "\n".join(ln for ln in lines if not re.match(r"^\s*[A-Za-z]\w*::\s", ln))
+    lines = FENCED.sub("", strip_related(body)).splitlines()
+    return "\n".join(ln for ln in lines if not PRED_LINE.match(ln))
 
 
 def first_sentence(text: str) -> str:
@@ -172,11 +158,14 @@ def similarity(request: IntegrateRequest, cand: CandidateNote) -> float:
     return (request.meaning(cand) or 0.0) if request.meaning is not None else 0.0
 
 
+def _other_note(request: IntegrateRequest, cand: CandidateNote) -> bool:
+    """A note of the unit's bucket not created from this material (a sibling is another unit)."""
+    return (cand.path.startswith(f"digest/{request.unit.bucket}/")
+            and _origin(cand.body) != request.material.path)
+
+
 def _comparable(request: IntegrateRequest, cand: CandidateNote) -> bool:
-    unit = request.unit
-    return (cand.path.startswith(f"digest/{unit.bucket}/")
-            and _origin(cand.body) != request.material.path  # a sibling is another unit
-            and similarity(request, cand) >= MEANING_MIN)
+    return _other_note(request, cand) and similarity(request, cand) >= MEANING_MIN
 
 
 def meaning_cover(request: IntegrateRequest, said: str) -> tuple[CandidateNote | None, float]:
@@ -206,9 +195,7 @@ def _changed_from(request: IntegrateRequest, cand: CandidateNote, before: Values
     if sum(map(len, before.values())) < 2:
         return False
     theirs = values(gist(cand))
-    return (cand.path.startswith(f"digest/{request.unit.bucket}/")
-            and _origin(cand.body) != request.material.path
-            and all(theirs.get(k) == v for k, v in before.items()))
+    return _other_note(request, cand) and all(theirs.get(k) == v for k, v in before.items())
 
 
 def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | None = None
@@ -236,11 +223,9 @@ def changed_fact(request: IntegrateRequest, said: str, *, only: CandidateNote | 
 
 
 def own_note(request: IntegrateRequest, body: str) -> CandidateNote | None:
-    """The unit's own note on a re-dream (§5.5): a candidate of its bucket that cites this
-    material (`derived_from::`) and already holds every line the brain would write for the
-    unit now. Its own words may read as a change ("obsolete", "no longer") or its
-    description as another subject; it is still the note this unit wrote, so nothing is
-    new: never a twin beside it."""
+    """The unit's own note on a re-dream (§5.5): a candidate of its bucket citing this
+    material that holds every line the brain would write for the unit now — whatever its
+    words read as ("obsolete", "no longer"), nothing is new: never a twin beside it."""
     said = _lines(body)
     if not said:
         return None

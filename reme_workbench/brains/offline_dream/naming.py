@@ -32,6 +32,7 @@ import re
 from functools import lru_cache
 
 from ...textrules import HAN_CHARS, chinese_segmenter, is_cjk, plain
+from ...textrules.nlp import english_doc
 from .standalone import (
     carries_on,
     is_fragment,
@@ -42,23 +43,9 @@ from .standalone import (
     qualifiers,
 )
 
-__all__ = [
-    "MAX_WORDS",
-    "MAX_CJK",
-    "MAX_QUALIFIED_WORDS",
-    "MAX_QUALIFIED_CJK",
-    "GENERIC_SECTION",
-    "PART_WORDS",
-    "heading_name",
-    "statement_name",
-    "assigned_name",
-    "weak_name",
-    "describe",
-    "same_text",
-    "cjk_count",
-    "is_imperative",
-    "title_name",
-]
+__all__ = ["MAX_QUALIFIED_WORDS", "GENERIC_SECTION", "heading_name", "statement_name",
+           "assigned_name", "weak_name", "describe", "same_text", "cjk_count", "is_imperative",
+           "imperative_frame", "title_name", "trim"]
 
 MAX_WORDS = 6
 MAX_CJK = 12
@@ -116,13 +103,9 @@ _TIME_LEAD = re.compile(
     r"afterwards|shortly after(?:wards)?|then|next morning|the next day|this morning|"
     r"at \d{1,2}:\d{2}(?:\s*(?:utc[+-]?\d*|am|pm))?)\s*,?\s+(?=\S)", re.I)
 _PURPOSE = re.compile(r"^to\s+([a-z]+\b.*?)(?:,|$)", re.I)  # "To create a callout, add …"
-_USE_TO = re.compile(
-    r"^(?:you can |you could |you may |just )?(?:use|type|press|select|enter|add|click|drag|run)"
-    r"\b.{1,80}?\bto\s+((?:add|create|make|open|link|insert|show|hide|find|turn|start|stop|"
-    r"change|move|copy|keep|get|set|remove|delete|rename|search|sort|embed|format|write|mark)"
-    r"\b.*)$",
-    re.I,
-)
+# "You can use *** … to add a bar": the purpose, when the parse reads it as an imperative
+_USE_TO = re.compile(r"^(?:you can |you could |you may |just )?(?:use|type|press|select|enter|"
+                     r"add|click|drag|run)\b.{1,80}?\bto\s+([a-z]+\b.*)$", re.I)
 _CONDITION = re.compile(
     r"^(?:if|when|whenever|because|since|while|although|though|once|after|before|unless|"
     r"as long as|by default|in that case|otherwise|for example|for instance)\b[^,]{0,120},\s*(.+)$",
@@ -162,9 +145,9 @@ def weak_name(name: str, source: str = "") -> str | None:
     text = name.strip()
     if not text:
         return "empty"
-    if "[!" in text or _MARKUP_CHARS.search(text):
+    if _MARKUP_CHARS.search(text):  # "[!note]" too
         return "carries Markdown"
-    if re.search(r"[.!?。！？;；]$", text) or re.search(r"[.!?。！？;；]\s", text):
+    if re.search(r"[.!?。！？;；](?:\s|$)", text):
         return "is a sentence"
     if _is_cjk_text(text):
         limit = MAX_QUALIFIED_CJK if _needs_length(text, source) else MAX_CJK
@@ -223,8 +206,6 @@ def _compressed(words: list[str], need: frozenset[str]) -> str:
     end well."""
     if len(words) <= MAX_WORDS or not need:
         return ""
-    from ...textrules.nlp import english_doc
-
     doc = english_doc(" ".join(words))
     dropped: set[int] = set()
 
@@ -292,22 +273,18 @@ def heading_name(heading: str, title: str = "", parent: str = "", *, part: bool 
         context = [c for c in (parent_c, title_c) if c and not same_text(c, text)]
         if GENERIC_SECTION.match(text) and not context:
             return ""  # "Overview" of a page with no title to say what of
-        if part and context and not PART_WORDS.match(context[0]):
-            words = [text, context[0]] + ([title_c] if PART_WORDS.match(title_c or "-")
-                                           and len(context) > 1 else [])
-        elif context:
-            words = [text, context[0]]
-        else:
-            words = [text]
+        qualified = part and context and not PART_WORDS.match(context[0])
+        words = [text, *context[:1]]
         if cjk:  # "关系图谱" + "设置" -> 关系图谱设置; "高级" on the page "设置" -> 高级设置
             text = words[0] + words[1] if len(words) > 1 and PART_WORDS.match(words[1]) else (
                 "".join(reversed(words[:2])))
-        elif part and context and not PART_WORDS.match(context[0]):
+        elif qualified:
             # "Settings" of "Graph view" -> "Graph view settings"; "Advanced" of "Files and
             # links" on the Settings page -> "Advanced files and links settings"
             text = (f"{text} {context[0].lower()}" if text.lower() in ("advanced", "general")
                     else f"{context[0]} {text.lower()}")
-            if len(words) > 2 and len(f"{text} {title_c}".split()) <= MAX_WORDS:
+            if (len(context) > 1 and PART_WORDS.match(title_c or "-")
+                    and len(f"{text} {title_c}".split()) <= MAX_WORDS):
                 text = f"{text} {title_c.lower()}"
         else:
             text = f"{text} {context[0].lower()}" if context else text
@@ -413,7 +390,7 @@ def _english_candidates(core: str) -> list[str]:
     if m:
         out.append(m.group(1))  # "To create a callout, add [!info]" -> "create a callout"
     m = _USE_TO.match(core)
-    if m:
+    if m and is_imperative(m.group(1)):
         out.append(m.group(1))  # "You can use *** … to add a horizontal bar"
     m = _CONDITION.match(core)
     main = m.group(1) if m else core
@@ -432,9 +409,12 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
+def _clauses(text: str) -> list[str]:
+    return [p.strip() for p in _CLAUSE.split(text) if p.strip()]
+
+
 def _first_clause(text: str) -> str:
-    parts = [p.strip() for p in _CLAUSE.split(text) if p.strip()]
-    return parts[0] if parts else text
+    return (_clauses(text) or [text])[0]
 
 
 _NEGATIONS = frozenset("not no never don't didn't doesn't isn't won't can't cannot".split())
@@ -458,7 +438,7 @@ def _source_clause(text: str, *, heading: bool = False) -> str:
     """What a name is cut from: the first clause, with an exception that restricts it
     ("X, unless Y"); a heading whole when its first clause would drop a negation or
     qualifier ("Transaction mode: what does not work")."""
-    parts = [p.strip() for p in _CLAUSE.split(text) if p.strip()]
+    parts = _clauses(text)
     if not parts:
         return text
     if heading and qualifiers(text) - qualifiers(parts[0]):
@@ -471,12 +451,9 @@ def _source_clause(text: str, *, heading: bool = False) -> str:
 def _cuts(words: list[str], limit: int) -> list[list[str]]:
     """The prefixes of `words` a name may be: all of it, or cut before a preposition,
     conjunction, relative word or modal ("X can exceed" -> "X"), ending well."""
-    candidates = [words]
-    candidates += [words[:i] for i in range(2, min(len(words), limit + 1))
-                   if words[i].lower() in _CUT_BEFORE
-                   and words[i].lower() != "of"]  # "the end | of the month": one phrase
-    candidates += [words[:i] for i in range(2, min(len(words), limit + 1))
-                   if words[i].lower() in _MODALS]
+    candidates = [words] + [words[:i] for i in range(2, min(len(words), limit + 1))
+                            if words[i].lower() in _MODALS or (words[i].lower() in _CUT_BEFORE
+                                and words[i].lower() != "of")]  # "the end of the month": one phrase
     return [c for c in candidates if _ends_well(c, limit) and not _verb_cut(c, words)]
 
 
@@ -538,14 +515,17 @@ def _shorten(text: str, *, heading: bool = False) -> str:
     return " ".join(best).strip(" ,:;")
 
 
+def _root(words: list[str]):
+    """The words joined, and the root of their first sentence as spaCy parses it."""
+    text = " ".join(words)
+    doc = english_doc(text)
+    return text, next(iter(doc.sents), doc[:]).root
+
+
 def _predicate_at(words: list[str]) -> int:
     """The index of the word holding the clause's predicate (spaCy's root: the verb, or
     the head noun of a phrase without one)."""
-    from ...textrules.nlp import english_doc
-
-    text = " ".join(words)
-    doc = english_doc(text)
-    root = next(iter(doc.sents), doc[:]).root
+    text, root = _root(words)
     return len(text[:root.idx].split())
 
 
@@ -553,10 +533,7 @@ def _verb_at(words: list[str]) -> tuple[int, int]:
     """The first and last index of the words holding the verb of a clause with a subject
     before it (auxiliaries to the main verb: "X can exceed", "Prod rotation is scheduled"),
     or (-1, -1): no verb, or an imperative's (no subject: "Keep file names as …")."""
-    from ...textrules.nlp import english_doc
-
-    text = " ".join(words)
-    root = next(iter(english_doc(text).sents)).root
+    text, root = _root(words)
     if root.pos_ not in ("VERB", "AUX") or not any(
             c.dep_ in ("nsubj", "nsubjpass") and c.i < root.i for c in root.children):
         return -1, -1
@@ -603,13 +580,9 @@ _CJK_CUT = frozenset("或者说 或者 以及 并且 而且 但是 但 所以 �
 
 
 @lru_cache(maxsize=4096)
-def _cjk_words_cached(text: str) -> tuple[str, ...]:
+def _cjk_words(text: str) -> tuple[str, ...]:
     # spaces kept as " " tokens, so "Home Assistant" stays two words when joined back
     return tuple(" " if not w.strip() else w for w in chinese_segmenter().cut(text) if w)
-
-
-def _cjk_words(text: str) -> list[str]:
-    return list(_cjk_words_cached(text))
 
 
 _CJK_CONDITION = ("如果", "假如", "若", "当", "因为", "由于", "为了", "虽然", "即使", "只要")
@@ -714,8 +687,6 @@ def is_imperative(heading: str) -> bool:
         return bool(_ZH_VERB_HEAD.match(text)) and cjk_count(text) >= 2 and text != "设置"
     if text.lower().startswith("how to "):
         return True
-    from ...textrules.nlp import english_doc
-
     verb = english_doc(imperative_frame(text))[1]
     return verb.tag_ == "VB" and verb.dep_ == "ROOT" and any(
         c.dep_ in ("dobj", "prep", "prt", "advmod", "npadvmod", "dative", "xcomp", "ccomp")
@@ -766,8 +737,8 @@ def describe(sentences: list[str], name: str, *, limit: int = 200, blocks: list 
             continue
         if topic and not same_text(topic, name) and needs_topic(texts[start]):
             text = f"{topic}{'：' if _is_cjk_text(topic) else ': '}{text}"
-        return _trim(text, limit)
-    return _trim(fallback, limit) if fallback else ""
+        return trim(text, limit)
+    return trim(fallback, limit) if fallback else ""
 
 
 def _sentence_text(raw: str) -> str:
@@ -787,8 +758,10 @@ def _joined(sentences: list[str]) -> str:
     return out
 
 
-def _trim(text: str, limit: int) -> str:
+def trim(text: str, limit: int, ends: str | None = " ,;:") -> str:
+    """`text` within `limit` characters: cut at a space past half of it (`ends` stripped
+    before the "…"), else at the limit."""
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit - 1)
-    return text[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:") + "…"
+    return text[: cut if cut > limit // 2 else limit - 1].rstrip(ends) + "…"

@@ -1,36 +1,20 @@
 """`OfflineBrain`: the embedded default brain — deterministic rules, no model, no network.
-
-It is rule-based and says so: it finds statements by their *form* (numbered steps,
-"always / never / prefers / 不要", "decided … because", "root cause"), never by meaning.
+It finds statements by their *form* (numbered steps, "always / never / prefers / 不要",
+"decided … because", "root cause"), never by meaning.
 
 Extract: `statements.segment` + `score_all`, chit-chat and the template's statements
-(mostly boilerplate, docs/spec.md §5.8) dropped, then grouped —
-  * the numbered steps under one heading -> ONE procedure unit, named from the heading
-    (from the file name when the heading is generic, "What I did"); a bullet list of
-    instructions under a procedure heading, and a chain "a → b → c", are procedures too;
-  * each distinct rule / preference -> a personal unit (near-duplicates merged);
-  * each decision / root cause / fact cluster -> a wiki unit (the fallback);
-  ranked by cue score and capped at `max_units` (Phase 1 prefers few, dense units).
-Integrate: CREATE, unless a candidate in the unit's bucket covers the unit (the coverage
-judge, `coverage.py`; the material's boilerplate, `boilerplate.py`, is not counted) —
-then UPDATE/CORROBORATE: the candidate's old body unchanged plus one
-`derived_from::` line, so every old outbound link survives (E-1). It never REFINEs or
-CORRECTs: it cannot judge what a change means. When the unit reports a change ("no
-longer", "改为") or a procedure has a step the note lacks, it CREATEs a new note that
-points at the similar one rather than record a contradiction as agreement (docs/spec.md
-§4.3.3: unsure -> create). Bodies are extractive (sentences of the material, no invention),
-end with `derived_from:: [[<material>]]` and never carry `#anchor` links.
-Weave (docs/spec.md §5.6): a CREATE also links up to
-three candidates that are related but not the same concept — by shared content words,
-a note of the same material with a lower bar — as plain `[[digest/...]]` bullets under
-a `**Related:**` label before the provenance line (rules and thresholds: `weave.py`).
-Never the note itself, a covering candidate or a path that was not a candidate; a
-CORROBORATE adds no links (E-1: the old body stays as it is).
-Feedback (the pipeline's one retry after a mechanical check failed) — what it fixes:
-provenance (always written), links an update dropped ("drops the link [[t]]": appended
-again), anchors (stripped from new text), a name clash (made specific with the file
-name), any other link problem of a CREATE (the Related links are left out). Anything
-else gets the same deterministic answer, and the rationale says so.
+(boilerplate, docs/spec.md §5.8) dropped, then grouped — numbered steps under a heading,
+instructions under a procedure heading, a chain "a → b → c": one procedure unit; each
+distinct rule: a personal unit; each decision / root cause / fact cluster: a wiki unit —
+ranked by cue score and capped at `max_units` (Phase 1 prefers few, dense units).
+Integrate: CREATE, unless a candidate of the unit's bucket covers it (`coverage.py`): then
+CORROBORATE, the old body kept and one `derived_from::` line added, so every old link
+survives (E-1); CORRECT only when the unit gives another value of what the note states
+(`values.py`, §5.5.6). Another change or a step the note lacks: a CREATE pointing at the
+similar note (docs/spec.md §4.3.3: unsure -> create). Bodies are extractive and end with their provenance; a CREATE links up
+to three related notes (`weave.py`, §5.6). Feedback (the one retry after a failed check)
+fixes provenance, dropped links, anchors, a name clash and other link problems (the
+Related links left out); anything else gets the same answer, and the rationale says so.
 """
 
 from __future__ import annotations
@@ -63,6 +47,7 @@ from .chat import chat_kind
 from .conversation import CONVERSATION_UNITS, conversation_decision, plan_conversation
 from .coverage import (
     MIN_SHARED_TOKENS,
+    STEP_MARK,
     changed_fact,
     first_sentence,
     meaning_cover,
@@ -79,6 +64,7 @@ from .naming import (
     same_text,
     statement_name,
     title_name,
+    trim,
     weak_name,
 )
 from .sections import is_document, plan_document
@@ -93,11 +79,19 @@ from .statements import (
     score_all,
     segment,
 )
-from .units import UnitPlan, body_description, dated_name, referred_steps, spelled_out
+from .units import (
+    LABELS,
+    UnitPlan,
+    body_description,
+    dated_name,
+    referred_steps,
+    spelled_out,
+    unique_names,
+)
 from .user_rules import rules_beside
 from .weave import RELATED_HEADINGS, content_tokens, related_notes, related_section
 
-__all__ = ["OfflineBrain", "PROVENANCE", "LABELS"]
+__all__ = ["OfflineBrain", "PROVENANCE"]
 
 PROVENANCE = PROVENANCE_PREDICATE  # one definition, in vault/links.py
 DUPLICATE_OVERLAP = 0.5  # two rules say the same thing: one personal unit
@@ -108,14 +102,6 @@ PERSONAL_MIN, WIKI_MIN, CHAIN_MIN, PROCEDURE_MIN = 2.0, 1.8, 2.5, 2.0  # to seed
 # kept: one cue (a fact, an observation, a wish) is enough, where a long log needs more.
 ENTRY_MIN, ENTRY_STATEMENTS = 0.9, 6
 MAX_STEPS, MAX_CODE_LINES, MAX_WATCH = 12, 8, 3
-# Section labels the brain writes; the sentences themselves stay in the material's words.
-LABELS = {
-    "en": {"when": "When", "steps": "Steps", "watch": "Watch out", "why": "Why",
-           "how": "How to apply",
-           "maybe": "this may update {0}; the offline brain does not judge which is current."},
-    "zh": {"when": "适用场景", "steps": "步骤", "watch": "注意", "why": "原因", "how": "做法",
-           "maybe": "这条可能更新了 {0}；离线规则无法判断哪条是现行的。"},
-}
 
 
 # The words of the labels the brain writes are not what a note is about.
@@ -184,8 +170,10 @@ class OfflineBrain(Brain):
         plan = self._find_plan(material, unit)
         if plan.person:  # a conversation's unit: one note per person and topic, dated bullets
             return _reply(conversation_decision(request, plan, _day(material)))
-        own = own_note(request, _ANCHOR.sub(r"\1", plan.body or _render(plan, LABELS[
-            self._language(material)])))
+        language = self._language(material)
+        labels = LABELS[language]
+        rendered = plan.body or _render(plan, labels)
+        own = own_note(request, _ANCHOR.sub(r"\1", rendered))
         if own is not None:  # a re-dream: the note this unit wrote already says it all
             return _reply(self._corroborate(request, own, 1.0, provenance, fixes, own=True))
         best, sim, covering = most_similar(
@@ -205,9 +193,7 @@ class OfflineBrain(Brain):
         elif best is not None and not reports_change(unit, best, self.similarity_threshold):
             decision = self._corroborate(request, best, sim, provenance, fixes)
         else:
-            language = self._language(material)
-            labels = LABELS[language]
-            body = plan.body or _render(plan, labels)
+            body = rendered
             unit_toks = (tokens(boilerplate.strip(f"{unit.name}\n{unit.summary}"))
                          | content_tokens(boilerplate.strip(body)))
             if best is not None:  # similar, but the unit reports a change: keep both
@@ -240,8 +226,7 @@ class OfflineBrain(Brain):
                                        blocks=[s.block.index for s in plan.statements]) or unit.name
             description = spelled_out(description, plan)
             decision = IntegrateDecision(
-                action="CREATE", name=name, description=description,
-                body=body,
+                action="CREATE", name=name, description=description, body=body,
                 rationale=f"offline rules: {why}; extractive {unit.bucket} body{woven}.")
         if feedback:
             done = "; ".join(fixes) or "nothing the offline rules can change, same answer"
@@ -265,10 +250,9 @@ class OfflineBrain(Brain):
         body = cand.body
         if add:  # after the old body, which stays byte for byte
             body += ("" if not body or body.endswith("\n") else "\n") + "\n".join(add) + "\n"
-        description = cand.description.strip() or first_sentence(plain(cand.body)) or cand.name
         return IntegrateDecision(
             action="UPDATE", flavor="CORROBORATE", target_path=cand.path,
-            name=cand.name.strip() or None, description=description[:300], body=body,
+            name=cand.name.strip() or None, description=_kept_description(cand), body=body,
             rationale=(f"offline rules: {cand.path} cites this material and holds every line "
                        "of the unit: a re-dream, nothing to add." if own else
                        f"offline rules: {cand.path} covers the unit ({sim:.2f} >= "
@@ -292,27 +276,23 @@ class OfflineBrain(Brain):
         while at < len(lines) and lines[at].lstrip().startswith(">"):
             at += 1  # after the marks earlier changes left
         body = "\n".join([*lines[:at], mark, *lines[at:]]) + "\n"
-        description = cand.description.strip() or first_sentence(plain(cand.body)) or cand.name
         return IntegrateDecision(
             action="UPDATE", flavor="CORRECT", target_path=cand.path,
-            name=cand.name.strip() or None, description=description[:300], body=body,
+            name=cand.name.strip() or None, description=_kept_description(cand), body=body,
             rationale=(f"offline rules: {cand.path} states another value for what the unit "
                        f"states ({'; '.join(changed)}); CORRECT: the old statement kept and "
                        "marked superseded, for a person to accept."[:1000]))
 
     def _find_plan(self, material: Material, unit: MemoryUnit) -> UnitPlan:
-        for plan in self._plans(material):
+        for plan in self._planned(material)[0]:
             if plan.name == unit.name and plan.bucket == unit.bucket:
                 return plan
         # A unit this brain did not extract (another brain, a person): render its summary.
         block = Block(0, "para", unit.summary, "", 0, -1, 0, -1, 1)
-        sentences = _summary_sentences(unit.summary)
+        sentences = split_sentences(STEP_MARK.sub("\n", unit.summary)) or [unit.summary]
         sts = [Statement(i, s, block, i == 0) for i, s in enumerate(sentences)]
         chain = [s.text for s in sts[1:]] if unit.bucket == "procedure" else []
         return UnitPlan(unit.bucket, unit.name, 0.0, sts, head=sts[0], when=unit.name, chain=chain)
-
-    def _plans(self, material: Material) -> list[UnitPlan]:
-        return self._planned(material)[0]
 
     def _planned(self, material: Material) -> tuple[list[UnitPlan], list[SetAside]]:
         key = (material.path, material.text, material.shared, material.date)
@@ -332,6 +312,11 @@ class OfflineBrain(Brain):
         if material.language in LABELS:
             return material.language
         return detect_language(material.text)
+
+
+def _kept_description(cand) -> str:
+    """An updated note's description: its own, else its first sentence, else its name."""
+    return (cand.description.strip() or first_sentence(plain(cand.body)) or cand.name)[:300]
 
 
 def _reply(value) -> BrainReply:
@@ -398,10 +383,8 @@ def _plan(material: Material, max_units: int) -> tuple[list[UnitPlan], list[SetA
         p.name = dated_name(_person_name(p), topic)
         if p.bucket != "procedure":
             p.referred = referred_steps(p, blocks, MAX_STEPS)
-    seen: dict[str, int] = {}
-    for p in chosen:  # the name identifies the unit between extract and integrate
-        seen[p.name.lower()] = n = seen.get(p.name.lower(), 0) + 1
-        p.name = p.name if n == 1 else f"{p.name} ({n})"
+    unique_names(chosen)  # the name identifies the unit between extract and integrate
+    for p in chosen:
         if p.bucket == "procedure":
             p.watch = _watch_out(p, statements, scores)
     return chosen, set_aside(statements, scores, chosen)
@@ -687,9 +670,9 @@ def _summary(plan: UnitPlan) -> str:
     if plan.bucket == "procedure":
         steps = plan.chain or [_step_text(b) for b in plan.steps]
         numbered = "; ".join(f"{i}) {plain(s)}" for i, s in enumerate(steps, 1))
-        return _trim(f"{plain(plan.when)} Steps: {numbered}", 1500)
+        return trim(f"{plain(plan.when)} Steps: {numbered}".strip(), 1500, None)
     rest = [s for s in plan.statements if s is not plan.head]
-    return _trim(" ".join(plain(s.text) for s in [plan.head, *rest] if s), 1500)
+    return trim(" ".join(plain(s.text) for s in [plan.head, *rest] if s).strip(), 1500, None)
 
 
 def _render(plan: UnitPlan, labels: dict[str, str]) -> str:
@@ -789,15 +772,3 @@ def _step_text(block: Block) -> str:
 def _md(text: str) -> str:
     """Material text as one line of body Markdown, without #anchor links."""
     return _ANCHOR.sub(r"\1", " ".join(text.split()))
-
-
-def _summary_sentences(summary: str) -> list[str]:
-    return split_sentences(re.sub(r"(?:Steps: |; )\d+\) ", "\n", summary)) or [summary]
-
-
-def _trim(text: str, limit: int) -> str:
-    text = text.strip()
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, limit - 1)
-    return text[: cut if cut > limit // 2 else limit - 1].rstrip() + "…"

@@ -1,32 +1,21 @@
 """Documentation pages planned by their structure: one unit per section worth a note.
 
-A page in `resource/` with headings (a help page, a README, a design note) is already
-organised by its author; the offline brain follows that organisation instead of picking
-sentences by cue words. The rules:
+A page in `resource/` with headings is organised by its author already; the brain follows
+that instead of picking sentences by cue words:
 
-* **The page** is a wiki unit named by its title (frontmatter `title`, first H1, or the
-  file name), described by its own frontmatter `description` (else its first sentence),
-  holding the introduction — when the introduction (or the description) says something.
-* **A section** (the page's top heading level below the title, with everything under
-  it) is a unit when it has substance: at least `MIN_TOKENS` content words (`MIN_CJK`
-  Chinese characters) of prose — links, code, examples' markup and labels do not count.
-  A long section (more than `SPLIT_STATEMENTS` statements) whose sub-sections each have
-  substance becomes one unit per sub-section instead.
-* A section without substance is a **fragment**: it is folded into the page unit (its
-  first sentence becomes a bullet there) or, when there is no page unit, dropped.
-* **Bucket**: procedure when the section teaches steps — at least two numbered steps, or
-  an imperative heading ("Link to a file", "创建仓库") over instructions (imperative
-  bullets or "To X, do Y" sentences); otherwise wiki. A documentation page is never
-  personal: it addresses every reader as "you", not the user.
-* **Name**: the section heading (`naming.heading_name`); a generic heading ("Overview",
-  "示例") takes the page title in front. **Description**: the section's first real
-  sentence, never the name again; a list under a heading that negates or restricts it
-  ("Transaction mode: what does not work") is described, and led in the body, by that
-  heading and its items (docs/spec.md §5.3.5).
-* **Body**, extractive: the lead paragraph, then bullets (later paragraphs' first
-  sentences, list items, table rows, sub-sections as `**Heading:** sentence`, callouts
-  as `**Note:** …` / `**Warning:** …`), at most `MAX_BULLETS`; a procedure is written as
-  a runbook (when / steps / watch out).
+* **the page**: a wiki unit named by its title, described by its own `description` (else
+  its first sentence), holding the introduction — when that says something;
+* **a section** (the top heading level below the title) is a unit when its prose has
+  substance (MIN_TOKENS content words or MIN_CJK characters; links, code and labels do not
+  count); one longer than SPLIT_STATEMENTS whose sub-sections have substance is split into
+  them; a section without substance is folded into the page unit as a bullet;
+* **bucket**: procedure when it teaches steps (two numbered steps, or an imperative
+  heading over instructions), else wiki — never personal: a page addresses every reader;
+* **name**: the heading (`naming.heading_name`); **description**: its first real
+  sentence, and for a list under a heading that negates or restricts it ("Transaction
+  mode: what does not work") that heading and its items (docs/spec.md §5.3.5);
+* **body**, extractive: the lead paragraph, then at most MAX_BULLETS bullets; a procedure
+  as a runbook (when / steps / watch out).
 """
 
 from __future__ import annotations
@@ -49,7 +38,7 @@ from .naming import (
 )
 from .standalone import qualifiers
 from .statements import PROC_HEADING, Block, Scores, Statement
-from .units import UnitPlan
+from .units import LABELS, UnitPlan, unique_names
 
 __all__ = ["is_document", "plan_document", "MIN_TOKENS", "MIN_CJK"]
 
@@ -67,22 +56,14 @@ _INSTRUCTION = re.compile(
     re.I,
 )
 # The lead of a how-to: "To X, …", "You can X by adding …", "要……，……", "……即可".
-_HOW_TO = re.compile(
-    r"^(to [a-z]+\b[^,]{0,80},|you can [^.]{0,80}\bby (adding|typing|using|selecting|pressing|"
-    r"running|putting|writing|wrapping|placing|clicking|dragging)\b|in order to\b)|"
-    r"^(要|若要|如需|想要)[^，,]{1,30}[，,]|(即可|就可以|就能)[。.]?$",
-    re.I,
-)
+_HOW_TO = re.compile(r"^(to [a-z]+\b[^,]{0,80},|you can [^.]{0,80}\bby \w+ing\b|in order to\b)|"
+                     r"^(要|若要|如需|想要)[^，,]{1,30}[，,]|(即可|就可以|就能)[。.]?$", re.I)
 _EXAMPLE = re.compile(r"^(for example|e\.g\.|example:|例如|比如|举例)", re.I)
-_CALLOUT_LABEL = {
+_CALLOUT_LABEL = {  # any other callout is a note
     "en": {"warning": "Warning", "caution": "Warning", "danger": "Warning", "important": "Important",
-           "tip": "Tip", "hint": "Tip"},
+           "tip": "Tip", "hint": "Tip", "note": "Note"},
     "zh": {"warning": "警告", "caution": "警告", "danger": "警告", "important": "重要", "tip": "提示",
-           "hint": "提示"},
-}
-_LABELS = {
-    "en": {"note": "Note", "when": "When", "steps": "Steps", "watch": "Watch out"},
-    "zh": {"note": "注意", "when": "适用场景", "steps": "步骤", "watch": "注意"},
+           "hint": "提示", "note": "注意"},
 }
 
 
@@ -99,17 +80,14 @@ class _Section:
     statements: list[Statement] = field(default_factory=list)
     children: list[_Section] = field(default_factory=list)
 
+    def _under(self, kind: str) -> list:
+        return [*getattr(self, kind), *(x for c in self.children for x in c._under(kind))]
+
     def all_statements(self) -> list[Statement]:
-        out = list(self.statements)
-        for child in self.children:
-            out += child.all_statements()
-        return sorted(out, key=lambda s: s.index)
+        return sorted(self._under("statements"), key=lambda s: s.index)
 
     def all_blocks(self) -> list[Block]:
-        out = list(self.blocks)
-        for child in self.children:
-            out += child.all_blocks()
-        return sorted(out, key=lambda b: b.index)
+        return sorted(self._under("blocks"), key=lambda b: b.index)
 
 
 def _prose_size(statements: list[Statement]) -> tuple[int, int]:
@@ -249,17 +227,8 @@ def plan_document(
         keep = sorted(plans[1:] if page_plan else plans, key=lambda p: -p.score)[
             : max_units - bool(page_plan)]
         plans = ([page_plan] if page_plan else []) + sorted(keep, key=lambda p: p.position)
-    _unique_names(plans)
+    unique_names(plans)
     return plans
-
-
-def _unique_names(plans: list[UnitPlan]) -> None:
-    seen: dict[str, int] = {}
-    for p in plans:
-        key = p.name.lower()
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] > 1:
-            p.name = f"{p.name} ({seen[key]})"
 
 
 def _page_plan(
@@ -281,18 +250,22 @@ def _page_plan(
     description = info.description or _describe(lead, name, page)
     if same_text(description, name):
         description = _describe(lead[1:], name, page)
-    body = _article(intro, _LABELS[lang], lang, page) if lead else ""
+    body = _article(intro, lang, page) if lead else ""
     bullets = [f"- **{label}:** {_md(s.text)}" if label and not same_text(label, name) else
                f"- {_md(s.text)}" for label, s in folded]
     if bullets:
         body = (body.rstrip("\n") + "\n\n" if body.strip() else "") + "\n".join(bullets) + "\n"
     statements = page.own_first(said)
+    gist, summary = _gist(statements, description, page)
+    return UnitPlan("wiki", name, 3.0, statements or intro.statements, head=gist[0] if gist else None,
+                    body=body, description=description or name, summary=summary, page=True)
+
+
+def _gist(statements: list[Statement], description: str, page: _Page) -> tuple[list[Statement], str]:
+    """The page's own statements (the template's when it has none), and the summary of
+    a unit: its description and their first six."""
     gist = [s for s in statements if s.index not in page.template] or statements
-    summary = " ".join([description, *(plain(s.text) for s in gist[:6])]).strip()
-    head = gist[0] if gist else None
-    return UnitPlan("wiki", name, 3.0, statements or intro.statements, head=head,
-                    body=body, description=description or name, summary=summary[:1500],
-                    page=True)
+    return gist, " ".join([description, *(plain(s.text) for s in gist[:6])]).strip()[:1500]
 
 
 def _is_procedure(sec: _Section, scores: dict[int, Scores], page: _Page) -> bool:
@@ -340,24 +313,16 @@ def _section_plan(
     name = _name_of(sec, info, page)
     if not name:
         return None
-    statements = sec.all_statements()
-    if not statements:
-        return None
+    statements = sec.all_statements()  # never empty: a unit's prose has substance
     prose = page.own_first([s for s in statements if not _EXAMPLE.match(plain(s.text))])
     description = _under_heading(sec, _describe(prose or page.own_first(statements), name, page))
     words, cjk = _prose_size(statements)
     score = 2.0 + min(words + cjk / 2, 80) / 20
-    labels = _LABELS[lang]
-    if _is_procedure(sec, scores, page):
-        body = _runbook(sec, labels, lang)
-        bucket = "procedure"
-    else:
-        body = _article(sec, labels, lang, page)
-        bucket = "wiki"
-    gist = [s for s in prose if s.index not in page.template] or prose
-    summary = " ".join([description, *(plain(s.text) for s in gist[:6])]).strip()
+    bucket = "procedure" if _is_procedure(sec, scores, page) else "wiki"
+    body = _runbook(sec, LABELS[lang]) if bucket == "procedure" else _article(sec, lang, page)
+    gist, summary = _gist(prose, description, page)
     return UnitPlan(bucket, name, score, statements, head=gist[0] if gist else statements[0],
-                    body=body, description=description or name, summary=summary[:1500])
+                    body=body, description=description or name, summary=summary)
 
 
 def _dropped(heading: str, text: str) -> frozenset[str]:
@@ -409,15 +374,8 @@ def _md(text: str) -> str:
     return " ".join(text.split())
 
 
-def _lead_lines(statements: list[Statement]) -> list[str]:
-    """The lead paragraph: the first block's sentences (up to MAX_LEAD)."""
-    first = statements[0].block
-    lead = [s.text for s in statements if s.block is first][:MAX_LEAD]
-    return [_md(" ".join(lead))]
-
-
-def _callout_label(block: Block, labels: dict, lang: str) -> str:
-    label = _CALLOUT_LABEL[lang].get(block.callout, labels["note"])
+def _callout_label(block: Block, lang: str) -> str:
+    label = _CALLOUT_LABEL[lang].get(block.callout, _CALLOUT_LABEL[lang]["note"])
     title = block.callout_title
     return f"{label} — {title}" if title and not same_text(title, label) else label
 
@@ -426,7 +384,7 @@ def _code(block: Block, indent: str = "") -> list[str]:
     return [ln for code in block.code[:1] for ln in fenced(code, indent, MAX_CODE_LINES)]
 
 
-def _article(sec: _Section, labels: dict, lang: str, page: _Page) -> str:
+def _article(sec: _Section, lang: str, page: _Page) -> str:
     statements = [s for s in sec.statements if s.block.kind != "row"] or sec.statements
     lines: list[str] = []
     head_block = None
@@ -439,7 +397,8 @@ def _article(sec: _Section, labels: dict, lang: str, page: _Page) -> str:
             lines = [f"**{_md(plain(sec.heading))}**"]
             head_block = None
         elif not head_block.callout:
-            lines = _lead_lines([s for s in statements if s.block is head_block]) + _code(head_block)
+            lead = [s.text for s in statements if s.block is head_block][:MAX_LEAD]
+            lines = [_md(" ".join(lead)), *_code(head_block)]
     bullets: list[str] = []
     seen_blocks = {head_block.index} if lines and head_block else set()
     for s in sec.statements:
@@ -447,14 +406,10 @@ def _article(sec: _Section, labels: dict, lang: str, page: _Page) -> str:
         if b.index in seen_blocks or not s.first:
             continue
         seen_blocks.add(b.index)
-        text = _md(s.text)
         if b.callout:
-            bullets.append(f"- **{_callout_label(b, labels, lang)}:** {text}")
-        elif b.kind == "row":
-            bullets.append(f"- {text}")
+            bullets.append(f"- **{_callout_label(b, lang)}:** {_md(s.text)}")
         else:
-            bullets.append(f"- {text}")
-            bullets += _code(b, "  ")
+            bullets += [f"- {_md(s.text)}", *(_code(b, "  ") if b.kind != "row" else [])]
     for child in sec.children:
         sts = [s for s in child.all_statements() if not _EXAMPLE.match(plain(s.text))]
         if not sts:
@@ -469,17 +424,12 @@ def _article(sec: _Section, labels: dict, lang: str, page: _Page) -> str:
 
 
 def _cap_bullets(bullets: list[str]) -> list[str]:
-    out, count = [], 0
-    for line in bullets:
-        if line.startswith("- "):
-            count += 1
-            if count > MAX_BULLETS:
-                break
-        out.append(line)
-    return out
+    """Up to the bullet after MAX_BULLETS (a bullet's code lines stay with it)."""
+    starts = [i for i, line in enumerate(bullets) if line.startswith("- ")]
+    return bullets[:starts[MAX_BULLETS]] if len(starts) > MAX_BULLETS else bullets
 
 
-def _runbook(sec: _Section, labels: dict, lang: str) -> str:
+def _runbook(sec: _Section, labels: dict) -> str:
     """when / steps / watch out. Steps: the numbered list, else the instruction bullets,
     else the section's how-to sentences (a procedure told in prose)."""
     blocks = sec.all_blocks()

@@ -3,22 +3,9 @@
 A name or a description is read away from its material — in a list of notes, a search
 result, a link's hover — so it must keep what its source negates or restricts and must
 not lean on a sentence it was cut from (docs/spec.md §5.3.5–§5.3.7). Grammar comes from
-the trained pipelines (`textrules.nlp`): spaCy's parse for English (is there a finite
-verb or an imperative, what is the subject, which words are a date, what "the corrected
-order" is modified by), jieba's parts of speech for Chinese. The word sets below are
-closed classes of grammar (negators, connectives, pronouns), not phrases of any material.
-
-* `qualifiers(text)` — the kinds of qualifier a text states: "not" (not, never, no,
-  without, 不, 别, 没 …), "only" (only, 只, 仅), "unless" (unless, except, 除非, 除了);
-* `leans_back(sentence)` — why the sentence continues another ("Not on staging either.",
-  "Also …", "It starts over.", "That changes …", 也…, 这次…), or "";
-* `points_outside(sentence)` — a demonstrative pointing at its heading or title ("does not
-  use this secret"): the sentence needs the topic beside it (`needs_topic`);
-* `is_fragment(sentence)` — no finite verb and no imperative ("Staging Monday the 19th,
-  10:00.", "No exceptions.");
-* `names_a_time(text)` — a verbless phrase that is mostly a date or a time;
-* `references(sentence)` — definite phrases that point at something said elsewhere
-  ("the corrected order"), with the word a heading of the material would share.
+the trained pipelines (`textrules.nlp`): spaCy's parse for English, jieba's parts of
+speech for Chinese. The word sets below are closed classes of grammar (negators,
+connectives, pronouns), not phrases of any material.
 """
 
 from __future__ import annotations
@@ -28,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...textrules import HAN_CHARS, is_cjk
+from ...textrules.nlp import chinese_tagged, english_doc, english_docs
 
 __all__ = ["parse_ahead", "qualifiers", "leans_back", "carries_on", "points_outside", "is_fragment",
            "names_a_time", "needs_topic", "references", "Reference"]
@@ -68,32 +56,18 @@ _ZH_PRONOUNS = frozenset("它 他 她 它们 他们 她们 其 其中 此".split
 _ZH_COPULAS = frozenset("是 会 要 有 能 就 也 还 都".split())
 
 
-def _en(text: str) -> str:
-    return re.sub(f"[{HAN_CHARS}]+", " ", text)
-
-
 def _has_cjk(text: str) -> bool:
     return any(is_cjk(ch) for ch in text)
 
 
 @lru_cache(maxsize=8192)
 def _tagged(text: str) -> tuple[tuple[str, str], ...]:
-    from ...textrules.nlp import chinese_tagged
-
     return tuple(chinese_tagged(text))
-
-
-def _doc(text: str):
-    from ...textrules.nlp import english_doc
-
-    return english_doc(text)
 
 
 def parse_ahead(texts: list[str]) -> None:
     """Parse the English ones of `texts` in one batch (spaCy's `pipe` is several times
     faster on a batch than one text at a time); the checks below then find them parsed."""
-    from ...textrules.nlp import english_docs
-
     latin = [t for t in dict.fromkeys(texts) if t and not _has_cjk(t[:4])]
     if len(latin) > 1:
         english_docs(latin)
@@ -107,7 +81,7 @@ def qualifiers(text: str) -> frozenset[str]:
     says the opposite. A name keeps its source's when `qualifiers(source) <=
     qualifiers(name)`."""
     counts = {"not": 0, "only": 0, "unless": 0}
-    latin = _en(text)
+    latin = re.sub(f"[{HAN_CHARS}]+", " ", text)
     counts["not"] += len(_EN_NOT.findall(latin))
     counts["only"] += len(_EN_ONLY.findall(latin))
     counts["unless"] += len(_EN_UNLESS.findall(latin))
@@ -156,7 +130,7 @@ def is_fragment(sentence: str) -> bool:
     Monday the 19th", "No code change, as long as the app doesn't use SET"."""
     if _has_cjk(sentence):
         return not any(tag.startswith("v") for _, tag in _tagged(sentence))
-    span = _first_sentence(_doc(sentence))
+    span = _first_sentence(english_doc(sentence))
     root = span.root
     command = root.tag_ == "VB" and not any(  # "…; use the corrected order"
         c.dep_ in ("nsubj", "nsubjpass", "aux", "mark") for c in root.children) and not (
@@ -170,7 +144,7 @@ def names_a_time(text: str) -> bool:
     thing the date is for: "Staging Monday the 19th, 10:00"."""
     if _has_cjk(text) or not re.search(r"\d", text) or not is_fragment(text):
         return False  # a date a log gives has a number (the 19th, 10:00, 10-28)
-    words = _words(_first_sentence(_doc(text)))
+    words = _words(_first_sentence(english_doc(text)))
     timed = [t for t in words if t.ent_type_ in _DATE_LABELS]
     if not any(t.is_alpha or re.fullmatch(r"\d{1,2}(?::\d{2}|st|nd|rd|th)", t.text) for t in timed):
         return False  # "build-02" read as a date: a day, a month or a clock time says one
@@ -187,7 +161,7 @@ def leans_back(sentence: str) -> str:
         return ""
     if _has_cjk(text[:4]):
         return _zh_leans_back(text)
-    span = _first_sentence(_doc(text))
+    span = _first_sentence(english_doc(text))
     words = _words(span)
     if not words:
         return ""
@@ -233,7 +207,7 @@ def points_outside(sentence: str) -> str:
     not away from it."""
     if _has_cjk(sentence[:4]):
         return ""
-    for t in _words(_first_sentence(_doc(sentence))):
+    for t in _words(_first_sentence(english_doc(sentence))):
         if (t.lower_ in _DEMONSTRATIVES and t.dep_ == "det" and t.ent_type_ not in _DATE_LABELS
                 and t.head.ent_type_ not in _DATE_LABELS):
             return f"{t.text} {t.head.text!r}"
@@ -279,7 +253,7 @@ class Reference:
         """The heading names what the phrase points at: it has the modifier's word."""
         if not heading or _has_cjk(heading):
             return False
-        doc = _doc(heading)
+        doc = english_doc(heading)
         words = {t.lower_ for t in doc} | {t.lemma_.lower() for t in doc}
         return self.modifier.lower() in words or self.lemma in words
 
@@ -291,7 +265,7 @@ def references(sentence: str) -> tuple[Reference, ...]:
     if _has_cjk(sentence) or not _REFERRING.search(sentence):
         return ()
     out = []
-    for chunk in _doc(sentence).noun_chunks:
+    for chunk in english_doc(sentence).noun_chunks:
         if chunk[0].lower_ != "the":
             continue
         for t in chunk:

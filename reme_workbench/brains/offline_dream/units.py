@@ -14,11 +14,21 @@ import re
 from dataclasses import dataclass, field
 
 from ...textrules import plain, split_sentences, tokens
-from .naming import cjk_count, describe
+from .naming import cjk_count, describe, trim
 from .standalone import names_a_time, references
 from .statements import Block, Statement
 
-__all__ = ["UnitPlan", "body_description", "dated_name", "referred_steps", "spelled_out"]
+__all__ = ["LABELS", "UnitPlan", "unique_names", "body_description", "dated_name", "referred_steps",
+           "spelled_out"]
+
+# Section labels the brain writes; the sentences themselves stay in the material's words.
+LABELS = {
+    "en": {"when": "When", "steps": "Steps", "watch": "Watch out", "why": "Why",
+           "how": "How to apply",
+           "maybe": "this may update {0}; the offline brain does not judge which is current."},
+    "zh": {"when": "适用场景", "steps": "步骤", "watch": "注意", "why": "原因", "how": "做法",
+           "maybe": "这条可能更新了 {0}；离线规则无法判断哪条是现行的。"},
+}
 
 
 @dataclass
@@ -58,6 +68,14 @@ class UnitPlan:
         return tokens(" ".join(texts))
 
 
+def unique_names(plans: list[UnitPlan]) -> None:
+    """A second unit of one name (case aside) becomes "Name (2)", a third "Name (3)"."""
+    seen: dict[str, int] = {}
+    for p in plans:
+        seen[p.name.lower()] = n = seen.get(p.name.lower(), 0) + 1
+        p.name = p.name if n == 1 else f"{p.name} ({n})"
+
+
 def body_description(body: str, name: str = "", topic: str = "") -> str:
     """The first sentence of the prose (the trigger, the rule, the fact) that is not the
     name again, read on its own (`naming.describe`: with the sentences of its line it
@@ -85,11 +103,7 @@ def body_description(body: str, name: str = "", topic: str = "") -> str:
         return described
     if steps:  # a runbook with no prose: what its first steps do
         sep = "；" if cjk_count(steps[0]) else "; "
-        text = sep.join(steps[:3]) + ("…" if len(steps) > 3 else "")
-        if len(text) > 200:
-            cut = text.rfind(" ", 0, 199)
-            text = text[: cut if cut > 100 else 199].rstrip() + "…"
-        return text
+        return trim(sep.join(steps[:3]) + ("…" if len(steps) > 3 else ""), 200, None)
     return ""
 
 

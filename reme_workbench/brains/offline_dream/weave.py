@@ -1,41 +1,26 @@
 """Weaving synapses: the links a new digest note gets at write time (docs/spec.md §5.6).
 
-Consolidate's "reinforce" was cancelled; wikilink sparsity is solved in dream Phase 2,
-when a note is written ("织突触"). `OfflineBrain` cannot judge meaning, so it weaves by
-form, conservatively and deterministically, on CREATE only (a CORROBORATE keeps the old
-body byte for byte, E-1):
+Wikilink sparsity is solved when a note is written ("织突触"), not by consolidate. The
+offline brain cannot judge meaning, so it links by form, on CREATE only (a CORROBORATE
+keeps the old body byte for byte, E-1):
 
-* Relatedness is lexical: the set cosine |U∩C| / sqrt(|U|·|C|) between the content
-  tokens of the unit (name + summary + the body it renders) and of each candidate
-  (name + description + body). Both sides drop what is not content: fenced code,
-  `pred::` lines, link targets (a path is not a topic), a Related section, and the
-  words of the brain's own section labels ("Steps", "How to apply", "做法").
-  The cosine, not the share of the unit found in the candidate, because a long runbook
-  contains a few words of almost everything.
-* A candidate is linked when it shares >= RELATED_SHARED tokens and its cosine is >=
-  RELATED_MIN; below that a shared word or two ("staging", "Mei") is chance.
-* A sibling — a candidate whose body cites the same material (`derived_from::`) — is
-  related by construction (one task, one session): it needs only SIBLING_SHARED tokens
-  and SIBLING_MIN, ranks SIBLING_BONUS higher, and at most MAX_SIBLINGS are linked, so a
-  review log that touches ten topics does not become a clique.
-* Never linked: the note itself (the path this CREATE will take), a path that is not a
-  candidate, a candidate the brain already links (the "this may update" note) and one
-  that covers the unit (`OfflineBrain` corroborates those: the same concept, not a
-  related one — the caller passes them in `exclude`); nor a path that is not a digest
-  `.md` note or could not be written as a plain link (no `#anchor`, ever).
-* At most MAX_RELATED links, strongest first (ties: path order), written as plain
-  untyped links — a predicate is a semantic claim the rules cannot make — as bullet
-  lines `- [[digest/<bucket>/<slug>.md]]` under a `**Related:**` (`**相关：**`) label,
-  placed before the provenance line. Zero links is legal (docs/spec.md §4.3.6).
+* relatedness is the set cosine of content tokens (code, `pred::` lines, link targets, a
+  Related section and the brain's own labels left out) — the cosine, not the share of the
+  unit in the candidate, because a long runbook holds a few words of almost everything;
+  below RELATED_SHARED tokens and RELATED_MIN a shared word or two is chance;
+* a sibling (a note citing the same material: one task, one session) is related by
+  construction: a lower bar, a bonus, and at most MAX_SIBLINGS, so a review log that
+  touches ten topics does not become a clique;
+* never the note itself, a covering candidate (the same concept, corroborated), one the
+  brain already links, a path that was not a candidate or cannot be a plain link;
+* at most MAX_RELATED, strongest first, untyped (a predicate is a claim the rules cannot
+  make), as `- [[digest/…]]` bullets under a `**Related:**` (`**相关：**`) label before the
+  provenance line. Zero links is legal (§4.3.6).
 
-Why a bold label and not a `## Related` heading: the index starts a new chunk at every
-heading and gives each chunk the note's name and description as context, and recall
-scores a file by its best two chunks — so a heading-only link list would nearly double
-a linked note's recall score and push the note a unit repeats out of the candidates
-(on the sample vault: two CORROBORATEs became duplicate CREATEs). A label keeps the
-links in the last section's chunk, like the `derived_from::` lines. `strip_related`
-(used for every comparison) recognises both forms, so notes written by a model or a
-person with a `## Related` heading are read the same way.
+A bold label, not a `## Related` heading: the index starts a chunk at every heading and
+scores a file by its best two chunks, so a link-list chunk nearly doubled a note's recall
+score and turned two CORROBORATEs of the sample into duplicate CREATEs. `strip_related`
+reads both forms, so a model's or a person's `## Related` is read the same way.
 """
 
 from __future__ import annotations
@@ -50,10 +35,8 @@ from ...llm.base import CandidateNote
 from ...textrules import tokens
 from ...vault.links import format_link, is_provenance, parse_links
 
-__all__ = [
-    "RELATED_MIN", "SIBLING_MIN", "MAX_RELATED", "MAX_SIBLINGS", "RELATED_HEADINGS",
-    "Related", "cites", "content_tokens", "related_notes", "related_section", "strip_related",
-]
+__all__ = ["MAX_RELATED", "RELATED_HEADINGS", "FENCED", "PRED_LINE", "Related", "cites",
+           "content_tokens", "related_notes", "related_section", "strip_related"]
 
 RELATED_MIN = 0.18  # cosine for an unrelated-material candidate
 RELATED_SHARED = 3  # ... and this many shared content tokens
@@ -64,8 +47,8 @@ MAX_RELATED = 3
 MAX_SIBLINGS = 2
 RELATED_HEADINGS = {"en": "Related", "zh": "相关"}
 
-_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
-_PRED_LINE = re.compile(r"^\s*[A-Za-z]\w*::\s")
+FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1[^\n]*$", re.S | re.M)
+PRED_LINE = re.compile(r"^\s*[A-Za-z]\w*::\s")
 _RELATED_WORDS = "|".join(map(re.escape, RELATED_HEADINGS.values()))
 # "## Related" (another brain, a person) or "**Related:**" (this module)
 _RELATED_HEADING = re.compile(
@@ -102,9 +85,9 @@ def strip_related(body: str) -> str:
 def content_tokens(text: str, noise: frozenset[str] = frozenset()) -> frozenset[str]:
     """The tokens of what a body *says*: no code, `pred::` lines, link-only lines,
     bare link targets or Related section; minus `noise` (the brain's own labels)."""
-    text = _FENCED.sub("", strip_related(text))
+    text = FENCED.sub("", strip_related(text))
     lines = [ln for ln in text.splitlines()
-             if not _PRED_LINE.match(ln) and not _LINK_ONLY.match(ln)]
+             if not PRED_LINE.match(ln) and not _LINK_ONLY.match(ln)]
     return tokens(_BARE_LINK.sub(" ", "\n".join(lines))) - noise
 
 
