@@ -192,7 +192,8 @@ def name_diversity(names: Sequence[str]) -> tuple[float | None, dict]:
         if not a and not b:
             sim = 1.0
         else:
-            sim = sum(weight[t] for t in a & b) / sum(weight[t] for t in a | b)
+            # fsum: exact whatever the set's (hash-seeded) order, so ties break alike
+            sim = math.fsum(weight[t] for t in a & b) / math.fsum(weight[t] for t in a | b)
         total += sim
         pairs += 1
         if sim > alike[0]:

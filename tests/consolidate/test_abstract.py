@@ -4,6 +4,9 @@ hostile replies, and the name-diversity measure on real English and Chinese name
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -551,6 +554,25 @@ def test_name_diversity_fails_names_that_say_the_same(names):
     value, detail = name_diversity(names)
     assert value < 0.5, value
     assert detail["most_alike"][2] > 0.5
+
+
+def test_name_diversity_is_the_same_whatever_the_hash_seed():
+    # a token set's order follows Python's string hashing; summing its weights in that
+    # order moved the last bit of a similarity, and a tie between the sample's
+    # postmortem/timeline and summary/timeline pairs named a different pair per process
+    script = (
+        "from reme_workbench.consolidate.abstract import name_diversity\n"
+        "names = ['incident-payments-502', 'canary-window', 'decision-pgbouncer-in-"
+        "transaction-mode', 'first-query', 'inc-2026-031-action-items', "
+        "'inc-2026-031-postmortem', 'inc-2026-031-root-cause', 'inc-2026-031-summary', "
+        "'inc-2026-031-timeline', 'ledger-worker-pool-plus-payments-api', "
+        "'mei-asked-for-the-timeline']\n"
+        "value, detail = name_diversity(names)\n"
+        "print(repr(value), detail['most_alike'])\n")
+    seen = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}
+                           ).stdout for seed in range(4)}
+    assert len(seen) == 1, seen
 
 
 def test_name_tokens_fold_inflections_and_chinese_function_characters():
