@@ -36,6 +36,7 @@ from .topics import (
     Topic,
     clause_of,
     first_person,
+    heard_topics,
     masked,
     own_line,
     read_chinese,
@@ -238,8 +239,13 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     # the user's notes to themselves (one speaker, no assistant): every line is theirs and
     # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
     own = assistant_chat and not any(b.role == "assistant" for b in turns)
+    heard: list[Topic] = []  # what the assistant's reply since the user's last turn named
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
+            if i and turns[i - 1].role != "assistant":
+                heard = []
+            heard += [t for _, span in sentences if not isinstance(span, str)
+                      for t in heard_topics(span, names)]
             asked = texts[i].rstrip().endswith(("?", "？"))  # "What does she like?" — "pottery"
             # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
             # is theirs, though it has no subject and often no verb (read as their own words)
@@ -256,8 +262,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             confirmed = _confirmed(split[i - 1], names)
         for k, (text, span) in enumerate(sentences):
             before = sentences[k - 1][1] if k and isinstance(sentences[k - 1][1], str) else ""
+            # the user of a chat with an assistant tells of their life without "I" too
+            told = heard if assistant_chat and block.role == "user" else None
             readings = (read_chinese(span, names, own=own or answer, before=before)
-                        if isinstance(span, str) else [read_english(span, names)])
+                        if isinstance(span, str) else [read_english(span, names, told)])
             if own and not isinstance(span, str):
                 readings = [own_line(span, names, readings[0])]
             for reading in (r for r in readings if r is not None):

@@ -1,0 +1,73 @@
+"""A user talking to their assistant tells of their life without saying "I" (docs/spec.md
+§5.2.9, issue #30 item 3): a thing or person of theirs as the subject ("the choir trip
+moved to October", "Dana found a cottage near Keswick"), a line with no verb ("Weekend
+plan: the West Highland Way with Dana in May"), an activity they name ("i play hockey on
+sundays"). In a chat with an assistant the user is the only person whose life is told, so
+these are the user's facts — while a judgement of the assistant's reply, a guess, a
+greeting or a reaction to what the assistant just named never becomes a note.
+
+Each chat is dreamt as a user would, through the CLI; what is checked is the digest notes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reme_workbench.brains.offline_dream.topics import read_english
+from reme_workbench.textrules.nlp import english_docs
+
+
+def notes(root: Path) -> dict[str, str]:
+    """Every digest note of the vault: its file stem -> its text."""
+    return {p.stem: p.read_text("utf-8") for p in (root / "digest").rglob("*.md")}
+
+
+def test_a_thing_or_person_of_the_users_as_subject_is_their_fact(dream_chat_cli):
+    root = dream_chat_cli("packing", (
+        "Priya: can you help with a packing list\n"
+        "AI: Sure. Where are you going, and for how long?\n"
+        "Priya: the choir trip moved to October\n"
+        "Priya: Dana found a cottage near Keswick\n"
+        "AI: Lovely. For a week in the Lakes in October: waterproofs, layers, boots.\n"
+        "Priya: perfect thanks\n"))
+    found = notes(root)
+    assert any("keswick" in n or "cottage" in n for n in found), sorted(found)
+    assert any("choir" in n for n in found), sorted(found)
+    assert all(n.startswith("priya-s-") for n in found), sorted(found)
+
+
+def test_a_line_with_no_verb_naming_a_place_and_a_time_is_their_fact(dream_chat_cli):
+    root = dream_chat_cli("walk", (
+        "Sam: Weekend plan: the West Highland Way with Dana in May\n"
+        "AI: A great walk. Most people take seven or eight days from Milngavie.\n"
+        "Sam: ok\n"))
+    found = notes(root)
+    assert any("west-highland-way" in n for n in found), sorted(found)
+
+
+def test_reactions_to_the_assistants_reply_make_no_note(dream_chat_cli):
+    """What the assistant just named, judged or guessed about, is no fact of the user's
+    life; nor is a greeting."""
+    root = dream_chat_cli("recipe", (
+        "Sam: Good morning!\n"
+        "AI: Good morning! Here is a risotto with Parmesan and a lemon dressing.\n"
+        "Sam: The risotto sounds lovely\n"
+        "Sam: the lemon dressing would be nice too\n"
+        "Sam: The Parmesan is a great touch\n"
+        "Sam: Great idea, thanks!\n"
+        "Sam: big news today\n"))
+    assert notes(root) == {}
+
+
+def test_a_game_or_instrument_a_verb_takes_is_a_topic():
+    """'i play netball on sundays': the tagger reads a bare 'netball' (squash, cello,
+    karate) as an adjective in 'It was very netball.', the frame that tells a reaction's
+    'doing good' from a thing; as the object of a verb that is not a light one it is a
+    thing. "Doing good" (a light verb's) still names nothing."""
+    for word in ("netball", "squash", "cello", "karate"):
+        doc = english_docs([f"i play {word} on sundays"])[0]
+        reading = read_english(doc[:], frozenset({"Kai"}))
+        assert reading is not None and word in [t.text for t in reading.topics], (word, reading)
+    doc = english_docs(["Doing good!"])[0]
+    reading = read_english(doc[:], frozenset({"Kai"}))
+    assert reading is None or not reading.topics, reading
