@@ -71,3 +71,17 @@ def test_a_game_or_instrument_a_verb_takes_is_a_topic():
     doc = english_docs(["Doing good!"])[0]
     reading = read_english(doc[:], frozenset({"Kai"}))
     assert reading is None or not reading.topics, reading
+
+
+def test_what_the_assistant_just_named_is_a_reaction_not_news():
+    """The same clause tells of the user's life, unless its subject is what the
+    assistant's reply before it named: then it answers the reply."""
+    from reme_workbench.brains.offline_dream.topics import heard_topics
+
+    said = english_docs(["The ferry left an hour late."])[0][:]
+    reply = english_docs(["The ferry from Oban takes 45 minutes."])[0][:]
+    names = frozenset({"Sam", "AI"})
+    told = read_english(said, names, heard=[])
+    assert told is not None and [t.text for t in told.topics] == ["ferry"], told
+    reacted = read_english(said, names, heard=heard_topics(reply, names))
+    assert reacted is None or not reacted.topics, reacted
