@@ -85,3 +85,18 @@ def test_what_the_assistant_just_named_is_a_reaction_not_news():
     assert told is not None and [t.text for t in told.topics] == ["ferry"], told
     reacted = read_english(said, names, heard=heard_topics(reply, names))
     assert reacted is None or not reacted.topics, reacted
+
+
+def test_an_adjective_of_the_noun_before_the_head_stays_in_the_topic():
+    """'this stained glass door': the parse hangs 'stained' on 'glass', a noun that
+    modifies the head — it names a kind of glass, while an adjective on the head judges it
+    ('a great support system' is the support system). Where the parse hangs it on the head
+    ('a second hand bike') the head's rule holds: the parse decides."""
+    names = frozenset({"Caroline", "Melanie"})
+    cases = {"I restored this stained glass door last week.": "stained glass door",
+             "I teach high school history now.": "high school history",
+             "I joined a public health team.": "public health team",
+             "I found a great support system.": "support system"}
+    for said, topic in cases.items():
+        reading = read_english(english_docs([said])[0][:], names)
+        assert reading is not None and reading.topics[0].text == topic, (said, reading)
