@@ -100,3 +100,28 @@ def test_an_adjective_of_the_noun_before_the_head_stays_in_the_topic():
     for said, topic in cases.items():
         reading = read_english(english_docs([said])[0][:], names)
         assert reading is not None and reading.topics[0].text == topic, (said, reading)
+
+
+def test_an_answer_about_it_is_about_the_thing_the_assistant_asked_after(dream_chat_cli):
+    """'How did your driving test go?' — 'it went fine, two minors': the user's 'it' is the
+    thing of theirs the assistant's question named (by 'your' or by its owner's name), so
+    the answer is a fact about it; an 'it' after a question about nothing of theirs stays
+    without a topic."""
+    root = dream_chat_cli("answer", (
+        "Rosa: morning\n"
+        "AI: Good morning, Rosa! How did Theo's swimming gala go?\n"
+        "Rosa: it went brilliantly, he won two races\n"
+        "Rosa: anyway can you help me with a shopping list\n"
+        "AI: Of course. What is it for?\n"
+        "Rosa: it's for a barbecue\n"))
+    found = notes(root)
+    gala = [text for name, text in found.items() if "gala" in name]
+    assert gala and "it went brilliantly" in gala[0], sorted(found)
+
+
+def test_he_is_a_pronoun_not_laughter():
+    """'hehe' is laughter and is masked before the parse; 'he' alone is the pronoun, and
+    the parse must see it: 'he won two races' has a subject of its own."""
+    from reme_workbench.brains.offline_dream.topics import masked
+
+    assert masked("hehe he won two races") == "     he won two races"

@@ -33,7 +33,10 @@ from ...textrules.nlp import english_docs
 from .chat import chat_kind, is_user
 from .statements import Block, Statement
 from .topics import (
+    Reading,
     Topic,
+    answers_about_it,
+    asked_of_user,
     clause_of,
     first_person,
     heard_topics,
@@ -240,12 +243,16 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
     own = assistant_chat and not any(b.role == "assistant" for b in turns)
     heard: list[Topic] = []  # what the assistant's reply since the user's last turn named
+    asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
             if i and turns[i - 1].role != "assistant":
                 heard = []
             heard += [t for _, span in sentences if not isinstance(span, str)
                       for t in heard_topics(span, names)]
+            asked_after = next((found for _, span in reversed(sentences) if assistant_chat
+                                and not isinstance(span, str)
+                                and (found := asked_of_user(span, names))), ())
             asked = texts[i].rstrip().endswith(("?", "？"))  # "What does she like?" — "pottery"
             # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
             # is theirs, though it has no subject and often no verb (read as their own words)
@@ -256,6 +263,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             group = group + 1
         answer, asked_you = asked_you, False
         last, asked = block.speaker, False
+        if not (i and turns[i - 1].role == "assistant"):
+            asked_after = ()  # only the reply right after the question answers it
         confirmed = ""
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
                 _AFFIRMATION.match(texts[i]):
@@ -268,6 +277,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                         if isinstance(span, str) else [read_english(span, names, told)])
             if own and not isinstance(span, str):
                 readings = [own_line(span, names, readings[0])]
+            elif asked_after and not isinstance(span, str) and not any(
+                    r is not None and r.topics for r in readings) and answers_about_it(span):
+                readings = [Reading(asked_after)]  # "How did Theo's gala go?" — "it went well"
+                asked_after = ()
             for reading in (r for r in readings if r is not None):
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,

@@ -37,6 +37,7 @@ from ...textrules.nlp import english_docs
 from .zh_statements import read_chinese as zh_read_chinese
 
 __all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english", "heard_topics",
+           "asked_of_user", "answers_about_it",
            "read_chinese", "own_line", "topic_from_chunk", "first_person", "second_person",
            "clause_of"]
 
@@ -44,7 +45,7 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
 # laughter and chat acronyms are the typed form of an emoji or a shrug: a tagger trained on
 # written English reads "lol" or "ok" as a noun, so they never name a topic (a closed class
 # of chat signals, not grammar); they stay in the quote, as said
-_CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he)+|xd|omg|ok|okay|k|tbh|idk|imo|"
+_CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he){2,}|xd|omg|ok|okay|k|tbh|idk|imo|"
                           r"imho|ngl|btw|ty|thx|pls|plz|rn|nvm|tho|[哈嘿呵]{2,})", re.I)
 
 
@@ -581,6 +582,32 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
     found = [t for c in chunks if (t := topic_from_chunk(c, names, any_role=True))
              and not any(same_topic(t, h) for h in heard)]
     return tuple(dict.fromkeys(found))
+
+
+def asked_of_user(sent, names: frozenset[str]) -> tuple[Topic, ...]:
+    """The things of the user's an assistant's question names ("How did your driving test
+    go?", "How did Theo's gala go?"): a noun phrase owned by "your" or by a name."""
+    if not sent.text.rstrip().endswith("?"):
+        return ()
+    found = []
+    for c in sent.noun_chunks:
+        owner = next((t for t in c.root.children if t.dep_ == "poss"), None)
+        if owner is None or not (second_person(owner) or _named(owner)) \
+                or _names_a_speaker(owner, names):
+            continue
+        phrase = c[1:] if second_person(c[0]) else c
+        if len(phrase) and (t := topic_from_chunk(phrase, names, any_role=True, yours=True)):
+            found.append(t)
+    return tuple(found)
+
+
+def answers_about_it(sent) -> bool:
+    """A sentence whose first subject is "it", "she", "he" or "they", not a question:
+    after a question about a thing of the user's, that thing ("it went brilliantly")."""
+    subject = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass")), None)
+    return not sent.text.rstrip().endswith("?") and subject is not None \
+        and subject.pos_ == "PRON" and "3" in subject.morph.get("Person") \
+        and "Prs" in subject.morph.get("PronType")
 
 
 def heard_topics(sent, names: frozenset[str]) -> list[Topic]:
