@@ -125,3 +125,19 @@ def test_he_is_a_pronoun_not_laughter():
     from reme_workbench.brains.offline_dream.topics import masked
 
     assert masked("hehe he won two races") == "     he won two races"
+
+
+def test_small_talk_with_a_named_assistant_makes_no_note(dream_chat_cli):
+    """The listener called by name, a lone capital opening an exclamation, a saying about
+    a kind of thing, a description of what the assistant showed: no news of the user."""
+    root = dream_chat_cli("smalltalk", (
+        "Lena: Hey Juno, hope you're well\n"
+        "AI: Hello Lena! Here is the photo of the quilt pattern you asked for.\n"
+        "Lena: Aww Juno, bummer about the colours.\n"
+        "Lena: Super stoked!\n"
+        "Lena: Music has the power to heal.\n"
+        "Lena: Kids are so funny.\n"
+        "Lena: The blue really pops.\n"
+        "AI: Glad you like it.\n"
+        "Lena: thanks\n"))
+    assert notes(root) == {}, sorted(notes(root))
