@@ -141,3 +141,18 @@ def test_small_talk_with_a_named_assistant_makes_no_note(dream_chat_cli):
         "AI: Glad you like it.\n"
         "Lena: thanks\n"))
     assert notes(root) == {}, sorted(notes(root))
+
+
+def test_an_it_after_a_question_about_a_frame_or_standing_for_a_clause_names_nothing():
+    """'How's everything on your end?' asks after no thing ('your end' is a frame, not
+    the question's subject or object); "it's great to see …" has an 'it' that stands for
+    the clause after it, not for what was asked after."""
+    from reme_workbench.brains.offline_dream.topics import answers_about_it, asked_of_user
+
+    names = frozenset({"Rosa", "AI"})
+    frame = english_docs(["How's everything on your end?"])[0][:]
+    assert asked_of_user(frame, names) == ()
+    asked = asked_of_user(english_docs(["How did your driving test go?"])[0][:], names)
+    assert [t.text for t in asked] == ["driving test"]
+    assert answers_about_it(english_docs(["it went fine, two minors"])[0][:])
+    assert not answers_about_it(english_docs(["It's great to see the work pay off."])[0][:])

@@ -584,17 +584,21 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
     return tuple(dict.fromkeys(found))
 
 
+_ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
+
+
 def asked_of_user(sent, names: frozenset[str]) -> tuple[Topic, ...]:
-    """The things of the user's an assistant's question names ("How did your driving test
-    go?", "How did Theo's gala go?"): a noun phrase owned by "your" or by a name."""
+    """The things of the user's an assistant's question asks after ("How did your driving
+    test go?", "How did Theo's gala go?", "What's your favourite film?"): a noun phrase
+    owned by "your" or by a name that is the question's subject or object."""
     if not sent.text.rstrip().endswith("?"):
         return ()
     found = []
     for c in sent.noun_chunks:
         owner = next((t for t in c.root.children if t.dep_ == "poss"), None)
         if owner is None or not (second_person(owner) or _named(owner)) \
-                or _names_a_speaker(owner, names):
-            continue
+                or _names_a_speaker(owner, names) or c.root.dep_ not in _ASKED_AFTER:
+            continue  # "How's everything on your end?": a frame, not a thing asked after
         phrase = c[1:] if second_person(c[0]) else c
         if len(phrase) and (t := topic_from_chunk(phrase, names, any_role=True, yours=True)):
             found.append(t)
@@ -607,7 +611,9 @@ def answers_about_it(sent) -> bool:
     subject = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass")), None)
     return not sent.text.rstrip().endswith("?") and subject is not None \
         and subject.pos_ == "PRON" and "3" in subject.morph.get("Person") \
-        and "Prs" in subject.morph.get("PronType")
+        and "Prs" in subject.morph.get("PronType") and not any(  # "it's great to see …",
+            c.dep_ in ("ccomp", "xcomp", "advcl") and c.pos_ in ("VERB", "AUX")  # "it's
+            for c in subject.head.children)  # important that …": an "it" standing for a clause
 
 
 def heard_topics(sent, names: frozenset[str]) -> list[Topic]:
