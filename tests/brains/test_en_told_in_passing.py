@@ -156,3 +156,12 @@ def test_an_it_after_a_question_about_a_frame_or_standing_for_a_clause_names_not
     assert [t.text for t in asked] == ["driving test"]
     assert answers_about_it(english_docs(["it went fine, two minors"])[0][:])
     assert not answers_about_it(english_docs(["It's great to see the work pay off."])[0][:])
+
+
+def test_an_adjective_hung_on_a_noun_further_on_is_not_a_kind():
+    """'the awesome hot fudge sundae': the parse hangs 'awesome' on 'fudge', two words on —
+    a judgement of the whole, not a kind of fudge; only an adjective right before its noun
+    ('hot fudge', 'stained glass') names a kind."""
+    doc = english_docs(["my favourite is the awesome hot fudge sundae"])[0]
+    reading = read_english(doc[:], frozenset({"Maria"}))
+    assert reading is not None and [t.text for t in reading.topics][:1] == ["hot fudge sundae"], reading

@@ -425,9 +425,12 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
     while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
             toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)
             or (toks[1].tag_ == "HYPH" and not toks[0].whitespace_)  # "upside-down poses"
-            or (toks[0].dep_ == "amod" and toks[0].head.dep_ == "compound")):
-        toks.pop(0)  # an adjective of the noun before the head names a kind of it: "stained
-        # glass window", "high school history" — one of the head judges it
+            or (toks[0].dep_ == "amod" and toks[0].head.dep_ == "compound"
+                and toks[0].head.i == toks[0].i + 1)):
+        toks.pop(0)  # an adjective of the noun right after it, before the head, names a kind
+        # of that noun: "stained glass window", "high school history" — one of the head
+        # judges it, and one the parse hangs on a noun further on ("the amazing banana
+        # split sundae") is read as the head's
     if len(toks) == 1 and (_norm(toks[0].lemma_) in _LIGHT or _function_word(toks[0].lower_) or (
             toks[0].tag_ == "NN" and toks[0].is_lower and not list(root.children)
             and not _taken_by_a_verb(root) and _reads_as_modifier(toks[0].lower_))):
