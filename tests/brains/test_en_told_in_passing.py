@@ -165,3 +165,22 @@ def test_an_adjective_hung_on_a_noun_further_on_is_not_a_kind():
     doc = english_docs(["my favourite is the awesome hot fudge sundae"])[0]
     reading = read_english(doc[:], frozenset({"Maria"}))
     assert reading is not None and [t.text for t in reading.topics][:1] == ["hot fudge sundae"], reading
+
+
+def test_a_later_session_on_a_named_thing_corroborates_its_note():
+    """The note 'ines-s-nikon' names its topic in a slug: 'nikon', lowercased, is a word
+    the tagger does not read as a noun, so the name's topic was unread and a second session
+    on the Nikon wrote a twin 'ines-s-nikon-2'. A name's topic the parse cannot read is its
+    words."""
+    from reme_workbench.brains.offline_dream.conversation import person_topic_match
+    from reme_workbench.brains.offline_dream.units import UnitPlan
+    from reme_workbench.llm.base import CandidateNote, IntegrateRequest, Material
+    from reme_workbench.llm.schema import MemoryUnit
+
+    note = CandidateNote("digest/personal/ines-s-nikon.md", "ines-s-nikon", "Ines's Nikon",
+                         '- **2027-05-03** Ines: "My Nikon keeps fogging up."\n')
+    plan = UnitPlan("personal", "Ines's Nikon", 1.0, [])
+    plan.person, plan.topic, plan.topics = "Ines", "Nikon", ["Nikon"]
+    unit = MemoryUnit(name=plan.name, bucket="personal", summary="Ines said so.")
+    material = Material("daily/2027-05-17/plan.md", "", "2027-05-17")
+    assert person_topic_match(IntegrateRequest(material, unit, (note,)), plan) == note

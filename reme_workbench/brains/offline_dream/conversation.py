@@ -457,7 +457,9 @@ def _topic_of_name(name: str, person: str) -> Topic | None:
     text = re.sub(r"[-_]+", " ", name).strip()
     for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的"):
         if text.lower().startswith(sep.lower()):
-            return topic_of(text[len(sep):])
+            rest = text[len(sep):]  # a slug is lowercase: a name the tagger then reads as no
+            # noun ("nikon") is still the topic the note was named by, word for word
+            return topic_of(rest) or Topic(rest, tuple(w.lower() for w in rest.split()))
     return None
 
 
