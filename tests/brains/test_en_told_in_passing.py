@@ -184,3 +184,13 @@ def test_a_later_session_on_a_named_thing_corroborates_its_note():
     unit = MemoryUnit(name=plan.name, bucket="personal", summary="Ines said so.")
     material = Material("daily/2027-05-17/plan.md", "", "2027-05-17")
     assert person_topic_match(IntegrateRequest(material, unit, (note,)), plan) == note
+
+
+def test_a_texted_u_ends_its_sentence():
+    """'so proud of u. these medals …': the tokenizer took a texted 'u.' for an
+    abbreviation and ran the sentence on into the next one, so a quote was cut mid-clause
+    ('im so happy for u. these figurines'); the texted 'u' is a word and its full stop
+    ends the sentence."""
+    doc = english_docs(["so proud of u. these medals i won last week are going on the wall"])[0]
+    assert [s.text for s in doc.sents] == [
+        "so proud of u.", "these medals i won last week are going on the wall"]
