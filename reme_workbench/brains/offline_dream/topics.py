@@ -36,7 +36,8 @@ from ...textrules import is_cjk, one_word_cut_short
 from ...textrules.nlp import english_docs
 from .zh_statements import read_chinese as zh_read_chinese
 
-__all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english",
+__all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english", "heard_topics",
+           "asked_of_user", "answers_about_it",
            "read_chinese", "own_line", "topic_from_chunk", "first_person", "second_person",
            "clause_of"]
 
@@ -44,7 +45,7 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
 # laughter and chat acronyms are the typed form of an emoji or a shrug: a tagger trained on
 # written English reads "lol" or "ok" as a noun, so they never name a topic (a closed class
 # of chat signals, not grammar); they stay in the quote, as said
-_CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he)+|xd|omg|ok|okay|k|tbh|idk|imo|"
+_CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he){2,}|xd|omg|ok|okay|k|tbh|idk|imo|"
                           r"imho|ngl|btw|ty|thx|pls|plz|rn|nvm|tho|[哈嘿呵]{2,})", re.I)
 
 
@@ -208,6 +209,13 @@ def _frame_reading(word: str) -> tuple[str, str, str]:
     return docs[0][3].pos_, docs[1][2].pos_, docs[2][1].pos_
 
 
+def _taken_by_a_verb(tok) -> bool:
+    """The object of a verb that names an act of its own ("i play netball"): a thing, though
+    the frame of `_frame_reading` reads a word it rarely saw ("netball", "cello") as an
+    adjective; a light verb's object may be a predicate ("doing good")."""
+    return tok.dep_ == "dobj" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() not in _LIGHT_VERBS
+
+
 def _reads_as_modifier(word: str) -> bool:
     return _frame_reading(word)[0] in ("ADJ", "ADV")
 
@@ -363,7 +371,8 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
     to the user ("Your piano exam?"), where the listener's thing is the user's — the one place
     a "your" is kept."""
     root = chunk.root
-    if root.pos_ not in ("NOUN", "PROPN") or _norm(root.lemma_) in _LIGHT \
+    named = root.pos_ == "PROPN" and root.is_title and root.i > root.sent.start  # "Highland Way"
+    if root.pos_ not in ("NOUN", "PROPN") or (_norm(root.lemma_) in _LIGHT and not named) \
             or _CHAT_SIGNAL.fullmatch(root.text):
         return None
     if root.dep_ not in _ARGUMENTS and not any_role:
@@ -415,11 +424,16 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
     # "LGBTQ") — and the judgement is still in the quote
     while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
             toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)
-            or (toks[1].tag_ == "HYPH" and not toks[0].whitespace_)):  # "upside-down poses"
-        toks.pop(0)
+            or (toks[1].tag_ == "HYPH" and not toks[0].whitespace_)  # "upside-down poses"
+            or (toks[0].dep_ == "amod" and toks[0].head.dep_ == "compound"
+                and toks[0].head.i == toks[0].i + 1)):
+        toks.pop(0)  # an adjective of the noun right after it, before the head, names a kind
+        # of that noun: "stained glass window", "high school history" — one of the head
+        # judges it, and one the parse hangs on a noun further on ("the amazing banana
+        # split sundae") is read as the head's
     if len(toks) == 1 and (_norm(toks[0].lemma_) in _LIGHT or _function_word(toks[0].lower_) or (
             toks[0].tag_ == "NN" and toks[0].is_lower and not list(root.children)
-            and _reads_as_modifier(toks[0].lower_))):
+            and not _taken_by_a_verb(root) and _reads_as_modifier(toks[0].lower_))):
         return None  # "a great time"; "a no", "yours"; a bare "good" read as a noun ("Doing good!")
     cut = next((i for i, t in enumerate(toks) if t.pos_ in ("PUNCT", "SYM") and not (
         t.text in ("'", "’") or (t.text == "-" and not t.whitespace_
@@ -474,7 +488,148 @@ def _content_chunks(sent, names: frozenset[str]) -> bool:
         if c.root.dep_ not in _ASIDES and not first_person(c.root))
 
 
-def read_english(sent, names: frozenset[str]) -> Reading | None:
+def _named(tok) -> bool:
+    """A noun that names one thing or person: a name ("Dana", "the Vespa" read as one), or a
+    noun a named owner has ("Isla's dance"). A lowercase "proper noun" is the tagger's guess
+    at a word it does not know ("ill" for a texted "I'll")."""
+    return (tok.pos_ == "PROPN" and not tok.is_lower) or bool(
+        tok.ent_type_ and tok.ent_type_ not in _NOT_TOPIC_ENTS) or any(
+        c.dep_ == "poss" and (c.pos_ == "PROPN" or _named(c)) for c in tok.children)
+
+
+def _news(head) -> bool:
+    """A clause that tells what happened or will happen rather than what a thing is like:
+    a past or future verb ("the lads found a hostel", "has moved", "will start"), or a date
+    or time in the clause ("the trip is on the 3rd"); a participle with no auxiliary after
+    its noun is a state ("fingers crossed", "super stoked")."""
+    helped = any(c.dep_ in ("aux", "auxpass") for c in head.children)
+    if head.tag_ == "VBD" or (head.tag_ == "VBN" and helped) or any(c.dep_ in ("aux", "auxpass") and (
+            c.tag_ in ("VBD", "VBZ") and c.lemma_ == "have" or c.lemma_.lower() in ("will", "shall")
+            or c.tag_ == "VBD") for c in head.children):
+        return True
+    return any(t.ent_type_ in ("DATE", "TIME") for t in head.subtree)
+
+
+def _judges_or_guesses(head) -> bool:
+    """A clause that judges its subject or guesses about it rather than telling what is so:
+    an adjective or a likeness as its predicate ("the risotto sounds lovely", "looks like
+    fun"), a noun with an adjective after "be" ("the Parmesan is a great touch"), a modal
+    of possibility ("the kids must have loved it", "would be nice")."""
+    kids = list(head.children)
+    if any(c.dep_ in ("acomp", "oprd") or (c.dep_ in ("ccomp", "xcomp") and (
+            c.pos_ == "ADJ" or any(a.dep_ == "acomp" for a in c.children))) for c in kids):
+        return True  # "…sounds lovely", "made me so calm", "makes me feel strong"
+    if any(c.dep_ == "prep" and c.lower_ == "like" for c in kids):
+        return True
+    if head.lemma_ == "be" and any(c.dep_ == "attr" and any(a.dep_ == "amod" and a.pos_ == "ADJ"
+                                                            for a in c.children) for c in kids):
+        return True
+    return any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
+
+
+def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bool:
+    """In a chat with an assistant the user is the only person whose life is told
+    (docs/spec.md §5.2.9): a main clause of theirs tells of the thing or person that is its
+    subject when that is named ("Dana found a cottage", "the Vespa idles fine now") or is
+    "the" something and the clause is news ("the choir trip moved to October") — unless it
+    judges or guesses, or its subject is what the assistant just named (a reaction to the
+    reply), or the clause speaks to the listener ("Hey Gina, hope you're doing ok").
+    "The colours really pop", "those friends make it worth it" describe; a thing the
+    listener showed is "that", "this" or "the" thing of the moment, not news."""
+    head = subject.head
+    if subject.sent.text.rstrip().endswith("?"):
+        return False  # a question tells nothing
+    if subject.pos_ not in ("NOUN", "PROPN") or _judges_or_guesses(head) \
+            or any(second_person(t) for t in head.subtree) or not (
+            head.dep_ == "ROOT" or (head.head.dep_ == "ROOT"
+                                    and head.dep_ in ("conj", "ccomp", "parataxis"))):
+        return False
+    after = subject.doc[subject.i + 1] if subject.i + 1 < len(subject.doc) else None
+    if _addressed(subject) or (after is not None and after.text == ","):
+        return False  # "Hey Maria, haven't talked in days", "Aww John, bummer": the listener
+    the = any(c.dep_ == "det" and c.lower_ == "the" for c in subject.children)
+    # one capitalised word opening the sentence may be a name or only a capital: a name
+    # the tagger agrees with, telling news of something ("Dana found a cottage", "Isla's
+    # dance is on the 19th"; not "Dance has the power", "Family's love grounds us", "Super
+    # stoked!")
+    owner = next((c for c in subject.children if c.dep_ == "poss"), None)
+    word = owner if owner is not None and not (subject.pos_ == "PROPN" or subject.ent_type_) \
+        else subject
+    opening = word.i == word.sent.start and not any(c.dep_ != "case" for c in word.children)
+    told = any(c.i != subject.i and not c.is_punct for c in head.children)
+    named = _named(subject) and (not opening or (word.pos_ == "PROPN" and _news(head) and told))
+    if not (named or (the and _news(head))):
+        return False
+    chunk = next((c for c in subject.sent.noun_chunks if c.root.i == subject.i), None)
+    topic = topic_from_chunk(chunk, names) if chunk is not None else None
+    return topic is not None and not any(same_topic(topic, h) for h in heard)
+
+
+def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topic, ...]:
+    """A user's line with no verb that names a thing and when — "Weekend plan: the West
+    Highland Way with Dana in May", "choir on Thursdays" — tells of their life in a chat
+    with an assistant: its noun phrases, those with a name in them first. A greeting, a
+    judgement or a headline ("Good morning!", "Great idea", "big news today") is an
+    adjective on the line's own noun; a line with no time ("Thanks Mel!", "Congrats!"), an exclamation, a question, the listener, or
+    only what the assistant just named tell nothing."""
+    root = sent.root
+    if sent.text.rstrip().endswith("?") or any(
+            t.pos_ in ("VERB", "AUX", "INTJ") or second_person(t) for t in sent) \
+            or not any(e.label_ in ("DATE", "TIME") for e in sent.ents) \
+            or any(c.dep_ == "amod" and c.pos_ == "ADJ" and not (c.is_title and c.i > sent.start)
+                   for c in root.children):  # "Italian" in a name is no judgement
+        return ()
+    chunks = sorted(sent.noun_chunks, key=lambda c: (not any(  # a capital that opens the
+        (t.ent_type_ and t.ent_type_ not in _NOT_TOPIC_ENTS)  # line is no sign of a name
+        or (t.pos_ == "PROPN" and t.i > t.sent.start) for t in c), c.start))
+    found = [t for c in chunks if (t := topic_from_chunk(c, names, any_role=True))
+             and not any(same_topic(t, h) for h in heard)]
+    return tuple(dict.fromkeys(found))
+
+
+_ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
+
+
+def asked_of_user(sent, names: frozenset[str]) -> tuple[Topic, ...]:
+    """The things of the user's an assistant's question asks after ("How did your driving
+    test go?", "How did Theo's gala go?", "What's your favourite film?"): a noun phrase
+    owned by "your" or by a name that is the question's subject or object."""
+    if not sent.text.rstrip().endswith("?"):
+        return ()
+    found = []
+    for c in sent.noun_chunks:
+        owner = next((t for t in c.root.children if t.dep_ == "poss"), None)
+        if owner is None or not (second_person(owner) or _named(owner)) \
+                or _names_a_speaker(owner, names) or c.root.dep_ not in _ASKED_AFTER:
+            continue  # "How's everything on your end?": a frame, not a thing asked after
+        phrase = c[1:] if second_person(c[0]) else c
+        if len(phrase) and (t := topic_from_chunk(phrase, names, any_role=True, yours=True)):
+            found.append(t)
+    return tuple(found)
+
+
+def answers_about_it(sent) -> bool:
+    """A sentence whose first subject is "it", "she", "he" or "they", not a question:
+    after a question about a thing of the user's, that thing ("it went brilliantly")."""
+    subject = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass")), None)
+    return not sent.text.rstrip().endswith("?") and subject is not None \
+        and subject.pos_ == "PRON" and "3" in subject.morph.get("Person") \
+        and "Prs" in subject.morph.get("PronType") and not any(  # "it's great to see …",
+            c.dep_ in ("ccomp", "xcomp", "advcl") and c.pos_ in ("VERB", "AUX")  # "it's
+            for c in subject.head.children)  # important that …": an "it" standing for a clause
+
+
+def heard_topics(sent, names: frozenset[str]) -> list[Topic]:
+    """The things a sentence of the assistant names: what a user's reaction to it is about."""
+    return [t for c in sent.noun_chunks if (t := topic_from_chunk(c, names, any_role=True))]
+
+
+def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = None
+                 ) -> Reading | None:
+    """What an English sentence says about its speaker (see the module doc). `heard`: the
+    sentence is the user's in a chat with an assistant, and these are the things the
+    assistant's reply just before it named — the user's life is told there without "I"
+    too (`_tells_of_user`, `_fragment`)."""
     text = sent.text.strip()
     if not text:
         return None
@@ -500,6 +655,8 @@ def read_english(sent, names: frozenset[str]) -> Reading | None:
             chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
             topic = topic_from_chunk(chunk, names) if chunk is not None else None
             owned += [topic] if topic else []
+        elif heard is not None and _tells_of_user(tok, names, heard):
+            heads.append(tok.head)  # "the choir trip moved to October", said to an assistant
     root = sent.root
     if question:  # only a clause that is not the question itself
         heads = [h for h in heads if h.i != root.i]
@@ -521,6 +678,9 @@ def read_english(sent, names: frozenset[str]) -> Reading | None:
             others = [t for c in sent.noun_chunks if not _owned_by_speaker(c.root)
                       and not first_person(c.root) and (t := topic_from_chunk(c, names))]
             return Reading(tuple(dict.fromkeys([*owned, *others])))
+        told = _fragment(sent, names, heard) if heard is not None else ()
+        if told:
+            return Reading(told)
         return Reading((), context=True) if _content_chunks(sent, names) else None
     priority = {"dobj": 0, "attr": 1, "oprd": 1, "pobj": 2, "appos": 3, "conj": 3}
     of_head: dict[int, int] = {}  # "a small group of dancers": the dancers, in the group's rank

@@ -33,15 +33,13 @@ from ...textrules.nlp import english_docs
 from .chat import read_turn
 from .conversation import attributed
 from .statements import Statement, has_rule_words_zh
-from .topics import second_person
+from .topics import first_person, second_person
 from .units import UnitPlan
 
 __all__ = ["tells_a_rule", "said_text", "rules_beside"]
 
 _RULE_WORDS = frozenset({"always", "never", "only", "please", "ever"})
 _PREFERENCE = frozenset({"like", "love", "hate", "want", "need", "enjoy", "dislike"})
-_PREFER = frozenset({"prefer"})
-_FIRST_PERSON = frozenset({"i", "we"})
 
 
 def said_text(statement: Statement) -> str:
@@ -110,16 +108,16 @@ def _instruction(sent) -> bool:
 
 def _preference(sent) -> bool:
     if any(t.lower_ == "rather" for t in sent) and any(  # "I'd rather you didn't …"
-            t.lower_ in _FIRST_PERSON and t.dep_ == "nsubj" for t in sent):
+            first_person(t) and t.dep_ == "nsubj" for t in sent):
         return True
     for verb in (t for t in sent if t.pos_ in ("VERB", "AUX")):
         subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-        if subject is None or subject.lower_ not in _FIRST_PERSON:
+        if subject is None or not first_person(subject):  # I, we: the parse's first person
             continue
         if verb.tag_ not in ("VBP", "VB") and verb.lower_ not in ("'d", "’d", "would"):
             continue  # the present: "I've always had …" and "I liked …" tell what was
         lemma = verb.lemma_.lower()
-        if lemma in _PREFER:
+        if lemma == "prefer":
             return True
         if lemma in _PREFERENCE and _marked(verb):
             return True
