@@ -75,23 +75,18 @@ def is_verb(flag: str) -> bool:
 
 
 # tags of a character that may open a compound noun: a noun, a name, an adjective, a
-# distinguishing word, a morpheme — not an adverb (先/d 学/n is "learn first", as the
-# model's 先学 is not; `_retagged` reads the noun after an adverb as a verb)
+# distinguishing word, a morpheme — an adverb only where the clause wants a noun (先/d 学/n
+# is "learn first", as the model's 先学 is not; `_retagged` reads the noun after an adverb
+# as a verb)
 _COMPOUND_HEAD = ("n", "nr", "ng", "nz", "a", "b", "j", "ag", "zg")
 
 
 def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Two one-character words that end on a noun and that jieba's new-word model (its
-    HMM, `chinese_words`) cuts as one word: a compound noun the dictionary lacks (边/d
-    犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫). A verb and a noun (试/v 水/n, 减/v 脂/n) only before
-    a noun they name a kind of (试水试验) or ending the clause (想减脂: the activity, not
-    脂); before anything else (吃/v 饭/n 了), or after a verb of wishing or going (要/v
-    学/n 游泳: "will learn"), they stay two words."""
-    pairs = [i for i in range(len(tagged) - 1)
-             if len(tagged[i][0]) == len(tagged[i + 1][0]) == 1 and tagged[i + 1][1] in ("n", "ng")
-             and (tagged[i][1] in _COMPOUND_HEAD or (tagged[i][1] == "v" and (
-                 i + 2 == len(tagged) or tagged[i + 2][1] in ("n", "vn"))
-                 and tagged[i][0] not in INTENT and tagged[i][0] not in AUX))]
+    """Two one-character words that jieba's new-word model (its HMM, `chinese_words`) cuts
+    as one word, where the clause's grammar makes them one (`_pair_joins`): a compound
+    noun the dictionary lacks (柴/nr 犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫, 边/d 牧/n after 我家
+    → 边牧, 社/n 恐/d → 社恐)."""
+    pairs = [i for i in range(len(tagged) - 1) if _pair_joins(tagged, i)]
     if not pairs:
         return tagged
     out, skip = [], False
@@ -107,6 +102,37 @@ def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         else:
             out.append((word, flag))
     return out
+
+
+# the numerals (a number is no part of a compound noun: 两/m 猫 is two cats; 多/m 肉 is one)
+_NUMERAL = frozenset("0123456789０１２３４５６７８９一二三四五六七八九十两百千万亿半几")
+
+
+def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
+    """Words i and i + 1 are one character each and may be one word, by their tags and
+    their place: a noun-like head before a noun (蓝/nr 猫/n), or a non-numeral 多/m before
+    one (多肉); an adverb's character before a noun where the clause wants a noun — after
+    的, a count or a home pronoun (我家边/d 牧/n: an adverb modifies a verb, never a
+    thing there; 想先/d 学/n is "learn first"); a verb and a noun (试/v 水/n, 减/v 脂/n)
+    only before a noun they name a kind of (试水试验) or ending the clause (想减脂: the
+    activity), never after a verb of wishing or going (要/v 学/n 游泳: "will learn");
+    and any head before an adverb's character with nothing after it to modify (社/n 恐/d
+    ending the clause or before 的: 我有点社恐, 社恐的人)."""
+    (head, hflag), (tail, tflag) = tagged[i], tagged[i + 1]
+    if len(head) != 1 or len(tail) != 1:
+        return False
+    after = tagged[i + 2] if i + 2 < len(tagged) else ("", "")
+    before = tagged[i - 1] if i else ("", "")
+    if tflag == "d":
+        return hflag in NOUNS and after[1] in ("", "uj", "x", "y")
+    if tflag not in ("n", "ng"):
+        return False
+    if hflag in _COMPOUND_HEAD or (hflag == "m" and head not in _NUMERAL):
+        return True
+    if hflag == "d":
+        return before[1] in ("uj", "m", "q", "mq") or (before[1] == "r" and before[0].endswith("家"))
+    return hflag == "v" and (not after[0] or after[1] in ("n", "vn")) \
+        and head not in INTENT and head not in AUX
 
 
 def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -131,8 +157,8 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
                 and word not in KIN_WORDS and word not in LIGHT:
             out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
-        elif flag == "vn" and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
-            out.append((word, "v"))  # 发给/vn 我: a verb, as it takes a pronoun
+        elif flag in ("vn", "nrt") and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
+            out.append((word, "v"))  # 发给/vn 我, 拜托/nrt 我: a verb, as it takes a pronoun
         elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \
                 and len(out[-1][0]) == 1 and out[-1][1] in NOUNS:
             out[-1] = (out[-1][0] + word, "nr")  # 麻/nr 糬/x: a character the dictionary lacks ends a name
@@ -153,6 +179,12 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             # 都/d 问/n 老板, 顺便/ad 问/n, 想问/n 一下: an adverb or 想 before a verb; 在/p
             # 学/n 日语: 在 of an act going on (a place is not followed by a noun)
             out.append((word, "v"))
+        elif flag == "v" and len(word) == 2 and out and out[-1][1] in ("m", "q", "mq") \
+                and i + 1 < len(tagged) and tagged[i + 1][1] in NOUNS \
+                and alone(word[0]) == "n" and is_verb(alone(word[1])):
+            # 一只/m 猫叫/v 团子/n: a count counts a thing, so the verb after it is a noun
+            # and a verb (猫 叫 "a cat called"), as the dictionary's rare word hides
+            out += [(word[0], "n"), (word[1], "v")]
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
         elif flag == "nr" and out and is_verb(out[-1][1]) and i + 1 < len(tagged) \
@@ -201,10 +233,12 @@ def _split_verb(head: str, after: list[tuple[str, str]]) -> bool:
 
 
 def _verb_object(word: str) -> bool:
-    """`word` is a verb of one character and a noun the dictionary knows (打 + 网球)."""
+    """`word` is a verb of one character and a noun the dictionary knows (打 + 网球), and
+    no other reading: its first two characters are no word of their own (预产 is one:
+    预产期 is a noun, not 预 + 产期)."""
     head, rest = chinese_tagged(word[0]), chinese_tagged(word[1:])
     return (len(head) == 1 and is_verb(head[0][1]) and len(rest) == 1
-            and rest[0][1] in ("n", "nz"))
+            and rest[0][1] in ("n", "nz") and not alone(word[:2]))
 
 
 def clauses(text: str) -> list[str]:

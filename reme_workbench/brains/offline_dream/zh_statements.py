@@ -102,16 +102,21 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     found: list[tuple[int, str]] = []
     run: list[str] = []
     listener = others = counted = after_count = after_verb = after_de = False
+    own = False  # the run follows 我的 before any verb: the speaker's thing, the subject
     de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
-    run_flag = ""
-    for word, flag in [*tagged, ("。", "x")]:
+    run_flag = prev = ""
+    words = [*tagged, ("。", "x")]
+    for k, (word, flag) in enumerate(words):
         # after a count, an adjective or a verb of two characters is (part of) a thing
-        # (一家诊所/v, 条红/a 围巾); a verb of one character is one (半个月没/v 人喂)
-        noun = (flag in NOUNS or (counted and (flag[:1] == "a" or (flag[:1] == "v" and len(word) > 1)))
+        # (一家诊所/v, 条红/a 围巾); a verb of one character is none (半个月没/v 人喂), nor
+        # one taking a pronoun (几天拜托/v 我)
+        noun = (flag in NOUNS or (counted and (flag[:1] == "a" or (
+                    flag[:1] == "v" and len(word) > 1 and words[k + 1][1] != "r")))
                 or _latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
-            and word not in names and word not in LIGHT
+            and word not in names and word not in LIGHT \
+            and not (run and flag == "a" and len(word) > 1)  # 叶子发软/a: what is said of it
         if noun and not listener and not (others and word in _ZH_KIN):
             after_count = after_count or (counted and not run)
             run.append(word)
@@ -127,13 +132,15 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 # when (在深圳做程序员); one character tagged other than a plain noun ("管")
                 # is no topic unless a classifier says it is a thing
                 rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2)
-                found.append((rank, phrase))
+                found.append((-1 if own and not after_verb else rank, phrase))
             run, after_count = [], False
         after_verb = after_verb or flag.startswith("v")
         listener = word in ("你", "您", "你们") or (listener and word == "的")
         others = word in _ZH_THIRD  # 他妈, 她老公: another's kin, no thing of the speaker's
+        own = word == "的" and prev in _ZH_SELF
         after_de = word == "的"
         de_verbs = after_de
+        prev = word
     return found
 
 
@@ -275,10 +282,14 @@ def _kept_doing(tagged: list[tuple[str, str]]) -> str:
     """A thing with no owner said that keeps doing something to a thing — a noun, an adverb
     of how often (一直, 老是), a verb and its object (边牧一直咬沙发, 电脑老是弹广告): in a
     speaker's own turn their own, as Chinese leaves out 我的 — the thing, "" for any other
-    clause. Not a person or a place, and not a state with no object (房价一直涨)."""
+    clause. Not a person or a place, and not a state with no object (房价一直涨). The
+    speaker's own said (我家边牧…, 我的边牧…) is theirs the more."""
     at = 0
     while at < len(tagged) and tagged[at][1] in ("c", "t", "f", "e", "y", "o"):
         at += 1
+    if at < len(tagged) and (tagged[at][0] == "我家" or (
+            tagged[at][0] in _ZH_SELF and tagged[at + 1:at + 2] == [("的", "uj")])):
+        at += 1 if tagged[at][0] == "我家" else 2
     start = at
     while at < len(tagged) and tagged[at][1] in ("n", "nz", "ng") and tagged[at][0] not in LIGHT:
         at += 1
@@ -431,8 +442,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         words = [w for w, _ in tagged]
         question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
             n == len(parts) - 1 and text.rstrip().endswith(("?", "？"))) or any(
-            w in _ZH_ASKING for w in words) or any(  # 会/v 不会/v: the A-not-A question
-            b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False))
+            w in _ZH_ASKING for w in words) or _a_not_a(words)
         owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
                     for i, w in enumerate(words)) or any(
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
@@ -440,15 +450,17 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         taken = "" if question else _approved(tagged)
         if taken:  # 修复日志这个好: the phrase is the thing, whole
             topics = [(0, taken)]
-        elif not topics and (act := _activity(tagged)):
-            topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
+        elif not topics and (act := _activity(tagged) or (not _decided_amount(tagged) and _done_for(tagged))):
+            topics = [(1, act)]  # 迷上烘焙了, 快走一小时: the activity, where no thing is named
         elif not topics and named and _headless_count(tagged):
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
         if (doer := _kept_doing(tagged)) and not question:  # 边牧一直咬沙发: about the dog
             topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
         it = bool(referent) and any(w in _ZH_IT for w in words)
-        if referent and (it or (not taken and _object_left_out(tagged))) and not question:
-            # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它
+        if referent and not question and (it or (not taken and (
+                _object_left_out(tagged) or _handed_to(tagged) or (not topics and _decided_amount(tagged))))):
+            # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它;
+            # 那就改成十天一次: how often the thing named before is done
             topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
             owned = owned or it  # 它 is the thing the speaker named: theirs
         if topics:
@@ -508,6 +520,53 @@ def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
         taken.append((word, flag))
     # 我爸那边, 朋友那儿: a person, then where they are (a pronoun of place after a noun)
     return len(taken) > 1 and taken[-1][0] in _ZH_THERE and any(f in NOUNS for _, f in taken[:-1])
+
+
+def _a_not_a(words: list[str]) -> bool:
+    """The A-not-A question: 会/v 不会/v as jieba cuts it, or A 不 A in three words (对/p
+    不/d 对/p, 好/a 不/d 好/a)."""
+    return any(b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False)) or any(
+        words[i + 1] in ("不", "没") and words[i + 2] == words[i] for i in range(len(words) - 2))
+
+
+def _done_for(tagged: list[tuple[str, str]]) -> str:
+    """An act the clause says is done for a while or so often — its last verb followed
+    only by a count (快走一小时, 游泳两次, 跑二十分钟): the activity, the verb with a
+    one-character adjective before it that makes it one (快/a 走/v: jieba has no word);
+    "" for a verb of one character alone (走一万步) or any other clause."""
+    at = max((i for i, (_, f) in enumerate(tagged) if is_verb(f)), default=-1)
+    after = tagged[at + 1:]
+    if at < 0 or not any(f in ("m", "mq") for _, f in after) or not all(
+            f in ("m", "q", "mq") or w in LIGHT for w, f in after):
+        return ""
+    word = tagged[at][0]
+    if len(word) == 1 and at and len(tagged[at - 1][0]) == 1 and tagged[at - 1][1] == "a":
+        return tagged[at - 1][0] + word
+    return word if len(word) > 1 and word not in AUX and word not in INTENT else ""
+
+
+def _decided_amount(tagged: list[tuple[str, str]]) -> bool:
+    """A decision (那就…, 那还是…) that names no thing but an amount, a time or how often
+    (那就改成十天一次, 那就改到周五): it changes the thing the speaker named before."""
+    return len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING \
+        and any(f in ("m", "mq", "t") for _, f in tagged[2:])
+
+
+def _handed_to(tagged: list[tuple[str, str]]) -> bool:
+    """A verb that takes a person (我室友, 邻居, 我妈) and then verbs with no object to the
+    clause's end (拜托我室友帮忙喂, 请邻居喂): the person is to do something to a thing
+    Chinese leaves out, the thing named before — not a going or a modal last (让他去)."""
+    for i, (_, flag) in enumerate(tagged):
+        if not is_verb(flag):
+            continue
+        j = i + 1 + (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_SELF)
+        person = tagged[j] if j < len(tagged) else ("", "")
+        rest = tagged[j + 1:]
+        if (person[1] in ("n", "nr") or person[0] in KIN_WORDS) and person[0] not in LIGHT and rest \
+                and all(is_verb(f) for _, f in rest) and rest[-1][0] not in AUX \
+                and rest[-1][0] not in _ZH_COMPLEMENT:
+            return True
+    return False
 
 
 def _named_in(text: str, names: frozenset[str], *, turn: bool = False) -> str:
@@ -591,7 +650,8 @@ def asks_about_listener(sentence: str, earlier: str = "") -> bool:
     answer has no subject."""
     text = chinese_simplified(sentence.strip())
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
-    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
+    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged) \
+            and not _a_not_a([w for w, _ in tagged]):
         return False
     first_verb = next((i for i, (_, f) in enumerate(tagged) if is_verb(f)), len(tagged))
     # (a noun, or a morpheme the dictionary tags alone: 车/zg)
@@ -616,7 +676,8 @@ def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
     written = sentence.strip()
     text = chinese_simplified(written)
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
-    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
+    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged) \
+            and not _a_not_a([w for w, _ in tagged]):
         return ()
     first_verb = next((i for i, (_, f) in enumerate(tagged) if is_verb(f)), len(tagged))
     if not any(w in _ZH_LISTENER or (w.startswith("你") and w[1:] in _ZH_KIN)
