@@ -26,6 +26,7 @@ def test_an_act_done_for_a_while_is_the_activity():
     assert topics("我每周游泳两次") == ("游泳",)
     # a verb alone is no activity named (走 of 一万步), nor "about to leave"
     assert topics("我快走了") == ()
+    assert read_chinese("还有二十多天", frozenset()) is None  # 有: no act, nothing named
 
 
 def test_a_decision_on_a_frequency_is_about_the_thing_named_before():

@@ -533,10 +533,11 @@ def _done_for(tagged: list[tuple[str, str]]) -> str:
     """An act the clause says is done for a while or so often — its last verb followed
     only by a count (快走一小时, 游泳两次, 跑二十分钟): the activity, the verb with a
     one-character adjective before it that makes it one (快/a 走/v: jieba has no word);
-    "" for a verb of one character alone (走一万步) or any other clause."""
+    "" for a verb of one character alone (走一万步), for 有 of having or being left (还有
+    二十多天: no act) or any other clause."""
     at = max((i for i, (_, f) in enumerate(tagged) if is_verb(f)), default=-1)
     after = tagged[at + 1:]
-    if at < 0 or not any(f in ("m", "mq") for _, f in after) or not all(
+    if at < 0 or tagged[at][0].endswith("有") or not any(f in ("m", "mq") for _, f in after) or not all(
             f in ("m", "q", "mq") or w in LIGHT for w, f in after):
         return ""
     word = tagged[at][0]
