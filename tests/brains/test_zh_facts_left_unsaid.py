@@ -38,6 +38,9 @@ def test_a_decision_on_a_frequency_is_about_the_thing_named_before():
 def test_a_thing_handed_to_a_person_and_a_verb_is_the_thing_named_before():
     assert topics("出差那幾天拜託我室友幫忙餵", earlier="我養了一隻貓")[:1] == ("貓",)
     assert "拜託" not in topics("出差那幾天拜託我室友幫忙餵", earlier="我養了一隻貓")
+    assert topics("我让我妈帮忙照顾", earlier="我养了一只猫")[:1] == ("猫",)
+    # a verb that holds its object (吃饭) leaves nothing out
+    assert "猫" not in topics("我请朋友吃饭", earlier="我养了一只猫")
 
 
 def test_a_not_a_cut_in_three_words_is_a_question():

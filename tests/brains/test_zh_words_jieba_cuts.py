@@ -29,6 +29,7 @@ def test_a_compound_in_a_nouns_place_is_one_noun():
     assert topics("我家边牧一直咬沙发")[:1] == ("边牧",)
     assert topics("我养了一只边牧") == ("边牧",)
     assert topics("我的多肉叶子发软了")[:1] == ("多肉叶子",)
+    assert "多人" not in topics("我们多人参加了比赛")  # "many people": no thing
     # an adverb before a verb stays an adverb (先/d 学/n: "learn first")
     assert topics("想先学《晴天》") == ("晴天",)
 

@@ -111,7 +111,7 @@ _NUMERAL = frozenset("0123456789０１２３４５６７８９一二三四五六
 def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
     """Words i and i + 1 are one character each and may be one word, by their tags and
     their place: a noun-like head before a noun (蓝/nr 猫/n), or a non-numeral 多/m before
-    one (多肉); an adverb's character before a noun where the clause wants a noun — after
+    one that names a thing (多肉; 多人 is "many people"); an adverb's character before a noun where the clause wants a noun — after
     的, a count or a home pronoun (我家边/d 牧/n: an adverb modifies a verb, never a
     thing there; 想先/d 学/n is "learn first"); a verb and a noun (试/v 水/n, 减/v 脂/n)
     only before a noun they name a kind of (试水试验) or ending the clause (想减脂: the
@@ -127,7 +127,7 @@ def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
         return hflag in NOUNS and after[1] in ("", "uj", "x", "y")
     if tflag not in ("n", "ng"):
         return False
-    if hflag in _COMPOUND_HEAD or (hflag == "m" and head not in _NUMERAL):
+    if hflag in _COMPOUND_HEAD or (hflag == "m" and head not in _NUMERAL and tail not in LIGHT):
         return True
     if hflag == "d":
         return before[1] in ("uj", "m", "q", "mq") or (before[1] == "r" and before[0].endswith("家"))

@@ -556,7 +556,8 @@ def _decided_amount(tagged: list[tuple[str, str]]) -> bool:
 def _handed_to(tagged: list[tuple[str, str]]) -> bool:
     """A verb that takes a person (我室友, 邻居, 我妈) and then verbs with no object to the
     clause's end (拜托我室友帮忙喂, 请邻居喂): the person is to do something to a thing
-    Chinese leaves out, the thing named before — not a going or a modal last (让他去)."""
+    Chinese leaves out, the thing named before — not a going or a modal last (让他去), nor
+    a verb that holds its object (请朋友吃饭: 饭 is a noun alone)."""
     for i, (_, flag) in enumerate(tagged):
         if not is_verb(flag):
             continue
@@ -565,7 +566,8 @@ def _handed_to(tagged: list[tuple[str, str]]) -> bool:
         rest = tagged[j + 1:]
         if (person[1] in ("n", "nr") or person[0] in KIN_WORDS) and person[0] not in LIGHT and rest \
                 and all(is_verb(f) for _, f in rest) and rest[-1][0] not in AUX \
-                and rest[-1][0] not in _ZH_COMPLEMENT:
+                and rest[-1][0] not in _ZH_COMPLEMENT \
+                and not (len(rest[-1][0]) == 2 and alone(rest[-1][0][1]) in NOUNS):
             return True
     return False
 
