@@ -70,3 +70,14 @@ def test_the_decision_reaches_the_things_note_through_the_cli(dream_chat_cli):
     root = dream_chat_cli("多肉", chat)
     personal = {p.stem: p.read_text("utf-8") for p in root.glob("digest/personal/**/*.md")}
     assert any("多肉" in name and "十天一次" in text for name, text in personal.items()), personal
+
+
+def test_a_question_opening_on_its_verb_asks_of_a_thing_the_user_named():
+    from reme_workbench.brains.offline_dream.zh_statements import asks_about_listener
+
+    earlier = "帮我写个通知，我们社区下周办了个义卖"
+    assert asks_about_listener("是什么义卖？", earlier)
+    assert asks_about_listener("在哪个社区？", earlier)
+    # an interrogative on a thing the user did not name asks nothing of theirs
+    assert not asks_about_listener("是什么风格？", earlier)
+    assert not asks_about_listener("是什么义卖？")

@@ -649,7 +649,8 @@ def asks_about_listener(sentence: str, earlier: str = "") -> bool:
     listener as its subject or owner — 你 / 您 not after a verb or a preposition (需要我帮你…吗？
     is an offer) — or a family member with no owner said (孩子多大了？: the user's own), or a
     thing with no owner said as its subject that the user's turn before named (`earlier`:
-    我的车最近… — 车开了多少公里？). What the user answers to it is theirs, though the
+    我的车最近… — 车开了多少公里？), or, with no subject, right after an interrogative
+    (店里上新品了 — 是什么新品？). What the user answers to it is theirs, though the
     answer has no subject."""
     text = chinese_simplified(sentence.strip())
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
@@ -659,9 +660,17 @@ def asks_about_listener(sentence: str, earlier: str = "") -> bool:
     first_verb = next((i for i, (_, f) in enumerate(tagged) if is_verb(f)), len(tagged))
     # (a noun, or a morpheme the dictionary tags alone: 车/zg)
     subject = [w for w, f in tagged[:first_verb] if (f in NOUNS or f == "zg") and w not in LIGHT]
-    if earlier and subject and not any(f == "r" for _, f in tagged[:first_verb]) \
-            and subject[0] in chinese_simplified(earlier):
+    # a pronoun subject of its own (这个电动车…) asks of no thing of the user's; an
+    # interrogative one (哪个社区) asks which
+    pronoun = any(f == "r" and w not in _ZH_ASKING for w, f in tagged[:first_verb])
+    if earlier and subject and not pronoun and subject[0] in chinese_simplified(earlier):
         return True  # 车开了多少公里？ after 我的车…: the user's car
+    if earlier and not subject and not pronoun and any(
+            tagged[i - 1][0] in _ZH_ASKING and len(w) > 1 and w not in LIGHT
+            and w in chinese_simplified(earlier) for i, (w, _) in enumerate(tagged) if i):
+        # 是什么新品？ after 店里上新品了: what the user's thing is (what 什么 asks of is a
+        # thing by its place, whatever the dictionary tags it: 什么义卖/v)
+        return True
     for i, (word, _) in enumerate(tagged):
         listener = word in _ZH_LISTENER or (word[:1] in ("你", "您") and word[1:] in _ZH_KIN)
         governed = i > 0 and tagged[i - 1][1][:1] in ("v", "p")
