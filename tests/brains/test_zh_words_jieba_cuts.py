@@ -55,3 +55,8 @@ def test_the_names_reach_the_notes_through_the_cli(dream_chat_cli):
     assert "用户的社恐" in names and "用户的猫" in names, names
     assert any(n.startswith("用户的多肉") for n in names), names
     assert not any(n in ("用户的社", "用户的猫叫团子") or n.startswith("用户的肉") for n in names), names
+
+
+def test_a_dictionary_word_holding_an_aspect_particle_is_a_verb_and_its_particle():
+    # jieba lists 开了个 as a noun: its form is 开 + 了 + 个, a verb done and a classifier
+    assert topics("我在东莞开了个五金厂") == ("五金厂", "东莞")

@@ -185,6 +185,11 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             # 一只/m 猫叫/v 团子/n: a count counts a thing, so the verb after it is a noun
             # and a verb (猫 叫 "a cat called"), as the dictionary's rare word hides
             out += [(word[0], "n"), (word[1], "v")]
+        elif len(word) > 2 and word[1] in _PARTICLES and flag not in ("v", "i", "l") \
+                and is_verb(alone(word[0])):
+            # 开了个/n: the dictionary's word holds an aspect particle — a verb done, then
+            # what follows it (个 a classifier), as the form says
+            out += [(word[0], "v"), (word[1], "ul"), *chinese_tagged(word[2:])]
         elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
             out += [(word[0], "v"), (word[1:], "n")]
         elif flag == "nr" and out and is_verb(out[-1][1]) and i + 1 < len(tagged) \
