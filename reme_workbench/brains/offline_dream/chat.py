@@ -280,8 +280,9 @@ _STAMP = rf"(?:{_DATE}(?:,?\s*|T){_CLOCK}|{_DATE}|{_CLOCK})"
 # after it ("Kate", "kate", "Kate Miller", "GPT-4o", "Zoë", "AI Assistant")
 _LETTER = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 # a Chinese nickname may end on a Latin name (阿May, 小Ken) — a capitalised word, so that
-# 方案A: and 步骤B: of a document are no speakers
-_NAME = (rf"(?:[{HAN_CHARS}][{HAN_CHARS}·]{{0,5}}|[{HAN_CHARS}]{{1,2}}[A-Z][a-z]{{1,11}}|"
+# 方案A: and 步骤B: of a document are no speakers — or, after a nickname's prefix (阿, 小,
+# 老), on Latin letters written in lower case (阿ken)
+_NAME = (rf"(?:[{HAN_CHARS}][{HAN_CHARS}·]{{0,5}}|[{HAN_CHARS}]{{1,2}}[A-Z][a-z]{{1,11}}|[阿小老][a-z]{{2,11}}|"
          rf"[{_LETTER}][{_LETTER}0-9_.'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{_LETTER}0-9_.'’-]{{0,24}}){{0,2}}"
          rf"(?:\s?[{HAN_CHARS}]{{1,3}})?)")
 _BOLD = r"(?:\*\*|__)"

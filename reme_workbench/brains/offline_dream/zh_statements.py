@@ -19,7 +19,7 @@ conversation rules (conversation.py reads English with spaCy).
   a question too (我养的仓鼠…怎么办); news of the speaker's people (她在电视台做剪辑, 阿凯求婚
   了); a decision (那就…, 送去宠物店吧) or a thing taken up (修复日志这个好); an activity named
   by a verb after a verb (迷上烘焙了). Where a word's form contradicts jieba's tag the
-  form wins (`_retagged`: 七月份/nz a time, 打网球/n a verb and its object, 阿/j 凯/nr a name).
+  form wins (`zh_parse.parse_clause`: 七月份/nz a time, 打网球/n a verb and its object, 阿/j 凯/nr a name).
 
 Short statements count ("我养了一只猫"); thanks and greetings name no thing and state
 nothing. The readings are grouped by clause, so that one sentence telling two things
@@ -28,46 +28,33 @@ nothing. The readings are grouped by clause, so that one sentence telling two th
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ...textrules import HAN_CHARS
-from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_simplified, chinese_tagged
+from .zh_parse import (
+    AUX,
+    INTENT,
+    KIN_WORDS,
+    LIGHT,
+    NOUNS,
+    OPENING,
+    alone,
+    clauses,
+    is_verb,
+    parse_clause,
+)
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener", "refers_back"]
 
-# words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
-# as nouns there) that name no thing — a word it tags otherwise needs no place here: the
-# pronouns (这个/r), the units of measure (公里/q), the times (星期/t) are never a noun
-_ZH_LIGHT = frozenset(
-    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 主意 人 试试".split()) | frozenset(
-    # greetings, thanks and acknowledgments (晚安/n, 谢谢/nr, 明白/nr): no thing named
-    "晚安 早安 午安 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
-    # units of measure the dictionary tags as nouns (三个小时/n): how much, no thing
-    "小时 秒钟 礼拜".split())
-_ZH_NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 _ZH_SELF = ("我", "我们", "咱们", "俺", "咱")
-# clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
-# emoji, which texting puts where punctuation goes ("迷上烘焙了🍰 每周末都在家烤")
-_ZH_CLAUSE = re.compile(rf"[，,；;：:。！？!?]|(?<=[{HAN_CHARS}])\s+(?=[{HAN_CHARS}])"
-                        r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
 _ZH_QUESTION = ("?", "？", "吗", "呢", "么")
 # interrogative words: a clause with one asks (有什么办法, 怎么弄) though it ends on no 吗 —
 # the dictionary's words only (会不会 is cut 会/v 不会/v: the A-not-A test reads it)
 _ZH_ASKING = frozenset(("什么", "怎么", "怎么办", "怎样", "怎么样", "为什么", "哪", "哪里", "哪儿",
                         "哪个", "哪些", "多少", "多久", "几", "如何", "是否", "可不可以", "咋", "咋办",
                         "是不是", "有没有", "好不好", "行不行"))
-_ZH_INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
-# kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
-_ZH_KIN_WORDS = frozenset((
-    "儿子", "女儿", "闺女", "孩子", "老公", "老婆", "丈夫", "妻子", "媳妇", "爱人", "老伴",
-    "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "老妈", "老爸",
-    "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
-    "外孙", "外孙女", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
-    "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
 # what follows 我 / 你 in one word of the dictionary's (我妈, 我家, 你家): kin, home
-_ZH_KIN = frozenset(("妈", "爸", "哥", "姐", "弟", "妹", "家")) | _ZH_KIN_WORDS
+_ZH_KIN = frozenset(("妈", "爸", "哥", "姐", "弟", "妹", "家")) | KIN_WORDS
 # one's home before 的 is the speaker's, as 我家 is: 家里的狗 (a closed class of words for home)
 _ZH_HOME = frozenset(("家里", "家中", "家", "屋里"))
 # aspect adverbs: an act just done, done already or going on (刚下夜班, 已经报名了, 正在学) —
@@ -77,14 +64,6 @@ _ZH_ASPECT = frozenset(("刚", "刚刚", "刚才", "已经", "已", "正在", "�
 # speaker's own (a closed class of grammar words)
 _ZH_HABIT = frozenset(("都", "常", "常常", "经常", "总", "总是", "一直", "天天", "每天",
                        "平时", "通常", "偶尔", "有时", "有时候", "每周", "每晚"))
-# the aspect particles: the word before one is a verb, whatever the dictionary tags it
-# (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
-_ZH_PARTICLES = ("了", "过", "着")
-_ZH_RESULT = ("到", "给", "成", "完")
-# the prefixes of a nickname (小周, 老李, 阿凯): a closed class
-_ZH_NAME_PREFIX = frozenset(("小", "老", "阿"))
-# a month, a day of the month, a year by its number (七月份, 15号, 三月): a time by its form
-_DATE_WORD = re.compile(r"^[0-9０-９一二三四五六七八九十两]+(?:月份?|号|日|年)$")
 # what follows "then" in a decision (那就…, 那还是…, 那先…): a closed class of adverbs and
 # connectives — not 那可以… ("then you could": a suggestion)
 _ZH_DECIDING = frozenset(("就", "还是", "先", "干脆", "索性", "只好", "只能", "直接"))
@@ -94,9 +73,6 @@ _ZH_APPROVE = frozenset(("好", "可以", "不错", "行", "合适"))
 _ZH_THIS = frozenset(("这个", "这", "那个", "这样"))
 # "then" opening a decision (那就…): a closed class of connectives jieba tags as pronouns
 _ZH_THEN = frozenset(("那", "那么", "那样"))
-# what may stand before 我 when it is the subject: connectives, adverbs, times, places of
-# time (方位), modal particles and interjections (另外我…, 最近我…, 哎我…)
-_OPENING = ("c", "d", "t", "f", "y", "e", "o")
 # words that continue a noun phrase after 的 where the dictionary cuts an unknown noun
 # into pieces (柯/nr 基/a): names, adjectives, morphemes
 _AFTER_DE = ("a", "ag", "zg", "ng", "b", "j", "nr", "nz", "eng")
@@ -126,16 +102,21 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     found: list[tuple[int, str]] = []
     run: list[str] = []
     listener = others = counted = after_count = after_verb = after_de = False
+    own = False  # the run follows 我的 before any verb: the speaker's thing, the subject
     de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
-    run_flag = ""
-    for word, flag in [*tagged, ("。", "x")]:
+    run_flag = prev = ""
+    words = [*tagged, ("。", "x")]
+    for k, (word, flag) in enumerate(words):
         # after a count, an adjective or a verb of two characters is (part of) a thing
-        # (一家诊所/v, 条红/a 围巾); a verb of one character is one (半个月没/v 人喂)
-        noun = (flag in _ZH_NOUNS or (counted and (flag[:1] == "a" or (flag[:1] == "v" and len(word) > 1)))
+        # (一家诊所/v, 条红/a 围巾); a verb of one character is none (半个月没/v 人喂), nor
+        # one taking a pronoun (几天拜托/v 我)
+        noun = (flag in NOUNS or (counted and (flag[:1] == "a" or (
+                    flag[:1] == "v" and len(word) > 1 and words[k + 1][1] != "r")))
                 or _latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
-            and word not in names and word not in _ZH_LIGHT
+            and word not in names and word not in LIGHT \
+            and not (run and flag == "a" and len(word) > 1)  # 叶子发软/a: what is said of it
         if noun and not listener and not (others and word in _ZH_KIN):
             after_count = after_count or (counted and not run)
             run.append(word)
@@ -151,13 +132,15 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 # when (在深圳做程序员); one character tagged other than a plain noun ("管")
                 # is no topic unless a classifier says it is a thing
                 rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2)
-                found.append((rank, phrase))
+                found.append((-1 if own and not after_verb else rank, phrase))
             run, after_count = [], False
         after_verb = after_verb or flag.startswith("v")
         listener = word in ("你", "您", "你们") or (listener and word == "的")
         others = word in _ZH_THIRD  # 他妈, 她老公: another's kin, no thing of the speaker's
+        own = word == "的" and prev in _ZH_SELF
         after_de = word == "的"
         de_verbs = after_de
+        prev = word
     return found
 
 
@@ -171,7 +154,7 @@ def _approved(tagged: list[tuple[str, str]]) -> str:
     rest = [w for w, f in tagged[at + 1:] if not f.startswith(("d", "y", "uj"))]
     if at < 1 or rest[:1] != rest[-1:] or len(rest) != 1 or rest[0] not in _ZH_APPROVE:
         return ""
-    if not any(f in _ZH_NOUNS for _, f in head) or any(f == "r" for _, f in head):
+    if not any(f in NOUNS for _, f in head) or any(f == "r" for _, f in head):
         return ""  # a phrase with a noun, no pronoun (你说的这个好: the listener's words)
     return "".join(w for w, _ in head)
 
@@ -182,10 +165,6 @@ def _latin_thing(word: str, flag: str) -> bool:
     return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
 
 
-# what may come before a verb and make it no activity taken up: a wish, a plan, a modal, a
-# going or coming, a causative (想出去, 要去, 让他来) — a closed class of auxiliary verbs
-_ZH_AUX = frozenset(("会", "能", "能够", "可以", "应该", "需要", "得", "去", "来", "让", "叫", "帮",
-                     "敢", "肯", "该", "必须", "不用", "不想", "不要"))
 # directional and resultative complements written as verbs (坚持下来, 拿出来)
 _ZH_COMPLEMENT = frozenset(("起来", "下来", "下去", "出来", "出去", "回来", "回去", "过来", "过去",
                             "上去", "进来", "进去"))
@@ -201,9 +180,9 @@ def _activity(tagged: list[tuple[str, str]]) -> str:
     (first, f1), (last, f2) = words[-2], words[-1]
     if f1 == "f" and len(words) > 2:  # 迷/v 上/f: a verb and its direction
         first, f1 = words[-3]
-    if not (_verb(f1) and _verb(f2)) or len(last) < 2 or last in _ZH_COMPLEMENT:
+    if not (is_verb(f1) and is_verb(f2)) or len(last) < 2 or last in _ZH_COMPLEMENT:
         return ""
-    if first in _ZH_INTENT or first in _ZH_AUX or last[:1] == last[1:2]:
+    if first in INTENT or first in AUX or last[:1] == last[1:2]:
         return ""  # 想出去; 看看: reduplicated, a try
     return last
 
@@ -211,7 +190,7 @@ def _activity(tagged: list[tuple[str, str]]) -> str:
 def _in_phrase(flag: str) -> bool:
     """A word that goes on with the noun phrase a preposition takes (在金融街的一家银行):
     a noun, 的, a numeral, a classifier or an adjective."""
-    return flag in _ZH_NOUNS or flag in ("uj", "m", "q", "mq", "a", "b", "s", "f")
+    return flag in NOUNS or flag in ("uj", "m", "q", "mq", "a", "b", "s", "f")
 
 
 def _determiner(tagged: list[tuple[str, str]], i: int) -> bool:
@@ -234,20 +213,20 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             before = tagged[i - 1] if i else ("", "")
             later = any(f.startswith("v") for _, f in tagged[i + 1:])
             governed = len(before[0]) == 1 and before[1].startswith(("v", "p"))
-            opening = all(f.startswith(_OPENING) for _, f in tagged[:i])
+            opening = all(f.startswith(OPENING) for _, f in tagged[:i])
             if i == 0 or (not governed and later) or (opening and i + 1 < len(tagged)):
                 # a clause opening on 我 (after a connective or an adverb: 另外我…) is
                 # about me, whatever the dictionary tags its verb (我对花生过敏: 过敏 "nr")
                 return True
         elif not seen_verb and not prep and flag == "d" and (word in _ZH_ASPECT or word in _ZH_HABIT):
             return True  # 刚下夜班, 每天都去…: an act just done or a habit, no subject before it
-        elif not seen_verb and word in _ZH_KIN_WORDS:
+        elif not seen_verb and word in KIN_WORDS:
             return True  # 儿子今天第一天上幼儿园: a kin word as subject is the speaker's own
         elif not seen_verb and word in _ZH_HOME and (i == 0 or (
                 i + 1 < len(tagged) and tagged[i + 1][0] == "的")):
             return True  # 家里的狗最近…, 家里两只猫: the speaker's home
         elif not seen_verb and not prep and not _determiner(tagged, i) and (
-                flag in _ZH_NOUNS or flag == "r"):
+                flag in NOUNS or flag == "r"):
             return False  # another subject first: 她下周五有…, 这个… (在苏州: a place)
         seen_verb = seen_verb or flag.startswith("v")
         prep = flag == "p" or (prep and _in_phrase(flag))  # 在一家书店: the place, no subject
@@ -267,8 +246,8 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             done = (i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")) or \
                 tagged[-1][0] == "了" or (tagged[-1][0] == "吧" and not any(
                     w in _ZH_SELF or w in _ZH_LISTENER for w, _ in tagged))  # 帮我写个…吧: a request
-            return done or word in _ZH_INTENT or _timed(tagged) or _placed(tagged[:i])
-        if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
+            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i])
+        if (flag in NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
     return False
@@ -284,15 +263,15 @@ def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
     小林) — of something done (了, 过), dated, placed or done to a thing: the speaker's news
     of their own people (她在电视台做剪辑, 阿凯求婚了, 她下周五有个面试); not what they say
     or think (他肯定说…, 他觉得…)."""
-    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING)]
+    rest = [(w, f) for w, f in tagged if not f.startswith(OPENING)]
     if len(rest) < 2 or not (rest[0][0] in _ZH_THIRD or (rest[0][1] == "nr" and len(rest[0][0]) > 1)):
         return False
-    verb = next((i for i, (_, f) in enumerate(rest) if _verb(f)), None)
+    verb = next((i for i, (_, f) in enumerate(rest) if is_verb(f)), None)
     if verb is None or any(w in _ZH_SAYING or w in _ZH_OPINION for w, _ in rest[:verb + 1]):
         return False
     after = rest[verb + 1:]
     return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in tagged) or any(
-        f == "p" for _, f in rest[:verb]) or any(f in _ZH_NOUNS or f in ("m", "q") for _, f in after)
+        f == "p" for _, f in rest[:verb]) or any(f in NOUNS or f in ("m", "q") for _, f in after)
 
 
 # the prepositions of company: 跟他, 和弟弟, 同她 (a closed class of grammar words)
@@ -303,47 +282,51 @@ def _kept_doing(tagged: list[tuple[str, str]]) -> str:
     """A thing with no owner said that keeps doing something to a thing — a noun, an adverb
     of how often (一直, 老是), a verb and its object (边牧一直咬沙发, 电脑老是弹广告): in a
     speaker's own turn their own, as Chinese leaves out 我的 — the thing, "" for any other
-    clause. Not a person or a place, and not a state with no object (房价一直涨)."""
+    clause. Not a person or a place, and not a state with no object (房价一直涨). The
+    speaker's own said (我家边牧…, 我的边牧…) is theirs the more."""
     at = 0
     while at < len(tagged) and tagged[at][1] in ("c", "t", "f", "e", "y", "o"):
         at += 1
+    if at < len(tagged) and (tagged[at][0] == "我家" or (
+            tagged[at][0] in _ZH_SELF and tagged[at + 1:at + 2] == [("的", "uj")])):
+        at += 1 if tagged[at][0] == "我家" else 2
     start = at
-    while at < len(tagged) and tagged[at][1] in ("n", "nz", "ng") and tagged[at][0] not in _ZH_LIGHT:
+    while at < len(tagged) and tagged[at][1] in ("n", "nz", "ng") and tagged[at][0] not in LIGHT:
         at += 1
     subject, habit = "".join(w for w, _ in tagged[start:at]), False
     while at < len(tagged) and tagged[at][1] in ("d", "t", "f", "c"):  # 总是/c
         habit = habit or tagged[at][0] in _ZH_HABIT
         at += 1
-    if len(subject) < 2 or not habit or at >= len(tagged) or not _verb(tagged[at][1]):
+    if len(subject) < 2 or not habit or at >= len(tagged) or not is_verb(tagged[at][1]):
         return ""
-    return subject if any(f in _ZH_NOUNS and w not in _ZH_LIGHT for w, f in tagged[at + 1:]) else ""
+    return subject if any(f in NOUNS and w not in LIGHT for w, f in tagged[at + 1:]) else ""
 
 
 def _noun_as_act(tagged: list[tuple[str, str]]) -> bool:
     """A clause with no verb and no subject that says when and ends on a noun right after
     "with someone" (周日晚上跟他视频, 明天和她电话): the noun is its predicate — what the
     speaker does with that person; Chinese uses such nouns as verbs."""
-    if len(tagged) < 4 or any(_verb(f) for _, f in tagged) or not _timed(tagged):
+    if len(tagged) < 4 or any(is_verb(f) for _, f in tagged) or not _timed(tagged):
         return False
     (prep, pflag), (person, who), (_, lflag) = tagged[-3], tagged[-2], tagged[-1]
     if prep not in _ZH_WITH or pflag not in ("p", "c") or lflag not in ("n", "vn"):
         return False
-    if not (person in _ZH_THIRD or who == "nr" or person in _ZH_KIN_WORDS):
+    if not (person in _ZH_THIRD or who == "nr" or person in KIN_WORDS):
         return False
-    return all(f.startswith(_OPENING) for _, f in tagged[:-3])  # no subject before it
+    return all(f.startswith(OPENING) for _, f in tagged[:-3])  # no subject before it
 
 
 def _outcome_of_thing(tagged: list[tuple[str, str]]) -> bool:
     """A thing named by what it belongs to (X 的 Y: 岭南学院的提前面试, 朵朵的签证) as the
     subject of a verb done (过了, 下来了), no owner said: in a speaker's own turn, their news
     — as a dated thing is (`_dated_thing`). Not a time's thing (今天的天气), nor a report."""
-    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING)]
+    rest = [(w, f) for w, f in tagged if not f.startswith(OPENING)]
     de = next((i for i, (w, _) in enumerate(rest) if w == "的"), None)
-    verb = next((i for i, (_, f) in enumerate(rest) if _verb(f) and (de is None or i > de + 1)), None)
-    if de is None or verb is None or de == 0 or rest[de - 1][1] not in _ZH_NOUNS:
+    verb = next((i for i, (_, f) in enumerate(rest) if is_verb(f) and (de is None or i > de + 1)), None)
+    if de is None or verb is None or de == 0 or rest[de - 1][1] not in NOUNS:
         return False
     if any(f == "r" or w in _ZH_SAYING for w, f in rest[:verb + 1]) or any(
-            _verb(f) for _, f in rest[:de]):
+            is_verb(f) for _, f in rest[:de]):
         return False
     return any(w in ("了", "过") for w, _ in rest[verb + 1:])
 
@@ -392,7 +375,7 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
         start += 1  # 周三的游泳课: the time's thing
     if len(tagged) - start < 3 or tagged[start][1] not in ("n", "vn", "nz", "nw"):
         return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim)
-    verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and _verb(f)), None)
+    verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and is_verb(f)), None)
     return verb is not None and verb[0] not in _ZH_SAYING and any(
         f == "t" for _, f in tagged[verb[1]:])
 
@@ -400,7 +383,7 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
 def _set_apart(tagged: list[tuple[str, str]]) -> bool:
     """A clause that opens on a preposition or a time (在…, 从…, 下周…) and has a verb
     after it: a predicate with a setting of its own."""
-    return bool(tagged) and tagged[0][1] in ("p", "t") and any(_verb(f) for _, f in tagged[1:])
+    return bool(tagged) and tagged[0][1] in ("p", "t") and any(is_verb(f) for _, f in tagged[1:])
 
 
 def _subjectless(tagged: list[tuple[str, str]]) -> bool:
@@ -408,14 +391,14 @@ def _subjectless(tagged: list[tuple[str, str]]) -> bool:
     preposition (在一家医院上班), or it has no verb at all (一辆电车: what the clause
     before it named, said again): in a chain of clauses it carries on the subject of the
     one before it."""
-    verbs = [i for i, (_, f) in enumerate(tagged) if _verb(f)]
+    verbs = [i for i, (_, f) in enumerate(tagged) if is_verb(f)]
     if not verbs:
         return bool(tagged)
     after_prep = False
     for i, (word, flag) in enumerate(tagged[: verbs[0]]):
-        if word in _ZH_SELF or word in _ZH_KIN_WORDS or (flag == "m" and not after_prep):
+        if word in _ZH_SELF or word in KIN_WORDS or (flag == "m" and not after_prep):
             return False  # 一只叫花生: "one (of them)", a subject
-        if (flag in _ZH_NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
+        if (flag in NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
     return True
@@ -424,15 +407,12 @@ def _subjectless(tagged: list[tuple[str, str]]) -> bool:
 def _asks_for_me(tagged: list[tuple[str, str]]) -> bool:
     """A request to the listener: the clause's first verb takes 我 (帮我…, 给我…, 告诉我…)."""
     for i, (word, flag) in enumerate(tagged[:-1]):
-        if _verb(flag) or word == "请":
+        if is_verb(flag) or word == "请":
             return tagged[i + 1][0] in _ZH_SELF or word == "请"
         if flag not in ("d", "c", "y", "e"):
             return False  # 下周六是我妈妈生日: a time first, a statement
     return False
 
-
-def _verb(flag: str) -> bool:
-    return flag.startswith("v") and flag != "vn"  # 教练/vn: a noun the dictionary links to a verb
 
 
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
@@ -456,14 +436,13 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     # what 它 or a left-out object stands for: the last thing the speaker named, in the
     # turn before too (a number counts only what this turn named: 我再补一句 counts nothing)
     referent = named or _named_in(earlier, names, turn=True)
-    clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
-    for n, clause in enumerate(clauses):
-        tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
+    parts = clauses(text)
+    for n, clause in enumerate(parts):
+        tagged = parse_clause(clause)
         words = [w for w, _ in tagged]
         question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
-            n == len(clauses) - 1 and text.rstrip().endswith(("?", "？"))) or any(
-            w in _ZH_ASKING for w in words) or any(  # 会/v 不会/v: the A-not-A question
-            b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False))
+            n == len(parts) - 1 and text.rstrip().endswith(("?", "？"))) or any(
+            w in _ZH_ASKING for w in words) or _a_not_a(words)
         owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
                     for i, w in enumerate(words)) or any(
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
@@ -471,15 +450,17 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         taken = "" if question else _approved(tagged)
         if taken:  # 修复日志这个好: the phrase is the thing, whole
             topics = [(0, taken)]
-        elif not topics and (act := _activity(tagged)):
-            topics = [(1, act)]  # 迷上烘焙了: the activity, where no thing is named
+        elif not topics and (act := _activity(tagged) or (not _decided_amount(tagged) and _done_for(tagged))):
+            topics = [(1, act)]  # 迷上烘焙了, 快走一小时: the activity, where no thing is named
         elif not topics and named and _headless_count(tagged):
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
         if (doer := _kept_doing(tagged)) and not question:  # 边牧一直咬沙发: about the dog
             topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
         it = bool(referent) and any(w in _ZH_IT for w in words)
-        if referent and (it or (not taken and _object_left_out(tagged))) and not question:
-            # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它
+        if referent and not question and (it or (not taken and (
+                _object_left_out(tagged) or _handed_to(tagged) or (not topics and _decided_amount(tagged))))):
+            # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它;
+            # 那就改成十天一次: how often the thing named before is done
             topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
             owned = owned or it  # 它 is the thing the speaker named: theirs
         if topics:
@@ -505,7 +486,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         else:
             groups.append(ranked)
     if not groups:  # a thing or a time named (周四上午十点): context for the statement beside it
-        when = any(f == "t" for c in clauses for _, f in chinese_tagged(c.strip()))
+        when = any(f == "t" for c in parts for _, f in chinese_tagged(c.strip()))
         return (ZhReading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
                 else None)
     return ZhReading(tuple(tuple(_as_written(t, text, written) for t in g) for g in groups))
@@ -523,22 +504,72 @@ def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
     then 给 (托/v 给/p 邻居, 交给/v 我姐) or a person's place (放/v 我/r 爸/n 那边/r: what
     the verb takes ends on a place pronoun) — Chinese leaves out the object it has just
     said, the thing named before. Not with a subject of its own before the verb."""
-    rest = [(w, f) for w, f in tagged if not f.startswith(_OPENING) and f not in ("x", "y")]
-    at = next((i for i, (_, f) in enumerate(rest) if _verb(f)), None)
-    if at is None or any(f in _ZH_NOUNS or (f == "r" and w not in _ZH_THEN) for w, f in rest[:at]):
+    rest = [(w, f) for w, f in tagged if not f.startswith(OPENING) and f not in ("x", "y")]
+    at = next((i for i, (_, f) in enumerate(rest) if is_verb(f)), None)
+    if at is None or any(f in NOUNS or (f == "r" and w not in _ZH_THEN) for w, f in rest[:at]):
         return False
     verb, after = rest[at][0], rest[at + 1:]
     if verb.endswith("给") and len(verb) > 1 or (after[:1] and after[0][0] == "给"):
         # 交给我姐, 托给邻居 — not 给 before a verb of its own (记得给编辑发发票: "for")
         person = 0 if verb.endswith("给") else 1
-        return not any(_verb(f) for _, f in after[person + 1:])
+        return not any(is_verb(f) for _, f in after[person + 1:])
     taken = []
     for word, flag in after:
-        if flag not in _ZH_NOUNS and flag != "r":
+        if flag not in NOUNS and flag != "r":
             break
         taken.append((word, flag))
     # 我爸那边, 朋友那儿: a person, then where they are (a pronoun of place after a noun)
-    return len(taken) > 1 and taken[-1][0] in _ZH_THERE and any(f in _ZH_NOUNS for _, f in taken[:-1])
+    return len(taken) > 1 and taken[-1][0] in _ZH_THERE and any(f in NOUNS for _, f in taken[:-1])
+
+
+def _a_not_a(words: list[str]) -> bool:
+    """The A-not-A question: 会/v 不会/v as jieba cuts it, or A 不 A in three words (对/p
+    不/d 对/p, 好/a 不/d 好/a)."""
+    return any(b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False)) or any(
+        words[i + 1] in ("不", "没") and words[i + 2] == words[i] for i in range(len(words) - 2))
+
+
+def _done_for(tagged: list[tuple[str, str]]) -> str:
+    """An act the clause says is done for a while or so often — its last verb followed
+    only by a count (快走一小时, 游泳两次, 跑二十分钟): the activity, the verb with a
+    one-character adjective before it that makes it one (快/a 走/v: jieba has no word);
+    "" for a verb of one character alone (走一万步), for 有 of having or being left (还有
+    二十多天: no act) or any other clause."""
+    at = max((i for i, (_, f) in enumerate(tagged) if is_verb(f)), default=-1)
+    after = tagged[at + 1:]
+    if at < 0 or tagged[at][0].endswith("有") or not any(f in ("m", "mq") for _, f in after) or not all(
+            f in ("m", "q", "mq") or w in LIGHT for w, f in after):
+        return ""
+    word = tagged[at][0]
+    if len(word) == 1 and at and len(tagged[at - 1][0]) == 1 and tagged[at - 1][1] == "a":
+        return tagged[at - 1][0] + word
+    return word if len(word) > 1 and word not in AUX and word not in INTENT else ""
+
+
+def _decided_amount(tagged: list[tuple[str, str]]) -> bool:
+    """A decision (那就…, 那还是…) that names no thing but an amount, a time or how often
+    (那就改成十天一次, 那就改到周五): it changes the thing the speaker named before."""
+    return len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING \
+        and any(f in ("m", "mq", "t") for _, f in tagged[2:])
+
+
+def _handed_to(tagged: list[tuple[str, str]]) -> bool:
+    """A verb that takes a person (我室友, 邻居, 我妈) and then verbs with no object to the
+    clause's end (拜托我室友帮忙喂, 请邻居喂): the person is to do something to a thing
+    Chinese leaves out, the thing named before — not a going or a modal last (让他去), nor
+    a verb that holds its object (请朋友吃饭: 饭 is a noun alone)."""
+    for i, (_, flag) in enumerate(tagged):
+        if not is_verb(flag):
+            continue
+        j = i + 1 + (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_SELF)
+        person = tagged[j] if j < len(tagged) else ("", "")
+        rest = tagged[j + 1:]
+        if (person[1] in ("n", "nr") or person[0] in KIN_WORDS) and person[0] not in LIGHT and rest \
+                and all(is_verb(f) for _, f in rest) and rest[-1][0] not in AUX \
+                and rest[-1][0] not in _ZH_COMPLEMENT \
+                and not (len(rest[-1][0]) == 2 and alone(rest[-1][0][1]) in NOUNS):
+            return True
+    return False
 
 
 def _named_in(text: str, names: frozenset[str], *, turn: bool = False) -> str:
@@ -555,8 +586,8 @@ def refers_back(turn: str) -> bool:
     """A turn that speaks of 它 / 牠 before it names a thing of its own (它今年九岁了，会不会
     是牙的问题): it is still about the thing named before it, which stays what a later 它
     stands for."""
-    for clause in (c for c in _ZH_CLAUSE.split(chinese_simplified(turn)) if c.strip()):
-        tagged = _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
+    for clause in clauses(chinese_simplified(turn)):
+        tagged = parse_clause(clause)
         if any(w in _ZH_IT for w, _ in tagged):
             return True
         if _zh_topics(tagged, frozenset()):
@@ -567,10 +598,9 @@ def refers_back(turn: str) -> bool:
 def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
     """The first thing the last clause of `text` that names one names (its noun phrase);
     not `last`: of the first such clause."""
-    clauses = [c for c in _ZH_CLAUSE.split(text) if c.strip()]
-    for clause in reversed(clauses) if last else clauses:
-        found = _zh_topics(_retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()]),
-                           names)
+    parts = clauses(text)
+    for clause in reversed(parts) if last else parts:
+        found = _zh_topics(parse_clause(clause), names)
         if found:
             return found[0][1]
     return ""
@@ -581,11 +611,11 @@ def _headless_count(tagged: list[tuple[str, str]]) -> bool:
     a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
     (a little), not a number before its noun (两只猫)."""
     for i, (word, flag) in enumerate(tagged):
-        if flag != "m" or len(word) < 2 or word in _ZH_LIGHT or not (
-                word[0].isdigit() or _alone(word[0]) == "m"):  # 两只, 3个: a number first
+        if flag != "m" or len(word) < 2 or word in LIGHT or not (
+                word[0].isdigit() or alone(word[0]) == "m"):  # 两只, 3个: a number first
             continue
         after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
-        if after not in _ZH_NOUNS and after not in ("a", "q", "m", "uj"):
+        if after not in NOUNS and after not in ("a", "q", "m", "uj"):
             return True
     return False
 
@@ -594,139 +624,6 @@ def _as_written(phrase: str, simplified: str, written: str) -> str:
     """`phrase` of the simplified text in the characters the person wrote (same places)."""
     at = simplified.find(phrase)
     return written[at:at + len(phrase)] if at >= 0 else phrase
-
-
-# tags of a character that may open a compound noun: a noun, a name, an adjective, a
-# distinguishing word, a morpheme — not an adverb (先/d 学/n is "learn first", as the
-# model's 先学 is not; `_retagged` reads the noun after an adverb as a verb)
-_COMPOUND_HEAD = ("n", "nr", "ng", "nz", "a", "b", "j", "ag", "zg")
-
-
-def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Two one-character words that end on a noun and that jieba's new-word model (its
-    HMM, `chinese_words`) cuts as one word: a compound noun the dictionary lacks (边/d
-    犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫). A verb and a noun (试/v 水/n, 减/v 脂/n) only before
-    a noun they name a kind of (试水试验) or ending the clause (想减脂: the activity, not
-    脂); before anything else (吃/v 饭/n 了), or after a verb of wishing or going (要/v
-    学/n 游泳: "will learn"), they stay two words."""
-    pairs = [i for i in range(len(tagged) - 1)
-             if len(tagged[i][0]) == len(tagged[i + 1][0]) == 1 and tagged[i + 1][1] in ("n", "ng")
-             and (tagged[i][1] in _COMPOUND_HEAD or (tagged[i][1] == "v" and (
-                 i + 2 == len(tagged) or tagged[i + 2][1] in ("n", "vn"))
-                 and tagged[i][0] not in _ZH_INTENT and tagged[i][0] not in _ZH_AUX))]
-    if not pairs:
-        return tagged
-    out, skip = [], False
-    for i, (word, flag) in enumerate(tagged):
-        # the model reads from the pair on (what came before may pull its first
-        # character into another word: 做完试/水)
-        if skip:
-            skip = False
-        elif i in pairs and chinese_words("".join(w for w, _ in tagged[i:]))[:1] == (
-                word + tagged[i + 1][0],):
-            out.append((word + tagged[i + 1][0], "n"))
-            skip = True
-        else:
-            out.append((word, flag))
-    return out
-
-
-def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The dictionary's tags mended where the form says otherwise: a month or a day
-    (七月份/nz, 十五号) is a time; a nickname cut in two (阿/j 凯/nr) or doubled (朵朵/q)
-    is a name; one
-    character tagged as a noun right before an aspect particle is a verb (换/nz 了份兼职:
-    了, 过, 着 follow verbs); and in the subject's place — first, after times and adverbs
-    only — a word the dictionary lists whole as a noun that is a verb and its object
-    (打网球/n: 打/v + 网球/n) is the act the clause goes on about (最近打网球手腕疼)."""
-    out: list[tuple[str, str]] = []
-    opening = True
-    tagged = _compounds(tagged)
-    for i, (word, flag) in enumerate(tagged):
-        if out and out[-1][1] == "t" and _DATE_WORD.match(out[-1][0]) and not out[-1][0].endswith(
-                ("月", "月份", "年")) and len(word) == 1 and flag in ("n", "ng"):
-            out[-1] = (out[-1][0] + word, "n")  # 九号/t 线/n: a numbered thing, no date
-        elif _DATE_WORD.match(word):
-            out.append((word, "t"))
-        elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
-            out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
-        elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
-                and word not in _ZH_KIN_WORDS and word not in _ZH_LIGHT:
-            out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
-        elif flag == "vn" and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
-            out.append((word, "v"))  # 发给/vn 我: a verb, as it takes a pronoun
-        elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \
-                and len(out[-1][0]) == 1 and out[-1][1] in _ZH_NOUNS:
-            out[-1] = (out[-1][0] + word, "nr")  # 麻/nr 糬/x: a character the dictionary lacks ends a name
-        elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
-                and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
-            out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
-        elif not out and flag == "p" and len(word) == 1 and i + 1 < len(tagged) \
-                and tagged[i + 1][1] == "ul":
-            out.append((word, "c"))  # 对/p 了/ul opening a clause: "by the way" (a
-            # preposition takes no aspect particle), then 了 as its part
-        elif out and out[-1][1] == "c" and len(out) == 1 and flag == "ul":
-            out[-1] = (out[-1][0] + word, "c")
-        elif len(word) == 1 and flag in _ZH_NOUNS and (
-                (i + 1 < len(tagged) and tagged[i + 1][0] in _ZH_PARTICLES + _ZH_RESULT)
-                or (out and (out[-1][1] in ("d", "ad") or out[-1][0] in _ZH_INTENT))
-                or (out and out[-1] == ("在", "p") and i + 1 < len(tagged)
-                    and tagged[i + 1][1] in _ZH_NOUNS)):
-            # 都/d 问/n 老板, 顺便/ad 问/n, 想问/n 一下: an adverb or 想 before a verb; 在/p
-            # 学/n 日语: 在 of an act going on (a place is not followed by a noun)
-            out.append((word, "v"))
-        elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
-            out += [(word[0], "v"), (word[1:], "n")]
-        elif flag == "nr" and out and _verb(out[-1][1]) and i + 1 < len(tagged) \
-                and tagged[i + 1][0] in _ZH_PARTICLES and _alone(word[0]) == "d":
-            out.append((word, "a"))  # 坐/v 太久/nr 了: an adverb and what it grades, no name
-        elif (flag in _ZH_NOUNS or flag == "d") and len(word) == 1 and _after_verb(out) \
-                and i + 1 < len(tagged) and (tagged[i + 1][1] in _ZH_NOUNS or tagged[i + 1][1] == "a") \
-                and _alone("一" + word) == "m":
-            out.append((word, "q"))  # 有/v 条/n 蓝裙子, 养了只/d 猫: a classifier, its 一 left out
-        elif flag == "f" and len(word) == 1 and _split_verb(word, tagged[i + 1:]):
-            out.append((word, "v"))  # 上/f 网球/n 课/n: 上课 split around what the class is
-        else:
-            out.append((word, flag))
-        opening = opening and flag.startswith(_OPENING)
-    return out
-
-
-def _after_verb(out: list[tuple[str, str]]) -> bool:
-    """The words so far end on a verb, or a verb and its aspect particle (养了)."""
-    if out and out[-1][0] in _ZH_PARTICLES:
-        out = out[:-1]
-    return bool(out) and _verb(out[-1][1])
-
-
-def _alone(text: str) -> str:
-    """The dictionary's tag of `text` when it reads it as one word, else ""."""
-    pairs = chinese_tagged(text)
-    return pairs[0][1] if len(pairs) == 1 else ""
-
-
-def _split_verb(head: str, after: list[tuple[str, str]]) -> bool:
-    """A one-character locative (上/f) before a noun phrase whose last character it makes a
-    verb the dictionary knows with (上 + 钢琴课 → 上课/v, 上 + 平静水域课): a verb split around
-    its object, as Chinese writes one (上网球课 "take a tennis class"), not "on"."""
-    run = []
-    for word, flag in after:
-        if flag not in _ZH_NOUNS and flag != "a":
-            break
-        run.append((word, flag))
-    while run and run[-1][1] not in _ZH_NOUNS:
-        run.pop()
-    if not run:
-        return False
-    joined = chinese_tagged(head + run[-1][0][-1])
-    return len(joined) == 1 and _verb(joined[0][1])
-
-
-def _verb_object(word: str) -> bool:
-    """`word` is a verb of one character and a noun the dictionary knows (打 + 网球)."""
-    head, rest = chinese_tagged(word[0]), chinese_tagged(word[1:])
-    return (len(head) == 1 and _verb(head[0][1]) and len(rest) == 1
-            and rest[0][1] in ("n", "nz"))
 
 
 def _kept_by_speaker(tagged: list[tuple[str, str]]) -> bool:
@@ -738,8 +635,8 @@ def _kept_by_speaker(tagged: list[tuple[str, str]]) -> bool:
         j = i + 1
         while j < len(tagged) and tagged[j][1][:1] in ("d", "v"):
             j += 1
-        verbs = any(_verb(f) for _, f in tagged[i + 1:j])
-        if verbs and j + 1 < len(tagged) and tagged[j][0] == "的" and tagged[j + 1][1] in _ZH_NOUNS:
+        verbs = any(is_verb(f) for _, f in tagged[i + 1:j])
+        if verbs and j + 1 < len(tagged) and tagged[j][0] == "的" and tagged[j + 1][1] in NOUNS:
             return True
     return False
 
@@ -752,22 +649,32 @@ def asks_about_listener(sentence: str, earlier: str = "") -> bool:
     listener as its subject or owner — 你 / 您 not after a verb or a preposition (需要我帮你…吗？
     is an offer) — or a family member with no owner said (孩子多大了？: the user's own), or a
     thing with no owner said as its subject that the user's turn before named (`earlier`:
-    我的车最近… — 车开了多少公里？). What the user answers to it is theirs, though the
+    我的车最近… — 车开了多少公里？), or, with no subject, right after an interrogative
+    (店里上新品了 — 是什么新品？). What the user answers to it is theirs, though the
     answer has no subject."""
     text = chinese_simplified(sentence.strip())
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
-    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
+    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged) \
+            and not _a_not_a([w for w, _ in tagged]):
         return False
-    first_verb = next((i for i, (_, f) in enumerate(tagged) if _verb(f)), len(tagged))
+    first_verb = next((i for i, (_, f) in enumerate(tagged) if is_verb(f)), len(tagged))
     # (a noun, or a morpheme the dictionary tags alone: 车/zg)
-    subject = [w for w, f in tagged[:first_verb] if (f in _ZH_NOUNS or f == "zg") and w not in _ZH_LIGHT]
-    if earlier and subject and not any(f == "r" for _, f in tagged[:first_verb]) \
-            and subject[0] in chinese_simplified(earlier):
+    subject = [w for w, f in tagged[:first_verb] if (f in NOUNS or f == "zg") and w not in LIGHT]
+    # a pronoun subject of its own (这个电动车…) asks of no thing of the user's; an
+    # interrogative one (哪个社区) asks which
+    pronoun = any(f == "r" and w not in _ZH_ASKING for w, f in tagged[:first_verb])
+    if earlier and subject and not pronoun and subject[0] in chinese_simplified(earlier):
         return True  # 车开了多少公里？ after 我的车…: the user's car
+    if earlier and not subject and not pronoun and any(
+            tagged[i - 1][0] in _ZH_ASKING and len(w) > 1 and w not in LIGHT
+            and w in chinese_simplified(earlier) for i, (w, _) in enumerate(tagged) if i):
+        # 是什么新品？ after 店里上新品了: what the user's thing is (what 什么 asks of is a
+        # thing by its place, whatever the dictionary tags it: 什么义卖/v)
+        return True
     for i, (word, _) in enumerate(tagged):
         listener = word in _ZH_LISTENER or (word[:1] in ("你", "您") and word[1:] in _ZH_KIN)
         governed = i > 0 and tagged[i - 1][1][:1] in ("v", "p")
-        if (listener and not governed) or (word in _ZH_KIN_WORDS and not governed and not any(
+        if (listener and not governed) or (word in KIN_WORDS and not governed and not any(
                 w in _ZH_SELF or w in _ZH_THIRD for w, _ in tagged[:i])):
             return True
     return False
@@ -781,9 +688,10 @@ def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
     written = sentence.strip()
     text = chinese_simplified(written)
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
-    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged):
+    if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged) \
+            and not _a_not_a([w for w, _ in tagged]):
         return ()
-    first_verb = next((i for i, (_, f) in enumerate(tagged) if _verb(f)), len(tagged))
+    first_verb = next((i for i, (_, f) in enumerate(tagged) if is_verb(f)), len(tagged))
     if not any(w in _ZH_LISTENER or (w.startswith("你") and w[1:] in _ZH_KIN)
                for w, _ in tagged[:first_verb]):
         return ()

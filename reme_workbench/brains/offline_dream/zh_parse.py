@@ -1,0 +1,256 @@
+"""jieba's parse of a Chinese clause, mended where a word's form says otherwise than its
+tag (docs/spec.md §5.2.8) — the layer `zh_statements` reads every clause through.
+
+jieba's dictionary tags a word the same wherever it stands, and cuts a compound it lacks
+into characters. `parse_clause` gives a clause's (word, tag) pairs with the form winning:
+a month or a day (七月份/nz, 十五号) is a time; a nickname cut in two or doubled is one
+name (阿/j 凯/nr, 朵朵/q); a character before an aspect particle or after an adverb is a
+verb (换/nz 了, 都问/n); a verb-object word in the subject's place is the two (打网球/n);
+two one-character words jieba's new-word model joins are one compound noun (柴/nr 犬/ng).
+
+The closed classes of grammar words these rules read sit beside them; `zh_statements`
+reads them too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...textrules import HAN_CHARS
+from ...textrules.cjk import chinese_words
+from ...textrules.nlp import chinese_tagged
+
+__all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
+           "parse_clause"]
+
+# words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
+# as nouns there) that name no thing — a word it tags otherwise needs no place here: the
+# pronouns (这个/r), the units of measure (公里/q), the times (星期/t) are never a noun
+LIGHT = frozenset(
+    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 主意 人 试试".split()) | frozenset(
+    # greetings, thanks and acknowledgments (晚安/n, 谢谢/nr, 明白/nr): no thing named
+    "晚安 早安 午安 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
+    # units of measure the dictionary tags as nouns (三个小时/n): how much, no thing
+    "小时 秒钟 礼拜".split())
+NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
+
+# clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
+# emoji, which texting puts where punctuation goes ("迷上烘焙了🍰 每周末都在家烤")
+_CLAUSE = re.compile(rf"[，,；;：:。！？!?]|(?<=[{HAN_CHARS}])\s+(?=[{HAN_CHARS}])"
+                     r"|[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+\s*")
+
+INTENT = frozenset(("想", "打算", "准备", "计划", "要", "想要", "决定"))  # what one means to do
+
+# kin words as a sentence's subject: Chinese says 儿子 for "my son" (a closed class)
+KIN_WORDS = frozenset((
+    "儿子", "女儿", "闺女", "孩子", "老公", "老婆", "丈夫", "妻子", "媳妇", "爱人", "老伴",
+    "未婚夫", "未婚妻", "男朋友", "女朋友", "对象", "妈妈", "爸爸", "老妈", "老爸",
+    "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
+    "外孙", "外孙女", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
+    "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
+
+# the aspect particles: the word before one is a verb, whatever the dictionary tags it
+# (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
+_PARTICLES = ("了", "过", "着")
+_ZH_RESULT = ("到", "给", "成", "完")
+
+# the prefixes of a nickname (小周, 老李, 阿凯): a closed class
+_ZH_NAME_PREFIX = frozenset(("小", "老", "阿"))
+# a month, a day of the month, a year by its number (七月份, 15号, 三月): a time by its form
+_DATE_WORD = re.compile(r"^[0-9０-９一二三四五六七八九十两]+(?:月份?|号|日|年)$")
+
+# what may stand before 我 when it is the subject: connectives, adverbs, times, places of
+# time (方位), modal particles and interjections (另外我…, 最近我…, 哎我…)
+OPENING = ("c", "d", "t", "f", "y", "e", "o")
+
+# what may come before a verb and make it no activity taken up: a wish, a plan, a modal, a
+# going or coming, a causative (想出去, 要去, 让他来) — a closed class of auxiliary verbs
+AUX = frozenset(("会", "能", "能够", "可以", "应该", "需要", "得", "去", "来", "让", "叫", "帮",
+                 "敢", "肯", "该", "必须", "不用", "不想", "不要"))
+
+
+def is_verb(flag: str) -> bool:
+    """A verb's tag — not `vn`, a noun the dictionary links to a verb (教练/vn)."""
+    return flag.startswith("v") and flag != "vn"
+
+
+# tags of a character that may open a compound noun: a noun, a name, an adjective, a
+# distinguishing word, a morpheme — an adverb only where the clause wants a noun (先/d 学/n
+# is "learn first", as the model's 先学 is not; `_retagged` reads the noun after an adverb
+# as a verb)
+_COMPOUND_HEAD = ("n", "nr", "ng", "nz", "a", "b", "j", "ag", "zg")
+
+
+def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Two one-character words that jieba's new-word model (its HMM, `chinese_words`) cuts
+    as one word, where the clause's grammar makes them one (`_pair_joins`): a compound
+    noun the dictionary lacks (柴/nr 犬/ng → 柴犬, 蓝/nr 猫/n → 蓝猫, 边/d 牧/n after 我家
+    → 边牧, 社/n 恐/d → 社恐)."""
+    pairs = [i for i in range(len(tagged) - 1) if _pair_joins(tagged, i)]
+    if not pairs:
+        return tagged
+    out, skip = [], False
+    for i, (word, flag) in enumerate(tagged):
+        # the model reads from the pair on (what came before may pull its first
+        # character into another word: 做完试/水)
+        if skip:
+            skip = False
+        elif i in pairs and chinese_words("".join(w for w, _ in tagged[i:]))[:1] == (
+                word + tagged[i + 1][0],):
+            out.append((word + tagged[i + 1][0], "n"))
+            skip = True
+        else:
+            out.append((word, flag))
+    return out
+
+
+# the numerals (a number is no part of a compound noun: 两/m 猫 is two cats; 多/m 肉 is one)
+_NUMERAL = frozenset("0123456789０１２３４５６７８９一二三四五六七八九十两百千万亿半几")
+
+
+def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
+    """Words i and i + 1 are one character each and may be one word, by their tags and
+    their place: a noun-like head before a noun (蓝/nr 猫/n), or a non-numeral 多/m before
+    one that names a thing (多肉; 多人 is "many people"); an adverb's character before a noun where the clause wants a noun — after
+    的, a count or a home pronoun (我家边/d 牧/n: an adverb modifies a verb, never a
+    thing there; 想先/d 学/n is "learn first"); a verb and a noun (试/v 水/n, 减/v 脂/n)
+    only before a noun they name a kind of (试水试验) or ending the clause (想减脂: the
+    activity), never after a verb of wishing or going (要/v 学/n 游泳: "will learn");
+    and any head before an adverb's character with nothing after it to modify (社/n 恐/d
+    ending the clause or before 的: 我有点社恐, 社恐的人)."""
+    (head, hflag), (tail, tflag) = tagged[i], tagged[i + 1]
+    if len(head) != 1 or len(tail) != 1:
+        return False
+    after = tagged[i + 2] if i + 2 < len(tagged) else ("", "")
+    before = tagged[i - 1] if i else ("", "")
+    if tflag == "d":
+        return hflag in NOUNS and after[1] in ("", "uj", "x", "y")
+    if tflag not in ("n", "ng"):
+        return False
+    if hflag in _COMPOUND_HEAD or (hflag == "m" and head not in _NUMERAL and tail not in LIGHT):
+        return True
+    if hflag == "d":
+        return before[1] in ("uj", "m", "q", "mq") or (before[1] == "r" and before[0].endswith("家"))
+    return hflag == "v" and (not after[0] or after[1] in ("n", "vn")) \
+        and head not in INTENT and head not in AUX
+
+
+def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The dictionary's tags mended where the form says otherwise: a month or a day
+    (七月份/nz, 十五号) is a time; a nickname cut in two (阿/j 凯/nr) or doubled (朵朵/q)
+    is a name; one
+    character tagged as a noun right before an aspect particle is a verb (换/nz 了份兼职:
+    了, 过, 着 follow verbs); and in the subject's place — first, after times and adverbs
+    only — a word the dictionary lists whole as a noun that is a verb and its object
+    (打网球/n: 打/v + 网球/n) is the act the clause goes on about (最近打网球手腕疼)."""
+    out: list[tuple[str, str]] = []
+    opening = True
+    tagged = _compounds(tagged)
+    for i, (word, flag) in enumerate(tagged):
+        if out and out[-1][1] == "t" and _DATE_WORD.match(out[-1][0]) and not out[-1][0].endswith(
+                ("月", "月份", "年")) and len(word) == 1 and flag in ("n", "ng"):
+            out[-1] = (out[-1][0] + word, "n")  # 九号/t 线/n: a numbered thing, no date
+        elif _DATE_WORD.match(word):
+            out.append((word, "t"))
+        elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
+            out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
+        elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
+                and word not in KIN_WORDS and word not in LIGHT:
+            out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
+        elif flag in ("vn", "nrt") and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
+            out.append((word, "v"))  # 发给/vn 我, 拜托/nrt 我: a verb, as it takes a pronoun
+        elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \
+                and len(out[-1][0]) == 1 and out[-1][1] in NOUNS:
+            out[-1] = (out[-1][0] + word, "nr")  # 麻/nr 糬/x: a character the dictionary lacks ends a name
+        elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
+                and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
+            out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
+        elif not out and flag == "p" and len(word) == 1 and i + 1 < len(tagged) \
+                and tagged[i + 1][1] == "ul":
+            out.append((word, "c"))  # 对/p 了/ul opening a clause: "by the way" (a
+            # preposition takes no aspect particle), then 了 as its part
+        elif out and out[-1][1] == "c" and len(out) == 1 and flag == "ul":
+            out[-1] = (out[-1][0] + word, "c")
+        elif len(word) == 1 and flag in NOUNS and (
+                (i + 1 < len(tagged) and tagged[i + 1][0] in _PARTICLES + _ZH_RESULT)
+                or (out and (out[-1][1] in ("d", "ad") or out[-1][0] in INTENT))
+                or (out and out[-1] == ("在", "p") and i + 1 < len(tagged)
+                    and tagged[i + 1][1] in NOUNS)):
+            # 都/d 问/n 老板, 顺便/ad 问/n, 想问/n 一下: an adverb or 想 before a verb; 在/p
+            # 学/n 日语: 在 of an act going on (a place is not followed by a noun)
+            out.append((word, "v"))
+        elif flag == "v" and len(word) == 2 and out and out[-1][1] in ("m", "q", "mq") \
+                and i + 1 < len(tagged) and tagged[i + 1][1] in NOUNS \
+                and alone(word[0]) == "n" and is_verb(alone(word[1])):
+            # 一只/m 猫叫/v 团子/n: a count counts a thing, so the verb after it is a noun
+            # and a verb (猫 叫 "a cat called"), as the dictionary's rare word hides
+            out += [(word[0], "n"), (word[1], "v")]
+        elif len(word) > 2 and word[1] in _PARTICLES and flag not in ("v", "i", "l") \
+                and is_verb(alone(word[0])):
+            # 开了个/n: the dictionary's word holds an aspect particle — a verb done, then
+            # what follows it (个 a classifier), as the form says
+            out += [(word[0], "v"), (word[1], "ul"), *chinese_tagged(word[2:])]
+        elif opening and len(word) > 2 and flag == "n" and _verb_object(word):
+            out += [(word[0], "v"), (word[1:], "n")]
+        elif flag == "nr" and out and is_verb(out[-1][1]) and i + 1 < len(tagged) \
+                and tagged[i + 1][0] in _PARTICLES and alone(word[0]) == "d":
+            out.append((word, "a"))  # 坐/v 太久/nr 了: an adverb and what it grades, no name
+        elif (flag in NOUNS or flag == "d") and len(word) == 1 and _after_verb(out) \
+                and i + 1 < len(tagged) and (tagged[i + 1][1] in NOUNS or tagged[i + 1][1] == "a") \
+                and alone("一" + word) == "m":
+            out.append((word, "q"))  # 有/v 条/n 蓝裙子, 养了只/d 猫: a classifier, its 一 left out
+        elif flag == "f" and len(word) == 1 and _split_verb(word, tagged[i + 1:]):
+            out.append((word, "v"))  # 上/f 网球/n 课/n: 上课 split around what the class is
+        else:
+            out.append((word, flag))
+        opening = opening and flag.startswith(OPENING)
+    return out
+
+
+def _after_verb(out: list[tuple[str, str]]) -> bool:
+    """The words so far end on a verb, or a verb and its aspect particle (养了)."""
+    if out and out[-1][0] in _PARTICLES:
+        out = out[:-1]
+    return bool(out) and is_verb(out[-1][1])
+
+
+def alone(text: str) -> str:
+    """The dictionary's tag of `text` when it reads it as one word, else ""."""
+    pairs = chinese_tagged(text)
+    return pairs[0][1] if len(pairs) == 1 else ""
+
+
+def _split_verb(head: str, after: list[tuple[str, str]]) -> bool:
+    """A one-character locative (上/f) before a noun phrase whose last character it makes a
+    verb the dictionary knows with (上 + 钢琴课 → 上课/v, 上 + 平静水域课): a verb split around
+    its object, as Chinese writes one (上网球课 "take a tennis class"), not "on"."""
+    run = []
+    for word, flag in after:
+        if flag not in NOUNS and flag != "a":
+            break
+        run.append((word, flag))
+    while run and run[-1][1] not in NOUNS:
+        run.pop()
+    if not run:
+        return False
+    joined = chinese_tagged(head + run[-1][0][-1])
+    return len(joined) == 1 and is_verb(joined[0][1])
+
+
+def _verb_object(word: str) -> bool:
+    """`word` is a verb of one character and a noun the dictionary knows (打 + 网球), and
+    no other reading: its first two characters are no word of their own (预产 is one:
+    预产期 is a noun, not 预 + 产期)."""
+    head, rest = chinese_tagged(word[0]), chinese_tagged(word[1:])
+    return (len(head) == 1 and is_verb(head[0][1]) and len(rest) == 1
+            and rest[0][1] in ("n", "nz") and not alone(word[:2]))
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a (simplified) text, split at `_CLAUSE`, the empty ones left out."""
+    return [c for c in _CLAUSE.split(text) if c.strip()]
+
+
+def parse_clause(clause: str) -> list[tuple[str, str]]:
+    """A clause's (word, tag) pairs as jieba gives them, whitespace out, then `_retagged`."""
+    return _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
