@@ -31,8 +31,8 @@ from reme_workbench.errors import RemeError
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")
-# dev/: user ↔ assistant chats read while developing; holdout2/: a second blind set of them
-LABELLED_SPLITS = (*SPLITS, "dev", "holdout2")
+# dev/: user ↔ assistant chats read while developing; dev2/: a second set, blind until its one figure
+LABELLED_SPLITS = (*SPLITS, "dev", "dev2")
 PROV = "\n\nderived_from:: [[{}]]\n"
 
 # --- fragment names ---------------------------------------------------------------------------
@@ -225,12 +225,12 @@ def test_the_dev_split_is_user_assistant_chats_over_several_days():
     assert len(set(basenames)) == len(basenames)  # the speaker test keys files by basename
 
 
-def test_the_holdout2_split_is_blind_user_assistant_chats_in_both_languages():
-    """holdout2/ (issue #30, README "The holdout2 split"): 30 chats, 15 Chinese and 15
+def test_the_dev2_split_is_user_assistant_chats_in_both_languages():
+    """dev2/ (issue #30, README "The dev2 split"): 30 chats, 15 Chinese and 15
     English, dated July 2027, 60–80 facts about the user, and every fact a later day
     moves or corrects grouped across days; no file shares a name with another split's
     (the speaker test in tests/brains keys files by basename)."""
-    labels = load_labels(EVAL / "holdout2" / "labels.yaml")
+    labels = load_labels(EVAL / "dev2" / "labels.yaml")
     assert len(labels) == 30
     assert sum(lb.language == "zh" for lb in labels.values()) == 15
     assert {lb.kind for lb in labels.values()} == {"assistant_chat"}
@@ -245,7 +245,7 @@ def test_the_holdout2_split_is_blind_user_assistant_chats_in_both_languages():
         if u.group:
             days.setdefault(u.group, set()).add(u.material.split("/")[1])
     assert len(days) >= 10 and all(len(d) >= 2 for d in days.values()), days
-    others = {p.name for split in LABELLED_SPLITS if split != "holdout2"
+    others = {p.name for split in LABELLED_SPLITS if split != "dev2"
               for p in (EVAL / split / "daily").glob("*/*.md")}
     basenames = [rel.rsplit("/", 1)[1] for rel in labels]
     assert len(set(basenames)) == len(basenames) and not others & set(basenames)
@@ -484,7 +484,7 @@ def test_the_benchmark_refuses_a_missing_material_folder(tmp_path, capsys):
 
 @pytest.mark.parametrize(("split", "dreamt"), [
     ("dev", ["dev"]), ("all", ["tune", "holdout"]), ("holdout", ["holdout"]),
-    ("holdout2", ["holdout2"]),
+    ("dev2", ["dev2"]),
 ])
 def test_the_benchmark_dreams_dev_alone_and_all_stays_tune_and_holdout(
         split, dreamt, monkeypatch, capsys):
