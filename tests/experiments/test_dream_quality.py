@@ -31,8 +31,9 @@ from reme_workbench.errors import RemeError
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")
-# dev/: user ↔ assistant chats read while developing; dev2/: a second set, blind until its one figure
-LABELLED_SPLITS = (*SPLITS, "dev", "dev2")
+# dev/: user ↔ assistant chats read while developing; dev2/: a second set, blind until its one
+# figure; holdout3/: the next blind set, measured once by the lead
+LABELLED_SPLITS = (*SPLITS, "dev", "dev2", "holdout3")
 PROV = "\n\nderived_from:: [[{}]]\n"
 
 # --- fragment names ---------------------------------------------------------------------------
@@ -246,6 +247,36 @@ def test_the_dev2_split_is_user_assistant_chats_in_both_languages():
             days.setdefault(u.group, set()).add(u.material.split("/")[1])
     assert len(days) >= 10 and all(len(d) >= 2 for d in days.values()), days
     others = {p.name for split in LABELLED_SPLITS if split != "dev2"
+              for p in (EVAL / split / "daily").glob("*/*.md")}
+    basenames = [rel.rsplit("/", 1)[1] for rel in labels]
+    assert len(set(basenames)) == len(basenames) and not others & set(basenames)
+
+
+def test_the_holdout3_split_is_user_assistant_chats_in_both_languages():
+    """holdout3/ (issue #30, README "The holdout3 split"): 30 chats, 15 Chinese and 15
+    English, dated September 2027, ten users on three days each, 60–80 facts about the user
+    in both languages, and every fact a later day moves or corrects grouped across days; no
+    file shares a name with another split's (the speaker test in tests/brains keys files by
+    basename), and every name a note may match passes `is_fragment_name`."""
+    labels = load_labels(EVAL / "holdout3" / "labels.yaml")
+    assert len(labels) == 30
+    assert sum(lb.language == "zh" for lb in labels.values()) == 15
+    assert {lb.kind for lb in labels.values()} == {"assistant_chat"}
+    assert all(rel.startswith("daily/2027-09-") for rel in labels)
+    assert all(1 <= len(lb.units) <= 5 and not lb.nothing for lb in labels.values())
+    units = [u for lb in labels.values() for u in lb.units]
+    assert 60 <= len(units) <= 80
+    for language in ("en", "zh"):
+        assert sum(labels[u.material].language == language for u in units) >= 30, language
+    assert {u.bucket for u in units} == {"personal"}
+    assert all(1 <= len(u.key) <= 5 for u in units)
+    assert not [n for u in units for n in (u.name, *u.also) if is_fragment_name(n)]
+    days: dict[str, set[str]] = {}
+    for u in units:
+        if u.group:
+            days.setdefault(u.group, set()).add(u.material.split("/")[1])
+    assert len(days) >= 10 and all(len(d) >= 2 for d in days.values()), days
+    others = {p.name for split in LABELLED_SPLITS if split != "holdout3"
               for p in (EVAL / split / "daily").glob("*/*.md")}
     basenames = [rel.rsplit("/", 1)[1] for rel in labels]
     assert len(set(basenames)) == len(basenames) and not others & set(basenames)
@@ -484,7 +515,7 @@ def test_the_benchmark_refuses_a_missing_material_folder(tmp_path, capsys):
 
 @pytest.mark.parametrize(("split", "dreamt"), [
     ("dev", ["dev"]), ("all", ["tune", "holdout"]), ("holdout", ["holdout"]),
-    ("dev2", ["dev2"]),
+    ("dev2", ["dev2"]), ("holdout3", ["holdout3"]),
 ])
 def test_the_benchmark_dreams_dev_alone_and_all_stays_tune_and_holdout(
         split, dreamt, monkeypatch, capsys):
