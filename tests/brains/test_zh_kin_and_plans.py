@@ -42,3 +42,21 @@ def test_news_of_a_child_reaches_its_own_note_through_the_cli(dream_chat_cli):
     root = dream_chat_cli("周末", chat)
     personal = {p.name: p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md"))}
     assert any("儿子" in name for name in personal), list(personal)
+
+
+def test_going_to_do_at_a_time_with_no_object_is_the_thing_named_before():
+    read = read_chinese("社区中心周六上午有陶艺课，那我周六上午也去上", frozenset())
+    assert read is not None and read.groups and read.groups[0][0] == "社区中心", read
+    # no time: no plan; nothing named before: nothing to go to
+    assert groups("社区中心有陶艺课，那我也去上") == ()
+    assert groups("那我周六上午也去上") == ()
+
+
+def test_a_class_the_user_goes_to_reaches_a_note_through_the_cli(dream_chat_cli):
+    chat = ("用户：帮我看看这周末做什么好\n"
+            "助手：可以去公园走走，或者在家看看书。\n"
+            "用户：社区中心周六上午有陶艺课，那我周六上午也去上\n"
+            "助手：陶艺很解压，记得穿旧衣服。\n")
+    root = dream_chat_cli("周末安排", chat)
+    personal = {p.name: p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md"))}
+    assert any("陶艺课" in text for text in personal.values()), personal

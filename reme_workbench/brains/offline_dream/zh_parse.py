@@ -254,3 +254,22 @@ def clauses(text: str) -> list[str]:
 def parse_clause(clause: str) -> list[tuple[str, str]]:
     """A clause's (word, tag) pairs as jieba gives them, whitespace out, then `_retagged`."""
     return _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
+
+
+def goes_to_do(tagged: list[tuple[str, str]]) -> bool:
+    """The clause ends on 去 / 来 and one word of a verb's with no object after it (也去练,
+    去上/f: jieba tags a lone 上 as a place word): going to do what it leaves unsaid."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "ul", "y")]
+    if len(words) < 2 or words[-2][0] not in ("去", "来"):
+        return False
+    last, flag = words[-1]
+    return len(last) == 1 and (is_verb(flag) or flag == "f")
+
+
+def kin_subject(tagged: list[tuple[str, str]]) -> str:
+    """The subject of a clause when it is one of the speaker's people — a kin word first
+    (after a time or a connective) and a verb after it (儿子从上海回来: 儿子); "" otherwise."""
+    rest = [(w, f) for w, f in tagged if not f.startswith(("t", "c"))]
+    if rest and rest[0][0] in KIN_WORDS and any(is_verb(f) for _, f in rest[1:]):
+        return rest[0][0]
+    return ""

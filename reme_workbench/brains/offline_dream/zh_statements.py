@@ -40,7 +40,9 @@ from .zh_parse import (
     OPENING,
     alone,
     clauses,
+    goes_to_do,
     is_verb,
+    kin_subject,
     parse_clause,
 )
 
@@ -471,15 +473,6 @@ def _not_done(tagged: list[tuple[str, str]]) -> str:
     return "不" + verb
 
 
-def _kin_subject(tagged: list[tuple[str, str]]) -> str:
-    """The subject of a clause when it is one of the speaker's people — a kin word first
-    (after a time or a connective) and a verb after it (儿子从上海回来: 儿子); "" otherwise."""
-    rest = [(w, f) for w, f in tagged if not f.startswith(("t", "c"))]
-    if rest and rest[0][0] in KIN_WORDS and any(is_verb(f) for _, f in rest[1:]):
-        return rest[0][0]
-    return ""
-
-
 def _planned_act(tagged: list[tuple[str, str]]) -> str:
     """我 / 我们, a time, a verb of intent and a verb of two characters or more ending the
     clause (我们下个月要搬家, 我明年打算考研): the act the speaker plans — its verb; ""
@@ -539,6 +532,10 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(1, act)]  # 我不喝酒的: what the speaker does not do, negation kept
         elif not topics and not question and (act := _planned_act(tagged)):
             topics = [(1, act)]  # 我们下个月要搬家: the plan
+        elif not topics and named and not question and goes_to_do(tagged) and _timed(tagged) \
+                and any(w in _ZH_SELF for w in words):
+            topics = [(0, named)]  # …有夜校课，那我周三晚上也去上: the thing named before
+            owned = True  # 那我…: the speaker goes (a 那 "then" before 我 is no subject)
         elif not topics and (act := _activity(tagged) or (not _decided_amount(tagged) and _done_for(tagged))):
             topics = [(1, act)]  # 迷上烘焙了, 快走一小时: the activity, where no thing is named
         elif not topics and named and _headless_count(tagged):
@@ -572,7 +569,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         # about the thing before it
         # one of the speaker's people as the subject after another thing (…请假，儿子从
         # 上海回来, 我不吃牛肉，老公不吃辣) is news of them: a fact of its own, on them
-        kin = _kin_subject(tagged)
+        kin = kin_subject(tagged)
         if groups and not (_subjectless(tagged) and _set_apart(tagged)) and not kin:
             groups[-1] = tuple(dict.fromkeys([*groups[-1], *ranked]))
         else:
