@@ -67,3 +67,9 @@ def test_a_fronted_thing_and_an_act_not_done_reach_notes_through_the_cli(dream_c
     personal = {p.name: p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md"))}
     assert any("帐篷" in name for name in personal), list(personal)
     assert any("不喝酒" in name for name in personal), list(personal)
+
+
+def test_an_activity_after_a_negated_verb_keeps_the_negation():
+    # 不会/v 做饭/v: the activity is what the speaker cannot do — its name says so
+    assert topics("我不会做饭") == ("不会做饭",)
+    assert topics("最近迷上烘焙了") == ("烘焙",)  # no negation: the activity, as before

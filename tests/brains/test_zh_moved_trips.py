@@ -37,3 +37,22 @@ def test_a_moved_trip_reaches_its_own_note_through_the_cli(dream_chat_cli):
     root = dream_chat_cli("请假", chat)
     personal = {p.name: p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md"))}
     assert any("三亚" in name for name in personal), list(personal)
+
+
+def test_going_to_a_named_place_with_no_subject_is_the_speakers_trip():
+    # 改成/v 去/v 云南/ns: the first verb is 去, or takes 去 right after it, and a place
+    # name follows — the speaker goes there
+    assert "云南" in topics("改成去云南看花海，还是五月")
+    assert "成都" in topics("去成都吃火锅")
+    # a request for the listener, and a question, are no trip
+    assert topics("帮我查查去北京的高铁") == ()
+    assert topics("去云南看花海好吗？") == ()
+
+
+def test_a_trip_changed_to_a_place_reaches_its_note_through_the_cli(dream_chat_cli):
+    chat = ("用户：西藏不去了，高反太厉害\n"
+            "用户：改成去云南看花海，还是五月\n"
+            "助手：五月的云南气候舒服，可以安排大理和丽江。\n")
+    root = dream_chat_cli("旅行", chat)
+    personal = {p.name: p.read_text("utf-8") for p in sorted(root.glob("digest/personal/**/*.md"))}
+    assert any("云南" in name for name in personal), list(personal)

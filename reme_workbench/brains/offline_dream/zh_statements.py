@@ -186,7 +186,7 @@ def _activity(tagged: list[tuple[str, str]]) -> str:
         return ""
     if first in INTENT or first in AUX or last[:1] == last[1:2]:
         return ""  # 想出去; 看看: reduplicated, a try
-    return last
+    return first + last if first.startswith(("不", "没")) else last  # 不会开车: can't, said
 
 
 def _in_phrase(flag: str) -> bool:
@@ -250,7 +250,10 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             done = (i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")) or \
                 tagged[-1][0] == "了" or (tagged[-1][0] == "吧" and not any(
                     w in _ZH_SELF or w in _ZH_LISTENER for w, _ in tagged))  # 帮我写个…吧: a request
-            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i])
+            # 去 (first, or right after the first verb: 改成去) and a place name: a trip
+            at = i + 1 if word != "去" and i + 1 < len(tagged) and tagged[i + 1][0] == "去" else i
+            trip = tagged[at][0] == "去" and at + 1 < len(tagged) and tagged[at + 1][1] == "ns"
+            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i]) or trip
         if (flag in NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
