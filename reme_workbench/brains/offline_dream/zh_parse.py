@@ -146,12 +146,16 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     opening = True
     tagged = _compounds(tagged)
+    skip = -1  # a word already read with the one before it
     for i, (word, flag) in enumerate(tagged):
+        if i == skip:
+            continue
         if out and out[-1][1] == "t" and _DATE_WORD.match(out[-1][0]) and not out[-1][0].endswith(
                 ("月", "月份", "年")) and len(word) == 1 and flag in ("n", "ng"):
             out[-1] = (out[-1][0] + word, "n")  # 九号/t 线/n: a numbered thing, no date
-        elif _DATE_WORD.match(word):
-            out.append((word, "t"))
+        elif _DATE_WORD.match(word) or (flag == "r" and len(word) == 2 and word[0] in "这那"
+                                        and alone("今" + word[1]) == "t"):
+            out.append((word, "t"))  # 那天/r 我…: "that day" says when, as 今天 does
         elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
             out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
@@ -199,6 +203,17 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
                 and i + 1 < len(tagged) and (tagged[i + 1][1] in NOUNS or tagged[i + 1][1] == "a") \
                 and alone("一" + word) == "m":
             out.append((word, "q"))  # 有/v 条/n 蓝裙子, 养了只/d 猫: a classifier, its 一 left out
+        elif flag == "q" and len(word) == 1 and not (out and out[-1][1] in ("m", "r", "mq")) \
+                and i + 1 < len(tagged) and len(tagged[i + 1][0]) == 2 \
+                and alone(word + tagged[i + 1][0][0]) == "ns" and alone(tagged[i + 1][0][1]):
+            # 在/p 台/q 南开/ns: a classifier counting nothing starts a place name of the
+            # dictionary's (台南), and the next word's last character is a word of its own
+            nxt = tagged[i + 1][0]
+            out += [(word + nxt[0], "ns"), (nxt[1], alone(nxt[1]))]
+            skip = i + 1
+        elif flag == "n" and len(word) == 2 and i == len(tagged) - 1 and alone(word[0]) == "d" \
+                and alone(word[1]) in ("zg", "v", "a"):
+            out += [(word[0], "d"), (word[1], alone(word[1]))]  # 都行/n: 都/d 行, an answer
         elif flag == "f" and len(word) == 1 and _split_verb(word, tagged[i + 1:]):
             out.append((word, "v"))  # 上/f 网球/n 课/n: 上课 split around what the class is
         else:
@@ -254,3 +269,22 @@ def clauses(text: str) -> list[str]:
 def parse_clause(clause: str) -> list[tuple[str, str]]:
     """A clause's (word, tag) pairs as jieba gives them, whitespace out, then `_retagged`."""
     return _retagged([(w, f) for w, f in chinese_tagged(clause.strip()) if w.strip()])
+
+
+def goes_to_do(tagged: list[tuple[str, str]]) -> bool:
+    """The clause ends on 去 / 来 and one word of a verb's with no object after it (也去练,
+    去上/f: jieba tags a lone 上 as a place word): going to do what it leaves unsaid."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "ul", "y")]
+    if len(words) < 2 or words[-2][0] not in ("去", "来"):
+        return False
+    last, flag = words[-1]
+    return len(last) == 1 and (is_verb(flag) or flag == "f")
+
+
+def kin_subject(tagged: list[tuple[str, str]]) -> str:
+    """The subject of a clause when it is one of the speaker's people — a kin word first
+    (after a time or a connective) and a verb after it (儿子从上海回来: 儿子); "" otherwise."""
+    rest = [(w, f) for w, f in tagged if not f.startswith(("t", "c"))]
+    if rest and rest[0][0] in KIN_WORDS and any(is_verb(f) for _, f in rest[1:]):
+        return rest[0][0]
+    return ""

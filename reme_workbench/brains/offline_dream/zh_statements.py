@@ -40,7 +40,9 @@ from .zh_parse import (
     OPENING,
     alone,
     clauses,
+    goes_to_do,
     is_verb,
+    kin_subject,
     parse_clause,
 )
 
@@ -184,7 +186,7 @@ def _activity(tagged: list[tuple[str, str]]) -> str:
         return ""
     if first in INTENT or first in AUX or last[:1] == last[1:2]:
         return ""  # 想出去; 看看: reduplicated, a try
-    return last
+    return first + last if first.startswith(("不", "没")) else last  # 不会开车: can't, said
 
 
 def _in_phrase(flag: str) -> bool:
@@ -202,6 +204,8 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
     """A clause about its speaker (see the module doc)."""
     if len(tagged) > 2 and tagged[0][0] in _ZH_THEN and tagged[1][0] in _ZH_DECIDING:
         return True  # 那就先报周末班, 那还是放…: the speaker decides (on what the assistant proposed)
+    if _fronted(tagged):
+        return True  # 帐篷我借朋友的: the thing first, then the speaker and their verb
     if _dated_thing(tagged) or _done_with_speaker(tagged) or _news_of_another(tagged) \
             or _outcome_of_thing(tagged) or _noun_as_act(tagged) or _kept_doing(tagged):
         return True
@@ -246,7 +250,10 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             done = (i + 1 < len(tagged) and tagged[i + 1][0] in ("了", "过")) or \
                 tagged[-1][0] == "了" or (tagged[-1][0] == "吧" and not any(
                     w in _ZH_SELF or w in _ZH_LISTENER for w, _ in tagged))  # 帮我写个…吧: a request
-            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i])
+            # 去 (first, or right after the first verb: 改成去) and a place name: a trip
+            at = i + 1 if word != "去" and i + 1 < len(tagged) and tagged[i + 1][0] == "去" else i
+            trip = tagged[at][0] == "去" and at + 1 < len(tagged) and tagged[at + 1][1] == "ns"
+            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i]) or trip
         if (flag in NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
@@ -368,12 +375,15 @@ _ZH_SAYING = frozenset(("说", "讲", "显示", "表示", "报道", "提到", "�
 def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
     """A thing with no owner named, as the subject of a clause that says when (婚礼是十月,
     手术定在下周三, 比赛改到下周六了): Chinese leaves out whose it is, and in a speaker's
-    own turn a date is theirs — not a person (nr), a place (ns) or a pronoun, nor a
-    report (天气预报说…)."""
-    start = next((i for i, (_, f) in enumerate(tagged) if f != "t"), len(tagged))
+    own turn a date is theirs — not a person (nr) or a pronoun, nor a report (天气预报说…);
+    a place (ns) only as the subject of a verb done (三亚改五月了: the trip there moved;
+    上海明天下雨 says when before its verb: weather). A connective may open it (对了婚礼…)."""
+    start = next((i for i, (_, f) in enumerate(tagged) if f not in ("t", "c")), len(tagged))
     if start and start < len(tagged) and tagged[start][0] == "的":
         start += 1  # 周三的游泳课: the time's thing
-    if len(tagged) - start < 3 or tagged[start][1] not in ("n", "vn", "nz", "nw"):
+    subjects = ("n", "vn", "nz", "nw", "ns") if tagged and tagged[-1][0] == "了" else (
+        "n", "vn", "nz", "nw")
+    if len(tagged) - start < 3 or tagged[start][1] not in subjects:
         return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim)
     verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and is_verb(f)), None)
     return verb is not None and verb[0] not in _ZH_SAYING and any(
@@ -415,6 +425,71 @@ def _asks_for_me(tagged: list[tuple[str, str]]) -> bool:
 
 
 
+# verbs of naming: 叫豆豆 "(it) is called 豆豆" (a closed class of grammar words)
+_ZH_CALLED = frozenset(("叫", "名叫", "叫做"))
+
+
+def _called(tagged: list[tuple[str, str]]) -> str:
+    """A clause opening on a verb of naming and a name, nothing after it (叫豆豆, 名叫可乐):
+    what the thing named before is called — the name; "" otherwise (叫朋友帮忙: a verb
+    after the person, "ask … to")."""
+    if len(tagged) < 2 or tagged[0][0] not in _ZH_CALLED or not is_verb(tagged[0][1]):
+        return ""
+    rest = [(w, f) for w, f in tagged[1:] if f not in ("x", "ul", "y")]
+    if not rest or any(is_verb(f) for _, f in rest) or not all(
+            f in NOUNS or f in ("nrfg", "eng", "a") for _, f in rest):
+        return ""
+    return "".join(w for w, _ in rest)
+
+
+def _fronted(tagged: list[tuple[str, str]]) -> str:
+    """A noun phrase put before 我 / 我们 and a verb (帐篷/n 我 借 朋友 的, 北京/ns 我 去过):
+    the object the speaker fronted as the clause's topic, as Chinese does — the phrase;
+    "" when a verb comes between (老师说我…: the noun is a subject of its own)."""
+    run = []
+    for i, (word, flag) in enumerate(tagged):
+        if word in _ZH_SELF:
+            after = tagged[i + 1:]
+            return "".join(run) if run and any(is_verb(f) for _, f in after) else ""
+        if flag not in NOUNS or word in LIGHT:
+            return ""
+        run.append(word)
+    return ""
+
+
+def _not_done(tagged: list[tuple[str, str]]) -> str:
+    """我 + 不 + a verb of two characters that is a verb and its object, the dictionary
+    reading each character so (喝/v 酒/n, 抽/v 烟/n), ending the clause (我不抽烟, 我不喝酒的):
+    what the speaker does not do — "不" and the act, the negation kept; "" for a verb of
+    knowing or feeling (知道: 道/q; 担心, an opinion verb) or where a thing is named."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "ul", "uj", "y")]
+    if len(words) < 3 or words[0][0] not in _ZH_SELF or words[-2][0] != "不":
+        return ""
+    verb, flag = words[-1]
+    if not is_verb(flag) or len(verb) != 2 or verb in _ZH_OPINION:
+        return ""
+    if not all(f == "d" for _, f in words[1:-1]):
+        return ""
+    head, rest = chinese_tagged(verb[0]), chinese_tagged(verb[1])
+    if not (len(head) == 1 and is_verb(head[0][1]) and len(rest) == 1 and rest[0][1] == "n"):
+        return ""
+    return "不" + verb
+
+
+def _planned_act(tagged: list[tuple[str, str]]) -> str:
+    """我 / 我们, a time, a verb of intent and a verb of two characters or more ending the
+    clause (我们下个月要搬家, 我明年打算考研): the act the speaker plans — its verb; ""
+    without a time (我要睡觉) or with an object after the verb."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "ul", "uj", "y")]
+    if len(words) < 4 or words[0][0] not in _ZH_SELF or not _timed(words):
+        return ""
+    (intent, _), (verb, flag) = words[-2], words[-1]
+    if intent not in INTENT or not is_verb(flag) or len(verb) < 2 or verb in AUX \
+            or verb in INTENT or verb in _ZH_COMPLEMENT:
+        return ""
+    return verb if all(f in ("t", "d", "f", "m") for _, f in words[1:-2]) else ""
+
+
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
                  before: str = "", earlier: str = "") -> ZhReading | None:
     """A Chinese sentence, clause by clause (，；): the clauses about the speaker give its
@@ -448,8 +523,22 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
         topics = _zh_topics(tagged, names)
         taken = "" if question else _approved(tagged)
+        called = "" if question or n else _called(tagged)
         if taken:  # 修复日志这个好: the phrase is the thing, whole
             topics = [(0, taken)]
+        elif called and referent:  # 我养了一只狗 — 叫豆豆: the dog is called 豆豆
+            topics = [(-2, referent), (-1, called)]
+            owned = True
+        elif (front := _fronted(tagged)) and not question:  # 帐篷我借朋友的: the tent first
+            topics = [(-1, front), *((r, t) for r, t in topics if t != front)]
+        elif not topics and (act := _not_done(tagged)):
+            topics = [(1, act)]  # 我不喝酒的: what the speaker does not do, negation kept
+        elif not topics and not question and (act := _planned_act(tagged)):
+            topics = [(1, act)]  # 我们下个月要搬家: the plan
+        elif not topics and named and not question and goes_to_do(tagged) and _timed(tagged) \
+                and any(w in _ZH_SELF for w in words):
+            topics = [(0, named)]  # …有夜校课，那我周三晚上也去上: the thing named before
+            owned = True  # 那我…: the speaker goes (a 那 "then" before 我 is no subject)
         elif not topics and (act := _activity(tagged) or (not _decided_amount(tagged) and _done_for(tagged))):
             topics = [(1, act)]  # 迷上烘焙了, 快走一小时: the activity, where no thing is named
         elif not topics and named and _headless_count(tagged):
@@ -481,10 +570,13 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         # its verb (叫豆豆, 做服务器开发: what the thing before it is called, what the job
         # is), a clause with a subject again (我一做饭它就…) or one without a verb goes on
         # about the thing before it
-        if groups and not (_subjectless(tagged) and _set_apart(tagged)):
+        # one of the speaker's people as the subject after another thing (…请假，儿子从
+        # 上海回来, 我不吃牛肉，老公不吃辣) is news of them: a fact of its own, on them
+        kin = kin_subject(tagged)
+        if groups and not (_subjectless(tagged) and _set_apart(tagged)) and not kin:
             groups[-1] = tuple(dict.fromkeys([*groups[-1], *ranked]))
         else:
-            groups.append(ranked)
+            groups.append(tuple(dict.fromkeys([kin, *ranked])) if kin and groups else ranked)
     if not groups:  # a thing or a time named (周四上午十点): context for the statement beside it
         when = any(f == "t" for c in parts for _, f in chinese_tagged(c.strip()))
         return (ZhReading((), context=True) if (things or when) and not text.endswith(_ZH_QUESTION)
