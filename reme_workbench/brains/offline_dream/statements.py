@@ -11,8 +11,6 @@ Pure functions on strings (no I/O, no model); `OfflineBrain` builds its units fr
   label and timestamp taken out. English sentences end at `.!?` before a capital; Chinese
   ones at `。！？；` and at line ends; nothing is cut inside a code span or a quotation.
 * `score(statement)` gives cue scores for the three buckets plus a noise verdict.
-* `tokens(text)` / `overlap(a, b)`: content-token sets (light stemming, stopwords and
-  dates removed; CJK as character bigrams) and the overlap coefficient between two.
 """
 
 from __future__ import annotations
@@ -39,7 +37,7 @@ from .standalone import parse_ahead
 __all__ = [
     "Block", "Statement", "Scores", "segment",
     "score", "score_all", "has_reason", "GENERIC_HEADINGS", "PROC_HEADING",
-    "TOO_SHORT", "chat_speakers", "ENTRY_HEADING", "has_rule_words_zh",
+    "TOO_SHORT", "chat_speakers", "has_rule_words_zh",
 ]
 
 BlockKind = Literal["step", "item", "para", "row"]
@@ -114,7 +112,7 @@ _HRULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _TIMESTAMP = re.compile(r"^\s*\[\d{1,2}:\d{2}(:\d{2})?\]\s*([A-Z][\w.-]*( [A-Z][\w.-]*)?:\s+)?")
 # An entry a client appended (docs/spec.md §3.6.4): "## 14:40 Rotate the token". The time
 # says when it was written, never what it is about: it is kept apart from the title.
-ENTRY_HEADING = re.compile(r"^(\d{1,2}:\d{2})(?:\s+(.*))?$")
+_ENTRY_HEADING = re.compile(r"^(\d{1,2}:\d{2})(?:\s+(.*))?$")
 _QUOTE_MARK = re.compile(r"^\s*(?:>\s?)+")  # every level: a nested quote reads as its text
 # a paragraph that is one bold line and nothing else reads as a sub-heading
 _BOLD_HEADING = re.compile(r"^\s{0,3}(?:\*\*|__)([^*_\n]{2,80}?)[:：]?(?:\*\*|__)[:：]?\s*$")
@@ -151,7 +149,7 @@ class _Builder:
     def heading_line(self, level: int, text: str) -> None:
         self.close()
         self.levels = []
-        entry = ENTRY_HEADING.match(text) if level <= 6 else None
+        entry = _ENTRY_HEADING.match(text) if level <= 6 else None
         if entry:  # "## 14:40 Rotate the token": the title is the heading, the time is not
             text = (entry.group(2) or "").strip()
         if level <= 6:
@@ -328,7 +326,7 @@ def segment(
     label_alone = False  # the last line was a label alone on its line ("**user**")
     fence: tuple[str, int] | None = None
     code: list[str] = []
-    for n, raw in enumerate(text.splitlines(), start=first_line):
+    for n, raw in enumerate(text_lines, start=first_line):
         line = raw.rstrip()
         quoted = fence is None and bool(_QUOTE_MARK.match(line))
         if plain_text and quoted:
@@ -457,7 +455,7 @@ def _cells(row: str) -> list[str]:
         i += 1
     if cur.strip():
         cells.append(cur.strip())
-    return [c for c in cells] if cells else [""]
+    return cells or [""]
 
 
 def _alone(lines: list[str], i: int) -> bool:
@@ -581,7 +579,7 @@ GENERIC_HEADINGS = _rx(
     r"^(task|outcome|what i did|steps|procedure|notes( for next time)?|summary|findings|"
     r"corrected procedure|current .*procedure|facts worth keeping|what \w+ (said|added)|"
     r"(corrected|current|updated|new) (order|steps)|how i did it|"
-    r"notes|details|misc|用户偏好.*|任务|结果|步骤|流程)$"
+    r"details|misc|用户偏好.*|任务|结果|步骤|流程)$"
 )
 
 
@@ -602,7 +600,7 @@ def score(
         else "chit-chat topic" if _NOISE_TOPIC.search(text)
         else "continues a chit-chat sentence" if noise_before
         else "refers back to what was said before" if _BACK_REFERENCE.search(text)
-        else "a task on a checklist, not knowledge" if _TASK_ITEM.match(statement.block.text)
+        else "a task on a checklist, not knowledge" if _TASK_ITEM.match(block.text)
         else TOO_SHORT if size < 3 else None
     )
     unlabeled = re.sub(r"^\**[\w ]{1,20}[:：]\**\s*", "", text)  # "So: ", "Fix: " labels
