@@ -430,31 +430,14 @@ def segment(
     return blocks, statements
 
 
+# a cell and the pipe that ends it (a link runs to its `]]`, or to the row's end)
+_CELL = re.compile(r"((?:\[\[.*?(?:\]\]|$)|\\\||[^|])*)(\||$)")
+
+
 def _cells(row: str) -> list[str]:
     r"""The cells of a table row; `\|` and a pipe inside `[[...]]` do not separate cells."""
-    cells, cur, i, row = [], "", 0, row.strip()
-    if row.startswith("|"):
-        row = row[1:]
-    while i < len(row):
-        if row.startswith("[[", i):
-            j = row.find("]]", i)
-            j = len(row) if j < 0 else j + 2
-            cur += row[i:j].replace("\\|", "|")
-            i = j
-            continue
-        ch = row[i]
-        if ch == "\\" and row.startswith("|", i + 1):
-            cur += "|"
-            i += 2
-            continue
-        if ch == "|":
-            cells.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-        i += 1
-    if cur.strip():
-        cells.append(cur.strip())
+    cells = [c.replace("\\|", "|").strip() for c, end in _CELL.findall(row.strip().removeprefix("|"))
+             if end or c.strip()]  # the last cell only when it holds something
     return cells or [""]
 
 
