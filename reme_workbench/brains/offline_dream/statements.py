@@ -130,8 +130,8 @@ def _ends_cjk(line: str) -> bool:
 
 class _Builder:
     def __init__(self, plain_text: bool, bold_headings: bool = False) -> None:
-        self.plain_text = plain_text
-        self.bold_headings = bold_headings  # .txt: a line is its own block unless hard-wrapped
+        self.plain_text = plain_text  # .txt: a line is its own block unless hard-wrapped
+        self.bold_headings = bold_headings  # a bold line alone, or a bold lead-in, is a heading
         self.blocks: list[Block] = []
         self.heading, self.section, self.kind = "", 0, "para"
         self.lines: list[str] = []  # the open block's lines, and its code blocks
@@ -262,10 +262,10 @@ class _Builder:
             self.kind, self.start = "para", line_no
         self.lines.append(line)
 
-    def end_turn(self) -> None:
-        """The chat turn being read is over: what follows is nobody's."""
+    def end_turn(self, speaker: str = "", role: str = "") -> None:
+        """The chat turn being read is over: what follows is `speaker`'s (by default nobody's)."""
         self.close()
-        self.speaker, self.role = "", ""
+        self.speaker, self.role = speaker, role
 
     def continue_turn(self, line: str) -> bool:
         """A line right below a turn's own line continues that turn (a message of several
@@ -329,9 +329,7 @@ def segment(
     for n, raw in enumerate(text_lines, start=first_line):
         line = raw.rstrip()
         quoted = fence is None and bool(_QUOTE_MARK.match(line))
-        if plain_text and quoted:
-            line = _QUOTE_MARK.sub("", line, count=1)
-        elif fence is None:
+        if fence is None and not plain_text:  # a text file has no callouts
             callout = CALLOUT.match(line)
             if callout:
                 b.open_callout(callout.group(1), plain(callout.group(2)), n)
@@ -340,8 +338,8 @@ def segment(
                 b.end_callout()  # a callout ends at the first line that is not quoted
             elif b.callout and _QUOTE_MARK.sub("", original[n - first_line], count=1).strip():
                 b.callout_body = True
-            if quoted:
-                line = _QUOTE_MARK.sub("", line, count=1)
+        if quoted:
+            line = _QUOTE_MARK.sub("", line, count=1)
         if fence is not None:
             m = _FENCE.match(line)
             closing = m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1]
@@ -366,8 +364,8 @@ def segment(
         h = _HEADING.match(line)
         said = read_turn(line) if h and speakers else None
         if said and said.label in speakers and not quoted:  # an exporter's "### ChatGPT"
-            b.end_turn()
-            b.speaker, b.role, label_alone = said.label, roles[said.label], True
+            b.end_turn(said.label, roles[said.label])
+            label_alone = True
             continue
         if h and not quoted:
             if breaks_turn(line, whole_turns=whole_turns, turn_follows=last_turn > n - first_line):
@@ -403,8 +401,7 @@ def segment(
             continue
         turn = read_turn(line) if speakers else None
         if turn and turn.label in speakers:  # one labelled line, one turn, one block
-            b.end_turn()
-            b.speaker, b.role = turn.label, roles[turn.label]
+            b.end_turn(turn.label, roles[turn.label])
             label_alone = turn.alone
             if turn.text:
                 b.text_line(turn.text, n)
