@@ -102,6 +102,13 @@ def test_table_cells_keep_escaped_pipes_and_links_together():
     assert blocks[-1].text == "Property: `tags`; Description: See [[Tags|tags]]."
 
 
+def test_table_cells_empty_ones_escaped_pipes_and_an_unclosed_link():
+    text = "| a | b | c |\n|--|--|--|\n| x | | y \\| z |\n| 1 | [[open | 2 |\n"
+    blocks, _ = segment(text)
+    # an empty cell is skipped; an unclosed link runs to the row's end, pipes and all
+    assert [b.text for b in blocks] == ["a: x; c: y | z", "a: 1; b: [[open | 2 |"]
+
+
 def test_chat_speakers_are_found_and_the_agent_says_nothing_worth_keeping():
     chat = ("[08:02] 林晓：早啊\n[08:02] agent：早上好！\n"
             "[08:05] 林晓：以后回复我一律用中文，但是命令和代码保持英文。\n"

@@ -96,24 +96,18 @@ def _key(label: str) -> str:
 
 
 def is_assistant(label: str, agent_names: Iterable[str] = ()) -> bool:
-    """The label names an assistant: a generic word or product (`assistant`, `AI`,
-    `ChatGPT`, `Claude`, `助手`, …) or one of the agent's own names."""
     key = _key(label)
     return bool(_ASSISTANT.match(key)) or key in {_key(n) for n in agent_names}
 
 
 def is_user(label: str) -> bool:
-    """The label names the vault's user: `user`, `human`, `me`, `用户`, `我`, …"""
     return bool(_USER.match(_key(label)))
 
 
 def speaker_role(label: str, speakers: Iterable[str], agent_names: Iterable[str] = ()) -> Role:
-    """The role of a chat's speaker: the assistant by its label (or the agent's own name);
-    the user by theirs (`user`, `human`, `me`, `用户`, `我`); any other name in a chat that
-    has an assistant is the user, and so is the only speaker of a session — a person's
-    notes to themselves (`**Owen:** …`, `[07:52] 陈静：…`) in their own vault are the
-    vault's user's; in a chat of several people without an assistant, everyone is a
-    person."""
+    """The role of a chat's speaker, by its label; any other name is the user in a chat
+    with an assistant and as the only speaker of a session (a person's notes to themselves,
+    `**Owen:** …`, in their own vault); in a chat of people without an assistant, a person."""
     names = tuple(agent_names)
     if is_assistant(label, names):
         return "assistant"
@@ -129,11 +123,9 @@ class _Spoken(Protocol):
 
 
 def chat_kind(blocks: Sequence[_Spoken]) -> ChatKind | None:
-    """What a segmented chat is: `"assistant"` when an assistant speaks in it, or when its
-    only speaker is the vault's user (their own log: `me: …`, or one person's notes under
-    their name, `speaker_role`) — the user's words are read as the user's; `"people"`
-    when its speakers are people (two friends, a group); None when the material is no
-    chat."""
+    """`"assistant"` when an assistant speaks in the chat or its only speaker is the vault's
+    user (their own log, `speaker_role`): the user's words are read as the user's;
+    `"people"` between people; None when the material is no chat."""
     roles = {b.speaker: b.role for b in blocks if b.speaker}
     if not roles:
         return None
@@ -160,7 +152,7 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
     at more length than it is asked (its turns no shorter than the other's, on average) —
     a friend's few words back ("How's the pottery going?", "Oh no, sorry!") are no
     assistant's (docs/spec.md §5.2.11)."""
-    pair = [s for s in speakers]
+    pair = list(speakers)
     if len(pair) != 2 or any(is_assistant(s) or is_user(s) for s in pair):
         return None
     turns: dict[str, list[str]] = {s: [] for s in pair}
@@ -177,10 +169,7 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
     if len(silent) != 1:
         return None
     other = next(s for s in pair if s != silent[0])
-    def words(texts: list[str]) -> float:
-        return sum(_length(t) for t in texts) / max(1, len(texts))
-
-    if not tells_of_self(turns[other]) or words(turns[silent[0]]) < words(turns[other]):
+    if not tells_of_self(turns[other]) or _mean_length(turns[silent[0]]) < _mean_length(turns[other]):
         return None
     return silent[0]
 
@@ -250,11 +239,11 @@ def _tells_of_self_zh(text: str) -> bool:
     return False
 
 
-def _length(text: str) -> int:
-    """How long a turn is: its words, each Chinese character one (Chinese writes no spaces:
-    a long answer is one "word" by spaces, a texted burst "好 我下次试试" two)."""
-    cjk = sum(map(is_cjk, text))
-    return cjk + len("".join(" " if is_cjk(c) else c for c in text).split())
+def _mean_length(texts: list[str]) -> float:
+    """How long turns are on average: their words, each Chinese character one (Chinese
+    writes no spaces: a long answer is one "word" by spaces, a texted burst "好 我下次试试" two)."""
+    return sum(sum(map(is_cjk, t)) + len("".join(" " if is_cjk(c) else c for c in t).split())
+               for t in texts) / max(1, len(texts))
 
 
 def _leaves_self_out(texts: list[str]) -> bool:
@@ -330,7 +319,7 @@ def _read_turn(line: str) -> TurnLine | None:
     m = _LINE.match(line) or _IRC.match(line)
     if m:
         label = m.group("name").strip()
-        text = _METADATA.sub("", _INVISIBLE.sub("", m.group("text"))).strip()
+        text = _METADATA.sub("", m.group("text")).strip()
         stamped = any(m.groupdict().get(g) for g in ("lead", "time", "clock"))
         if _is_label(label) and not label.lower().startswith(("http", "www")):
             return TurnLine(label, text, stamped, not text)
@@ -487,11 +476,12 @@ def normalise_transcript(text: str) -> str:
                 out.append(line)  # a heading ("# Chat with Nova, 12 May") or a blank
                 continue
             try:
-                messages = _messages([_load_line(line)])
+                value = _load_line(line)
             except (ValueError, RecursionError):
                 return text
-            if messages is None and not _is_role_message(line):
-                return text
+            messages = _messages([value])
+            if messages is None and not _has_role(value):
+                return text  # a system or tool message is left out; anything else is no transcript
             out.append(_render(messages or []).rstrip("\n"))
         if any(out):
             return "\n".join(out) + "\n"
@@ -512,13 +502,7 @@ def _load_line(line: str) -> object:
             raise ValueError(str(exc)) from exc
 
 
-def _is_role_message(line: str) -> bool:
-    """A JSON line of one message whose role is neither the user's nor the assistant's
-    (system, tool): a message all the same, left out."""
-    try:
-        value = _load_line(line)
-    except (ValueError, RecursionError):
-        return False
+def _has_role(value: object) -> bool:
     return isinstance(value, dict) and isinstance(value.get("role", value.get("from")), str)
 
 

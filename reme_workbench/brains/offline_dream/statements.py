@@ -11,8 +11,6 @@ Pure functions on strings (no I/O, no model); `OfflineBrain` builds its units fr
   label and timestamp taken out. English sentences end at `.!?` before a capital; Chinese
   ones at `。！？；` and at line ends; nothing is cut inside a code span or a quotation.
 * `score(statement)` gives cue scores for the three buckets plus a noise verdict.
-* `tokens(text)` / `overlap(a, b)`: content-token sets (light stemming, stopwords and
-  dates removed; CJK as character bigrams) and the overlap coefficient between two.
 """
 
 from __future__ import annotations
@@ -39,7 +37,7 @@ from .standalone import parse_ahead
 __all__ = [
     "Block", "Statement", "Scores", "segment",
     "score", "score_all", "has_reason", "GENERIC_HEADINGS", "PROC_HEADING",
-    "TOO_SHORT", "chat_speakers", "ENTRY_HEADING", "has_rule_words_zh",
+    "TOO_SHORT", "chat_speakers", "has_rule_words_zh",
 ]
 
 BlockKind = Literal["step", "item", "para", "row"]
@@ -114,7 +112,7 @@ _HRULE = re.compile(r"^\s{0,3}([-*_])(\s*\1){2,}\s*$")
 _TIMESTAMP = re.compile(r"^\s*\[\d{1,2}:\d{2}(:\d{2})?\]\s*([A-Z][\w.-]*( [A-Z][\w.-]*)?:\s+)?")
 # An entry a client appended (docs/spec.md §3.6.4): "## 14:40 Rotate the token". The time
 # says when it was written, never what it is about: it is kept apart from the title.
-ENTRY_HEADING = re.compile(r"^(\d{1,2}:\d{2})(?:\s+(.*))?$")
+_ENTRY_HEADING = re.compile(r"^(\d{1,2}:\d{2})(?:\s+(.*))?$")
 _QUOTE_MARK = re.compile(r"^\s*(?:>\s?)+")  # every level: a nested quote reads as its text
 # a paragraph that is one bold line and nothing else reads as a sub-heading
 _BOLD_HEADING = re.compile(r"^\s{0,3}(?:\*\*|__)([^*_\n]{2,80}?)[:：]?(?:\*\*|__)[:：]?\s*$")
@@ -132,8 +130,8 @@ def _ends_cjk(line: str) -> bool:
 
 class _Builder:
     def __init__(self, plain_text: bool, bold_headings: bool = False) -> None:
-        self.plain_text = plain_text
-        self.bold_headings = bold_headings  # .txt: a line is its own block unless hard-wrapped
+        self.plain_text = plain_text  # .txt: a line is its own block unless hard-wrapped
+        self.bold_headings = bold_headings  # a bold line alone, or a bold lead-in, is a heading
         self.blocks: list[Block] = []
         self.heading, self.section, self.kind = "", 0, "para"
         self.lines: list[str] = []  # the open block's lines, and its code blocks
@@ -151,7 +149,7 @@ class _Builder:
     def heading_line(self, level: int, text: str) -> None:
         self.close()
         self.levels = []
-        entry = ENTRY_HEADING.match(text) if level <= 6 else None
+        entry = _ENTRY_HEADING.match(text) if level <= 6 else None
         if entry:  # "## 14:40 Rotate the token": the title is the heading, the time is not
             text = (entry.group(2) or "").strip()
         if level <= 6:
@@ -264,10 +262,10 @@ class _Builder:
             self.kind, self.start = "para", line_no
         self.lines.append(line)
 
-    def end_turn(self) -> None:
-        """The chat turn being read is over: what follows is nobody's."""
+    def end_turn(self, speaker: str = "", role: str = "") -> None:
+        """The chat turn being read is over: what follows is `speaker`'s (by default nobody's)."""
         self.close()
-        self.speaker, self.role = "", ""
+        self.speaker, self.role = speaker, role
 
     def continue_turn(self, line: str) -> bool:
         """A line right below a turn's own line continues that turn (a message of several
@@ -328,12 +326,10 @@ def segment(
     label_alone = False  # the last line was a label alone on its line ("**user**")
     fence: tuple[str, int] | None = None
     code: list[str] = []
-    for n, raw in enumerate(text.splitlines(), start=first_line):
+    for n, raw in enumerate(text_lines, start=first_line):
         line = raw.rstrip()
         quoted = fence is None and bool(_QUOTE_MARK.match(line))
-        if plain_text and quoted:
-            line = _QUOTE_MARK.sub("", line, count=1)
-        elif fence is None:
+        if fence is None and not plain_text:  # a text file has no callouts
             callout = CALLOUT.match(line)
             if callout:
                 b.open_callout(callout.group(1), plain(callout.group(2)), n)
@@ -342,8 +338,8 @@ def segment(
                 b.end_callout()  # a callout ends at the first line that is not quoted
             elif b.callout and _QUOTE_MARK.sub("", original[n - first_line], count=1).strip():
                 b.callout_body = True
-            if quoted:
-                line = _QUOTE_MARK.sub("", line, count=1)
+        if quoted:
+            line = _QUOTE_MARK.sub("", line, count=1)
         if fence is not None:
             m = _FENCE.match(line)
             closing = m and m.group(2)[0] == fence[0] and len(m.group(2)) >= fence[1]
@@ -368,8 +364,8 @@ def segment(
         h = _HEADING.match(line)
         said = read_turn(line) if h and speakers else None
         if said and said.label in speakers and not quoted:  # an exporter's "### ChatGPT"
-            b.end_turn()
-            b.speaker, b.role, label_alone = said.label, roles[said.label], True
+            b.end_turn(said.label, roles[said.label])
+            label_alone = True
             continue
         if h and not quoted:
             if breaks_turn(line, whole_turns=whole_turns, turn_follows=last_turn > n - first_line):
@@ -405,8 +401,7 @@ def segment(
             continue
         turn = read_turn(line) if speakers else None
         if turn and turn.label in speakers:  # one labelled line, one turn, one block
-            b.end_turn()
-            b.speaker, b.role = turn.label, roles[turn.label]
+            b.end_turn(turn.label, roles[turn.label])
             label_alone = turn.alone
             if turn.text:
                 b.text_line(turn.text, n)
@@ -432,32 +427,15 @@ def segment(
     return blocks, statements
 
 
+# a cell and the pipe that ends it (a link runs to its `]]`, or to the row's end)
+_CELL = re.compile(r"((?:\[\[.*?(?:\]\]|$)|\\\||[^|])*)(\||$)")
+
+
 def _cells(row: str) -> list[str]:
     r"""The cells of a table row; `\|` and a pipe inside `[[...]]` do not separate cells."""
-    cells, cur, i, row = [], "", 0, row.strip()
-    if row.startswith("|"):
-        row = row[1:]
-    while i < len(row):
-        if row.startswith("[[", i):
-            j = row.find("]]", i)
-            j = len(row) if j < 0 else j + 2
-            cur += row[i:j].replace("\\|", "|")
-            i = j
-            continue
-        ch = row[i]
-        if ch == "\\" and row.startswith("|", i + 1):
-            cur += "|"
-            i += 2
-            continue
-        if ch == "|":
-            cells.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-        i += 1
-    if cur.strip():
-        cells.append(cur.strip())
-    return [c for c in cells] if cells else [""]
+    cells = [c.replace("\\|", "|").strip() for c, end in _CELL.findall(row.strip().removeprefix("|"))
+             if end or c.strip()]  # the last cell only when it holds something
+    return cells or [""]
 
 
 def _alone(lines: list[str], i: int) -> bool:
@@ -581,7 +559,7 @@ GENERIC_HEADINGS = _rx(
     r"^(task|outcome|what i did|steps|procedure|notes( for next time)?|summary|findings|"
     r"corrected procedure|current .*procedure|facts worth keeping|what \w+ (said|added)|"
     r"(corrected|current|updated|new) (order|steps)|how i did it|"
-    r"notes|details|misc|用户偏好.*|任务|结果|步骤|流程)$"
+    r"details|misc|用户偏好.*|任务|结果|步骤|流程)$"
 )
 
 
@@ -602,7 +580,7 @@ def score(
         else "chit-chat topic" if _NOISE_TOPIC.search(text)
         else "continues a chit-chat sentence" if noise_before
         else "refers back to what was said before" if _BACK_REFERENCE.search(text)
-        else "a task on a checklist, not knowledge" if _TASK_ITEM.match(statement.block.text)
+        else "a task on a checklist, not knowledge" if _TASK_ITEM.match(block.text)
         else TOO_SHORT if size < 3 else None
     )
     unlabeled = re.sub(r"^\**[\w ]{1,20}[:：]\**\s*", "", text)  # "So: ", "Fix: " labels
