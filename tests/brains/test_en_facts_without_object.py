@@ -60,3 +60,16 @@ def test_a_name_before_a_light_head_is_the_topic(dream_chat_cli):
         "Ines: not yet, thanks\n"))
     found = notes(root)
     assert any("berlin-marathon" in n for n in found), sorted(found)
+
+
+def test_a_command_opening_a_note_to_self_is_no_topic(dream_chat_cli):
+    """A line of the user's notes to themselves opening on a command the tagger reads as a
+    name ("Book the dentist for the kids …": "Book" read as a proper noun): the note is named by what the command is
+    about, never by the verb."""
+    root = dream_chat_cli("todo", (
+        "Priya: Book the dentist for the kids before term starts.\n"
+        "Priya: Swimming lesson for Ava moved to Friday.\n"))
+    found = notes(root)
+    assert found, found
+    assert not any(n.startswith("priya-s-book") for n in found), sorted(found)
+    assert any("dentist" in n for n in found), sorted(found)

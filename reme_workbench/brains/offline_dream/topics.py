@@ -298,6 +298,16 @@ def _verb_read_as_noun(tok) -> bool:
         for c in tok.children)
 
 
+def _command_read_as_name(tok) -> bool:
+    """A word opening its line, the line's root, with a determiner's phrase right after it
+    and hanging on it — "Book the dentist for the kids": a command the tagger read as a
+    name (a name in apposition takes a comma: "Dana, the plumber")."""
+    after = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    return tok.i == tok.sent.start and tok.dep_ == "ROOT" and after is not None \
+        and after.pos_ == "DET" and after.head.head.i == tok.i \
+        and not any(c.i < tok.i for c in tok.children)
+
+
 def _depth(tok, head) -> int:
     """How many dependency steps `tok` hangs below `head` (the verb's own object first)."""
     steps = 0
@@ -400,7 +410,7 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
         return None  # "your paintings": the listener's; "her studio": someone else's
     if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
         return None  # a person of the chat, addressed or named ("thanks nate", "mel")
-    if _verb_read_as_noun(root) or _idiom(root):
+    if _verb_read_as_noun(root) or _idiom(root) or _command_read_as_name(root):
         return None
     if title:
         return _topic(" ".join(t.text for t in title), tuple(_norm(t.lemma_) for t in title))
