@@ -73,3 +73,27 @@ def test_a_command_opening_a_note_to_self_is_no_topic(dream_chat_cli):
     assert found, found
     assert not any(n.startswith("priya-s-book") for n in found), sorted(found)
     assert any("dentist" in n for n in found), sorted(found)
+
+
+def test_a_denial_said_again_in_a_later_session_corroborates_its_note(tmp_path):
+    """The note named by what is said of the person ("Marek does not cycle") is found again
+    by a later session saying the same: one note, a dated bullet per session."""
+    from click.testing import CliRunner
+
+    from reme_workbench.cli import cli
+
+    runner = CliRunner()
+    root = tmp_path / "v"
+    assert runner.invoke(cli, ["init", str(root), "--json"]).exit_code == 0
+    for day, said in (("2026-05-04", "The allotment is past the ring road and I don't cycle"),
+                      ("2026-05-11", "The pool is across town and I don't cycle, sadly")):
+        (root / f"daily/{day}").mkdir(parents=True, exist_ok=True)
+        (root / f"daily/{day}/chat.md").write_text(
+            f"Marek: {said}\nAI: A bus pass may be worth it.\nMarek: good shout\n", encoding="utf-8")
+        result = runner.invoke(cli, ["--vault", str(root), "dream", "--embedder", "hashing",
+                                     "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    found = {k: v for k, v in notes(root).items() if "cycle" in k}
+    assert len(found) == 1, sorted(notes(root))
+    body = next(iter(found.values()))
+    assert "2026-05-04" in body and "2026-05-11" in body, body

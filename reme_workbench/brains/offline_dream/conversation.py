@@ -480,9 +480,10 @@ def render_bullet(plan: UnitPlan, day: date | None, provenance_target: str) -> s
 
 def _topic_of_name(name: str, person: str) -> Topic | None:
     """The topic part of a note named by person and topic ("caroline-s-lgbtq-support-group",
-    "Caroline's LGBTQ support group", "王芳的猫")."""
+    "Caroline's LGBTQ support group", "王芳的猫"), or what it says of them ("Marek does not
+    cycle": the verb, as `topic_of` reads it)."""
     text = re.sub(r"[-_]+", " ", name).strip()
-    for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的"):
+    for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的", f"{person} "):
         if text.lower().startswith(sep.lower()):
             rest = text[len(sep):]  # a slug is lowercase: a name the tagger then reads as no
             # noun ("nikon") is still the topic the note was named by, word for word

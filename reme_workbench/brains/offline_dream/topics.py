@@ -85,8 +85,7 @@ class Topic:
 
     text: str
     words: tuple[str, ...]  # the key's lemmas in order
-    # what is said of the person rather than a thing of theirs: "does not drive" — a note
-    # is named "Sofia does not drive", never "Sofia's driving" (docs/spec.md §5.2.8)
+    # said of the person, no thing of theirs: "Sofia does not drive", never "Sofia's driving"
     predicate: bool = False
 
     @property
@@ -299,9 +298,8 @@ def _verb_read_as_noun(tok) -> bool:
 
 
 def _command_read_as_name(tok) -> bool:
-    """A word opening its line, the line's root, with a determiner's phrase right after it
-    and hanging on it — "Book the dentist for the kids": a command the tagger read as a
-    name (a name in apposition takes a comma: "Dana, the plumber")."""
+    """A line's opening root with a determiner's phrase on it right after ("Book the dentist"):
+    a command read as a name (a name in apposition takes a comma: "Dana, the plumber")."""
     after = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
     return tok.i == tok.sent.start and tok.dep_ == "ROOT" and after is not None \
         and after.pos_ == "DET" and after.head.head.i == tok.i \
@@ -492,10 +490,8 @@ _TAKES = frozenset("dobj dative attr acomp oprd ccomp xcomp prep agent prt advcl
 
 
 def _denied_habit(head) -> Topic | None:
-    """A habit or ability the speaker denies, with nothing the verb takes ("I don't drive",
-    "I can't swim"): what it says of them is the denial, kept whole — a name that dropped
-    the "not" would say the opposite (docs/spec.md §5.2.8). Agreement with a third person
-    is the auxiliary's: "does"; a modal stays as it is."""
+    """A habit or ability the speaker denies, the verb taking nothing ("I don't drive", "I
+    can't swim"): the denial kept whole, inflected for a third person ("does not drive")."""
     kids = list(head.children)
     aux = [c for c in kids if c.dep_ == "aux"]
     if head.pos_ != "VERB" or head.tag_ != "VB" or head.lemma_.lower() in _LIGHT_VERBS \
