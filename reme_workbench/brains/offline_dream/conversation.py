@@ -224,6 +224,17 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
     return out
 
 
+def tells_of_him_or_her(sent) -> bool:
+    """A sentence whose first subject is "he" or "she", not a question: after the speaker's
+    question about a being of theirs ("my ferret", "my son"), that being ("She's called
+    Waffles") — a pronoun with a gender stands for someone, where "it" may stand for a
+    clause or a thing of the moment."""
+    subject = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass")), None)
+    return not sent.text.rstrip().endswith("?") and subject is not None \
+        and subject.pos_ == "PRON" and "3" in subject.morph.get("Person") \
+        and bool(subject.morph.get("Gender")) and "Neut" not in subject.morph.get("Gender")
+
+
 def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tuple[list[_Said], int]:
     """Every sentence that states something about its speaker, and how many turns there
     were. In a chat with an assistant, only the user's (and what they confirm)."""
@@ -268,6 +279,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
         if not (i and turns[i - 1].role == "assistant"):
             asked_after = ()  # only the reply right after the question answers it
         confirmed = ""
+        asked_of: tuple[_Said, tuple[Topic, ...]] | None = None  # "my ferret", in a question
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
@@ -286,10 +298,17 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                     r is not None and r.topics for r in readings) and answers_about_it(span):
                 readings = [Reading(asked_after)]  # "How did Theo's gala go?" — "it went well"
                 asked_after = ()
+            if asked_of is not None and not isinstance(span, str) and \
+                    tells_of_him_or_her(span) and not any(r is not None and r.topics
+                                                          for r in readings):
+                asked_of[0].topics, asked_of[0].context = asked_of[1], False
+                asked_of = None  # "Is it ok to give my ferret chicken?" — "She's called …"
             for reading in (r for r in readings if r is not None):
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
                                   order=len(said), label=block.speaker))
+                if reading.asked_of:
+                    asked_of = (said[-1], reading.asked_of)
         if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before
             earlier[block.speaker] = texts[i]
         if confirmed:  # the "yes" itself, quoted with the question it answers
@@ -398,7 +417,8 @@ def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     if person == "the user" and any(map(is_cjk, topic)):  # a role label ("User:", a JSON
         person = "用户"  # role) in a Chinese chat: the user is named in Chinese
     cjk = is_cjk(topic[:1]) or is_cjk(person[:1])
-    name = f"{person}的{topic}" if cjk else f"{person}'s {topic}"
+    name = f"{person}的{topic}" if cjk else (
+        f"{person} {topic}" if unit.topic.predicate else f"{person}'s {topic}")
     if name[:1].islower():
         name = name[:1].upper() + name[1:]
     unit.said.sort(key=lambda s: s.order)
@@ -460,9 +480,10 @@ def render_bullet(plan: UnitPlan, day: date | None, provenance_target: str) -> s
 
 def _topic_of_name(name: str, person: str) -> Topic | None:
     """The topic part of a note named by person and topic ("caroline-s-lgbtq-support-group",
-    "Caroline's LGBTQ support group", "王芳的猫")."""
+    "Caroline's LGBTQ support group", "王芳的猫"), or what it says of them ("Marek does not
+    cycle": the verb, as `topic_of` reads it)."""
     text = re.sub(r"[-_]+", " ", name).strip()
-    for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的"):
+    for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的", f"{person} "):
         if text.lower().startswith(sep.lower()):
             rest = text[len(sep):]  # a slug is lowercase: a name the tagger then reads as no
             # noun ("nikon") is still the topic the note was named by, word for word

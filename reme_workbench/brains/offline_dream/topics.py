@@ -85,6 +85,8 @@ class Topic:
 
     text: str
     words: tuple[str, ...]  # the key's lemmas in order
+    # said of the person, no thing of theirs: "Sofia does not drive", never "Sofia's driving"
+    predicate: bool = False
 
     @property
     def key(self) -> frozenset[str]:
@@ -295,6 +297,15 @@ def _verb_read_as_noun(tok) -> bool:
         for c in tok.children)
 
 
+def _command_read_as_name(tok) -> bool:
+    """A line's opening root with a determiner's phrase on it right after ("Book the dentist"):
+    a command read as a name (a name in apposition takes a comma: "Dana, the plumber")."""
+    after = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    return tok.i == tok.sent.start and tok.dep_ == "ROOT" and after is not None \
+        and after.pos_ == "DET" and after.head.head.i == tok.i \
+        and not any(c.i < tok.i for c in tok.children)
+
+
 def _depth(tok, head) -> int:
     """How many dependency steps `tok` hangs below `head` (the verb's own object first)."""
     steps = 0
@@ -372,7 +383,12 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
     a "your" is kept."""
     root = chunk.root
     named = root.pos_ == "PROPN" and root.is_title and root.i > root.sent.start  # "Highland Way"
-    if root.pos_ not in ("NOUN", "PROPN") or (_norm(root.lemma_) in _LIGHT and not named) \
+    light = _norm(root.lemma_) in _LIGHT and not named
+    # a light head after a name says nothing the name does not: "my Berlin Marathon place"
+    # is the Berlin Marathon (a date before it names no thing: "my Tuesday slot")
+    title = [t for t in chunk if t.i < root.i and t.dep_ == "compound" and t.pos_ == "PROPN"
+             and not t.is_lower and t.ent_type_ not in _NOT_TOPIC_ENTS] if light else []
+    if root.pos_ not in ("NOUN", "PROPN") or (light and not title) \
             or _CHAT_SIGNAL.fullmatch(root.text):
         return None
     if root.dep_ not in _ARGUMENTS and not any_role:
@@ -392,8 +408,10 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
         return None  # "your paintings": the listener's; "her studio": someone else's
     if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
         return None  # a person of the chat, addressed or named ("thanks nate", "mel")
-    if _verb_read_as_noun(root) or _idiom(root):
+    if _verb_read_as_noun(root) or _idiom(root) or _command_read_as_name(root):
         return None
+    if title:
+        return _topic(" ".join(t.text for t in title), tuple(_norm(t.lemma_) for t in title))
     quoted = _quoted(root)
     if quoted is not None:  # a title, whole: "becoming nicole", not its last word
         toks = [t for t in root.doc[quoted[0]: quoted[1] + 1] if not t.is_punct]
@@ -468,6 +486,30 @@ def _activity(tok) -> Topic | None:
     return Topic(tok.lower_, (_norm(tok.lower_),))
 
 
+_TAKES = frozenset("dobj dative attr acomp oprd ccomp xcomp prep agent prt advcl npadvmod".split())
+
+
+def _denied_habit(head) -> Topic | None:
+    """A habit or ability the speaker denies, the verb taking nothing ("I don't drive", "I
+    can't swim"): the denial kept whole, inflected for a third person ("does not drive")."""
+    kids = list(head.children)
+    aux = [c for c in kids if c.dep_ == "aux"]
+    if head.pos_ != "VERB" or head.tag_ != "VB" or head.lemma_.lower() in _LIGHT_VERBS \
+            or len(aux) != 1 or not any(c.dep_ == "neg" for c in kids) \
+            or not any(c.dep_ == "nsubj" and first_person(c) for c in kids) \
+            or any(c.dep_ in _TAKES for c in kids):
+        return None
+    if aux[0].lemma_.lower() == "do":
+        said = "does"
+    elif aux[0].tag_ == "MD" and aux[0].norm_.lower() == "can":  # an ability ("ca" + "n't")
+        said = "cannot"
+    else:
+        return None  # "I won't drive", "I wouldn't go": a choice of the moment, no habit
+    verb = head.lemma_.lower()
+    return Topic(f"{said} not {verb}" if said == "does" else f"{said} {verb}", (verb,),
+                 predicate=True)
+
+
 @dataclass(frozen=True)
 class Reading:
     """What a sentence says about its speaker: its topics, best first (none: it only
@@ -477,6 +519,9 @@ class Reading:
 
     topics: tuple[Topic, ...]
     context: bool = False
+    # a question naming a being of the speaker's ("Is it ok to give my ferret chicken?"):
+    # theirs once the turn tells of it as "he" or "she" (`tells_of_him_or_her`)
+    asked_of: tuple[Topic, ...] = ()
 
 
 def _content_chunks(sent, names: frozenset[str]) -> bool:
@@ -661,7 +706,12 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     if question:  # only a clause that is not the question itself
         heads = [h for h in heads if h.i != root.i]
         if not heads and not owned:
-            return Reading((), context=True) if _content_chunks(sent, names) else None
+            mine = tuple(dict.fromkeys(
+                t for c in sent.noun_chunks if heard is not None and c.root.pos_ == "NOUN"
+                and any(k.dep_ == "poss" and first_person(k) for k in c.root.children)
+                and (t := topic_from_chunk(c, names, any_role=True))))
+            return Reading((), context=True, asked_of=mine) \
+                if mine or _content_chunks(sent, names) else None
     if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None \
             and not any(c.dep_ == "poss" for c in root.children) \
             and not _takes_the_listener(root):  # a verb's "its" is a texted "it's", its subject  # "wishing you many happy years": theirs
@@ -709,6 +759,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         for tok in sent:
             if tok.i in domain and not _aside(tok, head) and (topic := _activity(tok)):
                 found.append(((order, _depth(tok, head), 1), tok.i, topic))
+        if not any(f[0][0] == order for f in found) and (denied := _denied_habit(head)):
+            found.append(((order, 0, 0), head.i, denied))
     found.sort(key=lambda f: (f[0], f[1]))
     topics: list[Topic] = []
     for topic in [*owned, *(t for _, _, t in found)]:
