@@ -1,4 +1,5 @@
-"""What the brain tests share: dreaming one chat as a user would, through the CLI."""
+"""What the brain tests share: dreaming one chat as a user would, through the CLI, and
+reading the digest notes it wrote."""
 
 from __future__ import annotations
 
@@ -27,3 +28,8 @@ def dream_chat_cli(tmp_path):
         return root
 
     return dream
+
+
+def digest_notes(root: Path) -> dict[str, str]:
+    """Every digest note of the vault: its file stem -> its text."""
+    return {p.stem: p.read_text("utf-8") for p in (root / "digest").rglob("*.md")}

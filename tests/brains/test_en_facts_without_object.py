@@ -13,12 +13,7 @@ Each chat is dreamt as a user would, through the CLI; what is checked is the dig
 
 from __future__ import annotations
 
-from pathlib import Path
-
-
-def notes(root: Path) -> dict[str, str]:
-    """Every digest note of the vault: its file stem -> its text."""
-    return {p.stem: p.read_text("utf-8") for p in (root / "digest").rglob("*.md")}
+from tests.brains.conftest import digest_notes as notes
 
 
 def test_a_habit_the_user_denies_is_a_note_that_keeps_the_negation(dream_chat_cli):

@@ -11,15 +11,9 @@ Each chat is dreamt as a user would, through the CLI; what is checked is the dig
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from reme_workbench.brains.offline_dream.topics import read_english
 from reme_workbench.textrules.nlp import english_docs
-
-
-def notes(root: Path) -> dict[str, str]:
-    """Every digest note of the vault: its file stem -> its text."""
-    return {p.stem: p.read_text("utf-8") for p in (root / "digest").rglob("*.md")}
+from tests.brains.conftest import digest_notes as notes
 
 
 def test_a_thing_or_person_of_the_users_as_subject_is_their_fact(dream_chat_cli):

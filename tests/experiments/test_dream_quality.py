@@ -226,43 +226,18 @@ def test_the_dev_split_is_user_assistant_chats_over_several_days():
     assert len(set(basenames)) == len(basenames)  # the speaker test keys files by basename
 
 
-def test_the_dev2_split_is_user_assistant_chats_in_both_languages():
-    """dev2/ (issue #30, README "The dev2 split"): 30 chats, 15 Chinese and 15
-    English, dated July 2027, 60–80 facts about the user, and every fact a later day
-    moves or corrects grouped across days; no file shares a name with another split's
-    (the speaker test in tests/brains keys files by basename)."""
-    labels = load_labels(EVAL / "dev2" / "labels.yaml")
-    assert len(labels) == 30
-    assert sum(lb.language == "zh" for lb in labels.values()) == 15
-    assert {lb.kind for lb in labels.values()} == {"assistant_chat"}
-    assert all(rel.startswith("daily/2027-07-") for rel in labels)
-    assert all(1 <= len(lb.units) <= 5 and not lb.nothing for lb in labels.values())
-    units = [u for lb in labels.values() for u in lb.units]
-    assert 60 <= len(units) <= 80
-    assert {u.bucket for u in units} == {"personal"}
-    assert all(1 <= len(u.key) <= 5 for u in units)
-    days: dict[str, set[str]] = {}
-    for u in units:
-        if u.group:
-            days.setdefault(u.group, set()).add(u.material.split("/")[1])
-    assert len(days) >= 10 and all(len(d) >= 2 for d in days.values()), days
-    others = {p.name for split in LABELLED_SPLITS if split != "dev2"
-              for p in (EVAL / split / "daily").glob("*/*.md")}
-    basenames = [rel.rsplit("/", 1)[1] for rel in labels]
-    assert len(set(basenames)) == len(basenames) and not others & set(basenames)
-
-
-def test_the_holdout3_split_is_user_assistant_chats_in_both_languages():
-    """holdout3/ (issue #30, README "The holdout3 split"): 30 chats, 15 Chinese and 15
-    English, dated September 2027, ten users on three days each, 60–80 facts about the user
-    in both languages, and every fact a later day moves or corrects grouped across days; no
+@pytest.mark.parametrize("split, month", [("dev2", "2027-07"), ("holdout3", "2027-09")])
+def test_the_later_chat_splits_are_user_assistant_chats_in_both_languages(split, month):
+    """dev2/ and holdout3/ (issue #30, README "The dev2 split", "The holdout3 split"): 30
+    chats each, 15 Chinese and 15 English, from one month, 60–80 facts about the user in
+    both languages, and every fact a later day moves or corrects grouped across days; no
     file shares a name with another split's (the speaker test in tests/brains keys files by
     basename), and every name a note may match passes `is_fragment_name`."""
-    labels = load_labels(EVAL / "holdout3" / "labels.yaml")
+    labels = load_labels(EVAL / split / "labels.yaml")
     assert len(labels) == 30
     assert sum(lb.language == "zh" for lb in labels.values()) == 15
     assert {lb.kind for lb in labels.values()} == {"assistant_chat"}
-    assert all(rel.startswith("daily/2027-09-") for rel in labels)
+    assert all(rel.startswith(f"daily/{month}-") for rel in labels)
     assert all(1 <= len(lb.units) <= 5 and not lb.nothing for lb in labels.values())
     units = [u for lb in labels.values() for u in lb.units]
     assert 60 <= len(units) <= 80
@@ -276,8 +251,8 @@ def test_the_holdout3_split_is_user_assistant_chats_in_both_languages():
         if u.group:
             days.setdefault(u.group, set()).add(u.material.split("/")[1])
     assert len(days) >= 10 and all(len(d) >= 2 for d in days.values()), days
-    others = {p.name for split in LABELLED_SPLITS if split != "holdout3"
-              for p in (EVAL / split / "daily").glob("*/*.md")}
+    others = {p.name for other in LABELLED_SPLITS if other != split
+              for p in (EVAL / other / "daily").glob("*/*.md")}
     basenames = [rel.rsplit("/", 1)[1] for rel in labels]
     assert len(set(basenames)) == len(basenames) and not others & set(basenames)
 
