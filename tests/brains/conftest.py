@@ -33,3 +33,12 @@ def dream_chat_cli(tmp_path):
 def digest_notes(root: Path) -> dict[str, str]:
     """Every digest note of the vault: its file stem -> its text."""
     return {p.stem: p.read_text("utf-8") for p in (root / "digest").rglob("*.md")}
+
+
+def zh_topics(sentence: str, before: str = "", earlier: str = "") -> tuple[str, ...]:
+    """The topics the Chinese reading gives a sentence (no names known), or () for none;
+    `before`/`earlier` are the sentence before it and the speaker's turn before."""
+    from reme_workbench.brains.offline_dream.zh_statements import read_chinese
+
+    read = read_chinese(sentence, frozenset(), before=before, earlier=earlier)
+    return read.topics if read is not None else ()

@@ -21,11 +21,7 @@ from __future__ import annotations
 from datetime import date
 
 from reme_workbench.brains.offline_dream.zh_statements import read_chinese
-
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def plans_of(chat: str):

@@ -14,11 +14,7 @@ from __future__ import annotations
 
 from reme_workbench.brains.offline_dream.chat import read_turn
 from reme_workbench.brains.offline_dream.zh_statements import asked_of_listener, read_chinese
-
-
-def topics(sentence: str, earlier: str = "") -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset(), earlier=earlier)
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_an_act_done_for_a_while_is_the_activity():

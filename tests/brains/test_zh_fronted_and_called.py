@@ -14,12 +14,7 @@ Every sentence and chat here is written for this test.
 
 from __future__ import annotations
 
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
-
-
-def topics(sentence: str, earlier: str = "") -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset(), earlier=earlier)
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_a_name_given_with_no_subject_is_the_thing_named_before():

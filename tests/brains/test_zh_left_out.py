@@ -10,12 +10,7 @@ Every sentence and chat here is written for this test.
 
 from __future__ import annotations
 
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
-
-
-def topics(sentence: str, before: str = "", earlier: str = "") -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset(), before=before, earlier=earlier)
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_a_handed_over_thing_left_out_is_the_one_named_before():

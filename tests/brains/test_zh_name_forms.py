@@ -13,12 +13,7 @@ Every sentence here is written for this test.
 
 from __future__ import annotations
 
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
-
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_an_adverb_and_what_it_grades_is_no_name():

@@ -9,12 +9,7 @@ Every sentence and chat here is written for this test.
 
 from __future__ import annotations
 
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
-
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_a_numbered_thing_is_one_word_a_date_stays_a_date():

@@ -11,12 +11,7 @@ Every sentence here is written for this test.
 
 from __future__ import annotations
 
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
-
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_a_character_the_dictionary_lacks_ends_the_name_before_it():

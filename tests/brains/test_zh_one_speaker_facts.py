@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 from reme_workbench.brains.offline_dream.zh_statements import read_chinese
 from reme_workbench.cli import cli
+from tests.brains.conftest import zh_topics as topics
 
 
 def plans_of(chat: str):
@@ -32,10 +33,6 @@ def plans_of(chat: str):
     blocks, statements = segment(chat)
     return plan_conversation(blocks, statements, day=date(2026, 5, 4))
 
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
 
 
 # -- Chinese statements --------------------------------------------------------------------

@@ -14,12 +14,7 @@ Every sentence and chat here is written for this test.
 from __future__ import annotations
 
 from reme_workbench.brains.offline_dream.zh_parse import parse_clause
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
-
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_a_classifier_counting_nothing_starts_a_place_name():

@@ -8,13 +8,8 @@ Every sentence and chat here is written for this test.
 
 from __future__ import annotations
 
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
 from reme_workbench.textrules.nlp import chinese_simplified, chinese_tagged
-
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_the_conversion_keeps_every_place():

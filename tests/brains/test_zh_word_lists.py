@@ -6,15 +6,11 @@ test holds that claim, so a dictionary that changed would fail here, not in a no
 
 from __future__ import annotations
 
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
 from reme_workbench.textrules.nlp import chinese_tagged
+from tests.brains.conftest import zh_topics as topics
 
 _NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
 
 
 def test_units_pronouns_and_times_are_never_nouns_to_jieba():

@@ -12,12 +12,7 @@ Every sentence and chat here is written for this test.
 
 from __future__ import annotations
 
-from reme_workbench.brains.offline_dream.zh_statements import read_chinese
-
-
-def topics(sentence: str) -> tuple[str, ...]:
-    read = read_chinese(sentence, frozenset())
-    return read.topics if read is not None else ()
+from tests.brains.conftest import zh_topics as topics
 
 
 def test_an_adverb_tag_with_nothing_to_modify_ends_a_compound():
