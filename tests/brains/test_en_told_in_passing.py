@@ -70,7 +70,7 @@ def test_a_game_or_instrument_a_verb_takes_is_a_topic():
 def test_what_the_assistant_just_named_is_a_reaction_not_news():
     """The same clause tells of the user's life, unless its subject is what the
     assistant's reply before it named: then it answers the reply."""
-    from reme_workbench.brains.offline_dream.topics import heard_topics
+    from reme_workbench.brains.offline_dream.replies import heard_topics
 
     said = english_docs(["The ferry left an hour late."])[0][:]
     reply = english_docs(["The ferry from Oban takes 45 minutes."])[0][:]
@@ -141,7 +141,7 @@ def test_an_it_after_a_question_about_a_frame_or_standing_for_a_clause_names_not
     """'How's everything on your end?' asks after no thing ('your end' is a frame, not
     the question's subject or object); "it's great to see …" has an 'it' that stands for
     the clause after it, not for what was asked after."""
-    from reme_workbench.brains.offline_dream.topics import answers_about_it, asked_of_user
+    from reme_workbench.brains.offline_dream.replies import answers_about_it, asked_of_user
 
     names = frozenset({"Rosa", "AI"})
     frame = english_docs(["How's everything on your end?"])[0][:]

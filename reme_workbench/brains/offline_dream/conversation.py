@@ -31,15 +31,14 @@ from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
 from ...textrules.nlp import english_docs
 from .chat import chat_kind, is_user
+from .replies import answers_about_it, asked_of_user, heard_topics, tells_of_him_or_her
 from .statements import Block, Statement
 from .topics import (
     Reading,
     Topic,
-    answers_about_it,
-    asked_of_user,
     clause_of,
     first_person,
-    heard_topics,
+    is_question,
     masked,
     own_line,
     read_chinese,
@@ -224,17 +223,6 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
     return out
 
 
-def tells_of_him_or_her(sent) -> bool:
-    """A sentence whose first subject is "he" or "she", not a question: after the speaker's
-    question about a being of theirs ("my ferret", "my son"), that being ("She's called
-    Waffles") — a pronoun with a gender stands for someone, where "it" may stand for a
-    clause or a thing of the moment."""
-    subject = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass")), None)
-    return not sent.text.rstrip().endswith("?") and subject is not None \
-        and subject.pos_ == "PRON" and "3" in subject.morph.get("Person") \
-        and bool(subject.morph.get("Gender")) and "Neut" not in subject.morph.get("Gender")
-
-
 def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tuple[list[_Said], int]:
     """Every sentence that states something about its speaker, and how many turns there
     were. In a chat with an assistant, only the user's (and what they confirm)."""
@@ -330,7 +318,7 @@ def _confirmed(sentences: list[tuple[str, object]], names: frozenset[str]) -> st
     to peanuts?", "Your driving test?"): its sentence whose subject is "you", or a
     question that names a thing of theirs, and that names a topic."""
     for text, span in reversed(sentences):
-        if (isinstance(span, str) or span.text.rstrip().endswith("?") or any(
+        if (isinstance(span, str) or is_question(span) or any(
                 second_person(t) and t.dep_ in ("nsubj", "nsubjpass") for t in span)) \
                 and _you_topics(span, names):
             return text
@@ -346,7 +334,7 @@ def _you_topics(span, names: frozenset[str]) -> tuple[Topic, ...]:
         domain = {t.i for t in clause_of(head, names)}
         found += [tp for c in span.noun_chunks if c.root.i in domain and not second_person(c.root)
                   and (tp := topic_from_chunk(c, names))]
-    if not found and span.text.rstrip().endswith("?") and not any(
+    if not found and is_question(span) and not any(
             first_person(t) and t.dep_ == "nsubj" for t in span):  # "Your driving test?":
         # the thing of the user's a question names is what their "yes" is about (not an
         # offer: "Should I add a paragraph on your Excel skills?")

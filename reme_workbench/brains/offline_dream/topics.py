@@ -36,8 +36,7 @@ from ...textrules import is_cjk, one_word_cut_short
 from ...textrules.nlp import english_docs
 from .zh_statements import read_chinese as zh_read_chinese
 
-__all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english", "heard_topics",
-           "asked_of_user", "answers_about_it",
+__all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english", "is_question",
            "read_chinese", "own_line", "topic_from_chunk", "first_person", "second_person",
            "clause_of"]
 
@@ -582,7 +581,7 @@ def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bo
     "The colours really pop", "those friends make it worth it" describe; a thing the
     listener showed is "that", "this" or "the" thing of the moment, not news."""
     head = subject.head
-    if subject.sent.text.rstrip().endswith("?"):
+    if is_question(subject.sent):
         return False  # a question tells nothing
     if subject.pos_ not in ("NOUN", "PROPN") or _judges_or_guesses(head) \
             or any(second_person(t) for t in head.subtree) or not (
@@ -618,7 +617,7 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
     adjective on the line's own noun; a line with no time ("Thanks Mel!", "Congrats!"), an exclamation, a question, the listener, or
     only what the assistant just named tell nothing."""
     root = sent.root
-    if sent.text.rstrip().endswith("?") or any(
+    if is_question(sent) or any(
             t.pos_ in ("VERB", "AUX", "INTJ") or second_person(t) for t in sent) \
             or not any(e.label_ in ("DATE", "TIME") for e in sent.ents) \
             or any(c.dep_ == "amod" and c.pos_ == "ADJ" and not (c.is_title and c.i > sent.start)
@@ -632,41 +631,8 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
     return tuple(dict.fromkeys(found))
 
 
-_ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
-
-
-def asked_of_user(sent, names: frozenset[str]) -> tuple[Topic, ...]:
-    """The things of the user's an assistant's question asks after ("How did your driving
-    test go?", "How did Theo's gala go?", "What's your favourite film?"): a noun phrase
-    owned by "your" or by a name that is the question's subject or object."""
-    if not sent.text.rstrip().endswith("?"):
-        return ()
-    found = []
-    for c in sent.noun_chunks:
-        owner = next((t for t in c.root.children if t.dep_ == "poss"), None)
-        if owner is None or not (second_person(owner) or _named(owner)) \
-                or _names_a_speaker(owner, names) or c.root.dep_ not in _ASKED_AFTER:
-            continue  # "How's everything on your end?": a frame, not a thing asked after
-        phrase = c[1:] if second_person(c[0]) else c
-        if len(phrase) and (t := topic_from_chunk(phrase, names, any_role=True, yours=True)):
-            found.append(t)
-    return tuple(found)
-
-
-def answers_about_it(sent) -> bool:
-    """A sentence whose first subject is "it", "she", "he" or "they", not a question:
-    after a question about a thing of the user's, that thing ("it went brilliantly")."""
-    subject = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass")), None)
-    return not sent.text.rstrip().endswith("?") and subject is not None \
-        and subject.pos_ == "PRON" and "3" in subject.morph.get("Person") \
-        and "Prs" in subject.morph.get("PronType") and not any(  # "it's great to see …",
-            c.dep_ in ("ccomp", "xcomp", "advcl") and c.pos_ in ("VERB", "AUX")  # "it's
-            for c in subject.head.children)  # important that …": an "it" standing for a clause
-
-
-def heard_topics(sent, names: frozenset[str]) -> list[Topic]:
-    """The things a sentence of the assistant names: what a user's reaction to it is about."""
-    return [t for c in sent.noun_chunks if (t := topic_from_chunk(c, names, any_role=True))]
+def is_question(sent) -> bool:
+    return sent.text.rstrip().endswith("?")
 
 
 def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = None
@@ -789,7 +755,7 @@ def own_line(sent, names: frozenset[str], reading: Reading | None) -> Reading | 
     """A line of the user's notes to themselves: theirs, whatever its form — a to-do
     ("Remember to call the landlord"), a line with no verb ("Mum's hip replacement on 2
     June"): its noun phrases are its topics, in order, when the parse found no statement."""
-    if reading is not None and reading.topics or sent.text.rstrip().endswith("?"):
+    if reading is not None and reading.topics or is_question(sent):
         return reading
     found = [t for c in sent.noun_chunks if not first_person(c.root)
              and (t := topic_from_chunk(c, names, any_role=True))]

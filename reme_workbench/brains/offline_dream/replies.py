@@ -1,0 +1,64 @@
+"""What one turn of a chat with an assistant says about the turn before it (docs/spec.md
+§5.2.9): the things of the user's the assistant's question asks after, the things its reply
+names (a reaction to them is no news), and a user's answer about "it" or "he"/"she" that
+stands for the thing asked after — read from spaCy's parse by conversation's reading loop."""
+
+from __future__ import annotations
+
+from .topics import Topic, _named, _names_a_speaker, is_question, second_person, topic_from_chunk
+
+__all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics"]
+
+_ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
+
+
+def asked_of_user(sent, names: frozenset[str]) -> tuple[Topic, ...]:
+    """The things of the user's an assistant's question asks after ("How did your driving
+    test go?", "How did Theo's gala go?", "What's your favourite film?"): a noun phrase
+    owned by "your" or by a name that is the question's subject or object."""
+    if not is_question(sent):
+        return ()
+    found = []
+    for c in sent.noun_chunks:
+        owner = next((t for t in c.root.children if t.dep_ == "poss"), None)
+        if owner is None or not (second_person(owner) or _named(owner)) \
+                or _names_a_speaker(owner, names) or c.root.dep_ not in _ASKED_AFTER:
+            continue  # "How's everything on your end?": a frame, not a thing asked after
+        phrase = c[1:] if second_person(c[0]) else c
+        if len(phrase) and (t := topic_from_chunk(phrase, names, any_role=True, yours=True)):
+            found.append(t)
+    return tuple(found)
+
+
+def _third_person_subject(sent):
+    """The first subject of a sentence that is no question, when it is a third-person
+    pronoun ("it", "she", "they"), else None."""
+    subject = next((t for t in sent if t.dep_ in ("nsubj", "nsubjpass")), None)
+    if is_question(sent) or subject is None or subject.pos_ != "PRON" \
+            or "3" not in subject.morph.get("Person"):
+        return None
+    return subject
+
+
+def answers_about_it(sent) -> bool:
+    """A sentence whose first subject is "it", "she", "he" or "they", not a question:
+    after a question about a thing of the user's, that thing ("it went brilliantly")."""
+    subject = _third_person_subject(sent)
+    return subject is not None and "Prs" in subject.morph.get("PronType") and not any(
+        c.dep_ in ("ccomp", "xcomp", "advcl") and c.pos_ in ("VERB", "AUX")  # "it's great to
+        for c in subject.head.children)  # see …": an "it" standing for a clause
+
+
+def tells_of_him_or_her(sent) -> bool:
+    """A sentence whose first subject is "he" or "she", not a question: after the speaker's
+    question about a being of theirs ("my ferret", "my son"), that being ("She's called
+    Waffles") — a pronoun with a gender stands for someone, where "it" may stand for a
+    clause or a thing of the moment."""
+    subject = _third_person_subject(sent)
+    gender = subject.morph.get("Gender") if subject is not None else []
+    return bool(gender) and "Neut" not in gender
+
+
+def heard_topics(sent, names: frozenset[str]) -> list[Topic]:
+    """The things a sentence of the assistant names: what a user's reaction to it is about."""
+    return [t for c in sent.noun_chunks if (t := topic_from_chunk(c, names, any_role=True))]
