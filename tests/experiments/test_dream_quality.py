@@ -31,9 +31,9 @@ from reme_workbench.errors import RemeError
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")
-# dev/: user ↔ assistant chats read while developing; dev2/: a second set, blind until its one
-# figure; holdout3/: the next blind set, measured once by the lead
-LABELLED_SPLITS = (*SPLITS, "dev", "dev2", "holdout3")
+# dev/: user ↔ assistant chats read while developing; dev2/, dev3/: blind sets until their
+# one figure (as holdout2/, holdout3/), read since
+LABELLED_SPLITS = (*SPLITS, "dev", "dev2", "dev3")
 PROV = "\n\nderived_from:: [[{}]]\n"
 
 # --- fragment names ---------------------------------------------------------------------------
@@ -226,9 +226,9 @@ def test_the_dev_split_is_user_assistant_chats_over_several_days():
     assert len(set(basenames)) == len(basenames)  # the speaker test keys files by basename
 
 
-@pytest.mark.parametrize("split, month", [("dev2", "2027-07"), ("holdout3", "2027-09")])
+@pytest.mark.parametrize("split, month", [("dev2", "2027-07"), ("dev3", "2027-09")])
 def test_the_later_chat_splits_are_user_assistant_chats_in_both_languages(split, month):
-    """dev2/ and holdout3/ (issue #30, README "The dev2 split", "The holdout3 split"): 30
+    """dev2/ and dev3/ (issue #30, README "The dev2 split", "The dev3 split"): 30
     chats each, 15 Chinese and 15 English, from one month, 60–80 facts about the user in
     both languages, and every fact a later day moves or corrects grouped across days; no
     file shares a name with another split's (the speaker test in tests/brains keys files by
@@ -490,7 +490,7 @@ def test_the_benchmark_refuses_a_missing_material_folder(tmp_path, capsys):
 
 @pytest.mark.parametrize(("split", "dreamt"), [
     ("dev", ["dev"]), ("all", ["tune", "holdout"]), ("holdout", ["holdout"]),
-    ("dev2", ["dev2"]), ("holdout3", ["holdout3"]),
+    ("dev2", ["dev2"]), ("dev3", ["dev3"]),
 ])
 def test_the_benchmark_dreams_dev_alone_and_all_stays_tune_and_holdout(
         split, dreamt, monkeypatch, capsys):
