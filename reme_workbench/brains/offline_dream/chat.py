@@ -31,10 +31,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import takewhile
 from typing import Literal, Protocol
 
 from ...textrules import HAN_CHARS, is_cjk
 from ...textrules.nlp import chinese_tagged, english_docs
+from .zh_parse import KIN_WORDS, clauses
 
 __all__ = [
     "TurnLine", "read_turn", "chat_speakers", "speaker_role", "chat_kind", "is_assistant",
@@ -141,13 +143,17 @@ _SELF = re.compile(r"(?<![\w'’])(?:i|me|my|mine|myself|im|i['’](?:m|ve|d|ll)
                    r"|我(?!们)", re.I)
 _SELF_OBJECT = re.compile(r"(?<![\w'’])me(?![\w'’])", re.I)  # "let me know": a helper says it
 ANSWERING_TURNS = 3  # a speaker's turns, at least, before their silence about themselves counts
+# ... or two turns, each answer on average at least this many times as long as the other's
+# turns: an assistant asked for a plan answers with one ("帮我做个行程" → a day-by-day plan)
+LONG_ANSWER = 2.0
 
 
 def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | None:
     """In a chat of two speakers neither of whose labels names a role, the one who is an
     assistant by what it says: in ANSWERING_TURNS turns or more it never speaks of itself
     (no my or mine, no I but the I of offering and advising — "I'd suggest", "I can draft
-    it for you"; "let me know" is a helper's), while the other does (or tells of
+    it for you"; "let me know" is a helper's) — or in two turns each LONG_ANSWER times as
+    long as the other's, on average (a plan asked for) — while the other does (or tells of
     themselves with the subject left out, "Booking the B&B tonight then"), and it answers
     at more length than it is asked (its turns no shorter than the other's, on average) —
     a friend's few words back ("How's the pottery going?", "Oh no, sorry!") are no
@@ -165,7 +171,12 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
         return any(_tells_of_self_en(t) or _tells_of_self_zh(t) for t in texts) \
             or _leaves_self_out(texts)
 
-    silent = [s for s in pair if len(turns[s]) >= ANSWERING_TURNS and not tells_of_self(turns[s])]
+    def answers_at_length(s: str) -> bool:
+        other = next(o for o in pair if o != s)
+        return len(turns[s]) >= ANSWERING_TURNS or (
+            len(turns[s]) == 2 and _mean_length(turns[s]) >= LONG_ANSWER * _mean_length(turns[other]))
+
+    silent = [s for s in pair if answers_at_length(s) and not tells_of_self(turns[s])]
     if len(silent) != 1:
         return None
     other = next(s for s in pair if s != silent[0])
@@ -213,28 +224,48 @@ def _tells_of_self_en(text: str) -> bool:
                                for t in pronouns)
 
 
-# what a helper says it does as it helps (我建议, 我觉得, 我来帮你, 我可以…): a closed class of
-# verbs of advising, judging and helping, and the modals before them
-_HELPING = frozenset(("建议", "觉得", "认为", "推荐", "来", "帮", "帮你", "可以", "能", "会", "理解",
-                      "明白", "猜", "给", "给你", "陪你", "查", "整理", "列", "写", "算"))
+# what a helper says it does as it helps (我建议, 我觉得, 我来帮你, 我可以帮你…): a closed
+# class of verbs of advising, judging and helping; a modal before one (可以, 能, 会) is the
+# helper's only when such a verb follows it (我可以帮你改; 我可以明天再去 is a person's plan)
+_HELPING = frozenset(("建议", "觉得", "认为", "推荐", "来", "帮", "帮你", "理解", "明白", "猜",
+                      "给", "给你", "陪你", "查", "整理", "列", "写", "算"))
+_MODAL = frozenset(("可以", "能", "会", "能够"))
+_NEGATION = frozenset(("不", "没", "没有", "别", "不太"))
+# what 我 owns when it stands right before it: home and kin (送去我妈家, 放我姐家) — the
+# kin words and the one-character forms of them a chat writes
+_OWN = KIN_WORDS | frozenset("家 妈 爸 姐 哥 弟 妹 爷 奶 姥 舅 姑 姨".split())
 
 
 def _tells_of_self_zh(text: str) -> bool:
     """A Chinese turn whose speaker speaks of themselves: 我 as a subject of anything but
-    the helper's own acts of helping (我建议…, 我来帮你…), and not the object of a verb or a
-    preposition (找我, 告诉我, 给我: "let me know")."""
-    if "我" not in text:
-        return False
-    tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
+    the helper's own acts of helping (我建议…, 我来帮你…, not negated: 我不会游泳 is a
+    person's), or owning home and kin (我妈家), and not the object of a verb or a
+    preposition (找我, 告诉我, 给我: "let me know") — read clause by clause (a texted
+    space ends one: "算了 我不会游泳")."""
+    return "我" in text and any(_tells_in_clause([(w, f) for w, f in chinese_tagged(c) if w.strip()])
+                               for c in clauses(text) if "我" in c)
+
+
+def _tells_in_clause(tagged: list[tuple[str, str]]) -> bool:
     for i, (word, _) in enumerate(tagged):
         if not word.startswith("我") or word.startswith("我们"):
             continue
+        rest = [w for w, _ in tagged[i + 1:]]
         if word != "我":
-            return True  # 我家, 我妈: a life of one's own
+            if word[1:] not in _MODAL:
+                return True  # 我家, 我妈: a life of one's own
+            rest = [word[1:], *rest]  # 我会/n 帮你查: 我 and a modal
+        if rest and rest[0] in _OWN:
+            return True
         if i and tagged[i - 1][1][:1] in ("v", "p"):
             continue  # the object: 找我, 给我
-        after = next((w for w, f in tagged[i + 1:] if not f.startswith("d")), "")
-        if after not in _HELPING:
+        adverbs = {w for w, f in tagged[i + 1:] if f.startswith(("d", "t"))}  # 也, 明天
+        lead = list(takewhile(adverbs.__contains__, rest))
+        after = rest[len(lead):]
+        if not after or any(w in _NEGATION for w in lead):
+            return True
+        verb = after[1] if after[0] in _MODAL and len(after) > 1 else after[0]
+        if verb not in _HELPING:
             return True
     return False
 
