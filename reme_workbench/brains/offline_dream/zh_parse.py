@@ -30,8 +30,8 @@ LIGHT = frozenset(
     "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 主意 人 试试".split()) | frozenset(
     # greetings, thanks and acknowledgments (晚安/n, 谢谢/nr, 明白/nr): no thing named
     "晚安 早安 午安 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
-    # units of measure the dictionary tags as nouns (三个小时/n): how much, no thing
-    "小时 秒钟 礼拜".split())
+    # units of measure the dictionary tags as nouns (三个小时/n, 十个钟头/n): how much, no thing
+    "小时 秒钟 礼拜 钟头".split())
 NOUNS = ("n", "nz", "ns", "nt", "nr", "vn", "nw", "ng", "nrt", "nrfg")
 
 # clause breaks: punctuation, a space between Chinese words (texted: "好的 这周六去…"), and
@@ -95,8 +95,8 @@ def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         # character into another word: 做完试/水)
         if skip:
             skip = False
-        elif i in pairs and chinese_words("".join(w for w, _ in tagged[i:]))[:1] == (
-                word + tagged[i + 1][0],):
+        elif i in pairs and (_counted(tagged, i) or (i and _home(tagged[i - 1])) or chinese_words(
+                "".join(w for w, _ in tagged[i:]))[:1] == (word + tagged[i + 1][0],)):
             out.append((word + tagged[i + 1][0], "n"))
             skip = True
         else:
@@ -125,6 +125,10 @@ def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
     before = tagged[i - 1] if i else ("", "")
     if tflag == "d":
         return hflag in NOUNS and after[1] in ("", "uj", "x", "y")
+    if _counted(tagged, i) and is_verb(hflag) and tflag in ("n", "ng", "zg"):
+        return True  # 买个跑/v 轮/zg: a classifier counts a thing, so what follows it is one
+    if hflag == "nr" and tflag in ("a", "ag") and _home(before):
+        return True  # 家里柯/nr 基/a, 我家柯/nr 基/a: the home's thing, not a surname and a quality
     if tflag not in ("n", "ng"):
         return False
     if hflag in _COMPOUND_HEAD or (hflag == "m" and head not in _NUMERAL and tail not in LIGHT):
@@ -133,6 +137,16 @@ def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
         return before[1] in ("uj", "m", "q", "mq") or (before[1] == "r" and before[0].endswith("家"))
     return hflag == "v" and (not after[0] or after[1] in ("n", "vn")) \
         and head not in INTENT and head not in AUX
+
+
+def _counted(tagged: list[tuple[str, str]], i: int) -> bool:
+    """Word i comes right after a classifier (个/q): it opens the thing counted."""
+    return i > 0 and tagged[i - 1][1] in ("q", "mq")
+
+
+def _home(word: tuple[str, str]) -> bool:
+    """A word of one's home before a thing (我家, 家里, 家中)."""
+    return (word[1] == "r" and word[0].endswith("家")) or word[0] in ("家里", "家中")
 
 
 def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -169,6 +183,8 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
                 and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
             out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
+        elif not out and word in ("那", "那么") and i + 1 < len(tagged) and tagged[i + 1][1] in ("r", "d", "p"):
+            out.append((word, "c"))  # 那/r 我今天就…: "then" opening a clause, no "that"
         elif not out and flag == "p" and len(word) == 1 and i + 1 < len(tagged) \
                 and tagged[i + 1][1] == "ul":
             out.append((word, "c"))  # 对/p 了/ul opening a clause: "by the way" (a

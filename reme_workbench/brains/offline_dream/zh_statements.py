@@ -123,7 +123,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
             after_count = after_count or (counted and not run)
             run.append(word)
             run_flag = "n" if after_de and len(run) > 1 else flag
-            counted = False
+            counted = counted and flag[:1] == "a"  # 个小/a 超市/v: still the counted thing
             de_verbs = de_verbs and flag.startswith("v")
             continue
         counted = flag in ("m", "q", "mq")
@@ -139,7 +139,8 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         after_verb = after_verb or flag.startswith("v")
         listener = word in ("你", "您", "你们") or (listener and word == "的")
         others = word in _ZH_THIRD  # 他妈, 她老公: another's kin, no thing of the speaker's
-        own = word == "的" and prev in _ZH_SELF
+        # 家里的龟, 我家柯基: the home's thing is the speaker's, as 我的龟 is
+        own = (word == "的" and (prev in _ZH_SELF or prev in _ZH_HOME)) or word in ("我家", "家里")
         after_de = word == "的"
         de_verbs = after_de
         prev = word

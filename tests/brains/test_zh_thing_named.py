@@ -1,0 +1,46 @@
+"""What a Chinese sentence's note is named after, where jieba's parse cuts or tags the
+thing otherwise than the grammar says (issue #30 items 1 and 6, docs/spec.md §5.2.8):
+
+* the home's thing (家里的鹦鹉, 我家柯基) is the speaker's, the subject before the verb's
+  object, as 我的鹦鹉 is;
+* a one-character name tag and an adjective's character after home (家里柯/nr 基/a) are
+  one thing, not a surname and a quality;
+* after a classifier, what follows is the thing counted — an adjective and a noun the
+  dictionary tags as a verb (个小/a 超市/v), a verb's and a morpheme's character
+  (个跑/v 轮/zg);
+* 那 opening a clause before 我 is "then", no subject of its own (那我今天就…);
+* a unit of time (十个钟头) names no thing.
+
+Every sentence here is written for this test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import digest_notes, zh_topics
+
+
+@pytest.mark.parametrize("sentence, first", [
+    ("家里的鹦鹉最近老是不吃瓜子", "鹦鹉"),
+    ("家里柯基老是咬拖鞋", "柯基"),
+    ("我家柯基三岁了", "柯基"),
+    ("他爸在县城开了个小超市", "小超市"),
+    ("好，那我明天就去买个跑轮", "跑轮"),
+])
+def test_the_thing_a_sentence_is_about_comes_first(sentence, first):
+    topics = zh_topics(sentence)
+    assert topics[:1] == (first,), topics
+
+
+def test_a_unit_of_time_names_no_thing():
+    assert "钟头" not in zh_topics("我每天要站八个钟头")
+
+
+def test_the_home_pet_names_the_note_through_the_cli(dream_chat_cli):
+    chat = ("用户：家里的鹦鹉最近老是不吃瓜子，怎么回事？\n"
+            "助手：可能是换季，也可能是瓜子放久了。它平时还吃别的吗？\n"
+            "用户：只吃瓜子。那我明天就去买个跑轮给它玩\n")
+    notes = digest_notes(dream_chat_cli("鹦鹉", chat))
+    assert any(name.endswith("鹦鹉") and "家里的鹦鹉" in text for name, text in notes.items()), \
+        sorted(notes)
