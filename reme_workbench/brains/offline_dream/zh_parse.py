@@ -21,7 +21,7 @@ from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
-           "parse_clause"]
+           "parse_clause", "counts_an_act", "a_not_a"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -139,6 +139,22 @@ def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
         and head not in INTENT and head not in AUX
 
 
+def _every(word: str) -> bool:
+    """每 and a time in one word of the dictionary's (每周六/l, 每天晚上/i): when, as a habit."""
+    rest = chinese_tagged(word[1:]) if word[:1] == "每" and len(word) > 2 else []
+    return bool(rest) and rest[-1][1] in ("t", "tg") and all(f in ("t", "tg", "q", "m") for _, f in rest)
+
+
+def counts_an_act(tagged: list[tuple[str, str]]) -> bool:
+    """The clause's last verb is of one character and only 了, a time or a count follows it
+    (学了一年半, 梳一次): how long or how often one does it — its object, left out, is the
+    thing named before (Chinese does not say it again)."""
+    at = max((i for i, (_, f) in enumerate(tagged) if is_verb(f)), default=-1)
+    after = [f for _, f in tagged[at + 1:]]
+    return at >= 0 and len(tagged[at][0]) == 1 and any(f in ("t", "m", "mq") for f in after) \
+        and all(f in ("ul", "t", "m", "q", "mq") for f in after)
+
+
 def _counted(tagged: list[tuple[str, str]], i: int) -> bool:
     """Word i comes right after a classifier (个/q): it opens the thing counted."""
     return i > 0 and tagged[i - 1][1] in ("q", "mq")
@@ -167,7 +183,7 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if out and out[-1][1] == "t" and _DATE_WORD.match(out[-1][0]) and not out[-1][0].endswith(
                 ("月", "月份", "年")) and len(word) == 1 and flag in ("n", "ng"):
             out[-1] = (out[-1][0] + word, "n")  # 九号/t 线/n: a numbered thing, no date
-        elif _DATE_WORD.match(word) or (flag == "r" and len(word) == 2 and word[0] in "这那"
+        elif _DATE_WORD.match(word) or _every(word) or (flag == "r" and len(word) == 2 and word[0] in "这那"
                                         and alone("今" + word[1]) == "t"):
             out.append((word, "t"))  # 那天/r 我…: "that day" says when, as 今天 does
         elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
@@ -183,7 +199,8 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif out and (out[-1][1] in ("j", "h") or out[-1][0] in _ZH_NAME_PREFIX) \
                 and len(out[-1][0]) == 1 and flag == "nr" and len(word) == 1:
             out[-1] = (out[-1][0] + word, "nr")  # 阿/j 凯/nr, 小/a 周/nr: one name
-        elif not out and word in ("那", "那么") and i + 1 < len(tagged) and tagged[i + 1][1] in ("r", "d", "p"):
+        elif not out and word in ("那", "那么") and i + 1 < len(tagged) and (
+                tagged[i + 1][1] in ("r", "d", "p") or _every(tagged[i + 1][0])):
             out.append((word, "c"))  # 那/r 我今天就…: "then" opening a clause, no "that"
         elif not out and flag == "p" and len(word) == 1 and i + 1 < len(tagged) \
                 and tagged[i + 1][1] == "ul":
@@ -254,10 +271,11 @@ def alone(text: str) -> str:
 def _split_verb(head: str, after: list[tuple[str, str]]) -> bool:
     """A one-character locative (上/f) before a noun phrase whose last character it makes a
     verb the dictionary knows with (上 + 钢琴课 → 上课/v, 上 + 平静水域课): a verb split around
-    its object, as Chinese writes one (上网球课 "take a tennis class"), not "on"."""
+    its object, as Chinese writes one (上网球课 "take a tennis class"; a Latin word inside
+    the phrase too: 上 Kpop 舞蹈课), not "on"."""
     run = []
     for word, flag in after:
-        if flag not in NOUNS and flag != "a":
+        if flag not in NOUNS and flag not in ("a", "eng"):
             break
         run.append((word, flag))
     while run and run[-1][1] not in NOUNS:
@@ -304,3 +322,10 @@ def kin_subject(tagged: list[tuple[str, str]]) -> str:
     if rest and rest[0][0] in KIN_WORDS and any(is_verb(f) for _, f in rest[1:]):
         return rest[0][0]
     return ""
+
+
+def a_not_a(words: list[str]) -> bool:
+    """The A-not-A question: 会/v 不会/v as jieba cuts it, or A 不 A in three words (对/p
+    不/d 对/p, 好/a 不/d 好/a)."""
+    return any(b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False)) or any(
+        words[i + 1] in ("不", "没") and words[i + 2] == words[i] for i in range(len(words) - 2))

@@ -38,8 +38,10 @@ from .zh_parse import (
     LIGHT,
     NOUNS,
     OPENING,
+    a_not_a,
     alone,
     clauses,
+    counts_an_act,
     goes_to_do,
     is_verb,
     kin_subject,
@@ -117,7 +119,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 or _latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
-            and word not in names and word not in LIGHT \
+            and word not in names and word not in LIGHT and prev != "得" \
             and not (run and flag == "a" and len(word) > 1)  # 叶子发软/a: what is said of it
         if noun and not listener and not (others and word in _ZH_KIN):
             after_count = after_count or (counted and not run)
@@ -126,7 +128,8 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
             counted = counted and flag[:1] == "a"  # 个小/a 超市/v: still the counted thing
             de_verbs = de_verbs and flag.startswith("v")
             continue
-        counted = flag in ("m", "q", "mq")
+        # a count of times (一趟, 两次: a verb's classifier) counts no thing
+        counted = flag in ("m", "q", "mq") and not word.endswith(_TIMES)
         if run:
             phrase = "".join(run)
             lone = len(phrase) == 1 and not after_count and run_flag != "n"
@@ -145,6 +148,10 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         de_verbs = after_de
         prev = word
     return found
+
+
+# the classifiers of an act's times, not of things (一趟, 两次, 三遍): a closed class
+_TIMES = ("趟", "次", "遍", "回", "番", "顿")
 
 
 def _approved(tagged: list[tuple[str, str]]) -> str:
@@ -518,7 +525,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         words = [w for w, _ in tagged]
         question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
             n == len(parts) - 1 and text.rstrip().endswith(("?", "？"))) or any(
-            w in _ZH_ASKING for w in words) or _a_not_a(words)
+            w in _ZH_ASKING for w in words) or a_not_a(words)
         owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
                     for i, w in enumerate(words)) or any(
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
@@ -548,7 +555,8 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
         it = bool(referent) and any(w in _ZH_IT for w in words)
         if referent and not question and (it or (not taken and (
-                _object_left_out(tagged) or _handed_to(tagged) or (not topics and _decided_amount(tagged))))):
+                _object_left_out(tagged) or _handed_to(tagged) or (not topics and (
+                    _decided_amount(tagged) or counts_an_act(tagged)))))):
             # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它;
             # 那就改成十天一次: how often the thing named before is done
             topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
@@ -613,13 +621,6 @@ def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
         taken.append((word, flag))
     # 我爸那边, 朋友那儿: a person, then where they are (a pronoun of place after a noun)
     return len(taken) > 1 and taken[-1][0] in _ZH_THERE and any(f in NOUNS for _, f in taken[:-1])
-
-
-def _a_not_a(words: list[str]) -> bool:
-    """The A-not-A question: 会/v 不会/v as jieba cuts it, or A 不 A in three words (对/p
-    不/d 对/p, 好/a 不/d 好/a)."""
-    return any(b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False)) or any(
-        words[i + 1] in ("不", "没") and words[i + 2] == words[i] for i in range(len(words) - 2))
 
 
 def _done_for(tagged: list[tuple[str, str]]) -> str:
@@ -748,7 +749,7 @@ def asks_about_listener(sentence: str, earlier: str = "") -> bool:
     text = chinese_simplified(sentence.strip())
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
     if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged) \
-            and not _a_not_a([w for w, _ in tagged]):
+            and not a_not_a([w for w, _ in tagged]):
         return False
     first_verb = next((i for i, (_, f) in enumerate(tagged) if is_verb(f)), len(tagged))
     # (a noun, or a morpheme the dictionary tags alone: 车/zg)
@@ -782,7 +783,7 @@ def asked_of_listener(sentence: str, names: frozenset[str]) -> tuple[str, ...]:
     text = chinese_simplified(written)
     tagged = [(w, f) for w, f in chinese_tagged(text) if w.strip()]
     if not text.rstrip("。 ").endswith(_ZH_QUESTION) and not any(w in _ZH_ASKING for w, _ in tagged) \
-            and not _a_not_a([w for w, _ in tagged]):
+            and not a_not_a([w for w, _ in tagged]):
         return ()
     first_verb = next((i for i, (_, f) in enumerate(tagged) if is_verb(f)), len(tagged))
     if not any(w in _ZH_LISTENER or (w.startswith("你") and w[1:] in _ZH_KIN)
