@@ -519,7 +519,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     # what 它 or a left-out object stands for: the last thing the speaker named, in the
     # turn before too (a number counts only what this turn named: 我再补一句 counts nothing)
     referent = named or _named_in(earlier, names, turn=True)
-    parts = clauses(text)
+    parts, outer = clauses(text), referent
     for n, clause in enumerate(parts):
         tagged = parse_clause(clause)
         words = [w for w, _ in tagged]
@@ -553,10 +553,11 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
         if (doer := _kept_doing(tagged)) and not question:  # 边牧一直咬沙发: about the dog
             topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
+        if not topics and not question and outer and counts_an_act(tagged):
+            topics = [(0, outer)]  # 学了一年半: what the turn before named (not a clause of this one)
         it = bool(referent) and any(w in _ZH_IT for w in words)
         if referent and not question and (it or (not taken and (
-                _object_left_out(tagged) or _handed_to(tagged) or (not topics and (
-                    _decided_amount(tagged) or counts_an_act(tagged)))))):
+                _object_left_out(tagged) or _handed_to(tagged) or (not topics and _decided_amount(tagged))))):
             # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它;
             # 那就改成十天一次: how often the thing named before is done
             topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
