@@ -8,7 +8,7 @@ thing otherwise than the grammar says (issue #30 items 1 and 6, docs/spec.md §5
 * after a classifier, what follows is the thing counted — an adjective and a noun the
   dictionary tags as a verb (个小/a 超市/v), a verb's and a morpheme's character
   (个跑/v 轮/zg);
-* 那 opening a clause before 我 is "then", no subject of its own (那我今天就…);
+* 那 opening a clause before 我 is "then", and 这趟 / 这次 "this time": no subject of their own;
 * a unit of time (十个钟头) names no thing.
 
 Every sentence here is written for this test.
@@ -27,6 +27,8 @@ from .conftest import digest_notes, zh_topics
     ("我家柯基三岁了", "柯基"),
     ("他爸在县城开了个小超市", "小超市"),
     ("好，那我明天就去买个跑轮", "跑轮"),
+    ("好，这趟出差回去就买个颈枕", "颈枕"),  # 这趟: "this time", no subject of its own
+    ("那趟去成都我买了个熊猫玩偶", "熊猫玩偶"),
 ])
 def test_the_thing_a_sentence_is_about_comes_first(sentence, first):
     topics = zh_topics(sentence)

@@ -21,7 +21,7 @@ from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
-           "parse_clause", "counts_an_act", "a_not_a"]
+           "parse_clause", "counts_an_act", "a_not_a", "TIMES"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -53,6 +53,9 @@ KIN_WORDS = frozenset((
 # (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
 _PARTICLES = ("了", "过", "着")
 _ZH_RESULT = ("到", "给", "成", "完")
+
+# the classifiers of an act's times, not of things (一趟, 两次, 三遍): a closed class
+TIMES = ("趟", "次", "遍", "回", "番", "顿")
 
 # the prefixes of a nickname (小周, 老李, 阿凯): a closed class
 _ZH_NAME_PREFIX = frozenset(("小", "老", "阿"))
@@ -184,8 +187,10 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
                 ("月", "月份", "年")) and len(word) == 1 and flag in ("n", "ng"):
             out[-1] = (out[-1][0] + word, "n")  # 九号/t 线/n: a numbered thing, no date
         elif _DATE_WORD.match(word) or _every(word) or (flag == "r" and len(word) == 2 and word[0] in "这那"
-                                        and alone("今" + word[1]) == "t"):
-            out.append((word, "t"))  # 那天/r 我…: "that day" says when, as 今天 does
+                                        and (alone("今" + word[1]) == "t" or word[1] in TIMES)):
+            out.append((word, "t"))  # 那天/r 我…, 这次/r: "that day" says when, as 今天 does
+        elif out and out[-1][0] in ("这", "那") and len(out) == 1 and word in TIMES:
+            out[-1] = (out[-1][0] + word, "t")  # 这/r 趟/zg 回来: "this time", no subject
         elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
             out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \

@@ -38,6 +38,7 @@ from .zh_parse import (
     LIGHT,
     NOUNS,
     OPENING,
+    TIMES,
     a_not_a,
     alone,
     clauses,
@@ -129,7 +130,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
             de_verbs = de_verbs and flag.startswith("v")
             continue
         # a count of times (一趟, 两次: a verb's classifier) counts no thing
-        counted = flag in ("m", "q", "mq") and not word.endswith(_TIMES)
+        counted = flag in ("m", "q", "mq") and not word.endswith(TIMES)
         if run:
             phrase = "".join(run)
             lone = len(phrase) == 1 and not after_count and run_flag != "n"
@@ -148,10 +149,6 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         de_verbs = after_de
         prev = word
     return found
-
-
-# the classifiers of an act's times, not of things (一趟, 两次, 三遍): a closed class
-_TIMES = ("趟", "次", "遍", "回", "番", "顿")
 
 
 def _approved(tagged: list[tuple[str, str]]) -> str:
