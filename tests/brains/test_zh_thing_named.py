@@ -46,3 +46,20 @@ def test_the_home_pet_names_the_note_through_the_cli(dream_chat_cli):
     notes = digest_notes(dream_chat_cli("鹦鹉", chat))
     assert any(name.endswith("鹦鹉") and "家里的鹦鹉" in text for name, text in notes.items()), \
         sorted(notes)
+
+
+@pytest.mark.parametrize("answer, landmark", [("在村口，离医院很近", "医院"),
+                                               ("就在城东，离地铁站不远", "地铁站")])
+def test_the_landmark_of_a_distance_names_no_thing(answer, landmark):
+    # 离 X 近: X says where, it is nothing the speaker has or does (read as the user's
+    # answer to a question about them, `own`)
+    from reme_workbench.brains.offline_dream.zh_statements import read_chinese
+
+    read = read_chinese(answer, frozenset(), own=True)
+    assert read is None or landmark not in read.topics, read
+
+
+@pytest.mark.parametrize("sentence", ["桂林最近晚上比较闷", "嘉兴这几天挺凉", "阿凯最近很忙"])
+def test_what_someone_or_somewhere_is_like_is_no_news(sentence):
+    # a name (or a place jieba tags as one: 桂林/nr) and a state after a degree adverb
+    assert zh_topics(sentence) == ()

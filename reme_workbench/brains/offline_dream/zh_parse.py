@@ -21,7 +21,7 @@ from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
-           "parse_clause", "counts_an_act", "a_not_a", "TIMES"]
+           "parse_clause", "counts_an_act", "a_not_a", "a_state", "TIMES", "DEGREE"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -56,6 +56,9 @@ _ZH_RESULT = ("到", "给", "成", "完")
 
 # the classifiers of an act's times, not of things (一趟, 两次, 三遍): a closed class
 TIMES = ("趟", "次", "遍", "回", "番", "顿")
+
+# the adverbs of degree (很凉, 比较忙): what follows is a state, not an act (a closed class)
+DEGREE = frozenset(("很", "比较", "挺", "有点", "太", "特别", "非常", "更", "最", "蛮", "超"))
 
 # the prefixes of a nickname (小周, 老李, 阿凯): a closed class
 _ZH_NAME_PREFIX = frozenset(("小", "老", "阿"))
@@ -334,3 +337,10 @@ def a_not_a(words: list[str]) -> bool:
     不/d 对/p, 好/a 不/d 好/a)."""
     return any(b in ("不" + a, "没" + a) for a, b in zip(words, words[1:], strict=False)) or any(
         words[i + 1] in ("不", "没") and words[i + 2] == words[i] for i in range(len(words) - 2))
+
+
+def a_state(tagged: list[tuple[str, str]]) -> bool:
+    """The clause ends on an adverb of degree and one verb (花莲/nr 晚上比较凉/v, 她最近很忙):
+    what someone or something is like, no news of them."""
+    words = [w for w, f in tagged if f not in ("x", "y", "ul")]
+    return len(words) > 1 and words[-2] in DEGREE and is_verb(dict(tagged)[words[-1]])

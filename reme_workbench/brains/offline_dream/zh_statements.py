@@ -40,6 +40,7 @@ from .zh_parse import (
     OPENING,
     TIMES,
     a_not_a,
+    a_state,
     alone,
     clauses,
     counts_an_act,
@@ -120,7 +121,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 or _latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
-            and word not in names and word not in LIGHT and prev != "得" \
+            and word not in names and word not in LIGHT and prev not in ("得", "离") \
             and not (run and flag == "a" and len(word) > 1)  # 叶子发软/a: what is said of it
         if noun and not listener and not (others and word in _ZH_KIN):
             after_count = after_count or (counted and not run)
@@ -279,7 +280,8 @@ def _news_of_another(tagged: list[tuple[str, str]]) -> bool:
     if len(rest) < 2 or not (rest[0][0] in _ZH_THIRD or (rest[0][1] == "nr" and len(rest[0][0]) > 1)):
         return False
     verb = next((i for i, (_, f) in enumerate(rest) if is_verb(f)), None)
-    if verb is None or any(w in _ZH_SAYING or w in _ZH_OPINION for w, _ in rest[:verb + 1]):
+    if verb is None or any(w in _ZH_SAYING or w in _ZH_OPINION for w, _ in rest[:verb + 1]) \
+            or a_state(tagged):
         return False
     after = rest[verb + 1:]
     return any(w in ("了", "过") for w, _ in after) or any(f == "t" for _, f in tagged) or any(
