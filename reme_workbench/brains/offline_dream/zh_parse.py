@@ -21,7 +21,7 @@ from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
-           "parse_clause", "counts_an_act", "a_not_a", "a_state", "TIMES", "DEGREE"]
+           "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -344,3 +344,31 @@ def a_state(tagged: list[tuple[str, str]]) -> bool:
     what someone or something is like, no news of them."""
     words = [w for w, f in tagged if f not in ("x", "y", "ul")]
     return len(words) > 1 and words[-2] in DEGREE and is_verb(dict(tagged)[words[-1]])
+
+
+def placed(tagged: list[tuple[str, str]]) -> frozenset[str]:
+    """The words of a place 在 names (养在/v 书房, 在/p 老家的/uj 院子里): where, never
+    the thing 它 or a left-out object stands for."""
+    out, inside = set(), False
+    for word, flag in tagged:
+        inside = word == "在" or (inside and (flag in NOUNS or flag in ("s", "f", "m", "q", "uj")))
+        if inside and word != "在":
+            out.add(word)
+    return frozenset(out)
+
+
+# verbs of naming: 叫豆豆 "(it) is called 豆豆" (a closed class of grammar words)
+_ZH_CALLED = frozenset(("叫", "名叫", "叫做"))
+
+
+def called_name(tagged: list[tuple[str, str]]) -> str:
+    """A clause opening on a verb of naming and a name, nothing after it (叫豆豆, 名叫可乐):
+    what the thing named before is called — the name; "" otherwise (叫朋友帮忙: a verb
+    after the person, "ask … to")."""
+    if len(tagged) < 2 or tagged[0][0] not in _ZH_CALLED or not is_verb(tagged[0][1]):
+        return ""
+    rest = [(w, f) for w, f in tagged[1:] if f not in ("x", "ul", "y")]
+    if not rest or any(is_verb(f) for _, f in rest) or not all(
+            f in NOUNS or f in ("nrfg", "eng", "a") for _, f in rest):
+        return ""
+    return "".join(w for w, _ in rest)

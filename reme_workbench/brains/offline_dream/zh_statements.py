@@ -42,12 +42,14 @@ from .zh_parse import (
     a_not_a,
     a_state,
     alone,
+    called_name,
     clauses,
     counts_an_act,
     goes_to_do,
     is_verb,
     kin_subject,
     parse_clause,
+    placed,
 )
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener", "refers_back"]
@@ -432,23 +434,6 @@ def _asks_for_me(tagged: list[tuple[str, str]]) -> bool:
 
 
 
-# verbs of naming: 叫豆豆 "(it) is called 豆豆" (a closed class of grammar words)
-_ZH_CALLED = frozenset(("叫", "名叫", "叫做"))
-
-
-def _called(tagged: list[tuple[str, str]]) -> str:
-    """A clause opening on a verb of naming and a name, nothing after it (叫豆豆, 名叫可乐):
-    what the thing named before is called — the name; "" otherwise (叫朋友帮忙: a verb
-    after the person, "ask … to")."""
-    if len(tagged) < 2 or tagged[0][0] not in _ZH_CALLED or not is_verb(tagged[0][1]):
-        return ""
-    rest = [(w, f) for w, f in tagged[1:] if f not in ("x", "ul", "y")]
-    if not rest or any(is_verb(f) for _, f in rest) or not all(
-            f in NOUNS or f in ("nrfg", "eng", "a") for _, f in rest):
-        return ""
-    return "".join(w for w, _ in rest)
-
-
 def _fronted(tagged: list[tuple[str, str]]) -> str:
     """A noun phrase put before 我 / 我们 and a verb (帐篷/n 我 借 朋友 的, 北京/ns 我 去过):
     the object the speaker fronted as the clause's topic, as Chinese does — the phrase;
@@ -530,7 +515,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
         topics = _zh_topics(tagged, names)
         taken = "" if question else _approved(tagged)
-        called = "" if question or n else _called(tagged)
+        called = "" if question or (n and named) else called_name(tagged)  # 养在书房，叫豆包
         if taken:  # 修复日志这个好: the phrase is the thing, whole
             topics = [(0, taken)]
         elif called and referent:  # 我养了一只狗 — 叫豆豆: the dog is called 豆豆
@@ -561,7 +546,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             # 那就改成十天一次: how often the thing named before is done
             topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
             owned = owned or it  # 它 is the thing the speaker named: theirs
-        if topics:
+        if topics and topics[0][1] not in placed(tagged):  # 养在书房: where, not what
             named = referent = topics[0][1]  # the first it names, in the order written
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
@@ -583,7 +568,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         # 上海回来, 我不吃牛肉，老公不吃辣) is news of them: a fact of its own, on them
         kin = kin_subject(tagged)
         if groups and not (_subjectless(tagged) and _set_apart(tagged)) and not kin:
-            groups[-1] = tuple(dict.fromkeys([*groups[-1], *ranked]))
+            groups[-1] = tuple(dict.fromkeys([*ranked, *groups[-1]] if called else [*groups[-1], *ranked]))
         else:
             groups.append(tuple(dict.fromkeys([kin, *ranked])) if kin and groups else ranked)
     if not groups:  # a thing or a time named (周四上午十点): context for the statement beside it
@@ -678,15 +663,17 @@ def _named_in(text: str, names: frozenset[str], *, turn: bool = False) -> str:
 
 def refers_back(turn: str) -> bool:
     """A turn that speaks of 它 / 牠 before it names a thing of its own (它今年九岁了，会不会
-    是牙的问题): it is still about the thing named before it, which stays what a later 它
-    stands for."""
+    是牙的问题), or names none but in a remark on what a place is like (最近桂林晚上比较闷):
+    it is still about the thing named before it, which stays what a later 它 stands for."""
+    remark = False
     for clause in clauses(chinese_simplified(turn)):
         tagged = parse_clause(clause)
         if any(w in _ZH_IT for w, _ in tagged):
             return True
-        if _zh_topics(tagged, frozenset()):
+        remark = remark or a_state(tagged)
+        if _zh_topics(tagged, frozenset()) and not a_state(tagged):
             return False
-    return False
+    return remark
 
 
 def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
@@ -694,7 +681,8 @@ def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
     not `last`: of the first such clause."""
     parts = clauses(text)
     for clause in reversed(parts) if last else parts:
-        found = _zh_topics(parse_clause(clause), names)
+        tagged = parse_clause(clause)
+        found = [f for f in _zh_topics(tagged, names) if f[1] not in placed(tagged)]  # 养在书房
         if found:
             return found[0][1]
     return ""
