@@ -131,6 +131,10 @@ def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
     before = tagged[i - 1] if i else ("", "")
     if tflag == "d":
         return hflag in NOUNS and after[1] in ("", "uj", "x", "y")
+    if hflag in _COMPOUND_HEAD and not [f for _, f in tagged[:i] if f not in ("eng", "x")] \
+            and (after[1] == "t" or (after[0] in ("这", "那") and i + 3 < len(tagged)
+                                     and tagged[i + 3][1] == "m")):
+        return True  # 奶/zg 盖/v 那几天…: the clause's topic, before when (the model reads one word)
     if _counted(tagged, i) and is_verb(hflag) and tflag in ("n", "ng", "zg"):
         return True  # 买个跑/v 轮/zg: a classifier counts a thing, so what follows it is one
     if hflag == "nr" and tflag in ("a", "ag") and _home(before):
@@ -192,8 +196,11 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif _DATE_WORD.match(word) or _every(word) or (flag == "r" and len(word) == 2 and word[0] in "这那"
                                         and (alone("今" + word[1]) == "t" or word[1] in TIMES)):
             out.append((word, "t"))  # 那天/r 我…, 这次/r: "that day" says when, as 今天 does
-        elif out and out[-1][0] in ("这", "那") and len(out) == 1 and word in TIMES:
-            out[-1] = (out[-1][0] + word, "t")  # 这/r 趟/zg 回来: "this time", no subject
+        elif out and out[-1][0] in ("这", "那") and out[-1][1] in ("r", "c") and (
+                word in TIMES or (flag == "m" and word.endswith(("天", "周", "个月", "年")))):
+            out[-1] = (out[-1][0] + word, "t")  # 这/r 趟/zg, 那/r 几天/m: "this time", "those days"
+        elif not out and flag == "eng" and word.islower():
+            out.append((word, "e"))  # "ok 猫那几天…", "perfect": a texted interjection, no thing
         elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
             out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \

@@ -143,7 +143,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2)
                 found.append((-1 if own and not after_verb else rank, phrase))
             run, after_count = [], False
-        after_verb = after_verb or flag.startswith("v")
+        after_verb = after_verb or flag.startswith("v") or word == "把"  # 把狗: what the verb takes
         listener = word in ("你", "您", "你们") or (listener and word == "的")
         others = word in _ZH_THIRD  # 他妈, 她老公: another's kin, no thing of the speaker's
         # 家里的龟, 我家柯基: the home's thing is the speaker's, as 我的龟 is
@@ -437,15 +437,22 @@ def _asks_for_me(tagged: list[tuple[str, str]]) -> bool:
 def _fronted(tagged: list[tuple[str, str]]) -> str:
     """A noun phrase put before 我 / 我们 and a verb (帐篷/n 我 借 朋友 的, 北京/ns 我 去过):
     the object the speaker fronted as the clause's topic, as Chinese does — the phrase;
-    "" when a verb comes between (老师说我…: the noun is a subject of its own)."""
+    "" when a verb comes between (老师说我…: the noun is a subject of its own) — unless
+    a time and a verb follow the phrase, and the place it goes is the speaker's people's
+    (猫那几天放/v 我姐家: the cat, put there by the speaker)."""
     run = []
     for i, (word, flag) in enumerate(tagged):
         if word in _ZH_SELF:
             after = tagged[i + 1:]
             return "".join(run) if run and any(is_verb(f) for _, f in after) else ""
-        if flag not in NOUNS or word in LIGHT:
+        verb = next((k for k in range(i + 1, len(tagged)) if tagged[k][1][:1] not in "dt"), 0)
+        if run and flag == "t" and verb and is_verb(tagged[verb][1]):  # 这几天先放…
+            rest = [w for w, _ in tagged[verb + 1:]]
+            return "".join(run) if any(w in _ZH_SELF and rest[k + 1:k + 2] and rest[k + 1] in _ZH_KIN
+                                       for k, w in enumerate(rest)) else ""
+        if (flag not in NOUNS or word in LIGHT) and not (flag == "e" and not run):
             return ""
-        run.append(word)
+        run += [word] if flag != "e" else []
     return ""
 
 
