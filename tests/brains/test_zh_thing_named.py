@@ -63,3 +63,16 @@ def test_the_landmark_of_a_distance_names_no_thing(answer, landmark):
 def test_what_someone_or_somewhere_is_like_is_no_news(sentence):
     # a name (or a place jieba tags as one: 桂林/nr) and a state after a degree adverb
     assert zh_topics(sentence) == ()
+
+
+@pytest.mark.parametrize("sentence, first, also", [
+    ("豆豆前天在猫爬架上睡了一整天", "豆豆", ""),  # a pet by its name, when, a verb done
+    ("花卷昨晚在抓板上蹭了半天", "花卷", "抓板"),  # 在抓/v 板/ng 上: a thing between 在 and 上
+])
+def test_a_thing_that_did_something_when_is_the_speakers_news(sentence, first, also):
+    topics = zh_topics(sentence)
+    assert topics[:1] == (first,) and also in ("", *topics), topics
+
+
+def test_the_weather_somewhere_is_no_news():
+    assert zh_topics("上海昨天下了大雨") == ()

@@ -101,7 +101,7 @@ def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         # character into another word: 做完试/水)
         if skip:
             skip = False
-        elif i in pairs and (_counted(tagged, i) or (i and _home(tagged[i - 1])) or chinese_words(
+        elif i in pairs and (_counted(tagged, i) or _framed(tagged, i) or (i and _home(tagged[i - 1])) or chinese_words(
                 "".join(w for w, _ in tagged[i:]))[:1] == (word + tagged[i + 1][0],)):
             out.append((word + tagged[i + 1][0], "n"))
             skip = True
@@ -135,7 +135,7 @@ def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
             and (after[1] == "t" or (after[0] in ("这", "那") and i + 3 < len(tagged)
                                      and tagged[i + 3][1] == "m")):
         return True  # 奶/zg 盖/v 那几天…: the clause's topic, before when (the model reads one word)
-    if _counted(tagged, i) and is_verb(hflag) and tflag in ("n", "ng", "zg"):
+    if (_counted(tagged, i) or _framed(tagged, i)) and is_verb(hflag) and tflag in ("n", "ng", "zg"):
         return True  # 买个跑/v 轮/zg: a classifier counts a thing, so what follows it is one
     if hflag == "nr" and tflag in ("a", "ag") and _home(before):
         return True  # 家里柯/nr 基/a, 我家柯/nr 基/a: the home's thing, not a surname and a quality
@@ -168,6 +168,12 @@ def counts_an_act(tagged: list[tuple[str, str]]) -> bool:
 def _counted(tagged: list[tuple[str, str]], i: int) -> bool:
     """Word i comes right after a classifier (个/q): it opens the thing counted."""
     return i > 0 and tagged[i - 1][1] in ("q", "mq")
+
+
+def _framed(tagged: list[tuple[str, str]], i: int) -> bool:
+    """Words i and i + 1 stand between 在 and a locative (在跑/v 轮/zg 上/f): a place, a thing."""
+    return i > 0 and tagged[i - 1][0] == "在" and i + 2 < len(tagged) and tagged[i + 2][1] == "f" \
+        and len(tagged[i + 2][0]) == 1
 
 
 def _home(word: tuple[str, str]) -> bool:

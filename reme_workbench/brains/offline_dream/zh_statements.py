@@ -395,8 +395,9 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
     if len(tagged) - start < 3 or tagged[start][1] not in subjects:
         return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim)
     verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and is_verb(f)), None)
-    return verb is not None and verb[0] not in _ZH_SAYING and any(
-        f == "t" for _, f in tagged[verb[1]:])
+    return verb is not None and verb[0] not in _ZH_SAYING and (any(
+        f == "t" for _, f in tagged[verb[1]:]) or (tagged[start][1] != "ns" and any(  # 团子昨晚…跑了
+            f == "t" for _, f in tagged[start:verb[1]]) and any(w in ("了", "过") for w, _ in tagged[verb[1]:])))
 
 
 def _set_apart(tagged: list[tuple[str, str]]) -> bool:
