@@ -76,3 +76,13 @@ def test_a_thing_that_did_something_when_is_the_speakers_news(sentence, first, a
 
 def test_the_weather_somewhere_is_no_news():
     assert zh_topics("上海昨天下了大雨") == ()
+
+
+@pytest.mark.parametrize("sentence, first", [
+    ("老公的小超市下个月要多进点货", "小超市"),  # the kin's thing, before what the verb takes
+    ("我姐的小诊所下个月开业", "小诊所"),
+    ("女儿考萧邦的夜曲", "夜曲"),  # X 的 Y: Y is the thing, X says whose or which
+])
+def test_the_head_of_a_phrase_with_de_is_the_thing(sentence, first):
+    topics = zh_topics(sentence)
+    assert topics[:1] == (first,), topics

@@ -27,7 +27,7 @@ __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
 # pronouns (这个/r), the units of measure (公里/q), the times (星期/t) are never a noun
 LIGHT = frozenset(
-    "时候 事情 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 主意 人 试试".split()) | frozenset(
+    "时候 事情 事 东西 感觉 时间 地方 事儿 样子 问题 一下 有点 一点 主意 人 试试".split()) | frozenset(
     # greetings, thanks and acknowledgments (晚安/n, 谢谢/nr, 明白/nr): no thing named
     "晚安 早安 午安 拜拜 再见 谢谢 感谢 多谢 辛苦 明白 收到 了解".split()) | frozenset(
     # units of measure the dictionary tags as nouns (三个小时/n, 十个钟头/n): how much, no thing

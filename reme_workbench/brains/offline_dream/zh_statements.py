@@ -130,24 +130,27 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
             run.append(word)
             run_flag = "n" if after_de and len(run) > 1 else flag
             counted = counted and flag[:1] == "a"  # 个小/a 超市/v: still the counted thing
-            de_verbs = de_verbs and flag.startswith("v")
+            de_verbs = de_verbs and flag[:1] in "va"  # 的小/a 超市/v: one thing
             continue
         # a count of times (一趟, 两次: a verb's classifier) counts no thing
         counted = flag in ("m", "q", "mq") and not word.endswith(TIMES)
+        kin = "".join(run) in KIN_WORDS  # 老婆的…: what follows is the speaker's people's
         if run:
             phrase = "".join(run)
             lone = len(phrase) == 1 and not after_count and run_flag != "n"
             if phrase not in names and not lone:  # what the verb takes before where or
                 # when (在深圳做程序员); one character tagged other than a plain noun ("管")
                 # is no topic unless a classifier says it is a thing
-                rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2)
+                rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2) \
+                    + 4 * (word == "的" and words[k + 1][1][:1] in "na"  # 萧邦的夜曲: 夜曲 first
+                           and words[k + 1][0] not in LIGHT)  # (热水器的事: 事 names nothing)
                 found.append((-1 if own and not after_verb else rank, phrase))
             run, after_count = [], False
         after_verb = after_verb or flag.startswith("v") or word == "把"  # 把狗: what the verb takes
         listener = word in ("你", "您", "你们") or (listener and word == "的")
         others = word in _ZH_THIRD  # 他妈, 她老公: another's kin, no thing of the speaker's
         # 家里的龟, 我家柯基: the home's thing is the speaker's, as 我的龟 is
-        own = (word == "的" and (prev in _ZH_SELF or prev in _ZH_HOME)) or word in ("我家", "家里")
+        own = (word == "的" and (prev in _ZH_SELF or prev in _ZH_HOME or kin)) or word in ("我家", "家里")
         after_de = word == "的"
         de_verbs = after_de
         prev = word
