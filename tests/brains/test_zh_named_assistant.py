@@ -69,3 +69,11 @@ def test_the_assistants_replies_become_no_notes_through_the_cli(dream_chat_cli):
     assert not any(name.startswith("阿星") for name in notes), sorted(notes)
     assert not any("阿星：" in text for text in notes.values()), sorted(notes)
     assert any(name.startswith("ivy的") for name in notes), sorted(notes)
+
+
+def test_a_mother_who_advises_at_length_in_a_family_chat_stays_a_person():
+    chat = ("妈妈：明天记得带伞，天气预报说有大雨，出门前把窗户关好，晚上早点回家吃饭。\n"
+            "小明：我知道了\n"
+            "小明：我晚上七点到\n"
+            "妈妈：好的，路上注意安全，到了给家里打个电话，饭菜都在锅里热着。\n")
+    assert _speakers(chat)[1] is None

@@ -173,6 +173,8 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
 
     def answers_at_length(s: str) -> bool:
         other = next(o for o in pair if o != s)
+        if s in KIN_WORDS:  # 妈妈：… — a mother's long advice in two turns: a person's
+            return False
         return len(turns[s]) >= ANSWERING_TURNS or (
             len(turns[s]) == 2 and _mean_length(turns[s]) >= LONG_ANSWER * _mean_length(turns[other]))
 
