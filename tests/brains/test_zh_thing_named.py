@@ -86,3 +86,11 @@ def test_the_weather_somewhere_is_no_news():
 def test_the_head_of_a_phrase_with_de_is_the_thing(sentence, first):
     topics = zh_topics(sentence)
     assert topics[:1] == (first,), topics
+
+
+@pytest.mark.parametrize("sentence, first", [
+    ("我在成都一间牙科诊所当护士", "护士"),  # 当/t mid-clause before a noun: "work as"
+])
+def test_the_job_one_works_as_comes_before_the_workplace(sentence, first):
+    topics = zh_topics(sentence)
+    assert topics[:1] == (first,), topics

@@ -205,6 +205,8 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif out and out[-1][0] in ("这", "那") and out[-1][1] in ("r", "c") and (
                 word in TIMES or (flag == "m" and word.endswith(("天", "周", "个月", "年")))):
             out[-1] = (out[-1][0] + word, "t")  # 这/r 趟/zg, 那/r 几天/m: "this time", "those days"
+        elif word == "当" and out and i + 1 < len(tagged) and tagged[i + 1][1] in NOUNS:
+            out.append((word, "v"))  # 诊所当/t 物理治疗师: "work as" mid-clause, "when" opens one
         elif not out and flag == "eng" and word.islower():
             out.append((word, "e"))  # "ok 猫那几天…", "perfect": a texted interjection, no thing
         elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
