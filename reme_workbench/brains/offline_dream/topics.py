@@ -571,6 +571,14 @@ def _judges_or_guesses(head) -> bool:
     return any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
 
 
+def _someone_later(word) -> bool:
+    """A "he" or "she" later in the sentence: the capital opening it names someone
+    ("Oskar is a carpenter, and he collects planes"), as a capital alone need not."""
+    return any(t.i > word.i and t.pos_ == "PRON" and "3" in t.morph.get("Person")
+               and t.morph.get("Gender") and "Neut" not in t.morph.get("Gender")
+               for t in word.sent)
+
+
 def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bool:
     """In a chat with an assistant the user is the only person whose life is told
     (docs/spec.md §5.2.9): a main clause of theirs tells of the thing or person that is its
@@ -601,7 +609,8 @@ def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bo
         else subject
     opening = word.i == word.sent.start and not any(c.dep_ != "case" for c in word.children)
     told = any(c.i != subject.i and not c.is_punct for c in head.children)
-    named = _named(subject) and (not opening or (word.pos_ == "PROPN" and _news(head) and told))
+    named = _named(subject) and (not opening or (word.pos_ == "PROPN" and (
+        _news(head) and told or _someone_later(word))))
     if not (named or (the and _news(head))):
         return False
     chunk = next((c for c in subject.sent.noun_chunks if c.root.i == subject.i), None)
@@ -629,6 +638,21 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
     found = [t for c in chunks if (t := topic_from_chunk(c, names, any_role=True))
              and not any(same_topic(t, h) for h in heard)]
     return tuple(dict.fromkeys(found))
+
+
+def _planned(root) -> bool:
+    """A verb with no subject after "will" or "might" ("will try the climbing wall", "might
+    go to netball"): a plan texted without its "I" — not a command, which has no modal, nor
+    a guess or judgement ("might be fun": "be" is no verb here)."""
+    return root.pos_ == "VERB" and root.tag_ == "VB" and _subject(root) is None and any(
+        c.dep_ == "aux" and c.tag_ == "MD" and c.lemma_.lower() in ("will", "might", "may")
+        for c in root.children) and not _judges_or_guesses_but_may(root)
+
+
+def _judges_or_guesses_but_may(head) -> bool:
+    """`_judges_or_guesses` without its test for a modal of possibility."""
+    return any(c.dep_ in ("acomp", "oprd") or (c.dep_ == "prep" and c.lower_ == "like")
+               for c in head.children)
 
 
 def is_question(sent) -> bool:
@@ -683,6 +707,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             and not _takes_the_listener(root):  # a verb's "its" is a texted "it's", its subject  # "wishing you many happy years": theirs
         heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
         # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
+    elif not heads and heard is not None and _planned(root):
+        heads.append(root)  # "might go to netball after work", texted to an assistant
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
         # "just me and my sister Claire" — what the sentence says is about it
         for tok in sent:

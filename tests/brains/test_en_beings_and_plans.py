@@ -1,0 +1,104 @@
+"""A user tells their assistant of the people, animals and plans in their life in forms the
+reading of "I + verb" and "the/a name + news" missed (docs/spec.md §5.2.9, issue #30 item 6):
+
+* a name opening the line with "'s" for "is"/"has" ("Oskar's a carpenter", "Nadia's in
+  plaster"), which spaCy's small model parses as a possessive, and a name opening the line
+  that a "he"/"she" later in the sentence stands for — a person, not a capital;
+* "he"/"she"/"it" doing something, after the line before named a being of the user's
+  ("pip is ok now" — "he sleeps on the radiator all day");
+* a plan texted with no subject ("will try the climbing wall …", "might …"), and the
+  weekday texted after it in lowercase ("fridays mostly"), which the pipeline finds no date in;
+* a texted line with no subject and no thing of its own ("postponed again") told in a
+  burst about one thing: it goes with what the burst is about.
+
+Each chat is dreamt as a user would, through the CLI; what is checked is the digest notes:
+the note that holds one fact's words does not hold another's.
+"""
+
+from __future__ import annotations
+
+from tests.brains.conftest import digest_notes
+
+
+def _holding(found: dict[str, str], *words: str) -> list[str]:
+    """The notes whose text holds every one of `words` (case-insensitive)."""
+    return [n for n, text in found.items() if all(w.lower() in text.lower() for w in words)]
+
+
+def test_a_name_opening_a_line_with_s_for_is_is_a_fact_of_its_own(dream_chat_cli):
+    root = dream_chat_cli("present", (
+        "User: Can you suggest a present for my brother-in-law?\n"
+        "Assistant: Happily. What does he enjoy?\n"
+        "User: Oskar's a carpenter, and he collects old hand planes.\n"
+        "Assistant: Then a restored vintage plane would suit him.\n"
+        "User: Good idea. Also Nadia's in plaster this week, she broke her wrist at gymnastics.\n"))
+    found = digest_notes(root)
+    carpenter = _holding(found, "carpenter")
+    wrist = _holding(found, "Nadia", "wrist")
+    assert carpenter and wrist, sorted(found)
+    assert not set(carpenter) & set(wrist), sorted(found)
+
+
+def test_a_name_a_pronoun_stands_for_later_in_the_line_is_a_person(dream_chat_cli):
+    """"Grandad's operation moved, he's now going in on the 3rd": the line opens on a
+    capital, which alone may be no name ("Dance has the power"); the "he" after it says
+    it is someone."""
+    root = dream_chat_cli("visit", (
+        "Human: I want to plan a quiet weekend.\n"
+        "AI: Sounds good. Is anything making it hard to get away?\n"
+        "Human: Grandad's operation moved, he's now going in on the 3rd.\n"
+        "Human: I do pottery on Thursday evenings, so that has to stay.\n"))
+    found = digest_notes(root)
+    operation = [n for n in _holding(found, "operation", "3rd") if "operation" in n or "grandad" in n]
+    assert operation, sorted(found)  # its own note, not a line joined to "a quiet weekend"
+    assert "pottery" not in found[operation[0]]
+
+
+def test_he_after_a_line_naming_a_being_tells_of_that_being(dream_chat_cli):
+    root = dream_chat_cli("vet", (
+        "jo: hey can u help me with a vet question\n"
+        "AI: Of course! What's going on?\n"
+        "jo: i work nights at a bakery so i'm home in the day\n"
+        "jo: pip is ok now\n"
+        "jo: he sleeps on the radiator every afternoon\n"
+        "AI: That sounds like a cat who is feeling better.\n"))
+    found = digest_notes(root)
+    pip = _holding(found, "pip", "radiator")
+    bakery = _holding(found, "bakery")
+    assert pip and bakery, sorted(found)
+    assert not set(pip) & set(bakery), sorted(found)
+
+
+def test_a_texted_plan_with_no_subject_is_the_users(dream_chat_cli):
+    root = dream_chat_cli("swim", (
+        "User: what should i eat before a long swim\n"
+        "Assistant: Something light with slow carbs, an hour or two before: porridge or a banana.\n"
+        "User: ok\n"
+        "User: will try the climbing wall at the leisure centre too\n"
+        "User: fridays mostly\n"
+        "User: i teach maths at a primary school\n"))
+    found = digest_notes(root)
+    wall = [n for n in _holding(found, "climbing wall") if "climbing" in n or "wall" in n]
+    assert wall, sorted(found)  # its own note, not a line joined to another
+    assert "maths" not in found[wall[0]]
+    assert "fridays mostly" in found[wall[0]]  # a weekday texted in lowercase: when
+
+
+def test_a_guess_with_no_subject_is_still_no_fact(dream_chat_cli):
+    """"Might be fun", "will do": a judgement or a promise to the assistant, no plan."""
+    root = dream_chat_cli("ideas", (
+        "User: hello\n"
+        "Assistant: Hello! A museum, a long lunch, or a board game café, for a rainy day?\n"
+        "User: might be fun\n"
+        "User: will do\n"))
+    assert digest_notes(root) == {}
+
+
+def test_a_topicless_texted_line_goes_with_what_its_burst_is_about(dream_chat_cli):
+    root = dream_chat_cli("interview", (
+        "kit: ugh postponed again\n"
+        "kit: can u help me prep answers for my nursing interview\n"
+        "AI: Of course. Start with why nursing, and a time you handled a hard shift.\n"
+        "kit: thx\n"))
+    found = digest_notes(root)
+    assert _holding(found, "postponed", "nursing interview"), found
