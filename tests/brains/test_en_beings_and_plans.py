@@ -9,7 +9,9 @@ reading of "I + verb" and "the/a name + news" missed (docs/spec.md §5.2.9, issu
 * a plan texted with no subject ("will try the climbing wall …", "might …"), and the
   weekday texted after it in lowercase ("fridays mostly"), which the pipeline finds no date in;
 * a texted line with no subject and no thing of its own ("postponed again") told in a
-  burst about one thing: it goes with what the burst is about.
+  burst about one thing: it goes with what the burst is about;
+* two clauses of one sentence about two named things ("Theo sprained his ankle, so the
+  Snowdon walk is postponed"): two facts, two notes.
 
 Each chat is dreamt as a user would, through the CLI; what is checked is the digest notes:
 the note that holds one fact's words does not hold another's.
@@ -102,3 +104,27 @@ def test_a_topicless_texted_line_goes_with_what_its_burst_is_about(dream_chat_cl
         "kit: thx\n"))
     found = digest_notes(root)
     assert _holding(found, "postponed", "nursing interview"), found
+
+
+def test_two_clauses_about_two_named_things_are_two_facts(dream_chat_cli):
+    root = dream_chat_cli("plans", (
+        "**user**\n"
+        "Theo sprained his ankle at football, so the Snowdon walk is postponed until May.\n"
+        "\n"
+        "**assistant**\n"
+        "Sorry to hear it. Ankles usually take a few weeks; May gives him time.\n"))
+    found = digest_notes(root)
+    snowdon = [n for n in found if "snowdon" in n]
+    other = [n for n in found if "snowdon" not in n and "ankle" in found[n]]
+    assert snowdon and other, sorted(found)
+
+
+def test_one_clause_about_one_named_thing_stays_one_fact(dream_chat_cli):
+    """The walk told of twice in one sentence is one fact, one note."""
+    root = dream_chat_cli("walk", (
+        "**user**\n"
+        "The Snowdon walk is postponed until May, so the walk needs new dates.\n"
+        "\n"
+        "**assistant**\n"
+        "May is a good month for it.\n"))
+    assert len([n for n in digest_notes(root) if "walk" in n]) == 1, sorted(digest_notes(root))

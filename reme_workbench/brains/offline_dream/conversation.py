@@ -361,6 +361,9 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
                                   order=len(said), label=block.speaker))
+                said += [_Said(said[-1].speaker, text, clause, group, first[block.index],
+                               order=len(said) + n, label=block.speaker)
+                         for n, clause in enumerate(reading.apart)]
                 if reading.asked_of:
                     asked_of = (said[-1], reading.asked_of)
         if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before

@@ -521,6 +521,7 @@ class Reading:
     # a question naming a being of the speaker's ("Is it ok to give my ferret chicken?"):
     # theirs once the turn tells of it as "he" or "she" (`tells_of_him_or_her`)
     asked_of: tuple[Topic, ...] = ()
+    apart: tuple[tuple[Topic, ...], ...] = ()  # later clauses on other named things (facts)
 
 
 def _content_chunks(sent, names: frozenset[str]) -> bool:
@@ -554,7 +555,7 @@ def _news(head) -> bool:
     return any(t.ent_type_ in ("DATE", "TIME") for t in head.subtree)
 
 
-def _judges_or_guesses(head) -> bool:
+def _judges_or_guesses(head, *, modal: bool = True) -> bool:
     """A clause that judges its subject or guesses about it rather than telling what is so:
     an adjective or a likeness as its predicate ("the risotto sounds lovely", "looks like
     fun"), a noun with an adjective after "be" ("the Parmesan is a great touch"), a modal
@@ -568,12 +569,11 @@ def _judges_or_guesses(head) -> bool:
     if head.lemma_ == "be" and any(c.dep_ == "attr" and any(a.dep_ == "amod" and a.pos_ == "ADJ"
                                                             for a in c.children) for c in kids):
         return True
-    return any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
+    return modal and any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
 
 
 def _someone_later(word) -> bool:
-    """A "he" or "she" later in the sentence: the capital opening it names someone
-    ("Oskar is a carpenter, and he collects planes"), as a capital alone need not."""
+    """A "he"/"she" later in the sentence: the capital opening it is someone ("Oskar's a…")."""
     return any(t.i > word.i and t.pos_ == "PRON" and "3" in t.morph.get("Person")
                and t.morph.get("Gender") and "Neut" not in t.morph.get("Gender")
                for t in word.sent)
@@ -641,18 +641,11 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
 
 
 def _planned(root) -> bool:
-    """A verb with no subject after "will" or "might" ("will try the climbing wall", "might
-    go to netball"): a plan texted without its "I" — not a command, which has no modal, nor
-    a guess or judgement ("might be fun": "be" is no verb here)."""
-    return root.pos_ == "VERB" and root.tag_ == "VB" and _subject(root) is None and any(
-        c.dep_ == "aux" and c.tag_ == "MD" and c.lemma_.lower() in ("will", "might", "may")
-        for c in root.children) and not _judges_or_guesses_but_may(root)
-
-
-def _judges_or_guesses_but_may(head) -> bool:
-    """`_judges_or_guesses` without its test for a modal of possibility."""
-    return any(c.dep_ in ("acomp", "oprd") or (c.dep_ == "prep" and c.lower_ == "like")
-               for c in head.children)
+    """A verb with no subject after "will"/"might" ("will try the climbing wall"): a plan
+    texted without its "I" — no command (no modal), no judgement ("might be fun")."""
+    return root.pos_ == "VERB" and root.tag_ == "VB" and _subject(root) is None \
+        and any(c.dep_ == "aux" and c.lemma_.lower() in ("will", "might", "may") for c in root.children) \
+        and not _judges_or_guesses(root, modal=False)
 
 
 def is_question(sent) -> bool:
@@ -672,7 +665,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     # the question may ("I'm allergic to shellfish, is that a problem there?")
     owned: list[Topic] = []
     found: list[tuple[int, int, Topic]] = []
-    heads = []
+    heads, told_apart = [], set()  # told_apart: later clauses' heads, on other named things
     for tok in sent:
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
@@ -692,6 +685,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             owned += [topic] if topic else []
         elif heard is not None and _tells_of_user(tok, names, heard):
             heads.append(tok.head)  # "the choir trip moved to October", said to an assistant
+            told_apart |= {len(heads) - 1} if tok.head not in heads[:-1] and heads[:-1] else set()
     root = sent.root
     if question:  # only a clause that is not the question itself
         heads = [h for h in heads if h.i != root.i]
@@ -707,8 +701,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             and not _takes_the_listener(root):  # a verb's "its" is a texted "it's", its subject  # "wishing you many happy years": theirs
         heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
         # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
-    elif not heads and heard is not None and _planned(root):
-        heads.append(root)  # "might go to netball after work", texted to an assistant
+    elif not heads and heard is not None and _planned(root):  # "might go to netball", to
+        heads.append(root)  # an assistant
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
         # "just me and my sister Claire" — what the sentence says is about it
         for tok in sent:
@@ -754,11 +748,15 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         if not any(f[0][0] == order for f in found) and (denied := _denied_habit(head)):
             found.append(((order, 0, 0), head.i, denied))
     found.sort(key=lambda f: (f[0], f[1]))
+    kept = [t for rank, _, t in found if rank[0] not in told_apart]
+    apart = [clause for order in sorted(told_apart) if (clause := tuple(dict.fromkeys(
+        t for rank, _, t in found if rank[0] == order and t not in kept)))]  # its own things
     topics: list[Topic] = []
-    for topic in [*owned, *(t for _, _, t in found)]:
+    for topic in [*owned, *(kept if apart and kept else (t for _, _, t in found))]:
         if not any(t.key == topic.key for t in topics):
             topics.append(topic)
-    return Reading(tuple(topics))
+    return Reading(tuple(topics), apart=tuple(c for c in apart if kept and not any(
+        same_topic(c[0], t) for t in topics[:1])))
 
 
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
