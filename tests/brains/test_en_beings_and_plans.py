@@ -128,3 +128,27 @@ def test_one_clause_about_one_named_thing_stays_one_fact(dream_chat_cli):
         "**assistant**\n"
         "May is a good month for it.\n"))
     assert len([n for n in digest_notes(root) if "walk" in n]) == 1, sorted(digest_notes(root))
+
+
+def test_a_named_being_getting_better_is_news_not_a_judgement(dream_chat_cli):
+    """"Mum is much better now": a comparative tells of a change, where "the risotto is
+    lovely" judges; the clause after the comma with its own subject ("the hospital sent
+    her home") is no predicate of the first, and no named thing of its own."""
+    root = dream_chat_cli("week", (
+        "User: can you help me plan my week\n"
+        "Assistant: Sure! What's on?\n"
+        "User: Mum is much better now, the hospital sent her home on Tuesday.\n"
+        "User: I also run a book club on Thursdays.\n"))
+    found = digest_notes(root)
+    mum = [n for n in _holding(found, "hospital sent her home") if "mum" in n]
+    assert mum, sorted(found)
+    assert "book club" not in found[mum[0]]
+    assert not [n for n in found if "hospital" in n], sorted(found)
+
+
+def test_she_after_a_line_that_got_a_being_tells_of_it(dream_chat_cli):
+    root = dream_chat_cli("puppy", (
+        "User: We got a puppy last week. She chews everything.\n"
+        "Assistant: Puppies do! Chew toys and a frozen carrot help with teething.\n"))
+    found = digest_notes(root)
+    assert [n for n in _holding(found, "chews everything") if "puppy" in n], sorted(found)

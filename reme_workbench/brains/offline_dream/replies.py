@@ -75,8 +75,9 @@ def heard_topics(sent, names: frozenset[str]) -> list[Topic]:
 def told_of_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
     """The being of the user's a sentence tells of by "he", "she" or "it", when the same
     speaker's sentence just before named it ("pip is ok now" — "he sleeps on the radiator
-    all day"; "What worries me is Rufus." — "He has started chewing the door"): the subject
-    of that sentence, or the name it says something is. Only a pronoun doing something
+    all day"; "What worries me is Rufus." — "He has started chewing the door"; "We got a
+    puppy." — "She chews everything"): the subject of that sentence, what its main verb
+    takes, or the name it says something is. Only a pronoun doing something
     counts — "it was lovely", "it's a lot" judge, and an "it" may stand for a clause."""
     subject = _third_person_subject(sent)
     if subject is None or before is None or is_question(before) or subject.head.pos_ != "VERB" \
@@ -86,7 +87,7 @@ def told_of_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
         return ()
     it = "Neut" in subject.morph.get("Gender")
     for tok in before:
-        named = tok.dep_ in ("nsubj", "nsubjpass") or (
+        named = tok.dep_ in ("nsubj", "nsubjpass") or (tok.dep_ == "dobj" and tok.head.dep_ == "ROOT") or (
             not it and tok.dep_ == "attr" and tok.head.lemma_ == "be" and tok.pos_ == "PROPN")
         if named and tok.pos_ in ("NOUN", "PROPN") and not first_person(tok) \
                 and not _names_a_speaker(tok, names):

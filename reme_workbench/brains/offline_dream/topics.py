@@ -561,22 +561,16 @@ def _judges_or_guesses(head, *, modal: bool = True) -> bool:
     fun"), a noun with an adjective after "be" ("the Parmesan is a great touch"), a modal
     of possibility ("the kids must have loved it", "would be nice")."""
     kids = list(head.children)
-    if any(c.dep_ in ("acomp", "oprd") or (c.dep_ in ("ccomp", "xcomp") and (
-            c.pos_ == "ADJ" or any(a.dep_ == "acomp" for a in c.children))) for c in kids):
-        return True  # "…sounds lovely", "made me so calm", "makes me feel strong"
+    if any(c.dep_ in ("acomp", "oprd") and c.tag_ != "JJR" or (c.dep_ in ("ccomp", "xcomp") and (
+            c.pos_ == "ADJ" or any(a.dep_ == "acomp" for a in c.children)) and _subject(c) is None)
+            for c in kids):  # "…sounds lovely", "made me so calm", "makes me feel strong" (not
+        return True  # "is better": a change; nor a clause with its own subject)
     if any(c.dep_ == "prep" and c.lower_ == "like" for c in kids):
         return True
     if head.lemma_ == "be" and any(c.dep_ == "attr" and any(a.dep_ == "amod" and a.pos_ == "ADJ"
                                                             for a in c.children) for c in kids):
         return True
     return modal and any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
-
-
-def _someone_later(word) -> bool:
-    """A "he"/"she" later in the sentence: the capital opening it is someone ("Oskar's a…")."""
-    return any(t.i > word.i and t.pos_ == "PRON" and "3" in t.morph.get("Person")
-               and t.morph.get("Gender") and "Neut" not in t.morph.get("Gender")
-               for t in word.sent)
 
 
 def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bool:
@@ -609,8 +603,9 @@ def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bo
         else subject
     opening = word.i == word.sent.start and not any(c.dep_ != "case" for c in word.children)
     told = any(c.i != subject.i and not c.is_punct for c in head.children)
-    named = _named(subject) and (not opening or (word.pos_ == "PROPN" and (
-        _news(head) and told or _someone_later(word))))
+    named = _named(subject) and (not opening or (word.pos_ == "PROPN" and (_news(head) and told or any(
+        t.i > word.i and {"Masc", "Fem"} & set(t.morph.get("Gender")) for t in word.sent))))  # or a
+    # "he"/"she" after it: someone ("Oskar's a carpenter, and he …")
     if not (named or (the and _news(head))):
         return False
     chunk = next((c for c in subject.sent.noun_chunks if c.root.i == subject.i), None)
@@ -685,7 +680,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             owned += [topic] if topic else []
         elif heard is not None and _tells_of_user(tok, names, heard):
             heads.append(tok.head)  # "the choir trip moved to October", said to an assistant
-            told_apart |= {len(heads) - 1} if tok.head not in heads[:-1] and heads[:-1] else set()
+            told_apart |= {len(heads) - 1} if tok.head not in heads[:-1] and heads[:-1] and (_named(
+                tok) or any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children)) else set()
     root = sent.root
     if question:  # only a clause that is not the question itself
         heads = [h for h in heads if h.i != root.i]
