@@ -152,3 +152,31 @@ def test_she_after_a_line_that_got_a_being_tells_of_it(dream_chat_cli):
         "Assistant: Puppies do! Chew toys and a frozen carrot help with teething.\n"))
     found = digest_notes(root)
     assert [n for n in _holding(found, "chews everything") if "puppy" in n], sorted(found)
+
+
+def test_a_texted_thing_with_no_article_and_news_is_the_users(dream_chat_cli):
+    """Texting drops the article: "flight home got cancelled", "swimming lessons moved to
+    thursdays" tell of the user's flight and lessons as "the flight …" would; a bare noun
+    in the present ("battery is probably flat as well") tells no news."""
+    root = dream_chat_cli("texted", (
+        "Human: quick q about train tickets\n"
+        "AI: Sure, where to?\n"
+        "Human: flight home got cancelled so im stuck here til monday\n"
+        "Human: swimming lessons moved to thursdays btw\n"
+        "Human: battery is probably flat as well\n"))
+    found = digest_notes(root)
+    flight = [n for n in _holding(found, "got cancelled") if "flight" in n]
+    lessons = [n for n in _holding(found, "moved to thursdays") if "lesson" in n]
+    assert flight and lessons, sorted(found)
+    assert not [n for n in found if "thursday" in n], sorted(found)  # a weekday names nothing
+    assert not [n for n in found if "battery" in n], sorted(found)
+
+
+def test_she_after_a_line_about_her_is_still_her_not_what_she_did(dream_chat_cli):
+    """"she hit every high note" — "she smiled at the end": the second "she" is the first,
+    not the note; only a being the user got ("We got a puppy") is what a "she" after it is."""
+    root = dream_chat_cli("concert", (
+        "User: the school concert was last night\n"
+        "Assistant: How did it go?\n"
+        "User: she hit every high note. she smiled all the way through.\n"))
+    assert not [n for n in digest_notes(root) if "note" in n], sorted(digest_notes(root))

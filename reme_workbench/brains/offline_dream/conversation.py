@@ -40,6 +40,7 @@ from .replies import (
 )
 from .statements import Block, Statement
 from .topics import (
+    WEEKDAYS,
     Reading,
     Topic,
     clause_of,
@@ -82,7 +83,6 @@ def clean_turn(text: str) -> str:
 
 # -- when --------------------------------------------------------------------------------------
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
 _RELATIVE = re.compile(
@@ -133,7 +133,7 @@ def _resolve(expr: str, d: date) -> str:
         return str(d.year + (-1 if e in ("last year", "去年") else 1 if e in ("next year", "明年") else 0))
     m = re.match(r"(last|this|next|on) (\w+day)$", e)
     if m:
-        target = _WEEKDAYS.index(m.group(2))
+        target = WEEKDAYS.index(m.group(2))
         if m.group(1) in ("last", "on"):
             back = (d.weekday() - target) % 7 or 7
             return (d - timedelta(days=back)).isoformat()
@@ -275,7 +275,7 @@ def _names_a_day(span) -> bool:
     """An English sentence that names a day or a time: a date the pipeline found, or a
     weekday texted in lowercase, which it does not ("its wednesdays normally")."""
     return not isinstance(span, str) and (any(e.label_ in ("DATE", "TIME") for e in span.ents)
-                                          or any(t.lower_.rstrip("s") in _WEEKDAYS for t in span))
+                                          or any(t.lower_.rstrip("s") in WEEKDAYS for t in span))
 
 
 def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tuple[list[_Said], int]:

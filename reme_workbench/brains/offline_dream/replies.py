@@ -15,7 +15,8 @@ from .topics import (
     topic_from_chunk,
 )
 
-__all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics", "told_of_before"]
+__all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics",
+           "told_of_before"]
 
 _ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
@@ -76,8 +77,9 @@ def told_of_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
     """The being of the user's a sentence tells of by "he", "she" or "it", when the same
     speaker's sentence just before named it ("pip is ok now" — "he sleeps on the radiator
     all day"; "What worries me is Rufus." — "He has started chewing the door"; "We got a
-    puppy." — "She chews everything"): the subject of that sentence, what its main verb
-    takes, or the name it says something is. Only a pronoun doing something
+    puppy." — "She chews everything"): the subject of that sentence, what the user's main
+    verb there takes (not "she didn't miss a note" — "she bowed": she is still she), or the
+    name it says something is. Only a pronoun doing something
     counts — "it was lovely", "it's a lot" judge, and an "it" may stand for a clause."""
     subject = _third_person_subject(sent)
     if subject is None or before is None or is_question(before) or subject.head.pos_ != "VERB" \
@@ -86,12 +88,15 @@ def told_of_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
             for c in subject.head.children):
         return ()
     it = "Neut" in subject.morph.get("Gender")
+    got = any(t.dep_ == "nsubj" and first_person(t) and t.head.dep_ == "ROOT" for t in before)
     for tok in before:
-        named = tok.dep_ in ("nsubj", "nsubjpass") or (tok.dep_ == "dobj" and tok.head.dep_ == "ROOT") or (
+        named = tok.dep_ in ("nsubj", "nsubjpass") or (
+            got and tok.dep_ == "dobj" and tok.head.dep_ == "ROOT") or (
             not it and tok.dep_ == "attr" and tok.head.lemma_ == "be" and tok.pos_ == "PROPN")
         if named and tok.pos_ in ("NOUN", "PROPN") and not first_person(tok) \
                 and not _names_a_speaker(tok, names):
-            chunk = next((c for c in before.noun_chunks if c.root.i == tok.i), before[tok.i: tok.i + 1])
+            chunk = next((c for c in before.noun_chunks if c.root.i == tok.i),
+                         before.doc[tok.i: tok.i + 1])
             topic = topic_from_chunk(chunk, names, any_role=True)
             return (topic,) if topic else ()
     return ()

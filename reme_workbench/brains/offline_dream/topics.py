@@ -73,6 +73,7 @@ _LIGHT_VERBS = frozenset(
     "be have do go get make take come try look think feel keep start give put say see know "
     "want need let move happen seem".split())
 _NOT_TOPIC_ENTS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ARGUMENTS = frozenset({"dobj", "pobj", "attr", "oprd", "dative", "appos", "conj", "nsubj",
                         "nsubjpass", "acomp", "ROOT", "compound"})
 
@@ -392,9 +393,10 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
         return None
     if root.dep_ not in _ARGUMENTS and not any_role:
         return None
-    if root.ent_type_ in _NOT_TOPIC_ENTS:
+    if root.ent_type_ in _NOT_TOPIC_ENTS or root.lower_.rstrip("s") in WEEKDAYS:  # "thursdays"
         # a date is no topic, unless a word outside it says what it is: "vegan january"
-        kept = [t for t in chunk if not t.ent_type_ and t.pos_ in ("ADJ", "NOUN", "PROPN")]
+        kept = [t for t in chunk if not t.ent_type_ and t.pos_ in ("ADJ", "NOUN", "PROPN")
+                and t.lower_.rstrip("s") not in WEEKDAYS]
         if not kept:
             return None
         words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_)
@@ -542,17 +544,18 @@ def _named(tok) -> bool:
         c.dep_ == "poss" and (c.pos_ == "PROPN" or _named(c)) for c in tok.children)
 
 
-def _news(head) -> bool:
+def _news(head, *, dated: bool = True) -> bool:
     """A clause that tells what happened or will happen rather than what a thing is like:
-    a past or future verb ("the lads found a hostel", "has moved", "will start"), or a date
-    or time in the clause ("the trip is on the 3rd"); a participle with no auxiliary after
-    its noun is a state ("fingers crossed", "super stoked")."""
-    helped = any(c.dep_ in ("aux", "auxpass") for c in head.children)
+    a past or future verb ("the lads found a hostel", "has moved", "will start"), or (`dated`)
+    a date or time or a present passive in the clause ("the trip is on the 3rd", "is booked");
+    a participle with no auxiliary is a state ("fingers crossed") unless it says where to."""
+    helped = any(c.dep_ in ("aux", "auxpass") and (dated or c.tag_ == "VBD" or c.lemma_ == "have")
+                 or c.dep_ == "prep" and _subject(head) is not None for c in head.children)
     if head.tag_ == "VBD" or (head.tag_ == "VBN" and helped) or any(c.dep_ in ("aux", "auxpass") and (
             c.tag_ in ("VBD", "VBZ") and c.lemma_ == "have" or c.lemma_.lower() in ("will", "shall")
             or c.tag_ == "VBD") for c in head.children):
         return True
-    return any(t.ent_type_ in ("DATE", "TIME") for t in head.subtree)
+    return dated and any(t.ent_type_ in ("DATE", "TIME") for t in head.subtree)
 
 
 def _judges_or_guesses(head, *, modal: bool = True) -> bool:
@@ -562,9 +565,10 @@ def _judges_or_guesses(head, *, modal: bool = True) -> bool:
     of possibility ("the kids must have loved it", "would be nice")."""
     kids = list(head.children)
     if any(c.dep_ in ("acomp", "oprd") and c.tag_ != "JJR" or (c.dep_ in ("ccomp", "xcomp") and (
-            c.pos_ == "ADJ" or any(a.dep_ == "acomp" for a in c.children)) and _subject(c) is None)
+            c.pos_ == "ADJ" or any(a.dep_ == "acomp" for a in c.children)) and not (
+                _subject(c) is not None and c.i < head.i))
             for c in kids):  # "…sounds lovely", "made me so calm", "makes me feel strong" (not
-        return True  # "is better": a change; nor a clause with its own subject)
+        return True  # "is better": a change; nor a clause with its own subject before it)
     if any(c.dep_ == "prep" and c.lower_ == "like" for c in kids):
         return True
     if head.lemma_ == "be" and any(c.dep_ == "attr" and any(a.dep_ == "amod" and a.pos_ == "ADJ"
@@ -606,7 +610,10 @@ def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bo
     named = _named(subject) and (not opening or (word.pos_ == "PROPN" and (_news(head) and told or any(
         t.i > word.i and {"Masc", "Fem"} & set(t.morph.get("Gender")) for t in word.sent))))  # or a
     # "he"/"she" after it: someone ("Oskar's a carpenter, and he …")
-    if not (named or (the and _news(head))):
+    bare = subject.pos_ == "NOUN" and not any(c.dep_ in ("det", "poss", "nummod")
+                                              for c in subject.children)  # texted: no "the"
+    if not (named or (the and _news(head)) or (bare and _news(head, dated=False)
+                                               and head.lemma_ != head.lower_)):  # a verb, inflected
         return False
     chunk = next((c for c in subject.sent.noun_chunks if c.root.i == subject.i), None)
     topic = topic_from_chunk(chunk, names) if chunk is not None else None
