@@ -202,7 +202,7 @@ def _person(label: str, assistant_chat: bool) -> str:
 
 def _contracted_be(doc) -> list[tuple[int, str]]:
     """Where a name's "'s" is "is" or "has", not a possessive, as spaCy's small model
-    reads it ("Jonah's a chef", "Amira's in reception", "Kraków's booked."): a possessive
+    reads it ("Oskar's a carpenter", "Nadia's in plaster", "the flat's sold."): a possessive
     is followed by the thing possessed, never by a determiner, preposition or adverb, or
     by an adjective or participle that ends the clause. (char offset of the "'s", "is"/"has")"""
     found = []
@@ -273,7 +273,7 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
 
 def _names_a_day(span) -> bool:
     """An English sentence that names a day or a time: a date the pipeline found, or a
-    weekday texted in lowercase, which it does not ("its wednesdays normally")."""
+    weekday texted in lowercase, which it does not ("fridays mostly")."""
     return not isinstance(span, str) and (any(e.label_ in ("DATE", "TIME") for e in span.ents)
                                           or any(t.lower_.rstrip("s") in WEEKDAYS for t in span))
 
@@ -344,7 +344,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 readings = [Reading(asked_after)]  # "How did Theo's gala go?" — "it went well"
                 asked_after = ()
             if told is not None and readings == [None] and _names_a_day(span):
-                readings = [Reading((), context=True)]  # "its wednesdays normally": when
+                readings = [Reading((), context=True)]  # "fridays mostly": when
             if told is not None and not isinstance(span, str) and not any(
                     r is not None and r.topics for r in readings) and \
                     (being := told_of_before(span, previous[0], names)):

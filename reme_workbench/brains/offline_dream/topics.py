@@ -704,7 +704,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             and not _takes_the_listener(root):  # a verb's "its" is a texted "it's", its subject  # "wishing you many happy years": theirs
         heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
         # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
-    elif not heads and heard is not None and _planned(root):  # "might go to netball", to
+    elif not heads and heard is not None and _planned(root):  # "will try the wall", to
         heads.append(root)  # an assistant
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
         # "just me and my sister Claire" — what the sentence says is about it
