@@ -180,3 +180,30 @@ def test_she_after_a_line_about_her_is_still_her_not_what_she_did(dream_chat_cli
         "Assistant: How did it go?\n"
         "User: she hit every high note. she smiled all the way through.\n"))
     assert not [n for n in digest_notes(root) if "note" in n], sorted(digest_notes(root))
+
+
+def test_a_later_day_on_the_same_thing_of_a_role_labelled_user_corroborates(tmp_path):
+    """A `User:` chat names its notes "the user's …" (slug `user-s-…`): a later day on the
+    same thing ("the allotment") adds a dated bullet to that note, as it does for a named
+    user, instead of writing a twin `user-s-allotment-2`."""
+    from click.testing import CliRunner
+
+    from reme_workbench.cli import cli
+
+    runner = CliRunner()
+    root = tmp_path / "v"
+    assert runner.invoke(cli, ["init", str(root), "--json"]).exit_code == 0
+    for day, text in (
+            ("2026-05-04", "User: I took on an allotment in Headingley last month.\n"
+                           "Assistant: Lovely! What are you growing?\n"),
+            ("2026-05-18", "User: The allotment flooded on Saturday, the beans are gone.\n"
+                           "Assistant: Sorry to hear it. Raised beds drain faster.\n")):
+        (root / f"daily/{day}").mkdir(parents=True, exist_ok=True)
+        (root / f"daily/{day}/garden.md").write_text(text, encoding="utf-8")
+    result = runner.invoke(cli, ["--vault", str(root), "dream", "--embedder", "hashing",
+                                 "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    found = digest_notes(root)
+    allotment = [n for n in found if "allotment" in n]
+    assert len(allotment) == 1, sorted(found)
+    assert "Headingley" in found[allotment[0]] and "flooded" in found[allotment[0]]

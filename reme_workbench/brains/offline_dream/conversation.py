@@ -540,7 +540,9 @@ def _topic_of_name(name: str, person: str) -> Topic | None:
     "Caroline's LGBTQ support group", "王芳的猫"), or what it says of them ("Marek does not
     cycle": the verb, as `topic_of` reads it)."""
     text = re.sub(r"[-_]+", " ", name).strip()
-    for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的", f"{person} "):
+    bare = re.sub(r"^the ", "", person, flags=re.I)  # "the user's allotment": user-s-allotment
+    for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的", f"{person} ",
+                f"{bare} s "):
         if text.lower().startswith(sep.lower()):
             rest = text[len(sep):]  # a slug is lowercase: a name the tagger then reads as no
             # noun ("nikon") is still the topic the note was named by, word for word
