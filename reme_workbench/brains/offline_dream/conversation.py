@@ -444,8 +444,8 @@ def plan_conversation(
                          and u.said[-1].turn == s.turn), None)
             if home is not None:
                 home.said.append(s)
-            else:  # "postponed again", texted before what was postponed: it waits too
-                waiting.append(s)
+            elif s.context or assistant_chat:  # "postponed again", texted to an assistant
+                waiting.append(s)  # before what was postponed: it waits too
             continue
         early = [w for w in waiting if w.speaker == s.speaker and w.turn == s.turn]
         waiting = [w for w in waiting if w.turn == s.turn and w not in early]
