@@ -207,3 +207,16 @@ def test_a_later_day_on_the_same_thing_of_a_role_labelled_user_corroborates(tmp_
     allotment = [n for n in found if "allotment" in n]
     assert len(allotment) == 1, sorted(found)
     assert "Headingley" in found[allotment[0]] and "flooded" in found[allotment[0]]
+
+
+def test_it_doing_something_to_the_user_is_their_reaction_not_news_of_a_thing(dream_chat_cli):
+    """"My new bike arrived." — "It honestly inspired me": an "it" that does something to
+    the speaker is how they took it, no news of the bike."""
+    root = dream_chat_cli("bike", (
+        "User: hi\n"
+        "Assistant: Hello! What's new?\n"
+        "User: I bought a gravel bike in Leeds on Saturday. It honestly inspired me.\n"))
+    found = digest_notes(root)
+    bike = [n for n in found if "bike" in n]
+    assert bike, sorted(found)
+    assert "inspired me" not in found[bike[0]], found[bike[0]]

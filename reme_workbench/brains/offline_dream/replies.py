@@ -79,11 +79,13 @@ def told_of_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
     all day"; "What worries me is Rufus." — "He has started chewing the door"; "We got a
     puppy." — "She chews everything"): the subject of that sentence, what the user's main
     verb there takes (not "she didn't miss a note" — "she bowed": she is still she), or the
-    name it says something is. Only a pronoun doing something
-    counts — "it was lovely", "it's a lot" judge, and an "it" may stand for a clause."""
+    name it says something is. Only a pronoun doing something counts — "it was lovely",
+    "it's a lot" judge, "it inspired me" is how the speaker took it, and an "it" may stand
+    for a clause."""
     subject = _third_person_subject(sent)
     if subject is None or before is None or is_question(before) or subject.head.pos_ != "VERB" \
-            or "Prs" not in subject.morph.get("PronType") or any(
+            or "Prs" not in subject.morph.get("PronType") or any(first_person(t) for t in (
+                subject.head.subtree)) or any(
             c.dep_ in ("acomp", "oprd") or c.tag_ == "MD" and c.lemma_ not in ("will", "shall")
             for c in subject.head.children):
         return ()
