@@ -31,9 +31,16 @@ from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
 from ...textrules.nlp import english_docs
 from .chat import chat_kind, is_user
-from .replies import answers_about_it, asked_of_user, heard_topics, tells_of_him_or_her
+from .replies import (
+    answers_about_it,
+    asked_of_user,
+    heard_topics,
+    tells_of_him_or_her,
+    told_of_before,
+)
 from .statements import Block, Statement
 from .topics import (
+    WEEKDAYS,
     Reading,
     Topic,
     clause_of,
@@ -76,7 +83,6 @@ def clean_turn(text: str) -> str:
 
 # -- when --------------------------------------------------------------------------------------
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")
 _RELATIVE = re.compile(
@@ -127,7 +133,7 @@ def _resolve(expr: str, d: date) -> str:
         return str(d.year + (-1 if e in ("last year", "去年") else 1 if e in ("next year", "明年") else 0))
     m = re.match(r"(last|this|next|on) (\w+day)$", e)
     if m:
-        target = _WEEKDAYS.index(m.group(2))
+        target = WEEKDAYS.index(m.group(2))
         if m.group(1) in ("last", "on"):
             back = (d.weekday() - target) % 7 or 7
             return (d - timedelta(days=back)).isoformat()
@@ -194,20 +200,62 @@ def _person(label: str, assistant_chat: bool) -> str:
     return label
 
 
+def _contracted_be(doc) -> list[tuple[int, str]]:
+    """Where a name's "'s" is "is" or "has", not a possessive, as spaCy's small model
+    reads it ("Oskar's a carpenter", "Nadia's in plaster", "the flat's sold."): a possessive
+    is followed by the thing possessed, never by a determiner, preposition or adverb, or
+    by an adjective or participle that ends the clause. (char offset of the "'s", "is"/"has")"""
+    found = []
+    for tok in doc[:-1]:
+        if tok.tag_ != "POS" or tok.head.pos_ != "PROPN" or tok.i != tok.head.i + 1:
+            continue
+        after = doc[tok.i + 1]
+        ends = tok.i + 2 >= len(doc) or doc[tok.i + 2].is_punct or doc[tok.i + 2].pos_ in (
+            "CCONJ", "SCONJ")
+        if after.pos_ in ("DET", "ADP", "ADV") or (after.tag_ == "PRP$") or (
+                after.tag_ in ("JJ", "VBN", "VBD") and ends):
+            participle = after.tag_ in ("VBN", "VBD") and not ends
+            found.append((tok.idx, "has" if participle else "is"))
+    return found
+
+
+def _english_read(text: str) -> tuple:
+    """`text`'s spaCy doc, with each name's "'s" that is "is"/"has" written out before the
+    parse (`_contracted_be`), and where each character of what was parsed stands in `text`."""
+    doc = english_docs([text])[0]
+    found = _contracted_be(doc)
+    if not found:
+        return doc, None
+    out, where, at = [], [], 0
+    for idx, word in found:
+        out.append(text[at:idx])
+        where += range(at, idx)
+        out.append(" " + word)
+        where += [idx] * (len(word) + 1)
+        at = idx + 2
+    out.append(text[at:])
+    where += range(at, len(text) + 1)
+    return english_docs(["".join(out)])[0], where
+
+
 def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
     """Each text cut into sentences: (the sentence as said, the spaCy span the English
     pipeline read of it — None for Chinese, read by jieba)."""
     read = [masked(t) for t in texts]
     english = [m for m in read if not sum(map(is_cjk, m)) > len(m) / 3]
-    docs = dict(zip(english, english_docs(english), strict=True))
+    english_docs(english)  # one batch through the pipeline
+    docs = {m: _english_read(m) for m in english}
     out = []
     for text, m in zip(texts, read, strict=True):
         found = []
         if m in docs:
-            for span in docs[m].sents:
+            doc, where = docs[m]
+            for span in doc.sents:
+                start, end = (span.start_char, span.end_char) if where is None else (
+                    where[span.start_char], where[span.end_char])
                 # a chat signal blanked before a comma ("BTW, recently …") leaves the
                 # comma: a sentence is quoted from its first word
-                said = " ".join(text[span.start_char:span.end_char].split()).lstrip(",;: ")
+                said = " ".join(text[start:end].split()).lstrip(",;: ")
                 if span.text.strip():
                     found.append((said, span))
         else:
@@ -221,6 +269,13 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
                     found.append((said, sentence))
         out.append(found)
     return out
+
+
+def _names_a_day(span) -> bool:
+    """An English sentence that names a day or a time: a date the pipeline found, or a
+    weekday texted in lowercase, which it does not ("fridays mostly")."""
+    return not isinstance(span, str) and (any(e.label_ in ("DATE", "TIME") for e in span.ents)
+                                          or any(t.lower_.rstrip("s") in WEEKDAYS for t in span))
 
 
 def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tuple[list[_Said], int]:
@@ -244,8 +299,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     own = assistant_chat and not any(b.role == "assistant" for b in turns)
     heard: list[Topic] = []  # what the assistant's reply since the user's last turn named
     asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
+    previous = (None, "")  # the user's sentence before since the assistant last spoke, as said
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
+            previous = (None, "")
             if i and turns[i - 1].role != "assistant":
                 heard = []
             heard += [t for _, span in sentences if not isinstance(span, str)
@@ -286,6 +343,15 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                     r is not None and r.topics for r in readings) and answers_about_it(span):
                 readings = [Reading(asked_after)]  # "How did Theo's gala go?" — "it went well"
                 asked_after = ()
+            if told is not None and readings == [None] and _names_a_day(span):
+                readings = [Reading((), context=True)]  # "fridays mostly": when
+            if told is not None and not isinstance(span, str) and not any(
+                    r is not None and r.topics for r in readings) and \
+                    (being := told_of_before(span, previous[0], names)):
+                readings = [Reading(being)]  # "pip is ok now" — "he sleeps on the radiator"
+                if said and said[-1].text == previous[1] and not said[-1].topics:
+                    said[-1].topics, said[-1].context = being, False  # "pip is ok now" too
+            previous = (None, "") if isinstance(span, str) else (span, text)
             if asked_of is not None and not isinstance(span, str) and \
                     tells_of_him_or_her(span) and not any(r is not None and r.topics
                                                           for r in readings):
@@ -295,6 +361,9 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
                                   order=len(said), label=block.speaker))
+                said += [_Said(said[-1].speaker, text, clause, group, first[block.index],
+                               order=len(said) + n, label=block.speaker)
+                         for n, clause in enumerate(reading.apart)]
                 if reading.asked_of:
                     asked_of = (said[-1], reading.asked_of)
         if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before
@@ -375,8 +444,8 @@ def plan_conversation(
                          and u.said[-1].turn == s.turn), None)
             if home is not None:
                 home.said.append(s)
-            elif s.context:
-                waiting.append(s)
+            elif s.context or assistant_chat:  # "postponed again", texted to an assistant
+                waiting.append(s)  # before what was postponed: it waits too
             continue
         early = [w for w in waiting if w.speaker == s.speaker and w.turn == s.turn]
         waiting = [w for w in waiting if w.turn == s.turn and w not in early]
@@ -471,7 +540,9 @@ def _topic_of_name(name: str, person: str) -> Topic | None:
     "Caroline's LGBTQ support group", "王芳的猫"), or what it says of them ("Marek does not
     cycle": the verb, as `topic_of` reads it)."""
     text = re.sub(r"[-_]+", " ", name).strip()
-    for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的", f"{person} "):
+    bare = re.sub(r"^the ", "", person, flags=re.I)  # "the user's allotment": user-s-allotment
+    for sep in (f"{person}'s ", f"{person}’s ", f"{person} s ", f"{person}的", f"{person} ",
+                f"{bare} s "):
         if text.lower().startswith(sep.lower()):
             rest = text[len(sep):]  # a slug is lowercase: a name the tagger then reads as no
             # noun ("nikon") is still the topic the note was named by, word for word

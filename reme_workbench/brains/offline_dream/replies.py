@@ -5,9 +5,18 @@ stands for the thing asked after — read from spaCy's parse by conversation's r
 
 from __future__ import annotations
 
-from .topics import Topic, _named, _names_a_speaker, is_question, second_person, topic_from_chunk
+from .topics import (
+    Topic,
+    _named,
+    _names_a_speaker,
+    first_person,
+    is_question,
+    second_person,
+    topic_from_chunk,
+)
 
-__all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics"]
+__all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics",
+           "told_of_before"]
 
 _ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
@@ -62,3 +71,34 @@ def tells_of_him_or_her(sent) -> bool:
 def heard_topics(sent, names: frozenset[str]) -> list[Topic]:
     """The things a sentence of the assistant names: what a user's reaction to it is about."""
     return [t for c in sent.noun_chunks if (t := topic_from_chunk(c, names, any_role=True))]
+
+
+def told_of_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
+    """The being of the user's a sentence tells of by "he", "she" or "it", when the same
+    speaker's sentence just before named it ("pip is ok now" — "he sleeps on the radiator
+    all day"; "What worries me is Rufus." — "He has started chewing the door"; "We got a
+    puppy." — "She chews everything"): the subject of that sentence, what the user's main
+    verb there takes (not "she didn't miss a note" — "she bowed": she is still she), or the
+    name it says something is. Only a pronoun doing something counts — "it was lovely",
+    "it's a lot" judge, "it inspired me" is how the speaker took it, and an "it" may stand
+    for a clause."""
+    subject = _third_person_subject(sent)
+    if subject is None or before is None or is_question(before) or subject.head.pos_ != "VERB" \
+            or "Prs" not in subject.morph.get("PronType") or any(first_person(t) for t in (
+                subject.head.subtree)) or any(
+            c.dep_ in ("acomp", "oprd") or c.tag_ == "MD" and c.lemma_ not in ("will", "shall")
+            for c in subject.head.children):
+        return ()
+    it = "Neut" in subject.morph.get("Gender")
+    got = any(t.dep_ == "nsubj" and first_person(t) and t.head.dep_ == "ROOT" for t in before)
+    for tok in before:
+        named = tok.dep_ in ("nsubj", "nsubjpass") or (
+            got and tok.dep_ == "dobj" and tok.head.dep_ == "ROOT") or (
+            not it and tok.dep_ == "attr" and tok.head.lemma_ == "be" and tok.pos_ == "PROPN")
+        if named and tok.pos_ in ("NOUN", "PROPN") and not first_person(tok) \
+                and not _names_a_speaker(tok, names):
+            chunk = next((c for c in before.noun_chunks if c.root.i == tok.i),
+                         before.doc[tok.i: tok.i + 1])
+            topic = topic_from_chunk(chunk, names, any_role=True)
+            return (topic,) if topic else ()
+    return ()

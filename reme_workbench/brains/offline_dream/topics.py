@@ -73,6 +73,7 @@ _LIGHT_VERBS = frozenset(
     "be have do go get make take come try look think feel keep start give put say see know "
     "want need let move happen seem".split())
 _NOT_TOPIC_ENTS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _ARGUMENTS = frozenset({"dobj", "pobj", "attr", "oprd", "dative", "appos", "conj", "nsubj",
                         "nsubjpass", "acomp", "ROOT", "compound"})
 
@@ -392,9 +393,10 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
         return None
     if root.dep_ not in _ARGUMENTS and not any_role:
         return None
-    if root.ent_type_ in _NOT_TOPIC_ENTS:
+    if root.ent_type_ in _NOT_TOPIC_ENTS or root.lower_.rstrip("s") in WEEKDAYS:  # "thursdays"
         # a date is no topic, unless a word outside it says what it is: "vegan january"
-        kept = [t for t in chunk if not t.ent_type_ and t.pos_ in ("ADJ", "NOUN", "PROPN")]
+        kept = [t for t in chunk if not t.ent_type_ and t.pos_ in ("ADJ", "NOUN", "PROPN")
+                and t.lower_.rstrip("s") not in WEEKDAYS]
         if not kept:
             return None
         words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_)
@@ -521,6 +523,7 @@ class Reading:
     # a question naming a being of the speaker's ("Is it ok to give my ferret chicken?"):
     # theirs once the turn tells of it as "he" or "she" (`tells_of_him_or_her`)
     asked_of: tuple[Topic, ...] = ()
+    apart: tuple[tuple[Topic, ...], ...] = ()  # later clauses on other named things (facts)
 
 
 def _content_chunks(sent, names: frozenset[str]) -> bool:
@@ -541,34 +544,37 @@ def _named(tok) -> bool:
         c.dep_ == "poss" and (c.pos_ == "PROPN" or _named(c)) for c in tok.children)
 
 
-def _news(head) -> bool:
+def _news(head, *, dated: bool = True) -> bool:
     """A clause that tells what happened or will happen rather than what a thing is like:
-    a past or future verb ("the lads found a hostel", "has moved", "will start"), or a date
-    or time in the clause ("the trip is on the 3rd"); a participle with no auxiliary after
-    its noun is a state ("fingers crossed", "super stoked")."""
-    helped = any(c.dep_ in ("aux", "auxpass") for c in head.children)
+    a past or future verb ("the lads found a hostel", "has moved", "will start"), or (`dated`)
+    a date or time or a present passive in the clause ("the trip is on the 3rd", "is booked");
+    a participle with no auxiliary is a state ("fingers crossed") unless it says where to."""
+    helped = any(c.dep_ in ("aux", "auxpass") and (dated or c.tag_ == "VBD" or c.lemma_ == "have")
+                 or c.dep_ == "prep" and _subject(head) is not None for c in head.children)
     if head.tag_ == "VBD" or (head.tag_ == "VBN" and helped) or any(c.dep_ in ("aux", "auxpass") and (
             c.tag_ in ("VBD", "VBZ") and c.lemma_ == "have" or c.lemma_.lower() in ("will", "shall")
             or c.tag_ == "VBD") for c in head.children):
         return True
-    return any(t.ent_type_ in ("DATE", "TIME") for t in head.subtree)
+    return dated and any(t.ent_type_ in ("DATE", "TIME") for t in head.subtree)
 
 
-def _judges_or_guesses(head) -> bool:
+def _judges_or_guesses(head, *, modal: bool = True) -> bool:
     """A clause that judges its subject or guesses about it rather than telling what is so:
     an adjective or a likeness as its predicate ("the risotto sounds lovely", "looks like
     fun"), a noun with an adjective after "be" ("the Parmesan is a great touch"), a modal
     of possibility ("the kids must have loved it", "would be nice")."""
     kids = list(head.children)
-    if any(c.dep_ in ("acomp", "oprd") or (c.dep_ in ("ccomp", "xcomp") and (
-            c.pos_ == "ADJ" or any(a.dep_ == "acomp" for a in c.children))) for c in kids):
-        return True  # "…sounds lovely", "made me so calm", "makes me feel strong"
+    if any(c.dep_ in ("acomp", "oprd") and c.tag_ != "JJR" or (c.dep_ in ("ccomp", "xcomp") and (
+            c.pos_ == "ADJ" or any(a.dep_ == "acomp" for a in c.children)) and not (
+                _subject(c) is not None and c.i < head.i))
+            for c in kids):  # "…sounds lovely", "made me so calm", "makes me feel strong" (not
+        return True  # "is better": a change; nor a clause with its own subject before it)
     if any(c.dep_ == "prep" and c.lower_ == "like" for c in kids):
         return True
     if head.lemma_ == "be" and any(c.dep_ == "attr" and any(a.dep_ == "amod" and a.pos_ == "ADJ"
                                                             for a in c.children) for c in kids):
         return True
-    return any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
+    return modal and any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
 
 
 def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bool:
@@ -601,8 +607,13 @@ def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bo
         else subject
     opening = word.i == word.sent.start and not any(c.dep_ != "case" for c in word.children)
     told = any(c.i != subject.i and not c.is_punct for c in head.children)
-    named = _named(subject) and (not opening or (word.pos_ == "PROPN" and _news(head) and told))
-    if not (named or (the and _news(head))):
+    named = _named(subject) and (not opening or (word.pos_ == "PROPN" and (_news(head) and told or any(
+        t.i > word.i and {"Masc", "Fem"} & set(t.morph.get("Gender")) for t in word.sent))))  # or a
+    # "he"/"she" after it: someone ("Oskar's a carpenter, and he …")
+    bare = subject.pos_ == "NOUN" and not any(c.dep_ in ("det", "poss", "nummod")
+                                              for c in subject.children)  # texted: no "the"
+    if not (named or (the and _news(head)) or (bare and _news(head, dated=False)
+                                               and head.lemma_ != head.lower_)):  # a verb, inflected
         return False
     chunk = next((c for c in subject.sent.noun_chunks if c.root.i == subject.i), None)
     topic = topic_from_chunk(chunk, names) if chunk is not None else None
@@ -631,6 +642,14 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
     return tuple(dict.fromkeys(found))
 
 
+def _planned(root) -> bool:
+    """A verb with no subject after "will"/"might" ("will try the climbing wall"): a plan
+    texted without its "I" — no command (no modal), no judgement ("might be fun")."""
+    return root.pos_ == "VERB" and root.tag_ == "VB" and _subject(root) is None \
+        and any(c.dep_ == "aux" and c.lemma_.lower() in ("will", "might", "may") for c in root.children) \
+        and not _judges_or_guesses(root, modal=False)
+
+
 def is_question(sent) -> bool:
     return sent.text.rstrip().endswith("?")
 
@@ -648,7 +667,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     # the question may ("I'm allergic to shellfish, is that a problem there?")
     owned: list[Topic] = []
     found: list[tuple[int, int, Topic]] = []
-    heads = []
+    heads, told_apart = [], set()  # told_apart: later clauses' heads, on other named things
     for tok in sent:
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
@@ -668,6 +687,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             owned += [topic] if topic else []
         elif heard is not None and _tells_of_user(tok, names, heard):
             heads.append(tok.head)  # "the choir trip moved to October", said to an assistant
+            told_apart |= {len(heads) - 1} if tok.head not in heads[:-1] and heads[:-1] and (_named(
+                tok) or any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children)) else set()
     root = sent.root
     if question:  # only a clause that is not the question itself
         heads = [h for h in heads if h.i != root.i]
@@ -683,6 +704,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             and not _takes_the_listener(root):  # a verb's "its" is a texted "it's", its subject  # "wishing you many happy years": theirs
         heads.append(root)  # the subject left out, as people text: "Lost my job yesterday",
         # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
+    elif not heads and heard is not None and _planned(root):  # "will try the wall", to
+        heads.append(root)  # an assistant
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
         # "just me and my sister Claire" — what the sentence says is about it
         for tok in sent:
@@ -728,11 +751,15 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         if not any(f[0][0] == order for f in found) and (denied := _denied_habit(head)):
             found.append(((order, 0, 0), head.i, denied))
     found.sort(key=lambda f: (f[0], f[1]))
+    kept = [t for rank, _, t in found if rank[0] not in told_apart]
+    apart = [clause for order in sorted(told_apart) if (clause := tuple(dict.fromkeys(
+        t for rank, _, t in found if rank[0] == order and t not in kept)))]  # its own things
     topics: list[Topic] = []
-    for topic in [*owned, *(t for _, _, t in found)]:
+    for topic in [*owned, *(kept if apart and kept else (t for _, _, t in found))]:
         if not any(t.key == topic.key for t in topics):
             topics.append(topic)
-    return Reading(tuple(topics))
+    return Reading(tuple(topics), apart=tuple(c for c in apart if kept and not any(
+        same_topic(c[0], t) for t in topics[:1])))
 
 
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
