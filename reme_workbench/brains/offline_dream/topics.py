@@ -160,6 +160,12 @@ def _anothers_act(tok) -> bool:
     """Whether the speaker's thing is what someone else does something to: "you having my
     back", "they always have my back", "thanks for having my back" (a gerund under a
     reaction has the listener as its subject) — the sentence is about them."""
+    if tok.dep_ == "pobj" and tok.head.dep_ == "prep":  # "he hid his bone in my slipper",
+        verb = tok.head.head  # "having you in my corner": where another's act happened
+        if verb.pos_ == "VERB" and (_takes_the_listener(verb) or (  # not "this has been
+                (s := _subject(verb)) is not None and not first_person(s)  # great for my …"
+                and not _owned_by_speaker(s))):
+            return True
     if tok.dep_ != "dobj":  # "part of my wedding decor", "great for my mental health":
         return False  # said of the speaker's thing, not done to it
     verb = tok.head
@@ -346,7 +352,11 @@ def clause_of(head, names: frozenset[str]) -> list:
 
 
 def _takes_the_listener(tok) -> bool:
-    return any(second_person(c) and c.dep_ in ("dobj", "dative") for c in tok.children)
+    """Whether a verb takes the listener as its object, or as the subject of a clause it
+    takes ("art is helping [you express yourself]": what it does, it does for them)."""
+    return any((second_person(c) and c.dep_ in ("dobj", "dative")) or (
+        c.dep_ in ("ccomp", "xcomp") and (s := _subject(c)) is not None and second_person(s))
+        for c in tok.children)
 
 
 def _the_listeners(child) -> bool:
@@ -371,6 +381,19 @@ def _aside(tok, head) -> bool:
     while tok.i != head.i and tok.head.i != tok.i:  # spaCy makes a new Token per access
         if tok.dep_ in _ASIDES:
             return True
+        tok = tok.head
+    return False
+
+
+def _measured(tok, head) -> bool:
+    """Whether `tok` hangs from its clause through a measure of time that opens it ("Three
+    weeks in on the ukulele, I can …", "two months into the guitar"): the thing the time
+    is spent on, which the clause goes on to tell of — not an aside."""
+    while tok.i != head.i and tok.head.i != tok.i:
+        if tok.dep_ in _ASIDES:
+            return tok.dep_ == "npadvmod" and tok.pos_ == "NOUN" and tok.i < head.i \
+                and any(c.dep_ == "nummod" for c in tok.children) \
+                and any(c.dep_ in ("prep", "advmod") for c in tok.children)
         tok = tok.head
     return False
 
@@ -407,7 +430,8 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
         return None  # "your paintings": the listener's; "her studio": someone else's
     if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
         return None  # a person of the chat, addressed or named ("thanks nate", "mel")
-    if _verb_read_as_noun(root) or _idiom(root) or _command_read_as_name(root):
+    if _verb_read_as_noun(root) or _idiom(root) or _command_read_as_name(root) \
+            or _stands_for_one(root) or _errand(root):
         return None
     if title:
         return _topic(" ".join(t.text for t in title), tuple(_norm(t.lemma_) for t in title))
@@ -430,8 +454,9 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
         shown = "".join(t.text_with_ws for t in toks).strip()
         return _topic(shown, words)
     toks = list(chunk)
-    while toks and (toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM", "ADP",
-                                     "SCONJ", "CCONJ")
+    while toks and not _hyphened(toks[0]) and (
+            toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM", "ADP",
+                             "SCONJ", "CCONJ")
                     or toks[0].ent_type_ in _NOT_TOPIC_ENTS  # "last week's scrimmage"
                     or toks[0].dep_ in ("case", "nummod", "predet")
                     or (toks[0].dep_ == "poss" and toks[0].pos_ == "PRON")):
@@ -462,15 +487,42 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
                      or t.dep_ == "case" or (t.is_title and t.i > t.sent.start))
                      else t.lower_) + t.whitespace_ for t in toks).strip()
     words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
-                  if t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "X") and t.dep_ != "case")
+                  if (t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "X") or _hyphened(t))
+                  and t.dep_ != "case")
     return _topic(shown, words)
+
+
+def _hyphened(tok) -> bool:
+    """A word joined to the next or the one before by a hyphen with no space: one word
+    with it ("five-a-side", "six-year-old"), though the tagger reads a number or "a"."""
+    doc = tok.doc
+    return (tok.i + 2 < len(doc) and not tok.whitespace_ and doc[tok.i + 1].text == "-"
+            and not doc[tok.i + 1].whitespace_) or (
+        tok.i >= 2 and doc[tok.i - 1].text == "-" and not doc[tok.i - 1].whitespace_
+        and not doc[tok.i - 2].whitespace_)
+
+
+def _stands_for_one(root) -> bool:
+    """A noun that only says which of a kind, the kind left to "one" ("my ground one",
+    "the indoor one"): the thing is named elsewhere, or not at all."""
+    return any(c.dep_ == "appos" and c.lower_ == "one" and c.i == root.i + 1 for c in root.children)
+
+
+def _errand(root) -> bool:
+    """A thing of the speaker's whose content is an infinitive after it ("my turn to bring
+    the bibs", "my plan to visit Rome"): the noun names no thing, what it says to do does."""
+    return any(c.dep_ == "poss" for c in root.children) and not any(
+        c.dep_ in ("amod", "compound") for c in root.children) and any(
+        c.dep_ == "acl" and any(a.dep_ == "aux" and a.tag_ == "TO" for a in c.children)
+        for c in root.children)
 
 
 def _topic(shown: str, words: Sequence[str]) -> Topic | None:
     """A topic of the words that name it, when any does: a hyphen the tagger read as a
     noun ("to de-stress": "de", "-", "stress") names nothing."""
     kept = tuple(w for w in words if w and any(ch.isalnum() for ch in w))
-    return Topic(shown, kept) if kept and any(ch.isalnum() for ch in shown) else None
+    # one letter names nothing of its own: a chord, a grade, a variable ("from C to F")
+    return Topic(shown, kept) if kept and sum(ch.isalnum() for ch in shown) > 1 else None
 
 
 def _activity(tok) -> Topic | None:
@@ -480,9 +532,30 @@ def _activity(tok) -> Topic | None:
             or tok.dep_ not in ("dobj", "xcomp", "pcomp", "advcl", "conj") \
             or any(c.dep_ not in ("advmod", "npadvmod", "punct", "conj", "cc") or c.pos_ == "VERB"
                    for c in tok.children) \
-            or _CHAT_SIGNAL.fullmatch(tok.text):
-        return None  # "bouldering twice a week" is one; "going back to school" is about school
+            or _CHAT_SIGNAL.fullmatch(tok.text) \
+            or (tok.dep_ == "pcomp" and tok.head.lower_ == "without"):
+        return None  # "bouldering twice a week" is one; "going back to school" is about
+        # school; "without stopping" says how, not what is done
     return Topic(tok.lower_, (_norm(tok.lower_),))
+
+
+def _doing(head) -> Topic | None:
+    """A clause whose verb is an activity in -ing that takes no object ("I'm camping this
+    weekend", "been running longer since our last chat", "Glasbury to Hay, camping one
+    night"): the activity is what it tells, before a place, a person or a time in it. It
+    must say where or when ("I'm kidding" tells nothing), and a thing it is done with or
+    on is the topic instead ("I'm working on my novel")."""
+    kids = list(head.children)
+    if head.tag_ != "VBG" or head.lemma_.lower() in _LIGHT_VERBS or head.pos_ != "VERB" \
+            or _CHAT_SIGNAL.fullmatch(head.text) \
+            or any(c.dep_ in ("dobj", "attr", "ccomp", "xcomp", "dative", "oprd", "acomp", "prt")
+                   for c in kids) \
+            or head.dep_ not in ("ROOT", "conj", "ccomp") \
+            or not any(c.dep_ in ("prep", "npadvmod") for c in kids):
+        return None
+    things = [o for c in kids if c.dep_ == "prep" for o in c.children if o.dep_ == "pobj"
+              and o.pos_ == "NOUN" and not o.ent_type_ and not _idiom(o)]
+    return None if things else Topic(head.lower_, (_norm(head.lower_),))
 
 
 _TAKES = frozenset("dobj dative attr acomp oprd ccomp xcomp prep agent prt advcl npadvmod".split())
@@ -649,11 +722,15 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     owned: list[Topic] = []
     found: list[tuple[int, int, Topic]] = []
     heads = []
+    along: set[int] = set()  # "my husband Dennis and I": who does it with the speaker
     for tok in sent:
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
         if first_person(tok):
             heads.append(tok.head)
+        elif _with_the_speaker(tok):
+            heads.append(tok.head)  # the speaker and someone: what they do is the topic
+            along |= {t.i for t in tok.subtree}
         elif tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):  # "My sister moved"
             heads.append(tok.head)
             chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
@@ -685,12 +762,14 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         # "Went hiking with my dog" (a base-form verb with none is a command: no statement)
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
         # "just me and my sister Claire" — what the sentence says is about it
+        errand = False  # "…, my turn to bring the bibs": what the rest names is theirs
         for tok in sent:
             if tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok) and not _anothers_act(tok):
                 phrase = sent.doc[tok.left_edge.i: tok.i + 1]  # "my gf jess", however it hangs
                 topic = topic_from_chunk(phrase, names, any_role=True)
                 owned += [topic] if topic else []
-        if owned:
+                errand = errand or _errand(tok)
+        if owned or errand:
             others = [t for c in sent.noun_chunks if not _owned_by_speaker(c.root)
                       and not first_person(c.root) and (t := topic_from_chunk(c, names))]
             return Reading(tuple(dict.fromkeys([*owned, *others])))
@@ -712,27 +791,59 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
             domain.add(head.head.i)
         for chunk in sent.noun_chunks:
+            measured = _measured(chunk.root, head)  # "two months into the guitar"
             if chunk.root.i in domain and not first_person(chunk.root) \
-                    and not _aside(chunk.root, head) and chunk.root.i not in of_head.values() \
+                    and chunk.root.i not in along and (measured or not _aside(chunk.root, head)) \
+                    and chunk.root.i not in of_head.values() \
                     and not _under_anothers(chunk.root, head):
                 topic = topic_from_chunk(chunk, names)
                 if topic:  # what the verb takes is what it is about, nearest first; an
                     # opening adverbial ("since our last chat, …") after what follows it
                     ranked = sent.doc[of_head.get(chunk.root.i, chunk.root.i)]
                     rank = (order, _depth(ranked, head) + (5 if ranked.i < head.i else 0)
-                            + (10 if _light_object(ranked) else 0), priority.get(ranked.dep_, 4))
+                            + (10 if _light_object(ranked) or measured else 0),
+                            priority.get(ranked.dep_, 4))
                     found.append((rank, ranked.i, topic))
         for tok in sent:
             if tok.i in domain and not _aside(tok, head) and (topic := _activity(tok)):
                 found.append(((order, _depth(tok, head), 1), tok.i, topic))
+        if (doing := _doing(head)) is not None:
+            found.append(((order, 0, 1), head.i, doing))
         if not any(f[0][0] == order for f in found) and (denied := _denied_habit(head)):
             found.append(((order, 0, 0), head.i, denied))
     found.sort(key=lambda f: (f[0], f[1]))
     topics: list[Topic] = []
-    for topic in [*owned, *(t for _, _, t in found)]:
+    for topic in [*_identities(heads, names), *owned, *(t for _, _, t in found)]:
         if not any(t.key == topic.key for t in topics):
             topics.append(topic)
     return Reading(tuple(topics))
+
+
+def _with_the_speaker(subject) -> bool:
+    """A subject joined to the speaker by "and" ("my husband Dennis and I", "Joel and I"),
+    however the parse hangs the "I": as its conjunct or as a second subject of the verb."""
+    return any(c.dep_ == "conj" and first_person(c) for c in subject.children) or (
+        any(c.dep_ == "cc" for c in subject.children) and any(
+            c.dep_ == "nsubj" and c.i > subject.i and first_person(c)
+            for c in subject.head.children))
+
+
+def _identities(heads, names: frozenset[str]) -> list[Topic]:
+    """What the speaker says they are ("I'm a BSL interpreter", "im a dog groomer"): a
+    copular clause of theirs with a noun as its predicate names them, whatever else the
+    sentence says of a thing of theirs ("My hands move all day anyway, I'm a …")."""
+    found = []
+    for head in heads:
+        if head.lemma_ != "be" or not any(c.dep_ == "nsubj" and first_person(c)
+                                          for c in head.children):
+            continue
+        for attr in (c for c in head.children if c.dep_ == "attr" and c.pos_ == "NOUN"
+                     and not any(p.dep_ == "prep" and p.lower_ == "of" for p in c.children)):
+            # "a big fan of jazz", "a member of the choir": what it is of says more
+            chunk = next((c for c in attr.sent.noun_chunks if c.root.i == attr.i), None)
+            if chunk is not None and (topic := topic_from_chunk(chunk, names)):
+                found.append(topic)
+    return found
 
 
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,

@@ -1,0 +1,97 @@
+"""What an English note about a person is named by (docs/spec.md §5.2.8, issue #30 items 1
+and 5): the thing the sentence is about, read from the parse — what the speaker says they
+are over a thing of theirs the sentence opens with, what they do with someone over that
+someone, the instrument they practise over the letters of its chords, the game over "my
+turn", an activity over the place it happens in — never a thing of theirs that someone
+else acted on or that the listener is in, never the listener's doing.
+
+The chats are written for these tests (other people, other nouns than any material the
+rules were read on); each was read wrongly before the rule it holds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.brains.conftest import digest_notes as notes
+from tests.brains.test_dream_conversations import plans_of
+
+
+def topics_of(speaker: str, text: str) -> list[str]:
+    """The topics of the notes `speaker`'s turn gives, in a chat with a friend, in the order
+    the plan keeps them (the first is what a one-sentence turn's note is named by)."""
+    chat = (f"**Ravi:** Hey, how's things?\n**{speaker}:** {text}\n"
+            f"**Ravi:** Nice one.\n**{speaker}:** Yeah.\n")
+    plans, _ = plans_of(chat)
+    return [p.topic for p in plans if p.person == speaker]
+
+
+@pytest.mark.parametrize(("text", "topic", "wrong"), [
+    # what the speaker says they are, over a body part the sentence opens with
+    # (was "back": "Zoe's back")
+    ("My back aches all day anyway, I'm a postwoman, so the walking is fine.",
+     "postwoman", "back"),
+    # the speaker and someone of theirs as one subject: what they do together is the topic
+    # (was "wife")
+    ("My wife Priya and I are taking our camper van up to the Highlands next month.",
+     "camper van", "wife"),
+    # the thing a measure of time was spent on, over the letters of chords and a manner
+    # (was "stopping", then "D")
+    ("Two months into the guitar and I can go from A to D without stopping.",
+     "guitar", "stopping"),
+    # "my turn to …" names no thing; a hyphened game is one word (was "turn", then "side")
+    ("seven-a-side Saturday 9am, my turn to wash the kit", "seven-a-side", "turn"),
+    # an activity in -ing that takes no object is what the clause tells (was nothing)
+    ("I'm camping this weekend.", "camping", None),
+    # …before the place it happens in (was "Peaks")
+    ("Last week I was hiking in the Peaks.", "hiking", "Peaks"),
+])
+def test_a_note_is_named_by_what_the_sentence_is_about(text, topic, wrong):
+    found = topics_of("Zoe", text)
+    assert found[:1] == [topic], found
+    if wrong is not None:
+        assert wrong not in found, found
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    # a thing of the speaker's where the listener is, or another acted: theirs to tell
+    # (was "side", "pillow", "bed")
+    ("It helps so much having you on my side.", "side"),
+    ("He chewed his toy on my pillow last night.", "pillow"),
+    ("The puppy buried a sock under my bed!", "bed"),
+    # "my shore one": a kind of a thing named elsewhere, no thing (was "shore")
+    ("Do I need a separate permit to fish from a boat, or does my shore one cover it?", "shore"),
+    # what the listener's thing does for the listener (was "music")
+    ("I'm so happy for you that music is helping you relax!", "music"),
+])
+def test_no_note_is_named_by_a_thing_someone_else_acts_on(text, wrong):
+    assert wrong not in topics_of("Zoe", text)
+
+
+def test_what_an_activity_takes_is_its_topic_not_the_activity():
+    """An -ing verb with a thing it is done on or with ("working on my novel") is about
+    the thing; one that says nothing of where or when ("I'm just kidding") names nothing."""
+    assert topics_of("Zoe", "I'm struggling with my thesis.")[:1] == ["thesis"]
+    assert "kidding" not in topics_of("Zoe", "I'm just kidding.")
+
+
+def test_a_member_of_is_named_by_what_it_is_of():
+    """'I'm a big fan of jazz': what the speaker is a fan of, not 'fan'."""
+    assert topics_of("Zoe", "I'm a big fan of jazz.")[:1] == ["jazz"]
+
+
+def test_an_assistant_chat_names_the_users_notes_by_job_and_trip(dream_chat_cli):
+    """Through the CLI, as a user meets it: a user telling their assistant of their job
+    and a trip gets notes named by the job and the boat, none by a body part or by the
+    partner they travel with."""
+    root = dream_chat_cli("signing", (
+        "Marta: Can you suggest some stretches? My wrists ache by Friday, I'm a court "
+        "stenographer, so typing is the whole job.\n"
+        "AI: Try wrist circles and prayer stretches twice a day.\n"
+        "Marta: Thanks. Also my partner Joel and I are taking our canoe down the Spey in "
+        "August.\n"
+        "AI: Lovely. Pack dry bags and check the water levels the week before.\n"))
+    found = notes(root)
+    assert any("stenographer" in n for n in found), sorted(found)
+    assert any("canoe" in n or "spey" in n for n in found), sorted(found)
+    assert not any(n.endswith(("-s-wrists", "-s-partner", "-s-joel")) for n in found), sorted(found)
