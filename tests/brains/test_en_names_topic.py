@@ -43,8 +43,11 @@ def topics_of(speaker: str, text: str) -> list[str]:
     ("seven-a-side Saturday 9am, my turn to wash the kit", "seven-a-side", "turn"),
     # an activity in -ing that takes no object is what the clause tells (was nothing)
     ("I'm camping this weekend.", "camping", None),
-    # …before the place it happens in (was "Peaks")
+    # …before the place it happens in (was "Peaks"), or a time after "since" (was nothing)
     ("Last week I was hiking in the Peaks.", "hiking", "Peaks"),
+    ("Been swimming more since our last call.", "swimming", None),
+    # who acts where the speaker's thing is, when a noun names them (was "pillow")
+    ("Mochi sleeps on my pillow every night now.", "Mochi", "pillow"),
 ])
 def test_a_note_is_named_by_what_the_sentence_is_about(text, topic, wrong):
     found = topics_of("Zoe", text)
@@ -73,6 +76,17 @@ def test_what_an_activity_takes_is_its_topic_not_the_activity():
     the thing; one that says nothing of where or when ("I'm just kidding") names nothing."""
     assert topics_of("Zoe", "I'm struggling with my thesis.")[:1] == ["thesis"]
     assert "kidding" not in topics_of("Zoe", "I'm just kidding.")
+
+
+@pytest.mark.parametrize(("text", "wrong"), [
+    ("i'm freezing all the time", "freezing"),  # a state, no where or when named
+    ("asking for an extension", "asking"),  # no subject, no auxiliary: no activity told
+    # a purpose after it names the thing ("my sister"), not the travelling
+    ("I'm driving to Leeds on Friday to pick up my sister.", "driving"),
+])
+def test_an_ing_verb_is_no_activity_without_a_subject_a_place_or_time_or_with_a_purpose(
+        text, wrong):
+    assert wrong not in topics_of("Zoe", text)
 
 
 def test_a_member_of_is_named_by_what_it_is_of():
