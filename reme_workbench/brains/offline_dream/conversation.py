@@ -31,6 +31,7 @@ from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
 from ...textrules.nlp import english_docs
 from .chat import chat_kind, is_user
+from .naming import describing
 from .replies import answers_about_it, asked_of_user, heard_topics, tells_of_him_or_her
 from .statements import Block, Statement
 from .topics import (
@@ -419,7 +420,9 @@ def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     dates = list(dict.fromkeys(d for s in unit.said for d in resolve_dates(s.text, day)))
     plan.when = "; ".join(dates)
     plan.summary = f"{person}: " + " ".join(plan.said)
-    lead = next((s for s in unit.said if s.topics and not s.context), unit.said[0])
+    told = [s for s in unit.said if s.topics and not s.context]
+    heard = told + [s for s in unit.said if s not in told]  # a statement of it first
+    lead = heard[0] if cjk else heard[describing([s.text for s in heard], unit.topic.words)]
     plan.description = _shorten(f"{person}：{_quote(lead, True)}" if cjk
                                 else f"{person}: {_quote(lead, False)}")
     return plan

@@ -44,8 +44,8 @@ from .standalone import (
 )
 
 __all__ = ["MAX_QUALIFIED_WORDS", "GENERIC_SECTION", "heading_name", "statement_name",
-           "assigned_name", "weak_name", "describe", "same_text", "cjk_count", "is_imperative",
-           "imperative_frame", "title_name", "trim"]
+           "assigned_name", "weak_name", "describe", "describing", "same_text", "cjk_count",
+           "is_imperative", "imperative_frame", "title_name", "trim"]
 
 MAX_WORDS = 6
 MAX_CJK = 12
@@ -739,6 +739,24 @@ def describe(sentences: list[str], name: str, *, limit: int = 200, blocks: list 
             text = f"{topic}{'：' if _is_cjk_text(topic) else ': '}{text}"
         return trim(text, limit)
     return trim(fallback, limit) if fallback else ""
+
+
+def describing(sentences: list[str], words: tuple[str, ...]) -> int:
+    """Which of a person's sentences describes their note on a topic (docs/spec.md §5.3.6):
+    the first that names the topic (its content lemmas `words`, a word cut short at most
+    by an ending: "leaves" for "leaf"); else the first that names any thing — a noun
+    phrase the parse heads by a noun — so that a reaction ("It's beautiful!", "I love it
+    so much") never describes a note; else the first."""
+    stems = [w[:-1] if len(w) > 3 else w for w in words if w]
+    for i, text in enumerate(sentences):
+        lowered = re.sub(r"[-'’_]", "", text.lower())
+        if stems and any(re.search(rf"\b{re.escape(stem)}", lowered) for stem in stems):
+            return i
+    for i, text in enumerate(sentences):
+        if _is_cjk_text(text) or any(c.root.pos_ in ("NOUN", "PROPN")
+                                     for c in english_doc(text).noun_chunks):
+            return i
+    return 0
 
 
 def _sentence_text(raw: str) -> str:
