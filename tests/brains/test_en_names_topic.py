@@ -109,3 +109,23 @@ def test_an_assistant_chat_names_the_users_notes_by_job_and_trip(dream_chat_cli)
     assert any("stenographer" in n for n in found), sorted(found)
     assert any("canoe" in n or "spey" in n for n in found), sorted(found)
     assert not any(n.endswith(("-s-wrists", "-s-partner", "-s-joel")) for n in found), sorted(found)
+
+
+def test_what_that_is_after_the_speakers_clause_is_theirs():
+    """"I can't come Tuesday, that's my pottery class": the "that" is what the speaker just
+    said, so what it is names the note (was no topic at all)."""
+    assert topics_of("Zoe", "I can't come Tuesday, that's my pottery class.")[:1] == ["pottery class"]
+
+
+def test_the_users_own_doing_names_the_note_before_a_person_named(dream_chat_cli):
+    """Told to an assistant, "Jo wants to meet on Monday but I can't do Mondays, that's
+    choir practice" is about the user's choir practice, not about Jo (was `aoife-s-jo`)."""
+    root = dream_chat_cli("diary", (
+        "Aoife: Can you help me find a time for coffee with Jo?\n"
+        "AI: Sure, which days are you free?\n"
+        "Aoife: Jo wants to meet on Monday but I can't do Mondays, that's choir practice at "
+        "St Mary's.\n"
+        "AI: How about Tuesday morning then?\n"))
+    found = notes(root)
+    assert any("choir-practice" in n for n in found), sorted(found)
+    assert "aoife-s-jo" not in found, sorted(found)

@@ -109,6 +109,20 @@ def _under_anothers(tok, head) -> bool:
     return False
 
 
+def _what_that_is(head) -> set[int]:
+    """What a "that's …" after the speaker's clause says it is, when the parse hangs the
+    clause under it ("I can't do the Friday, that's darts at the Bell"; "I can't come
+    Tuesday, that's my pottery class"): the "that" is what the speaker just said, so what
+    it is is theirs."""
+    over = head.head
+    if head.dep_ != "ccomp" or over.lemma_ != "be" or over.i < head.i:
+        return set()
+    subject = _subject(over)
+    if subject is None or subject.tag_ != "DT" or subject.i < head.i:
+        return set()
+    return {t.i for c in over.children if c.dep_ == "attr" for t in c.subtree}
+
+
 def _actor(tok, names: frozenset[str]) -> Topic | None:
     """Who or what acts where the speaker's thing is, when it is a noun ("Pierogi finally
     sleeps on my bed now", "the puppy buried a sock under my bed"): what the sentence
@@ -398,6 +412,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     found: list[tuple[int, int, Topic]] = []
     heads = []
     along: set[int] = set()  # "my husband Dennis and I": who does it with the speaker
+    told = []  # clauses of a thing or person of the user's, in a chat with an assistant
     for tok in sent:
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
@@ -419,7 +434,9 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             topic = topic_from_chunk(chunk, names) if chunk is not None else None
             owned += [topic] if topic else []
         elif heard is not None and _tells_of_user(tok, names, heard):
-            heads.append(tok.head)  # "the choir trip moved to October", said to an assistant
+            told.append(tok.head)  # "the choir trip moved to October", said to an assistant
+    heads += [h for h in told if h not in heads]  # what the speaker does first: "Callum
+    # wants to leave Friday but I can't do the Friday, that's darts": the darts
     root = sent.root
     if question:  # only a clause that is not the question itself
         heads = [h for h in heads if h.i != root.i]
@@ -472,6 +489,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         domain = {t.i for t in clause_of(head, names)}
         if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
             domain.add(head.head.i)
+        domain |= _what_that_is(head)
         for chunk in sent.noun_chunks:
             measured = _measured(chunk.root, head)  # "two months into the guitar"
             if chunk.root.i in domain and not first_person(chunk.root) \
