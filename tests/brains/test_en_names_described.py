@@ -32,3 +32,11 @@ def test_the_sentence_naming_the_topic_describes_it_first():
     assert describing(["Amazing!", "Love it so much.", "The kids went to the zoo."],
                       ("giraffe",)) == 2
     assert describing(["Amazing!", "Love it!"], ("giraffe",)) == 0
+
+
+def test_the_sentence_naming_most_of_the_topic_describes_it():
+    """A note on the user's "choir group" gathers "Two months into choir and …" and "I've
+    joined a choir group": the one that names the whole topic describes it."""
+    said = ["Two months into choir and I can hold the alto line.",
+            "I've joined a choir group that meets in a church hall."]
+    assert describing(said, ("choir", "group")) == 1

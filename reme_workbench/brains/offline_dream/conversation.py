@@ -422,7 +422,9 @@ def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     plan.summary = f"{person}: " + " ".join(plan.said)
     told = [s for s in unit.said if s.topics and not s.context]
     heard = told + [s for s in unit.said if s not in told]  # a statement of it first
-    lead = heard[0] if cjk else heard[describing([s.text for s in heard], unit.topic.words)]
+    lead = heard[0] if cjk else heard[describing(
+        [s.text for s in heard], unit.topic.words,
+        framed=frozenset(i for i, s in enumerate(heard) if s.confirms))]
     plan.description = _shorten(f"{person}：{_quote(lead, True)}" if cjk
                                 else f"{person}: {_quote(lead, False)}")
     return plan
