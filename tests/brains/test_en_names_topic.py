@@ -115,6 +115,8 @@ def test_what_that_is_after_the_speakers_clause_is_theirs():
     """"I can't come Tuesday, that's my pottery class": the "that" is what the speaker just
     said, so what it is names the note (was no topic at all)."""
     assert topics_of("Zoe", "I can't come Tuesday, that's my pottery class.")[:1] == ["pottery class"]
+    # "this" points at a thing shown, not back at what was said
+    assert "receipt" not in topics_of("Zoe", "we paid it already, this is just the receipt")
 
 
 def test_the_users_own_doing_names_the_note_before_a_person_named(dream_chat_cli):

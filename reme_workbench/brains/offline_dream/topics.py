@@ -118,8 +118,8 @@ def _what_that_is(head) -> set[int]:
     if head.dep_ != "ccomp" or over.lemma_ != "be" or over.i < head.i:
         return set()
     subject = _subject(over)
-    if subject is None or subject.tag_ != "DT" or subject.i < head.i:
-        return set()
+    if subject is None or subject.lower_ != "that" or subject.i < head.i:
+        return set()  # "that" points back at what was said; "this is just the form", at a thing
     return {t.i for c in over.children if c.dep_ == "attr" for t in c.subtree}
 
 
