@@ -360,17 +360,27 @@ def _topic(shown: str, words: Sequence[str]) -> Topic | None:
 
 
 def _activity(tok) -> Topic | None:
-    """An activity as a verb in -ing with nothing of its own ("I love painting", "went
-    hiking"): "thinking of going back to school" is about the school."""
+    """An activity as a verb in -ing with nothing of its own but who it is done with ("I
+    love painting", "went hiking", "used to go sailing with my uncle"): "thinking of going
+    back to school" is about the school."""
     if tok.tag_ != "VBG" or tok.lemma_.lower() in _LIGHT_VERBS \
             or tok.dep_ not in ("dobj", "xcomp", "pcomp", "advcl", "conj") \
-            or any(c.dep_ not in ("advmod", "npadvmod", "punct", "conj", "cc") or c.pos_ == "VERB"
-                   for c in tok.children) \
+            or any((c.dep_ not in ("advmod", "npadvmod", "punct", "conj", "cc")
+                    and not _with_someone(c)) or c.pos_ == "VERB" for c in tok.children) \
             or _CHAT_SIGNAL.fullmatch(tok.text) \
             or (tok.dep_ == "pcomp" and tok.head.lower_ == "without"):
         return None  # "bouldering twice a week" is one; "going back to school" is about
         # school; "without stopping" says how, not what is done
     return Topic(tok.lower_, (_norm(tok.lower_),))
+
+
+def _with_someone(prep) -> bool:
+    """A preposition whose object is a person of the speaker's or a person named ("with my
+    uncle", "with Jess"): who an activity is done with, not what it is about."""
+    return prep.dep_ == "prep" and any(
+        o.dep_ == "pobj" and (o.ent_type_ == "PERSON" or (_owned_by_speaker(o) and o.pos_ == "NOUN"
+                                                          and not list(o.rights)))
+        for o in prep.children)
 
 
 def _doing(head) -> Topic | None:

@@ -144,8 +144,9 @@ def _anothers_act(tok) -> bool:
         verb = tok.head.head  # "having you in my corner": where another's act happened
         if verb.pos_ == "VERB" and (_takes_the_listener(verb) or (  # not "this has been
                 (s := _subject(verb)) is not None and not first_person(s)  # great for my …"
-                and not _owned_by_speaker(s))):
-            return True
+                and (s.pos_ == "PRON" or s.pos_ == "PROPN" and not s.is_lower))):
+            return True  # someone known by name or pronoun; "a friend made it for my
+            # birthday" is still said of the birthday
     if tok.dep_ != "dobj":  # "part of my wedding decor", "great for my mental health":
         return False  # said of the speaker's thing, not done to it
     verb = tok.head
@@ -534,10 +535,11 @@ def _identities(heads, names: frozenset[str]) -> list[Topic]:
     sentence says of a thing of theirs ("My hands move all day anyway, I'm a …")."""
     found = []
     for head in heads:
-        if head.lemma_ != "be" or not any(c.dep_ == "nsubj" and first_person(c)
-                                          for c in head.children):
+        if head.lemma_ != "be" or head.dep_ == "advcl" or not any(  # "when I was a kid"
+                c.dep_ == "nsubj" and first_person(c) for c in head.children):
             continue
         for attr in (c for c in head.children if c.dep_ == "attr" and c.pos_ == "NOUN"
+                     and any(d.dep_ in ("det", "poss") for d in c.children)  # "I'm game for …"
                      and not any(p.dep_ == "prep" and p.lower_ == "of" for p in c.children)):
             # "a big fan of jazz", "a member of the choir": what it is of says more
             chunk = next((c for c in attr.sent.noun_chunks if c.root.i == attr.i), None)
