@@ -64,6 +64,7 @@ def test_a_note_is_named_by_what_the_sentence_is_about(text, topic, wrong):
     ("Biscuit buried a sock under my bed!", "bed"),
     # "my shore one": a kind of a thing named elsewhere, no thing (was "shore")
     ("Do I need a separate permit to fish from a boat, or does my shore one cover it?", "shore"),
+    ("I'll buy the plug-in one.", "plug"),  # a hyphened kind of "one" (was "plug")
     # what the listener's thing does for the listener (was "music")
     ("I'm so happy for you that music is helping you relax!", "music"),
 ])

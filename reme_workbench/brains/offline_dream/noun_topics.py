@@ -338,8 +338,13 @@ def _hyphened(tok) -> bool:
 
 def _stands_for_one(root) -> bool:
     """A noun that only says which of a kind, the kind left to "one" ("my ground one",
-    "the indoor one"): the thing is named elsewhere, or not at all."""
-    return any(c.dep_ == "appos" and c.lower_ == "one" and c.i == root.i + 1 for c in root.children)
+    "the clip-on one"): the thing is named elsewhere, or not at all."""
+    doc, end = root.doc, root.i
+    while end + 1 < len(doc) and not doc[end].whitespace_ and (
+            doc[end + 1].is_alpha or doc[end + 1].text == "-"):  # "clip-on": the whole word
+        end += 1
+    return any(c.dep_ == "appos" and c.lower_ == "one" and c.i == root.i + 1 for c in root.children) \
+        or (end > root.i and end + 1 < len(doc) and doc[end + 1].lower_ in ("one", "ones"))
 
 
 def _errand(root) -> bool:
