@@ -65,6 +65,8 @@ def test_a_note_is_named_by_what_the_sentence_is_about(text, topic, wrong):
     # "my shore one": a kind of a thing named elsewhere, no thing (was "shore")
     ("Do I need a separate permit to fish from a boat, or does my shore one cover it?", "shore"),
     ("I'll buy the plug-in one.", "plug"),  # a hyphened kind of "one" (was "plug")
+    # a picture handed over as it is said names nothing of the speaker's (was "pic")
+    ("Here's a pic from when we caught up last week!", "pic"),
     # what the listener's thing does for the listener (was "music")
     ("I'm so happy for you that music is helping you relax!", "music"),
 ])
@@ -104,6 +106,12 @@ def test_an_identity_or_another_act_is_read_only_where_the_parse_says_so(text, t
     assert found[:1] == [topic], found
     if wrong is not None:
         assert wrong not in found, found
+
+
+def test_what_a_thing_shown_is_of_is_the_topic():
+    """'Here's a pic of my garden': the garden; 'here's my new puppy': the puppy."""
+    assert topics_of("Zoe", "Here's a pic of my garden.")[:1] == ["garden"]
+    assert topics_of("Zoe", "Here's my new puppy, Biscuit!")[:1] == ["puppy"]
 
 
 def test_a_member_of_is_named_by_what_it_is_of():

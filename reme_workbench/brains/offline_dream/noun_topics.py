@@ -265,7 +265,7 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
     if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
         return None  # a person of the chat, addressed or named ("thanks nate", "mel")
     if _verb_read_as_noun(root) or _idiom(root) or _command_read_as_name(root) \
-            or _stands_for_one(root) or _errand(root):
+            or _stands_for_one(root) or _errand(root) or _shown(root):
         return None
     if title:
         return _topic(" ".join(t.text for t in title), tuple(_norm(t.lemma_) for t in title))
@@ -345,6 +345,16 @@ def _stands_for_one(root) -> bool:
         end += 1
     return any(c.dep_ == "appos" and c.lower_ == "one" and c.i == root.i + 1 for c in root.children) \
         or (end > root.i and end + 1 < len(doc) and doc[end + 1].lower_ in ("one", "ones"))
+
+
+def _shown(root) -> bool:
+    """A thing handed over as the sentence is said, "here's a pic from when we met up": what
+    is in it may be a topic ("a pic of my garden": the garden), the picture itself is not;
+    a thing of the speaker's shown so is still theirs ("here's my new puppy")."""
+    verb = root.head
+    return root.dep_ in ("attr", "nsubj") and verb.lemma_ == "be" and not any(
+        c.dep_ == "poss" for c in root.children) and any(
+        c.dep_ == "advmod" and c.lower_ == "here" and c.i < verb.i for c in verb.children)
 
 
 def _errand(root) -> bool:
