@@ -265,8 +265,13 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
     if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
         return None  # a person of the chat, addressed or named ("thanks nate", "mel")
     if _verb_read_as_noun(root) or _idiom(root) or _command_read_as_name(root) \
-            or _stands_for_one(root) or _errand(root) or _shown(root):
+            or _errand(root) or _shown(root):
         return None
+    kind = _kind_of_one(root)
+    if kind is not None:  # "the clip-on one" is a clip-on; "my ground one" names nothing
+        toks = list(root.doc[root.i: kind + 1])
+        return _topic("".join(t.text_with_ws for t in toks).strip(),
+                      tuple(_norm(t.lower_) for t in toks)) if len(toks) > 1 else None
     if title:
         return _topic(" ".join(t.text for t in title), tuple(_norm(t.lemma_) for t in title))
     quoted = _quoted(root)
@@ -336,15 +341,19 @@ def _hyphened(tok) -> bool:
         and not doc[tok.i - 2].whitespace_)
 
 
-def _stands_for_one(root) -> bool:
-    """A noun that only says which of a kind, the kind left to "one" ("my ground one",
-    "the clip-on one"): the thing is named elsewhere, or not at all."""
+def _kind_of_one(root) -> int | None:
+    """Where a noun that only says which of a kind ends, the kind left to "one" ("my ground
+    one", "the clip-on one"), else None. A hyphened word is what people call the thing
+    itself ("I'll get the clip-on one": a clip-on); one noun before "one" only says where
+    it is used, the thing is named elsewhere or not at all."""
     doc, end = root.doc, root.i
     while end + 1 < len(doc) and not doc[end].whitespace_ and (
             doc[end + 1].is_alpha or doc[end + 1].text == "-"):  # "clip-on": the whole word
         end += 1
-    return any(c.dep_ == "appos" and c.lower_ == "one" and c.i == root.i + 1 for c in root.children) \
-        or (end > root.i and end + 1 < len(doc) and doc[end + 1].lower_ in ("one", "ones"))
+    if end > root.i and end + 1 < len(doc) and doc[end + 1].lower_ in ("one", "ones"):
+        return end
+    return root.i if any(c.dep_ == "appos" and c.lower_ == "one" and c.i == root.i + 1
+                         for c in root.children) else None
 
 
 def _shown(root) -> bool:
