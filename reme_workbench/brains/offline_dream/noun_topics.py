@@ -410,19 +410,20 @@ def _with_someone(prep) -> bool:
 def _doing(head) -> Topic | None:
     """A clause whose verb is an activity in -ing that takes no object and says where or
     when by a name or a date ("I'm camping this weekend", "Last week I was hiking in the
-    Peaks", "Glasbury to Hay, camping one night"): the activity is what it tells, before
-    the place, the person or the time ("been running longer since our last chat"). A verb with no subject or auxiliary ("asking for a
-    day off"), or no named place or time ("I'm just kidding", "i'm starving all the
-    time"), tells no activity; a thing it is done with or on is the topic instead ("I'm
-    working on my novel"), and so is what a purpose clause after it names ("I'm flying to
-    Porto to see my mum")."""
+    Peaks", "I've been running longer since our last chat"): the activity is what it
+    tells, before the place, the person or the time. A verb with no subject of its own
+    tells no activity of the speaker's ("asking for a day off"; "she's 9 and terrified.
+    been practising every night" is the girl's practising), nor one with no named place
+    or time ("I'm just kidding", "i'm starving all the time"); a thing it is done with or
+    on is the topic instead ("I'm working on my novel"), and so is what a purpose clause
+    after it names ("I'm flying to Porto to see my mum")."""
     kids = list(head.children)
     if head.tag_ != "VBG" or head.lemma_.lower() in _LIGHT_VERBS or head.pos_ != "VERB" \
             or _CHAT_SIGNAL.fullmatch(head.text) \
             or any(c.dep_ in ("dobj", "attr", "ccomp", "xcomp", "dative", "oprd", "acomp", "prt",
                               "advcl") for c in kids) \
             or head.dep_ not in ("ROOT", "conj", "ccomp") \
-            or not any(c.dep_ in ("nsubj", "aux") for c in kids):
+            or not any(c.dep_ == "nsubj" for c in kids):
         return None
     where = [o for c in kids if c.dep_ == "prep" for o in c.children if o.dep_ == "pobj"]
     if any(o.pos_ == "NOUN" and not o.ent_type_ and not _idiom(o) for o in where):
