@@ -66,6 +66,9 @@ def test_a_note_is_named_by_what_the_sentence_is_about(text, topic, wrong):
     ("Do I need a separate permit to fish from a boat, or does my shore one cover it?", "shore"),
     # a picture handed over as it is said names nothing of the speaker's (was "pic")
     ("Here's a pic from when we caught up last week!", "pic"),
+    # what the speaker says they are not: a note named so says the opposite (was "baker")
+    ("Hey Sam, I'm no baker like you, but something pretty great happened.", "baker"),
+    ("I'm not a nurse, I'm a midwife.", "nurse"),
     # what the listener's thing does for the listener (was "music")
     ("I'm so happy for you that music is helping you relax!", "music"),
 ])

@@ -267,6 +267,9 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
     if _verb_read_as_noun(root) or _idiom(root) or _command_read_as_name(root) \
             or _errand(root) or _shown(root):
         return None
+    if root.dep_ == "attr" and (any(c.dep_ == "det" and c.lower_ == "no" for c in root.children)
+                                or any(c.dep_ == "neg" for c in root.head.children)):
+        return None  # "I'm no writer like you", "I'm not a nurse": what they are not
     kind = _kind_of_one(root)
     if kind is not None:  # "the clip-on one" is a clip-on; "my ground one" names nothing
         toks = list(root.doc[root.i: kind + 1])

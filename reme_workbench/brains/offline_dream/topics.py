@@ -536,10 +536,12 @@ def _identities(heads, names: frozenset[str]) -> list[Topic]:
     found = []
     for head in heads:
         if head.lemma_ != "be" or head.dep_ == "advcl" or not any(  # "when I was a kid"
-                c.dep_ == "nsubj" and first_person(c) for c in head.children):
+                c.dep_ == "nsubj" and first_person(c) for c in head.children) \
+                or any(c.dep_ == "neg" for c in head.children):  # "I'm not a nurse"
             continue
         for attr in (c for c in head.children if c.dep_ == "attr" and c.pos_ == "NOUN"
                      and any(d.dep_ in ("det", "poss") for d in c.children)  # "I'm game for …"
+                     and not any(d.dep_ == "det" and d.lower_ == "no" for d in c.children)
                      and not any(p.dep_ == "prep" and p.lower_ == "of" for p in c.children)):
             # "a big fan of jazz", "a member of the choir": what it is of says more
             chunk = next((c for c in attr.sent.noun_chunks if c.root.i == attr.i), None)
