@@ -121,6 +121,7 @@ def test_what_a_thing_shown_is_of_is_the_topic():
     """'Here's a pic of my garden': the garden; 'here's my new puppy': the puppy."""
     assert topics_of("Zoe", "Here's a pic of my garden.")[:1] == ["garden"]
     assert topics_of("Zoe", "Here's my new puppy, Biscuit!")[:1] == ["puppy"]
+    assert topics_of("Zoe", "Here's a quilt I made last winter.")[:1] == ["quilt"]
 
 
 def test_a_member_of_is_named_by_what_it_is_of():

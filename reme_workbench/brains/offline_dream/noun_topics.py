@@ -362,9 +362,14 @@ def _kind_of_one(root) -> int | None:
 def _shown(root) -> bool:
     """A thing handed over as the sentence is said, "here's a pic from when we met up": what
     is in it may be a topic ("a pic of my garden": the garden), the picture itself is not;
-    a thing of the speaker's shown so is still theirs ("here's my new puppy")."""
+    a thing of the speaker's shown so is still theirs ("here's my new puppy", "here's a
+    self-portrait I made last week")."""
     verb = root.head
-    return root.dep_ in ("attr", "nsubj") and verb.lemma_ == "be" and not any(
+    made = any(c.dep_ in ("relcl", "acl") and any(s.dep_ == "nsubj" and first_person(s)
+                                                 for s in c.children)
+               and not any(w.tag_ == "WRB" for w in c.children)  # "from when we met up"
+               for c in root.children)
+    return root.dep_ in ("attr", "nsubj") and verb.lemma_ == "be" and not made and not any(
         c.dep_ == "poss" for c in root.children) and any(
         c.dep_ == "advmod" and c.lower_ == "here" and c.i < verb.i for c in verb.children)
 
