@@ -31,6 +31,8 @@ from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
 from ...textrules.nlp import english_docs
 from .chat import chat_kind, is_user
+from .naming import describing
+from .noun_topics import WEEKDAYS
 from .replies import (
     answers_about_it,
     asked_of_user,
@@ -40,7 +42,6 @@ from .replies import (
 )
 from .statements import Block, Statement
 from .topics import (
-    WEEKDAYS,
     Reading,
     Topic,
     clause_of,
@@ -488,7 +489,11 @@ def _plan(unit: _Unit, bucket: str, day: date | None) -> UnitPlan:
     dates = list(dict.fromkeys(d for s in unit.said for d in resolve_dates(s.text, day)))
     plan.when = "; ".join(dates)
     plan.summary = f"{person}: " + " ".join(plan.said)
-    lead = next((s for s in unit.said if s.topics and not s.context), unit.said[0])
+    told = [s for s in unit.said if s.topics and not s.context]
+    heard = told + [s for s in unit.said if s not in told]  # a statement of it first
+    lead = heard[0] if cjk else heard[describing(
+        [s.text for s in heard], unit.topic.words,
+        framed=frozenset(i for i, s in enumerate(heard) if s.confirms))]
     plan.description = _shorten(f"{person}：{_quote(lead, True)}" if cjk
                                 else f"{person}: {_quote(lead, False)}")
     return plan

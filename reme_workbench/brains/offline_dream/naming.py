@@ -33,6 +33,7 @@ from functools import lru_cache
 
 from ...textrules import HAN_CHARS, chinese_segmenter, is_cjk, plain
 from ...textrules.nlp import english_doc
+from .noun_topics import topic_from_chunk
 from .standalone import (
     carries_on,
     is_fragment,
@@ -44,8 +45,8 @@ from .standalone import (
 )
 
 __all__ = ["MAX_QUALIFIED_WORDS", "GENERIC_SECTION", "heading_name", "statement_name",
-           "assigned_name", "weak_name", "describe", "same_text", "cjk_count", "is_imperative",
-           "imperative_frame", "title_name", "trim"]
+           "assigned_name", "weak_name", "describe", "describing", "same_text", "cjk_count",
+           "is_imperative", "imperative_frame", "title_name", "trim"]
 
 MAX_WORDS = 6
 MAX_CJK = 12
@@ -739,6 +740,33 @@ def describe(sentences: list[str], name: str, *, limit: int = 200, blocks: list 
             text = f"{topic}{'：' if _is_cjk_text(topic) else ': '}{text}"
         return trim(text, limit)
     return trim(fallback, limit) if fallback else ""
+
+
+def describing(sentences: list[str], words: tuple[str, ...], *, framed: frozenset[int] = frozenset()
+               ) -> int:
+    """Which of a person's sentences describes their note on a topic (docs/spec.md §5.3.6):
+    the one that names most of the topic (its content lemmas `words`, a word cut short at
+    most by an ending: "leaves" for "leaf"), the first of those; else the first that names
+    a thing — a clause with a noun phrase that names a topic (no greeting, thanks, date or
+    light word) — or is `framed` (it carries the question it answers, a confirmation); so a reaction
+    ("It's beautiful!", "it went great!!") never describes a note while a sentence with
+    something in it does; else the first."""
+    stems = [w[:-1] if len(w) > 3 else w for w in words if w]
+    named = [sum(bool(re.search(rf"\b{re.escape(stem)}", re.sub(r"[-'’_]", "", text.lower())))
+                 for stem in stems) for text in sentences]
+    if named and max(named) > 0:
+        return named.index(max(named))
+    for i, text in enumerate(sentences):
+        if i in framed or _is_cjk_text(text) or _tells_a_thing(english_doc(text)):
+            return i
+    return 0
+
+
+def _tells_a_thing(doc) -> bool:
+    """A clause (it has a verb) with a noun phrase that names a topic: not "thanks!",
+    "morning", "It's beautiful!"."""
+    return any(t.pos_ in ("VERB", "AUX") for t in doc) and any(
+        topic_from_chunk(c, frozenset(), any_role=True) for c in doc.noun_chunks)
 
 
 def _sentence_text(raw: str) -> str:

@@ -17,8 +17,13 @@ English pipeline, jieba's parts of speech for Chinese):
   Melanie), never a light noun ("a great time"), never a word the tagger calls a noun
   bare that it reads as an adjective or adverb in a predicate ("doing good", "its nice")
   or a verb with a subject of its own ("hope you are too") — and activities ("I love
-  painting"). A statement with no topic ("I'm doing great, thanks for asking", "I love
-  them so much") is a reaction: it names nothing to remember;
+  painting"), read phrase by phrase in `noun_topics.py`. A statement with no topic ("I'm
+  doing great, thanks for asking", "I love them so much") is a reaction: it names nothing
+  to remember;
+* which topic comes first, and so names the note: what the verb takes, nearest first;
+  what the speaker says they are ("I'm a BSL interpreter") over a thing of theirs the
+  sentence opens with ("My hands move all day anyway"); what the speaker does with
+  someone over that someone ("My husband Dennis and I are taking our narrowboat …");
 * two phrases name one topic when the content lemmas of one are among the other's
   ("spiderman" / "Spider-Man movies"), or a word of one is the other's cut short ("dance
   comp" / "dance competition"), never when only their head is shared ("activist group" /
@@ -30,10 +35,30 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from ...textrules import is_cjk, one_word_cut_short
 from ...textrules.nlp import english_docs
+from .noun_topics import (
+    _CHAT_SIGNAL,
+    _LIGHT_VERBS,
+    _NOT_TOPIC_ENTS,
+    Topic,
+    _activity,
+    _addressed,
+    _doing,
+    _errand,
+    _light_object,
+    _norm,
+    _owned_by_speaker,
+    _someone_elses,
+    _subject,
+    first_person,
+    second_person,
+    topic_from_chunk,
+)
+from .noun_topics import (
+    _names_a_speaker as _names_a_speaker,  # replies.py reads it here
+)
 from .zh_statements import read_chinese as zh_read_chinese
 
 __all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english", "is_question",
@@ -41,11 +66,6 @@ __all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english
            "clause_of"]
 
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
-# laughter and chat acronyms are the typed form of an emoji or a shrug: a tagger trained on
-# written English reads "lol" or "ok" as a noun, so they never name a topic (a closed class
-# of chat signals, not grammar); they stay in the quote, as said
-_CHAT_SIGNAL = re.compile(r"(?:lo+l|lmf?ao|rofl|(?:ha)+h?|(?:he){2,}|xd|omg|ok|okay|k|tbh|idk|imo|"
-                          r"imho|ngl|btw|ty|thx|pls|plz|rn|nvm|tho|[哈嘿呵]{2,})", re.I)
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -58,43 +78,6 @@ def masked(text: str) -> str:
     as a class of lols), while quotes are cut from `text` at the same offsets."""
     out = _EMOJI.sub(_blank, text)
     return re.sub(rf"(?<![\w'’])(?:{_CHAT_SIGNAL.pattern})(?![\w'’])", _blank, out, flags=re.I)
-
-
-# -- topics ------------------------------------------------------------------------------------
-
-# nouns that name no thing of their own: "a great time", "the whole thing", "a lot"
-_LIGHT = frozenset(
-    "thing stuff time way lot bit kind sort type one something anything everything nothing "
-    "someone anyone everyone day moment while part piece bunch couple number deal fun people "
-    "person guy guys folks look self place shot try chance break sense favorite favourite fave "
-    "best worst".split())
-# verbs that name no activity of their own: "keep going", "I'm doing it", "get started"
-_LIGHT_VERBS = frozenset(
-    "be have do go get make take come try look think feel keep start give put say see know "
-    "want need let move happen seem".split())
-_NOT_TOPIC_ENTS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "MONEY", "PERCENT"})
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_ARGUMENTS = frozenset({"dobj", "pobj", "attr", "oprd", "dative", "appos", "conj", "nsubj",
-                        "nsubjpass", "acomp", "ROOT", "compound"})
-
-
-@dataclass(frozen=True)
-class Topic:
-    """A noun phrase a statement is about: as written (without its determiner) and its
-    key, the content lemmas (lowercased, hyphens and apostrophes dropped)."""
-
-    text: str
-    words: tuple[str, ...]  # the key's lemmas in order
-    # said of the person, no thing of theirs: "Sofia does not drive", never "Sofia's driving"
-    predicate: bool = False
-
-    @property
-    def key(self) -> frozenset[str]:
-        return frozenset(self.words)
-
-
-def _norm(word: str) -> str:
-    return re.sub(r"[-'’_]", "", word.lower())
 
 
 def _runs(words: Sequence[str]) -> set[str]:
@@ -116,37 +99,6 @@ def same_topic(a: Topic, b: Topic) -> bool:
     return "".join(short.words) in _runs(long_.words)
 
 
-def first_person(tok) -> bool:
-    return tok.pos_ == "PRON" and "1" in tok.morph.get("Person")
-
-
-_TEXTED_YOU = frozenset({"u", "ur", "ya", "yall", "y'all", "ye"})  # "u'd", "ur paintings"
-
-
-def second_person(tok) -> bool:
-    # "happy for u. these …": the small pipeline reads "u." as one token, an abbreviation
-    return (tok.pos_ == "PRON" and "2" in tok.morph.get("Person")) \
-        or re.split(r"['’]", tok.lower_.rstrip("."))[0] in _TEXTED_YOU
-
-
-def _subject(head):
-    return next((c for c in head.children
-                 if c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj", "csubjpass")), None)
-
-
-def _owned_by_speaker(tok) -> bool:
-    """A noun the speaker owns: "my sister", "our dog", "my gf jess"."""
-    return any(c.dep_ == "poss" and first_person(c) for c in tok.children) or any(
-        c.dep_ == "compound" and _owned_by_speaker(c) for c in tok.children)
-
-
-def _someone_elses(tok) -> bool:
-    """A noun another owns: "your willingness", "its nice" (a texted "it's"), "her
-    studio", "each other's backs" — a possessor that is no noun and not the speaker."""
-    return any(c.dep_ == "poss" and not first_person(c) and c.pos_ not in ("NOUN", "PROPN")
-               for c in tok.children)
-
-
 def _under_anothers(tok, head) -> bool:
     """Whether `tok` hangs below a noun someone else owns, up to its clause's `head`
     ("your willingness to take risks": the risks are the listener's)."""
@@ -157,10 +109,44 @@ def _under_anothers(tok, head) -> bool:
     return False
 
 
+def _what_that_is(head) -> set[int]:
+    """What a "that's …" after the speaker's clause says it is, when the parse hangs the
+    clause under it ("I can't do the Friday, that's darts at the Bell"; "I can't come
+    Tuesday, that's my pottery class"): the "that" is what the speaker just said, so what
+    it is is theirs."""
+    over = head.head
+    if head.dep_ != "ccomp" or over.lemma_ != "be" or over.i < head.i:
+        return set()
+    subject = _subject(over)
+    if subject is None or subject.lower_ != "that" or subject.i < head.i:
+        return set()  # "that" points back at what was said; "this is just the form", at a thing
+    return {t.i for c in over.children if c.dep_ == "attr" for t in c.subtree}
+
+
+def _actor(tok, names: frozenset[str]) -> Topic | None:
+    """Who or what acts where the speaker's thing is, when it is a noun ("Pierogi finally
+    sleeps on my bed now", "the puppy buried a sock under my bed"): what the sentence
+    tells of. A pronoun ("he hid his bone in my slipper") names nothing."""
+    if tok.dep_ != "pobj":
+        return None
+    subject = _subject(tok.head.head)
+    if subject is None or subject.pos_ not in ("NOUN", "PROPN"):
+        return None
+    chunk = next((c for c in subject.sent.noun_chunks if c.root.i == subject.i), None)
+    return topic_from_chunk(chunk, names, any_role=True) if chunk is not None else None
+
+
 def _anothers_act(tok) -> bool:
     """Whether the speaker's thing is what someone else does something to: "you having my
     back", "they always have my back", "thanks for having my back" (a gerund under a
     reaction has the listener as its subject) — the sentence is about them."""
+    if tok.dep_ == "pobj" and tok.head.dep_ == "prep":  # "he hid his bone in my slipper",
+        verb = tok.head.head  # "having you in my corner": where another's act happened
+        if verb.pos_ == "VERB" and (_takes_the_listener(verb) or (  # not "this has been
+                (s := _subject(verb)) is not None and not first_person(s)  # great for my …"
+                and (s.pos_ == "PRON" or s.pos_ == "PROPN" and not s.is_lower))):
+            return True  # someone known by name or pronoun; "a friend made it for my
+            # birthday" is still said of the birthday
     if tok.dep_ != "dobj":  # "part of my wedding decor", "great for my mental health":
         return False  # said of the speaker's thing, not done to it
     verb = tok.head
@@ -173,137 +159,6 @@ def _anothers_act(tok) -> bool:
         return subject.i != tok.i and not first_person(subject) and not _owned_by_speaker(subject)
     over = verb.head.head if verb.dep_ == "pcomp" else verb
     return verb.tag_ == "VBG" and over.pos_ not in ("VERB", "AUX")
-
-
-def _names_a_speaker(tok, names: frozenset[str]) -> bool:
-    """A person of the chat, as written or texted: "nate", "John", "mel" for Melanie (a
-    name cut short is how people address each other)."""
-    word = re.split(r"['’]", tok.lower_)[0]
-    if not word:
-        return False
-    lowered = {n.lower() for n in names}
-    return word in lowered or (len(word) >= 3 and (tok.pos_ == "PROPN" or tok.ent_type_ == "PERSON")
-                               and any(n.startswith(word) for n in lowered))
-
-
-def _addressed(tok) -> bool:
-    """A capitalised name standing alone between a comma and the edge of its sentence or
-    a greeting ("Hey Caroline, …", "…, Caroline.", "Caroline, I …"): the listener
-    addressed, whoever they are (in a chat with an assistant its label is no name)."""
-    if not tok.is_title or tok.pos_ not in ("PROPN", "NOUN"):
-        return False
-    sent = tok.sent
-    before = tok.doc[tok.i - 1] if tok.i > sent.start else None
-    after = tok.doc[tok.i + 1] if tok.i + 1 < sent.end else None
-    opens = before is None or before.pos_ == "INTJ" or before.text == ","
-    closes = after is None or after.text in (",", ".", "!", "?", "…")
-    return opens and closes and "," in (before.text if before is not None else "",
-                                        after.text if after is not None else "")
-
-
-@lru_cache(maxsize=4096)
-def _frame_reading(word: str) -> tuple[str, str, str]:
-    """The parts of speech the tagger gives `word` where a thing could stand too ("It was
-    very good.", "It was no.", "They yours often."): a bare "good" or "nice" it tagged a
-    noun in a reaction ("Doing good!", "its nice …") reads as an adjective or adverb, a
-    "yours" or "a no" as a pronoun, an interjection or a determiner — none names a thing."""
-    docs = english_docs([f"It was very {word}.", f"It was {word}.", f"They {word} often."])
-    return docs[0][3].pos_, docs[1][2].pos_, docs[2][1].pos_
-
-
-def _taken_by_a_verb(tok) -> bool:
-    """The object of a verb that names an act of its own ("i play netball"): a thing, though
-    the frame of `_frame_reading` reads a word it rarely saw ("netball", "cello") as an
-    adjective; a light verb's object may be a predicate ("doing good")."""
-    return tok.dep_ == "dobj" and tok.head.pos_ == "VERB" and tok.head.lemma_.lower() not in _LIGHT_VERBS
-
-
-def _reads_as_modifier(word: str) -> bool:
-    return _frame_reading(word)[0] in ("ADJ", "ADV")
-
-
-def _function_word(word: str) -> bool:
-    return any(pos in ("PRON", "INTJ", "DET") for pos in _frame_reading(word)[1:])
-
-
-_MODIFIERS = frozenset({"det", "poss", "amod", "compound", "nummod", "nmod", "quantmod", "predet"})
-
-
-def _bare(tok) -> bool:
-    return not any(c.dep_ in _MODIFIERS for c in tok.children)
-
-
-def _idiom(root) -> bool:
-    """A noun that is part of a fixed frame rather than a thing of its own, told by its
-    place in the parse: between two prepositions ("in touch with"), held by a verb with an
-    object predicate ("keep hope alive"), a time after a subordinating "since" ("since our
-    last chat"), joined to a verb as an exclamation ("…, but thanks for the advice"), or a
-    mass noun with nothing but a comparative ("more info")."""
-    if root.pos_ != "NOUN":
-        return False
-    if root.dep_ == "pobj" and root.head.pos_ == "SCONJ":
-        return True
-    if _bare(root) and root.dep_ == "pobj" and _between_prepositions(root):
-        return True
-    if _bare(root) and root.dep_ == "dobj" and any(c.dep_ == "oprd" for c in root.head.children):
-        return True
-    if _bare(root) and root.dep_ == "conj" and root.head.pos_ in ("VERB", "AUX"):
-        return True
-    mods = [c for c in root.children if c.dep_ in _MODIFIERS]
-    return root.tag_ == "NN" and len(mods) == 1 and mods[0].tag_ == "JJR"
-
-
-def _between_prepositions(root) -> bool:
-    """A bare noun that a preposition before it and one after it frame into one ("in touch
-    with", "in charge of"): the next word is a preposition, of the noun or of the light
-    verb the first one hangs from. A goal after "to" is a place ("went to school with
-    friends")."""
-    prep, after = root.head, root.doc[root.i + 1] if root.i + 1 < len(root.doc) else None
-    if after is None or after.dep_ != "prep" or prep.lower_ == "to":
-        return False
-    return after.head.i == root.i or (after.head.i == prep.head.i
-                                      and prep.head.lemma_.lower() in _LIGHT_VERBS)
-
-
-def _light_object(tok) -> bool:
-    """An indefinite noun with nothing of its own that "have" takes while the verb says
-    where or with what, or a gerund says doing what ("we had a blast at the fest", "had a
-    blast exploring the forest"): what the sentence is about is what those name. "I have
-    a dog at home" (the place is the dog's) and "I have a dog" keep the dog."""
-    verb, doing = tok.head, [c for c in tok.children if c.dep_ == "acl" and c.tag_ == "VBG"]
-    return tok.dep_ == "dobj" and verb.lemma_.lower() == "have" and all(
-        c.dep_ == "det" and "Ind" in c.morph.get("Definite") for c in tok.children if c not in doing) \
-        and any(c.dep_ == "det" for c in tok.children) \
-        and bool(doing or any(c.dep_ == "prep" for c in verb.children))
-
-
-def _quoted(tok) -> tuple | None:
-    """The quoted span `tok` stands in, as (first, last) token, when its sentence puts it
-    between a pair of quotation marks: a title ("becoming nicole") is named whole."""
-    sent = tok.sent
-    marks = [t.i for t in sent if t.text in ('"', "“", "”")]
-    for a, b in zip(marks[::2], marks[1::2], strict=False):
-        if a < tok.i < b and b - a <= 10:
-            return a + 1, b - 1
-    return None
-
-
-def _verb_read_as_noun(tok) -> bool:
-    """A bare noun with a clause of its own whose subject is a pronoun, as in "- hope you
-    are too": the tagger read the verb of a clause as a noun."""
-    return not any(c.dep_ in ("det", "poss") for c in tok.children) and any(
-        c.dep_ in ("acl", "relcl", "ccomp") and (s := _subject(c)) is not None and s.pos_ == "PRON"
-        and not any(m.dep_ in ("mark", "relcl") or m.tag_ in ("WDT", "WP") for m in c.children)
-        for c in tok.children)
-
-
-def _command_read_as_name(tok) -> bool:
-    """A line's opening root with a determiner's phrase on it right after ("Book the dentist"):
-    a command read as a name (a name in apposition takes a comma: "Dana, the plumber")."""
-    after = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
-    return tok.i == tok.sent.start and tok.dep_ == "ROOT" and after is not None \
-        and after.pos_ == "DET" and after.head.head.i == tok.i \
-        and not any(c.i < tok.i for c in tok.children)
 
 
 def _depth(tok, head) -> int:
@@ -347,7 +202,11 @@ def clause_of(head, names: frozenset[str]) -> list:
 
 
 def _takes_the_listener(tok) -> bool:
-    return any(second_person(c) and c.dep_ in ("dobj", "dative") for c in tok.children)
+    """Whether a verb takes the listener as its object, or as the subject of a clause it
+    takes ("art is helping [you express yourself]": what it does, it does for them)."""
+    return any((second_person(c) and c.dep_ in ("dobj", "dative")) or (
+        c.dep_ in ("ccomp", "xcomp") and (s := _subject(c)) is not None and second_person(s))
+        for c in tok.children)
 
 
 def _the_listeners(child) -> bool:
@@ -376,115 +235,17 @@ def _aside(tok, head) -> bool:
     return False
 
 
-def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
-                     yours: bool = False) -> Topic | None:
-    """The topic a noun phrase names, if any. `yours`: the phrase is the assistant's question
-    to the user ("Your piano exam?"), where the listener's thing is the user's — the one place
-    a "your" is kept."""
-    root = chunk.root
-    named = root.pos_ == "PROPN" and root.is_title and root.i > root.sent.start  # "Highland Way"
-    light = _norm(root.lemma_) in _LIGHT and not named
-    # a light head after a name says nothing the name does not: "my Berlin Marathon place"
-    # is the Berlin Marathon (a date before it names no thing: "my Tuesday slot")
-    title = [t for t in chunk if t.i < root.i and t.dep_ == "compound" and t.pos_ == "PROPN"
-             and not t.is_lower and t.ent_type_ not in _NOT_TOPIC_ENTS] if light else []
-    if root.pos_ not in ("NOUN", "PROPN") or (light and not title) \
-            or _CHAT_SIGNAL.fullmatch(root.text):
-        return None
-    if root.dep_ not in _ARGUMENTS and not any_role:
-        return None
-    if root.ent_type_ in _NOT_TOPIC_ENTS or root.lower_.rstrip("s") in WEEKDAYS:  # "thursdays"
-        # a date is no topic, unless a word outside it says what it is: "vegan january"
-        kept = [t for t in chunk if not t.ent_type_ and t.pos_ in ("ADJ", "NOUN", "PROPN")
-                and t.lower_.rstrip("s") not in WEEKDAYS]
-        if not kept:
-            return None
-        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_)
-                      for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
-        shown = " ".join(t.lower_ for t in chunk if t.pos_ in ("ADJ", "NOUN", "PROPN"))
-        return _topic(shown, words)
-    owner = next((c for c in root.children if c.dep_ == "poss"), None)
-    asked_of_user = yours and owner is not None and second_person(owner)
-    if not asked_of_user and (any(second_person(t) for t in chunk) or _someone_elses(root)):
-        return None  # "your paintings": the listener's; "her studio": someone else's
-    if any(_names_a_speaker(t, names) for t in chunk) or (len(chunk) == 1 and _addressed(root)):
-        return None  # a person of the chat, addressed or named ("thanks nate", "mel")
-    if _verb_read_as_noun(root) or _idiom(root) or _command_read_as_name(root):
-        return None
-    if title:
-        return _topic(" ".join(t.text for t in title), tuple(_norm(t.lemma_) for t in title))
-    quoted = _quoted(root)
-    if quoted is not None:  # a title, whole: "becoming nicole", not its last word
-        toks = [t for t in root.doc[quoted[0]: quoted[1] + 1] if not t.is_punct]
-        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks)
-        return _topic(" ".join(t.text for t in toks), words)
-    entity = next((e for e in chunk.doc.ents if e.start <= root.i < e.end
-                   and e.label_ not in _NOT_TOPIC_ENTS and len(e) > 1
-                   and any(t.pos_ == "PROPN" or t.is_title for t in e)), None)
-    if entity is not None:  # a name stays whole: "Charlotte's Web", "New York City"
-        toks = [t for t in entity]
-        while toks and toks[0].pos_ in ("DET", "PRON"):
-            toks.pop(0)
-        while toks and toks[-1].pos_ in ("CCONJ", "PUNCT", "PART", "ADP"):
-            toks.pop()
-        words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
-                      if t.pos_ not in ("PUNCT", "PART", "DET"))
-        shown = "".join(t.text_with_ws for t in toks).strip()
-        return _topic(shown, words)
-    toks = list(chunk)
-    while toks and (toks[0].pos_ in ("DET", "PRON", "NUM", "ADV", "PART", "PUNCT", "SYM", "ADP",
-                                     "SCONJ", "CCONJ")
-                    or toks[0].ent_type_ in _NOT_TOPIC_ENTS  # "last week's scrimmage"
-                    or toks[0].dep_ in ("case", "nummod", "predet")
-                    or (toks[0].dep_ == "poss" and toks[0].pos_ == "PRON")):
-        toks.pop(0)
-    # a phrase names a thing by its nouns: "a great support system" is the support system,
-    # "amazing young folks" folks; an adjective that is part of a name stays ("Italian",
-    # "LGBTQ") — and the judgement is still in the quote
-    while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
-            toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)
-            or (toks[1].tag_ == "HYPH" and not toks[0].whitespace_)  # "upside-down poses"
-            or (toks[0].dep_ == "amod" and toks[0].head.dep_ == "compound"
-                and toks[0].head.i == toks[0].i + 1)):
-        toks.pop(0)  # an adjective of the noun right after it, before the head, names a kind
-        # of that noun: "stained glass window", "high school history" — one of the head
-        # judges it, and one the parse hangs on a noun further on ("the amazing banana
-        # split sundae") is read as the head's
-    if len(toks) == 1 and (_norm(toks[0].lemma_) in _LIGHT or _function_word(toks[0].lower_) or (
-            toks[0].tag_ == "NN" and toks[0].is_lower and not list(root.children)
-            and not _taken_by_a_verb(root) and _reads_as_modifier(toks[0].lower_))):
-        return None  # "a great time"; "a no", "yours"; a bare "good" read as a noun ("Doing good!")
-    cut = next((i for i, t in enumerate(toks) if t.pos_ in ("PUNCT", "SYM") and not (
-        t.text in ("'", "’") or (t.text == "-" and not t.whitespace_
-                                 and not t.doc[t.i - 1].whitespace_))), len(toks))
-    toks = toks[:cut]  # "kids' books - classics, stories …": the phrase ends at the dash
-    if not toks or " ".join(t.text for t in toks) in names or toks[-1].text in names:
-        return None
-    shown = "".join((t.text if (t.pos_ == "PROPN" or t.ent_type_ or (t.is_upper and len(t) > 1)
-                     or t.dep_ == "case" or (t.is_title and t.i > t.sent.start))
-                     else t.lower_) + t.whitespace_ for t in toks).strip()
-    words = tuple(_norm(t.lemma_ if t.pos_ in ("NOUN", "PROPN") else t.lower_) for t in toks
-                  if t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "X") and t.dep_ != "case")
-    return _topic(shown, words)
-
-
-def _topic(shown: str, words: Sequence[str]) -> Topic | None:
-    """A topic of the words that name it, when any does: a hyphen the tagger read as a
-    noun ("to de-stress": "de", "-", "stress") names nothing."""
-    kept = tuple(w for w in words if w and any(ch.isalnum() for ch in w))
-    return Topic(shown, kept) if kept and any(ch.isalnum() for ch in shown) else None
-
-
-def _activity(tok) -> Topic | None:
-    """An activity as a verb in -ing with nothing of its own ("I love painting", "went
-    hiking"): "thinking of going back to school" is about the school."""
-    if tok.tag_ != "VBG" or tok.lemma_.lower() in _LIGHT_VERBS \
-            or tok.dep_ not in ("dobj", "xcomp", "pcomp", "advcl", "conj") \
-            or any(c.dep_ not in ("advmod", "npadvmod", "punct", "conj", "cc") or c.pos_ == "VERB"
-                   for c in tok.children) \
-            or _CHAT_SIGNAL.fullmatch(tok.text):
-        return None  # "bouldering twice a week" is one; "going back to school" is about school
-    return Topic(tok.lower_, (_norm(tok.lower_),))
+def _measured(tok, head) -> bool:
+    """Whether `tok` hangs from its clause through a measure of time that opens it ("Three
+    weeks in on the ukulele, I can …", "two months into the guitar"): the thing the time
+    is spent on, which the clause goes on to tell of — not an aside."""
+    while tok.i != head.i and tok.head.i != tok.i:
+        if tok.dep_ in _ASIDES:
+            return tok.dep_ == "npadvmod" and tok.pos_ == "NOUN" and tok.i < head.i \
+                and any(c.dep_ == "nummod" for c in tok.children) \
+                and any(c.dep_ in ("prep", "advmod") for c in tok.children)
+        tok = tok.head
+    return False
 
 
 _TAKES = frozenset("dobj dative attr acomp oprd ccomp xcomp prep agent prt advcl npadvmod".split())
@@ -668,11 +429,16 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     owned: list[Topic] = []
     found: list[tuple[int, int, Topic]] = []
     heads, told_apart = [], set()  # told_apart: later clauses' heads, on other named things
+    along: set[int] = set()  # "my husband Dennis and I": who does it with the speaker
+    told = []  # clauses of a thing or person of the user's, in a chat with an assistant
     for tok in sent:
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
         if first_person(tok):
             heads.append(tok.head)
+        elif _with_the_speaker(tok):
+            heads.append(tok.head)  # the speaker and someone: what they do is the topic
+            along |= {t.i for t in tok.subtree}
         elif tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):  # "My sister moved"
             heads.append(tok.head)
             chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
@@ -686,9 +452,15 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             topic = topic_from_chunk(chunk, names) if chunk is not None else None
             owned += [topic] if topic else []
         elif heard is not None and _tells_of_user(tok, names, heard):
-            heads.append(tok.head)  # "the choir trip moved to October", said to an assistant
-            told_apart |= {len(heads) - 1} if tok.head not in heads[:-1] and heads[:-1] and (_named(
-                tok) or any(c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children)) else set()
+            # "the choir trip moved to October"; a clause on a named thing after another
+            # clause is a fact apart ("Dennis cracked a rib, so Llangollen is off")
+            told.append((tok.head, bool(heads or told) and (_named(tok) or any(
+                c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children))))
+    for head, apart_from_before in told:  # what the speaker does first: "Callum wants to
+        # leave Friday but I can't do the Friday, that's darts": the darts
+        if head not in heads:
+            told_apart |= {len(heads)} if apart_from_before else set()
+            heads.append(head)
     root = sent.root
     if question:  # only a clause that is not the question itself
         heads = [h for h in heads if h.i != root.i]
@@ -708,12 +480,21 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         heads.append(root)  # an assistant
     if not heads:  # a thing of the speaker's named anywhere: "my gf jess, she turns 30",
         # "just me and my sister Claire" — what the sentence says is about it
+        errand = False  # "…, my turn to bring the bibs": what the rest names is theirs
+        actors: list[Topic] = []  # "Pierogi sleeps on my bed": the one who does it
         for tok in sent:
-            if tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok) and not _anothers_act(tok):
-                phrase = sent.doc[tok.left_edge.i: tok.i + 1]  # "my gf jess", however it hangs
-                topic = topic_from_chunk(phrase, names, any_role=True)
-                owned += [topic] if topic else []
-        if owned:
+            if tok.pos_ not in ("NOUN", "PROPN") or not _owned_by_speaker(tok):
+                continue
+            if _anothers_act(tok):
+                actors += [t for t in [_actor(tok, names)] if t is not None]
+                continue
+            phrase = sent.doc[tok.left_edge.i: tok.i + 1]  # "my gf jess", however it hangs
+            topic = topic_from_chunk(phrase, names, any_role=True)
+            owned += [topic] if topic else []
+            errand = errand or _errand(tok)
+        if not owned and actors:
+            return Reading(tuple(dict.fromkeys(actors)))
+        if owned or errand:
             others = [t for c in sent.noun_chunks if not _owned_by_speaker(c.root)
                       and not first_person(c.root) and (t := topic_from_chunk(c, names))]
             return Reading(tuple(dict.fromkeys([*owned, *others])))
@@ -734,20 +515,26 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         domain = {t.i for t in clause_of(head, names)}
         if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
             domain.add(head.head.i)
+        domain |= _what_that_is(head)
         for chunk in sent.noun_chunks:
+            measured = _measured(chunk.root, head)  # "two months into the guitar"
             if chunk.root.i in domain and not first_person(chunk.root) \
-                    and not _aside(chunk.root, head) and chunk.root.i not in of_head.values() \
+                    and chunk.root.i not in along and (measured or not _aside(chunk.root, head)) \
+                    and chunk.root.i not in of_head.values() \
                     and not _under_anothers(chunk.root, head):
                 topic = topic_from_chunk(chunk, names)
                 if topic:  # what the verb takes is what it is about, nearest first; an
                     # opening adverbial ("since our last chat, …") after what follows it
                     ranked = sent.doc[of_head.get(chunk.root.i, chunk.root.i)]
                     rank = (order, _depth(ranked, head) + (5 if ranked.i < head.i else 0)
-                            + (10 if _light_object(ranked) else 0), priority.get(ranked.dep_, 4))
+                            + (10 if _light_object(ranked) or measured else 0),
+                            priority.get(ranked.dep_, 4))
                     found.append((rank, ranked.i, topic))
         for tok in sent:
             if tok.i in domain and not _aside(tok, head) and (topic := _activity(tok)):
                 found.append(((order, _depth(tok, head), 1), tok.i, topic))
+        if (doing := _doing(head)) is not None:
+            found.append(((order, 0, 1), head.i, doing))
         if not any(f[0][0] == order for f in found) and (denied := _denied_habit(head)):
             found.append(((order, 0, 0), head.i, denied))
     found.sort(key=lambda f: (f[0], f[1]))
@@ -755,11 +542,42 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     apart = [clause for order in sorted(told_apart) if (clause := tuple(dict.fromkeys(
         t for rank, _, t in found if rank[0] == order and t not in kept)))]  # its own things
     topics: list[Topic] = []
-    for topic in [*owned, *(kept if apart and kept else (t for _, _, t in found))]:
+    for topic in [*_identities(heads, names), *owned,
+                  *(kept if apart and kept else (t for _, _, t in found))]:
         if not any(t.key == topic.key for t in topics):
             topics.append(topic)
     return Reading(tuple(topics), apart=tuple(c for c in apart if kept and not any(
         same_topic(c[0], t) for t in topics[:1])))
+
+
+def _with_the_speaker(subject) -> bool:
+    """A subject joined to the speaker by "and" ("my husband Dennis and I", "Joel and I"),
+    however the parse hangs the "I": as its conjunct or as a second subject of the verb."""
+    return any(c.dep_ == "conj" and first_person(c) for c in subject.children) or (
+        any(c.dep_ == "cc" for c in subject.children) and any(
+            c.dep_ == "nsubj" and c.i > subject.i and first_person(c)
+            for c in subject.head.children))
+
+
+def _identities(heads, names: frozenset[str]) -> list[Topic]:
+    """What the speaker says they are ("I'm a BSL interpreter", "im a dog groomer"): a
+    copular clause of theirs with a noun as its predicate names them, whatever else the
+    sentence says of a thing of theirs ("My hands move all day anyway, I'm a …")."""
+    found = []
+    for head in heads:
+        if head.lemma_ != "be" or head.dep_ == "advcl" or not any(  # "when I was a kid"
+                c.dep_ == "nsubj" and first_person(c) for c in head.children) \
+                or any(c.dep_ == "neg" for c in head.children):  # "I'm not a nurse"
+            continue
+        for attr in (c for c in head.children if c.dep_ == "attr" and c.pos_ == "NOUN"
+                     and any(d.dep_ in ("det", "poss") for d in c.children)  # "I'm game for …"
+                     and not any(d.dep_ == "det" and d.lower_ == "no" for d in c.children)
+                     and not any(p.dep_ == "prep" and p.lower_ == "of" for p in c.children)):
+            # "a big fan of jazz", "a member of the choir": what it is of says more
+            chunk = next((c for c in attr.sent.noun_chunks if c.root.i == attr.i), None)
+            if chunk is not None and (topic := topic_from_chunk(chunk, names)):
+                found.append(topic)
+    return found
 
 
 def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
