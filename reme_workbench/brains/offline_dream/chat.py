@@ -34,8 +34,9 @@ from functools import lru_cache
 from itertools import takewhile
 from typing import Literal, Protocol
 
-from ...textrules import HAN_CHARS, is_cjk
+from ...textrules import is_cjk
 from ...textrules.nlp import chinese_tagged, english_docs
+from .chat_exports import CLOCK, DATE, NAME, STAMP, export_turns
 from .zh_parse import KIN_WORDS, clauses
 
 __all__ = [
@@ -294,19 +295,7 @@ def _leaves_self_out(texts: list[str]) -> bool:
 # -- the speaker-line grammar -----------------------------------------------------------------
 
 _INVISIBLE = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-_CLOCK = (r"(?:(?:上午|下午|晚上|早上|中午|凌晨)\s?)?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?"
-          r"(?:\s?[AaPp]\.?[Mm]\.?)?")
-_DATE = r"(?:\d{4}[/.-]\d{1,2}[/.-]\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}年\d{1,2}月\d{1,2}日)"
-_STAMP = rf"(?:{_DATE}(?:,?\s*|T){_CLOCK}|{_DATE}|{_CLOCK})"
-# a name: a CJK one of 1-6 characters, or a word of letters with up to two capitalised words
-# after it ("Kate", "kate", "Kate Miller", "GPT-4o", "Zoë", "AI Assistant")
-_LETTER = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
-# a Chinese nickname may end on a Latin name (阿May, 小Ken) — a capitalised word, so that
-# 方案A: and 步骤B: of a document are no speakers — or, after a nickname's prefix (阿, 小,
-# 老), on Latin letters written in lower case (阿ken)
-_NAME = (rf"(?:[{HAN_CHARS}][{HAN_CHARS}·]{{0,5}}|[{HAN_CHARS}]{{1,2}}[A-Z][a-z]{{1,11}}|[阿小老][a-z]{{2,11}}|"
-         rf"[{_LETTER}][{_LETTER}0-9_.'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{_LETTER}0-9_.'’-]{{0,24}}){{0,2}}"
-         rf"(?:\s?[{HAN_CHARS}]{{1,3}})?)")
+_CLOCK, _DATE, _STAMP, _NAME = CLOCK, DATE, STAMP, NAME  # the atoms (chat_exports.py)
 _BOLD = r"(?:\*\*|__)"
 # a turn id in brackets after the name ("**Caroline** (D1:3):"); a time there is a stamp
 _AFTER = r"\s*[(\[][\w:.#-]{1,16}[)\]]"
@@ -485,9 +474,48 @@ _KNOWN_ROLES = _USER_ROLES | _ASSISTANT_ROLES | {"system", "tool", "function", "
 
 def normalise_transcript(text: str) -> str:
     """A role transcript as labelled turns (`User: …`, `Assistant: …`, the user's `name`
-    field as their label; system and tool messages left out); any other text unchanged.
-    Role transcripts: JSON lines (headings between them kept), a JSON list of messages or
-    `{"messages": [...]}`, and `role:` / `content:` pairs."""
+    field as their label; system and tool messages left out); an app's export as `Name: …`
+    turns (`chat_exports.export_turns`: WeChat, Telegram, Discord, Slack, LINE); a checklist
+    the file opens with as the user's own lines (`_checklist_to_self`); any other text
+    unchanged. Role transcripts: JSON lines (headings between them kept), a JSON list of
+    messages or `{"messages": [...]}`, and `role:` / `content:` pairs."""
+    return _checklist_to_self(export_turns(_role_transcript(text)))
+
+
+_TASK = re.compile(r"^\s{0,3}[-*+]\s+\[[ xX]\]\s+(?P<text>\S.*)$")
+
+
+def _checklist_to_self(text: str) -> str:
+    """A file that opens with a checklist (`- [x] …` / `- [ ] …`, two lines or more, no
+    speaker) and holds nothing after it but a chat of the user's: each task is a line the
+    file's author wrote to themselves, as a one-speaker note to self is (`speaker_role`) —
+    a turn of the user, labelled as the chat below labels them (`**Emily:**`), else `User`.
+    A checklist above prose, or above a chat between people, is left as it is: a list."""
+    lines = text.splitlines()
+    first = next((i for i, x in enumerate(lines) if x.strip()), None)
+    if first is None or not _TASK.match(lines[first]):
+        return text
+    end = first
+    while end < len(lines) and _TASK.match(lines[end]):
+        end += 1
+    if end - first < 2:
+        return text
+    rest = lines[end:]
+    label = "User"
+    if any(x.strip() for x in rest):
+        labels = {t.label for x in rest if (t := read_turn(x)) is not None}
+        others = {x for x in labels if not is_assistant(x)}
+        if others == labels and not any(map(is_user, labels)):
+            return text  # no assistant and no user: prose, or people talking
+        users = sorted(x for x in others if is_user(x)) or sorted(others)
+        label = users[0] if len(users) == 1 else label
+    tasks = [f"{label}: {_TASK.match(x).group('text')}" for x in lines[first:end]]  # type: ignore[union-attr]
+    tail = ["", *rest] if rest and rest[0].strip() else rest
+    return "\n".join([*lines[:first], *tasks, *tail]) + ("\n" if text.endswith("\n") else "")
+
+
+def _role_transcript(text: str) -> str:
+    """`normalise_transcript` for role transcripts alone."""
     stripped = text.strip()
     if not stripped:
         return text

@@ -1,0 +1,131 @@
+"""The forms chat apps export and people paste, rewritten as one labelled line per turn
+(`Name: text`), the form `chat.read_turn` reads (docs/spec.md §5.2.11). Pure functions on
+strings; `chat.normalise_transcript` calls `export_turns`.
+
+* A sender and a time on a line of their own, the message on the lines below it, some
+  a date, brackets or a dash with the time, or else some sender heading two messages or
+  more: WeChat
+  (`老马 2027-11-22 06:10`), Telegram (`Priya Nair, [03.11.27 23:41]`), Discord
+  (`Priya — Today at 11:41 PM`), Slack (`Priya Nair  11:41 PM`). Each message becomes
+  `[time] Name: first line` with its other lines below it; the blank line between
+  messages stays.
+* LINE's export, one message a line: `23:41<TAB>Name<TAB>text`.
+* What an app writes in place of a message nobody typed (`<Media omitted>`, `image
+  omitted`, `This message was deleted`, `[图片]`, `该消息已撤回`) is no text: the message
+  is left out.
+
+Also the grammar atoms of a time, a date and a sender's name, which `chat` reads too.
+Rule-based and says so: a form is recognised by its layout, at least two headed messages.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ...textrules import HAN_CHARS
+
+__all__ = ["export_turns", "is_placeholder", "CLOCK", "DATE", "STAMP", "NAME", "LETTER"]
+
+CLOCK = (r"(?:(?:上午|下午|晚上|早上|中午|凌晨)\s?)?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?"
+         r"(?:\s?[AaPp]\.?[Mm]\.?)?")
+DATE = r"(?:\d{4}[/.-]\d{1,2}[/.-]\d{1,2}|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}年\d{1,2}月\d{1,2}日)"
+STAMP = rf"(?:{DATE}(?:,?\s*|T){CLOCK}|{DATE}|{CLOCK})"
+# a name: a CJK one of 1-6 characters, or a word of letters with up to two capitalised words
+# after it ("Kate", "kate", "Kate Miller", "GPT-4o", "Zoë", "AI Assistant")
+LETTER = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+# a Chinese nickname may end on a Latin name (阿May, 小Ken) — a capitalised word, so that
+# 方案A: and 步骤B: of a document are no speakers — or, after a nickname's prefix (阿, 小,
+# 老), on Latin letters written in lower case (阿ken)
+NAME = (rf"(?:[{HAN_CHARS}][{HAN_CHARS}·]{{0,5}}|[{HAN_CHARS}]{{1,2}}[A-Z][a-z]{{1,11}}|[阿小老][a-z]{{2,11}}|"
+        rf"[{LETTER}][{LETTER}0-9_.'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{LETTER}0-9_.'’-]{{0,24}}){{0,2}}"
+        rf"(?:\s?[{HAN_CHARS}]{{1,3}})?)")
+
+# a sender's line: the name, then (after a comma, a dash or spaces) the time of the message,
+# maybe in brackets, maybe a day word before it ("Today at"), and nothing else
+_DAY = r"(?:(?:Today|Yesterday|今天|昨天)\s*(?:at\s+)?)"
+_HEADER = re.compile(
+    rf"^\s*(?P<name>{NAME})(?P<sep>\s*,\s*|\s+[-–—]\s+|\s+)(?P<open>[\[(])?(?P<day>{_DAY}|{DATE}\s+)?"
+    rf"(?P<clock>{CLOCK})[\])]?\s*$")
+# LINE: a clock, the sender and the message, separated by tabs
+_LINE_APP = re.compile(rf"^(?P<clock>{CLOCK})\t(?P<name>[^\t]{{1,40}})\t(?P<text>.*)$")
+# what an app writes where a message had media or was taken back (WhatsApp on Android and
+# iOS, WeChat): a closed class of the apps' own strings
+_PLACEHOLDER = re.compile(
+    r"^(?:<Media omitted>|<(?:attached|附件)[:：][^>]*>|"
+    r"(?:image|video|audio|sticker|GIF|document|Contact card) omitted|"
+    r"This message was deleted\.?|You deleted this message\.?|null|"
+    r"\[(?:图片|表情|动画表情|语音|视频|文件|位置|链接|聊天记录|红包|转账|Photo|Sticker|Image)\]|"
+    r"(?:\S+\s*)?撤回了一条消息|该消息已撤回|此消息已删除)$",
+    re.I,
+)
+# a stamped one-line message ("03/11/2027, 23:42 - Sam: <Media omitted>"): its text
+_STAMPED_TEXT = re.compile(
+    rf"^\s*(?:\[{STAMP}\]\s*|{STAMP}\s+[-–—]\s+)[^:：]{{1,60}}[:：]\s*(?P<text>.*)$")
+MIN_MESSAGES = 2  # headed messages, at least, before lines are read as an export
+
+
+def is_placeholder(text: str) -> bool:
+    """Whether a message's text is what an app writes instead of one (`_PLACEHOLDER`)."""
+    return bool(_PLACEHOLDER.match(text.replace("\u200e", "").strip()))
+
+
+def export_turns(text: str) -> str:
+    """`text` with an app's export rewritten as `Name: text` turns (see the module doc);
+    any other text unchanged."""
+    lines = text.splitlines()
+    out = _line_app(lines) or _headed(lines) or lines
+    kept = [x for x in out if not _stamped_placeholder(x)]
+    if kept == lines:
+        return text
+    return "\n".join(kept) + ("\n" if text.endswith("\n") else "")
+
+
+def _stamped_placeholder(line: str) -> bool:
+    m = _STAMPED_TEXT.match(line.replace("\u200e", ""))
+    return bool(m) and is_placeholder(m.group("text"))
+
+
+def _line_app(lines: list[str]) -> list[str] | None:
+    """LINE's lines as `[time] Name: text`, when at least MIN_MESSAGES lines are LINE's;
+    its other lines (a date line, "[LINE] Chat history with …") kept as they are."""
+    matches = [_LINE_APP.match(x) for x in lines]
+    if sum(m is not None for m in matches) < MIN_MESSAGES:
+        return None
+    return [x if m is None else f"[{m.group('clock')}] {m.group('name').strip()}: {m.group('text')}"
+            for x, m in zip(lines, matches, strict=True)]
+
+
+def _headed(lines: list[str]) -> list[str] | None:
+    """Messages under a sender's line as `[time] Name: …` turns, when at least MIN_MESSAGES
+    sender's lines each have a message below them; a message that is only a placeholder
+    is left out with its sender's line."""
+    heads = [i for i, x in enumerate(lines) if _HEADER.match(x) and _message_below(lines, i)]
+    found = [m for i in heads if (m := _HEADER.match(lines[i]))]
+    names = [m.group("name").strip() for m in found]
+    dated = all(m.group("sep").strip() or m.group("open") or m.group("day") for m in found)
+    if len(heads) < MIN_MESSAGES or (not dated and len(set(names)) == len(names)):
+        return None  # a bare "Name 11:41": someone sends twice in a chat; "Gym 18:00" is a log
+    out: list[str] = []
+    bounds = [*heads, len(lines)]
+    out.extend(lines[: heads[0]])
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        m = _HEADER.match(lines[start])
+        assert m is not None  # heads are the lines it matched
+        body = lines[start + 1 : end]
+        words = [x for x in body if x.strip()]
+        if not words or all(is_placeholder(x) for x in words):
+            continue
+        first = next(i for i, x in enumerate(body) if x.strip())
+        rest = [x for x in body[first + 1 :] if not is_placeholder(x)]
+        out.append(f"[{m.group('clock')}] {m.group('name').strip()}: {body[first].strip()}")
+        while rest and not rest[-1].strip():
+            rest.pop()
+        out.extend(rest)
+        out.append("")  # the blank line between messages
+    return out
+
+
+def _message_below(lines: list[str], i: int) -> bool:
+    """Whether the line after a sender's line is a message: words, not another sender's line."""
+    below = lines[i + 1] if i + 1 < len(lines) else ""
+    return bool(below.strip()) and not _HEADER.match(below)
