@@ -186,3 +186,53 @@ def test_dreaming_a_wechat_export_keeps_the_users_facts_not_the_assistants(make_
 def test_dreaming_a_checklist_to_oneself_keeps_its_lines(make_vault):
     notes = dream_notes(make_vault, {"daily/2027-05-03/todo.md": CHECKLIST})
     assert any("knee operation" in n for n in notes), notes
+
+
+# -- variants ------------------------------------------------------------------------------------
+
+
+def test_twelve_hour_clocks_and_a_date_with_a_comma():
+    """WhatsApp's 12-hour clock with the narrow no-break space its newer exports write before
+    PM; Discord's `— 11/3/27, 11:41 PM`; WeChat's `下午 6:10`."""
+    android = ("3/11/27, 11:41\u202fPM - Priya: I got the job at the bakery!!\n"
+               "3/11/27, 11:42\u202fPM - Sam: no way congrats\n")
+    ios = ("[3/11/27, 11:41:05\u202fPM] Priya: I got the job at the bakery!!\n"
+           "[3/11/27, 11:42:05\u202fPM] Sam: no way congrats\n")
+    discord = ("Priya — 11/3/27, 11:41 PM\nI got the job at the bakery!!\n"
+               "Sam — 11/3/27, 11:42 PM\nno way congrats\n")
+    for chat in (android, ios, discord):
+        assert [(s, t) for s, _, t in turns(chat, plain_text=True)] == [
+            ("Priya", "I got the job at the bakery!!"), ("Sam", "no way congrats")], chat
+    wechat = "老马 下午 6:10\n今天水温多少度\n\n小雨 下午 6:11\n十三度\n\n老马 下午 6:12\n我游了八年了\n"
+    assert [s for s, _, _ in turns(wechat)] == ["老马", "小雨", "老马"]
+
+
+def test_a_placeholder_is_left_out_but_its_sender_still_takes_part():
+    """LINE's `[Sticker]` and `unsent a message` are no text once their sender says something;
+    a sender who sent nothing but them keeps their turn, so the chat stays one between two
+    people, not one person's log."""
+    chat = ("23:41\tPriya\tI got the job at the bakery!!\n23:42\tSam\t[Sticker]\n"
+            "23:43\tPriya\tstarting monday\n23:44\tPriya\tPriya unsent a message.\n")
+    assert [s for s, _, _ in turns(chat)] == ["Priya", "Sam", "Priya"]
+    assert kind(chat) == "people"
+    both = chat + "23:45\tSam\tcongrats!! where is it\n"
+    assert [(s, t) for s, _, t in turns(both)] == [
+        ("Priya", "I got the job at the bakery!!"), ("Priya", "starting monday"),
+        ("Sam", "congrats!! where is it")]
+
+
+def test_a_task_plugins_marks_are_tasks_too():
+    tasks = ("- [/] repaint the shed door\n- [-] cancel the gym membership\n"
+             "- [>] renew my passport before March\n")
+    assert turns(tasks) == [("User", "user", "repaint the shed door"),
+                            ("User", "user", "cancel the gym membership"),
+                            ("User", "user", "renew my passport before March")]
+
+
+def test_the_agent_named_in_an_export_is_the_assistant():
+    chat = ("Priya Nair, [03.11.27 23:41]\nI just adopted a greyhound called Biscuit\n\n"
+            "Nova, [03.11.27 23:41]\nCongratulations! Greyhounds love short walks.\n\n"
+            "Priya Nair, [03.11.27 23:45]\nhe sleeps all day lol\n")
+    assert [(s, r) for s, r, _ in turns(chat, agent_names=("Nova",))] == [
+        ("Priya Nair", "user"), ("Nova", "assistant"), ("Priya Nair", "user")]
+    assert [r for _, r, _ in turns(chat)] == ["person"] * 3  # without the name: two people

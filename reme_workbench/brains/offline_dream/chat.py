@@ -482,7 +482,9 @@ def normalise_transcript(text: str) -> str:
     return _checklist_to_self(export_turns(_role_transcript(text)))
 
 
-_TASK = re.compile(r"^\s{0,3}[-*+]\s+\[[ xX]\]\s+(?P<text>\S.*)$")
+# a task, its box holding any one mark: done, open, or a task plugin's "/" (doing), "-"
+# (cancelled), ">" (moved)
+_TASK = re.compile(r"^\s{0,3}[-*+]\s+\[[^\]]\]\s+(?P<text>\S.*)$")
 
 
 def _checklist_to_self(text: str) -> str:

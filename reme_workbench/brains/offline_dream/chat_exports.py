@@ -12,7 +12,7 @@ strings; `chat.normalise_transcript` calls `export_turns`.
 * LINE's export, one message a line: `23:41<TAB>Name<TAB>text`.
 * What an app writes in place of a message nobody typed (`<Media omitted>`, `image
   omitted`, `This message was deleted`, `[图片]`, `该消息已撤回`) is no text: the message
-  is left out.
+  is left out, unless its sender says nothing else (they still take part in the chat).
 
 Also the grammar atoms of a time, a date and a sender's name, which `chat` reads too.
 Rule-based and says so: a form is recognised by its layout, at least two headed messages.
@@ -44,23 +44,23 @@ NAME = (rf"(?:[{HAN_CHARS}][{HAN_CHARS}·]{{0,5}}|[{HAN_CHARS}]{{1,2}}[A-Z][a-z]
 # maybe in brackets, maybe a day word before it ("Today at"), and nothing else
 _DAY = r"(?:(?:Today|Yesterday|今天|昨天)\s*(?:at\s+)?)"
 _HEADER = re.compile(
-    rf"^\s*(?P<name>{NAME})(?P<sep>\s*,\s*|\s+[-–—]\s+|\s+)(?P<open>[\[(])?(?P<day>{_DAY}|{DATE}\s+)?"
+    rf"^\s*(?P<name>{NAME})(?P<sep>\s*,\s*|\s+[-–—]\s+|\s+)(?P<open>[\[(])?(?P<day>{_DAY}|{DATE},?\s+)?"
     rf"(?P<clock>{CLOCK})[\])]?\s*$")
 # LINE: a clock, the sender and the message, separated by tabs
 _LINE_APP = re.compile(rf"^(?P<clock>{CLOCK})\t(?P<name>[^\t]{{1,40}})\t(?P<text>.*)$")
 # what an app writes where a message had media or was taken back (WhatsApp on Android and
-# iOS, WeChat): a closed class of the apps' own strings
+# iOS, WeChat, LINE): a closed class of the apps' own strings
 _PLACEHOLDER = re.compile(
     r"^(?:<Media omitted>|<(?:attached|附件)[:：][^>]*>|"
     r"(?:image|video|audio|sticker|GIF|document|Contact card) omitted|"
     r"This message was deleted\.?|You deleted this message\.?|null|"
     r"\[(?:图片|表情|动画表情|语音|视频|文件|位置|链接|聊天记录|红包|转账|Photo|Sticker|Image)\]|"
-    r"(?:\S+\s*)?撤回了一条消息|该消息已撤回|此消息已删除)$",
+    r"[^\s:：]+(?: [^\s:：]+)? unsent a message\.?|(?:\S+\s*)?撤回了一条消息|该消息已撤回|此消息已删除)$",
     re.I,
 )
 # a stamped one-line message ("03/11/2027, 23:42 - Sam: <Media omitted>"): its text
 _STAMPED_TEXT = re.compile(
-    rf"^\s*(?:\[{STAMP}\]\s*|{STAMP}\s+[-–—]\s+)[^:：]{{1,60}}[:：]\s*(?P<text>.*)$")
+    rf"^\s*(?:\[{STAMP}\]\s*|{STAMP}\s+[-–—]\s+)(?P<name>[^:：]{{1,60}})[:：]\s*(?P<text>.*)$")
 MIN_MESSAGES = 2  # headed messages, at least, before lines are read as an export
 
 
@@ -74,15 +74,20 @@ def export_turns(text: str) -> str:
     any other text unchanged."""
     lines = text.splitlines()
     out = _line_app(lines) or _headed(lines) or lines
-    kept = [x for x in out if not _stamped_placeholder(x)]
+    kept = _without_placeholders(out)
     if kept == lines:
         return text
     return "\n".join(kept) + ("\n" if text.endswith("\n") else "")
 
 
-def _stamped_placeholder(line: str) -> bool:
-    m = _STAMPED_TEXT.match(line.replace("\u200e", ""))
-    return bool(m) and is_placeholder(m.group("text"))
+def _without_placeholders(lines: list[str]) -> list[str]:
+    """`lines` without the stamped messages that are an app's placeholder — those of a
+    sender who says something else in the chat: one whose every message was a photo still
+    speaks in it (a chat of two stays a chat of two, not one person's log)."""
+    read = [_STAMPED_TEXT.match(x.replace("\u200e", "")) for x in lines]
+    saying = {m.group("name").strip() for m in read if m and not is_placeholder(m.group("text"))}
+    return [x for x, m in zip(lines, read, strict=True)
+            if not (m and is_placeholder(m.group("text")) and m.group("name").strip() in saying)]
 
 
 def _line_app(lines: list[str]) -> list[str] | None:
@@ -97,8 +102,8 @@ def _line_app(lines: list[str]) -> list[str] | None:
 
 def _headed(lines: list[str]) -> list[str] | None:
     """Messages under a sender's line as `[time] Name: …` turns, when at least MIN_MESSAGES
-    sender's lines each have a message below them; a message that is only a placeholder
-    is left out with its sender's line."""
+    sender's lines each have a message below them; a placeholder among a message's lines
+    is left out (a message that is only one is left to `_without_placeholders`)."""
     heads = [i for i, x in enumerate(lines) if _HEADER.match(x) and _message_below(lines, i)]
     found = [m for i in heads if (m := _HEADER.match(lines[i]))]
     names = [m.group("name").strip() for m in found]
@@ -113,9 +118,10 @@ def _headed(lines: list[str]) -> list[str] | None:
         assert m is not None  # heads are the lines it matched
         body = lines[start + 1 : end]
         words = [x for x in body if x.strip()]
-        if not words or all(is_placeholder(x) for x in words):
+        if not words:
             continue
-        first = next(i for i, x in enumerate(body) if x.strip())
+        kept = [x for x in words if not is_placeholder(x)] or words[:1]  # see _without_placeholders
+        first = body.index(kept[0])
         rest = [x for x in body[first + 1 :] if not is_placeholder(x)]
         out.append(f"[{m.group('clock')}] {m.group('name').strip()}: {body[first].strip()}")
         while rest and not rest[-1].strip():
