@@ -236,3 +236,16 @@ def test_the_agent_named_in_an_export_is_the_assistant():
     assert [(s, r) for s, r, _ in turns(chat, agent_names=("Nova",))] == [
         ("Priya Nair", "user"), ("Nova", "assistant"), ("Priya Nair", "user")]
     assert [r for _, r, _ in turns(chat)] == ["person"] * 3  # without the name: two people
+
+
+def test_a_checklist_above_role_labels_on_their_own_lines():
+    chat = CHECKLIST + ("\n**user**\n\nI'm taking my kayak to Skye next week.\n\n"
+                        "**assistant**\n\nSounds great, check the tide times first.\n")
+    assert [(s, r) for s, r, _ in turns(chat)] == [("user", "user")] * 4 + [("assistant", "assistant")]
+
+
+def test_a_documents_checklist_stays_its_steps():
+    """In resource/ (segmented with bold headings, as documentation) a checklist is a list
+    of steps, never the user's notes to self."""
+    blocks, _ = segment(CHECKLIST, bold_headings=True)
+    assert [(b.kind, b.speaker) for b in blocks] == [("item", "")] * 3

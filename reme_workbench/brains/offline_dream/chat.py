@@ -5,7 +5,9 @@
   (`{"role": "user", "content": "…"}` one per line), a JSON list of such objects (or
   `{"messages": [...]}`), `role: user` / `content: …` pairs — into ordinary labelled turns
   (`User: …`, `Assistant: …`; a user's `name` field is their label), system and tool
-  messages left out. Any other text comes back unchanged.
+  messages left out; an app's export with each sender on a line of their own, and LINE's
+  tab lines, into `Name: …` turns (chat_exports.py); a checklist a file opens with into the
+  user's own turns. Any other text comes back unchanged.
 * `read_turn(line)` is the speaker-line grammar: `Name: text`, `Name：text`, `**Name:**`,
   `**Name**:`, a label alone on its line (`**User:**`, `**user**`, `You said:`, `### ChatGPT`) with the
   turn below it, a time or date before or after the name (`[9:41 PM] Kate:`,
@@ -472,14 +474,16 @@ _ASSISTANT_ROLES = {"assistant", "gpt", "model", "bot", "ai", "chatgpt"}
 _KNOWN_ROLES = _USER_ROLES | _ASSISTANT_ROLES | {"system", "tool", "function", "developer"}
 
 
-def normalise_transcript(text: str) -> str:
+def normalise_transcript(text: str, *, notes_to_self: bool = True) -> str:
     """A role transcript as labelled turns (`User: …`, `Assistant: …`, the user's `name`
     field as their label; system and tool messages left out); an app's export as `Name: …`
     turns (`chat_exports.export_turns`: WeChat, Telegram, Discord, Slack, LINE); a checklist
     the file opens with as the user's own lines (`_checklist_to_self`); any other text
     unchanged. Role transcripts: JSON lines (headings between them kept), a JSON list of
-    messages or `{"messages": [...]}`, and `role:` / `content:` pairs."""
-    return _checklist_to_self(export_turns(_role_transcript(text)))
+    messages or `{"messages": [...]}`, and `role:` / `content:` pairs. `notes_to_self`
+    False: a checklist stays a list (a document's checklist is steps, not the user's notes)."""
+    turns = export_turns(_role_transcript(text))
+    return _checklist_to_self(turns) if notes_to_self else turns
 
 
 # a task, its box holding any one mark: done, open, or a task plugin's "/" (doing), "-"

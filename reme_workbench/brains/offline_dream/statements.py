@@ -305,7 +305,8 @@ def segment(
     if span is not None:
         first_line += text.count("\n", 0, span.end)
         text = text[span.end :]
-    text = normalise_transcript(text)  # JSON role lines → "User: …" turns
+    # JSON role lines, app exports → "Name: …" turns; a document's checklist stays its steps
+    text = normalise_transcript(text, notes_to_self=not bold_headings)
     original = text.splitlines()
     if not plain_text:
         text = neutralise(text)  # same line count: `original[i]` is line i before it
