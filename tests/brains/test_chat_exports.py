@@ -249,3 +249,10 @@ def test_a_documents_checklist_stays_its_steps():
     of steps, never the user's notes to self."""
     blocks, _ = segment(CHECKLIST, bold_headings=True)
     assert [(b.kind, b.speaker) for b in blocks] == [("item", "")] * 3
+
+
+def test_a_teams_copy_with_the_time_before_the_sender():
+    chat = ("[11:41 PM] Priya Nair\nI got the job at the bakery!!\n"
+            "[11:42 PM] Sam Lee\nno way congrats\n")
+    assert turns(chat) == [("Priya Nair", "person", "I got the job at the bakery!!"),
+                           ("Sam Lee", "person", "no way congrats")]

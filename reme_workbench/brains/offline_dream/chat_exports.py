@@ -6,7 +6,8 @@ strings; `chat.normalise_transcript` calls `export_turns`.
   a date, brackets or a dash with the time, or else some sender heading two messages or
   more: WeChat
   (`老马 2027-11-22 06:10`), Telegram (`Priya Nair, [03.11.27 23:41]`), Discord
-  (`Priya — Today at 11:41 PM`), Slack (`Priya Nair  11:41 PM`). Each message becomes
+  (`Priya — Today at 11:41 PM`), Slack (`Priya Nair  11:41 PM`), Teams
+  (`[11:41 PM] Priya Nair`). Each message becomes
   `[time] Name: first line` with its other lines below it; the blank line between
   messages stays.
 * LINE's export, one message a line: `23:41<TAB>Name<TAB>text`.
@@ -46,6 +47,21 @@ _DAY = r"(?:(?:Today|Yesterday|今天|昨天)\s*(?:at\s+)?)"
 _HEADER = re.compile(
     rf"^\s*(?P<name>{NAME})(?P<sep>\s*,\s*|\s+[-–—]\s+|\s+)(?P<open>[\[(])?(?P<day>{_DAY}|{DATE},?\s+)?"
     rf"(?P<clock>{CLOCK})[\])]?\s*$")
+# Teams' copy: the time in brackets first, then the sender, alone on the line
+_HEADER_LEAD = re.compile(
+    rf"^\s*\[(?P<day>{_DAY}|{DATE},?\s+)?(?P<clock>{CLOCK})\]\s*(?P<name>{NAME})\s*$")
+
+
+def _header(line: str) -> tuple[str, str, bool] | None:
+    """A sender's line: (name, time, whether more than a bare "Name 11:41" marks it)."""
+    m = _HEADER.match(line)
+    if m:
+        return (m.group("name").strip(), m.group("clock"),
+                bool(m.group("sep").strip() or m.group("open") or m.group("day")))
+    m = _HEADER_LEAD.match(line)
+    return (m.group("name").strip(), m.group("clock"), True) if m else None
+
+
 # LINE: a clock, the sender and the message, separated by tabs
 _LINE_APP = re.compile(rf"^(?P<clock>{CLOCK})\t(?P<name>[^\t]{{1,40}})\t(?P<text>.*)$")
 # what an app writes where a message had media or was taken back (WhatsApp on Android and
@@ -104,18 +120,17 @@ def _headed(lines: list[str]) -> list[str] | None:
     """Messages under a sender's line as `[time] Name: …` turns, when at least MIN_MESSAGES
     sender's lines each have a message below them; a placeholder among a message's lines
     is left out (a message that is only one is left to `_without_placeholders`)."""
-    heads = [i for i, x in enumerate(lines) if _HEADER.match(x) and _message_below(lines, i)]
-    found = [m for i in heads if (m := _HEADER.match(lines[i]))]
-    names = [m.group("name").strip() for m in found]
-    dated = all(m.group("sep").strip() or m.group("open") or m.group("day") for m in found)
+    heads = [i for i, x in enumerate(lines) if _header(x) and _message_below(lines, i)]
+    found = [h for i in heads if (h := _header(lines[i]))]
+    names = [name for name, _, _ in found]
+    dated = all(marked for _, _, marked in found)
     if len(heads) < MIN_MESSAGES or (not dated and len(set(names)) == len(names)):
         return None  # a bare "Name 11:41": someone sends twice in a chat; "Gym 18:00" is a log
     out: list[str] = []
     bounds = [*heads, len(lines)]
     out.extend(lines[: heads[0]])
     for start, end in zip(bounds, bounds[1:], strict=False):
-        m = _HEADER.match(lines[start])
-        assert m is not None  # heads are the lines it matched
+        name, clock, _ = _header(lines[start]) or ("", "", False)
         body = lines[start + 1 : end]
         words = [x for x in body if x.strip()]
         if not words:
@@ -123,7 +138,7 @@ def _headed(lines: list[str]) -> list[str] | None:
         kept = [x for x in words if not is_placeholder(x)] or words[:1]  # see _without_placeholders
         first = body.index(kept[0])
         rest = [x for x in body[first + 1 :] if not is_placeholder(x)]
-        out.append(f"[{m.group('clock')}] {m.group('name').strip()}: {body[first].strip()}")
+        out.append(f"[{clock}] {name}: {body[first].strip()}")
         while rest and not rest[-1].strip():
             rest.pop()
         out.extend(rest)
@@ -134,4 +149,4 @@ def _headed(lines: list[str]) -> list[str] | None:
 def _message_below(lines: list[str], i: int) -> bool:
     """Whether the line after a sender's line is a message: words, not another sender's line."""
     below = lines[i + 1] if i + 1 < len(lines) else ""
-    return bool(below.strip()) and not _HEADER.match(below)
+    return bool(below.strip()) and _header(below) is None
