@@ -253,6 +253,10 @@ def test_a_documents_checklist_stays_its_steps():
 
 def test_a_teams_copy_with_the_time_before_the_sender():
     chat = ("[11:41 PM] Priya Nair\nI got the job at the bakery!!\n"
-            "[11:42 PM] Sam Lee\nno way congrats\n")
+            "[11:42 PM] Sam Lee\nno way congrats\n"
+            "[11:43 PM] Priya Nair\nstarting monday\n")
     assert turns(chat) == [("Priya Nair", "person", "I got the job at the bakery!!"),
-                           ("Sam Lee", "person", "no way congrats")]
+                           ("Sam Lee", "person", "no way congrats"),
+                           ("Priya Nair", "person", "starting monday")]
+    log = "[07:30] Gym\nlegs and core\n[09:15] Dentist\nfilling on the left side\n"
+    assert {s for s, _, _ in turns(log)} == {""}  # a log's entries, nobody's turns

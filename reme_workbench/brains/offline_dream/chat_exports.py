@@ -59,7 +59,8 @@ def _header(line: str) -> tuple[str, str, bool] | None:
         return (m.group("name").strip(), m.group("clock"),
                 bool(m.group("sep").strip() or m.group("open") or m.group("day")))
     m = _HEADER_LEAD.match(line)
-    return (m.group("name").strip(), m.group("clock"), True) if m else None
+    # "[07:30] Gym" over what was done there is a log's entry as often: a date marks a chat
+    return (m.group("name").strip(), m.group("clock"), bool(m.group("day"))) if m else None
 
 
 # LINE: a clock, the sender and the message, separated by tabs
