@@ -260,3 +260,22 @@ def test_a_teams_copy_with_the_time_before_the_sender():
                            ("Priya Nair", "person", "starting monday")]
     log = "[07:30] Gym\nlegs and core\n[09:15] Dentist\nfilling on the left side\n"
     assert {s for s, _, _ in turns(log)} == {""}  # a log's entries, nobody's turns
+
+
+def test_an_agent_by_its_own_name_in_a_whatsapp_export_is_the_assistant():
+    """Its advice opening on a verb the tagger reads as an uninflected -ing or past form
+    ("Re-read the lease…" parsed with the root `Re`, VBG) is no telling of itself with the
+    subject left out."""
+    chat = ("14/02/2028, 19:02 - dee: hey juno\n"
+            "14/02/2028, 19:02 - Juno: Hi! What's up?\n"
+            "14/02/2028, 19:03 - dee: signing for the flat in leith tmrw 😬\n"
+            "14/02/2028, 19:03 - dee: ive never rented on my own before\n"
+            "14/02/2028, 19:05 - Juno: Re-read the lease tonight. Check who pays for "
+            "repairs and how much notice you have to give.\n"
+            "14/02/2028, 19:06 - dee: ok will do\n"
+            "14/02/2028, 19:07 - Juno: Take photos of every room on the first day so the "
+            "deposit can't be held back for damage that was already there.\n"
+            "14/02/2028, 19:09 - dee: im a nurse so ill be on nights the first week lol\n"
+            "14/02/2028, 19:10 - Juno: Then book the meter readings for a day you're off.\n")
+    roles = {s: r for s, r, _ in turns(chat, plain_text=True)}
+    assert roles == {"dee": "user", "Juno": "assistant"}

@@ -286,9 +286,12 @@ def _leaves_self_out(texts: list[str]) -> bool:
     """Whether a turn tells of its speaker with the subject left out, as people text
     ("been busy volunteering", "just started doing aerial yoga"): a sentence whose head is
     a past or -ing verb with no subject and no "you" in it (read from the parse,
-    `textrules.nlp`)."""
+    `textrules.nlp`) — an inflected one: a root whose form is its lemma is a word the
+    tagger misread ("Re-read the lease tonight" parsed with the root `Re`, VBG), not one
+    that tells of the past or the doing."""
     english = [t for t in texts if not sum(map(is_cjk, t)) * 3 > len(t)]
     return any(sent.root.tag_ in ("VBD", "VBN", "VBG") and not sent.text.rstrip().endswith("?")
+               and sent.root.lower_ != sent.root.lemma_.lower()
                and not any(c.dep_.startswith(("nsubj", "csubj", "expl")) for c in sent.root.children)
                and not any("2" in t.morph.get("Person") for t in sent)  # "so put your …"
                for doc in english_docs(english) for sent in doc.sents)
