@@ -264,7 +264,8 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             # 去 (first, or right after the first verb: 改成去) and a place name: a trip
             at = i + 1 if word != "去" and i + 1 < len(tagged) and tagged[i + 1][0] == "去" else i
             trip = tagged[at][0] == "去" and at + 1 < len(tagged) and tagged[at + 1][1] == "ns"
-            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i]) or trip
+            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i]) or trip \
+                or _intent_after(tagged[i + 1:])
         if (flag in NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
@@ -409,6 +410,18 @@ def _set_apart(tagged: list[tuple[str, str]]) -> bool:
     return bool(tagged) and tagged[0][1] in ("p", "t") and any(is_verb(f) for _, f in tagged[1:])
 
 
+def _intent_after(tagged: list[tuple[str, str]]) -> bool:
+    """What the speaker means to do, after a verb jieba cut from a word it does not hold
+    (跨年想去哈尔滨: 跨/v 年/m, then 想去; 过年打算回老家): an intent word and its verb
+    with no subject between — no noun or pronoun before the intent word."""
+    for i, (word, flag) in enumerate(tagged):
+        if flag in NOUNS or flag == "r":
+            return False
+        if word in INTENT and i + 1 < len(tagged) and is_verb(tagged[i + 1][1]):
+            return True
+    return False
+
+
 def _subjectless(tagged: list[tuple[str, str]]) -> bool:
     """A clause with no subject of its own — it opens on a verb, an adverb or a
     preposition (在一家医院上班), or it has no verb at all (一辆电车: what the clause
@@ -550,7 +563,9 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
         if not topics and not question and outer and counts_an_act(tagged):
             topics = [(0, outer)]  # 学了一年半: what the turn before named (not a clause of this one)
-        it = bool(referent) and any(w in _ZH_IT for w in words)
+        # 佢哋 (佢/r 哋/u) is "they", people: no thing the speaker named
+        it = bool(referent) and any(w in _ZH_IT and words[i + 1:i + 2] != ["哋"]
+                                    for i, w in enumerate(words))
         if referent and not question and (it or (not taken and (
                 _object_left_out(tagged) or _handed_to(tagged) or (not topics and _decided_amount(tagged))))):
             # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它;
@@ -592,8 +607,9 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
 # the pronouns of place, "there" and "here" (a closed class of grammar words)
 _ZH_THERE = frozenset(("那里", "那儿", "那边", "这里", "这儿", "这边"))
 # the pronouns of a thing or an animal (它, and 牠 as Taiwan writes it for an animal, which
-# OpenCC's t2s keeps)
-_ZH_IT = frozenset(("它", "它们", "牠"))  # 牠们 is cut 牠/zg 们
+# OpenCC's t2s keeps), and Cantonese 佢, one pronoun for he, she and it alike (PyCantonese
+# tags it a pronoun, textrules/nlp.py)
+_ZH_IT = frozenset(("它", "它们", "牠", "佢"))  # 牠们 is cut 牠/zg 们, 佢哋 佢/r 哋/u
 
 
 def _object_left_out(tagged: list[tuple[str, str]]) -> bool:

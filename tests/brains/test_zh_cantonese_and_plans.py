@@ -1,0 +1,60 @@
+"""Cantonese in characters, and a plan with its subject left out after a verb jieba cut
+(issue #30 item 6, docs/spec.md §5.2.8).
+
+jieba's dictionary is Mandarin: Cantonese function words (佢 "he/she/it", 咗, 冇) come back
+tagged "unknown", so 佢叫布甸 read as no statement at all. Those words are tagged again by
+PyCantonese's trained tagger (textrules/nlp.py). And 退休想去大理 — a plan with the
+speaker left out — opened on a verb (退休) and was read as no one's.
+
+Every sentence and chat here is written for this test.
+"""
+
+from __future__ import annotations
+
+from reme_workbench.textrules.nlp import chinese_tagged
+from tests.brains.conftest import zh_topics as topics
+
+
+def test_cantonese_function_words_jieba_cannot_tag_get_pycantonese_parts_of_speech():
+    tagged = dict(chinese_tagged("佢哋去咗西貢"))
+    assert tagged["佢"] == "r"  # a pronoun, where jieba alone says "x" (unknown)
+    assert tagged["去"] == "v"  # a word jieba tags keeps jieba's tag
+    # 冇 jieba tags a bare morpheme: tagged again in a clause jieba could not read whole
+    assert dict(chinese_tagged("佢冇車"))["冇"] == "v"
+    # Mandarin text is tagged by jieba alone
+    assert chinese_tagged("我养了一只猫") == [("我", "r"), ("养", "v"), ("了", "ul"),
+                                            ("一只", "m"), ("猫", "n")]
+
+
+def test_a_cantonese_pronoun_naming_the_pet_before_it_is_the_speakers():
+    assert topics("佢叫布甸，三歲", earlier="我養咗隻兔仔") == ("兔仔", "布甸")
+    # no pet named before: the name alone, still the speaker's
+    assert "布甸" in topics("佢叫布甸，三歲", earlier="我養咗隻兔仔")
+
+
+def test_a_plan_with_the_speaker_left_out_after_a_verb_is_the_speakers():
+    assert topics("退休想去大理") == ("大理",)
+    assert topics("跨年想去厦门") == ("厦门",)
+    # someone else's plan, or a remark on the weather, is no fact of the speaker's
+    assert topics("听说他想去北京") == ()
+    assert topics("下雨想回家") == ()
+
+
+def test_a_cantonese_chat_reaches_a_note_on_the_named_pet_through_the_cli(dream_chat_cli):
+    chat = ("阿欣：隻兔仔成日唔食嘢，係咪病咗？\n"
+            "AI：兔仔唔食嘢要留意，可能係牙齒太長。佢幾大？\n"
+            "阿欣：佢叫布甸，三歲，好怕凍\n"
+            "AI：三歲嘅兔仔要定期睇牙，天氣凍就要保暖。\n")
+    root = dream_chat_cli("兔仔唔食嘢", chat)
+    personal = {p.stem: p.read_text("utf-8") for p in root.glob("digest/personal/**/*.md")}
+    # the rabbit's note (named on 兔仔, what 佢 stands for) keeps what its name is
+    assert any("兔仔" in name and "佢叫布甸，三歲" in text for name, text in personal.items()), personal
+
+
+def test_a_plan_left_without_its_subject_reaches_a_note_through_the_cli(dream_chat_cli):
+    chat = ("老周：退休想去大理住半年\n"
+            "助手：大理冬天晴天多，可以先租三个月试试。\n"
+            "老周：好的\n")
+    root = dream_chat_cli("退休计划", chat)
+    personal = {p.stem: p.read_text("utf-8") for p in root.glob("digest/personal/**/*.md")}
+    assert any("大理" in name for name in personal), list(personal)
