@@ -58,3 +58,16 @@ def test_a_plan_left_without_its_subject_reaches_a_note_through_the_cli(dream_ch
     root = dream_chat_cli("退休计划", chat)
     personal = {p.stem: p.read_text("utf-8") for p in root.glob("digest/personal/**/*.md")}
     assert any("大理" in name for name in personal), list(personal)
+
+
+def test_the_speaker_as_subject_again_after_a_clause_on_it_is_a_fact_apart():
+    # 佢 is the rabbit; 我做護士 is the speaker's job, not more about the rabbit
+    groups = read_groups("我成日唔記得俾佢換水，我做護士，成日返夜更", earlier="我養咗隻兔仔")
+    assert [g[0] for g in groups] == ["兔仔", "護士"], groups
+
+
+def read_groups(sentence: str, earlier: str = "") -> tuple[tuple[str, ...], ...]:
+    from reme_workbench.brains.offline_dream.zh_statements import read_chinese
+
+    read = read_chinese(sentence, frozenset(), earlier=earlier)
+    return read.groups if read else ()

@@ -528,6 +528,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     # turn before too (a number counts only what this turn named: 我再补一句 counts nothing)
     referent = named or _named_in(earlier, names, turn=True)
     parts, outer = clauses(text), referent
+    about_it = False
     for n, clause in enumerate(parts):
         tagged = parse_clause(clause)
         words = [w for w, _ in tagged]
@@ -593,7 +594,11 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         # one of the speaker's people as the subject after another thing (…请假，儿子从
         # 上海回来, 我不吃牛肉，老公不吃辣) is news of them: a fact of its own, on them
         kin = kin_subject(tagged)
-        if groups and not (_subjectless(tagged) and _set_apart(tagged)) and not kin:
+        # the speaker as the subject again after a clause on the thing 它 stood for (…给它
+        #洗，我做空中服务员: the job) tells a fact of its own
+        anew = about_it and bool(words) and words[0] in _ZH_SELF
+        about_it = it
+        if groups and not (_subjectless(tagged) and _set_apart(tagged)) and not kin and not anew:
             groups[-1] = tuple(dict.fromkeys([*ranked, *groups[-1]] if called else [*groups[-1], *ranked]))
         else:
             groups.append(tuple(dict.fromkeys([kin, *ranked])) if kin and groups else ranked)
