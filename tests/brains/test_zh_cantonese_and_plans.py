@@ -71,3 +71,18 @@ def read_groups(sentence: str, earlier: str = "") -> tuple[tuple[str, ...], ...]
 
     read = read_chinese(sentence, frozenset(), earlier=earlier)
     return read.groups if read else ()
+
+
+def test_a_thing_moved_whose_new_date_the_next_clause_gives_is_the_speakers():
+    assert topics("婚礼推迟了，改到十月三号") == ("婚礼",)
+    assert topics("钢琴考级推迟了，琴行通知改到三月") == ("钢琴考级",)
+    # a change with no date after it is no dated thing
+    assert topics("电脑坏了，明天修") == ()
+
+
+def test_a_moved_event_reaches_a_note_through_the_cli(dream_chat_cli):
+    chat = ("用户：钢琴考级推迟了，琴行通知改到三月十五号\n"
+            "助手：多了三个月，可以把两首曲子再磨一磨。\n")
+    root = dream_chat_cli("考级推迟", chat)
+    personal = {p.stem: p.read_text("utf-8") for p in root.glob("digest/personal/**/*.md")}
+    assert any("钢琴考级" in name and "三月十五号" in text for name, text in personal.items()), personal

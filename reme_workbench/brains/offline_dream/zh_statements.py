@@ -580,7 +580,11 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
         # request on its own is read as before: what the user is working on)
         carried = about and _subjectless(tagged) and not _asks_for_me(tagged)
-        about = not question and (own or owned or bool(taken) or _zh_self(tagged) or carried)
+        # a thing changed (延期了) whose new date the next clause gives (…，改到一月八号): a
+        # dated thing across the comma, as 比赛改到下周六了 is in one clause
+        moved = bool(tagged) and tagged[-1][0] == "了" and n + 1 < len(parts) and _dated_thing(
+            tagged + parse_clause(parts[n + 1]))
+        about = not question and (own or owned or bool(taken) or _zh_self(tagged) or carried or moved)
         if (question and not owned) or not (owned or about):
             continue
         if not topics:
