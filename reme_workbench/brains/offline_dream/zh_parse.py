@@ -21,7 +21,8 @@ from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
-           "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE"]
+           "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
+           "intent_after"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -387,3 +388,15 @@ def called_name(tagged: list[tuple[str, str]]) -> str:
             f in NOUNS or f in ("nrfg", "eng", "a") for _, f in rest):
         return ""
     return "".join(w for w, _ in rest)
+
+
+def intent_after(tagged: list[tuple[str, str]]) -> bool:
+    """What the speaker means to do, after a verb jieba cut from a word it does not hold
+    (跨年想去哈尔滨: 跨/v 年/m, then 想去; 过年打算回老家): an intent word and its verb
+    with no subject between — no noun or pronoun before the intent word."""
+    for i, (word, flag) in enumerate(tagged):
+        if flag in NOUNS or flag == "r":
+            return False
+        if word in INTENT and i + 1 < len(tagged) and is_verb(tagged[i + 1][1]):
+            return True
+    return False

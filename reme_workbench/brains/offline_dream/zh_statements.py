@@ -46,6 +46,7 @@ from .zh_parse import (
     clauses,
     counts_an_act,
     goes_to_do,
+    intent_after,
     is_verb,
     kin_subject,
     parse_clause,
@@ -265,7 +266,7 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             at = i + 1 if word != "去" and i + 1 < len(tagged) and tagged[i + 1][0] == "去" else i
             trip = tagged[at][0] == "去" and at + 1 < len(tagged) and tagged[at + 1][1] == "ns"
             return done or word in INTENT or _timed(tagged) or _placed(tagged[:i]) or trip \
-                or _intent_after(tagged[i + 1:])
+                or intent_after(tagged[i + 1:])
         if (flag in NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
@@ -408,18 +409,6 @@ def _set_apart(tagged: list[tuple[str, str]]) -> bool:
     """A clause that opens on a preposition or a time (在…, 从…, 下周…) and has a verb
     after it: a predicate with a setting of its own."""
     return bool(tagged) and tagged[0][1] in ("p", "t") and any(is_verb(f) for _, f in tagged[1:])
-
-
-def _intent_after(tagged: list[tuple[str, str]]) -> bool:
-    """What the speaker means to do, after a verb jieba cut from a word it does not hold
-    (跨年想去哈尔滨: 跨/v 年/m, then 想去; 过年打算回老家): an intent word and its verb
-    with no subject between — no noun or pronoun before the intent word."""
-    for i, (word, flag) in enumerate(tagged):
-        if flag in NOUNS or flag == "r":
-            return False
-        if word in INTENT and i + 1 < len(tagged) and is_verb(tagged[i + 1][1]):
-            return True
-    return False
 
 
 def _subjectless(tagged: list[tuple[str, str]]) -> bool:
