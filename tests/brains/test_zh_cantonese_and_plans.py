@@ -86,3 +86,19 @@ def test_a_moved_event_reaches_a_note_through_the_cli(dream_chat_cli):
     root = dream_chat_cli("考级推迟", chat)
     personal = {p.stem: p.read_text("utf-8") for p in root.glob("digest/personal/**/*.md")}
     assert any("钢琴考级" in name and "三月十五号" in text for name, text in personal.items()), personal
+
+
+def test_what_the_speaker_is_one_who_does_is_their_job():
+    assert topics("我是修车的，周末也上班") == ("修车",)
+    assert topics("我是摆摊的，下午出摊")[0] == "摆摊"
+    # a noun after 是 is read as before; 我是说… closes on no 的
+    assert topics("我是老师") == ("老师",)
+    assert topics("我是说明天") == ()
+
+
+def test_a_job_said_as_one_who_does_names_the_note_through_the_cli(dream_chat_cli):
+    chat = ("用户：我是修车的，周末也上班，孩子的家长会总去不了\n"
+            "助手：可以提前跟班主任约个电话沟通。\n")
+    root = dream_chat_cli("家长会", chat)
+    names = [p.stem for p in root.glob("digest/personal/**/*.md")]
+    assert any("修车" in name for name in names), names

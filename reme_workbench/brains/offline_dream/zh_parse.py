@@ -22,7 +22,7 @@ from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
            "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
-           "intent_after"]
+           "intent_after", "one_who"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -400,3 +400,21 @@ def intent_after(tagged: list[tuple[str, str]]) -> bool:
         if word in INTENT and i + 1 < len(tagged) and is_verb(tagged[i + 1][1]):
             return True
     return False
+
+
+_ZH_SELF_SUBJECT = ("我", "我们", "俺", "咱")
+
+
+def one_who(tagged: list[tuple[str, str]]) -> str:
+    """我是开出租的, 我是教英语的: the speaker is "one who does" what stands between 是 and
+    the closing 的 — their job or role, a verb and what it takes; "" for any other clause
+    (我是老师: a noun, read as a noun is; 我是说…: no closing 的)."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "d")]
+    if len(words) < 4 or words[0][0] not in _ZH_SELF_SUBJECT or words[1][0] != "是" \
+            or words[-1][0] != "的":
+        return ""
+    middle = words[2:-1]
+    if not is_verb(middle[0][1]) or middle[0][0] in AUX or not all(
+            is_verb(f) or f in NOUNS for _, f in middle):
+        return ""
+    return "".join(w for w, _ in middle)

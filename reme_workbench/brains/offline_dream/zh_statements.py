@@ -49,6 +49,7 @@ from .zh_parse import (
     intent_after,
     is_verb,
     kin_subject,
+    one_who,
     parse_clause,
     placed,
 )
@@ -537,6 +538,8 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             owned = True
         elif (front := _fronted(tagged)) and not question:  # 帐篷我借朋友的: the tent first
             topics = [(-1, front), *((r, t) for r, t in topics if t != front)]
+        elif not topics and not question and (job := one_who(tagged)):
+            topics = [(0, job)]  # 我是开出租的: what the speaker does, the verb and its object
         elif not topics and (act := _not_done(tagged)):
             topics = [(1, act)]  # 我不喝酒的: what the speaker does not do, negation kept
         elif not topics and not question and (act := _planned_act(tagged)):
