@@ -102,3 +102,10 @@ def test_a_job_said_as_one_who_does_names_the_note_through_the_cli(dream_chat_cl
     root = dream_chat_cli("家长会", chat)
     names = [p.stem for p in root.glob("digest/personal/**/*.md")]
     assert any("修车" in name for name in names), names
+
+
+def test_a_counted_quality_closed_by_de_names_no_thing():
+    assert topics("我买了个便宜的") == ()
+    assert topics("我买了条红围巾") == ("红围巾",)  # an adjective before its noun is part of it
+    # 它 is the parrot the turn went on to name, not 好笑 ("a funny thing")
+    assert topics("我打算教它唱歌", earlier="跟你讲个好笑的，我家鹦鹉会吹口哨了") == ("鹦鹉", "唱歌")

@@ -140,7 +140,9 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         if run:
             phrase = "".join(run)
             lone = len(phrase) == 1 and not after_count and run_flag != "n"
-            if phrase not in names and not lone:  # what the verb takes before where or
+            # 说个好玩的, 买了个便宜的: a counted adjective (or verb) that 的 closes names no thing
+            quality = run_flag[:1] in "av" and word == "的" and words[k + 1][1] == "x"
+            if phrase not in names and not lone and not quality:  # what the verb takes before where or
                 # when (在深圳做程序员); one character tagged other than a plain noun ("管")
                 # is no topic unless a classifier says it is a thing
                 rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2) \
