@@ -16,6 +16,11 @@ dependencies and named entities come from maintained, trained pipelines:
   (`opencc-python-reimplemented`, pure Python, its dictionaries in the wheel): the
   converted text has the original's length, so a word's place in it is its place in what
   the person wrote (`chinese_simplified`).
+* Cantonese written in characters (佢, 咗, 冇, 嘅, 喺): jieba's dictionary is Mandarin and
+  tags its function words "unknown" (`x`) or as a bare morpheme, so a clause with such a
+  word is tagged again by PyCantonese (`pycantonese`, its tagger trained on the Hong Kong
+  Cantonese Corpus and shipped in the wheel) on jieba's own cut, and the words jieba could
+  not tag take its part of speech (佢 a pronoun, 冇 a verb, 咗 a particle).
 
 Both run offline: no model is downloaded at run time. `english_docs` parses a batch with
 `nlp.pipe` and keeps the last parses (a dream reads a session's turns more than once).
@@ -111,4 +116,35 @@ def chinese_tagged(text: str) -> list[tuple[str, str]]:
 
     # the dictionary's words only: jieba's HMM for unknown words glues a pronoun to a verb
     # ("我报" as one pronoun), which hides who a sentence is about
-    return [(pair.word, pair.flag) for pair in posseg.lcut(chinese_simplified(text), HMM=False)]
+    tagged = [(pair.word, pair.flag) for pair in posseg.lcut(chinese_simplified(text), HMM=False)]
+    if any(_untagged(word, flag) for word, flag in tagged if flag == "x"):
+        return _cantonese_retagged(tagged)
+    return tagged
+
+
+# what jieba gives a word its Mandarin dictionary does not hold: `x` unknown, `zg`/`y` a
+# bare morpheme or a particle (冇, 俾, 唔)
+_UNKNOWN_FLAGS = ("x", "zg", "y")
+# PyCantonese's tags (Universal Dependencies) as jieba's flags, which the readers use —
+# the grammar words only: a character jieba does not know that PyCantonese calls a noun is
+# a rare character of a Mandarin word (麻糬, 糬 unknown), which jieba's cut already reads
+_UD_TO_JIEBA = {"PRON": "r", "DET": "r", "VERB": "v", "AUX": "v", "ADV": "d", "ADP": "p",
+                "CCONJ": "c", "SCONJ": "c", "PART": "u", "INTJ": "e"}
+
+
+def _untagged(word: str, flag: str) -> bool:
+    """A word of Han characters jieba could not tag: a sign the text is not Mandarin."""
+    from .cjk import is_cjk
+
+    return flag in _UNKNOWN_FLAGS and bool(word) and all(map(is_cjk, word))
+
+
+def _cantonese_retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`tagged` with each word jieba could not tag given PyCantonese's part of speech for
+    it in this clause, the other words' tags kept (jieba's are what the readers are
+    written on); a word PyCantonese has no tag for stays as it was."""
+    import pycantonese
+
+    theirs = pycantonese.pos_tag([word for word, _ in tagged])
+    return [(word, _UD_TO_JIEBA.get(ud, flag) if _untagged(word, flag) else flag)
+            for (word, flag), (_, ud) in zip(tagged, theirs, strict=True)]

@@ -21,7 +21,8 @@ from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
-           "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE"]
+           "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
+           "intent_after", "one_who"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -387,3 +388,33 @@ def called_name(tagged: list[tuple[str, str]]) -> str:
             f in NOUNS or f in ("nrfg", "eng", "a") for _, f in rest):
         return ""
     return "".join(w for w, _ in rest)
+
+
+def intent_after(tagged: list[tuple[str, str]]) -> bool:
+    """What the speaker means to do, after a verb jieba cut from a word it does not hold
+    (跨年想去哈尔滨: 跨/v 年/m, then 想去; 过年打算回老家): an intent word and its verb
+    with no subject between — no noun or pronoun before the intent word."""
+    for i, (word, flag) in enumerate(tagged):
+        if flag in NOUNS or flag == "r":
+            return False
+        if word in INTENT and i + 1 < len(tagged) and is_verb(tagged[i + 1][1]):
+            return True
+    return False
+
+
+_ZH_SELF_SUBJECT = ("我", "我们", "俺", "咱")
+
+
+def one_who(tagged: list[tuple[str, str]]) -> str:
+    """我是开出租的, 我是教英语的: the speaker is "one who does" what stands between 是 and
+    the closing 的 — their job or role, a verb and what it takes; "" for any other clause
+    (我是老师: a noun, read as a noun is; 我是说…: no closing 的)."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "d")]
+    if len(words) < 4 or words[0][0] not in _ZH_SELF_SUBJECT or words[1][0] != "是" \
+            or words[-1][0] != "的":
+        return ""
+    middle = words[2:-1]
+    if not is_verb(middle[0][1]) or middle[0][0] in AUX or not all(
+            is_verb(f) or f in NOUNS for _, f in middle):
+        return ""
+    return "".join(w for w, _ in middle)

@@ -46,8 +46,10 @@ from .zh_parse import (
     clauses,
     counts_an_act,
     goes_to_do,
+    intent_after,
     is_verb,
     kin_subject,
+    one_who,
     parse_clause,
     placed,
 )
@@ -138,7 +140,9 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         if run:
             phrase = "".join(run)
             lone = len(phrase) == 1 and not after_count and run_flag != "n"
-            if phrase not in names and not lone:  # what the verb takes before where or
+            # 说个好玩的, 买了个便宜的: a counted adjective (or verb) that 的 closes names no thing
+            quality = run_flag[:1] in "av" and word == "的" and words[k + 1][1] == "x"
+            if phrase not in names and not lone and not quality:  # what the verb takes before where or
                 # when (在深圳做程序员); one character tagged other than a plain noun ("管")
                 # is no topic unless a classifier says it is a thing
                 rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2) \
@@ -264,7 +268,8 @@ def _zh_self(tagged: list[tuple[str, str]]) -> bool:
             # 去 (first, or right after the first verb: 改成去) and a place name: a trip
             at = i + 1 if word != "去" and i + 1 < len(tagged) and tagged[i + 1][0] == "去" else i
             trip = tagged[at][0] == "去" and at + 1 < len(tagged) and tagged[at + 1][1] == "ns"
-            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i]) or trip
+            return done or word in INTENT or _timed(tagged) or _placed(tagged[:i]) or trip \
+                or intent_after(tagged[i + 1:])
         if (flag in NOUNS or flag == "r") and not after_prep and not _determiner(tagged, i):
             return False  # a subject of its own (这 before 周六 is "this", no subject)
         after_prep = flag == "p" or (after_prep and _in_phrase(flag))
@@ -515,6 +520,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     # turn before too (a number counts only what this turn named: 我再补一句 counts nothing)
     referent = named or _named_in(earlier, names, turn=True)
     parts, outer = clauses(text), referent
+    about_it = False
     for n, clause in enumerate(parts):
         tagged = parse_clause(clause)
         words = [w for w, _ in tagged]
@@ -534,6 +540,8 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             owned = True
         elif (front := _fronted(tagged)) and not question:  # 帐篷我借朋友的: the tent first
             topics = [(-1, front), *((r, t) for r, t in topics if t != front)]
+        elif not topics and not question and (job := one_who(tagged)):
+            topics = [(0, job)]  # 我是开出租的: what the speaker does, the verb and its object
         elif not topics and (act := _not_done(tagged)):
             topics = [(1, act)]  # 我不喝酒的: what the speaker does not do, negation kept
         elif not topics and not question and (act := _planned_act(tagged)):
@@ -550,7 +558,9 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
         if not topics and not question and outer and counts_an_act(tagged):
             topics = [(0, outer)]  # 学了一年半: what the turn before named (not a clause of this one)
-        it = bool(referent) and any(w in _ZH_IT for w in words)
+        # 佢哋 (佢/r 哋/u) is "they", people: no thing the speaker named
+        it = bool(referent) and any(w in _ZH_IT and words[i + 1:i + 2] != ["哋"]
+                                    for i, w in enumerate(words))
         if referent and not question and (it or (not taken and (
                 _object_left_out(tagged) or _handed_to(tagged) or (not topics and _decided_amount(tagged))))):
             # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它;
@@ -564,7 +574,11 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         # 帮我安排一下 after a statement asks the listener: it carries no subject on (a
         # request on its own is read as before: what the user is working on)
         carried = about and _subjectless(tagged) and not _asks_for_me(tagged)
-        about = not question and (own or owned or bool(taken) or _zh_self(tagged) or carried)
+        # a thing changed (延期了) whose new date the next clause gives (…，改到一月八号): a
+        # dated thing across the comma, as 比赛改到下周六了 is in one clause
+        moved = bool(tagged) and tagged[-1][0] == "了" and n + 1 < len(parts) and _dated_thing(
+            tagged + parse_clause(parts[n + 1]))
+        about = not question and (own or owned or bool(taken) or _zh_self(tagged) or carried or moved)
         if (question and not owned) or not (owned or about):
             continue
         if not topics:
@@ -578,7 +592,11 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         # one of the speaker's people as the subject after another thing (…请假，儿子从
         # 上海回来, 我不吃牛肉，老公不吃辣) is news of them: a fact of its own, on them
         kin = kin_subject(tagged)
-        if groups and not (_subjectless(tagged) and _set_apart(tagged)) and not kin:
+        # the speaker as the subject again after a clause on the thing 它 stood for (…给它
+        #洗，我做空中服务员: the job) tells a fact of its own
+        anew = about_it and bool(words) and words[0] in _ZH_SELF
+        about_it = it
+        if groups and not (_subjectless(tagged) and _set_apart(tagged)) and not kin and not anew:
             groups[-1] = tuple(dict.fromkeys([*ranked, *groups[-1]] if called else [*groups[-1], *ranked]))
         else:
             groups.append(tuple(dict.fromkeys([kin, *ranked])) if kin and groups else ranked)
@@ -592,8 +610,9 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
 # the pronouns of place, "there" and "here" (a closed class of grammar words)
 _ZH_THERE = frozenset(("那里", "那儿", "那边", "这里", "这儿", "这边"))
 # the pronouns of a thing or an animal (它, and 牠 as Taiwan writes it for an animal, which
-# OpenCC's t2s keeps)
-_ZH_IT = frozenset(("它", "它们", "牠"))  # 牠们 is cut 牠/zg 们
+# OpenCC's t2s keeps), and Cantonese 佢, one pronoun for he, she and it alike (PyCantonese
+# tags it a pronoun, textrules/nlp.py)
+_ZH_IT = frozenset(("它", "它们", "牠", "佢"))  # 牠们 is cut 牠/zg 们, 佢哋 佢/r 哋/u
 
 
 def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
