@@ -188,6 +188,7 @@ class _Said:
     context: bool = False  # states nothing about the speaker; goes with the statement beside it
     order: int = 0  # its place in the session
     label: str = ""  # the speaker's label as written
+    exchange: int = 0  # the assistant's answers that asked nothing, before it
 
 
 _AFFIRMATION = re.compile(r"^(?:yes|yeah|yep|yup|right|correct|exactly|that's right|that's me|"
@@ -301,9 +302,11 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     heard: list[Topic] = []  # what the assistant's reply since the user's last turn named
     asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
     previous = (None, "")  # the user's sentence before since the assistant last spoke, as said
+    exchange = 0
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
             previous = (None, "")
+            exchange += not texts[i].rstrip().endswith(("?", "？"))
             if i and turns[i - 1].role != "assistant":
                 heard = []
             heard += [t for _, span in sentences if not isinstance(span, str)
@@ -361,7 +364,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             for reading in (r for r in readings if r is not None):
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
-                                  order=len(said), label=block.speaker))
+                                  order=len(said), label=block.speaker, exchange=exchange))
                 said += [_Said(said[-1].speaker, text, clause, group, first[block.index],
                                order=len(said) + n, label=block.speaker)
                          for n, clause in enumerate(reading.apart)]
@@ -448,7 +451,11 @@ def plan_conversation(
             elif s.context or assistant_chat:  # "postponed again", texted to an assistant
                 waiting.append(s)  # before what was postponed: it waits too
             continue
-        early = [w for w in waiting if w.speaker == s.speaker and w.turn == s.turn]
+        # an English line that waited from before an answer that asked nothing was
+        # answered there: it is not said of what the user tells after it (docs/spec.md
+        # §5.2, one topic a note); a Chinese one often names what comes next (它, 那个)
+        early = [w for w in waiting if w.speaker == s.speaker and w.turn == s.turn
+                 and (w.exchange == s.exchange or sum(map(is_cjk, w.text)) > len(w.text) / 3)]
         waiting = [w for w in waiting if w.turn == s.turn and w not in early]
         main = s.topics[0]
         home = next((u for u in units if u.person == s.speaker and same_topic(u.topic, main)),
