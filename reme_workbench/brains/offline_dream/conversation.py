@@ -39,6 +39,7 @@ from .replies import (
     heard_topics,
     tells_of_him_or_her,
     told_of_before,
+    took_up,
 )
 from .statements import Block, Statement
 from .topics import (
@@ -300,6 +301,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
     own = assistant_chat and not any(b.role == "assistant" for b in turns)
     heard: list[Topic] = []  # what the assistant's reply since the user's last turn named
+    spoken_of: list[Topic] = []  # what of it the user spoke of since ("helmets look dorky")
     asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
     previous = (None, "")  # the user's sentence before since the assistant last spoke, as said
     exchange = 0
@@ -308,7 +310,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             previous = (None, "")
             exchange += not texts[i].rstrip().endswith(("?", "？"))
             if i and turns[i - 1].role != "assistant":
-                heard = []
+                heard, spoken_of = [], []
             heard += [t for _, span in sentences if not isinstance(span, str)
                       for t in heard_topics(span, names)]
             asked_after = next((found for _, span in reversed(sentences) if assistant_chat
@@ -355,6 +357,13 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 readings = [Reading(being)]  # "pip is ok now" — "he sleeps on the radiator"
                 if said and said[-1].text == previous[1] and not said[-1].topics:
                     said[-1].topics, said[-1].context = being, False  # "pip is ok now" too
+            if told is not None and not isinstance(span, str) and not any(
+                    r is not None and r.topics for r in readings) and \
+                    (taken := took_up(span, heard, spoken_of)):
+                readings = [Reading(taken)]  # the helmet suggested — "bought one"
+            if told is not None and not isinstance(span, str):
+                spoken_of += [t for t in heard_topics(span, names)  # in the user's words
+                              if any(same_topic(h, t) for h in heard)]
             previous = (None, "") if isinstance(span, str) else (span, text)
             if asked_of is not None and not isinstance(span, str) and \
                     tells_of_him_or_her(span) and not any(r is not None and r.topics
