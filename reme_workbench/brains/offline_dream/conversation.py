@@ -274,11 +274,22 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
     return out
 
 
+# A day of the month as typed: "14th", "3rd", "1st" (the pipeline reads "the 14th" as a
+# DATE only in a well-formed sentence; "so now its the 14th" gives it an ORDINAL or nothing)
+_DAY_OF_MONTH = re.compile(r"^(?:[12]?\d|3[01])(?:st|nd|rd|th)$", re.I)
+
+
 def _names_a_day(span) -> bool:
-    """An English sentence that names a day or a time: a date the pipeline found, or a
-    weekday texted in lowercase, which it does not ("fridays mostly")."""
-    return not isinstance(span, str) and (any(e.label_ in ("DATE", "TIME") for e in span.ents)
-                                          or any(t.lower_.rstrip("s") in WEEKDAYS for t in span))
+    """An English sentence that names a day or a time: a date the pipeline found, a
+    weekday texted in lowercase, which it does not ("fridays mostly"), or a day of the
+    month after "the" that counts no noun ("now its the 14th", not "the 2nd time")."""
+    return not isinstance(span, str) and (
+        any(e.label_ in ("DATE", "TIME") for e in span.ents)
+        or any(t.lower_.rstrip("s") in WEEKDAYS for t in span)
+        or any(_DAY_OF_MONTH.match(t.text) and t.i > span.start
+               and span.doc[t.i - 1].lower_ == "the" and not (
+                   t.i + 1 < span.end and span.doc[t.i + 1].pos_ == "NOUN")
+               for t in span))
 
 
 def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tuple[list[_Said], int]:
