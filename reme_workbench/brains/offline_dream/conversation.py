@@ -189,7 +189,6 @@ class _Said:
     context: bool = False  # states nothing about the speaker; goes with the statement beside it
     order: int = 0  # its place in the session
     label: str = ""  # the speaker's label as written
-    exchange: int = 0  # the assistant's answers that asked nothing, before it
 
 
 _AFFIRMATION = re.compile(r"^(?:yes|yeah|yep|yup|right|correct|exactly|that's right|that's me|"
@@ -315,11 +314,9 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     spoken_of: list[Topic] = []  # what of it the user spoke of since ("helmets look dorky")
     asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
     previous = (None, "")  # the user's sentence before since the assistant last spoke, as said
-    exchange = 0
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
             previous = (None, "")
-            exchange += not texts[i].rstrip().endswith(("?", "？"))
             if i and turns[i - 1].role != "assistant":
                 heard, spoken_of = [], []
             heard += [t for _, span in sentences if not isinstance(span, str)
@@ -384,7 +381,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             for reading in (r for r in readings if r is not None):
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
-                                  order=len(said), label=block.speaker, exchange=exchange))
+                                  order=len(said), label=block.speaker))
                 said += [_Said(said[-1].speaker, text, clause, group, first[block.index],
                                order=len(said) + n, label=block.speaker)
                          for n, clause in enumerate(reading.apart)]
@@ -471,11 +468,7 @@ def plan_conversation(
             elif s.context or assistant_chat:  # "postponed again", texted to an assistant
                 waiting.append(s)  # before what was postponed: it waits too
             continue
-        # an English line that waited from before an answer that asked nothing was
-        # answered there: it is not said of what the user tells after it (docs/spec.md
-        # §5.2, one topic a note); a Chinese one often names what comes next (它, 那个)
-        early = [w for w in waiting if w.speaker == s.speaker and w.turn == s.turn
-                 and (w.exchange == s.exchange or sum(map(is_cjk, w.text)) > len(w.text) / 3)]
+        early = [w for w in waiting if w.speaker == s.speaker and w.turn == s.turn]
         waiting = [w for w in waiting if w.turn == s.turn and w not in early]
         main = s.topics[0]
         home = next((u for u in units if u.person == s.speaker and same_topic(u.topic, main)),
