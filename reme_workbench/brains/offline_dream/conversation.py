@@ -39,6 +39,7 @@ from .replies import (
     heard_topics,
     tells_of_him_or_her,
     told_of_before,
+    took_up,
 )
 from .statements import Block, Statement
 from .topics import (
@@ -272,11 +273,22 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
     return out
 
 
+# A day of the month as typed: "14th", "3rd", "1st" (the pipeline reads "the 14th" as a
+# DATE only in a well-formed sentence; "so now its the 14th" gives it an ORDINAL or nothing)
+_DAY_OF_MONTH = re.compile(r"^(?:[12]?\d|3[01])(?:st|nd|rd|th)$", re.I)
+
+
 def _names_a_day(span) -> bool:
-    """An English sentence that names a day or a time: a date the pipeline found, or a
-    weekday texted in lowercase, which it does not ("fridays mostly")."""
-    return not isinstance(span, str) and (any(e.label_ in ("DATE", "TIME") for e in span.ents)
-                                          or any(t.lower_.rstrip("s") in WEEKDAYS for t in span))
+    """An English sentence that names a day or a time: a date the pipeline found, a
+    weekday texted in lowercase, which it does not ("fridays mostly"), or a day of the
+    month after "the" that counts no noun ("now its the 14th", not "the 2nd time")."""
+    return not isinstance(span, str) and (
+        any(e.label_ in ("DATE", "TIME") for e in span.ents)
+        or any(t.lower_.rstrip("s") in WEEKDAYS for t in span)
+        or any(_DAY_OF_MONTH.match(t.text) and t.i > span.start
+               and span.doc[t.i - 1].lower_ == "the" and not (
+                   t.i + 1 < span.end and span.doc[t.i + 1].pos_ == "NOUN")
+               for t in span))
 
 
 def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tuple[list[_Said], int]:
@@ -299,13 +311,14 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     # its own note — "Book club moved to Thursday", "读书会改到周五" — however it is cut
     own = assistant_chat and not any(b.role == "assistant" for b in turns)
     heard: list[Topic] = []  # what the assistant's reply since the user's last turn named
+    spoken_of: list[Topic] = []  # what of it the user spoke of since ("helmets look dorky")
     asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
     previous = (None, "")  # the user's sentence before since the assistant last spoke, as said
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
             previous = (None, "")
             if i and turns[i - 1].role != "assistant":
-                heard = []
+                heard, spoken_of = [], []
             heard += [t for _, span in sentences if not isinstance(span, str)
                       for t in heard_topics(span, names)]
             asked_after = next((found for _, span in reversed(sentences) if assistant_chat
@@ -352,6 +365,13 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 readings = [Reading(being)]  # "pip is ok now" — "he sleeps on the radiator"
                 if said and said[-1].text == previous[1] and not said[-1].topics:
                     said[-1].topics, said[-1].context = being, False  # "pip is ok now" too
+            if told is not None and not isinstance(span, str) and not any(
+                    r is not None and r.topics for r in readings) and \
+                    (taken := took_up(span, heard, spoken_of)):
+                readings = [Reading(taken)]  # the helmet suggested — "bought one"
+            if told is not None and not isinstance(span, str):
+                spoken_of += [t for t in heard_topics(span, names)  # in the user's words
+                              if any(same_topic(h, t) for h in heard)]
             previous = (None, "") if isinstance(span, str) else (span, text)
             if asked_of is not None and not isinstance(span, str) and \
                     tells_of_him_or_her(span) and not any(r is not None and r.topics

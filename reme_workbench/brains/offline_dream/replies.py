@@ -16,7 +16,7 @@ from .topics import (
 )
 
 __all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics",
-           "told_of_before"]
+           "told_of_before", "took_up"]
 
 _ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
@@ -102,3 +102,27 @@ def told_of_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
             topic = topic_from_chunk(chunk, names, any_role=True)
             return (topic,) if topic else ()
     return ()
+
+
+# The pronouns that stand for a thing already named when a verb takes them ("bought one",
+# "ordered some", "booked it"); a closed class, unlike the things they stand for.
+_STANDS_FOR_A_THING = frozenset({"it", "them", "one", "some", "those", "these", "that"})
+
+
+def took_up(sent, heard: list[Topic], spoken_of: list[Topic]) -> tuple[Topic, ...]:
+    """The thing of the assistant's reply a user says they have done something with, by a
+    pronoun and a verb in the past ("bought one", "ordered some 🛹", "I booked it"): the
+    thing of the reply the user spoke of since (`spoken_of`, "helmets look so dorky"), else
+    the one thing the reply named. Not a question, a negation ("didn't buy one"), or
+    another subject's deed ("she ordered it")."""
+    root = sent.root
+    if is_question(sent) or root.pos_ != "VERB" or root.tag_ not in ("VBD", "VBN") or any(
+            c.dep_ == "neg" for c in root.children) or any(
+            c.dep_ in ("nsubj", "nsubjpass") and not first_person(c) for c in root.children):
+        return ()
+    obj = next((c for c in root.children if c.dep_ == "dobj"), None)
+    if obj is None or obj.lower_ not in _STANDS_FOR_A_THING:
+        return ()
+    if spoken_of:
+        return (spoken_of[-1],)
+    return (heard[0],) if len(heard) == 1 else ()

@@ -415,6 +415,17 @@ def is_question(sent) -> bool:
     return sent.text.rstrip().endswith("?")
 
 
+def _inverted(sent) -> bool:
+    """A question texted without its mark: it opens with an auxiliary before its subject,
+    after a question word or not ("how do i not shake", "what should i bring", "is it ok
+    to …", "can i …") — the word order of a question, where "how I met her is a long
+    story" and "what I need now is a gift" keep a statement's."""
+    words = [t for t in sent if not (t.is_punct or t.is_space)]
+    at = 1 if words and words[0].tag_ in ("WRB", "WP", "WDT", "WP$") else 0
+    return len(words) > at + 1 and (words[at].pos_ == "AUX" or words[at].tag_ == "MD") \
+        and words[at + 1].dep_ in ("nsubj", "nsubjpass", "expl")
+
+
 def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = None
                  ) -> Reading | None:
     """What an English sentence says about its speaker (see the module doc). `heard`: the
@@ -424,8 +435,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     text = sent.text.strip()
     if not text:
         return None
-    question = text.endswith("?")  # states nothing about the speaker — but a clause before
-    # the question may ("I'm allergic to shellfish, is that a problem there?")
+    question = text.endswith("?") or _inverted(sent)  # states nothing about the speaker —
+    # but a clause before the question may ("I'm allergic to shellfish, is that a problem there?")
     owned: list[Topic] = []
     found: list[tuple[int, int, Topic]] = []
     heads, told_apart = [], set()  # told_apart: later clauses' heads, on other named things
