@@ -43,3 +43,16 @@ def test_a_refusal_or_a_grumble_alone_makes_no_note(dream_chat_cli):
         "Tom: didn't buy one\n"))
     found = notes(root)
     assert not any("kettle" in n for n in found), sorted(found)
+
+
+def test_an_exclamation_the_reply_opens_with_is_no_thing_taken_up(dream_chat_cli):
+    """"Aww! How long have you had them?" — "I've had them for two years": the parse reads
+    the one-word exclamation as a name, but a sentence of one word and "!" names no thing
+    the user could have taken up (was a note named `priya-s-awww`, from LoCoMo's
+    assistant form)."""
+    root = dream_chat_cli("chat-four", (
+        "Priya: Meet my two budgies, they keep me sane when work gets busy.\n"
+        "AI: Awww! How long have you had them?\n"
+        "Priya: I've had them for two years now and they bring me so much joy!\n"))
+    found = notes(root)
+    assert not any("aww" in n for n in found), sorted(found)

@@ -69,7 +69,12 @@ def tells_of_him_or_her(sent) -> bool:
 
 
 def heard_topics(sent, names: frozenset[str]) -> list[Topic]:
-    """The things a sentence of the assistant names: what a user's reaction to it is about."""
+    """The things a sentence of the assistant names: what a user's reaction to it is about.
+    A sentence of one word and "!" names none ("Awww!", "Congrats!": the parse may read it
+    as a name)."""
+    words = [t for t in sent if not t.is_punct]
+    if len(words) == 1 and sent[-1].text.startswith("!"):
+        return []
     return [t for c in sent.noun_chunks if (t := topic_from_chunk(c, names, any_role=True))]
 
 
