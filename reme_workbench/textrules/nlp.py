@@ -34,6 +34,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from .cjk import is_cjk
+
 __all__ = ["english", "english_docs", "english_doc", "chinese_tagged", "chinese_simplified",
            "MODEL_NAME"]
 
@@ -117,7 +119,7 @@ def chinese_tagged(text: str) -> list[tuple[str, str]]:
     # the dictionary's words only: jieba's HMM for unknown words glues a pronoun to a verb
     # ("我报" as one pronoun), which hides who a sentence is about
     tagged = [(pair.word, pair.flag) for pair in posseg.lcut(chinese_simplified(text), HMM=False)]
-    if any(_untagged(word, flag) for word, flag in tagged if flag == "x"):
+    if any(flag == "x" and _untagged(word, flag) for word, flag in tagged):
         return _cantonese_retagged(tagged)
     return tagged
 
@@ -134,8 +136,6 @@ _UD_TO_JIEBA = {"PRON": "r", "DET": "r", "VERB": "v", "AUX": "v", "ADV": "d", "A
 
 def _untagged(word: str, flag: str) -> bool:
     """A word of Han characters jieba could not tag: a sign the text is not Mandarin."""
-    from .cjk import is_cjk
-
     return flag in _UNKNOWN_FLAGS and bool(word) and all(map(is_cjk, word))
 
 

@@ -273,6 +273,11 @@ def _sentences(texts: list[str]) -> list[list[tuple[str, object]]]:
     return out
 
 
+def _no_topic(readings: list[Reading | None]) -> bool:
+    """Whether no reading of a sentence found a topic (a later rule may then give it one)."""
+    return not any(r is not None and r.topics for r in readings)
+
+
 # A day of the month as typed: "14th", "3rd", "1st" (the pipeline reads "the 14th" as a
 # DATE only in a well-formed sentence; "so now its the 14th" gives it an ORDINAL or nothing)
 _DAY_OF_MONTH = re.compile(r"^(?:[12]?\d|3[01])(?:st|nd|rd|th)$", re.I)
@@ -353,29 +358,27 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                         if isinstance(span, str) else [read_english(span, names, told)])
             if own and not isinstance(span, str):
                 readings = [own_line(span, names, readings[0])]
-            elif asked_after and not isinstance(span, str) and not any(
-                    r is not None and r.topics for r in readings) and answers_about_it(span):
+            elif asked_after and not isinstance(span, str) and _no_topic(readings) \
+                    and answers_about_it(span):
                 readings = [Reading(asked_after)]  # "How did Theo's gala go?" — "it went well"
                 asked_after = ()
             if told is not None and readings == [None] and _names_a_day(span):
                 readings = [Reading((), context=True)]  # "fridays mostly": when
-            if told is not None and not isinstance(span, str) and not any(
-                    r is not None and r.topics for r in readings) and \
+            english_told = told is not None and not isinstance(span, str)
+            if english_told and _no_topic(readings) and \
                     (being := told_of_before(span, previous[0], names)):
                 readings = [Reading(being)]  # "pip is ok now" — "he sleeps on the radiator"
                 if said and said[-1].text == previous[1] and not said[-1].topics:
                     said[-1].topics, said[-1].context = being, False  # "pip is ok now" too
-            if told is not None and not isinstance(span, str) and not any(
-                    r is not None and r.topics for r in readings) and \
+            if english_told and _no_topic(readings) and \
                     (taken := took_up(span, heard, spoken_of)):
                 readings = [Reading(taken)]  # the helmet suggested — "bought one"
-            if told is not None and not isinstance(span, str):
+            if english_told:
                 spoken_of += [t for t in heard_topics(span, names)  # in the user's words
                               if any(same_topic(h, t) for h in heard)]
             previous = (None, "") if isinstance(span, str) else (span, text)
             if asked_of is not None and not isinstance(span, str) and \
-                    tells_of_him_or_her(span) and not any(r is not None and r.topics
-                                                          for r in readings):
+                    tells_of_him_or_her(span) and _no_topic(readings):
                 asked_of[0].topics, asked_of[0].context = asked_of[1], False
                 asked_of = None  # "Is it ok to give my ferret chicken?" — "She's called …"
             for reading in (r for r in readings if r is not None):
