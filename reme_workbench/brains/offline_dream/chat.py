@@ -300,26 +300,25 @@ def _leaves_self_out(texts: list[str]) -> bool:
 # -- the speaker-line grammar -----------------------------------------------------------------
 
 _INVISIBLE = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-_CLOCK, _DATE, _STAMP, _NAME = CLOCK, DATE, STAMP, NAME  # the atoms (chat_exports.py)
 _BOLD = r"(?:\*\*|__)"
 # a turn id in brackets after the name ("**Caroline** (D1:3):"); a time there is a stamp
 _AFTER = r"\s*[(\[][\w:.#-]{1,16}[)\]]"
-_LEAD = (rf"(?P<lead>\[{_STAMP}\]\s*|\({_STAMP}\)\s*|{_STAMP}\s+[-–—]\s+|{_STAMP}\s+)?")
+_LEAD = (rf"(?P<lead>\[{STAMP}\]\s*|\({STAMP}\)\s*|{STAMP}\s+[-–—]\s+|{STAMP}\s+)?")
 _LINE = re.compile(
-    rf"^\s*{_LEAD}{_BOLD}?(?P<name>{_NAME}){_BOLD}?"
-    rf"(?:\s*[(\[](?P<time>{_STAMP})[)\]]|{_AFTER}|\s+(?P<clock>{_CLOCK}))?\s*{_BOLD}?"
+    rf"^\s*{_LEAD}{_BOLD}?(?P<name>{NAME}){_BOLD}?"
+    rf"(?:\s*[(\[](?P<time>{STAMP})[)\]]|{_AFTER}|\s+(?P<clock>{CLOCK}))?\s*{_BOLD}?"
     rf"[:：]{_BOLD}?[ \t]*(?P<text>.*)$")
 _IRC = re.compile(rf"^\s*{_LEAD}<(?P<name>[\w.'’-]{{1,32}})>\s+(?P<text>.*)$")
 # a label alone on its line without a colon: "**user**", "You said:", an exporter's
 # "## User" / "### ChatGPT:" (roles only: a bold name or a heading alone is a sub-heading)
-_ROLE_ALONE = re.compile(rf"^\s*(?:{_BOLD}(?P<bold>{_NAME}){_BOLD}|(?P<said>{_NAME}) said:|"
-                         rf"#{{1,6}}\s+{_BOLD}?(?P<heading>{_NAME}){_BOLD}?\s*[:：]?{_BOLD}?)\s*$")
+_ROLE_ALONE = re.compile(rf"^\s*(?:{_BOLD}(?P<bold>{NAME}){_BOLD}|(?P<said>{NAME}) said:|"
+                         rf"#{{1,6}}\s+{_BOLD}?(?P<heading>{NAME}){_BOLD}?\s*[:：]?{_BOLD}?)\s*$")
 # what a chat app adds to a message and the person did not say
 _METADATA = re.compile(
     r"\s*(?:<This message was edited>|\((?:edited|已编辑)\)|（已编辑）|\[edited\])\s*$", re.I)
 # a stamped line without a label in an export: the app's own notice ("Messages and calls
 # are end-to-end encrypted", "Kate added Sam"), not a turn
-_NOTICE = re.compile(rf"^\s*(?:\[{_DATE},?\s*{_CLOCK}\]\s*|{_DATE},?\s*{_CLOCK}\s+[-–—]\s+)(?P<text>.*)$")
+_NOTICE = re.compile(rf"^\s*(?:\[{DATE},?\s*{CLOCK}\]\s*|{DATE},?\s*{CLOCK}\s+[-–—]\s+)(?P<text>.*)$")
 
 
 @dataclass(frozen=True)
