@@ -84,3 +84,19 @@ def test_a_texted_question_starts_after_its_last_exclamation(dream_chat_cli):
     assert not any("congrats" in name for name in found), sorted(found)
     assert any(name.startswith("rui-s-advice") and "so worth it" in text
                for name, text in found.items()), sorted(found)
+
+
+def test_a_reply_about_the_listener_or_a_thing_named_by_it_answers_nothing(dream_chat_cli):
+    """A reply that tells of the listener ("I'm glad you found something you love") is
+    about them, not an answer on the thing asked after (was `caroline-s-pic` from "want to
+    see a pic?"); "the name of it" names what "it" stands for, which the question does not
+    say (was `tim-s-name`)."""
+    root = dream_chat_cli("chat-six", (
+        "**Ines:** I finished another quilt this weekend. Want to see a photo?\n"
+        "**Kofi:** I'm so glad you found something you love.\n"
+        "**Kofi:** I started a novel last night, it's gripping.\n"
+        "**Ines:** Ooh, what's the name of it?\n"
+        "**Kofi:** It's a thriller by an author from Lagos and it's brilliant!\n"))
+    found = notes(root)
+    assert not any(name.startswith("kofi-s-photo") for name in found), sorted(found)
+    assert not any(name.startswith("kofi-s-name") for name in found), sorted(found)

@@ -13,8 +13,9 @@ Read from spaCy's parse, no word list: the thing is the noun phrase the question
 after — one owned by "your" or a name (`replies.asked_of_user`), else the first of the
 question clause's arguments that names a topic (`topic_from_chunk`; not one of a clause
 the question hangs on: "Sounds like parenting has been great - what has it been like?"
-asks after nothing named). Only the reply right after the question, by one who did not
-ask it, and only until the reply names a topic of its own.
+asks after nothing named; "What's the name of it?" nothing the question says). Only the
+reply right after the question, by one who did not ask it, not a sentence about the
+listener, and only until the reply names a topic of its own.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ def _in_question_clause(tok) -> bool:
     return True
 
 
+def _of_a_pronoun(root) -> bool:
+    """"the name of it", "a picture of that": the phrase names what the pronoun stands
+    for, which the question does not say."""
+    return any(c.dep_ == "prep" and c.lower_ == "of" and any(
+        g.dep_ == "pobj" and g.pos_ == "PRON" for g in c.children) for c in root.children)
+
+
 def asked_thing(sent, names: frozenset[str]) -> tuple[Topic, ...]:
     """The thing a question asks the listener after ("sunsets" of "How often do you get to
     see sunsets like that?", "store" of "How's the store going?"), or () — for a sentence
@@ -58,7 +66,7 @@ def asked_thing(sent, names: frozenset[str]) -> tuple[Topic, ...]:
                 default=sent.start)
     for chunk in sent.noun_chunks:
         if chunk.start < start or chunk.root.dep_ not in _ASKED or second_person(chunk.root) \
-                or not _in_question_clause(chunk.root):
+                or not _in_question_clause(chunk.root) or _of_a_pronoun(chunk.root):
             continue
         topic = topic_from_chunk(chunk, names, any_role=True, yours=True)
         if topic is not None:
@@ -92,12 +100,15 @@ class QuestionsAnswered:
         with no topic ("I see them once a week"), a sentence about "it"/"they" ("It was an
         intense season") or one naming the thing again ("The store's doing great!") is
         about the thing asked after. None when it does not answer it (its readings
-        stand); a sentence that names a topic of its own ends the answer."""
+        stand): a sentence with the listener in it tells of them ("I'm happy you found
+        something"); one that names a topic of its own ends the answer."""
         if not self._thing or speaker == self._asker or isinstance(span, str):
             return None
         if any(r is not None and r.topics for r in readings):
             self._thing = ()  # the reply names its own thing: that is what it is about
             return None
+        if any(second_person(t) for t in span):
+            return None  # "I'm happy you found something": of the listener, not the thing
         statement = any(r is not None and not r.context for r in readings)
         if not (statement or answers_about_it(span) or self._names_it(span)):
             return None
