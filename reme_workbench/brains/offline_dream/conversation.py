@@ -30,6 +30,7 @@ from ...llm.base import CandidateNote, IntegrateRequest
 from ...llm.schema import IntegrateDecision
 from ...textrules import is_cjk, plain, split_sentences
 from ...textrules.nlp import english_docs
+from .answers import Answer, QuestionsAnswered
 from .chat import chat_kind, is_user
 from .naming import describing
 from .noun_topics import WEEKDAYS
@@ -189,6 +190,7 @@ class _Said:
     context: bool = False  # states nothing about the speaker; goes with the statement beside it
     order: int = 0  # its place in the session
     label: str = ""  # the speaker's label as written
+    answers: Answer | None = None  # the question this sentence answers (answers.py)
 
 
 _AFFIRMATION = re.compile(r"^(?:yes|yeah|yep|yup|right|correct|exactly|that's right|that's me|"
@@ -319,6 +321,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     spoken_of: list[Topic] = []  # what of it the user spoke of since ("helmets look dorky")
     asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
     previous = (None, "")  # the user's sentence before since the assistant last spoke, as said
+    answered = None if assistant_chat else QuestionsAnswered(names)  # people: answers.py
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
             previous = (None, "")
@@ -356,6 +359,9 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             readings = (read_chinese(span, names, own=own or answer, before=before,
                                      earlier=earlier.get(block.speaker, ""))
                         if isinstance(span, str) else [read_english(span, names, told)])
+            answer_to = answered.answer(block.speaker, span, readings) if answered else None
+            if answer_to is not None:  # "How often do you see sunsets?" — "I see them weekly"
+                readings = [answer_to.reading]
             if own and not isinstance(span, str):
                 readings = [own_line(span, names, readings[0])]
             elif asked_after and not isinstance(span, str) and _no_topic(readings) \
@@ -384,12 +390,15 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             for reading in (r for r in readings if r is not None):
                 said.append(_Said(_person(block.speaker, assistant_chat), text, reading.topics,
                                   group, first[block.index], context=reading.context,
-                                  order=len(said), label=block.speaker))
+                                  order=len(said), label=block.speaker,
+                                  answers=answer_to))
                 said += [_Said(said[-1].speaker, text, clause, group, first[block.index],
                                order=len(said) + n, label=block.speaker)
                          for n, clause in enumerate(reading.apart)]
                 if reading.asked_of:
                     asked_of = (said[-1], reading.asked_of)
+        if answered is not None:
+            answered.turn_ends(block.speaker, sentences)
         if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before
             earlier[block.speaker] = texts[i]
         if confirmed:  # the "yes" itself, quoted with the question it answers
@@ -542,6 +551,8 @@ def _shorten(text: str, limit: int = 200) -> str:
 
 def _quote(s: _Said, cjk: bool) -> str:
     text = s.text.strip()
+    if s.answers is not None:  # "them" says what only with the question it answers
+        return f'answering {s.answers.asker}\'s "{s.answers.question}": "{text}"'
     if s.confirms:
         lead = "确认了助手的" if cjk else "confirming the assistant's "
         return f"{lead}“{s.confirms}”：“{text}”" if cjk else f'{lead}"{s.confirms}": "{text}"'
