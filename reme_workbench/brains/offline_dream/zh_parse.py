@@ -22,7 +22,7 @@ from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
            "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
-           "intent_after", "one_who"]
+           "intent_after", "one_who", "praised_act"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -418,3 +418,38 @@ def one_who(tagged: list[tuple[str, str]]) -> str:
             is_verb(f) or f in NOUNS for _, f in middle):
         return ""
     return "".join(w for w, _ in middle)
+
+
+def praised_act(tagged: list[tuple[str, str]]) -> str:
+    """An act as a clause's subject and what it is like as its predicate, no negation
+    (盖/v 布 真的/d 有用/v, 那个 语音/n 打字/v 挺/d 好用/a, 用 语音 打字 挺方便的): the speaker
+    tried it and found it works — a suggestion taken up. The subject is a run of nouns and
+    verbs, one verb and what it takes (an act: 天气很好 is a remark, 听说很有名 hearsay;
+    开车开太久了 says how long, two verbs), after a
+    determiner (那个) or 用 ("using") at most; the predicate one adjective or verb after
+    an adverb (挺好用, 真的有用) — never one negated (不太好用, 没用). The act as written; "" for
+    any other clause."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "y", "ul", "uj")]
+    at = 0
+    while at < len(words) and (words[at][1].startswith(("c", "e", "o", "t")) or (
+            words[at][1] == "r" and words[at][0][:1] in "这那" and len(words[at][0]) > 1)
+            or words[at] == ("用", "p")):
+        at += 1
+    start = at
+    while at < len(words) and (words[at][1] in NOUNS or is_verb(words[at][1])
+                               or words[at][1] in ("nr", "b")):
+        at += 1
+    subject, rest = words[start:at], words[at:]
+    verbs = [w for w, f in subject if is_verb(f)]
+    things = [w for w, f in subject if not is_verb(f) and w not in LIGHT]
+    if len(verbs) != 1 or not things or verbs[0] in AUX or verbs[0] in INTENT or len("".join(w for w, _ in subject)) < 2 \
+            or len(subject) > 3 or not rest:
+        return ""
+    *adverbs, (last, flag) = rest
+    if not all(f in ("d", "zg") for _, f in adverbs) or any(
+            w.startswith(("不", "没", "别")) for w, _ in rest):
+        return ""
+    graded = adverbs or last[:1] in DEGREE or last[:2] in DEGREE  # 挺好用/a: one word of the dictionary's
+    if not graded or not (flag == "a" or is_verb(flag) or flag == "vn"):
+        return ""  # 名叫/v 可乐/a: no adverb grades it, no verdict
+    return "".join(w for w, _ in subject)

@@ -52,6 +52,7 @@ from .zh_parse import (
     one_who,
     parse_clause,
     placed,
+    praised_act,
 )
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener", "refers_back"]
@@ -531,7 +532,9 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
                     for i, w in enumerate(words)) or any(
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
         topics = _zh_topics(tagged, names)
-        taken = "" if question else _approved(tagged)
+        # 盖布真的有用: an act found to work, taken up — no thing a later 它 stands for
+        praised = "" if question else praised_act(tagged)
+        taken = "" if question else _approved(tagged) or praised
         called = "" if question or (n and named) else called_name(tagged)  # 养在书房，叫豆包
         if taken:  # 修复日志这个好: the phrase is the thing, whole
             topics = [(0, taken)]
@@ -567,7 +570,7 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             # 那就改成十天一次: how often the thing named before is done
             topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
             owned = owned or it  # 它 is the thing the speaker named: theirs
-        if topics and topics[0][1] not in placed(tagged):  # 养在书房: where, not what
+        if topics and topics[0][1] not in placed(tagged) and topics[0][1] != praised:  # 养在书房: where
             named = referent = topics[0][1]  # the first it names, in the order written
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
