@@ -22,7 +22,7 @@ from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
            "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
-           "intent_after", "one_who", "praised_act"]
+           "intent_after", "one_who", "praised_act", "negated_act"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -453,3 +453,42 @@ def praised_act(tagged: list[tuple[str, str]]) -> str:
     if not graded or not (flag == "a" or is_verb(flag) or flag == "vn"):
         return ""  # 名叫/v 可乐/a: no adverb grades it, no verdict
     return "".join(w for w, _ in subject)
+
+
+def negated_act(tagged: list[tuple[str, str]]) -> str:
+    """我 (after a connective or an adverb at most) and a negated verb with its object to the
+    clause's end (我不吃/v 辣, 我没养/v 过 狗, 我从来不/d 坐飞机/n, 我不是/c 老师): what the
+    speaker does not do, has not done or is not — the negation, the verb and the object as
+    written from 不 / 没 on, never the object alone, which would say the opposite; "" for
+    any other clause, and where the object is no noun (我不觉得累) or a pronoun (我不认识他)."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "y", "uj")]
+    at = 0
+    while at < len(words) and words[at][1].startswith(OPENING) and words[at][0] not in _ZH_SELF_SUBJECT:
+        at += 1
+    if at >= len(words) or words[at][0] not in _ZH_SELF_SUBJECT:
+        return ""
+    rest = words[at + 1:]
+    neg = next((i for i, (w, _) in enumerate(rest) if "不" in w or "没" in w), None)
+    if neg is None or not all(f in ("d", "zg") for _, f in rest[:neg]):
+        return ""
+    word, flag = rest[neg]
+    cut = max(word.rfind("不"), word.rfind("没"))
+    k = neg + 1
+    if flag in ("d", "zg") and cut == len(word) - 1:  # 不/d, 从来不/d: the verb follows
+        while k < len(rest) and rest[k][1] in ("d", "zg"):
+            k += 1
+        if k >= len(rest) or not (is_verb(rest[k][1]) or rest[k][1] == "n"):
+            return ""
+        k += 1
+    elif not (is_verb(flag) or flag == "c") or cut != 0:  # 不吃/v, 没养/v, 不是/c
+        return ""
+    while k < len(rest) and rest[k][1] in ("ug", "ul", "uz"):  # 没养过狗
+        k += 1
+    obj = rest[k:]
+    if rest[k - 1][1] == "n" and not obj:  # 从来不坐飞机/n: the verb and its object in one word
+        obj = [rest[k - 1]]
+    if not obj or not all(f in NOUNS or f in ("a", "b", "m", "q") for _, f in obj) \
+            or not any(f in NOUNS and w not in LIGHT for w, f in obj):
+        return ""
+    text = "".join(w for w, _ in rest[neg:])
+    return text[cut:] if len(text) - cut <= 8 else ""

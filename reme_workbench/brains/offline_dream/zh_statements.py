@@ -49,6 +49,7 @@ from .zh_parse import (
     intent_after,
     is_verb,
     kin_subject,
+    negated_act,
     one_who,
     parse_clause,
     placed,
@@ -472,6 +473,8 @@ def _not_done(tagged: list[tuple[str, str]]) -> str:
     what the speaker does not do — "不" and the act, the negation kept; "" for a verb of
     knowing or feeling (知道: 道/q; 担心, an opinion verb) or where a thing is named."""
     words = [(w, f) for w, f in tagged if f not in ("x", "ul", "uj", "y")]
+    while len(words) > 3 and words[0][1].startswith(OPENING):  # 对了我不喝酒
+        words = words[1:]
     if len(words) < 3 or words[0][0] not in _ZH_SELF or words[-2][0] != "不":
         return ""
     verb, flag = words[-1]
@@ -541,6 +544,8 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         elif called and referent:  # 我养了一只狗 — 叫豆豆: the dog is called 豆豆
             topics = [(-2, referent), (-1, called)]
             owned = True
+        elif not question and (refused := negated_act(tagged)):  # 我不吃辣: 不吃辣, never 辣
+            topics = [(-1, refused), *((r, t) for r, t in topics if t not in refused)]
         elif (front := _fronted(tagged)) and not question:  # 帐篷我借朋友的: the tent first
             topics = [(-1, front), *((r, t) for r, t in topics if t != front)]
         elif not topics and not question and (job := one_who(tagged)):
