@@ -20,7 +20,7 @@ from ...textrules import HAN_CHARS
 from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_tagged
 
-__all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
+__all__ = ["AUX", "INTENT", "KIN_CHARS", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
            "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
            "intent_after", "one_who", "praised_act", "negated_act"]
 
@@ -49,6 +49,9 @@ KIN_WORDS = frozenset((
     "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
     "外孙", "外孙女", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
     "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
+
+# the kin words of one character that follow 我 in one word (我妈, 我爸): a closed class
+KIN_CHARS = frozenset("妈爸哥姐弟妹")
 
 # the aspect particles: the word before one is a verb, whatever the dictionary tags it
 # (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
@@ -210,6 +213,9 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             out.append((word, "v"))  # 诊所当/t 物理治疗师: "work as" mid-clause, "when" opens one
         elif not out and flag == "eng" and word.islower():
             out.append((word, "e"))  # "ok 猫那几天…", "perfect": a texted interjection, no thing
+        elif out and out[-1][0] in ("我", "我们") and len(word) == 2 and word[0] in KIN_CHARS \
+                and flag in NOUNS and alone(word[1]) in NOUNS:
+            out += [(word[0], "n"), (word[1], alone(word[1]))]  # 我爸腰/n 不好: 爸, then 腰
         elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
             out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \

@@ -34,6 +34,7 @@ from ...textrules.nlp import chinese_simplified, chinese_tagged
 from .zh_parse import (
     AUX,
     INTENT,
+    KIN_CHARS,
     KIN_WORDS,
     LIGHT,
     NOUNS,
@@ -117,7 +118,11 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     own = False  # the run follows 我的 before any verb: the speaker's thing, the subject
     de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
     run_flag = prev = ""
-    words = [*tagged, ("。", "x")]
+    # a kin word ends a noun run: 我妈/n 住院/n, 老婆/n 话/n — the person, then what is
+    # said of them, never one name (妈住院)
+    words = [*(p for k, pair in enumerate(tagged) for p in (
+        [pair, ("", "x")] if (pair[0] in KIN_WORDS or (pair[0] in KIN_CHARS and k and tagged[k - 1][0] in _ZH_SELF))
+        and tagged[k + 1:k + 2] and tagged[k + 1][1] in NOUNS else [pair])), ("。", "x")]
     for k, (word, flag) in enumerate(words):
         # after a count, an adjective or a verb of two characters is (part of) a thing
         # (一家诊所/v, 条红/a 围巾); a verb of one character is none (半个月没/v 人喂), nor
@@ -150,7 +155,10 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2) \
                     + 4 * (word == "的" and words[k + 1][1][:1] in "na"  # 萧邦的夜曲: 夜曲 first
                            and words[k + 1][0] not in LIGHT)  # (热水器的事: 事 names nothing)
-                found.append((-1 if own and not after_verb else rank, phrase))
+                # 我妈住院了: the speaker's kin as the subject leads, as 我的猫 does
+                # (我姐的小诊所: the clinic, what 的 says is hers)
+                mine = own or (prev in _ZH_SELF and word != "的" and (phrase in KIN_CHARS or phrase in KIN_WORDS))
+                found.append((-1 if mine and not after_verb else rank, phrase))
             run, after_count = [], False
         after_verb = after_verb or flag.startswith("v") or word == "把"  # 把狗: what the verb takes
         listener = word in ("你", "您", "你们") or (listener and word == "的")
