@@ -221,6 +221,8 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
                 and word not in KIN_WORDS and word not in LIGHT:
             out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
+        elif flag == "vn" and len(word) == 2 and word[0] in "有没" and is_verb(alone(word[0])):
+            out.append((word, "v"))  # 有空/vn, 没空: having (no) time, a predicate — no thing
         elif flag in ("vn", "nrt") and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
             out.append((word, "v"))  # 发给/vn 我, 拜托/nrt 我: a verb, as it takes a pronoun
         elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \

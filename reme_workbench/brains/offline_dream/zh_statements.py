@@ -91,6 +91,10 @@ _ZH_THEN = frozenset(("那", "那么", "那样"))
 _AFTER_DE = ("a", "ag", "zg", "ng", "b", "j", "nr", "nz", "eng")
 
 
+# the locatives of time after an event (放学/n 后, 下班以后): the phrase before says when
+_ZH_AFTER = frozenset(("后", "以后", "之后"))
+
+
 @dataclass(frozen=True)
 class ZhReading:
     """What a Chinese sentence says about its speaker: the topic phrases of each clause
@@ -128,7 +132,8 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         # (一家诊所/v, 条红/a 围巾); a verb of one character is none (半个月没/v 人喂), nor
         # one taking a pronoun (几天拜托/v 我)
         noun = (flag in NOUNS or (counted and (flag[:1] == "a" or (
-                    flag[:1] == "v" and len(word) > 1 and words[k + 1][1] != "r")))
+                    flag[:1] == "v" and len(word) > 1 and words[k + 1][1] != "r"
+                    and word[0] not in "有没")))  # 六点多有空: having, no thing
                 or _latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
@@ -154,7 +159,8 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 # is no topic unless a classifier says it is a thing
                 rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2) \
                     + 4 * (word == "的" and words[k + 1][1][:1] in "na"  # 萧邦的夜曲: 夜曲 first
-                           and words[k + 1][0] not in LIGHT)  # (热水器的事: 事 names nothing)
+                           and words[k + 1][0] not in LIGHT) \
+                    + 4 * (word in _ZH_AFTER)  # 放学后: when, after the one it happened to
                 # 我妈住院了: the speaker's kin as the subject leads, as 我的猫 does
                 # (我姐的小诊所: the clinic, what 的 says is hers)
                 mine = own or (prev in _ZH_SELF and word != "的" and (phrase in KIN_CHARS or phrase in KIN_WORDS))
