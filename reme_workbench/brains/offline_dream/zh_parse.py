@@ -107,7 +107,11 @@ def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             skip = False
         elif i in pairs and (_counted(tagged, i) or _framed(tagged, i) or (i and _home(tagged[i - 1])) or chinese_words(
                 "".join(w for w, _ in tagged[i:]))[:1] == (word + tagged[i + 1][0],)):
-            out.append((word + tagged[i + 1][0], "n"))
+            # neither half a noun to the dictionary, opening a clause before 在…: a name (旺/a
+            # 仔/zg 在岸上: the dog's), as a name of a person's is (nr)
+            name = i == 0 and flag not in NOUNS and tagged[i + 1][1] not in NOUNS and i + 2 < len(tagged) \
+                and tagged[i + 2][1] == "p"
+            out.append((word + tagged[i + 1][0], "nr" if name else "n"))
             skip = True
         else:
             out.append((word, flag))
@@ -136,9 +140,11 @@ def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
     if tflag == "d":
         return hflag in NOUNS and after[1] in ("", "uj", "x", "y")
     if hflag in _COMPOUND_HEAD and not [f for _, f in tagged[:i] if f not in ("eng", "x")] \
-            and (after[1] == "t" or (after[0] in ("这", "那") and i + 3 < len(tagged)
-                                     and tagged[i + 3][1] == "m")):
-        return True  # 奶/zg 盖/v 那几天…: the clause's topic, before when (the model reads one word)
+            and (after[1] == "t" or (after[1] == "p" and len(after[0]) == 1) or (
+                after[0] in ("这", "那") and i + 3 < len(tagged) and tagged[i + 3][1] == "m")):
+        # 奶/zg 盖/v 那几天…, 旺/a 仔/zg 在岸上…: the clause's topic, before when or where
+        # (the model reads one word)
+        return True
     if (_counted(tagged, i) or _framed(tagged, i)) and is_verb(hflag) and tflag in ("n", "ng", "zg"):
         return True  # 买个跑/v 轮/zg: a classifier counts a thing, so what follows it is one
     if hflag == "nr" and tflag in ("a", "ag") and _home(before):

@@ -365,9 +365,9 @@ def _outcome_of_thing(tagged: list[tuple[str, str]]) -> bool:
     verb = next((i for i, (_, f) in enumerate(rest) if is_verb(f) and (de is None or i > de + 1)), None)
     if de is None or verb is None or de == 0 or rest[de - 1][1] not in NOUNS:
         return False
-    if any(f == "r" or w in _ZH_SAYING for w, f in rest[:verb + 1]) or any(
+    if any(f == "r" or w in _ZH_SAYING or w == "们" for w, f in rest[:verb + 1]) or any(
             is_verb(f) for _, f in rest[:de]):
-        return False
+        return False  # (冬泳的大姐们都下水了: people, 们 — others' doing, no thing of the speaker's)
     return any(w in ("了", "过") for w, _ in rest[verb + 1:])
 
 
@@ -416,8 +416,8 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
         start += 1  # 周三的游泳课: the time's thing
     subjects = ("n", "vn", "nz", "nw", "ns") if tagged and tagged[-1][0] == "了" else (
         "n", "vn", "nz", "nw")
-    if len(tagged) - start < 3 or tagged[start][1] not in subjects:
-        return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim)
+    if len(tagged) - start < 3 or tagged[start][1] not in subjects or any(w == "们" for w, _ in tagged[start:]):
+        return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim; 们: people)
     verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and is_verb(f)), None)
     return verb is not None and verb[0] not in _ZH_SAYING and (any(
         f == "t" for _, f in tagged[verb[1]:]) or (tagged[start][1] != "ns" and any(  # 团子昨晚…跑了
@@ -542,7 +542,10 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     for n, clause in enumerate(parts):
         tagged = parse_clause(clause)
         words = [w for w, _ in tagged]
-        question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
+        # 呢 after 在 and a verb (旺仔在岸上看衣服呢) marks an act going on, no question
+        going_on = words[-1:] == ["呢"] and any(
+            w in ("在", "正在") and any(is_verb(f) for _, f in tagged[i + 1:]) for i, w in enumerate(words))
+        question = (clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) and not going_on) or (
             n == len(parts) - 1 and text.rstrip().endswith(("?", "？"))) or any(
             w in _ZH_ASKING for w in words) or a_not_a(words)
         owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
@@ -576,6 +579,10 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
             topics = [(1, act)]  # 迷上烘焙了, 快走一小时: the activity, where no thing is named
         elif not topics and named and _headless_count(tagged):
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
+        if not question and _news_of_another(tagged):  # 旺仔在岸上看衣服呢: news of 旺仔, first
+            at = next(i for i, (_, f) in enumerate(tagged) if not f.startswith(OPENING))
+            if tagged[at + 1:at + 2] != [("的", "uj")]:  # 老公的小超市: the shop's news
+                topics = [(-1 if t == tagged[at][0] else r, t) for r, t in topics]
         if (doer := _kept_doing(tagged)) and not question:  # 边牧一直咬沙发: about the dog
             topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
         if not topics and not question and outer and counts_an_act(tagged):
@@ -598,8 +605,11 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         carried = about and _subjectless(tagged) and not _asks_for_me(tagged)
         # a thing changed (延期了) whose new date the next clause gives (…，改到一月八号): a
         # dated thing across the comma, as 比赛改到下周六了 is in one clause
-        moved = bool(tagged) and tagged[-1][0] == "了" and n + 1 < len(parts) and _dated_thing(
-            tagged + parse_clause(parts[n + 1]))
+        # — not where the next clause has the speaker as its subject (冬泳的老哥们都下去了 我
+        # 游了八年了: a statement of its own, the date its)
+        after = parse_clause(parts[n + 1]) if n + 1 < len(parts) else []
+        moved = bool(tagged) and tagged[-1][0] == "了" and bool(after) and after[0][0] not in _ZH_SELF \
+            and _dated_thing(tagged + after)
         about = not question and (own or owned or bool(taken) or _zh_self(tagged) or carried or moved)
         if (question and not owned) or not (owned or about):
             continue
