@@ -22,7 +22,8 @@ from ...textrules.nlp import chinese_tagged
 
 __all__ = ["AUX", "INTENT", "KIN_CHARS", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
            "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
-           "intent_after", "one_who", "praised_act", "negated_act"]
+           "intent_after", "one_who", "praised_act", "negated_act",
+           "done_for", "headless_count", "latin_thing"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -506,3 +507,40 @@ def negated_act(tagged: list[tuple[str, str]]) -> str:
         return ""
     text = "".join(w for w, _ in rest[neg:])
     return text[cut:] if len(text) - cut <= 8 else ""
+
+
+def done_for(tagged: list[tuple[str, str]]) -> str:
+    """An act the clause says is done for a while or so often — its last verb followed
+    only by a count (快走一小时, 游泳两次, 跑二十分钟): the activity, the verb with a
+    one-character adjective before it that makes it one (快/a 走/v: jieba has no word);
+    "" for a verb of one character alone (走一万步), for 有 of having or being left (还有
+    二十多天: no act) or any other clause."""
+    at = max((i for i, (_, f) in enumerate(tagged) if is_verb(f)), default=-1)
+    after = tagged[at + 1:]
+    if at < 0 or tagged[at][0].endswith("有") or not any(f in ("m", "mq") for _, f in after) or not all(
+            f in ("m", "q", "mq") or w in LIGHT for w, f in after):
+        return ""
+    word = tagged[at][0]
+    if len(word) == 1 and at and len(tagged[at - 1][0]) == 1 and tagged[at - 1][1] == "a":
+        return tagged[at - 1][0] + word
+    return word if len(word) > 1 and word not in AUX and word not in INTENT else ""
+
+
+def headless_count(tagged: list[tuple[str, str]]) -> bool:
+    """A number and its classifier with no noun after it (我家两只最近…, 养了三个): it counts
+    a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
+    (a little), not a number before its noun (两只猫)."""
+    for i, (word, flag) in enumerate(tagged):
+        if flag != "m" or len(word) < 2 or word in LIGHT or not (
+                word[0].isdigit() or alone(word[0]) == "m"):  # 两只, 3个: a number first
+            continue
+        after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
+        if after not in NOUNS and after not in ("a", "q", "m", "uj"):
+            return True
+    return False
+
+
+def latin_thing(word: str, flag: str) -> bool:
+    """A Latin word in a Chinese clause that names a thing by its form: an acronym or a
+    word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol"."""
+    return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)

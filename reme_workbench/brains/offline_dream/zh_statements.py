@@ -46,10 +46,13 @@ from .zh_parse import (
     called_name,
     clauses,
     counts_an_act,
+    done_for,
     goes_to_do,
+    headless_count,
     intent_after,
     is_verb,
     kin_subject,
+    latin_thing,
     negated_act,
     one_who,
     parse_clause,
@@ -134,7 +137,7 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
         noun = (flag in NOUNS or (counted and (flag[:1] == "a" or (
                     flag[:1] == "v" and len(word) > 1 and words[k + 1][1] != "r"
                     and word[0] not in "有没")))  # 六点多有空: having, no thing
-                or _latin_thing(word, flag)
+                or latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in LIGHT and prev not in ("得", "离") \
@@ -192,10 +195,6 @@ def _approved(tagged: list[tuple[str, str]]) -> str:
     return "".join(w for w, _ in head)
 
 
-def _latin_thing(word: str, flag: str) -> bool:
-    """A Latin word in a Chinese clause that names a thing by its form: an acronym or a
-    word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol"."""
-    return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
 
 
 # directional and resultative complements written as verbs (坚持下来, 拿出来)
@@ -575,9 +574,9 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
                 and any(w in _ZH_SELF for w in words):
             topics = [(0, named)]  # …有夜校课，那我周三晚上也去上: the thing named before
             owned = True  # 那我…: the speaker goes (a 那 "then" before 我 is no subject)
-        elif not topics and (act := _activity(tagged) or (not _decided_amount(tagged) and _done_for(tagged))):
+        elif not topics and (act := _activity(tagged) or (not _decided_amount(tagged) and done_for(tagged))):
             topics = [(1, act)]  # 迷上烘焙了, 快走一小时: the activity, where no thing is named
-        elif not topics and named and _headless_count(tagged):
+        elif not topics and named and headless_count(tagged):
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
         if not question and _news_of_another(tagged):  # 旺仔在岸上看衣服呢: news of 旺仔, first
             at = next(i for i, (_, f) in enumerate(tagged) if not f.startswith(OPENING))
@@ -670,21 +669,6 @@ def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
     return len(taken) > 1 and taken[-1][0] in _ZH_THERE and any(f in NOUNS for _, f in taken[:-1])
 
 
-def _done_for(tagged: list[tuple[str, str]]) -> str:
-    """An act the clause says is done for a while or so often — its last verb followed
-    only by a count (快走一小时, 游泳两次, 跑二十分钟): the activity, the verb with a
-    one-character adjective before it that makes it one (快/a 走/v: jieba has no word);
-    "" for a verb of one character alone (走一万步), for 有 of having or being left (还有
-    二十多天: no act) or any other clause."""
-    at = max((i for i, (_, f) in enumerate(tagged) if is_verb(f)), default=-1)
-    after = tagged[at + 1:]
-    if at < 0 or tagged[at][0].endswith("有") or not any(f in ("m", "mq") for _, f in after) or not all(
-            f in ("m", "q", "mq") or w in LIGHT for w, f in after):
-        return ""
-    word = tagged[at][0]
-    if len(word) == 1 and at and len(tagged[at - 1][0]) == 1 and tagged[at - 1][1] == "a":
-        return tagged[at - 1][0] + word
-    return word if len(word) > 1 and word not in AUX and word not in INTENT else ""
 
 
 def _decided_amount(tagged: list[tuple[str, str]]) -> bool:
@@ -750,18 +734,6 @@ def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
     return ""
 
 
-def _headless_count(tagged: list[tuple[str, str]]) -> bool:
-    """A number and its classifier with no noun after it (我家两只最近…, 养了三个): it counts
-    a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
-    (a little), not a number before its noun (两只猫)."""
-    for i, (word, flag) in enumerate(tagged):
-        if flag != "m" or len(word) < 2 or word in LIGHT or not (
-                word[0].isdigit() or alone(word[0]) == "m"):  # 两只, 3个: a number first
-            continue
-        after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
-        if after not in NOUNS and after not in ("a", "q", "m", "uj"):
-            return True
-    return False
 
 
 def _as_written(phrase: str, simplified: str, written: str) -> str:
