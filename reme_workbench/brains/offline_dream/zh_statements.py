@@ -139,6 +139,9 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                     and word[0] not in "有没")))  # 六点多有空: having, no thing
                 or latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
+                # 试试白/a 噪音/n: a one-character adjective right before a noun is part of it
+                or (not run and flag == "a" and len(word) == 1 and words[k + 1][1] in ("n", "nz")
+                    and words[k + 1][0] not in LIGHT and after_verb)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in LIGHT and prev not in ("得", "离") \
             and not (run and flag == "a" and len(word) > 1)  # 叶子发软/a: what is said of it
