@@ -23,7 +23,7 @@ from ...textrules.nlp import chinese_tagged
 __all__ = ["AUX", "INTENT", "KIN_CHARS", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
            "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
            "intent_after", "one_who", "praised_act", "negated_act",
-           "done_for", "headless_count", "latin_thing"]
+           "done_for", "headless_count", "latin_thing", "moved_to"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -544,3 +544,17 @@ def latin_thing(word: str, flag: str) -> bool:
     """A Latin word in a Chinese clause that names a thing by its form: an acronym or a
     word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol"."""
     return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
+
+
+def moved_to(tagged: list[tuple[str, str]]) -> bool:
+    """A clause with no subject that opens on a verb of one character and its result
+    complement (改/v 到, 挪到, 推到, 改成) with a time after it (改到下下周一上午十点): the
+    thing named before, which Chinese leaves out, moved to then."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "y")]
+    at = 0
+    while at < len(words) and words[at][1].startswith(("c", "e", "o", "d")):
+        at += 1
+    if at + 2 > len(words) or len(words[at][0]) != 1 or not is_verb(words[at][1]) \
+            or words[at + 1][0] not in ("到", "成"):
+        return False
+    return any(f == "t" for _, f in words[at + 2:])

@@ -53,6 +53,7 @@ from .zh_parse import (
     is_verb,
     kin_subject,
     latin_thing,
+    moved_to,
     negated_act,
     one_who,
     parse_clause,
@@ -593,7 +594,8 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         it = bool(referent) and any(w in _ZH_IT and words[i + 1:i + 2] != ["哋"]
                                     for i, w in enumerate(words))
         if referent and not question and (it or (not taken and (
-                _object_left_out(tagged) or _handed_to(tagged) or (not topics and _decided_amount(tagged))))):
+                _object_left_out(tagged) or _handed_to(tagged)
+                or (not topics and (_decided_amount(tagged) or moved_to(tagged)))))):
             # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它;
             # 那就改成十天一次: how often the thing named before is done
             topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
