@@ -20,7 +20,10 @@ dependencies and named entities come from maintained, trained pipelines:
   tags its function words "unknown" (`x`) or as a bare morpheme, so a clause with such a
   word is tagged again by PyCantonese (`pycantonese`, its tagger trained on the Hong Kong
   Cantonese Corpus and shipped in the wheel) on jieba's own cut, and the words jieba could
-  not tag take its part of speech (佢 a pronoun, 冇 a verb, 咗 a particle).
+  not tag take its part of speech (佢 a pronoun, 冇 a verb, 咗 a particle). A Cantonese
+  grammar word jieba lacks and cuts into characters it tags as things (成/n 日/m, "all the
+  time") is joined where PyCantonese's segmenter reads it as one adverb, pronoun or
+  particle (`_cantonese_joined`).
 
 Both run offline: no model is downloaded at run time. `english_docs` parses a batch with
 `nlp.pipe` and keeps the last parses (a dream reads a session's turns more than once).
@@ -118,7 +121,11 @@ def chinese_tagged(text: str) -> list[tuple[str, str]]:
 
     # the dictionary's words only: jieba's HMM for unknown words glues a pronoun to a verb
     # ("我报" as one pronoun), which hides who a sentence is about
-    tagged = [(pair.word, pair.flag) for pair in posseg.lcut(chinese_simplified(text), HMM=False)]
+    simplified = chinese_simplified(text)
+    tagged = [(pair.word, pair.flag) for pair in posseg.lcut(simplified, HMM=False)]
+    if any(len(a) == len(b) == 1 and fa[:1] in "nmq" and fb[:1] in "nmq"
+           for (a, fa), (b, fb) in zip(tagged, tagged[1:], strict=False)):
+        tagged = _cantonese_joined(simplified, tagged)
     if any(flag == "x" and _untagged(word, flag) for word, flag in tagged):
         return _cantonese_retagged(tagged)
     return tagged
@@ -132,6 +139,48 @@ _UNKNOWN_FLAGS = ("x", "zg", "y")
 # a rare character of a Mandarin word (麻糬, 糬 unknown), which jieba's cut already reads
 _UD_TO_JIEBA = {"PRON": "r", "DET": "r", "VERB": "v", "AUX": "v", "ADV": "d", "ADP": "p",
                 "CCONJ": "c", "SCONJ": "c", "PART": "u", "INTJ": "e"}
+
+
+# PyCantonese's grammar words (no verb, noun or adjective: jieba's reading of those stands)
+_GRAMMAR = frozenset(ud for ud, flag in _UD_TO_JIEBA.items() if flag not in ("v",))
+
+
+def _cantonese_joined(written: str, tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`tagged` with each run of one-character words jieba tags as nouns, numerals or
+    classifiers that
+    PyCantonese's segmenter reads as one grammar word of Cantonese (成/n 日/m → 成日 "all
+    the time", an adverb) made that word, with its tag: jieba's Mandarin dictionary lacks
+    it and cuts it into characters that then read as things (老公成, 龍貓成). Only where
+    jieba's cut has a word boundary at both ends of PyCantonese's word; every other word
+    as jieba cut and tagged it. `written` is the simplified text jieba cut (PyCantonese
+    reads both scripts: its segmenter's words are characters' sequences it has seen)."""
+    import pycantonese
+
+    theirs = pycantonese.pos_tag(pycantonese.segment(written))
+    joined: dict[int, tuple[int, str]] = {}  # where a grammar word starts -> (end, jieba flag)
+    at = 0
+    for word, ud in theirs:
+        start = written.find(word, at)
+        if start < 0:
+            return tagged
+        at = start + len(word)
+        if len(word) > 1 and ud in _GRAMMAR and all(map(is_cjk, word)):
+            joined[start] = (at, _UD_TO_JIEBA[ud])
+    out: list[tuple[str, str]] = []
+    at = i = 0
+    while i < len(tagged):
+        word, flag = tagged[i]
+        end, ud_flag = joined.get(at, (0, ""))
+        j, reach = i, at
+        while end and j < len(tagged) and reach < end and len(tagged[j][0]) == 1:
+            reach, j = reach + 1, j + 1
+        if end and reach == end and j - i > 1 and all(f[:1] in "nmq" for _, f in tagged[i:j]):
+            out.append(("".join(w for w, _ in tagged[i:j]), ud_flag))
+            at, i = end, j
+            continue
+        out.append((word, flag))
+        at, i = at + len(word), i + 1
+    return out
 
 
 def _untagged(word: str, flag: str) -> bool:

@@ -39,7 +39,7 @@ def test_an_act_the_speaker_does_not_do_keeps_its_negation():
     # a verb of feeling or knowing is no act; a thing named is the topic as before
     assert topics("我不知道") == ()
     assert topics("我不担心") == ()
-    assert topics("我不吃香菜") == ("香菜",)
+    assert topics("我不吃香菜") == ("不吃香菜",)  # the thing with its negation (test_zh8_negation.py)
 
 
 def test_a_pets_name_joins_its_note_through_the_cli(dream_chat_cli):

@@ -20,9 +20,10 @@ from ...textrules import HAN_CHARS
 from ...textrules.cjk import chinese_words
 from ...textrules.nlp import chinese_tagged
 
-__all__ = ["AUX", "INTENT", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
+__all__ = ["AUX", "INTENT", "KIN_CHARS", "KIN_WORDS", "LIGHT", "NOUNS", "OPENING", "alone", "clauses", "is_verb",
            "parse_clause", "counts_an_act", "a_not_a", "a_state", "placed", "called_name", "TIMES", "DEGREE",
-           "intent_after", "one_who"]
+           "intent_after", "one_who", "praised_act", "negated_act",
+           "done_for", "headless_count", "latin_thing", "moved_to"]
 
 # words the dictionary tags as nouns (or, after a count, as the verbs and adjectives read
 # as nouns there) that name no thing — a word it tags otherwise needs no place here: the
@@ -49,6 +50,9 @@ KIN_WORDS = frozenset((
     "父亲", "母亲", "爸妈", "父母", "爷爷", "奶奶", "外婆", "外公", "姥姥", "姥爷", "孙子", "孙女",
     "外孙", "外孙女", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "公公", "婆婆", "岳父", "岳母", "女婿",
     "儿媳", "儿媳妇", "舅舅", "姑姑", "姨妈", "侄子", "侄女", "外甥", "外甥女"))
+
+# the kin words of one character that follow 我 in one word (我妈, 我爸): a closed class
+KIN_CHARS = frozenset("妈爸哥姐弟妹")
 
 # the aspect particles: the word before one is a verb, whatever the dictionary tags it
 # (换/nz 了份兼职); so is one character before a result complement (挪/ns 到周五)
@@ -104,7 +108,11 @@ def _compounds(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             skip = False
         elif i in pairs and (_counted(tagged, i) or _framed(tagged, i) or (i and _home(tagged[i - 1])) or chinese_words(
                 "".join(w for w, _ in tagged[i:]))[:1] == (word + tagged[i + 1][0],)):
-            out.append((word + tagged[i + 1][0], "n"))
+            # neither half a noun to the dictionary, opening a clause before 在…: a name (旺/a
+            # 仔/zg 在岸上: the dog's), as a name of a person's is (nr)
+            name = i == 0 and flag not in NOUNS and tagged[i + 1][1] not in NOUNS and i + 2 < len(tagged) \
+                and tagged[i + 2][1] == "p"
+            out.append((word + tagged[i + 1][0], "nr" if name else "n"))
             skip = True
         else:
             out.append((word, flag))
@@ -133,9 +141,11 @@ def _pair_joins(tagged: list[tuple[str, str]], i: int) -> bool:
     if tflag == "d":
         return hflag in NOUNS and after[1] in ("", "uj", "x", "y")
     if hflag in _COMPOUND_HEAD and not [f for _, f in tagged[:i] if f not in ("eng", "x")] \
-            and (after[1] == "t" or (after[0] in ("这", "那") and i + 3 < len(tagged)
-                                     and tagged[i + 3][1] == "m")):
-        return True  # 奶/zg 盖/v 那几天…: the clause's topic, before when (the model reads one word)
+            and (after[1] == "t" or (after[1] == "p" and len(after[0]) == 1) or (
+                after[0] in ("这", "那") and i + 3 < len(tagged) and tagged[i + 3][1] == "m")):
+        # 奶/zg 盖/v 那几天…, 旺/a 仔/zg 在岸上…: the clause's topic, before when or where
+        # (the model reads one word)
+        return True
     if (_counted(tagged, i) or _framed(tagged, i)) and is_verb(hflag) and tflag in ("n", "ng", "zg"):
         return True  # 买个跑/v 轮/zg: a classifier counts a thing, so what follows it is one
     if hflag == "nr" and tflag in ("a", "ag") and _home(before):
@@ -210,11 +220,16 @@ def _retagged(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
             out.append((word, "v"))  # 诊所当/t 物理治疗师: "work as" mid-clause, "when" opens one
         elif not out and flag == "eng" and word.islower():
             out.append((word, "e"))  # "ok 猫那几天…", "perfect": a texted interjection, no thing
+        elif out and out[-1][0] in ("我", "我们") and len(word) == 2 and word[0] in KIN_CHARS \
+                and flag in NOUNS and alone(word[1]) in NOUNS:
+            out += [(word[0], "n"), (word[1], alone(word[1]))]  # 我爸腰/n 不好: 爸, then 腰
         elif len(word) == 2 and word[0] == word[1] and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
             out.append((word, "v"))  # 问问/n 我姐: a verb doubled ("ask"), as it takes a pronoun
         elif len(word) == 2 and word[0] == word[1] and flag in ("q", "n", "nz", "a", "ng") \
                 and word not in KIN_WORDS and word not in LIGHT:
             out.append((word, "nr"))  # 朵朵/q, 乐乐/a: a doubled nickname
+        elif flag == "vn" and len(word) == 2 and word[0] in "有没" and is_verb(alone(word[0])):
+            out.append((word, "v"))  # 有空/vn, 没空: having (no) time, a predicate — no thing
         elif flag in ("vn", "nrt") and i + 1 < len(tagged) and tagged[i + 1][1] == "r":
             out.append((word, "v"))  # 发给/vn 我, 拜托/nrt 我: a verb, as it takes a pronoun
         elif out and flag == "x" and len(word) == 1 and re.match(f"[{HAN_CHARS}]", word) \
@@ -418,3 +433,128 @@ def one_who(tagged: list[tuple[str, str]]) -> str:
             is_verb(f) or f in NOUNS for _, f in middle):
         return ""
     return "".join(w for w, _ in middle)
+
+
+def praised_act(tagged: list[tuple[str, str]]) -> str:
+    """An act as a clause's subject and what it is like as its predicate, no negation
+    (盖/v 布 真的/d 有用/v, 那个 语音/n 打字/v 挺/d 好用/a, 用 语音 打字 挺方便的): the speaker
+    tried it and found it works — a suggestion taken up. The subject is a run of nouns and
+    verbs, one verb and what it takes (an act: 天气很好 is a remark, 听说很有名 hearsay;
+    开车开太久了 says how long, two verbs), after a
+    determiner (那个) or 用 ("using") at most; the predicate one adjective or verb after
+    an adverb (挺好用, 真的有用) — never one negated (不太好用, 没用). The act as written; "" for
+    any other clause."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "y", "ul", "uj")]
+    at = 0
+    while at < len(words) and (words[at][1].startswith(("c", "e", "o", "t")) or (
+            words[at][1] == "r" and words[at][0][:1] in "这那" and len(words[at][0]) > 1)
+            or words[at] == ("用", "p")):
+        at += 1
+    start = at
+    while at < len(words) and (words[at][1] in NOUNS or is_verb(words[at][1])
+                               or words[at][1] in ("nr", "b")):
+        at += 1
+    subject, rest = words[start:at], words[at:]
+    verbs = [w for w, f in subject if is_verb(f)]
+    things = [w for w, f in subject if not is_verb(f) and w not in LIGHT]
+    if len(verbs) != 1 or not things or verbs[0] in AUX or verbs[0] in INTENT or len("".join(w for w, _ in subject)) < 2 \
+            or len(subject) > 3 or not rest:
+        return ""
+    *adverbs, (last, flag) = rest
+    if not all(f in ("d", "zg") for _, f in adverbs) or any(
+            w.startswith(("不", "没", "别")) for w, _ in rest):
+        return ""
+    graded = adverbs or last[:1] in DEGREE or last[:2] in DEGREE  # 挺好用/a: one word of the dictionary's
+    if not graded or not (flag == "a" or is_verb(flag) or flag == "vn"):
+        return ""  # 名叫/v 可乐/a: no adverb grades it, no verdict
+    return "".join(w for w, _ in subject)
+
+
+def negated_act(tagged: list[tuple[str, str]]) -> str:
+    """我 (after a connective or an adverb at most) and a negated verb with its object to the
+    clause's end (我不吃/v 辣, 我没养/v 过 狗, 我从来不/d 坐飞机/n, 我不是/c 老师): what the
+    speaker does not do, has not done or is not — the negation, the verb and the object as
+    written from 不 / 没 on, never the object alone, which would say the opposite; "" for
+    any other clause, and where the object is no noun (我不觉得累) or a pronoun (我不认识他)."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "y", "uj")]
+    at = 0
+    while at < len(words) and words[at][1].startswith(OPENING) and words[at][0] not in _ZH_SELF_SUBJECT:
+        at += 1
+    if at >= len(words) or words[at][0] not in _ZH_SELF_SUBJECT:
+        return ""
+    rest = words[at + 1:]
+    neg = next((i for i, (w, _) in enumerate(rest) if "不" in w or "没" in w), None)
+    if neg is None or not all(f in ("d", "zg") for _, f in rest[:neg]):
+        return ""
+    word, flag = rest[neg]
+    cut = max(word.rfind("不"), word.rfind("没"))
+    k = neg + 1
+    if flag in ("d", "zg") and cut == len(word) - 1:  # 不/d, 从来不/d: the verb follows
+        while k < len(rest) and rest[k][1] in ("d", "zg"):
+            k += 1
+        if k >= len(rest) or not (is_verb(rest[k][1]) or rest[k][1] == "n"):
+            return ""
+        k += 1
+    elif not (is_verb(flag) or flag == "c") or cut != 0:  # 不吃/v, 没养/v, 不是/c
+        return ""
+    while k < len(rest) and rest[k][1] in ("ug", "ul", "uz"):  # 没养过狗
+        k += 1
+    obj = rest[k:]
+    if rest[k - 1][1] == "n" and not obj:  # 从来不坐飞机/n: the verb and its object in one word
+        obj = [rest[k - 1]]
+    if not obj or not all(f in NOUNS or f in ("a", "b", "m", "q") for _, f in obj) \
+            or not any(f in NOUNS and w not in LIGHT for w, f in obj):
+        return ""
+    text = "".join(w for w, _ in rest[neg:])
+    return text[cut:] if len(text) - cut <= 8 else ""
+
+
+def done_for(tagged: list[tuple[str, str]]) -> str:
+    """An act the clause says is done for a while or so often — its last verb followed
+    only by a count (快走一小时, 游泳两次, 跑二十分钟): the activity, the verb with a
+    one-character adjective before it that makes it one (快/a 走/v: jieba has no word);
+    "" for a verb of one character alone (走一万步), for 有 of having or being left (还有
+    二十多天: no act) or any other clause."""
+    at = max((i for i, (_, f) in enumerate(tagged) if is_verb(f)), default=-1)
+    after = tagged[at + 1:]
+    if at < 0 or tagged[at][0].endswith("有") or not any(f in ("m", "mq") for _, f in after) or not all(
+            f in ("m", "q", "mq") or w in LIGHT for w, f in after):
+        return ""
+    word = tagged[at][0]
+    if len(word) == 1 and at and len(tagged[at - 1][0]) == 1 and tagged[at - 1][1] == "a":
+        return tagged[at - 1][0] + word
+    return word if len(word) > 1 and word not in AUX and word not in INTENT else ""
+
+
+def headless_count(tagged: list[tuple[str, str]]) -> bool:
+    """A number and its classifier with no noun after it (我家两只最近…, 养了三个): it counts
+    a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
+    (a little), not a number before its noun (两只猫)."""
+    for i, (word, flag) in enumerate(tagged):
+        if flag != "m" or len(word) < 2 or word in LIGHT or not (
+                word[0].isdigit() or alone(word[0]) == "m"):  # 两只, 3个: a number first
+            continue
+        after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
+        if after not in NOUNS and after not in ("a", "q", "m", "uj"):
+            return True
+    return False
+
+
+def latin_thing(word: str, flag: str) -> bool:
+    """A Latin word in a Chinese clause that names a thing by its form: an acronym or a
+    word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol"."""
+    return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
+
+
+def moved_to(tagged: list[tuple[str, str]]) -> bool:
+    """A clause with no subject that opens on a verb of one character and its result
+    complement (改/v 到, 挪到, 推到, 改成) with a time after it (改到下下周一上午十点): the
+    thing named before, which Chinese leaves out, moved to then."""
+    words = [(w, f) for w, f in tagged if f not in ("x", "y")]
+    at = 0
+    while at < len(words) and words[at][1].startswith(("c", "e", "o", "d")):
+        at += 1
+    if at + 2 > len(words) or len(words[at][0]) != 1 or not is_verb(words[at][1]) \
+            or words[at + 1][0] not in ("到", "成"):
+        return False
+    return any(f == "t" for _, f in words[at + 2:])

@@ -34,6 +34,7 @@ from ...textrules.nlp import chinese_simplified, chinese_tagged
 from .zh_parse import (
     AUX,
     INTENT,
+    KIN_CHARS,
     KIN_WORDS,
     LIGHT,
     NOUNS,
@@ -45,13 +46,19 @@ from .zh_parse import (
     called_name,
     clauses,
     counts_an_act,
+    done_for,
     goes_to_do,
+    headless_count,
     intent_after,
     is_verb,
     kin_subject,
+    latin_thing,
+    moved_to,
+    negated_act,
     one_who,
     parse_clause,
     placed,
+    praised_act,
 )
 
 __all__ = ["ZhReading", "read_chinese", "asked_of_listener", "asks_about_listener", "refers_back"]
@@ -88,6 +95,10 @@ _ZH_THEN = frozenset(("那", "那么", "那样"))
 _AFTER_DE = ("a", "ag", "zg", "ng", "b", "j", "nr", "nz", "eng")
 
 
+# the locatives of time after an event (放学/n 后, 下班以后): the phrase before says when
+_ZH_AFTER = frozenset(("后", "以后", "之后"))
+
+
 @dataclass(frozen=True)
 class ZhReading:
     """What a Chinese sentence says about its speaker: the topic phrases of each clause
@@ -115,15 +126,23 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
     own = False  # the run follows 我的 before any verb: the speaker's thing, the subject
     de_verbs = False  # the words after 的 so far are verbs: 的提前/v 面试/v — one phrase
     run_flag = prev = ""
-    words = [*tagged, ("。", "x")]
+    # a kin word ends a noun run: 我妈/n 住院/n, 老婆/n 话/n — the person, then what is
+    # said of them, never one name (妈住院)
+    words = [*(p for k, pair in enumerate(tagged) for p in (
+        [pair, ("", "x")] if (pair[0] in KIN_WORDS or (pair[0] in KIN_CHARS and k and tagged[k - 1][0] in _ZH_SELF))
+        and tagged[k + 1:k + 2] and tagged[k + 1][1] in NOUNS else [pair])), ("。", "x")]
     for k, (word, flag) in enumerate(words):
         # after a count, an adjective or a verb of two characters is (part of) a thing
         # (一家诊所/v, 条红/a 围巾); a verb of one character is none (半个月没/v 人喂), nor
         # one taking a pronoun (几天拜托/v 我)
         noun = (flag in NOUNS or (counted and (flag[:1] == "a" or (
-                    flag[:1] == "v" and len(word) > 1 and words[k + 1][1] != "r")))
-                or _latin_thing(word, flag)
+                    flag[:1] == "v" and len(word) > 1 and words[k + 1][1] != "r"
+                    and word[0] not in "有没")))  # 六点多有空: having, no thing
+                or latin_thing(word, flag)
                 or ((after_de or after_count) and run and flag in _AFTER_DE)
+                # 试试白/a 噪音/n: a one-character adjective right before a noun is part of it
+                or (not run and flag == "a" and len(word) == 1 and words[k + 1][1] in ("n", "nz")
+                    and words[k + 1][0] not in LIGHT and after_verb)
                 or (after_de and (flag in _AFTER_DE or (flag.startswith("v") and de_verbs)))) \
             and word not in names and word not in LIGHT and prev not in ("得", "离") \
             and not (run and flag == "a" and len(word) > 1)  # 叶子发软/a: what is said of it
@@ -147,8 +166,12 @@ def _zh_topics(tagged: list[tuple[str, str]], names: frozenset[str]) -> list[tup
                 # is no topic unless a classifier says it is a thing
                 rank = (0 if after_verb else 2) + (0 if after_count else 1) + (len(phrase) < 2) \
                     + 4 * (word == "的" and words[k + 1][1][:1] in "na"  # 萧邦的夜曲: 夜曲 first
-                           and words[k + 1][0] not in LIGHT)  # (热水器的事: 事 names nothing)
-                found.append((-1 if own and not after_verb else rank, phrase))
+                           and words[k + 1][0] not in LIGHT) \
+                    + 4 * (word in _ZH_AFTER)  # 放学后: when, after the one it happened to
+                # 我妈住院了: the speaker's kin as the subject leads, as 我的猫 does
+                # (我姐的小诊所: the clinic, what 的 says is hers)
+                mine = own or (prev in _ZH_SELF and word != "的" and (phrase in KIN_CHARS or phrase in KIN_WORDS))
+                found.append((-1 if mine and not after_verb else rank, phrase))
             run, after_count = [], False
         after_verb = after_verb or flag.startswith("v") or word == "把"  # 把狗: what the verb takes
         listener = word in ("你", "您", "你们") or (listener and word == "的")
@@ -176,10 +199,6 @@ def _approved(tagged: list[tuple[str, str]]) -> str:
     return "".join(w for w, _ in head)
 
 
-def _latin_thing(word: str, flag: str) -> bool:
-    """A Latin word in a Chinese clause that names a thing by its form: an acronym or a
-    word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol"."""
-    return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
 
 
 # directional and resultative complements written as verbs (坚持下来, 拿出来)
@@ -349,9 +368,9 @@ def _outcome_of_thing(tagged: list[tuple[str, str]]) -> bool:
     verb = next((i for i, (_, f) in enumerate(rest) if is_verb(f) and (de is None or i > de + 1)), None)
     if de is None or verb is None or de == 0 or rest[de - 1][1] not in NOUNS:
         return False
-    if any(f == "r" or w in _ZH_SAYING for w, f in rest[:verb + 1]) or any(
+    if any(f == "r" or w in _ZH_SAYING or w == "们" for w, f in rest[:verb + 1]) or any(
             is_verb(f) for _, f in rest[:de]):
-        return False
+        return False  # (冬泳的大姐们都下水了: people, 们 — others' doing, no thing of the speaker's)
     return any(w in ("了", "过") for w, _ in rest[verb + 1:])
 
 
@@ -400,8 +419,8 @@ def _dated_thing(tagged: list[tuple[str, str]]) -> bool:
         start += 1  # 周三的游泳课: the time's thing
     subjects = ("n", "vn", "nz", "nw", "ns") if tagged and tagged[-1][0] == "了" else (
         "n", "vn", "nz", "nw")
-    if len(tagged) - start < 3 or tagged[start][1] not in subjects:
-        return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim)
+    if len(tagged) - start < 3 or tagged[start][1] not in subjects or any(w == "们" for w, _ in tagged[start:]):
+        return False  # (a time may come first: 周三游泳改到周四了 — the Wednesday swim; 们: people)
     verb = next(((w, i) for i, (w, f) in enumerate(tagged) if i > start and is_verb(f)), None)
     return verb is not None and verb[0] not in _ZH_SAYING and (any(
         f == "t" for _, f in tagged[verb[1]:]) or (tagged[start][1] != "ns" and any(  # 团子昨晚…跑了
@@ -471,6 +490,8 @@ def _not_done(tagged: list[tuple[str, str]]) -> str:
     what the speaker does not do — "不" and the act, the negation kept; "" for a verb of
     knowing or feeling (知道: 道/q; 担心, an opinion verb) or where a thing is named."""
     words = [(w, f) for w, f in tagged if f not in ("x", "ul", "uj", "y")]
+    while len(words) > 3 and words[0][1].startswith(OPENING):  # 对了我不喝酒
+        words = words[1:]
     if len(words) < 3 or words[0][0] not in _ZH_SELF or words[-2][0] != "不":
         return ""
     verb, flag = words[-1]
@@ -524,20 +545,27 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
     for n, clause in enumerate(parts):
         tagged = parse_clause(clause)
         words = [w for w, _ in tagged]
-        question = clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) or (
+        # 呢 after 在 and a verb (旺仔在岸上看衣服呢) marks an act going on, no question
+        going_on = words[-1:] == ["呢"] and any(
+            w in ("在", "正在") and any(is_verb(f) for _, f in tagged[i + 1:]) for i, w in enumerate(words))
+        question = (clause.strip().rstrip("。！!~～ ").endswith(_ZH_QUESTION) and not going_on) or (
             n == len(parts) - 1 and text.rstrip().endswith(("?", "？"))) or any(
             w in _ZH_ASKING for w in words) or a_not_a(words)
         owned = any(w in _ZH_SELF and i + 1 < len(words) and words[i + 1] == "的"
                     for i, w in enumerate(words)) or any(
             w.startswith("我") and w[1:] in _ZH_KIN for w in words) or _kept_by_speaker(tagged)
         topics = _zh_topics(tagged, names)
-        taken = "" if question else _approved(tagged)
+        # 盖布真的有用: an act found to work, taken up — no thing a later 它 stands for
+        praised = "" if question else praised_act(tagged)
+        taken = "" if question else _approved(tagged) or praised
         called = "" if question or (n and named) else called_name(tagged)  # 养在书房，叫豆包
         if taken:  # 修复日志这个好: the phrase is the thing, whole
             topics = [(0, taken)]
         elif called and referent:  # 我养了一只狗 — 叫豆豆: the dog is called 豆豆
             topics = [(-2, referent), (-1, called)]
             owned = True
+        elif not question and (refused := negated_act(tagged)):  # 我不吃辣: 不吃辣, never 辣
+            topics = [(-1, refused), *((r, t) for r, t in topics if t not in refused)]
         elif (front := _fronted(tagged)) and not question:  # 帐篷我借朋友的: the tent first
             topics = [(-1, front), *((r, t) for r, t in topics if t != front)]
         elif not topics and not question and (job := one_who(tagged)):
@@ -550,10 +578,14 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
                 and any(w in _ZH_SELF for w in words):
             topics = [(0, named)]  # …有夜校课，那我周三晚上也去上: the thing named before
             owned = True  # 那我…: the speaker goes (a 那 "then" before 我 is no subject)
-        elif not topics and (act := _activity(tagged) or (not _decided_amount(tagged) and _done_for(tagged))):
+        elif not topics and (act := _activity(tagged) or (not _decided_amount(tagged) and done_for(tagged))):
             topics = [(1, act)]  # 迷上烘焙了, 快走一小时: the activity, where no thing is named
-        elif not topics and named and _headless_count(tagged):
+        elif not topics and named and headless_count(tagged):
             topics = [(1, named)]  # 虎皮鹦鹉…？我家两只最近掉毛: the two are the parakeets
+        if not question and _news_of_another(tagged):  # 旺仔在岸上看衣服呢: news of 旺仔, first
+            at = next(i for i, (_, f) in enumerate(tagged) if not f.startswith(OPENING))
+            if tagged[at + 1:at + 2] != [("的", "uj")]:  # 老公的小超市: the shop's news
+                topics = [(-1 if t == tagged[at][0] else r, t) for r, t in topics]
         if (doer := _kept_doing(tagged)) and not question:  # 边牧一直咬沙发: about the dog
             topics = [(-1, doer), *((r, t) for r, t in topics if t != doer)]
         if not topics and not question and outer and counts_an_act(tagged):
@@ -562,12 +594,13 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         it = bool(referent) and any(w in _ZH_IT and words[i + 1:i + 2] != ["哋"]
                                     for i, w in enumerate(words))
         if referent and not question and (it or (not taken and (
-                _object_left_out(tagged) or _handed_to(tagged) or (not topics and _decided_amount(tagged))))):
+                _object_left_out(tagged) or _handed_to(tagged)
+                or (not topics and (_decided_amount(tagged) or moved_to(tagged)))))):
             # 乌龟怎么办？— 那还是放我姐那边，它以前在那住过: the turtle, left out or 它;
             # 那就改成十天一次: how often the thing named before is done
             topics = [(0, referent), *((r, t) for r, t in topics if t != referent)]
             owned = owned or it  # 它 is the thing the speaker named: theirs
-        if topics and topics[0][1] not in placed(tagged):  # 养在书房: where, not what
+        if topics and topics[0][1] not in placed(tagged) and topics[0][1] != praised:  # 养在书房: where
             named = referent = topics[0][1]  # the first it names, in the order written
         things = things or bool(topics)
         # a clause with no subject right after one about the speaker carries it on
@@ -576,8 +609,11 @@ def read_chinese(sentence: str, names: frozenset[str], *, own: bool = False,
         carried = about and _subjectless(tagged) and not _asks_for_me(tagged)
         # a thing changed (延期了) whose new date the next clause gives (…，改到一月八号): a
         # dated thing across the comma, as 比赛改到下周六了 is in one clause
-        moved = bool(tagged) and tagged[-1][0] == "了" and n + 1 < len(parts) and _dated_thing(
-            tagged + parse_clause(parts[n + 1]))
+        # — not where the next clause has the speaker as its subject (冬泳的老哥们都下去了 我
+        # 游了八年了: a statement of its own, the date its)
+        after = parse_clause(parts[n + 1]) if n + 1 < len(parts) else []
+        moved = bool(tagged) and tagged[-1][0] == "了" and bool(after) and after[0][0] not in _ZH_SELF \
+            and _dated_thing(tagged + after)
         about = not question and (own or owned or bool(taken) or _zh_self(tagged) or carried or moved)
         if (question and not owned) or not (owned or about):
             continue
@@ -638,21 +674,6 @@ def _object_left_out(tagged: list[tuple[str, str]]) -> bool:
     return len(taken) > 1 and taken[-1][0] in _ZH_THERE and any(f in NOUNS for _, f in taken[:-1])
 
 
-def _done_for(tagged: list[tuple[str, str]]) -> str:
-    """An act the clause says is done for a while or so often — its last verb followed
-    only by a count (快走一小时, 游泳两次, 跑二十分钟): the activity, the verb with a
-    one-character adjective before it that makes it one (快/a 走/v: jieba has no word);
-    "" for a verb of one character alone (走一万步), for 有 of having or being left (还有
-    二十多天: no act) or any other clause."""
-    at = max((i for i, (_, f) in enumerate(tagged) if is_verb(f)), default=-1)
-    after = tagged[at + 1:]
-    if at < 0 or tagged[at][0].endswith("有") or not any(f in ("m", "mq") for _, f in after) or not all(
-            f in ("m", "q", "mq") or w in LIGHT for w, f in after):
-        return ""
-    word = tagged[at][0]
-    if len(word) == 1 and at and len(tagged[at - 1][0]) == 1 and tagged[at - 1][1] == "a":
-        return tagged[at - 1][0] + word
-    return word if len(word) > 1 and word not in AUX and word not in INTENT else ""
 
 
 def _decided_amount(tagged: list[tuple[str, str]]) -> bool:
@@ -718,18 +739,6 @@ def _first_named(text: str, names: frozenset[str], *, last: bool = True) -> str:
     return ""
 
 
-def _headless_count(tagged: list[tuple[str, str]]) -> bool:
-    """A number and its classifier with no noun after it (我家两只最近…, 养了三个): it counts
-    a thing named before, as Chinese leaves out a noun it has just said — not 一点 / 一下
-    (a little), not a number before its noun (两只猫)."""
-    for i, (word, flag) in enumerate(tagged):
-        if flag != "m" or len(word) < 2 or word in LIGHT or not (
-                word[0].isdigit() or alone(word[0]) == "m"):  # 两只, 3个: a number first
-            continue
-        after = tagged[i + 1][1] if i + 1 < len(tagged) else ""
-        if after not in NOUNS and after not in ("a", "q", "m", "uj"):
-            return True
-    return False
 
 
 def _as_written(phrase: str, simplified: str, written: str) -> str:
