@@ -36,7 +36,10 @@ from .noun_topics import WEEKDAYS
 from .replies import (
     answers_about_it,
     asked_of_user,
+    completes_before,
     heard_topics,
+    names_what_was_asked,
+    speaks_of_it,
     tells_of_him_or_her,
     told_of_before,
     took_up,
@@ -342,6 +345,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
         last, asked = block.speaker, False
         if not (i and turns[i - 1].role == "assistant"):
             asked_after = ()  # only the reply right after the question answers it
+        was_asked = bool(i and turns[i - 1].role == "assistant"
+                         and texts[i - 1].rstrip().endswith(("?", "？")))
         confirmed = ""
         asked_of: tuple[_Said, tuple[Topic, ...]] | None = None  # "my ferret", in a question
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
@@ -362,6 +367,9 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                     and answers_about_it(span):
                 readings = [Reading(asked_after)]  # "How did Theo's gala go?" — "it went well"
                 asked_after = ()
+            if told is not None and k == 0 and was_asked and not isinstance(span, str) \
+                    and _no_topic(readings) and (what := names_what_was_asked(span, names)):
+                readings = [Reading(what)]  # "What's the job?" — "It's a data analyst job"
             if told is not None and readings == [None] and _names_a_day(span):
                 readings = [Reading((), context=True)]  # "fridays mostly": when
             english_told = told is not None and not isinstance(span, str)
@@ -370,13 +378,33 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 readings = [Reading(being)]  # "pip is ok now" — "he sleeps on the radiator"
                 if said and said[-1].text == previous[1] and not said[-1].topics:
                     said[-1].topics, said[-1].context = being, False  # "pip is ok now" too
+            if english_told and k == 0 and turns[i - 1].role != "assistant" \
+                    and _no_topic(readings) and said and said[-1].text == previous[1] \
+                    and not said[-1].topics and (
+                        whole := completes_before(span, previous[0], names)):
+                # "failed 🙃" — "roundabouts": one sentence texted as two messages (not
+                # "Sent. Thanks", two sentences of one message)
+                readings = [Reading(whole)]
+                said[-1].topics, said[-1].context = whole, False
             if english_told and _no_topic(readings) and \
                     (taken := took_up(span, heard, spoken_of)):
                 readings = [Reading(taken)]  # the helmet suggested — "bought one"
             if english_told:
                 spoken_of += [t for t in heard_topics(span, names)  # in the user's words
                               if any(same_topic(h, t) for h in heard)]
+            previous_text = previous[1]
             previous = (None, "") if isinstance(span, str) else (span, text)
+            requested = next((r.requested for r in readings if r is not None and r.requested), ())
+            if requested and said and (k or turns[i - 1].role != "assistant") \
+                    and said[-1].text == previous_text and not said[-1].topics:
+                readings = [Reading(requested)]  # "ugh postponed again" — "can u help me prep
+                # answers for my nursing interview": what the burst told of
+            elif requested:
+                asked_of = None
+            if asked_of is not None and not isinstance(span, str) and speaks_of_it(span) \
+                    and _no_topic(readings):
+                asked_of[0].topics, asked_of[0].context = asked_of[1], False
+                asked_of = None  # "Can you help me price my packages?" — "I've been doing it …"
             if asked_of is not None and not isinstance(span, str) and \
                     tells_of_him_or_her(span) and _no_topic(readings):
                 asked_of[0].topics, asked_of[0].context = asked_of[1], False
@@ -390,6 +418,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                          for n, clause in enumerate(reading.apart)]
                 if reading.asked_of:
                     asked_of = (said[-1], reading.asked_of)
+                if reading.requested and not reading.topics:
+                    asked_of = (said[-1], reading.requested)
         if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before
             earlier[block.speaker] = texts[i]
         if confirmed:  # the "yes" itself, quoted with the question it answers

@@ -5,6 +5,7 @@ stands for the thing asked after — read from spaCy's parse by conversation's r
 
 from __future__ import annotations
 
+from .noun_topics import noun_read_as_adjective
 from .topics import (
     Topic,
     _named,
@@ -16,7 +17,8 @@ from .topics import (
 )
 
 __all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics",
-           "told_of_before", "took_up"]
+           "told_of_before", "took_up", "names_what_was_asked", "completes_before",
+           "speaks_of_it"]
 
 _ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
@@ -131,3 +133,50 @@ def took_up(sent, heard: list[Topic], spoken_of: list[Topic]) -> tuple[Topic, ..
     if spoken_of:
         return (spoken_of[-1],)
     return (heard[0],) if len(heard) == 1 else ()
+
+
+def names_what_was_asked(sent, names: frozenset[str]) -> tuple[Topic, ...]:
+    """What the user's answer says the thing asked after is, by "it"/"that" and "be" ("What's
+    the job?" — "It's a data analyst job at St James's hospital in Leeds"; "What breed is
+    he?" — "he's a whippet"): the noun phrase it is, the user's thing. A judgement ("It's a
+    good idea", "it's a lot") names nothing asked after."""
+    subject = _third_person_subject(sent)
+    if subject is None or subject.head.lemma_ != "be" or subject.dep_ != "nsubj" \
+            or any(c.dep_ == "neg" for c in subject.head.children):
+        return ()
+    attr = next((c for c in subject.head.children if c.dep_ == "attr"
+                 and c.pos_ in ("NOUN", "PROPN")), None)
+    if attr is None or any(c.dep_ == "amod" and c.pos_ == "ADJ" and not c.is_title
+                           and not noun_read_as_adjective(c) for c in attr.children):
+        return ()
+    chunk = next((c for c in sent.noun_chunks if c.root.i == attr.i), None)
+    topic = topic_from_chunk(chunk, names) if chunk is not None else None
+    return (topic,) if topic else ()
+
+
+def completes_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
+    """A line of the user's that is only a noun phrase, after their line of a verb with
+    neither subject nor object ("failed 🙃" — "roundabouts", "passed!!" — "driving test"):
+    a sentence texted over two lines, the phrase naming what the verb was about."""
+    if before is None or is_question(sent) or is_question(before):
+        return ()
+    verb = before.root
+    if verb.pos_ != "VERB" or verb.tag_ not in ("VBD", "VBN") or any(
+            c.dep_ in ("nsubj", "nsubjpass", "dobj", "attr", "ccomp", "xcomp") for c in verb.children):
+        return ()
+    words = [t for t in sent if not (t.is_punct or t.is_space)]
+    chunks = list(sent.noun_chunks)
+    if not words or len(chunks) != 1 or any(t.pos_ in ("VERB", "AUX") for t in words) \
+            or any(t.i not in range(chunks[0].start, chunks[0].end) for t in words):
+        return ()
+    topic = topic_from_chunk(chunks[0], names, any_role=True)
+    return (topic,) if topic else ()
+
+
+def speaks_of_it(sent) -> bool:
+    """A statement of the speaker's that takes "it" or "them" as its object ("I've been
+    doing it four years", "we use them every week"): after their request on a thing of
+    theirs, it tells of that thing."""
+    return not is_question(sent) and any(
+        t.dep_ == "dobj" and t.lower_ in ("it", "them") and any(
+            c.dep_ == "nsubj" and first_person(c) for c in t.head.children) for t in sent)

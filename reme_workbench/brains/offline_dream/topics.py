@@ -285,6 +285,10 @@ class Reading:
     # theirs once the turn tells of it as "he" or "she" (`tells_of_him_or_her`)
     asked_of: tuple[Topic, ...] = ()
     apart: tuple[tuple[Topic, ...], ...] = ()  # later clauses on other named things (facts)
+    # a request on a thing of the speaker's ("Can you look over my cover letter?"): theirs
+    # when the same turn tells of it too, before ("postponed again") or after ("I've been
+    # doing it four years") — a request alone is no fact
+    requested: tuple[Topic, ...] = ()
 
 
 def _content_chunks(sent, names: frozenset[str]) -> bool:
@@ -438,6 +442,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     question = text.endswith("?") or _inverted(sent)  # states nothing about the speaker —
     # but a clause before the question may ("I'm allergic to shellfish, is that a problem there?")
     owned: list[Topic] = []
+    later: list[Topic] = []  # the speaker's things as subjects after a clause of their own
     found: list[tuple[int, int, Topic]] = []
     heads, told_apart = [], set()  # told_apart: later clauses' heads, on other named things
     along: set[int] = set()  # "my husband Dennis and I": who does it with the speaker
@@ -446,7 +451,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
         if first_person(tok):
-            heads.append(tok.head)
+            if not _asked_for(tok.head):
+                heads.append(tok.head)
         elif _with_the_speaker(tok):
             heads.append(tok.head)  # the speaker and someone: what they do is the topic
             along |= {t.i for t in tok.subtree}
@@ -454,7 +460,11 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             heads.append(tok.head)
             chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
             topic = topic_from_chunk(chunk, names) if chunk is not None else None
-            owned += [topic] if topic else []
+            # after a clause of the speaker's own, their thing as a subject is said in
+            # passing: "I've been at a call centre for six years, but … our team leader
+            # uses them" is about the call centre
+            (later if any(first_person(t) and t.dep_ in ("nsubj", "nsubjpass") and t.i < tok.i
+                          for t in sent) else owned).extend([topic] if topic else [])
         elif tok.head.lemma_ == "be" and tok.pos_ in ("NOUN", "PROPN") and any(
                 first_person(t) and t.dep_ == "poss" for c in tok.head.children
                 if c.dep_ in ("attr", "acomp") for t in c.subtree):  # "Painting is my favorite"
@@ -480,6 +490,16 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
                 t for c in sent.noun_chunks if heard is not None and c.root.pos_ == "NOUN"
                 and any(k.dep_ == "poss" and first_person(k) for k in c.root.children)
                 and (t := topic_from_chunk(c, names, any_role=True))))
+            worked_on = tuple(dict.fromkeys(
+                t for c in sent.noun_chunks if heard is not None and _owned_by_speaker(c.root)
+                and (c.root.dep_ == "dobj" or c.root.dep_ == "pobj" and any(
+                    m.dep_ in ("compound", "amod") for m in c.root.children))
+                and _a_request(sent) and (t := topic_from_chunk(c, names, any_role=True))))
+            if worked_on:  # "Can you help me price my wedding photography packages?", "…
+                # prep answers for my nursing interview": the thing of theirs the listener
+                # is to work on or for — not whom it goes to ("an email to my landlord");
+                # theirs once their turn says more of it (`Reading.requested`)
+                return Reading((), context=True, requested=worked_on)
             return Reading((), context=True, asked_of=mine) \
                 if mine or _content_chunks(sent, names) else None
     if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None \
@@ -554,11 +574,60 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         t for rank, _, t in found if rank[0] == order and t not in kept)))]  # its own things
     topics: list[Topic] = []
     for topic in [*_identities(heads, names), *owned,
-                  *(kept if apart and kept else (t for _, _, t in found))]:
+                  *(kept if apart and kept else (t for _, _, t in found)), *later]:
         if not any(t.key == topic.key for t in topics):
             topics.append(topic)
     return Reading(tuple(topics), apart=tuple(c for c in apart if kept and not any(
         same_topic(c[0], t) for t in topics[:1])))
+
+
+def _inverted_clause(verb) -> bool:
+    """A clause whose auxiliary or modal comes before its subject: "can you …", "could u
+    …", "what can I …", "should I …" — the word order of a question or a request."""
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and any(
+        c.dep_ == "aux" and (c.tag_ == "MD" or c.pos_ == "AUX") and c.i < subject.i
+        for c in verb.children)
+
+
+def _a_request(sent) -> bool:
+    """A sentence that opens by asking the listener to do something ("Can you write a short
+    email to my landlord?", "could u make it firmer"): what it names is what the assistant
+    is to do, no context of the user's life."""
+    return any(v.left_edge.i == sent.start and (s := _subject(v)) is not None
+               and second_person(s) and _inverted_clause(v) for v in sent)
+
+
+def _asked_for(head) -> bool:
+    """Whether a clause with the speaker as its subject is part of what they ask rather
+    than something they tell: a clause asked in question order ("What can I practise on
+    …?"), one inside a request to the listener ("Can you write the commands down so I can
+    stick them on the fridge?", "can you help me pick a first car"), or what someone else
+    would think of them ("…, she'll think I'm on a cruise"). A clause beside the question
+    is told ("I'm allergic to shellfish, is that a problem?")."""
+    if _inverted_clause(head):
+        return True
+    subject = _subject(head)
+    if subject is not None and "Acc" in subject.morph.get("Case") and head.head.i != head.i \
+            and head.tag_ in ("VB", "VBN", "VBG") \
+            and not any(c.dep_ in ("aux", "auxpass") for c in head.children):
+        over = _subject(head.head)  # "… won't get me murdered", "help me pick …": the
+        if over is None or not first_person(over):  # clause of whoever does it to them
+            return True
+    verb = head
+    while verb.head.i != verb.i:
+        over = verb.head
+        subject = _subject(over)
+        if any(c.tag_ in ("WRB", "WP") and c.i < verb.i for c in verb.children):
+            return False  # what they ask about is their life: "can you explain how I
+            # register as a nurse in Spain?"
+        if subject is not None and second_person(subject) and _inverted_clause(over):
+            return True  # a request: "can you …", "could u …"
+        if verb.dep_ == "ccomp" and subject is not None and subject.pos_ == "PRON" \
+                and not first_person(subject) and any(c.tag_ == "MD" for c in over.children):
+            return True  # "she'll think I'm …", "they'd say I'm …": another's guess
+        verb = over
+    return False
 
 
 def _with_the_speaker(subject) -> bool:
