@@ -38,7 +38,9 @@ from .replies import (
     asked_of_user,
     completes_before,
     heard_topics,
+    names_it,
     names_what_was_asked,
+    says_who_it_is,
     speaks_of_it,
     tells_of_him_or_her,
     told_of_before,
@@ -373,6 +375,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             if told is not None and readings == [None] and _names_a_day(span):
                 readings = [Reading((), context=True)]  # "fridays mostly": when
             english_told = told is not None and not isinstance(span, str)
+            if english_told and _no_topic(readings) and (being := names_it(span, names)):
+                readings = [Reading(being)]  # "its Bisto, the brown lad": who it is
             if english_told and _no_topic(readings) and \
                     (being := told_of_before(span, previous[0], names)):
                 readings = [Reading(being)]  # "pip is ok now" — "he sleeps on the radiator"
@@ -394,6 +398,11 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                               if any(same_topic(h, t) for h in heard)]
             previous_text = previous[1]
             previous = (None, "") if isinstance(span, str) else (span, text)
+            if english_told and said and said[-1].text == previous_text and said[-1].topics \
+                    and says_who_it_is(span):  # "taco has skin stuck …" — "hes my leopard
+                # gecko btw": the note on Taco, saying what Taco is
+                readings = [Reading(tuple(dict.fromkeys((said[-1].topics[0], *(
+                    t for r in readings if r is not None for t in r.topics)))))]
             requested = next((r.requested for r in readings if r is not None and r.requested), ())
             if requested and said and (k or turns[i - 1].role != "assistant") \
                     and said[-1].text == previous_text and not said[-1].topics:

@@ -18,7 +18,7 @@ from .topics import (
 
 __all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics",
            "told_of_before", "took_up", "names_what_was_asked", "completes_before",
-           "speaks_of_it"]
+           "speaks_of_it", "says_who_it_is", "names_it"]
 
 _ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
@@ -180,3 +180,35 @@ def speaks_of_it(sent) -> bool:
     return not is_question(sent) and any(
         t.dep_ == "dobj" and t.lower_ in ("it", "them") and any(
             c.dep_ == "nsubj" and first_person(c) for c in t.head.children) for t in sent)
+
+
+def says_who_it_is(sent) -> bool:
+    """"He's my leopard gecko", "she's my rescue greyhound", "shes my sister": what the one
+    the sentence before told of is to the speaker — a "he"/"she" and "be" (texted "hes": the
+    tagger's "s") with a thing of the speaker's as what they are."""
+    subject = _third_person_subject(sent)
+    if subject is None or not {"Masc", "Fem"} & set(subject.morph.get("Gender")):
+        return False
+    verb = subject.head
+    return (verb.lemma_ == "be" or verb.lower_ == "s") and not any(
+        c.dep_ == "neg" for c in verb.children) and any(
+        c.dep_ == "attr" and any(k.dep_ == "poss" and first_person(k) for k in c.children)
+        for c in verb.children)
+
+
+def names_it(sent, names: frozenset[str]) -> tuple[Topic, ...]:
+    """The name a user gives the one they are telling of, by "it's" ("its Bisto, the brown
+    lad", "it's Pepper, the grey one"): a capitalised name as what "it" is — texted "its"
+    is read by the tagger as a possessive on the name. Not a person of the chat."""
+    root = sent.root
+    name = None
+    if root.pos_ == "PROPN" and root.is_title and any(
+            c.dep_ == "poss" and c.lower_ in ("its", "it's", "it’s") for c in root.children):
+        name = root
+    elif root.lemma_ == "be" and any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children):
+        name = next((c for c in root.children if c.dep_ == "attr" and c.pos_ == "PROPN"
+                     and c.is_title and not any(k.dep_ in ("det", "poss") for k in c.children)),
+                    None)
+    if name is None or is_question(sent) or _names_a_speaker(name, names):
+        return ()
+    return (Topic(name.text, (name.lower_,)),)

@@ -342,6 +342,25 @@ def _judges_or_guesses(head, *, modal: bool = True) -> bool:
     return modal and any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
 
 
+def _called_after(subject) -> bool:
+    """A bare word as a subject that a "he"/"she"/"his"/"her" later in its sentence stands
+    for: a being known by name, texted in lowercase ("biscuit keeps scratching her ear",
+    "taco has skin stuck on his toes") — the tagger's guess at the word does not matter."""
+    return subject.pos_ in ("NOUN", "PROPN") and subject.is_alpha and subject.is_lower \
+        and not any(c.dep_ in ("det", "poss", "nummod", "amod", "compound")
+                    for c in subject.children) \
+        and any(t.i > subject.i and t.pos_ == "PRON" and {"Masc", "Fem"} & set(t.morph.get("Gender"))
+                and (t.tag_ == "PRP$" or "Nom" in t.morph.get("Case")) for t in subject.sent)
+    # a name written with its capital is read as one already (`_named`); "ill tell him": the
+    # one told is someone else
+
+
+def _being(name) -> Topic:
+    """The topic a being's name is, capitalised as a name though texted in lowercase
+    ("taco" → "Taco")."""
+    return Topic(name.text[:1].upper() + name.text[1:], (_norm(name.text),))
+
+
 def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bool:
     """In a chat with an assistant the user is the only person whose life is told
     (docs/spec.md §5.2.9): a main clause of theirs tells of the thing or person that is its
@@ -378,10 +397,13 @@ def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bo
     bare = subject.pos_ == "NOUN" and not any(c.dep_ in ("det", "poss", "nummod")
                                               for c in subject.children)  # texted: no "the"
     if not (named or (the and _news(head)) or (bare and _news(head, dated=False)
-                                               and head.lemma_ != head.lower_)):  # a verb, inflected
+                                               and head.lemma_ != head.lower_)  # a verb, inflected
+            or _called_after(subject)):
         return False
     chunk = next((c for c in subject.sent.noun_chunks if c.root.i == subject.i), None)
     topic = topic_from_chunk(chunk, names) if chunk is not None else None
+    if topic is None and _called_after(subject):
+        topic = _being(subject)
     return topic is not None and not any(same_topic(topic, h) for h in heard)
 
 
@@ -475,6 +497,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         elif heard is not None and _tells_of_user(tok, names, heard):
             # "the choir trip moved to October"; a clause on a named thing after another
             # clause is a fact apart ("Dennis cracked a rib, so Llangollen is off")
+            if _called_after(tok) and not heads and not told:  # "taco has skin stuck on
+                owned.append(_being(tok))  # his toes": the gecko, not the skin
             told.append((tok.head, bool(heads or told) and (_named(tok) or any(
                 c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children))))
     for head, apart_from_before in told:  # what the speaker does first: "Callum wants to
