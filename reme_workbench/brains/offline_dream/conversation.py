@@ -37,6 +37,7 @@ from .replies import (
     answers_about_it,
     asked_of_user,
     completes_before,
+    headline,
     heard_topics,
     names_it,
     names_what_was_asked,
@@ -375,6 +376,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             if told is not None and readings == [None] and _names_a_day(span):
                 readings = [Reading((), context=True)]  # "fridays mostly": when
             english_told = told is not None and not isinstance(span, str)
+            if english_told and headline(span) and (after := _told_next(
+                    sentences[k + 1:] or (split[i + 1] if i + 1 < len(turns) and turns[
+                        i + 1].speaker == block.speaker else []), names, told)):
+                readings = [Reading(after)]  # "got the keys!!!" — "Completion went through"
             if english_told and _no_topic(readings) and (being := names_it(span, names)):
                 readings = [Reading(being)]  # "its Bisto, the brown lad": who it is
             if english_told and _no_topic(readings) and \
@@ -438,6 +443,15 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                               first[block.index], confirms=confirmed, order=len(said),
                               label=block.speaker))
     return said, len(turns)
+
+
+def _told_next(sentences: list[tuple[str, object]], names: frozenset[str],
+               heard: list[Topic]) -> tuple[Topic, ...]:
+    """The topics of the next sentence of the speaker's, when it is English and names any."""
+    if not sentences or isinstance(sentences[0][1], str):
+        return ()
+    reading = read_english(sentences[0][1], names, heard)
+    return reading.topics if reading is not None else ()
 
 
 def said_by(said: list[_Said]) -> str:

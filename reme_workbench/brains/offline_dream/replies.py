@@ -5,7 +5,7 @@ stands for the thing asked after — read from spaCy's parse by conversation's r
 
 from __future__ import annotations
 
-from .noun_topics import noun_read_as_adjective
+from .noun_topics import _LIGHT_VERBS, _norm, _topic, noun_read_as_adjective
 from .topics import (
     Topic,
     _named,
@@ -18,7 +18,7 @@ from .topics import (
 
 __all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics",
            "told_of_before", "took_up", "names_what_was_asked", "completes_before",
-           "speaks_of_it", "says_who_it_is", "names_it"]
+           "speaks_of_it", "says_who_it_is", "names_it", "headline"]
 
 _ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
@@ -202,6 +202,17 @@ def names_it(sent, names: frozenset[str]) -> tuple[Topic, ...]:
     is read by the tagger as a possessive on the name. Not a person of the chat."""
     root = sent.root
     name = None
+    if any(c.dep_ == "poss" and c.lower_ in ("its", "it's", "it’s") for c in root.children) \
+            and root.pos_ == "NOUN" and any(c.dep_ == "compound" and c.pos_ == "PROPN"
+                                            and c.is_title for c in root.children):
+        start = root.i  # "its in april, the Bath half": the named thing it is, from its
+        while start > sent.start and sent.doc[start - 1].head.i == root.i and sent.doc[  # "the"
+                start - 1].dep_ in ("det", "compound", "amod"):
+            start -= 1
+        toks = [t for t in sent.doc[start: root.i + 1] if t.dep_ != "det"]  # its "its" is
+        topic = _topic(" ".join(t.text for t in toks),  # "it's", no owner of the thing
+                       tuple(_norm(t.lemma_) for t in toks))
+        return (topic,) if topic and not is_question(sent) else ()
     if root.pos_ == "PROPN" and root.is_title and any(
             c.dep_ == "poss" and c.lower_ in ("its", "it's", "it’s") for c in root.children):
         name = root
@@ -212,3 +223,18 @@ def names_it(sent, names: frozenset[str]) -> tuple[Topic, ...]:
     if name is None or is_question(sent) or _names_a_speaker(name, names):
         return ()
     return (Topic(name.text, (name.lower_,)),)
+
+
+def headline(sent) -> bool:
+    """News told as a headline before the story ("got the keys!!!", "I got the call"): a
+    light verb in the past taking a bare "the …" and nothing else — what the keys open or
+    the call was about is what the speaker says next, and names the note."""
+    root = sent.root
+    if is_question(sent) or root.pos_ != "VERB" or root.tag_ not in ("VBD", "VBN") \
+            or root.lemma_.lower() not in _LIGHT_VERBS or any(c.dep_ == "neg" for c in root.children):
+        return False
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    objects = [c for c in root.children if c.dep_ == "dobj"]
+    return (subject is None or first_person(subject)) and len(objects) == 1 and all(
+        c.dep_ == "det" and c.lower_ == "the" for c in objects[0].children) and all(
+        c.dep_ in ("nsubj", "dobj", "punct", "advmod", "npadvmod") for c in root.children)
