@@ -625,19 +625,21 @@ def _a_request(sent) -> bool:
 def _asked_for(head) -> bool:
     """Whether a clause with the speaker as its subject is part of what they ask rather
     than something they tell: a clause asked in question order ("What can I practise on
-    …?"), one inside a request to the listener ("Can you write the commands down so I can
-    stick them on the fridge?", "can you help me pick a first car"), or what someone else
+    …?"), a purpose inside a request to the listener ("Can you write the commands down so
+    I can stick them on the fridge?"), the act a request or question has done to them ("can
+    you help me pick a first car", "… that won't get me murdered?"), or what someone else
     would think of them ("…, she'll think I'm on a cruise"). A clause beside the question
-    is told ("I'm allergic to shellfish, is that a problem?")."""
+    is told ("I'm allergic to shellfish, is that a problem?"), and so is news in a
+    question's frame ("Can you believe I finished it?", "painting helped me find peace")."""
     if _inverted_clause(head):
         return True
     subject = _subject(head)
     if subject is not None and "Acc" in subject.morph.get("Case") and head.head.i != head.i \
             and head.tag_ in ("VB", "VBN", "VBG") \
             and not any(c.dep_ in ("aux", "auxpass") for c in head.children):
-        over = _subject(head.head)  # "… won't get me murdered", "help me pick …": the
-        if over is None or not first_person(over):  # clause of whoever does it to them
-            return True
+        over = _subject(head.head)  # "help me pick …", "… won't get me murdered?": the
+        if over is not None and second_person(over) or is_question(head.sent):  # clause of
+            return True  # whoever is asked to do it to them
     verb = head
     while verb.head.i != verb.i:
         over = verb.head
@@ -645,10 +647,11 @@ def _asked_for(head) -> bool:
         if any(c.tag_ in ("WRB", "WP") and c.i < verb.i for c in verb.children):
             return False  # what they ask about is their life: "can you explain how I
             # register as a nurse in Spain?"
-        if subject is not None and second_person(subject) and _inverted_clause(over):
-            return True  # a request: "can you …", "could u …"
+        if verb.dep_ == "advcl" and subject is not None and second_person(subject) \
+                and _inverted_clause(over):
+            return True  # a request's purpose: "can you …, so I can …"
         if verb.dep_ == "ccomp" and subject is not None and subject.pos_ == "PRON" \
-                and not first_person(subject) and any(c.tag_ == "MD" for c in over.children):
+                and "3" in subject.morph.get("Person") and any(c.tag_ == "MD" for c in over.children):
             return True  # "she'll think I'm …", "they'd say I'm …": another's guess
         verb = over
     return False
