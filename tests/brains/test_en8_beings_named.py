@@ -54,3 +54,16 @@ def test_a_texted_ill_before_him_is_no_being(dream_chat_cli):
         "AI: Do you want to say no?\n"
         "jo: yea ill tell him\n"))
     assert not any(n.endswith("-ill") for n in digest_notes(root))
+
+
+def test_it_is_and_a_name_with_nothing_said_of_it_is_no_being(dream_chat_cli):
+    """"It's Pride month": a time or a title after "it's", with no "…, the grey one" saying
+    which of the user's it is — LoCoMo's chats read as a user with an assistant lost a
+    question's note to such lines (recall@5 of the user's questions 0.906 → 0.895)."""
+    root = dream_chat_cli("month", (
+        "User: any ideas for a poster\n"
+        "Assistant: Sure, bold colours and one big slogan work well.\n"
+        "User: It's Pride Month! I'm making one for my art class.\n"))
+    found = digest_notes(root)
+    assert not any(n.endswith(("-pride", "-month")) for n in found), sorted(found)
+    assert [n for n in found if "art-class" in n], sorted(found)

@@ -203,8 +203,9 @@ def names_it(sent, names: frozenset[str]) -> tuple[Topic, ...]:
     root = sent.root
     name = None
     if any(c.dep_ == "poss" and c.lower_ in ("its", "it's", "it’s") for c in root.children) \
-            and root.pos_ == "NOUN" and any(c.dep_ == "compound" and c.pos_ == "PROPN"
-                                            and c.is_title for c in root.children):
+            and root.pos_ == "NOUN" and any(c.dep_ == "det" for c in root.children) \
+            and any(c.dep_ == "compound" and c.pos_ == "PROPN" and c.is_title
+                    for c in root.children):  # "its" and "the" on one noun: a texted "it's"
         start = root.i  # "its in april, the Bath half": the named thing it is, from its
         while start > sent.start and sent.doc[start - 1].head.i == root.i and sent.doc[  # "the"
                 start - 1].dep_ in ("det", "compound", "amod"):
@@ -220,7 +221,10 @@ def names_it(sent, names: frozenset[str]) -> tuple[Topic, ...]:
         name = next((c for c in root.children if c.dep_ == "attr" and c.pos_ == "PROPN"
                      and c.is_title and not any(k.dep_ in ("det", "poss") for k in c.children)),
                     None)
-    if name is None or is_question(sent) or _names_a_speaker(name, names):
+    # the one told of is named and then said which it is ("…, the brown lad"); "It's Pride
+    # month", "it's Charlotte's Web" name a time or a title, no one of the user's
+    if name is None or is_question(sent) or _names_a_speaker(name, names) or not any(
+            c.dep_ == "appos" for c in name.children):
         return ()
     return (Topic(name.text, (name.lower_,)),)
 

@@ -464,7 +464,6 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     question = text.endswith("?") or _inverted(sent)  # states nothing about the speaker —
     # but a clause before the question may ("I'm allergic to shellfish, is that a problem there?")
     owned: list[Topic] = []
-    later: list[Topic] = []  # the speaker's things as subjects after a clause of their own
     found: list[tuple[int, int, Topic]] = []
     heads, told_apart = [], set()  # told_apart: later clauses' heads, on other named things
     along: set[int] = set()  # "my husband Dennis and I": who does it with the speaker
@@ -482,11 +481,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             heads.append(tok.head)
             chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
             topic = topic_from_chunk(chunk, names) if chunk is not None else None
-            # after a clause of the speaker's own, their thing as a subject is said in
-            # passing: "I've been at a call centre for six years, but … our team leader
-            # uses them" is about the call centre
-            (later if any(first_person(t) and t.dep_ in ("nsubj", "nsubjpass") and t.i < tok.i
-                          for t in sent) else owned).extend([topic] if topic else [])
+            owned += [topic] if topic else []
         elif tok.head.lemma_ == "be" and tok.pos_ in ("NOUN", "PROPN") and any(
                 first_person(t) and t.dep_ == "poss" for c in tok.head.children
                 if c.dep_ in ("attr", "acomp") for t in c.subtree):  # "Painting is my favorite"
@@ -598,7 +593,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         t for rank, _, t in found if rank[0] == order and t not in kept)))]  # its own things
     topics: list[Topic] = []
     for topic in [*_identities(heads, names), *owned,
-                  *(kept if apart and kept else (t for _, _, t in found)), *later]:
+                  *(kept if apart and kept else (t for _, _, t in found))]:
         if not any(t.key == topic.key for t in topics):
             topics.append(topic)
     return Reading(tuple(topics), apart=tuple(c for c in apart if kept and not any(
