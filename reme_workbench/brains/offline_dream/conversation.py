@@ -37,7 +37,13 @@ from .noun_topics import WEEKDAYS
 from .replies import (
     answers_about_it,
     asked_of_user,
+    completes_before,
+    headline,
     heard_topics,
+    names_it,
+    names_what_was_asked,
+    says_who_it_is,
+    speaks_of_it,
     tells_of_him_or_her,
     told_of_before,
     took_up,
@@ -345,6 +351,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
         last, asked = block.speaker, False
         if not (i and turns[i - 1].role == "assistant"):
             asked_after = ()  # only the reply right after the question answers it
+        was_asked = bool(i and turns[i - 1].role == "assistant"
+                         and texts[i - 1].rstrip().endswith(("?", "？")))
         confirmed = ""
         asked_of: tuple[_Said, tuple[Topic, ...]] | None = None  # "my ferret", in a question
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
@@ -368,21 +376,55 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                     and answers_about_it(span):
                 readings = [Reading(asked_after)]  # "How did Theo's gala go?" — "it went well"
                 asked_after = ()
+            if told is not None and k == 0 and was_asked and not isinstance(span, str) \
+                    and _no_topic(readings) and (what := names_what_was_asked(span, names)):
+                readings = [Reading(what)]  # "What's the job?" — "It's a data analyst job"
             if told is not None and readings == [None] and _names_a_day(span):
                 readings = [Reading((), context=True)]  # "fridays mostly": when
             english_told = told is not None and not isinstance(span, str)
+            if english_told and headline(span) and (after := _told_next(
+                    sentences[k + 1:] or (split[i + 1] if i + 1 < len(turns) and turns[
+                        i + 1].speaker == block.speaker else []), names, told)):
+                readings = [Reading(after)]  # "got the keys!!!" — "Completion went through"
+            if english_told and _no_topic(readings) and (being := names_it(span, names)):
+                readings = [Reading(being)]  # "its Bisto, the brown lad": who it is
             if english_told and _no_topic(readings) and \
                     (being := told_of_before(span, previous[0], names)):
                 readings = [Reading(being)]  # "pip is ok now" — "he sleeps on the radiator"
                 if said and said[-1].text == previous[1] and not said[-1].topics:
                     said[-1].topics, said[-1].context = being, False  # "pip is ok now" too
+            if english_told and k == 0 and turns[i - 1].role != "assistant" \
+                    and _no_topic(readings) and said and said[-1].text == previous[1] \
+                    and not said[-1].topics and (
+                        whole := completes_before(span, previous[0], names)):
+                # "failed 🙃" — "roundabouts": one sentence texted as two messages (not
+                # "Sent. Thanks", two sentences of one message)
+                readings = [Reading(whole)]
+                said[-1].topics, said[-1].context = whole, False
             if english_told and _no_topic(readings) and \
                     (taken := took_up(span, heard, spoken_of)):
                 readings = [Reading(taken)]  # the helmet suggested — "bought one"
             if english_told:
                 spoken_of += [t for t in heard_topics(span, names)  # in the user's words
                               if any(same_topic(h, t) for h in heard)]
+            previous_text = previous[1]
             previous = (None, "") if isinstance(span, str) else (span, text)
+            if english_told and said and said[-1].text == previous_text and said[-1].topics \
+                    and says_who_it_is(span):  # "taco has skin stuck …" — "hes my leopard
+                # gecko btw": the note on Taco, saying what Taco is
+                readings = [Reading(tuple(dict.fromkeys((said[-1].topics[0], *(
+                    t for r in readings if r is not None for t in r.topics)))))]
+            requested = next((r.requested for r in readings if r is not None and r.requested), ())
+            if requested and said and (k or turns[i - 1].role != "assistant") \
+                    and said[-1].text == previous_text and not said[-1].topics:
+                readings = [Reading(requested)]  # "ugh postponed again" — "can u help me prep
+                # answers for my nursing interview": what the burst told of
+            elif requested:
+                asked_of = None
+            if asked_of is not None and not isinstance(span, str) and speaks_of_it(span) \
+                    and _no_topic(readings):
+                asked_of[0].topics, asked_of[0].context = asked_of[1], False
+                asked_of = None  # "Can you help me price my packages?" — "I've been doing it …"
             if asked_of is not None and not isinstance(span, str) and \
                     tells_of_him_or_her(span) and _no_topic(readings):
                 asked_of[0].topics, asked_of[0].context = asked_of[1], False
@@ -397,6 +439,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                          for n, clause in enumerate(reading.apart)]
                 if reading.asked_of:
                     asked_of = (said[-1], reading.asked_of)
+                if reading.requested and not reading.topics:
+                    asked_of = (said[-1], reading.requested)
         if answered is not None:
             answered.turn_ends(block.speaker, sentences)
         if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before
@@ -408,6 +452,15 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                               first[block.index], confirms=confirmed, order=len(said),
                               label=block.speaker))
     return said, len(turns)
+
+
+def _told_next(sentences: list[tuple[str, object]], names: frozenset[str],
+               heard: list[Topic]) -> tuple[Topic, ...]:
+    """The topics of the next sentence of the speaker's, when it is English and names any."""
+    if not sentences or isinstance(sentences[0][1], str):
+        return ()
+    reading = read_english(sentences[0][1], names, heard)
+    return reading.topics if reading is not None else ()
 
 
 def said_by(said: list[_Said]) -> str:

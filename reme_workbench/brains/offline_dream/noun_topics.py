@@ -138,6 +138,21 @@ def _frame_reading(word: str) -> tuple[str, str, str]:
     return docs[0][3].pos_, docs[1][2].pos_, docs[2][1].pos_
 
 
+@lru_cache(maxsize=4096)
+def _object_reading(word: str) -> str:
+    """The part of speech the tagger gives `word` as the object of a verb of liking ("I love
+    midwifery."), where an adjective cannot stand alone but a noun can."""
+    return english_docs([f"I love {word}."])[0][2].pos_
+
+
+def noun_read_as_adjective(tok) -> bool:
+    """A modifier the tagger called an adjective that is a noun naming a kind ("a midwifery
+    degree", "a marine engineer", "my leopard gecko"): read alone as an object, it is a
+    noun. A judgement ("a great degree", "a lovely engineer") stays an adjective."""
+    return tok.pos_ == "ADJ" and tok.dep_ == "amod" and tok.is_alpha and tok.is_lower \
+        and _object_reading(tok.lower_) == "NOUN"
+
+
 def _taken_by_a_verb(tok) -> bool:
     """The object of a verb that names an act of its own ("i play netball"): a thing, though
     the frame of `_frame_reading` reads a word it rarely saw ("netball", "cello") as an
@@ -310,6 +325,7 @@ def topic_from_chunk(chunk, names: frozenset[str], *, any_role: bool = False,
     # "LGBTQ") — and the judgement is still in the quote
     while len(toks) > 1 and toks[0].pos_ in ("ADJ", "ADV", "CCONJ", "PUNCT") and not (
             toks[0].ent_type_ or toks[0].is_upper or (toks[0].is_title and toks[0].i > toks[0].sent.start)
+            or noun_read_as_adjective(toks[0])
             or (toks[1].tag_ == "HYPH" and not toks[0].whitespace_)  # "upside-down poses"
             or (toks[0].dep_ == "amod" and toks[0].head.dep_ == "compound"
                 and toks[0].head.i == toks[0].i + 1)):

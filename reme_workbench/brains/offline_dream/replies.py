@@ -5,6 +5,7 @@ stands for the thing asked after — read from spaCy's parse by conversation's r
 
 from __future__ import annotations
 
+from .noun_topics import _LIGHT_VERBS, _norm, _topic, noun_read_as_adjective
 from .topics import (
     Topic,
     _named,
@@ -16,7 +17,8 @@ from .topics import (
 )
 
 __all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics",
-           "told_of_before", "took_up"]
+           "told_of_before", "took_up", "names_what_was_asked", "completes_before",
+           "speaks_of_it", "says_who_it_is", "names_it", "headline"]
 
 _ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
@@ -131,3 +133,112 @@ def took_up(sent, heard: list[Topic], spoken_of: list[Topic]) -> tuple[Topic, ..
     if spoken_of:
         return (spoken_of[-1],)
     return (heard[0],) if len(heard) == 1 else ()
+
+
+def names_what_was_asked(sent, names: frozenset[str]) -> tuple[Topic, ...]:
+    """What the user's answer says the thing asked after is, by "it"/"that" and "be" ("What's
+    the job?" — "It's a data analyst job at St James's hospital in Leeds"; "What breed is
+    he?" — "he's a whippet"): the noun phrase it is, the user's thing. A judgement ("It's a
+    good idea", "it's a lot") names nothing asked after."""
+    subject = _third_person_subject(sent)
+    if subject is None or subject.head.lemma_ != "be" or subject.dep_ != "nsubj" \
+            or any(c.dep_ == "neg" for c in subject.head.children):
+        return ()
+    attr = next((c for c in subject.head.children if c.dep_ == "attr"
+                 and c.pos_ in ("NOUN", "PROPN")), None)
+    if attr is None or any(c.dep_ == "amod" and c.pos_ == "ADJ" and not c.is_title
+                           and not noun_read_as_adjective(c) for c in attr.children):
+        return ()
+    chunk = next((c for c in sent.noun_chunks if c.root.i == attr.i), None)
+    topic = topic_from_chunk(chunk, names) if chunk is not None else None
+    return (topic,) if topic else ()
+
+
+def completes_before(sent, before, names: frozenset[str]) -> tuple[Topic, ...]:
+    """A line of the user's that is only a noun phrase, after their line of a verb with
+    neither subject nor object ("failed 🙃" — "roundabouts", "passed!!" — "driving test"):
+    a sentence texted over two lines, the phrase naming what the verb was about."""
+    if before is None or is_question(sent) or is_question(before):
+        return ()
+    verb = before.root
+    if verb.pos_ != "VERB" or verb.tag_ not in ("VBD", "VBN") or any(
+            c.dep_ in ("nsubj", "nsubjpass", "dobj", "attr", "ccomp", "xcomp") for c in verb.children):
+        return ()
+    words = [t for t in sent if not (t.is_punct or t.is_space)]
+    chunks = list(sent.noun_chunks)
+    if not words or len(chunks) != 1 or any(t.pos_ in ("VERB", "AUX") for t in words) \
+            or any(t.i not in range(chunks[0].start, chunks[0].end) for t in words):
+        return ()
+    topic = topic_from_chunk(chunks[0], names, any_role=True)
+    return (topic,) if topic else ()
+
+
+def speaks_of_it(sent) -> bool:
+    """A statement of the speaker's that takes "it" or "them" as its object ("I've been
+    doing it four years", "we use them every week"): after their request on a thing of
+    theirs, it tells of that thing."""
+    return not is_question(sent) and any(
+        t.dep_ == "dobj" and t.lower_ in ("it", "them") and any(
+            c.dep_ == "nsubj" and first_person(c) for c in t.head.children) for t in sent)
+
+
+def says_who_it_is(sent) -> bool:
+    """"He's my leopard gecko", "she's my rescue greyhound", "shes my sister": what the one
+    the sentence before told of is to the speaker — a "he"/"she" and "be" (texted "hes": the
+    tagger's "s") with a thing of the speaker's as what they are."""
+    subject = _third_person_subject(sent)
+    if subject is None or not {"Masc", "Fem"} & set(subject.morph.get("Gender")):
+        return False
+    verb = subject.head
+    return (verb.lemma_ == "be" or verb.lower_ == "s") and not any(
+        c.dep_ == "neg" for c in verb.children) and any(
+        c.dep_ == "attr" and any(k.dep_ == "poss" and first_person(k) for k in c.children)
+        for c in verb.children)
+
+
+def names_it(sent, names: frozenset[str]) -> tuple[Topic, ...]:
+    """The name a user gives the one they are telling of, by "it's" ("its Bisto, the brown
+    lad", "it's Pepper, the grey one"): a capitalised name as what "it" is — texted "its"
+    is read by the tagger as a possessive on the name. Not a person of the chat."""
+    root = sent.root
+    name = None
+    if any(c.dep_ == "poss" and c.lower_ in ("its", "it's", "it’s") for c in root.children) \
+            and root.pos_ == "NOUN" and any(c.dep_ == "det" for c in root.children) \
+            and any(c.dep_ == "compound" and c.pos_ == "PROPN" and c.is_title
+                    for c in root.children):  # "its" and "the" on one noun: a texted "it's"
+        start = root.i  # "its in april, the Bath half": the named thing it is, from its
+        while start > sent.start and sent.doc[start - 1].head.i == root.i and sent.doc[  # "the"
+                start - 1].dep_ in ("det", "compound", "amod"):
+            start -= 1
+        toks = [t for t in sent.doc[start: root.i + 1] if t.dep_ != "det"]  # its "its" is
+        topic = _topic(" ".join(t.text for t in toks),  # "it's", no owner of the thing
+                       tuple(_norm(t.lemma_) for t in toks))
+        return (topic,) if topic and not is_question(sent) else ()
+    if root.pos_ == "PROPN" and root.is_title and any(
+            c.dep_ == "poss" and c.lower_ in ("its", "it's", "it’s") for c in root.children):
+        name = root
+    elif root.lemma_ == "be" and any(c.dep_ == "nsubj" and c.lower_ == "it" for c in root.children):
+        name = next((c for c in root.children if c.dep_ == "attr" and c.pos_ == "PROPN"
+                     and c.is_title and not any(k.dep_ in ("det", "poss") for k in c.children)),
+                    None)
+    # the one told of is named and then said which it is ("…, the brown lad"); "It's Pride
+    # month", "it's Charlotte's Web" name a time or a title, no one of the user's
+    if name is None or is_question(sent) or _names_a_speaker(name, names) or not any(
+            c.dep_ == "appos" for c in name.children):
+        return ()
+    return (Topic(name.text, (name.lower_,)),)
+
+
+def headline(sent) -> bool:
+    """News told as a headline before the story ("got the keys!!!", "I got the call"): a
+    light verb in the past taking a bare "the …" and nothing else — what the keys open or
+    the call was about is what the speaker says next, and names the note."""
+    root = sent.root
+    if is_question(sent) or root.pos_ != "VERB" or root.tag_ not in ("VBD", "VBN") \
+            or root.lemma_.lower() not in _LIGHT_VERBS or any(c.dep_ == "neg" for c in root.children):
+        return False
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    objects = [c for c in root.children if c.dep_ == "dobj"]
+    return (subject is None or first_person(subject)) and len(objects) == 1 and all(
+        c.dep_ == "det" and c.lower_ == "the" for c in objects[0].children) and all(
+        c.dep_ in ("nsubj", "dobj", "punct", "advmod", "npadvmod") for c in root.children)

@@ -285,6 +285,10 @@ class Reading:
     # theirs once the turn tells of it as "he" or "she" (`tells_of_him_or_her`)
     asked_of: tuple[Topic, ...] = ()
     apart: tuple[tuple[Topic, ...], ...] = ()  # later clauses on other named things (facts)
+    # a request on a thing of the speaker's ("Can you look over my cover letter?"): theirs
+    # when the same turn tells of it too, before ("postponed again") or after ("I've been
+    # doing it four years") — a request alone is no fact
+    requested: tuple[Topic, ...] = ()
 
 
 def _content_chunks(sent, names: frozenset[str]) -> bool:
@@ -338,6 +342,25 @@ def _judges_or_guesses(head, *, modal: bool = True) -> bool:
     return modal and any(c.tag_ == "MD" and c.lemma_.lower() not in ("will", "shall") for c in kids)
 
 
+def _called_after(subject) -> bool:
+    """A bare word as a subject that a "he"/"she"/"his"/"her" later in its sentence stands
+    for: a being known by name, texted in lowercase ("biscuit keeps scratching her ear",
+    "taco has skin stuck on his toes") — the tagger's guess at the word does not matter."""
+    return subject.pos_ in ("NOUN", "PROPN") and subject.is_alpha and subject.is_lower \
+        and not any(c.dep_ in ("det", "poss", "nummod", "amod", "compound")
+                    for c in subject.children) \
+        and any(t.i > subject.i and t.pos_ == "PRON" and {"Masc", "Fem"} & set(t.morph.get("Gender"))
+                and (t.tag_ == "PRP$" or "Nom" in t.morph.get("Case")) for t in subject.sent)
+    # a name written with its capital is read as one already (`_named`); "ill tell him": the
+    # one told is someone else
+
+
+def _being(name) -> Topic:
+    """The topic a being's name is, capitalised as a name though texted in lowercase
+    ("taco" → "Taco")."""
+    return Topic(name.text[:1].upper() + name.text[1:], (_norm(name.text),))
+
+
 def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bool:
     """In a chat with an assistant the user is the only person whose life is told
     (docs/spec.md §5.2.9): a main clause of theirs tells of the thing or person that is its
@@ -374,10 +397,13 @@ def _tells_of_user(subject, names: frozenset[str], heard: Sequence[Topic]) -> bo
     bare = subject.pos_ == "NOUN" and not any(c.dep_ in ("det", "poss", "nummod")
                                               for c in subject.children)  # texted: no "the"
     if not (named or (the and _news(head)) or (bare and _news(head, dated=False)
-                                               and head.lemma_ != head.lower_)):  # a verb, inflected
+                                               and head.lemma_ != head.lower_)  # a verb, inflected
+            or _called_after(subject)):
         return False
     chunk = next((c for c in subject.sent.noun_chunks if c.root.i == subject.i), None)
     topic = topic_from_chunk(chunk, names) if chunk is not None else None
+    if topic is None and _called_after(subject):
+        topic = _being(subject)
     return topic is not None and not any(same_topic(topic, h) for h in heard)
 
 
@@ -446,7 +472,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
         if first_person(tok):
-            heads.append(tok.head)
+            if not _asked_for(tok.head):
+                heads.append(tok.head)
         elif _with_the_speaker(tok):
             heads.append(tok.head)  # the speaker and someone: what they do is the topic
             along |= {t.i for t in tok.subtree}
@@ -465,6 +492,8 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         elif heard is not None and _tells_of_user(tok, names, heard):
             # "the choir trip moved to October"; a clause on a named thing after another
             # clause is a fact apart ("Dennis cracked a rib, so Llangollen is off")
+            if _called_after(tok) and not heads and not told:  # "taco has skin stuck on
+                owned.append(_being(tok))  # his toes": the gecko, not the skin
             told.append((tok.head, bool(heads or told) and (_named(tok) or any(
                 c.dep_ == "compound" and c.pos_ == "PROPN" for c in tok.children))))
     for head, apart_from_before in told:  # what the speaker does first: "Callum wants to
@@ -480,6 +509,16 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
                 t for c in sent.noun_chunks if heard is not None and c.root.pos_ == "NOUN"
                 and any(k.dep_ == "poss" and first_person(k) for k in c.root.children)
                 and (t := topic_from_chunk(c, names, any_role=True))))
+            worked_on = tuple(dict.fromkeys(
+                t for c in sent.noun_chunks if heard is not None and _owned_by_speaker(c.root)
+                and (c.root.dep_ == "dobj" or c.root.dep_ == "pobj" and any(
+                    m.dep_ in ("compound", "amod") for m in c.root.children))
+                and _a_request(sent) and (t := topic_from_chunk(c, names, any_role=True))))
+            if worked_on:  # "Can you help me price my wedding photography packages?", "…
+                # prep answers for my nursing interview": the thing of theirs the listener
+                # is to work on or for — not whom it goes to ("an email to my landlord");
+                # theirs once their turn says more of it (`Reading.requested`)
+                return Reading((), context=True, requested=worked_on)
             return Reading((), context=True, asked_of=mine) \
                 if mine or _content_chunks(sent, names) else None
     if not heads and root.tag_ in ("VBD", "VBG", "VBN") and _subject(root) is None \
@@ -559,6 +598,58 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
             topics.append(topic)
     return Reading(tuple(topics), apart=tuple(c for c in apart if kept and not any(
         same_topic(c[0], t) for t in topics[:1])))
+
+
+def _inverted_clause(verb) -> bool:
+    """A clause whose auxiliary or modal comes before its subject: "can you …", "could u
+    …", "what can I …", "should I …" — the word order of a question or a request."""
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is not None and any(
+        c.dep_ == "aux" and (c.tag_ == "MD" or c.pos_ == "AUX") and c.i < subject.i
+        for c in verb.children)
+
+
+def _a_request(sent) -> bool:
+    """A sentence that opens by asking the listener to do something ("Can you write a short
+    email to my landlord?", "could u make it firmer"): what it names is what the assistant
+    is to do, no context of the user's life."""
+    return any(v.left_edge.i == sent.start and (s := _subject(v)) is not None
+               and second_person(s) and _inverted_clause(v) for v in sent)
+
+
+def _asked_for(head) -> bool:
+    """Whether a clause with the speaker as its subject is part of what they ask rather
+    than something they tell: a clause asked in question order ("What can I practise on
+    …?"), a purpose inside a request to the listener ("Can you write the commands down so
+    I can stick them on the fridge?"), the act a request or question has done to them ("can
+    you help me pick a first car", "… that won't get me murdered?"), or what someone else
+    would think of them ("…, she'll think I'm on a cruise"). A clause beside the question
+    is told ("I'm allergic to shellfish, is that a problem?"), and so is news in a
+    question's frame ("Can you believe I finished it?", "painting helped me find peace")."""
+    if _inverted_clause(head):
+        return True
+    subject = _subject(head)
+    if subject is not None and "Acc" in subject.morph.get("Case") and head.head.i != head.i \
+            and head.tag_ in ("VB", "VBN", "VBG") \
+            and not any(c.dep_ in ("aux", "auxpass") for c in head.children):
+        over = _subject(head.head)  # "help me pick …", "… won't get me murdered?": the
+        if over is not None and second_person(over) or is_question(head.sent):  # clause of
+            return True  # whoever is asked to do it to them
+    verb = head
+    while verb.head.i != verb.i:
+        over = verb.head
+        subject = _subject(over)
+        if any(c.tag_ in ("WRB", "WP") and c.i < verb.i for c in verb.children):
+            return False  # what they ask about is their life: "can you explain how I
+            # register as a nurse in Spain?"
+        if verb.dep_ == "advcl" and subject is not None and second_person(subject) \
+                and _inverted_clause(over):
+            return True  # a request's purpose: "can you …, so I can …"
+        if verb.dep_ == "ccomp" and subject is not None and subject.pos_ == "PRON" \
+                and "3" in subject.morph.get("Person") and any(c.tag_ == "MD" for c in over.children):
+            return True  # "she'll think I'm …", "they'd say I'm …": another's guess
+        verb = over
+    return False
 
 
 def _with_the_speaker(subject) -> bool:
