@@ -1,15 +1,14 @@
 """Quality of the notes dream writes, on the labelled set in tests/data/dream_eval/.
 
-    python benchmarks/bench_dream_quality.py [--split tune|holdout|dev|dev2|dev3|dev4|holdout5|all]
+    python benchmarks/bench_dream_quality.py [--split tune|holdout|dev|dev2|dev3|dev4|dev5|all]
         [--embedder minilm] [--brain offline] [--material DIR [--labels FILE]] [--show]
         [--json FILE]
 
 `all` is tune/ and holdout/, the two splits every figure since the set began compares;
 dev/ (user ↔ assistant chats for developing the Chinese rules, issue #30) runs on its own
-with `--split dev`, and so do dev2/, dev3/ and dev4/ (blind sets of user ↔ assistant chats,
-each measured blind once as holdout2/, holdout3/ and holdout4/ and read for rules since) with
-`--split dev2`, `dev3`, `dev4`; holdout5/ (the next blind set, not yet measured) with
-`--split holdout5`.
+with `--split dev`, and so do dev2/ … dev5/ (blind sets of user ↔ assistant chats,
+each measured blind once as holdout2/ … holdout5/ and read for rules since) with
+`--split dev2`, `dev3`, `dev4`, `dev5`.
 Each split is dreamt in a fresh vault of its own (`init_vault`, the
 material copied in, `dream_vault` with the brain `--brain` names — the offline brain by
 default — and recall over `--embedder`), then the digest notes it wrote are measured
@@ -61,9 +60,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")  # `--split all`
 # Run alone, never pooled into `all` so its earlier figures keep their meaning: dev/ was
-# written for developing the Chinese rules, dev2/, dev3/ and dev4/ were blind sets measured
-# once and read since, holdout5/ is the next blind set (tests/data/dream_eval/README.md).
-ALONE_SPLITS = ("dev", "dev2", "dev3", "dev4", "holdout5")
+# written for developing the Chinese rules, dev2/ … dev5/ were blind sets measured
+# once and read since (tests/data/dream_eval/README.md).
+ALONE_SPLITS = ("dev", "dev2", "dev3", "dev4", "dev5")
 CHAT_FACTS_TARGET = 0.8  # issue #30: facts about the user that reach a note, on both splits
 
 

@@ -31,10 +31,9 @@ from reme_workbench.errors import RemeError
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT / "tests" / "data" / "dream_eval"
 SPLITS = ("tune", "holdout")
-# dev/: user ↔ assistant chats read while developing; dev2/, dev3/,
-# dev4/: blind sets until their one figure (as holdout2/, holdout3/, holdout4/), read since;
-# holdout5/: the next blind set
-LABELLED_SPLITS = (*SPLITS, "dev", "dev2", "dev3", "dev4", "holdout5")
+# dev/: user ↔ assistant chats read while developing; dev2/ … dev5/: blind sets until
+# their one figure (as holdout2/ … holdout5/), read since
+LABELLED_SPLITS = (*SPLITS, "dev", "dev2", "dev3", "dev4", "dev5")
 PROV = "\n\nderived_from:: [[{}]]\n"
 
 # --- fragment names ---------------------------------------------------------------------------
@@ -229,10 +228,10 @@ def test_the_dev_split_is_user_assistant_chats_over_several_days():
 
 @pytest.mark.parametrize("split, month",
                          [("dev2", "2027-07"), ("dev3", "2027-09"), ("dev4", "2027-11"),
-                          ("holdout5", "2027-12")])
+                          ("dev5", "2027-12")])
 def test_the_later_chat_splits_are_user_assistant_chats_in_both_languages(split, month):
-    """dev2/, dev3/, dev4/ and holdout5/ (issue #30, README "The dev2 split", "The dev3
-    split", "The dev4 split", "The holdout5 split"): 30
+    """dev2/, dev3/, dev4/ and dev5/ (issue #30, README "The dev2 split", "The dev3
+    split", "The dev4 split", "The dev5 split"): 30
     chats each, 15 Chinese and 15 English, from one month, 60–80 facts about the user in
     both languages, and every fact a later day moves or corrects grouped across days; no
     file shares a name with another split's (the speaker test in tests/brains keys files by
@@ -494,7 +493,7 @@ def test_the_benchmark_refuses_a_missing_material_folder(tmp_path, capsys):
 
 @pytest.mark.parametrize(("split", "dreamt"), [
     ("dev", ["dev"]), ("all", ["tune", "holdout"]), ("holdout", ["holdout"]),
-    ("dev2", ["dev2"]), ("dev3", ["dev3"]), ("dev4", ["dev4"]), ("holdout5", ["holdout5"]),
+    ("dev2", ["dev2"]), ("dev3", ["dev3"]), ("dev4", ["dev4"]), ("dev5", ["dev5"]),
 ])
 def test_the_benchmark_dreams_dev_alone_and_all_stays_tune_and_holdout(
         split, dreamt, monkeypatch, capsys):
