@@ -90,7 +90,7 @@ def export_turns(text: str) -> str:
     """`text` with an app's export rewritten as `Name: text` turns (see the module doc);
     any other text unchanged."""
     lines = text.splitlines()
-    out = _line_app(lines) or _headed(lines) or lines
+    out = _line_app(lines) or _headed(lines) or _stamp_over_sender(lines) or _name_lines(lines) or lines
     kept = _without_placeholders(out)
     if kept == lines:
         return text
@@ -144,6 +144,91 @@ def _headed(lines: list[str]) -> list[str] | None:
             rest.pop()
         out.extend(rest)
         out.append("")  # the blank line between messages
+    return out
+
+
+# iMessage (imessage-exporter's txt, a copy from Messages): a date and time alone on a line —
+# "Dec 01, 2027  7:48:12 PM", maybe a note of when it was read after it — then the sender
+_MONTH_DATE = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}"
+               r"|\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{4}")
+_STAMP_ALONE = re.compile(
+    rf"^\s*(?:{_MONTH_DATE}|{DATE}),?\s+(?:at\s+)?(?P<clock>{CLOCK})\s*(?:\([^()]*\))?\s*$")
+_SENDER_ALONE = re.compile(rf"^\s*(?P<name>{NAME})\s*$")
+
+
+def _stamp_over_sender(lines: list[str]) -> list[str] | None:
+    """iMessage's messages — a date-time line, the sender's line, the text below — as
+    `[time] Name: …` turns, when at least MIN_MESSAGES messages are so laid out; a line
+    above the first (a title) is kept."""
+    heads = [i for i in range(len(lines) - 2) if _STAMP_ALONE.match(lines[i])
+             and _SENDER_ALONE.match(lines[i + 1]) and lines[i + 2].strip()
+             and not _STAMP_ALONE.match(lines[i + 2])]
+    if len(heads) < MIN_MESSAGES:
+        return None
+    out = lines[: heads[0]]
+    for start, end in zip(heads, [*heads[1:], len(lines)], strict=True):
+        clock = _STAMP_ALONE.match(lines[start]).group("clock")  # type: ignore[union-attr]
+        name = lines[start + 1].strip()
+        out.extend(_message(name, clock, lines[start + 2 : end]))
+    return out
+
+
+def _message(name: str, clock: str, body: list[str]) -> list[str]:
+    """One message as a turn's lines: `[time] Name: first line`, its other lines below, a
+    placeholder among them left out (a message that is only one is left to
+    `_without_placeholders`), then the blank line between messages; [] when it has no text."""
+    words = [x for x in body if x.strip()]
+    if not words:
+        return []
+    kept = [x for x in words if not is_placeholder(x)] or words[:1]
+    first = body.index(kept[0])
+    rest = [x for x in body[first + 1 :] if not is_placeholder(x)]
+    while rest and not rest[-1].strip():
+        rest.pop()
+    stamp = f"[{clock}] " if clock else ""
+    return [f"{stamp}{name}: {body[first].strip()}", *rest, ""]
+
+
+# a sender's name alone on its line, as a chat page shows it (Messenger, a web chat): one to
+# three words, each capitalised, or one word; no mark of a sentence or of markdown
+_NAME_LINE = re.compile(
+    rf"^(?P<name>[{LETTER}][{LETTER}'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{LETTER}'’-]{{0,24}}){{0,2}})$")
+# people talking: a person's pronoun, as typed, or a question (a closed class)
+_TALK = re.compile(r"(?<![\w'’])(?:i|im|i['’]\w{1,2}|me|my|you|u|ur|your|we|us|our)(?![\w'’])|[?？]|[我你]",
+                   re.I)
+MAX_SENDERS = 4  # a pasted page of more names than this is a list, not a chat
+
+
+def _name_lines(lines: list[str]) -> list[str] | None:
+    """A chat page pasted — each sender's name alone on a line over their text — as
+    `Name: …` turns. Told by structure, not by the names: two to MAX_SENDERS short
+    name-like lines each recur (at least twice), each stands over text that is not another
+    of them, the senders change at least twice (they take turns), the first line with words
+    is one, and no line is a heading or a list item (a document's recurring sub-titles)."""
+    words = [x.strip() for x in lines if x.strip()]
+    if any(x.startswith(("#", "- ", "* ", "|", "```", ">")) for x in words):
+        return None
+    counts: dict[str, int] = {}
+    for x in words:
+        if _NAME_LINE.match(x):
+            counts[x] = counts.get(x, 0) + 1
+    names = {x for x, n in counts.items() if n >= 2}
+    # a recurring line right under a name is that sender's text ("Ok"), not a name
+    names -= {b for a, b in zip(words, words[1:], strict=False) if a in names}
+    if not 2 <= len(names) <= MAX_SENDERS or words[0] not in names:
+        return None
+    heads = [i for i, x in enumerate(lines) if x.strip() in names]
+    order = [lines[i].strip() for i in heads]
+    if sum(a != b for a, b in zip(order, order[1:], strict=False)) < 2:
+        return None
+    bodies = [lines[a + 1 : b] for a, b in zip(heads, [*heads[1:], len(lines)], strict=True)]
+    if any(not any(x.strip() for x in body) for body in bodies):
+        return None  # a name over no text: a list of names
+    if not any(_TALK.search(x) for body in bodies for x in body):
+        return None  # sub-titles over lists ("Packing" / "Food"): nobody talks to anybody
+    out = lines[: heads[0]]
+    for start, end in zip(heads, [*heads[1:], len(lines)], strict=True):
+        out.extend(_message(lines[start].strip(), "", lines[start + 1 : end]))
     return out
 
 
