@@ -121,3 +121,49 @@ def test_dreaming_a_messenger_page_keeps_the_users_fact_and_no_raw_lines(make_va
     assert any("postman" in n for n in notes), notes
     assert not any("Tomasz Brennan\n" in n or "Juniper How big" in n for n in notes), notes
     assert not any("28–30 cm" in n for n in notes), notes
+
+
+# -- other tools' iMessage and SMS exports ------------------------------------------------------
+
+
+def test_imessage_senders_by_number_or_address_and_a_two_digit_hour():
+    """imessage-exporter names a sender not in the address book by their number or email."""
+    chat = ("Apr 09, 2028 10:14:08 PM\n+447700900461\nare we still on for the quiz tmrw\n\n"
+            "Apr 09, 2028 10:15:02 PM (Read by them after 2 seconds)\nMe\nyes! I'm bringing "
+            "my sister, she's a nurse and knows every bone in the body\n\n"
+            "Apr 09, 2028 10:16:40 PM\npat.quill@example.org\nha perfect, table for four then\n")
+    assert [(s, r) for s, r, _ in turns(chat)] == [
+        ("+447700900461", "person"), ("Me", "user"), ("pat.quill@example.org", "person")]
+
+
+def test_a_table_of_texts_from_a_phone_backup_tool():
+    """iMazing's CSV and an Android SMS backup's columns: a sent row is the user's (`Me`),
+    a received one the sender's; a row with no text (a photo) is left out."""
+    imazing = (
+        "Chat Session,Message Date,Delivered Date,Read Date,Service,Type,Sender ID,Sender Name,"
+        "Status,Text,Attachment\n"
+        "Juniper,2028-02-11 07:58:01,,,iMessage,Outgoing,,,Delivered,"
+        "\"morning, my ferret Pesto chewed through the charger again\",\n"
+        "Juniper,2028-02-11 07:58:40,,,iMessage,Incoming,+447700900999,Juniper,Read,"
+        "\"Oh no. Is he ok? Keep cables in a trunking tube, ferrets can't get a grip on it.\",\n"
+        "Juniper,2028-02-11 07:59:12,,,iMessage,Outgoing,,,Delivered,,IMG_2231.HEIC\n"
+        "Juniper,2028-02-11 08:01:05,,,iMessage,Outgoing,,,Delivered,\"he's fine, I work "
+        "nights at the sorting office so I only found it at 7\",\n")
+    assert turns(imazing) == [
+        ("Me", "user", "morning, my ferret Pesto chewed through the charger again"),
+        ("Juniper", "person", "Oh no. Is he ok? Keep cables in a trunking tube, ferrets can't get "
+                              "a grip on it."),
+        ("Me", "user", "he's fine, I work nights at the sorting office so I only found it at 7"),
+    ]
+    android = ("address;date;type;body;contact_name\n"
+               "+447700900123;2028-03-01 18:02;1;did u book the campsite;Ros\n"
+               "+447700900123;2028-03-01 18:05;2;yes, two nights at Loch Ness from the 12th;Ros\n"
+               "+447700900123;2028-03-01 18:06;1;amazing;Ros\n")
+    assert [(s, t) for s, _, t in turns(android)] == [
+        ("Ros", "did u book the campsite"), ("Me", "yes, two nights at Loch Ness from the 12th"),
+        ("Ros", "amazing")]
+
+
+def test_a_table_that_is_no_message_log_stays_a_table():
+    shopping = "item,shop,price\nmilk,Co-op,1.20\nbread,Greggs,1.50\n"
+    assert {s for s, _, _ in turns(shopping)} == {""}

@@ -38,7 +38,7 @@ from typing import Literal, Protocol
 
 from ...textrules import is_cjk
 from ...textrules.nlp import chinese_tagged, english_docs
-from .chat_exports import CLOCK, DATE, NAME, STAMP, export_turns
+from .chat_exports import CLOCK, DATE, HANDLE, NAME, STAMP, export_turns
 from .zh_parse import KIN_WORDS, clauses
 
 __all__ = [
@@ -328,7 +328,7 @@ _BOLD = r"(?:\*\*|__)"
 _AFTER = r"\s*[(\[][\w:.#-]{1,16}[)\]]"
 _LEAD = (rf"(?P<lead>\[{STAMP}\]\s*|\({STAMP}\)\s*|{STAMP}\s+[-–—]\s+|{STAMP}\s+)?")
 _LINE = re.compile(
-    rf"^\s*{_LEAD}{_BOLD}?(?P<name>{NAME}){_BOLD}?"
+    rf"^\s*{_LEAD}{_BOLD}?(?P<name>{NAME}|{HANDLE}){_BOLD}?"
     rf"(?:\s*[(\[](?P<time>{STAMP})[)\]]|{_AFTER}|\s+(?P<clock>{CLOCK}))?\s*{_BOLD}?"
     rf"[:：]{_BOLD}?[ \t]*(?P<text>.*)$")
 _IRC = re.compile(rf"^\s*{_LEAD}<(?P<name>[\w.'’-]{{1,32}})>\s+(?P<text>.*)$")

@@ -21,11 +21,12 @@ Rule-based and says so: a form is recognised by its layout, at least two headed 
 
 from __future__ import annotations
 
+import csv
 import re
 
 from ...textrules import HAN_CHARS
 
-__all__ = ["export_turns", "is_placeholder", "CLOCK", "DATE", "STAMP", "NAME", "LETTER"]
+__all__ = ["export_turns", "is_placeholder", "CLOCK", "DATE", "STAMP", "NAME", "HANDLE", "LETTER"]
 
 CLOCK = (r"(?:(?:上午|下午|晚上|早上|中午|凌晨)\s?)?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?"
          r"(?:\s?[AaPp]\.?[Mm]\.?)?")
@@ -40,6 +41,10 @@ LETTER = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 NAME = (rf"(?:[{HAN_CHARS}][{HAN_CHARS}·]{{0,5}}|[{HAN_CHARS}]{{1,2}}[A-Z][a-z]{{1,11}}|[阿小老][a-z]{{2,11}}|"
         rf"[{LETTER}][{LETTER}0-9_.'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{LETTER}0-9_.'’-]{{0,24}}){{0,2}}"
         rf"(?:\s?[{HAN_CHARS}]{{1,3}})?)")
+
+# a sender an export names by their handle, not in the address book: an international phone
+# number or an email address (iMessage: "+447700900123", "pat@example.org")
+HANDLE = r"(?:\+\d[\d ()-]{5,18}\d|[\w.+-]{1,40}@[\w-]{1,40}(?:\.[\w-]{1,20}){1,4})"
 
 # a sender's line: the name, then (after a comma, a dash or spaces) the time of the message,
 # maybe in brackets, maybe a day word before it ("Today at"), and nothing else
@@ -90,7 +95,8 @@ def export_turns(text: str) -> str:
     """`text` with an app's export rewritten as `Name: text` turns (see the module doc);
     any other text unchanged."""
     lines = text.splitlines()
-    out = _line_app(lines) or _headed(lines) or _stamp_over_sender(lines) or _name_lines(lines) or lines
+    out = (_line_app(lines) or _message_table(lines) or _headed(lines) or _stamp_over_sender(lines)
+           or _name_lines(lines) or lines)
     kept = _without_placeholders(out)
     if kept == lines:
         return text
@@ -153,7 +159,7 @@ _MONTH_DATE = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\
                r"|\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{4}")
 _STAMP_ALONE = re.compile(
     rf"^\s*(?:{_MONTH_DATE}|{DATE}),?\s+(?:at\s+)?(?P<clock>{CLOCK})\s*(?:\([^()]*\))?\s*$")
-_SENDER_ALONE = re.compile(rf"^\s*(?P<name>{NAME})\s*$")
+_SENDER_ALONE = re.compile(rf"^\s*(?P<name>{NAME}|{HANDLE})\s*$")
 
 
 def _stamp_over_sender(lines: list[str]) -> list[str] | None:
@@ -187,6 +193,63 @@ def _message(name: str, clock: str, body: list[str]) -> list[str]:
         rest.pop()
     stamp = f"[{clock}] " if clock else ""
     return [f"{stamp}{name}: {body[first].strip()}", *rest, ""]
+
+
+# a table of messages, a row each, as phone backup tools write it (iMazing's CSV, "SMS
+# Backup" tools, a spreadsheet of texts): the header names its columns — of these, the
+# first each row has (lower case, spaces and underscores alike)
+_TEXT_COLUMNS = ("text", "body", "message", "message text", "content", "msg")
+_SENDER_COLUMNS = ("sender name", "sender", "from", "author", "contact name", "contact", "name",
+                   "sender id", "address")
+_WAY_COLUMNS = ("type", "direction", "is from me", "from me", "sent", "folder")
+_DATE_COLUMNS = ("message date", "date", "readable date", "date sent", "timestamp", "time",
+                 "sent date")
+# the values of a row's direction that say the user sent it: "Outgoing", "sent", an Android
+# SMS `type` of 2 (1 is received), a true "is from me"
+_OUTGOING = frozenset(("outgoing", "sent", "out", "2", "true", "yes", "me"))
+_FROM_ME_COLUMNS = ("is from me", "from me")
+
+
+def _message_table(lines: list[str]) -> list[str] | None:
+    """A table of messages (comma, semicolon or tab separated, its header first) as
+    `[time] Name: text` turns — the user's rows (sent, outgoing) as `Me`, the others under
+    the sender's name or number; rows with no text (a photo) left out. None unless the
+    header names a text column and a sender or direction column and MIN_MESSAGES rows have
+    text."""
+    body = [x for x in lines if x.strip()]
+    if len(body) < MIN_MESSAGES + 1 or not any(d in body[0] for d in ",;\t"):
+        return None
+    try:
+        dialect = csv.Sniffer().sniff("\n".join(body[:5]), delimiters=",;\t")
+        rows = list(csv.reader(body, dialect))
+    except csv.Error:
+        return None
+    header = [" ".join(h.replace("_", " ").lower().split()) for h in rows[0]]
+    if any(len(h.split()) > 3 for h in header):
+        return None  # a sentence with commas, not a header
+
+    def column(names: tuple[str, ...]) -> int | None:
+        return next((header.index(n) for n in names if n in header), None)
+
+    text, sender, way, date = (column(_TEXT_COLUMNS), column(_SENDER_COLUMNS),
+                               column(_WAY_COLUMNS), column(_DATE_COLUMNS))
+    if text is None or (sender is None and way is None) or len(header) < 3:
+        return None
+    from_me = way is not None and header[way] in _FROM_ME_COLUMNS
+    out: list[str] = []
+    for row in rows[1:]:
+        if len(row) != len(header) or not row[text].strip() or is_placeholder(row[text]):
+            continue
+        outgoing = way is not None and row[way].strip().lower() in (
+            _OUTGOING if not from_me else frozenset(("1", "true", "yes")))
+        name = "Me" if outgoing else (row[sender].strip() if sender is not None else "")
+        if not name:
+            continue
+        when = row[date].strip() if date is not None else ""
+        stamp = f"[{when}] " if re.fullmatch(STAMP, when) else ""  # a time the turn reads
+        message = row[text].strip().splitlines()
+        out.extend([f"{stamp}{name}: {message[0]}", *message[1:], ""])
+    return out if sum(1 for x in out if x) >= MIN_MESSAGES else None
 
 
 # a sender's name alone on its line, as a chat page shows it (Messenger, a web chat): one to
