@@ -163,7 +163,9 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
     themselves with the subject left out, "Booking the B&B tonight then"), and it answers
     at more length than it is asked (its turns no shorter than the other's, on average) —
     a friend's few words back ("How's the pottery going?", "Oh no, sorry!") are no
-    assistant's (docs/spec.md §5.2.11)."""
+    assistant's; answering a burst of short texts at LONG_ANSWER times their length, it
+    may speak of itself in SELF_SHARE of its turns. Of the user's own label (`Me`) and a
+    name, only the name may be the assistant (docs/spec.md §5.2.11)."""
     pair = list(speakers)
     if len(pair) != 2 or any(is_assistant(s) for s in pair) or all(is_user(s) for s in pair):
         return None

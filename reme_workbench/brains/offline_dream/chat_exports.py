@@ -11,6 +11,14 @@ strings; `chat.normalise_transcript` calls `export_turns`.
   `[time] Name: first line` with its other lines below it; the blank line between
   messages stays.
 * LINE's export, one message a line: `23:41<TAB>Name<TAB>text`.
+* iMessage (imessage-exporter's txt, a copy from Messages): a date-time line
+  (`Dec 01, 2027  7:48:12 PM`), the sender alone on the next (`Me`, a name, a number or an
+  email address), then the text.
+* A table of texts a phone backup tool writes (iMazing's CSV, an Android SMS backup's
+  columns): a sent row is `Me`'s, a received one its sender's.
+* A chat page pasted (Messenger, a web chat): each sender's name alone on a line over
+  their text, told by structure — short name-like lines that recur and alternate, each
+  over talk (`_name_lines`).
 * What an app writes in place of a message nobody typed (`<Media omitted>`, `image
   omitted`, `This message was deleted`, `[图片]`, `该消息已撤回`) is no text: the message
   is left out, unless its sender says nothing else (they still take part in the chat).
