@@ -229,12 +229,13 @@ def _message_table(lines: list[str]) -> list[str] | None:
         return None
     try:
         dialect = csv.Sniffer().sniff("\n".join(body[:5]), delimiters=",;\t")
+        header = [" ".join(h.replace("_", " ").lower().split())
+                  for h in next(csv.reader(body[:1], dialect))]
+        if any(len(h.split()) > 3 for h in header):
+            return None  # a sentence with commas, not a header
         rows = list(csv.reader(body, dialect))
-    except csv.Error:
+    except (csv.Error, StopIteration):
         return None
-    header = [" ".join(h.replace("_", " ").lower().split()) for h in rows[0]]
-    if any(len(h.split()) > 3 for h in header):
-        return None  # a sentence with commas, not a header
 
     def column(names: tuple[str, ...]) -> int | None:
         return next((header.index(n) for n in names if n in header), None)
