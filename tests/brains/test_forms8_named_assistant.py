@@ -88,3 +88,20 @@ def test_dreaming_a_named_assistants_chat_keeps_the_users_facts_in_the_personal_
     assert not any("fiddle" in n or "barista" in n for n in wiki), wiki
     everything = personal + wiki
     assert not any("luggage rack" in n or "receipt or the key number" in n for n in everything)
+
+
+def test_a_telegram_desktop_copy_with_an_assistant_by_its_name():
+    """Telegram's `Name, [dd.mm.yy hh:mm]` over each message: a user's burst answered by an
+    assistant called by its own name (read before this change too: a check, not a fix)."""
+    chat = ("Bea, [02.02.28 08:10]\nmorning!!\n\n"
+            "Bea, [02.02.28 08:10]\nmy allotment shed got broken into again\n\n"
+            "Moss, [02.02.28 08:11]\nSorry, that's rotten. Was anything taken, and is the lock "
+            "still on the door?\n\n"
+            "Bea, [02.02.28 08:12]\njust the strimmer. im a school nurse so i cant get up there "
+            "till saturday\n\n"
+            "Moss, [02.02.28 08:13]\nReport it to the allotment secretary and the police for a "
+            "crime number; a shed alarm and a hasp with a closed shackle padlock put most "
+            "people off.\n\n"
+            "Bea, [02.02.28 08:13]\nok ty\n\n"
+            "Moss, [02.02.28 08:14]\nMark the new strimmer with a postcode pen too.\n")
+    assert roles(chat) == {"Bea": "user", "Moss": "assistant"}
