@@ -38,7 +38,7 @@ from typing import Literal, Protocol
 
 from ...textrules import is_cjk
 from ...textrules.nlp import chinese_tagged, english_docs
-from .chat_exports import CLOCK, DATE, NAME, STAMP, export_turns
+from .chat_exports import CLOCK, DATE, HANDLE, NAME, STAMP, export_turns
 from .zh_parse import KIN_WORDS, clauses
 
 __all__ = [
@@ -145,6 +145,9 @@ def chat_kind(blocks: Sequence[_Spoken]) -> ChatKind | None:
 _SELF = re.compile(r"(?<![\w'’])(?:i|me|my|mine|myself|im|i['’](?:m|ve|d|ll))(?![\w'’])"
                    r"|我(?!们)", re.I)
 _SELF_OBJECT = re.compile(r"(?<![\w'’])me(?![\w'’])", re.I)  # "let me know": a helper says it
+# the share of an assistant's turns that may speak of it ("my speciality") when it answers
+# a burst of short texts at length (`answering_speaker`)
+SELF_SHARE = 0.25
 ANSWERING_TURNS = 3  # a speaker's turns, at least, before their silence about themselves counts
 # ... or two turns, each answer on average at least this many times as long as the other's
 # turns: an assistant asked for a plan answers with one ("帮我做个行程" → a day-by-day plan)
@@ -160,28 +163,50 @@ def answering_speaker(lines: Sequence[str], speakers: Iterable[str]) -> str | No
     themselves with the subject left out, "Booking the B&B tonight then"), and it answers
     at more length than it is asked (its turns no shorter than the other's, on average) —
     a friend's few words back ("How's the pottery going?", "Oh no, sorry!") are no
-    assistant's (docs/spec.md §5.2.11)."""
+    assistant's; answering a burst of short texts at LONG_ANSWER times their length, it
+    may speak of itself in SELF_SHARE of its turns. Of the user's own label (`Me`) and a
+    name, only the name may be the assistant (docs/spec.md §5.2.11)."""
     pair = list(speakers)
-    if len(pair) != 2 or any(is_assistant(s) or is_user(s) for s in pair):
+    if len(pair) != 2 or any(is_assistant(s) for s in pair) or all(is_user(s) for s in pair):
         return None
+    # the user's own label ("Me" in an iMessage export) talks to someone named: the named
+    # one may be the assistant, the user never is
+    me = next((s for s in pair if is_user(s)), None)
     turns: dict[str, list[str]] = {s: [] for s in pair}
     for line in lines:
         turn = read_turn(line)
         if turn is not None and turn.label in turns and turn.text:
             turns[turn.label].append(turn.text)
 
+    def telling(texts: list[str]) -> int:
+        """How many of the turns tell of their speaker."""
+        return sum(bool(_tells_of_self_en(t) or _tells_of_self_zh(t) or _leaves_self_out([t]))
+                   for t in texts)
+
     def tells_of_self(texts: list[str]) -> bool:
-        return any(_tells_of_self_en(t) or _tells_of_self_zh(t) for t in texts) \
-            or _leaves_self_out(texts)
+        return telling(texts) > 0
 
     def answers_at_length(s: str) -> bool:
         other = next(o for o in pair if o != s)
         if s in KIN_WORDS:  # 妈妈：… — a mother's long advice in two turns: a person's
             return False
+        if s == me:
+            return False
         return len(turns[s]) >= ANSWERING_TURNS or (
             len(turns[s]) == 2 and _mean_length(turns[s]) >= LONG_ANSWER * _mean_length(turns[other]))
 
-    silent = [s for s in pair if answers_at_length(s) and not tells_of_self(turns[s])]
+    def silent_about_self(s: str) -> bool:
+        """Never of itself — or, answering LONG_ANSWER times as long as the other speaks
+        (a burst of texts, each answered at length), in at most SELF_SHARE of its
+        ANSWERING_TURNS turns or more ("Dumb things are my speciality. Go on."): people
+        texting each other speak of themselves in a fifth of their turns or fewer too,
+        but at the same length."""
+        told = telling(turns[s])
+        other = next(o for o in pair if o != s)
+        return told == 0 or (len(turns[s]) >= ANSWERING_TURNS and told <= SELF_SHARE * len(turns[s])
+                             and _mean_length(turns[s]) >= LONG_ANSWER * _mean_length(turns[other]))
+
+    silent = [s for s in pair if answers_at_length(s) and silent_about_self(s)]
     if len(silent) != 1:
         return None
     other = next(s for s in pair if s != silent[0])
@@ -199,7 +224,7 @@ _CONDITIONAL = frozenset(("would", "'d", "’d", "d", "could", "might", "should"
 _WISHING = frozenset(("love", "like", "want", "prefer", "hate", "be", "have"))
 _HELPING_EN = frozenset(("help", "draft", "write", "check", "look", "find", "explain", "show",
                          "list", "sketch", "suggest", "recommend", "advise", "outline", "send",
-                         "remind", "summarise", "summarize", "compare", "walk", "plan"))
+                         "remind", "note", "summarise", "summarize", "compare", "walk", "plan"))
 
 
 def _offers(i: object) -> bool:
@@ -305,7 +330,7 @@ _BOLD = r"(?:\*\*|__)"
 _AFTER = r"\s*[(\[][\w:.#-]{1,16}[)\]]"
 _LEAD = (rf"(?P<lead>\[{STAMP}\]\s*|\({STAMP}\)\s*|{STAMP}\s+[-–—]\s+|{STAMP}\s+)?")
 _LINE = re.compile(
-    rf"^\s*{_LEAD}{_BOLD}?(?P<name>{NAME}){_BOLD}?"
+    rf"^\s*{_LEAD}{_BOLD}?(?P<name>{NAME}|{HANDLE}){_BOLD}?"
     rf"(?:\s*[(\[](?P<time>{STAMP})[)\]]|{_AFTER}|\s+(?P<clock>{CLOCK}))?\s*{_BOLD}?"
     rf"[:：]{_BOLD}?[ \t]*(?P<text>.*)$")
 _IRC = re.compile(rf"^\s*{_LEAD}<(?P<name>[\w.'’-]{{1,32}})>\s+(?P<text>.*)$")

@@ -11,6 +11,14 @@ strings; `chat.normalise_transcript` calls `export_turns`.
   `[time] Name: first line` with its other lines below it; the blank line between
   messages stays.
 * LINE's export, one message a line: `23:41<TAB>Name<TAB>text`.
+* iMessage (imessage-exporter's txt, a copy from Messages): a date-time line
+  (`Dec 01, 2027  7:48:12 PM`), the sender alone on the next (`Me`, a name, a number or an
+  email address), then the text.
+* A table of texts a phone backup tool writes (iMazing's CSV, an Android SMS backup's
+  columns): a sent row is `Me`'s, a received one its sender's.
+* A chat page pasted (Messenger, a web chat): each sender's name alone on a line over
+  their text, told by structure — short name-like lines that recur and alternate, each
+  over talk (`_name_lines`).
 * What an app writes in place of a message nobody typed (`<Media omitted>`, `image
   omitted`, `This message was deleted`, `[图片]`, `该消息已撤回`) is no text: the message
   is left out, unless its sender says nothing else (they still take part in the chat).
@@ -21,11 +29,12 @@ Rule-based and says so: a form is recognised by its layout, at least two headed 
 
 from __future__ import annotations
 
+import csv
 import re
 
 from ...textrules import HAN_CHARS
 
-__all__ = ["export_turns", "is_placeholder", "CLOCK", "DATE", "STAMP", "NAME", "LETTER"]
+__all__ = ["export_turns", "is_placeholder", "CLOCK", "DATE", "STAMP", "NAME", "HANDLE", "LETTER"]
 
 CLOCK = (r"(?:(?:上午|下午|晚上|早上|中午|凌晨)\s?)?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?"
          r"(?:\s?[AaPp]\.?[Mm]\.?)?")
@@ -40,6 +49,10 @@ LETTER = "A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 NAME = (rf"(?:[{HAN_CHARS}][{HAN_CHARS}·]{{0,5}}|[{HAN_CHARS}]{{1,2}}[A-Z][a-z]{{1,11}}|[阿小老][a-z]{{2,11}}|"
         rf"[{LETTER}][{LETTER}0-9_.'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{LETTER}0-9_.'’-]{{0,24}}){{0,2}}"
         rf"(?:\s?[{HAN_CHARS}]{{1,3}})?)")
+
+# a sender an export names by their handle, not in the address book: an international phone
+# number or an email address (iMessage: "+447700900123", "pat@example.org")
+HANDLE = r"(?:\+\d[\d ()-]{5,18}\d|[\w.+-]{1,40}@[\w-]{1,40}(?:\.[\w-]{1,20}){1,4})"
 
 # a sender's line: the name, then (after a comma, a dash or spaces) the time of the message,
 # maybe in brackets, maybe a day word before it ("Today at"), and nothing else
@@ -90,7 +103,8 @@ def export_turns(text: str) -> str:
     """`text` with an app's export rewritten as `Name: text` turns (see the module doc);
     any other text unchanged."""
     lines = text.splitlines()
-    out = _line_app(lines) or _headed(lines) or lines
+    out = (_line_app(lines) or _message_table(lines) or _headed(lines) or _stamp_over_sender(lines)
+           or _name_lines(lines) or lines)
     kept = _without_placeholders(out)
     if kept == lines:
         return text
@@ -144,6 +158,149 @@ def _headed(lines: list[str]) -> list[str] | None:
             rest.pop()
         out.extend(rest)
         out.append("")  # the blank line between messages
+    return out
+
+
+# iMessage (imessage-exporter's txt, a copy from Messages): a date and time alone on a line —
+# "Dec 01, 2027  7:48:12 PM", maybe a note of when it was read after it — then the sender
+_MONTH_DATE = (r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},?\s+\d{4}"
+               r"|\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{4}")
+_STAMP_ALONE = re.compile(
+    rf"^\s*(?:{_MONTH_DATE}|{DATE}),?\s+(?:at\s+)?(?P<clock>{CLOCK})\s*(?:\([^()]*\))?\s*$")
+_SENDER_ALONE = re.compile(rf"^\s*(?P<name>{NAME}|{HANDLE})\s*$")
+
+
+def _stamp_over_sender(lines: list[str]) -> list[str] | None:
+    """iMessage's messages — a date-time line, the sender's line, the text below — as
+    `[time] Name: …` turns, when at least MIN_MESSAGES messages are so laid out; a line
+    above the first (a title) is kept."""
+    heads = [i for i in range(len(lines) - 2) if _STAMP_ALONE.match(lines[i])
+             and _SENDER_ALONE.match(lines[i + 1]) and lines[i + 2].strip()
+             and not _STAMP_ALONE.match(lines[i + 2])]
+    if len(heads) < MIN_MESSAGES:
+        return None
+    out = lines[: heads[0]]
+    for start, end in zip(heads, [*heads[1:], len(lines)], strict=True):
+        clock = _STAMP_ALONE.match(lines[start]).group("clock")  # type: ignore[union-attr]
+        name = lines[start + 1].strip()
+        out.extend(_message(name, clock, lines[start + 2 : end]))
+    return out
+
+
+def _message(name: str, clock: str, body: list[str]) -> list[str]:
+    """One message as a turn's lines: `[time] Name: first line`, its other lines below, a
+    placeholder among them left out (a message that is only one is left to
+    `_without_placeholders`), then the blank line between messages; [] when it has no text."""
+    words = [x for x in body if x.strip()]
+    if not words:
+        return []
+    kept = [x for x in words if not is_placeholder(x)] or words[:1]
+    first = body.index(kept[0])
+    rest = [x for x in body[first + 1 :] if not is_placeholder(x)]
+    while rest and not rest[-1].strip():
+        rest.pop()
+    stamp = f"[{clock}] " if clock else ""
+    return [f"{stamp}{name}: {body[first].strip()}", *rest, ""]
+
+
+# a table of messages, a row each, as phone backup tools write it (iMazing's CSV, "SMS
+# Backup" tools, a spreadsheet of texts): the header names its columns — of these, the
+# first each row has (lower case, spaces and underscores alike)
+_TEXT_COLUMNS = ("text", "body", "message", "message text", "content", "msg")
+_SENDER_COLUMNS = ("sender name", "sender", "from", "author", "contact name", "contact", "name",
+                   "sender id", "address")
+_WAY_COLUMNS = ("type", "direction", "is from me", "from me", "sent", "folder")
+_DATE_COLUMNS = ("message date", "date", "readable date", "date sent", "timestamp", "time",
+                 "sent date")
+# the values of a row's direction that say the user sent it: "Outgoing", "sent", an Android
+# SMS `type` of 2 (1 is received), a true "is from me"
+_OUTGOING = frozenset(("outgoing", "sent", "out", "2", "true", "yes", "me"))
+_FROM_ME_COLUMNS = ("is from me", "from me")
+
+
+def _message_table(lines: list[str]) -> list[str] | None:
+    """A table of messages (comma, semicolon or tab separated, its header first) as
+    `[time] Name: text` turns — the user's rows (sent, outgoing) as `Me`, the others under
+    the sender's name or number; rows with no text (a photo) left out. None unless the
+    header names a text column and a sender or direction column and MIN_MESSAGES rows have
+    text."""
+    body = [x for x in lines if x.strip()]
+    if len(body) < MIN_MESSAGES + 1 or not any(d in body[0] for d in ",;\t"):
+        return None
+    try:
+        dialect = csv.Sniffer().sniff("\n".join(body[:5]), delimiters=",;\t")
+        header = [" ".join(h.replace("_", " ").lower().split())
+                  for h in next(csv.reader(body[:1], dialect))]
+        if any(len(h.split()) > 3 for h in header):
+            return None  # a sentence with commas, not a header
+        rows = list(csv.reader(body, dialect))
+    except (csv.Error, StopIteration):
+        return None
+
+    def column(names: tuple[str, ...]) -> int | None:
+        return next((header.index(n) for n in names if n in header), None)
+
+    text, sender, way, date = (column(_TEXT_COLUMNS), column(_SENDER_COLUMNS),
+                               column(_WAY_COLUMNS), column(_DATE_COLUMNS))
+    if text is None or (sender is None and way is None) or len(header) < 3:
+        return None
+    from_me = way is not None and header[way] in _FROM_ME_COLUMNS
+    out: list[str] = []
+    for row in rows[1:]:
+        if len(row) != len(header) or not row[text].strip() or is_placeholder(row[text]):
+            continue
+        outgoing = way is not None and row[way].strip().lower() in (
+            _OUTGOING if not from_me else frozenset(("1", "true", "yes")))
+        name = "Me" if outgoing else (row[sender].strip() if sender is not None else "")
+        if not name:
+            continue
+        when = row[date].strip() if date is not None else ""
+        stamp = f"[{when}] " if re.fullmatch(STAMP, when) else ""  # a time the turn reads
+        message = row[text].strip().splitlines()
+        out.extend([f"{stamp}{name}: {message[0]}", *message[1:], ""])
+    return out if sum(1 for x in out if x) >= MIN_MESSAGES else None
+
+
+# a sender's name alone on its line, as a chat page shows it (Messenger, a web chat): one to
+# three words, each capitalised, or one word; no mark of a sentence or of markdown
+_NAME_LINE = re.compile(
+    rf"^(?P<name>[{LETTER}][{LETTER}'’-]{{0,24}}(?: [A-Z\u00c0-\u00de][{LETTER}'’-]{{0,24}}){{0,2}})$")
+# people talking: a person's pronoun, as typed, or a question (a closed class)
+_TALK = re.compile(r"(?<![\w'’])(?:i|im|i['’]\w{1,2}|me|my|you|u|ur|your|we|us|our)(?![\w'’])|[?？]|[我你]",
+                   re.I)
+MAX_SENDERS = 4  # a pasted page of more names than this is a list, not a chat
+
+
+def _name_lines(lines: list[str]) -> list[str] | None:
+    """A chat page pasted — each sender's name alone on a line over their text — as
+    `Name: …` turns. Told by structure, not by the names: two to MAX_SENDERS short
+    name-like lines each recur (at least twice), each stands over text that is not another
+    of them, the senders change at least twice (they take turns), the first line with words
+    is one, and no line is a heading or a list item (a document's recurring sub-titles)."""
+    words = [x.strip() for x in lines if x.strip()]
+    if any(x.startswith(("#", "- ", "* ", "|", "```", ">")) for x in words):
+        return None
+    counts: dict[str, int] = {}
+    for x in words:
+        if _NAME_LINE.match(x):
+            counts[x] = counts.get(x, 0) + 1
+    names = {x for x, n in counts.items() if n >= 2}
+    # a recurring line right under a name is that sender's text ("Ok"), not a name
+    names -= {b for a, b in zip(words, words[1:], strict=False) if a in names}
+    if not 2 <= len(names) <= MAX_SENDERS or words[0] not in names:
+        return None
+    heads = [i for i, x in enumerate(lines) if x.strip() in names]
+    order = [lines[i].strip() for i in heads]
+    if sum(a != b for a, b in zip(order, order[1:], strict=False)) < 2:
+        return None
+    bodies = [lines[a + 1 : b] for a, b in zip(heads, [*heads[1:], len(lines)], strict=True)]
+    if any(not any(x.strip() for x in body) for body in bodies):
+        return None  # a name over no text: a list of names
+    if not any(_TALK.search(x) for body in bodies for x in body):
+        return None  # sub-titles over lists ("Packing" / "Food"): nobody talks to anybody
+    out = lines[: heads[0]]
+    for start, end in zip(heads, [*heads[1:], len(lines)], strict=True):
+        out.extend(_message(lines[start].strip(), "", lines[start + 1 : end]))
     return out
 
 
