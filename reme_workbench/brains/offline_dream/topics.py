@@ -259,7 +259,7 @@ def _denied_habit(head) -> Topic | None:
     if head.pos_ != "VERB" or head.tag_ != "VB" or head.lemma_.lower() in _LIGHT_VERBS \
             or len(aux) != 1 or not any(c.dep_ == "neg" for c in kids) \
             or not any(c.dep_ == "nsubj" and first_person(c) for c in kids) \
-            or any(c.dep_ in _TAKES for c in kids):
+            or any(c.dep_ in _TAKES and not _when(c) and not _anothers_clause(c) for c in kids):
         return None
     if aux[0].lemma_.lower() == "do":
         said = "does"
@@ -267,9 +267,25 @@ def _denied_habit(head) -> Topic | None:
         said = "cannot"
     else:
         return None  # "I won't drive", "I wouldn't go": a choice of the moment, no habit
-    verb = head.lemma_.lower()
-    return Topic(f"{said} not {verb}" if said == "does" else f"{said} {verb}", (verb,),
-                 predicate=True)
+    verb = " ".join([head.lemma_.lower(), *(t.lower_ for c in kids if _when(c) for t in c.subtree)])
+    return Topic(f"{said} not {verb}" if said == "does" else f"{said} {verb}",
+                 (head.lemma_.lower(),), predicate=True)
+
+
+def _anothers_clause(clause) -> bool:
+    """A clause hung on the verb with a subject of its own that is not the speaker ("…,
+    my eyes aren't what they were"): it says why, and takes nothing of the verb's."""
+    subject = _subject(clause)
+    return clause.dep_ in ("advcl", "ccomp", "conj") and subject is not None \
+        and not first_person(subject)
+
+
+def _when(prep) -> bool:
+    """A preposition whose object is a bare noun naming no thing, only when or how
+    ("after dark", "at night"): the denial is said with it ("does not drive after dark")."""
+    objects = list(prep.children)  # the tagger hangs "dark" on "after" as a modifier
+    return prep.dep_ == "prep" and len(objects) == 1 and objects[0].tag_ == "NN" \
+        and not list(objects[0].children)
 
 
 @dataclass(frozen=True)
@@ -429,6 +445,27 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
     return tuple(dict.fromkeys(found))
 
 
+def _own_clause_apart(subject, heads) -> bool:
+    """A clause joined to one of the speaker's own ("I sing alto in the choir, …, and our
+    recital is on the 12th") whose subject is a thing of theirs and which tells news of it
+    (a date, a past or future): a second fact, not more of the first — the choir and the
+    recital are two notes (docs/spec.md §5.2.9)."""
+    head = subject.head
+    return head.dep_ == "conj" and any(head.head.i == h.i and any(
+        first_person(c) for c in h.children if c.dep_ in ("nsubj", "nsubjpass")) for h in heads) \
+        and _news(head)
+
+
+def _says_why(subject, heads) -> bool:
+    """A thing of the speaker's as the subject of a clause after a denial of their own that
+    states no news of it ("I don't drive after dark any more, my eyes aren't up to it"):
+    it says why or how, and what the speaker does or does not do is the fact — named first
+    (docs/spec.md §5.2.9)."""
+    return any(h.i != subject.head.i and any(c.dep_ == "neg" for c in h.children) and any(
+        first_person(c) and c.i < subject.i for c in h.children if c.dep_ in ("nsubj", "nsubjpass"))
+        for h in heads) and not _news(subject.head, dated=False)
+
+
 def _planned(root) -> bool:
     """A verb with no subject after "will"/"might" ("will try the climbing wall"): a plan
     texted without its "I" — no command (no modal), no judgement ("might be fun")."""
@@ -468,6 +505,9 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     heads, told_apart = [], set()  # told_apart: later clauses' heads, on other named things
     along: set[int] = set()  # "my husband Dennis and I": who does it with the speaker
     told = []  # clauses of a thing or person of the user's, in a chat with an assistant
+    own_apart: set[int] = set()  # a joined clause telling news of a thing of the speaker's
+    own_subject: dict[int, Topic] = {}  # that clause's head -> its subject
+    reason: list[Topic] = []  # "…, my eyes aren't up to it": after what the speaker does
     for tok in sent:
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
@@ -477,11 +517,22 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         elif _with_the_speaker(tok):
             heads.append(tok.head)  # the speaker and someone: what they do is the topic
             along |= {t.i for t in tok.subtree}
+        elif tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok) \
+                and _own_clause_apart(tok, heads):  # "I sing in a choir, and our recital
+            told.append((tok.head, True))  # is on the 12th": two facts, each its own note
+            own_apart |= {t.i for t in tok.head.subtree}
+            chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
+            if chunk is not None and (topic := topic_from_chunk(chunk, names)):
+                own_subject[tok.head.i] = topic  # the recital, first in its own note
         elif tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):  # "My sister moved"
             heads.append(tok.head)
             chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
             topic = topic_from_chunk(chunk, names) if chunk is not None else None
-            owned += [topic] if topic else []
+            if topic and _says_why(tok, heads):
+                reason.append(topic)
+                own_apart |= {t.i for t in tok.head.subtree}  # not the denial's own thing
+            else:
+                owned += [topic] if topic else []
         elif tok.head.lemma_ == "be" and tok.pos_ in ("NOUN", "PROPN") and any(
                 first_person(t) and t.dep_ == "poss" for c in tok.head.children
                 if c.dep_ in ("attr", "acomp") for t in c.subtree):  # "Painting is my favorite"
@@ -563,6 +614,10 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
                     of_head[obj.i] = chunk.root.i
     for order, head in enumerate(heads):
         domain = {t.i for t in clause_of(head, names)}
+        if head.i not in own_apart:  # the joined clause's things are its own fact
+            domain -= own_apart
+        if head.i in own_subject:
+            found.append(((order, -1, 0), head.i, own_subject[head.i]))
         if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
             domain.add(head.head.i)
         domain |= _what_that_is(head)
@@ -593,7 +648,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         t for rank, _, t in found if rank[0] == order and t not in kept)))]  # its own things
     topics: list[Topic] = []
     for topic in [*_identities(heads, names), *owned,
-                  *(kept if apart and kept else (t for _, _, t in found))]:
+                  *(kept if apart and kept else (t for _, _, t in found)), *reason]:
         if not any(t.key == topic.key for t in topics):
             topics.append(topic)
     return Reading(tuple(topics), apart=tuple(c for c in apart if kept and not any(
