@@ -40,11 +40,11 @@ from ...textrules import is_cjk, one_word_cut_short
 from ...textrules.nlp import english_docs
 from .noun_topics import (
     _CHAT_SIGNAL,
-    _LIGHT_VERBS,
     _NOT_TOPIC_ENTS,
     Topic,
     _activity,
     _addressed,
+    _denied_habit,
     _doing,
     _errand,
     _light_object,
@@ -63,7 +63,7 @@ from .zh_statements import read_chinese as zh_read_chinese
 
 __all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english", "is_question",
            "read_chinese", "own_line", "topic_from_chunk", "first_person", "second_person",
-           "clause_of"]
+           "clause_of", "named_as"]
 
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
 
@@ -246,46 +246,6 @@ def _measured(tok, head) -> bool:
                 and any(c.dep_ in ("prep", "advmod") for c in tok.children)
         tok = tok.head
     return False
-
-
-_TAKES = frozenset("dobj dative attr acomp oprd ccomp xcomp prep agent prt advcl npadvmod".split())
-
-
-def _denied_habit(head) -> Topic | None:
-    """A habit or ability the speaker denies, the verb taking nothing ("I don't drive", "I
-    can't swim"): the denial kept whole, inflected for a third person ("does not drive")."""
-    kids = list(head.children)
-    aux = [c for c in kids if c.dep_ == "aux"]
-    if head.pos_ != "VERB" or head.tag_ != "VB" or head.lemma_.lower() in _LIGHT_VERBS \
-            or len(aux) != 1 or not any(c.dep_ == "neg" for c in kids) \
-            or not any(c.dep_ == "nsubj" and first_person(c) for c in kids) \
-            or any(c.dep_ in _TAKES and not _when(c) and not _anothers_clause(c) for c in kids):
-        return None
-    if aux[0].lemma_.lower() == "do":
-        said = "does"
-    elif aux[0].tag_ == "MD" and aux[0].norm_.lower() == "can":  # an ability ("ca" + "n't")
-        said = "cannot"
-    else:
-        return None  # "I won't drive", "I wouldn't go": a choice of the moment, no habit
-    verb = " ".join([head.lemma_.lower(), *(t.lower_ for c in kids if _when(c) for t in c.subtree)])
-    return Topic(f"{said} not {verb}" if said == "does" else f"{said} {verb}",
-                 (head.lemma_.lower(),), predicate=True)
-
-
-def _anothers_clause(clause) -> bool:
-    """A clause hung on the verb with a subject of its own that is not the speaker ("…,
-    my eyes aren't what they were"): it says why, and takes nothing of the verb's."""
-    subject = _subject(clause)
-    return clause.dep_ in ("advcl", "ccomp", "conj") and subject is not None \
-        and not first_person(subject)
-
-
-def _when(prep) -> bool:
-    """A preposition whose object is a bare noun naming no thing, only when or how
-    ("after dark", "at night"): the denial is said with it ("does not drive after dark")."""
-    objects = list(prep.children)  # the tagger hangs "dark" on "after" as a modifier
-    return prep.dep_ == "prep" and len(objects) == 1 and objects[0].tag_ == "NN" \
-        and not list(objects[0].children)
 
 
 @dataclass(frozen=True)
@@ -489,12 +449,46 @@ def _inverted(sent) -> bool:
         and words[at + 1].dep_ in ("nsubj", "nsubjpass", "expl")
 
 
+def named_as(sent, names: frozenset[str]) -> Topic | None:
+    """A sentence opening "Name is a/the …" or "Name's a/the …" ("Pixel's a rescue", "Fly's
+    the first dog I've trained"): it says what the one named is — whom a "he"/"she" the
+    listener asks after next stands for (conversation's `_being_told_of`); the topic stays
+    what the reading finds ("Jonah's a chef": the job, a note apart from the rest said of
+    Jonah). The name is a capitalised word the tagger takes for a name, or for a base-form verb (which cannot open a sentence as its subject or owner: "Fly"),
+    or for a singular noun with no article (which a countable thing as subject needs);
+    with its "'s" read as a possessive, the noun after it has an article, which a thing
+    owned by a name never takes. A name of the chat's speakers is not."""
+    words = [t for t in sent if not t.is_space]
+    if len(words) < 4:
+        return None
+    name, verb = words[0], words[1]
+    if not name.is_title or not name.is_alpha or first_person(name) \
+            or _names_a_speaker(name, names) or not (
+                name.tag_ in ("NNP", "NNPS") or name.tag_ == "VB" and name.dep_ in ("csubj", "poss")
+                or name.tag_ == "NN" and name.dep_ == "nsubj" and not list(name.children)):
+        return None
+    if verb.lower_ in ("'s", "\u2019s") and name.dep_ == "poss":
+        described = name.head  # "Pixel's a rescue" read as "Pixel's rescue"
+    elif verb.lemma_ == "be" and name.head.i == verb.i:
+        described = next((c for c in verb.children if c.dep_ == "attr"), None)
+    else:
+        return None
+    if described is None or not any(c.dep_ == "det" and c.lower_ in ("a", "an", "the")
+                                    for c in described.children):
+        return None
+    return _being(name)
+
+
 def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = None
                  ) -> Reading | None:
     """What an English sentence says about its speaker (see the module doc). `heard`: the
     sentence is the user's in a chat with an assistant, and these are the things the
     assistant's reply just before it named — the user's life is told there without "I"
     too (`_tells_of_user`, `_fragment`)."""
+    return _read_english(sent, names, heard)
+
+
+def _read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None) -> Reading | None:
     text = sent.text.strip()
     if not text:
         return None
