@@ -36,8 +36,10 @@ from .naming import describing
 from .noun_topics import WEEKDAYS
 from .replies import (
     answers_about_it,
+    asked_of_him_or_her,
     asked_of_user,
     completes_before,
+    echoes_the_verb,
     headline,
     heard_topics,
     names_it,
@@ -56,6 +58,7 @@ from .topics import (
     first_person,
     is_question,
     masked,
+    named_as,
     own_line,
     read_chinese,
     read_english,
@@ -326,6 +329,7 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     heard: list[Topic] = []  # what the assistant's reply since the user's last turn named
     spoken_of: list[Topic] = []  # what of it the user spoke of since ("helmets look dorky")
     asked_after: tuple[Topic, ...] = ()  # the thing of the user's its question named
+    asked_verb = ""  # "Is she eating properly now?": eat, of a being the user told of
     previous = (None, "")  # the user's sentence before since the assistant last spoke, as said
     answered = None if assistant_chat else QuestionsAnswered(names)  # people: answers.py
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
@@ -338,6 +342,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             asked_after = next((found for _, span in reversed(sentences) if assistant_chat
                                 and not isinstance(span, str)
                                 and (found := asked_of_user(span, names))), ())
+            asked_verb = next((v for _, span in reversed(sentences) if assistant_chat
+                               and (v := asked_of_him_or_her(span))), "")
             asked = texts[i].rstrip().endswith(("?", "？"))  # "What does she like?" — "pottery"
             # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
             # is theirs, though it has no subject and often no verb (read as their own words)
@@ -379,6 +385,11 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             if told is not None and k == 0 and was_asked and not isinstance(span, str) \
                     and _no_topic(readings) and (what := names_what_was_asked(span, names)):
                 readings = [Reading(what)]  # "What's the job?" — "It's a data analyst job"
+            if told is not None and k == 0 and turns[i - 1].role == "assistant" \
+                    and not isinstance(span, str) and echoes_the_verb(span, asked_verb) and (being := _being_told_of(
+                        said, _person(block.speaker, assistant_chat))):
+                readings = [Reading(tuple(dict.fromkeys((being, *(  # "Is she eating?" —
+                    t for r in readings if r is not None for t in r.topics)))))]  # "Eating again"
             if told is not None and readings == [None] and _names_a_day(span):
                 readings = [Reading((), context=True)]  # "fridays mostly": when
             english_told = told is not None and not isinstance(span, str)
@@ -461,6 +472,17 @@ def _told_next(sentences: list[tuple[str, object]], names: frozenset[str],
         return ()
     reading = read_english(sentences[0][1], names, heard)
     return reading.topics if reading is not None else ()
+
+
+def _being_told_of(said: list[_Said], speaker: str) -> Topic | None:
+    """The note of the statement where the speaker last said what one they name is
+    ("Pixel's a rescue", `topics.named_as`) — whom a "he"/"she" of the assistant's stands
+    for: an answer about them goes with what was said of them."""
+    for s in reversed(said):
+        if s.speaker == speaker and s.topics and not s.context and not is_cjk(s.text[:1]) \
+                and any(named_as(sent, frozenset()) for sent in english_docs([s.text])[0].sents):
+            return s.topics[0]
+    return None
 
 
 def said_by(said: list[_Said]) -> str:

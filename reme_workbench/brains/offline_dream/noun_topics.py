@@ -458,3 +458,43 @@ def _doing(head) -> Topic | None:
     named = any(o.ent_type_ or o.pos_ == "PROPN" or o.head.pos_ == "SCONJ" for o in where) or any(
         c.dep_ == "npadvmod" and c.ent_type_ in ("DATE", "TIME") for c in kids)
     return Topic(head.lower_, (_norm(head.lower_),)) if named else None
+
+
+_TAKES = frozenset("dobj dative attr acomp oprd ccomp xcomp prep agent prt advcl npadvmod".split())
+
+
+def _denied_habit(head) -> Topic | None:
+    """A habit or ability the speaker denies, the verb taking nothing ("I don't drive", "I
+    can't swim"): the denial kept whole, inflected for a third person ("does not drive")."""
+    kids = list(head.children)
+    aux = [c for c in kids if c.dep_ == "aux"]
+    if head.pos_ != "VERB" or head.tag_ != "VB" or head.lemma_.lower() in _LIGHT_VERBS \
+            or len(aux) != 1 or not any(c.dep_ == "neg" for c in kids) \
+            or not any(c.dep_ == "nsubj" and first_person(c) for c in kids) \
+            or any(c.dep_ in _TAKES and not _when(c) and not _anothers_clause(c) for c in kids):
+        return None
+    if aux[0].lemma_.lower() == "do":
+        said = "does"
+    elif aux[0].tag_ == "MD" and aux[0].norm_.lower() == "can":  # an ability ("ca" + "n't")
+        said = "cannot"
+    else:
+        return None  # "I won't drive", "I wouldn't go": a choice of the moment, no habit
+    verb = " ".join([head.lemma_.lower(), *(t.lower_ for c in kids if _when(c) for t in c.subtree)])
+    return Topic(f"{said} not {verb}" if said == "does" else f"{said} {verb}",
+                 (head.lemma_.lower(),), predicate=True)
+
+
+def _anothers_clause(clause) -> bool:
+    """A clause hung on the verb with a subject of its own that is not the speaker ("…,
+    my eyes aren't what they were"): it says why, and takes nothing of the verb's."""
+    subject = _subject(clause)
+    return clause.dep_ in ("advcl", "ccomp", "conj") and subject is not None \
+        and not first_person(subject)
+
+
+def _when(prep) -> bool:
+    """A preposition whose object is a bare noun naming no thing, only when or how
+    ("after dark", "at night"): the denial is said with it ("does not drive after dark")."""
+    objects = list(prep.children)  # the tagger hangs "dark" on "after" as a modifier
+    return prep.dep_ == "prep" and len(objects) == 1 and objects[0].tag_ == "NN" \
+        and not list(objects[0].children)

@@ -18,7 +18,8 @@ from .topics import (
 
 __all__ = ["asked_of_user", "answers_about_it", "tells_of_him_or_her", "heard_topics",
            "told_of_before", "took_up", "names_what_was_asked", "completes_before",
-           "speaks_of_it", "says_who_it_is", "names_it", "headline"]
+           "speaks_of_it", "says_who_it_is", "names_it", "headline", "asked_of_him_or_her",
+           "echoes_the_verb"]
 
 _ASKED_AFTER = frozenset({"nsubj", "nsubjpass", "dobj", "attr"})
 
@@ -242,3 +243,26 @@ def headline(sent) -> bool:
     return (subject is None or first_person(subject)) and len(objects) == 1 and all(
         c.dep_ == "det" and c.lower_ == "the" for c in objects[0].children) and all(
         c.dep_ in ("nsubj", "dobj", "punct", "advmod", "npadvmod") for c in root.children)
+
+
+def asked_of_him_or_her(sent) -> str:
+    """The verb of a question asking after "he" or "she" ("Is she eating properly now?":
+    "eat"), or "" — the one asked after is the being the user told of before."""
+    if isinstance(sent, str) or not is_question(sent):
+        return ""
+    root = sent.root
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if root.pos_ != "VERB" or subject is None or subject.pos_ != "PRON":
+        return ""
+    gender = subject.morph.get("Gender")
+    return root.lemma_.lower() if gender and "Neut" not in gender else ""
+
+
+def echoes_the_verb(sent, verb: str) -> bool:
+    """An answer opening with the question's verb and no subject of its own ("Is she
+    eating?" — "Eating again, the vet reckoned it was worms"): it tells of the one asked
+    after, as people answer without saying "she" again."""
+    words = [t for t in sent if not (t.is_punct or t.is_space)]
+    return bool(verb) and bool(words) and words[0].pos_ == "VERB" \
+        and words[0].lemma_.lower() == verb \
+        and not any(c.dep_ in ("nsubj", "nsubjpass") for c in words[0].children)

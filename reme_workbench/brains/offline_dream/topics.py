@@ -40,11 +40,11 @@ from ...textrules import is_cjk, one_word_cut_short
 from ...textrules.nlp import english_docs
 from .noun_topics import (
     _CHAT_SIGNAL,
-    _LIGHT_VERBS,
     _NOT_TOPIC_ENTS,
     Topic,
     _activity,
     _addressed,
+    _denied_habit,
     _doing,
     _errand,
     _light_object,
@@ -63,7 +63,7 @@ from .zh_statements import read_chinese as zh_read_chinese
 
 __all__ = ["Topic", "Reading", "same_topic", "topic_of", "masked", "read_english", "is_question",
            "read_chinese", "own_line", "topic_from_chunk", "first_person", "second_person",
-           "clause_of"]
+           "clause_of", "named_as"]
 
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+")
 
@@ -248,30 +248,6 @@ def _measured(tok, head) -> bool:
     return False
 
 
-_TAKES = frozenset("dobj dative attr acomp oprd ccomp xcomp prep agent prt advcl npadvmod".split())
-
-
-def _denied_habit(head) -> Topic | None:
-    """A habit or ability the speaker denies, the verb taking nothing ("I don't drive", "I
-    can't swim"): the denial kept whole, inflected for a third person ("does not drive")."""
-    kids = list(head.children)
-    aux = [c for c in kids if c.dep_ == "aux"]
-    if head.pos_ != "VERB" or head.tag_ != "VB" or head.lemma_.lower() in _LIGHT_VERBS \
-            or len(aux) != 1 or not any(c.dep_ == "neg" for c in kids) \
-            or not any(c.dep_ == "nsubj" and first_person(c) for c in kids) \
-            or any(c.dep_ in _TAKES for c in kids):
-        return None
-    if aux[0].lemma_.lower() == "do":
-        said = "does"
-    elif aux[0].tag_ == "MD" and aux[0].norm_.lower() == "can":  # an ability ("ca" + "n't")
-        said = "cannot"
-    else:
-        return None  # "I won't drive", "I wouldn't go": a choice of the moment, no habit
-    verb = head.lemma_.lower()
-    return Topic(f"{said} not {verb}" if said == "does" else f"{said} {verb}", (verb,),
-                 predicate=True)
-
-
 @dataclass(frozen=True)
 class Reading:
     """What a sentence says about its speaker: its topics, best first (none: it only
@@ -429,6 +405,27 @@ def _fragment(sent, names: frozenset[str], heard: Sequence[Topic]) -> tuple[Topi
     return tuple(dict.fromkeys(found))
 
 
+def _own_clause_apart(subject, heads) -> bool:
+    """A clause joined to one of the speaker's own ("I sing alto in the choir, …, and our
+    recital is on the 12th") whose subject is a thing of theirs and which tells news of it
+    (a date, a past or future): a second fact, not more of the first — the choir and the
+    recital are two notes (docs/spec.md §5.2.9)."""
+    head = subject.head
+    return head.dep_ == "conj" and any(head.head.i == h.i and any(
+        first_person(c) for c in h.children if c.dep_ in ("nsubj", "nsubjpass")) for h in heads) \
+        and _news(head)
+
+
+def _says_why(subject, heads) -> bool:
+    """A thing of the speaker's as the subject of a clause after a denial of their own that
+    states no news of it ("I don't drive after dark any more, my eyes aren't up to it"):
+    it says why or how, and what the speaker does or does not do is the fact — named first
+    (docs/spec.md §5.2.9)."""
+    return any(h.i != subject.head.i and any(c.dep_ == "neg" for c in h.children) and any(
+        first_person(c) and c.i < subject.i for c in h.children if c.dep_ in ("nsubj", "nsubjpass"))
+        for h in heads) and not _news(subject.head, dated=False)
+
+
 def _planned(root) -> bool:
     """A verb with no subject after "will"/"might" ("will try the climbing wall"): a plan
     texted without its "I" — no command (no modal), no judgement ("might be fun")."""
@@ -452,12 +449,46 @@ def _inverted(sent) -> bool:
         and words[at + 1].dep_ in ("nsubj", "nsubjpass", "expl")
 
 
+def named_as(sent, names: frozenset[str]) -> Topic | None:
+    """A sentence opening "Name is a/the …" or "Name's a/the …" ("Pixel's a rescue", "Fly's
+    the first dog I've trained"): it says what the one named is — whom a "he"/"she" the
+    listener asks after next stands for (conversation's `_being_told_of`); the topic stays
+    what the reading finds ("Jonah's a chef": the job, a note apart from the rest said of
+    Jonah). The name is a capitalised word the tagger takes for a name, or for a base-form verb (which cannot open a sentence as its subject or owner: "Fly"),
+    or for a singular noun with no article (which a countable thing as subject needs);
+    with its "'s" read as a possessive, the noun after it has an article, which a thing
+    owned by a name never takes. A name of the chat's speakers is not."""
+    words = [t for t in sent if not t.is_space]
+    if len(words) < 4:
+        return None
+    name, verb = words[0], words[1]
+    if not name.is_title or not name.is_alpha or first_person(name) \
+            or _names_a_speaker(name, names) or not (
+                name.tag_ in ("NNP", "NNPS") or name.tag_ == "VB" and name.dep_ in ("csubj", "poss")
+                or name.tag_ == "NN" and name.dep_ == "nsubj" and not list(name.children)):
+        return None
+    if verb.lower_ in ("'s", "\u2019s") and name.dep_ == "poss":
+        described = name.head  # "Pixel's a rescue" read as "Pixel's rescue"
+    elif verb.lemma_ == "be" and name.head.i == verb.i:
+        described = next((c for c in verb.children if c.dep_ == "attr"), None)
+    else:
+        return None
+    if described is None or not any(c.dep_ == "det" and c.lower_ in ("a", "an", "the")
+                                    for c in described.children):
+        return None
+    return _being(name)
+
+
 def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = None
                  ) -> Reading | None:
     """What an English sentence says about its speaker (see the module doc). `heard`: the
     sentence is the user's in a chat with an assistant, and these are the things the
     assistant's reply just before it named — the user's life is told there without "I"
     too (`_tells_of_user`, `_fragment`)."""
+    return _read_english(sent, names, heard)
+
+
+def _read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None) -> Reading | None:
     text = sent.text.strip()
     if not text:
         return None
@@ -468,6 +499,9 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     heads, told_apart = [], set()  # told_apart: later clauses' heads, on other named things
     along: set[int] = set()  # "my husband Dennis and I": who does it with the speaker
     told = []  # clauses of a thing or person of the user's, in a chat with an assistant
+    own_apart: set[int] = set()  # a joined clause telling news of a thing of the speaker's
+    own_subject: dict[int, Topic] = {}  # that clause's head -> its subject
+    reason: list[Topic] = []  # "…, my eyes aren't up to it": after what the speaker does
     for tok in sent:
         if tok.dep_ not in ("nsubj", "nsubjpass"):
             continue
@@ -477,11 +511,22 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         elif _with_the_speaker(tok):
             heads.append(tok.head)  # the speaker and someone: what they do is the topic
             along |= {t.i for t in tok.subtree}
+        elif tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok) \
+                and _own_clause_apart(tok, heads):  # "I sing in a choir, and our recital
+            told.append((tok.head, True))  # is on the 12th": two facts, each its own note
+            own_apart |= {t.i for t in tok.head.subtree}
+            chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
+            if chunk is not None and (topic := topic_from_chunk(chunk, names)):
+                own_subject[tok.head.i] = topic  # the recital, first in its own note
         elif tok.pos_ in ("NOUN", "PROPN") and _owned_by_speaker(tok):  # "My sister moved"
             heads.append(tok.head)
             chunk = next((c for c in sent.noun_chunks if c.root == tok), None)
             topic = topic_from_chunk(chunk, names) if chunk is not None else None
-            owned += [topic] if topic else []
+            if topic and _says_why(tok, heads):
+                reason.append(topic)
+                own_apart |= {t.i for t in tok.head.subtree}  # not the denial's own thing
+            else:
+                owned += [topic] if topic else []
         elif tok.head.lemma_ == "be" and tok.pos_ in ("NOUN", "PROPN") and any(
                 first_person(t) and t.dep_ == "poss" for c in tok.head.children
                 if c.dep_ in ("attr", "acomp") for t in c.subtree):  # "Painting is my favorite"
@@ -563,6 +608,10 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
                     of_head[obj.i] = chunk.root.i
     for order, head in enumerate(heads):
         domain = {t.i for t in clause_of(head, names)}
+        if head.i not in own_apart:  # the joined clause's things are its own fact
+            domain -= own_apart
+        if head.i in own_subject:
+            found.append(((order, -1, 0), head.i, own_subject[head.i]))
         if head.dep_ == "relcl":  # "one of the agencies [I'm looking into]": the agencies
             domain.add(head.head.i)
         domain |= _what_that_is(head)
@@ -593,7 +642,7 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
         t for rank, _, t in found if rank[0] == order and t not in kept)))]  # its own things
     topics: list[Topic] = []
     for topic in [*_identities(heads, names), *owned,
-                  *(kept if apart and kept else (t for _, _, t in found))]:
+                  *(kept if apart and kept else (t for _, _, t in found)), *reason]:
         if not any(t.key == topic.key for t in topics):
             topics.append(topic)
     return Reading(tuple(topics), apart=tuple(c for c in apart if kept and not any(
