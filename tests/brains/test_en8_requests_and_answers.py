@@ -111,3 +111,23 @@ def test_news_in_a_questions_frame_is_told(dream_chat_cli):
         "User: Wrecked. Swimming helped me loosen my calves though.\n"))
     found = digest_notes(root)
     assert [n for n, text in found.items() if "marathon" in n and "Valencia" in text], sorted(found)
+
+
+def test_a_request_for_something_of_a_thing_of_theirs_is_theirs_once_they_tell_of_it(
+        dream_chat_cli):
+    """"Could you help me make a list of my son's allergies?" asks for a list *of* a thing of
+    the user's (his allergies, through "my son's"): once the turn after the assistant's
+    question tells of him ("He's 9."), the request and that answer are a note of their own
+    — not lines joined to the note on what the user said before it (the school trip)."""
+    root = dream_chat_cli("allergies", (
+        "User: The school trip to Whitby is on the 3rd of May. "
+        "Could you help me make a list of my son's allergies for the teachers?\n\n"
+        "Assistant: Of course. What is he allergic to, and what happens if he eats it?\n\n"
+        "User: He's 9. He can't have peanuts or sesame, and he carries an EpiPen.\n\n"
+        "Assistant: Here's the list.\n"))
+    found = digest_notes(root)
+    trip = _holding(found, "Whitby")
+    allergies = _holding(found, "EpiPen")
+    assert trip and allergies, sorted(found)
+    assert not set(trip) & set(allergies), sorted(found)  # two topics, two notes
+    assert any("allergies" in n or "son" in n for n in allergies), sorted(found)

@@ -332,6 +332,10 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
     asked_verb = ""  # "Is she eating properly now?": eat, of a being the user told of
     previous = (None, "")  # the user's sentence before since the assistant last spoke, as said
     answered = None if assistant_chat else QuestionsAnswered(names)  # people: answers.py
+    # a request on a thing of the user's the turn ended with, still open while the
+    # assistant only asks about it: "… a summary of my mother's needs?" — "What does she
+    # need help with?" — "She's 84. …" tells of it (`Reading.requested`)
+    request_open: tuple[_Said, tuple[Topic, ...]] | None = None
     for i, (block, sentences) in enumerate(zip(turns, split, strict=True)):
         if block.role == "assistant":  # a question to the user keeps their thread going:
             previous = (None, "")
@@ -345,6 +349,8 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
             asked_verb = next((v for _, span in reversed(sentences) if assistant_chat
                                and (v := asked_of_him_or_her(span))), "")
             asked = texts[i].rstrip().endswith(("?", "？"))  # "What does she like?" — "pottery"
+            if not asked:
+                request_open = None
             # 你考哪个学校？ — "复旦的金融学": the reply to a Chinese question about the user
             # is theirs, though it has no subject and often no verb (read as their own words)
             asked_you = assistant_chat and any(
@@ -361,6 +367,9 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                          and texts[i - 1].rstrip().endswith(("?", "？")))
         confirmed = ""
         asked_of: tuple[_Said, tuple[Topic, ...]] | None = None  # "my ferret", in a question
+        if request_open is not None and i and turns[i - 1].role == "assistant":
+            asked_of = request_open
+        request_open = None
         if assistant_chat and i and turns[i - 1].role == "assistant" and \
                 _AFFIRMATION.match(texts[i]):
             confirmed = _confirmed(split[i - 1], names)
@@ -451,7 +460,9 @@ def said_about(blocks: Sequence[Block], statements: Sequence[Statement]) -> tupl
                 if reading.asked_of:
                     asked_of = (said[-1], reading.asked_of)
                 if reading.requested and not reading.topics:
-                    asked_of = (said[-1], reading.requested)
+                    asked_of = request_open = (said[-1], reading.requested)
+        if request_open is not asked_of:
+            request_open = None  # taken up in the turn, or another thing asked after it
         if answered is not None:
             answered.turn_ends(block.speaker, sentences)
         if not refers_back(texts[i]):  # 它今年九岁了: still the dog named before

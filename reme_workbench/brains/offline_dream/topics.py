@@ -555,9 +555,10 @@ def _read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None) ->
                 and any(k.dep_ == "poss" and first_person(k) for k in c.root.children)
                 and (t := topic_from_chunk(c, names, any_role=True))))
             worked_on = tuple(dict.fromkeys(
-                t for c in sent.noun_chunks if heard is not None and _owned_by_speaker(c.root)
-                and (c.root.dep_ == "dobj" or c.root.dep_ == "pobj" and any(
-                    m.dep_ in ("compound", "amod") for m in c.root.children))
+                t for c in sent.noun_chunks if heard is not None and (_owned_by_speaker(
+                    c.root) and (c.root.dep_ == "dobj" or c.root.dep_ == "pobj" and any(
+                        m.dep_ in ("compound", "amod") for m in c.root.children))
+                    or _of_the_work(c.root))
                 and _a_request(sent) and (t := topic_from_chunk(c, names, any_role=True))))
             if worked_on:  # "Can you help me price my wedding photography packages?", "…
                 # prep answers for my nursing interview": the thing of theirs the listener
@@ -656,6 +657,16 @@ def _inverted_clause(verb) -> bool:
     return subject is not None and any(
         c.dep_ == "aux" and (c.tag_ == "MD" or c.pos_ == "AUX") and c.i < subject.i
         for c in verb.children)
+
+
+def _of_the_work(noun) -> bool:
+    """A thing of the speaker's that what the listener is asked to make is of: "a list of
+    my son's allergies", "a summary of my mother's needs" — owned by them directly or
+    through one they own, after "of" on the request's object."""
+    prep = noun.head
+    return noun.dep_ == "pobj" and prep.lower_ == "of" and prep.head.dep_ == "dobj" and (
+        _owned_by_speaker(noun) or any(c.dep_ == "poss" and c.pos_ in ("NOUN", "PROPN")
+                                       and _owned_by_speaker(c) for c in noun.children))
 
 
 def _a_request(sent) -> bool:
