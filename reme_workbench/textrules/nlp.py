@@ -123,12 +123,60 @@ def chinese_tagged(text: str) -> list[tuple[str, str]]:
     # ("我报" as one pronoun), which hides who a sentence is about
     simplified = chinese_simplified(text)
     tagged = [(pair.word, pair.flag) for pair in posseg.lcut(simplified, HMM=False)]
+    if any(word.isdigit() for word, _ in tagged):
+        tagged = _digit_times(tagged)
     if any(len(a) == len(b) == 1 and fa[:1] in "nmq" and fb[:1] in "nmq"
            for (a, fa), (b, fb) in zip(tagged, tagged[1:], strict=False)):
         tagged = _cantonese_joined(simplified, tagged)
     if any(flag == "x" and _untagged(word, flag) for word, flag in tagged):
         return _cantonese_retagged(tagged)
     return tagged
+
+
+# the units a date or a clock time counts in Chinese: 12月30号, 2027年, 3点, 10时
+_TIME_UNITS = frozenset("年月日号点时")
+
+
+def _digit_times(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`tagged` with digits read as numbers: jieba tags a run of digits as a Latin word
+    ('eng', full-width ones one by one as unknown), so "12月30号" was no time, "30" a
+    thing and "养了2只猫" no cat. Digits with a date's or a clock's unit after them are one
+    word of time (`t`, as jieba tags 六月); with a classifier after them one numeral (`m`,
+    as jieba tags 三只 — the classifier told by jieba's own reading of 三 and it); other
+    digits a numeral. The words still join to the text."""
+    import jieba.posseg as posseg
+
+    joined: list[tuple[str, str]] = []
+    for word, flag in tagged:  # "２０２７": one number, not four unknown characters
+        if word.isdigit() and joined and joined[-1][0].isdigit():
+            joined[-1] = (joined[-1][0] + word, "m")
+        else:
+            joined.append((word, "m") if word.isdigit() else (word, flag))
+    out: list[tuple[str, str]] = []
+    at = 0
+    while at < len(joined):
+        word, flag = joined[at]
+        if not word.isdigit():
+            out.append((word, flag))
+            at += 1
+            continue
+        end, time = at, ""
+        while end + 1 < len(joined) and joined[end][0].isdigit() \
+                and joined[end + 1][0] in _TIME_UNITS:
+            time += joined[end][0] + joined[end + 1][0]
+            end += 2
+        after = joined[at + 1][0] if at + 1 < len(joined) else ""
+        if time:
+            out.append((time, "t"))
+            at = end
+        elif len(after) == 1 and [(p.word, p.flag) for p in posseg.lcut("三" + after, HMM=False)] \
+                == [("三" + after, "m")]:
+            out.append((word + after, "m"))
+            at += 2
+        else:
+            out.append((word, "m"))
+            at += 1
+    return out
 
 
 # what jieba gives a word its Mandarin dictionary does not hold: `x` unknown, `zg`/`y` a

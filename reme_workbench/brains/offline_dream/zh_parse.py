@@ -542,8 +542,10 @@ def headless_count(tagged: list[tuple[str, str]]) -> bool:
 
 def latin_thing(word: str, flag: str) -> bool:
     """A Latin word in a Chinese clause that names a thing by its form: an acronym or a
-    word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol"."""
-    return flag == "eng" and (any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
+    word with a digit (N2, CPA, MBA, iPhone15) — not "ok", "lol", and never digits alone,
+    which jieba also tags 'eng' (12月30号 is a date, 30 no thing)."""
+    return flag == "eng" and any(c.isalpha() for c in word) and (
+        any(c.isdigit() for c in word) or sum(c.isupper() for c in word) > 1)
 
 
 def moved_to(tagged: list[tuple[str, str]]) -> bool:
