@@ -574,6 +574,10 @@ class DreamRequest(_Request):
         for item in value:
             if _is_day(item):
                 continue
+            if any(part in (".", "..") for part in item.strip().split("/")):
+                raise ValueError(f"{item} is not material; give files or folders in daily/ or "
+                                 "resource/ (relative to the vault), a day like 2026-10-05, or "
+                                 "no material to dream everything not yet dreamt")
             path = _vault_path(item).rstrip("/")
             if path not in ("daily", "resource") and not path.startswith(("daily/", "resource/")):
                 raise ValueError(f"{item} is not material; give files or folders in daily/ or "

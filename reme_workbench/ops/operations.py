@@ -58,8 +58,9 @@ def build_request(model, **fields):
     try:
         return model(**fields)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
-                             for e in exc.errors())
+        # pydantic words a validator's own message "Value error, …": the message is ours
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: "
+                             f"{e['msg'].removeprefix('Value error, ')}" for e in exc.errors())
         raise RemeError(f"Invalid arguments: {problems}.") from None
 
 

@@ -160,3 +160,15 @@ def test_each_warning_is_printed_once(vault):
         mentions = [line for line in result.stderr.splitlines() if "latin1.md" in line]
         assert len(mentions) == 1, f"{args[0]}: {mentions}"
         assert mentions[0].startswith("warning: ")
+
+
+def test_dream_with_the_vault_as_material_says_how_to_dream_everything(vault):
+    """`reme-workbench dream .` (a user pointing at the vault) named pydantic's "Value error"
+    and no way out; it says what material is and that no material dreams everything."""
+    result = invoke("dream", "--vault", vault, ".")
+    assert result.exit_code != 0
+    assert "Value error" not in result.output
+    assert "no material" in result.output and "daily/" in result.output, result.output
+    files_before = sorted(p.relative_to(vault) for p in vault.rglob("*.md"))
+    invoke("dream", "--vault", vault, "../outside")
+    assert sorted(p.relative_to(vault) for p in vault.rglob("*.md")) == files_before
