@@ -7,27 +7,9 @@ written here, with other people and other words than any eval split.
 
 from __future__ import annotations
 
-from click.testing import CliRunner
-
 from reme_workbench.brains.offline_dream.chat import chat_kind
 from reme_workbench.brains.offline_dream.statements import segment
-from reme_workbench.cli import cli
-
-
-def turns(text: str, **kwargs) -> list[tuple[str, str, str]]:
-    """(speaker, role, text) of every block the segmenter makes of `text`."""
-    blocks, _ = segment(text, **kwargs)
-    return [(b.speaker, b.role, b.text) for b in blocks]
-
-
-def dream_notes(make_vault, files: dict[str, str]) -> list[str]:
-    """Every digest note written when the vault of `files` is dreamt, through the CLI."""
-    vault = make_vault(files)
-    result = CliRunner().invoke(cli, ["--vault", str(vault), "dream", "--embedder", "hashing",
-                                      "--json"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return [p.read_text(encoding="utf-8") for p in (vault / "digest").rglob("*.md")]
-
+from tests.brains.test_chat_exports import dream_notes, turns
 
 # -- iMessage ---------------------------------------------------------------------------------------
 
