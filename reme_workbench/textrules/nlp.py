@@ -144,8 +144,6 @@ def _digit_times(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
     word of time (`t`, as jieba tags 六月); with a classifier after them one numeral (`m`,
     as jieba tags 三只 — the classifier told by jieba's own reading of 三 and it); other
     digits a numeral. The words still join to the text."""
-    import jieba.posseg as posseg
-
     joined: list[tuple[str, str]] = []
     for word, flag in tagged:  # "２０２７": one number, not four unknown characters
         if word.isdigit() and joined and joined[-1][0].isdigit():
@@ -169,14 +167,21 @@ def _digit_times(tagged: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if time:
             out.append((time, "t"))
             at = end
-        elif len(after) == 1 and [(p.word, p.flag) for p in posseg.lcut("三" + after, HMM=False)] \
-                == [("三" + after, "m")]:
+        elif len(after) == 1 and _counts_with(after):
             out.append((word + after, "m"))
             at += 2
         else:
             out.append((word, "m"))
             at += 1
     return out
+
+
+@lru_cache(maxsize=4096)
+def _counts_with(char: str) -> bool:
+    """Whether jieba reads 三 and `char` as one numeral (三只, 三个): `char` is a classifier."""
+    import jieba.posseg as posseg
+
+    return [(p.word, p.flag) for p in posseg.lcut("三" + char, HMM=False)] == [("三" + char, "m")]
 
 
 # what jieba gives a word its Mandarin dictionary does not hold: `x` unknown, `zg`/`y` a

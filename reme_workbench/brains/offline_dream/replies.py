@@ -66,8 +66,12 @@ def tells_of_him_or_her(sent) -> bool:
     question about a being of theirs ("my ferret", "my son"), that being ("She's called
     Waffles") — a pronoun with a gender stands for someone, where "it" may stand for a
     clause or a thing of the moment."""
-    subject = _third_person_subject(sent)
-    gender = subject.morph.get("Gender") if subject is not None else []
+    return _him_or_her(_third_person_subject(sent))
+
+
+def _him_or_her(pronoun) -> bool:
+    """A pronoun with a gender, not "it": it stands for someone."""
+    gender = pronoun.morph.get("Gender") if pronoun is not None else []
     return bool(gender) and "Neut" not in gender
 
 
@@ -254,8 +258,7 @@ def asked_of_him_or_her(sent) -> str:
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if root.pos_ != "VERB" or subject is None or subject.pos_ != "PRON":
         return ""
-    gender = subject.morph.get("Gender")
-    return root.lemma_.lower() if gender and "Neut" not in gender else ""
+    return root.lemma_.lower() if _him_or_her(subject) else ""
 
 
 def echoes_the_verb(sent, verb: str) -> bool:

@@ -485,10 +485,6 @@ def read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None = No
     sentence is the user's in a chat with an assistant, and these are the things the
     assistant's reply just before it named — the user's life is told there without "I"
     too (`_tells_of_user`, `_fragment`)."""
-    return _read_english(sent, names, heard)
-
-
-def _read_english(sent, names: frozenset[str], heard: Sequence[Topic] | None) -> Reading | None:
     text = sent.text.strip()
     if not text:
         return None
